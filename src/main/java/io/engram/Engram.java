@@ -1,0 +1,122 @@
+package io.engram;
+
+import io.engram.access.CredentialService;
+import io.engram.access.CredentialStore;
+import io.engram.access.Guard;
+import io.engram.access.SessionRoutes;
+import io.engram.access.SessionService;
+import io.engram.access.SessionStore;
+import io.engram.operations.OperationsRoutes;
+import io.engram.organizations.OrganizationApi;
+import io.engram.organizations.OrganizationRoutes;
+import io.engram.organizations.OrganizationStore;
+import io.engram.organizations.UserStore;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.http.HttpServer;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.ratelimit.FixedWindowRateLimiter;
+import io.engram.store.Database;
+import io.engram.store.Databases;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole service, wired explicitly: configuration -> database -> stores -> services -> routes.
+ * {@link Main} starts one for {@code serve}; tests start one on port 0.
+ */
+public final class Engram implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Engram.class);
+
+  /** The stores and services both the server and the admin CLI use. */
+  public record Services(Database database, OrganizationStore organizations, UserStore users,
+                         CredentialService credentials, SessionService sessions, OrganizationApi organizationApi)
+      implements AutoCloseable {
+
+    public static Services open(EngramConfig config, Clock clock) {
+      Database database = Databases.open(config);
+      OrganizationStore organizations = new OrganizationStore(database);
+      UserStore users = new UserStore(database);
+      CredentialService credentials = new CredentialService(new CredentialStore(database), organizations, clock,
+          config.adminKey());
+      SessionService sessions = new SessionService(new SessionStore(database), users, organizations, clock,
+          Duration.ofMinutes(config.sessionTtlMinutes()));
+      OrganizationApi api = new OrganizationApi(organizations, users, credentials, clock, config.rateLimitRequests());
+      return new Services(database, organizations, users, credentials, sessions, api);
+    }
+
+    @Override
+    public void close() {
+      database.close();
+    }
+  }
+
+  private final Services services;
+  private final HttpMetrics metrics;
+  private final HttpServer server;
+
+  private Engram(Services services, HttpMetrics metrics, HttpServer server) {
+    this.services = services;
+    this.metrics = metrics;
+    this.server = server;
+  }
+
+  public static Engram start(EngramConfig config, Clock clock) {
+    return start(config, clock, List.of());
+  }
+
+  /** Starts the service; {@code extraModules} lets tests mount probe routes behind the real guards. */
+  public static Engram start(EngramConfig config, Clock clock, List<java.util.function.Function<Guard, RouteModule>> extraModules) {
+    Services services = Services.open(config, clock);
+    try {
+      HttpMetrics metrics = new HttpMetrics();
+      Guard guard = new Guard(services.credentials(), services.sessions(), services.organizations(),
+          new FixedWindowRateLimiter(clock), metrics, config.apiKeyRequired(), config.rateLimitRequests());
+      List<RouteModule> modules = new ArrayList<>(List.of(
+          new OperationsRoutes(services.database(), metrics, guard),
+          new OrganizationRoutes(services.organizationApi(), guard, config.maxBodyBytes()),
+          new SessionRoutes(services.sessions(), guard, config.maxBodyBytes(), config.cookieSecure(),
+              Duration.ofMinutes(config.sessionTtlMinutes()))));
+      extraModules.forEach(factory -> modules.add(factory.apply(guard)));
+      services.sessions().purgeEnded();
+      HttpServer server = new HttpServer(config, metrics, modules).start();
+      return new Engram(services, metrics, server);
+    } catch (RuntimeException e) {
+      services.database().close();
+      throw e;
+    }
+  }
+
+  /** Creates the first account key when none exists; the caller shows it once. */
+  public Optional<String> bootstrapAccountKey() {
+    return services.credentials().bootstrapAccountKey();
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public List<Routes.Route> routes() {
+    return server.routes();
+  }
+
+  public Services services() {
+    return services;
+  }
+
+  /** Graceful: stop taking requests, finish in-flight ones, then close the database. */
+  @Override
+  public void close() {
+    LOG.info("shutting down: draining in-flight requests");
+    server.stop();
+    metrics.close();
+    services.database().close();
+    LOG.info("shutdown complete");
+  }
+}

@@ -1,0 +1,66 @@
+package io.engram;
+
+import io.engram.platform.config.ConfigException;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.logging.LoggingSetup;
+import java.time.Clock;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Entry point: {@code serve} runs the service; {@code admin ...} manages organizations and keys. */
+public final class Main {
+
+  private Main() {
+  }
+
+  public static void main(String[] args) {
+    String command = args.length == 0 ? "serve" : args[0];
+    EngramConfig config;
+    try {
+      config = EngramConfig.fromEnvironment(System.getenv());
+    } catch (ConfigException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    switch (command) {
+      case "serve" -> serve(config);
+      case "admin" -> {
+        LoggingSetup.applyForCommandLine(config.withOverrides(java.util.Map.of("LOG_LEVEL", "warning")));
+        System.exit(new AdminCommand(config, System.out, System.err, System.in)
+            .run(Arrays.copyOfRange(args, 1, args.length)));
+      }
+      case "help", "--help", "-h" -> System.out.println(AdminCommand.USAGE);
+      default -> {
+        System.err.println("Unknown command '" + command + "'.\n" + AdminCommand.USAGE);
+        System.exit(2);
+      }
+    }
+  }
+
+  private static void serve(EngramConfig config) {
+    LoggingSetup.apply(config);
+    Logger log = LoggerFactory.getLogger(Main.class);
+    log.info("starting Engram {} on Java {}", Main.class.getPackage().getImplementationVersion(),
+        Runtime.version());
+    log.info("configuration: {}", config.redactedValues());
+    Engram engram;
+    try {
+      engram = Engram.start(config, Clock.systemUTC());
+    } catch (RuntimeException e) {
+      log.error("start-up failed: {}", e.getMessage(), e);
+      System.exit(1);
+      return;
+    }
+    engram.bootstrapAccountKey().ifPresent(key -> {
+      // Printed once, to the console only: the key is stored hashed and never logged.
+      System.err.printf("%n  No account key existed, so one was created. It is shown only now:%n%n    %s%n%n"
+          + "  Use it as 'Authorization: Bearer <key>' on /v1/organizations, or set ENGRAM_ADMIN_KEY.%n%n", key);
+      log.warn("created the first account key; it was printed once on the console");
+    });
+    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("shutdown").unstarted(engram::close));
+    log.info("Engram listening on http://{}:{} (database: {}, data dir: {})", config.host(), engram.port(),
+        engram.services().database().kind().name().toLowerCase(), config.dataDir().toAbsolutePath());
+  }
+}

@@ -1,0 +1,32 @@
+package io.engram.access;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A stored credential, without its secret. {@code grants} holds scopes (context tokens) or
+ * permissions (API keys); {@code agents} is null when the credential is not bound to agents.
+ */
+public record Credential(
+    String id,
+    CredentialKind kind,
+    String orgId,
+    String name,
+    String hint,
+    Set<String> grants,
+    List<String> agents,
+    Integer rateLimit,
+    String createdBy,
+    Instant createdAt,
+    Instant expiresAt,
+    Instant revokedAt) {
+
+  public boolean isRevoked() {
+    return revokedAt != null;
+  }
+
+  public boolean isExpiredAt(Instant now) {
+    return expiresAt != null && !now.isBefore(expiresAt);
+  }
+}

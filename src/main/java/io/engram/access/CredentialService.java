@@ -1,0 +1,105 @@
+package io.engram.access;
+
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.platform.Ids;
+import io.engram.platform.http.ApiException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Issues, lists, revokes and verifies bearer credentials. A secret exists in clear only in the
+ * {@link Issued} returned at creation; afterwards only its hash and hint are kept.
+ */
+public final class CredentialService {
+
+  /** A just-created credential and its secret, which is shown once and never again. */
+  public record Issued(Credential credential, String secret) {
+  }
+
+  /** What a new credential is allowed to do; grants are already-validated wire names. */
+  public record Grant(Set<String> grants, List<String> agents, Integer rateLimit) {
+  }
+
+  private static final String ENV_ADMIN_KEY_ID = "env:ENGRAM_ADMIN_KEY";
+
+  private final CredentialStore store;
+  private final OrganizationStore organizations;
+  private final Clock clock;
+  private final String envAdminKeyHash;
+
+  public CredentialService(CredentialStore store, OrganizationStore organizations, Clock clock, String envAdminKey) {
+    this.store = store;
+    this.organizations = organizations;
+    this.clock = clock;
+    this.envAdminKeyHash = envAdminKey == null || envAdminKey.isEmpty() ? null : SecretFormat.hash(envAdminKey);
+  }
+
+  public Issued issue(CredentialKind kind, String orgId, String name, Grant grant, Instant expiresAt, String createdBy) {
+    Instant now = clock.instant();
+    String secret = SecretFormat.generate(kind.prefix());
+    Credential credential = new Credential(Ids.newId(kind.idPrefix(), now.toEpochMilli()), kind, orgId, name,
+        SecretFormat.hint(secret), grant.grants(), grant.agents(), grant.rateLimit(), createdBy, now, expiresAt, null);
+    store.insert(credential, SecretFormat.hash(secret));
+    return new Issued(credential, secret);
+  }
+
+  public List<Credential> list(CredentialKind kind, String orgId) {
+    return store.list(kind, orgId);
+  }
+
+  public Optional<Credential> find(CredentialKind kind, String orgId, String id) {
+    return store.find(kind, orgId, id);
+  }
+
+  public Optional<Credential> revoke(CredentialKind kind, String orgId, String id) {
+    return store.revoke(kind, orgId, id, clock.instant());
+  }
+
+  /**
+   * Creates an account key on first start when none exists and none is configured, so a fresh
+   * install can be administered. Returns the secret to show once.
+   */
+  public Optional<String> bootstrapAccountKey() {
+    if (envAdminKeyHash != null || store.countActiveAccountKeys(clock.instant()) > 0) {
+      return Optional.empty();
+    }
+    Issued issued = issue(CredentialKind.ACCOUNT_KEY, null, "bootstrap", new Grant(Set.of(), null, null), null,
+        "first-start");
+    return Optional.of(issued.secret());
+  }
+
+  /** Resolves a bearer secret to its principal, or fails with a 401 that says why. */
+  public Principal authenticate(String secret) {
+    if (envAdminKeyHash != null && SecretFormat.sameHash(envAdminKeyHash, SecretFormat.hash(secret))) {
+      return new Principal(Principal.Kind.ACCOUNT, ENV_ADMIN_KEY_ID, null, Set.of(), null, null, null, null);
+    }
+    CredentialKind kind = CredentialKind.ofSecret(secret).orElseThrow(CredentialService::invalid);
+    if (!SecretFormat.isWellFormed(kind.prefix(), secret)) {
+      throw invalid();
+    }
+    Credential credential = store.findBySecretHash(SecretFormat.hash(secret)).orElseThrow(CredentialService::invalid);
+    if (credential.isRevoked()) {
+      throw ApiException.unauthorized("revoked_api_key", "This credential has been revoked");
+    }
+    if (credential.isExpiredAt(clock.instant())) {
+      throw ApiException.unauthorized("expired_api_key", "This credential has expired");
+    }
+    Organization org = credential.orgId() == null ? null
+        : organizations.find(credential.orgId()).orElseThrow(CredentialService::invalid);
+    Principal.Kind principalKind = switch (credential.kind()) {
+      case ACCOUNT_KEY -> Principal.Kind.ACCOUNT;
+      case API_KEY -> Principal.Kind.API_KEY;
+      case CONTEXT_TOKEN -> Principal.Kind.CONTEXT_TOKEN;
+    };
+    return new Principal(principalKind, credential.id(), org, credential.grants(), credential.agents(),
+        credential.rateLimit(), null, null);
+  }
+
+  static ApiException invalid() {
+    return ApiException.unauthorized("invalid_api_key", "Invalid API key or token");
+  }
+}

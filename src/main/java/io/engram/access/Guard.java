@@ -1,0 +1,203 @@
+package io.engram.access;
+
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.RouteFamily;
+import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.ratelimit.RateLimitDecision;
+import io.engram.platform.ratelimit.RateLimiter;
+import io.javalin.http.Context;
+import java.util.Set;
+
+/**
+ * The first thing every protected route calls: it authenticates the request, checks what the
+ * route requires, enforces CSRF for cookie sessions, applies the rate limit, and returns the
+ * caller. Each method names one access rule, so a route reads as the rule it enforces.
+ *
+ * <p>Order matters: 401 (who are you) before 404 (another organization's ids do not exist for
+ * you) before 403 (you may not do this here), so nothing leaks another organization's existence.
+ */
+public final class Guard {
+  public static final String SESSION_COOKIE = "engram_session";
+  public static final String CSRF_COOKIE = "engram_csrf";
+  public static final String CSRF_HEADER = "X-CSRF-Token";
+  private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
+  private static final String PRINCIPAL_ATTRIBUTE = "engram.principal";
+
+  private final CredentialService credentials;
+  private final SessionService sessions;
+  private final OrganizationStore organizations;
+  private final RateLimiter rateLimiter;
+  private final HttpMetrics metrics;
+  private final boolean apiKeyRequired;
+  private final int defaultKeyRateLimit;
+
+  public Guard(CredentialService credentials, SessionService sessions, OrganizationStore organizations,
+               RateLimiter rateLimiter, HttpMetrics metrics, boolean apiKeyRequired, int defaultKeyRateLimit) {
+    this.credentials = credentials;
+    this.sessions = sessions;
+    this.organizations = organizations;
+    this.rateLimiter = rateLimiter;
+    this.metrics = metrics;
+    this.apiKeyRequired = apiKeyRequired;
+    this.defaultKeyRateLimit = defaultKeyRateLimit;
+  }
+
+  /** The operator: an account-level key (or ENGRAM_ADMIN_KEY). */
+  public Principal account(Context ctx) {
+    Principal principal = authenticate(ctx);
+    if (principal.kind() != Principal.Kind.ACCOUNT) {
+      throw ApiException.forbidden("insufficient_permissions", "This route needs an account-level key");
+    }
+    return principal;
+  }
+
+  /**
+   * Managing one organization: the operator, or an API key of that organization with
+   * {@code admin}. Another organization's credential gets 404, as if the organization did not exist.
+   */
+  public Principal organizationAdmin(Context ctx, String orgId) {
+    Principal principal = authenticate(ctx);
+    if (principal.kind() == Principal.Kind.ACCOUNT) {
+      organizations.find(orgId).orElseThrow(Guard::organizationNotFound);
+      return principal;
+    }
+    if (!orgId.equals(principal.orgId())) {
+      throw organizationNotFound();
+    }
+    if (!principal.hasPermission(Permission.ADMIN)) {
+      throw ApiException.forbidden("insufficient_permissions", "This route needs an API key with the admin permission");
+    }
+    return limited(ctx, principal);
+  }
+
+  /** Memory and gateway routes: a context access token with the scope. */
+  public Principal scope(Context ctx, Scope scope) {
+    Principal principal = authenticate(ctx);
+    if (!principal.hasScope(scope)) {
+      throw ApiException.forbidden("insufficient_scope", "This route needs a context access token with the scope "
+          + scope.wireName());
+    }
+    return limited(ctx, principal);
+  }
+
+  /** Extended routes: an API key with the permission (or admin). */
+  public Principal permission(Context ctx, Permission permission) {
+    Principal principal = authenticate(ctx);
+    if (!principal.hasPermission(permission)) {
+      throw ApiException.forbidden("insufficient_permissions", "This route needs an API key with the "
+          + permission.wireName() + " permission");
+    }
+    return limited(ctx, principal);
+  }
+
+  /** Product routes under /api: a signed-in session, or an API key of the organization. */
+  public Principal signedIn(Context ctx) {
+    Principal principal = authenticate(ctx);
+    if (principal.kind() != Principal.Kind.SESSION && principal.kind() != Principal.Kind.API_KEY) {
+      throw ApiException.forbidden("insufficient_permissions",
+          "This route needs a signed-in session or an API key of the organization");
+    }
+    return limited(ctx, principal);
+  }
+
+  /** Operator read-outs such as /metrics: an account key, or anyone when API_KEY_REQUIRED=false. */
+  public Principal operatorOrOpen(Context ctx) {
+    if (!apiKeyRequired && !hasCredential(ctx)) {
+      return Principal.ANONYMOUS;
+    }
+    return account(ctx);
+  }
+
+  /** The principal a guard resolved for this request, for logging; anonymous when none. */
+  public static Principal principalOf(Context ctx) {
+    Principal principal = ctx.attribute(PRINCIPAL_ATTRIBUTE);
+    return principal == null ? Principal.ANONYMOUS : principal;
+  }
+
+  private boolean hasCredential(Context ctx) {
+    return ctx.header("Authorization") != null || ctx.cookie(SESSION_COOKIE) != null;
+  }
+
+  private Principal authenticate(Context ctx) {
+    Principal principal = resolve(ctx);
+    ctx.attribute(PRINCIPAL_ATTRIBUTE, principal);
+    if (principal.kind() == Principal.Kind.SESSION && !SAFE_METHODS.contains(ctx.method().name())) {
+      requireCsrf(ctx, principal);
+    }
+    return principal;
+  }
+
+  private Principal resolve(Context ctx) {
+    String authorization = ctx.header("Authorization");
+    if (authorization != null) {
+      String[] parts = authorization.trim().split("\\s+", 2);
+      if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer") || parts[1].isBlank()) {
+        throw ApiException.unauthorized("invalid_api_key", "The Authorization header must be 'Bearer <key>'");
+      }
+      return credentials.authenticate(parts[1].trim());
+    }
+    String session = ctx.cookie(SESSION_COOKIE);
+    if (session != null && RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT) {
+      return sessions.authenticate(session);
+    }
+    throw ApiException.unauthorized("missing_api_key",
+        "Authentication required: send 'Authorization: Bearer <key>'" +
+            (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? " or sign in" : ""));
+  }
+
+  private static void requireCsrf(Context ctx, Principal principal) {
+    String token = ctx.header(CSRF_HEADER);
+    if (token == null || !SecretFormat.sameHash(SecretFormat.hash(token), principal.csrfHash())) {
+      throw ApiException.forbidden("csrf_failed", "Missing or invalid " + CSRF_HEADER + " header for this session");
+    }
+  }
+
+  /**
+   * Applies the rate limit that covers this caller on this route family: per organization by
+   * plan on /api, per credential on /v1. The operator is not limited.
+   */
+  private Principal limited(Context ctx, Principal principal) {
+    if (principal.organization() == null) {
+      return principal;
+    }
+    String key;
+    long limit;
+    String limitName;
+    if (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT) {
+      Organization org = principal.organization();
+      key = "org:" + org.id();
+      limit = org.plan().limits().requestsPerMinute().value();
+      limitName = "organization";
+    } else {
+      key = "credential:" + principal.credentialId();
+      limit = principal.rateLimit() == null ? defaultKeyRateLimit : principal.rateLimit();
+      limitName = "credential";
+    }
+    RateLimitDecision decision = rateLimiter.acquire(key, limit);
+    ctx.header("X-RateLimit-Limit", String.valueOf(decision.limit()));
+    ctx.header("X-RateLimit-Remaining", String.valueOf(decision.remaining()));
+    ctx.header("X-RateLimit-Reset", String.valueOf(decision.resetEpochSeconds()));
+    if (!decision.allowed()) {
+      metrics.rateLimitRejected(limitName);
+      throw ApiException.rateLimited("Rate limit of " + decision.limit() + " requests per minute exceeded for this "
+          + limitName + "; retry after " + decision.retryAfterSeconds() + " seconds", decision.retryAfterSeconds());
+    }
+    return principal;
+  }
+
+  /** Applies an explicit limit, for routes that run before anyone is authenticated (sign-in). */
+  public void limitAnonymous(Context ctx, String key, long limitPerMinute) {
+    RateLimitDecision decision = rateLimiter.acquire(key, limitPerMinute);
+    if (!decision.allowed()) {
+      metrics.rateLimitRejected("sign_in");
+      throw ApiException.rateLimited("Too many sign-in attempts; retry after " + decision.retryAfterSeconds()
+          + " seconds", decision.retryAfterSeconds());
+    }
+  }
+
+  static ApiException organizationNotFound() {
+    return ApiException.notFound("Organization not found");
+  }
+}

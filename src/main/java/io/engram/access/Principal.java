@@ -1,0 +1,50 @@
+package io.engram.access;
+
+import io.engram.organizations.Organization;
+import io.engram.organizations.User;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Who is calling, resolved from the request's credential: its kind, organization (null for the
+ * operator), what it may do, and (for tokens bound to agents) which agents it may reach.
+ */
+public record Principal(
+    Kind kind,
+    String credentialId,
+    Organization organization,
+    Set<String> grants,
+    List<String> agents,
+    Integer rateLimit,
+    User user,
+    String csrfHash) {
+
+  public enum Kind { ACCOUNT, API_KEY, CONTEXT_TOKEN, SESSION, ANONYMOUS }
+
+  public static final Principal ANONYMOUS = new Principal(Kind.ANONYMOUS, null, null, Set.of(), List.of(), null, null, null);
+
+  public String orgId() {
+    return organization == null ? null : organization.id();
+  }
+
+  public boolean hasScope(Scope scope) {
+    return kind == Kind.CONTEXT_TOKEN && grants.contains(scope.wireName());
+  }
+
+  /** API keys with the permission, or with {@code admin}, which grants every operation. */
+  public boolean hasPermission(Permission permission) {
+    return kind == Kind.API_KEY
+        && (grants.contains(permission.wireName()) || grants.contains(Permission.ADMIN.wireName()));
+  }
+
+  /** True when the credential is not bound to agents or lists this one. */
+  public boolean canReachAgent(String agentSlug) {
+    return agents == null || agents.contains(agentSlug);
+  }
+
+  /** Organization owners and admins signed in, or an API key with {@code admin}. */
+  public boolean isOrganizationAdmin() {
+    return (kind == Kind.SESSION && user != null && user.role().canManageOrganization())
+        || hasPermission(Permission.ADMIN);
+  }
+}

@@ -1,0 +1,95 @@
+package io.engram.access;
+
+import io.engram.organizations.Organization;
+import io.engram.organizations.User;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.javalin.http.Context;
+import io.javalin.http.Cookie;
+import io.javalin.http.SameSite;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Sign-in for the product UI routes under /api. The session secret goes in an HttpOnly,
+ * SameSite=Lax cookie (Secure when ENGRAM_COOKIE_SECURE=true); the CSRF token is returned in the
+ * body and in a readable cookie for the UI to echo in {@code X-CSRF-Token}.
+ */
+public final class SessionRoutes implements RouteModule {
+  /** Sign-in attempts per client address per minute, against password guessing. */
+  static final int SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+
+  private final SessionService sessions;
+  private final Guard guard;
+  private final long maxBodyBytes;
+  private final boolean secureCookies;
+  private final Duration ttl;
+
+  public SessionRoutes(SessionService sessions, Guard guard, long maxBodyBytes, boolean secureCookies, Duration ttl) {
+    this.sessions = sessions;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+    this.secureCookies = secureCookies;
+    this.ttl = ttl;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes.post("/api/auth/login", this::login)
+        .post("/api/auth/logout", this::logout)
+        .get("/api/auth/session", this::session);
+  }
+
+  private void login(Context ctx) {
+    guard.limitAnonymous(ctx, "sign-in:" + ctx.ip(), SIGN_IN_ATTEMPTS_PER_MINUTE);
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("email", "password", "organizationId"));
+    String email = body.requiredString("email", 254).toLowerCase(Locale.ROOT);
+    String password = body.requiredString("password", 1024);
+    String orgId = body.optionalString("organizationId", 64).orElse(null);
+    SessionService.SignedIn signedIn = sessions.signIn(email, password, orgId);
+    ctx.cookie(cookie(Guard.SESSION_COOKIE, signedIn.secret(), (int) ttl.toSeconds(), true));
+    ctx.cookie(cookie(Guard.CSRF_COOKIE, signedIn.csrfToken(), (int) ttl.toSeconds(), false));
+    Map<String, Object> response = sessionView(signedIn.user(), signedIn.organization(), signedIn.expiresAt());
+    response.put("csrfToken", signedIn.csrfToken());
+    Responses.json(ctx, response);
+  }
+
+  private void logout(Context ctx) {
+    Principal principal = guard.signedIn(ctx);
+    if (principal.kind() == Principal.Kind.SESSION) {
+      sessions.signOut(principal);
+    }
+    ctx.cookie(cookie(Guard.SESSION_COOKIE, "", 0, true));
+    ctx.cookie(cookie(Guard.CSRF_COOKIE, "", 0, false));
+    Responses.json(ctx, Map.of("success", true, "message", "Signed out"));
+  }
+
+  private void session(Context ctx) {
+    Principal principal = guard.signedIn(ctx);
+    Responses.json(ctx, sessionView(principal.user(), principal.organization(), null));
+  }
+
+  private Cookie cookie(String name, String value, int maxAgeSeconds, boolean httpOnly) {
+    return new Cookie(name, value, "/", maxAgeSeconds, secureCookies, httpOnly, null, SameSite.LAX);
+  }
+
+  private static Map<String, Object> sessionView(User user, Organization org, Instant expiresAt) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("success", true);
+    if (user != null) {
+      view.put("user", Map.of("id", user.id(), "email", user.email(), "name", user.name(), "role", user.role().id()));
+    }
+    view.put("organization", Map.of("id", org.id(), "name", org.name(), "plan", org.plan().id(),
+        "tier", org.plan().tier().id()));
+    if (expiresAt != null) {
+      view.put("expiresAt", expiresAt.toString());
+    }
+    return view;
+  }
+}

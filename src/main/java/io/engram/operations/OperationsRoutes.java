@@ -1,0 +1,66 @@
+package io.engram.operations;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.engram.access.Guard;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.json.Json;
+import io.engram.platform.metrics.HttpMetrics;
+import io.engram.store.Database;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/**
+ * Liveness, readiness, Prometheus metrics and the OpenAPI document. Liveness and readiness
+ * need no credential so load balancers and orchestrators can call them.
+ */
+public final class OperationsRoutes implements RouteModule {
+
+  private final Database database;
+  private final HttpMetrics metrics;
+  private final Guard guard;
+  private final String openApiJson;
+
+  public OperationsRoutes(Database database, HttpMetrics metrics, Guard guard) {
+    this.database = database;
+    this.metrics = metrics;
+    this.guard = guard;
+    this.openApiJson = Json.write(openApiDocument());
+  }
+
+  /** The OpenAPI document, written as YAML in the resources and served as JSON. */
+  public static JsonNode openApiDocument() {
+    try (InputStream in = OperationsRoutes.class.getResourceAsStream("/openapi.yaml")) {
+      if (in == null) {
+        throw new IllegalStateException("openapi.yaml is missing from the classpath");
+      }
+      return new ObjectMapper(new YAMLFactory()).readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("openapi.yaml is not valid YAML", e);
+    }
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes.get("/v1/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
+        .get("/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
+        .get("/v1/health/ready", ctx -> {
+          if (!database.isReachable()) {
+            throw ApiException.unavailable("not_ready", "The database is not reachable");
+          }
+          Responses.json(ctx, Map.of("status", "ready", "checks",
+              Map.of("database", Map.of("status", "ok", "kind", database.kind().name().toLowerCase()))));
+        })
+        .get("/metrics", ctx -> {
+          guard.operatorOrOpen(ctx);
+          ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+        })
+        .get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApiJson));
+  }
+}

@@ -1,0 +1,47 @@
+package io.engram.organizations;
+
+import io.engram.store.Database;
+import io.engram.store.Rows;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+/** Organizations in the system of record. */
+public final class OrganizationStore {
+
+  private static final RowMapper<Organization> MAPPER = (rs, ctx) -> new Organization(
+      rs.getString("id"),
+      rs.getString("name"),
+      Plan.fromId(rs.getString("plan")).orElseThrow(),
+      Rows.instant(rs, "created_at"),
+      Rows.instant(rs, "updated_at"));
+
+  private final Database db;
+
+  public OrganizationStore(Database db) {
+    this.db = db;
+  }
+
+  public void insert(Organization org) {
+    db.write(h -> h.createUpdate("""
+            INSERT INTO organizations (id, name, plan, created_at, updated_at)
+            VALUES (:id, :name, :plan, :createdAt, :updatedAt)""")
+        .bind("id", org.id())
+        .bind("name", org.name())
+        .bind("plan", org.plan().id())
+        .bind("createdAt", org.createdAt().toEpochMilli())
+        .bind("updatedAt", org.updatedAt().toEpochMilli())
+        .execute());
+  }
+
+  public Optional<Organization> find(String id) {
+    return db.read(h -> h.createQuery("SELECT * FROM organizations WHERE id = :id")
+        .bind("id", id).map(MAPPER).findOne());
+  }
+
+  /** Organizations in id (creation) order, after the given id when paging. */
+  public List<Organization> list(String afterId, int limit) {
+    return db.read(h -> h.createQuery("SELECT * FROM organizations WHERE id > :after ORDER BY id LIMIT :limit")
+        .bind("after", afterId == null ? "" : afterId).bind("limit", limit).map(MAPPER).list());
+  }
+}

@@ -1,0 +1,150 @@
+package io.engram.platform.http;
+
+import io.engram.access.Guard;
+import io.engram.access.Principal;
+import io.engram.platform.Ids;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.metrics.HttpMetrics;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.javalin.http.MethodNotAllowedResponse;
+import io.javalin.http.NotFoundResponse;
+import io.javalin.router.Endpoint;
+import java.util.List;
+import java.util.regex.Pattern;
+import net.logstash.logback.argument.StructuredArguments;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The Javalin server with what every route shares: request ids, error shapes, CORS, metrics and
+ * the access log. Domain routes come in as {@link RouteModule}s.
+ */
+public final class HttpServer {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+  private static final Logger ACCESS = LoggerFactory.getLogger("engram.access");
+  private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
+  private static final String STARTED_AT = "engram.startedAt";
+
+  private final Javalin javalin;
+  private final List<Routes.Route> routes;
+
+  public HttpServer(EngramConfig config, HttpMetrics metrics, List<RouteModule> modules) {
+    Routes[] table = new Routes[1];
+    this.javalin = Javalin.create(javalinConfig -> {
+      configure(javalinConfig, config);
+      javalinConfig.routes.before(HttpServer::beginRequest);
+      javalinConfig.routes.after(ctx -> endRequest(ctx, metrics));
+      javalinConfig.routes.exception(ApiException.class, (e, ctx) -> ErrorResponses.write(ctx, e));
+      javalinConfig.routes.exception(HttpResponseException.class, (e, ctx) -> ErrorResponses.write(ctx, translate(e, ctx)));
+      javalinConfig.routes.exception(Exception.class, (e, ctx) -> {
+        LOG.error("unhandled exception on {} {}", ctx.method().name(), ctx.path(), e);
+        ErrorResponses.write(ctx, ApiException.internal());
+      });
+      table[0] = new Routes(javalinConfig.routes);
+      modules.forEach(module -> module.register(table[0]));
+    });
+    this.routes = table[0].all();
+  }
+
+  private static void configure(JavalinConfig javalinConfig, EngramConfig config) {
+    javalinConfig.concurrency.useVirtualThreads = true;
+    javalinConfig.startup.showJavalinBanner = false;
+    javalinConfig.startup.showOldJavalinVersionWarning = false;
+    javalinConfig.jetty.host = config.host();
+    javalinConfig.jetty.port = config.port();
+    javalinConfig.http.prefer405over404 = true;
+    javalinConfig.http.maxRequestSize = config.maxBodyBytes();
+    javalinConfig.jetty.modifyServer(server -> server.setStopTimeout(config.shutdownGraceSeconds() * 1000L));
+    javalinConfig.bundledPlugins.enableCors(cors -> cors.addRule(rule -> {
+      if (config.corsOrigins().contains("*")) {
+        rule.anyHost();
+      } else if (!config.corsOrigins().isEmpty()) {
+        List<String> origins = config.corsOrigins();
+        rule.allowHost(origins.getFirst(), origins.subList(1, origins.size()).toArray(String[]::new));
+        rule.allowCredentials = true;
+      }
+      for (String header : List.of("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+          "Retry-After")) {
+        rule.exposeHeader(header);
+      }
+    }));
+  }
+
+  private static void beginRequest(Context ctx) {
+    ctx.attribute(STARTED_AT, System.nanoTime());
+    String incoming = ctx.header("X-Request-Id");
+    String requestId = incoming != null && CLIENT_REQUEST_ID.matcher(incoming).matches()
+        ? incoming : Ids.newId("req", System.currentTimeMillis());
+    MDC.put("request_id", requestId);
+    ctx.header("X-Request-Id", requestId);
+  }
+
+  private static void endRequest(Context ctx, HttpMetrics metrics) {
+    Long startedAt = ctx.attribute(STARTED_AT);
+    long duration = startedAt == null ? 0 : System.nanoTime() - startedAt;
+    String route = routeTemplate(ctx);
+    int status = ctx.status().getCode();
+    metrics.recordRequest(ctx.method().name(), route, status, duration);
+    Principal principal = Guard.principalOf(ctx);
+    ACCESS.info("{} {} {}", ctx.method().name(), ctx.path(), status,
+        StructuredArguments.kv("route", route),
+        StructuredArguments.kv("status", status),
+        StructuredArguments.kv("duration_ms", duration / 1_000_000.0),
+        StructuredArguments.kv("credential_id", principal.credentialId()),
+        StructuredArguments.kv("org_id", principal.orgId()));
+    MDC.remove("request_id");
+  }
+
+  /** The matched route's template (e.g. /v1/organizations/{org_id}); "unmatched" keeps metrics bounded. */
+  private static String routeTemplate(Context ctx) {
+    try {
+      Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+      return endpoint == null ? "unmatched" : endpoint.path;
+    } catch (RuntimeException e) {
+      return "unmatched";
+    }
+  }
+
+  /** Javalin's own responses (no route, wrong method, body too large) in the family's error shape. */
+  private static ApiException translate(HttpResponseException e, Context ctx) {
+    String route = ctx.method().name() + " " + ctx.path();
+    if (e instanceof MethodNotAllowedResponse) {
+      return new ApiException(405, ErrorType.INVALID_REQUEST_ERROR, "method_not_allowed",
+          "Method " + ctx.method().name() + " is not allowed on " + ctx.path(), null, null, null);
+    }
+    if (e instanceof NotFoundResponse) {
+      return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "route_not_found", "No route " + route,
+          null, null, null);
+    }
+    return switch (e.getStatus()) {
+      case 413 -> new ApiException(413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large",
+          "The request body is too large", null, null, null);
+      case 400 -> ApiException.badRequest(null, e.getMessage());
+      default -> e.getStatus() >= 500 ? ApiException.internal()
+          : new ApiException(e.getStatus(), ErrorType.INVALID_REQUEST_ERROR, "http_" + e.getStatus(), e.getMessage(),
+              null, null, null);
+    };
+  }
+
+  public HttpServer start() {
+    javalin.start();
+    return this;
+  }
+
+  public int port() {
+    return javalin.port();
+  }
+
+  public List<Routes.Route> routes() {
+    return routes;
+  }
+
+  /** Stops accepting connections and lets in-flight requests finish (up to the grace period). */
+  public void stop() {
+    javalin.stop();
+  }
+}

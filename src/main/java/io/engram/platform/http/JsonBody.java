@@ -1,0 +1,181 @@
+package io.engram.platform.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.platform.json.Json;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A request's JSON object with typed, bounded accessors. Every problem becomes a 4xx
+ * {@link ApiException} naming the field, so handlers never see a malformed value.
+ */
+public final class JsonBody {
+
+  private final ObjectNode node;
+
+  private JsonBody(ObjectNode node) {
+    this.node = node;
+  }
+
+  /** Wraps an object built in-process (the admin CLI builds its bodies from flags). */
+  public static JsonBody of(ObjectNode node) {
+    return new JsonBody(node);
+  }
+
+  /** Reads the body: 415 for a non-JSON content type, 413 when too large, 400 when malformed or not an object. */
+  public static JsonBody parse(Context ctx, long maxBytes) {
+    String contentType = ctx.contentType();
+    long declared = ctx.contentLength();
+    if (declared > maxBytes) {
+      throw tooLarge(maxBytes);
+    }
+    if (contentType == null || !isJson(contentType)) {
+      if (declared <= 0 && contentType == null) {
+        throw ApiException.badRequest(null, "A JSON request body is required (Content-Type: application/json)");
+      }
+      throw new ApiException(415, ErrorType.INVALID_REQUEST_ERROR, "unsupported_media_type",
+          "Content-Type must be application/json, got '" + (contentType == null ? "none" : contentType) + "'",
+          null, null, null);
+    }
+    byte[] bytes;
+    try (var in = ctx.bodyInputStream()) {
+      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+    } catch (IOException e) {
+      throw ApiException.badRequest(null, "The request body could not be read");
+    }
+    if (bytes.length > maxBytes) {
+      throw tooLarge(maxBytes);
+    }
+    if (bytes.length == 0) {
+      throw ApiException.badRequest(null, "A JSON request body is required");
+    }
+    JsonNode parsed;
+    try {
+      parsed = Json.MAPPER.readTree(bytes);
+    } catch (JsonProcessingException e) {
+      var location = e.getLocation();
+      String where = location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+      throw ApiException.badRequest(null, "Malformed JSON" + where + ": " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw ApiException.badRequest(null, "The request body could not be read");
+    }
+    if (!(parsed instanceof ObjectNode object)) {
+      throw ApiException.badRequest(null, "The request body must be a JSON object");
+    }
+    return new JsonBody(object);
+  }
+
+  private static boolean isJson(String contentType) {
+    String type = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    return type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
+  }
+
+  private static ApiException tooLarge(long maxBytes) {
+    return new ApiException(413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large",
+        "The request body exceeds the limit of " + maxBytes + " bytes", null, null, null);
+  }
+
+  /** Refuses fields the route does not know, so a typo is an error rather than a silent default. */
+  public JsonBody allowOnly(Set<String> allowed) {
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!allowed.contains(name)) {
+        throw ApiException.badRequest(name, "Unknown field '" + name + "'; allowed fields: "
+            + String.join(", ", allowed.stream().sorted().toList()));
+      }
+    }
+    return this;
+  }
+
+  public boolean has(String field) {
+    JsonNode value = node.get(field);
+    return value != null && !value.isNull();
+  }
+
+  public String requiredString(String field, int maxLength) {
+    return optionalString(field, maxLength)
+        .orElseThrow(() -> ApiException.badRequest(field, "'" + field + "' is required"));
+  }
+
+  public Optional<String> optionalString(String field, int maxLength) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    if (!value.isTextual()) {
+      throw ApiException.badRequest(field, "'" + field + "' must be a string");
+    }
+    String text = value.asText().strip();
+    if (text.isEmpty()) {
+      throw ApiException.badRequest(field, "'" + field + "' must not be empty");
+    }
+    if (text.length() > maxLength) {
+      throw ApiException.badRequest(field, "'" + field + "' must be at most " + maxLength + " characters");
+    }
+    return Optional.of(text);
+  }
+
+  public Optional<Integer> optionalInt(String field, int min, int max) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.asInt() < min || value.asInt() > max) {
+      throw ApiException.badRequest(field, "'" + field + "' must be an integer between " + min + " and " + max);
+    }
+    return Optional.of(value.asInt());
+  }
+
+  public Optional<List<String>> optionalStringList(String field, int maxItems, int maxLength) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    if (!value.isArray()) {
+      throw ApiException.badRequest(field, "'" + field + "' must be an array of strings");
+    }
+    if (value.size() > maxItems) {
+      throw ApiException.badRequest(field, "'" + field + "' may hold at most " + maxItems + " items");
+    }
+    List<String> items = new ArrayList<>();
+    for (JsonNode item : value) {
+      if (!item.isTextual() || item.asText().isBlank() || item.asText().length() > maxLength) {
+        throw ApiException.badRequest(field, "'" + field + "' must contain only non-empty strings of at most "
+            + maxLength + " characters");
+      }
+      items.add(item.asText().strip());
+    }
+    return Optional.of(List.copyOf(items));
+  }
+
+  /** A point in time given as Unix seconds or an RFC 3339 timestamp. */
+  public Optional<Instant> optionalInstant(String field) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    try {
+      if (value.isIntegralNumber() && value.canConvertToLong()) {
+        return Optional.of(Instant.ofEpochSecond(value.asLong()));
+      }
+      if (value.isTextual()) {
+        return Optional.of(OffsetDateTime.parse(value.asText()).toInstant());
+      }
+    } catch (DateTimeException e) {
+      // falls through to the error below
+    }
+    throw ApiException.badRequest(field, "'" + field + "' must be Unix seconds or an RFC 3339 timestamp "
+        + "such as 2030-01-31T12:00:00Z");
+  }
+}

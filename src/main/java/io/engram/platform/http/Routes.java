@@ -1,0 +1,55 @@
+package io.engram.platform.http;
+
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where route modules register their routes. Besides handing them to Javalin it keeps the list,
+ * which the OpenAPI test compares with {@code openapi.yaml} so the document cannot drift.
+ */
+public final class Routes {
+
+  /** One registered route: method and path template as written in the OpenAPI document. */
+  public record Route(String method, String path) {
+  }
+
+  private final RoutesConfig javalin;
+  private final List<Route> registered = new ArrayList<>();
+
+  public Routes(RoutesConfig javalin) {
+    this.javalin = javalin;
+  }
+
+  public Routes get(String path, Handler handler) {
+    return add(HandlerType.GET, path, handler);
+  }
+
+  public Routes post(String path, Handler handler) {
+    return add(HandlerType.POST, path, handler);
+  }
+
+  public Routes patch(String path, Handler handler) {
+    return add(HandlerType.PATCH, path, handler);
+  }
+
+  public Routes put(String path, Handler handler) {
+    return add(HandlerType.PUT, path, handler);
+  }
+
+  public Routes delete(String path, Handler handler) {
+    return add(HandlerType.DELETE, path, handler);
+  }
+
+  private Routes add(HandlerType method, String path, Handler handler) {
+    javalin.addHttpHandler(method, path, handler);
+    registered.add(new Route(method.name(), path));
+    return this;
+  }
+
+  public List<Route> all() {
+    return List.copyOf(registered);
+  }
+}

@@ -1,0 +1,119 @@
+package io.engram.platform.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.net.SyslogAppender;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.FileAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import io.engram.platform.config.EngramConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import net.logstash.logback.encoder.LogstashEncoder;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Configures Logback from LOG_LEVEL, LOG_FORMAT and LOG_DESTINATION before anything logs.
+ * {@code json} writes one JSON object a line (with the MDC's request_id); {@code text} is for
+ * people; {@code structured} is logfmt (key=value) for line-oriented collectors.
+ */
+public final class LoggingSetup {
+
+  private LoggingSetup() {
+  }
+
+  public static void apply(EngramConfig config) {
+    apply(config, false);
+  }
+
+  /** For command-line tools: logs go to stderr so stdout stays the command's own output. */
+  public static void applyForCommandLine(EngramConfig config) {
+    apply(config, true);
+  }
+
+  private static void apply(EngramConfig config, boolean toStderr) {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    Appender<ILoggingEvent> appender = appender(context, config, toStderr);
+    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    root.setLevel(level(config.logLevel()));
+    root.addAppender(appender);
+    // Jetty, Hikari and Flyway are chatty at INFO; their warnings still come through.
+    for (String noisy : new String[] {"org.eclipse.jetty", "com.zaxxer.hikari", "org.flywaydb", "io.javalin"}) {
+      context.getLogger(noisy).setLevel(root.getLevel().isGreaterOrEqual(Level.WARN) ? root.getLevel() : Level.WARN);
+    }
+  }
+
+  private static Appender<ILoggingEvent> appender(LoggerContext context, EngramConfig config, boolean toStderr) {
+    Appender<ILoggingEvent> appender = switch (config.logDestination()) {
+      case "file" -> {
+        try {
+          if (config.logFilePath().toAbsolutePath().getParent() != null) {
+            Files.createDirectories(config.logFilePath().toAbsolutePath().getParent());
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("LOG_FILE_PATH: cannot create the directory of " + config.logFilePath(), e);
+        }
+        FileAppender<ILoggingEvent> file = new FileAppender<>();
+        file.setFile(config.logFilePath().toString());
+        file.setEncoder(encoder(context, config.logFormat()));
+        yield file;
+      }
+      case "syslog" -> {
+        SyslogAppender syslog = new SyslogAppender();
+        syslog.setSyslogHost("localhost");
+        syslog.setFacility("USER");
+        syslog.setSuffixPattern("engram " + pattern(config.logFormat()));
+        yield syslog;
+      }
+      default -> {
+        ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+        console.setEncoder(encoder(context, config.logFormat()));
+        if (toStderr) {
+          console.setTarget("System.err");
+        }
+        yield console;
+      }
+    };
+    appender.setContext(context);
+    appender.setName(config.logDestination());
+    appender.start();
+    return appender;
+  }
+
+  private static Encoder<ILoggingEvent> encoder(LoggerContext context, String format) {
+    if (format.equals("json")) {
+      LogstashEncoder json = new LogstashEncoder();
+      json.setContext(context);
+      json.setIncludeContext(false);
+      json.start();
+      return json;
+    }
+    PatternLayoutEncoder text = new PatternLayoutEncoder();
+    text.setContext(context);
+    text.setPattern(pattern(format) + "%n");
+    text.start();
+    return text;
+  }
+
+  private static String pattern(String format) {
+    return format.equals("structured")
+        ? "ts=%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} level=%level logger=%logger{36} request_id=%X{request_id} msg=\"%replace(%msg){'\"','\\\\\"'}\"%replace( error=\"%ex{short}\"){' error=\"\"',''}"
+        : "%d{HH:mm:ss.SSS} %-5level %logger{36} [%X{request_id}] %msg%ex";
+  }
+
+  private static Level level(String logLevel) {
+    return switch (logLevel) {
+      case "debug" -> Level.DEBUG;
+      case "warning" -> Level.WARN;
+      case "error", "critical" -> Level.ERROR;
+      default -> Level.INFO;
+    };
+  }
+
+}

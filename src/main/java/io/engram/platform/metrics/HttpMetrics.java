@@ -1,0 +1,62 @@
+package io.engram.platform.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+
+/** The Prometheus registry and the HTTP meters every request feeds. */
+public final class HttpMetrics implements AutoCloseable {
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+
+  public HttpMetrics() {
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    gcMetrics.bindTo(registry);
+  }
+
+  /** One finished request, by method, route template and status, into a latency histogram. */
+  public void recordRequest(String method, String route, int status, long durationNanos) {
+    Timer.builder("http.server.requests")
+        .description("HTTP requests by route and status")
+        .tags("method", method, "route", route, "status", String.valueOf(status))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofSeconds(120))
+        .register(registry)
+        .record(Duration.ofNanos(durationNanos));
+  }
+
+  /** A request refused by a rate limit, by which limit refused it. */
+  public void rateLimitRejected(String limit) {
+    Counter.builder("engram.ratelimit.rejections")
+        .description("Requests refused with 429, by limit")
+        .tag("limit", limit)
+        .register(registry)
+        .increment();
+  }
+
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  @Override
+  public void close() {
+    gcMetrics.close();
+    registry.close();
+  }
+}

@@ -1,0 +1,88 @@
+package io.engram.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.jdbi.v3.core.Jdbi;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * The embedded database: one SQLite file in WAL mode. SQLite allows one writer at a time, so
+ * writes go through a pool of exactly one connection (Hikari queues the rest) and open their
+ * transactions IMMEDIATE, which avoids lock upgrades failing with SQLITE_BUSY. Reads use their
+ * own pool and run beside the writer. {@code synchronous=FULL} makes a committed transaction
+ * survive a killed process and a power loss.
+ */
+public final class SqliteDatabase implements Database {
+
+  private final HikariDataSource writerPool;
+  private final HikariDataSource readerPool;
+  private final Jdbi writer;
+  private final Jdbi reader;
+
+  public SqliteDatabase(Path file) {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the data directory for " + file, e);
+    }
+    String url = "jdbc:sqlite:" + file.toAbsolutePath();
+    this.writerPool = pool(url, "sqlite-writer", 1, SQLiteConfig.TransactionMode.IMMEDIATE);
+    this.readerPool = pool(url, "sqlite-reader", 4, SQLiteConfig.TransactionMode.DEFERRED);
+    Migrations.apply(writerPool, Kind.SQLITE, null);
+    this.writer = Jdbi.create(writerPool);
+    this.reader = Jdbi.create(readerPool);
+  }
+
+  private static HikariDataSource pool(String url, String name, int size, SQLiteConfig.TransactionMode mode) {
+    SQLiteConfig sqlite = new SQLiteConfig();
+    sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    sqlite.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+    sqlite.setBusyTimeout(30_000);
+    sqlite.enforceForeignKeys(true);
+    sqlite.setTransactionMode(mode);
+    SQLiteDataSource dataSource = new SQLiteDataSource(sqlite);
+    dataSource.setUrl(url);
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(dataSource);
+    config.setPoolName(name);
+    config.setMaximumPoolSize(size);
+    config.setMinimumIdle(1);
+    config.setConnectionTimeout(30_000);
+    return new HikariDataSource(config);
+  }
+
+  @Override
+  public Kind kind() {
+    return Kind.SQLITE;
+  }
+
+  @Override
+  public <R> R read(Work<R> work) {
+    return reader.withHandle(work::apply);
+  }
+
+  @Override
+  public <R> R write(Work<R> work) {
+    return writer.inTransaction(work::apply);
+  }
+
+  @Override
+  public boolean isReachable() {
+    try {
+      return read(h -> h.createQuery("SELECT 1").mapTo(Integer.class).one()) == 1;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    readerPool.close();
+    writerPool.close();
+  }
+}
