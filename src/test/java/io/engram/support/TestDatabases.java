@@ -1,0 +1,50 @@
+package io.engram.support;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+
+/**
+ * PostgreSQL for tests: a fresh schema per use in the local server (database {@code test}).
+ * Outside CI a missing server skips the PostgreSQL tests with a message; with {@code CI=true}
+ * it fails them, so CI never passes without having run them.
+ */
+public final class TestDatabases {
+  private static final String BASE_URL = System.getenv().getOrDefault("ENGRAM_TEST_POSTGRES_URL",
+      "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+  private TestDatabases() {
+  }
+
+  /** A JDBC URL whose {@code currentSchema} is a new, empty schema. */
+  public static String freshPostgresUrl() {
+    String schema = "engram_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection connection = DriverManager.getConnection(BASE_URL);
+         Statement statement = connection.createStatement()) {
+      statement.execute("CREATE SCHEMA " + schema);
+    } catch (SQLException e) {
+      boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
+      if (ci) {
+        throw new IllegalStateException("PostgreSQL is required in CI but is not reachable at " + BASE_URL, e);
+      }
+      assumeTrue(false, "PostgreSQL not reachable at " + BASE_URL + " (" + e.getMessage()
+          + "); PostgreSQL tests skipped outside CI. Run ./engram test to start it.");
+    }
+    return BASE_URL + "&currentSchema=" + schema;
+  }
+
+  /** Drops a schema made by {@link #freshPostgresUrl()}. */
+  public static void drop(String url) {
+    String schema = url.substring(url.indexOf("currentSchema=") + "currentSchema=".length());
+    try (Connection connection = DriverManager.getConnection(BASE_URL);
+         Statement statement = connection.createStatement()) {
+      statement.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not drop test schema " + schema, e);
+    }
+  }
+}
