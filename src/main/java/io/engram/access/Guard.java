@@ -187,14 +187,26 @@ public final class Guard {
     return principal;
   }
 
-  /** Applies an explicit limit, for routes that run before anyone is authenticated (sign-in). */
-  public void limitAnonymous(Context ctx, String key, long limitPerMinute) {
-    RateLimitDecision decision = rateLimiter.acquire(key, limitPerMinute);
-    if (!decision.allowed()) {
+  /**
+   * Refuses sign-in from an address that failed too often this minute. Only failures count
+   * ({@link #recordFailedSignIn}), so a busy office behind one address can still sign in.
+   */
+  public void checkSignInAllowed(Context ctx, long failuresPerMinute) {
+    long failures = rateLimiter.used(signInKey(ctx));
+    if (failures >= failuresPerMinute) {
       metrics.rateLimitRejected("sign_in");
-      throw ApiException.rateLimited("Too many sign-in attempts; retry after " + decision.retryAfterSeconds()
-          + " seconds", decision.retryAfterSeconds());
+      RateLimitDecision window = rateLimiter.acquire(signInKey(ctx), failuresPerMinute);
+      throw ApiException.rateLimited("Too many failed sign-in attempts; retry after " + window.retryAfterSeconds()
+          + " seconds", window.retryAfterSeconds());
     }
+  }
+
+  public void recordFailedSignIn(Context ctx, long failuresPerMinute) {
+    rateLimiter.acquire(signInKey(ctx), failuresPerMinute);
+  }
+
+  private static String signInKey(Context ctx) {
+    return "sign-in:" + ctx.ip();
   }
 
   static ApiException organizationNotFound() {

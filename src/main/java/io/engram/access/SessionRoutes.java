@@ -2,6 +2,7 @@ package io.engram.access;
 
 import io.engram.organizations.Organization;
 import io.engram.organizations.User;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -22,8 +23,8 @@ import java.util.Set;
  * body and in a readable cookie for the UI to echo in {@code X-CSRF-Token}.
  */
 public final class SessionRoutes implements RouteModule {
-  /** Sign-in attempts per client address per minute, against password guessing. */
-  static final int SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+  /** Failed sign-ins per client address per minute before further attempts are refused. */
+  static final int FAILED_SIGN_INS_PER_MINUTE = 10;
 
   private final SessionService sessions;
   private final Guard guard;
@@ -47,12 +48,18 @@ public final class SessionRoutes implements RouteModule {
   }
 
   private void login(Context ctx) {
-    guard.limitAnonymous(ctx, "sign-in:" + ctx.ip(), SIGN_IN_ATTEMPTS_PER_MINUTE);
+    guard.checkSignInAllowed(ctx, FAILED_SIGN_INS_PER_MINUTE);
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("email", "password", "organizationId"));
     String email = body.requiredString("email", 254).toLowerCase(Locale.ROOT);
     String password = body.requiredString("password", 1024);
     String orgId = body.optionalString("organizationId", 64).orElse(null);
-    SessionService.SignedIn signedIn = sessions.signIn(email, password, orgId);
+    SessionService.SignedIn signedIn;
+    try {
+      signedIn = sessions.signIn(email, password, orgId);
+    } catch (ApiException e) {
+      guard.recordFailedSignIn(ctx, FAILED_SIGN_INS_PER_MINUTE);
+      throw e;
+    }
     ctx.cookie(cookie(Guard.SESSION_COOKIE, signedIn.secret(), (int) ttl.toSeconds(), true));
     ctx.cookie(cookie(Guard.CSRF_COOKIE, signedIn.csrfToken(), (int) ttl.toSeconds(), false));
     Map<String, Object> response = sessionView(signedIn.user(), signedIn.organization(), signedIn.expiresAt());

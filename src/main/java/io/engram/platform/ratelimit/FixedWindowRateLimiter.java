@@ -38,6 +38,13 @@ public final class FixedWindowRateLimiter implements RateLimiter {
         resetEpochSeconds, retryAfter);
   }
 
+  @Override
+  public long used(String key) {
+    Window window = windows.get(key);
+    long index = Math.floorDiv(clock.millis(), WINDOW_MILLIS);
+    return window == null || window.index() != index ? 0 : window.count();
+  }
+
   private void sweepIfNewWindow(long index) {
     if (index != lastSweptWindow) {
       lastSweptWindow = index;

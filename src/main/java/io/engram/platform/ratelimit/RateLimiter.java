@@ -8,4 +8,7 @@ public interface RateLimiter {
 
   /** Counts one request against {@code key} and says whether it fits in {@code limitPerMinute}. */
   RateLimitDecision acquire(String key, long limitPerMinute);
+
+  /** How many requests {@code key} has counted in the current window, without counting one. */
+  long used(String key);
 }
