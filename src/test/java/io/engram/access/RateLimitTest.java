@@ -1,0 +1,120 @@
+package io.engram.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.support.Http;
+import io.engram.support.TestServer;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Of N+k requests in one window, exactly N pass; headers and 429 bodies are right. */
+class RateLimitTest {
+  static TestServer server;
+  static Http http;
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.builder().env("RATE_LIMIT_REQUESTS", "7")
+        .probe(guard -> routes -> routes.get("/v1/probe/read", ctx -> {
+          guard.scope(ctx, Scope.MEMORY_READ);
+          ctx.result("ok");
+        }))
+        .start();
+    http = server.http;
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @ParameterizedTest
+  @CsvSource({"spark, 60", "seed, 200", "rise, 200", "growth, 1000", "free, 30", "founder, 30"})
+  void productRoutesAreLimitedPerOrganizationByPlan(String plan, int perMinute) {
+    String org = server.createOrganization(plan);
+    // Two keys of one organization share the organization's budget.
+    String first = server.apiKey(org, 1_000_000, "inference");
+    String second = server.apiKey(org, 1_000_000, "inference");
+    int passed = 0;
+    Http.Response last = null;
+    for (int i = 0; i < perMinute + 5; i++) {
+      last = http.get("/api/auth/session").bearer(i % 2 == 0 ? first : second).send();
+      if (last.status() == 200) {
+        passed++;
+        assertThat(last.header("X-RateLimit-Limit")).isEqualTo(String.valueOf(perMinute));
+        assertThat(last.header("X-RateLimit-Remaining")).isEqualTo(String.valueOf(perMinute - passed));
+      }
+    }
+    long now = server.clock.instant().getEpochSecond();
+    long secondsLeft = 60 - now % 60;
+    assertThat(passed).isEqualTo(perMinute);
+    assertThat(last.status()).isEqualTo(429);
+    assertThat(last.header("Retry-After")).isEqualTo(String.valueOf(secondsLeft));
+    assertThat(last.header("X-RateLimit-Remaining")).isEqualTo("0");
+    assertThat(last.header("X-RateLimit-Reset")).isEqualTo(String.valueOf(now + secondsLeft));
+    assertThat(last.json().get("success").asBoolean()).isFalse();
+    assertThat(last.json().get("error").asText()).isEqualTo("Too many requests");
+    assertThat(last.json().get("retryAfter").asLong()).isEqualTo(secondsLeft);
+    // Another organization is not affected.
+    String other = server.apiKey(server.createOrganization(plan), 1000, "inference");
+    assertThat(http.get("/api/auth/session").bearer(other).send().status()).isEqualTo(200);
+  }
+
+  @Test
+  void v1RoutesAreLimitedPerKeyByItsRateLimit() {
+    String org = server.createOrganization("scale");
+    String key = server.apiKey(org, 5, "admin");
+    String sibling = server.apiKey(org, 5, "admin");
+    int passed = 0;
+    Http.Response last = null;
+    for (int i = 0; i < 8; i++) {
+      last = http.get("/v1/organizations/" + org).bearer(key).send();
+      passed += last.status() == 200 ? 1 : 0;
+    }
+    assertThat(passed).isEqualTo(5);
+    assertThat(last.status()).isEqualTo(429);
+    assertThat(last.json().at("/error/type").asText()).isEqualTo("rate_limit_error");
+    assertThat(last.json().at("/error/retry_after").asLong())
+        .isEqualTo(60 - server.clock.instant().getEpochSecond() % 60);
+    assertThat(http.get("/v1/organizations/" + org).bearer(sibling).send().status()).as("per key").isEqualTo(200);
+
+    server.clock.advance(Duration.ofSeconds(60));
+    Http.Response nextWindow = http.get("/v1/organizations/" + org).bearer(key).send();
+    assertThat(nextWindow.status()).isEqualTo(200);
+    assertThat(nextWindow.header("X-RateLimit-Remaining")).isEqualTo("4");
+  }
+
+  @Test
+  void contextTokensUseTheConfiguredDefaultAndTheOperatorIsNotLimited() {
+    String org = server.createOrganization("seed");
+    String token = server.token(org, null, "memory:read");
+    int passed = 0;
+    for (int i = 0; i < 10; i++) {
+      passed += http.get("/v1/probe/read").bearer(token).send().status() == 200 ? 1 : 0;
+    }
+    assertThat(passed).as("RATE_LIMIT_REQUESTS=7").isEqualTo(7);
+    for (int i = 0; i < 10; i++) {
+      // Refused for lacking the permission (403) before any limit is counted.
+      assertThat(http.get("/v1/organizations/" + org).bearer(token).send().status()).isEqualTo(403);
+    }
+    for (int i = 0; i < 20; i++) {
+      assertThat(server.asOperator(http.get("/v1/organizations/" + org)).status()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void theRetryAfterShrinksAsTheWindowEnds() {
+    String org = server.createOrganization("scale");
+    String key = server.apiKey(org, 1, "admin");
+    server.clock.advance(Duration.ofSeconds(60 - server.clock.instant().getEpochSecond() % 60));
+    http.get("/v1/organizations/" + org).bearer(key).send();
+    server.clock.advance(Duration.ofSeconds(45));
+    Http.Response limited = http.get("/v1/organizations/" + org).bearer(key).send();
+    assertThat(limited.status()).isEqualTo(429);
+    assertThat(limited.header("Retry-After")).isEqualTo("15");
+  }
+}
