@@ -59,7 +59,10 @@ public final class Main {
           + "  Use it as 'Authorization: Bearer <key>' on /v1/organizations, or set ENGRAM_ADMIN_KEY.%n%n", key);
       log.warn("created the first account key; it was printed once on the console");
     });
-    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("shutdown").unstarted(engram::close));
+    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("shutdown").unstarted(() -> {
+      engram.close();
+      LoggingSetup.flush();
+    }));
     log.info("Engram listening on http://{}:{} (database: {}, data dir: {})", config.host(), engram.port(),
         engram.services().database().kind().name().toLowerCase(), config.dataDir().toAbsolutePath());
   }

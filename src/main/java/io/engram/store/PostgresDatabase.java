@@ -12,12 +12,21 @@ import org.jdbi.v3.core.Jdbi;
  * ({@code postgresql://user:password@host:5432/db?sslmode=require}) or a JDBC URL. A
  * {@code currentSchema} parameter selects (and creates) the schema Engram owns.
  */
-public final class PostgresDatabase implements Database {
+public final class PostgresDatabase extends JdbiDatabase {
 
   private final HikariDataSource pool;
-  private final Jdbi jdbi;
 
   public PostgresDatabase(String databaseUrl) {
+    this(pool(databaseUrl));
+  }
+
+  private PostgresDatabase(HikariDataSource pool) {
+    super(Jdbi.create(pool), Jdbi.create(pool));
+    this.pool = pool;
+    Migrations.apply(pool, Kind.POSTGRESQL, schemaOf(pool.getJdbcUrl()));
+  }
+
+  private static HikariDataSource pool(String databaseUrl) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("postgresql");
     config.setMaximumPoolSize(10);
@@ -37,9 +46,7 @@ public final class PostgresDatabase implements Database {
       }
     }
     config.setJdbcUrl(jdbcUrl);
-    this.pool = new HikariDataSource(config);
-    Migrations.apply(pool, Kind.POSTGRESQL, schemaOf(jdbcUrl));
-    this.jdbi = Jdbi.create(pool);
+    return new HikariDataSource(config);
   }
 
   private static String schemaOf(String jdbcUrl) {
@@ -55,25 +62,6 @@ public final class PostgresDatabase implements Database {
   @Override
   public Kind kind() {
     return Kind.POSTGRESQL;
-  }
-
-  @Override
-  public <R> R read(Work<R> work) {
-    return jdbi.withHandle(work::apply);
-  }
-
-  @Override
-  public <R> R write(Work<R> work) {
-    return jdbi.inTransaction(work::apply);
-  }
-
-  @Override
-  public boolean isReachable() {
-    try {
-      return read(h -> h.createQuery("SELECT 1").mapTo(Integer.class).one()) == 1;
-    } catch (RuntimeException e) {
-      return false;
-    }
   }
 
   @Override

@@ -17,25 +17,34 @@ import org.sqlite.SQLiteDataSource;
  * own pool and run beside the writer. {@code synchronous=FULL} makes a committed transaction
  * survive a killed process and a power loss.
  */
-public final class SqliteDatabase implements Database {
+public final class SqliteDatabase extends JdbiDatabase {
 
   private final HikariDataSource writerPool;
   private final HikariDataSource readerPool;
-  private final Jdbi writer;
-  private final Jdbi reader;
 
   public SqliteDatabase(Path file) {
+    this(url(file));
+  }
+
+  private SqliteDatabase(String url) {
+    this(pool(url, "sqlite-writer", 1, SQLiteConfig.TransactionMode.IMMEDIATE),
+        pool(url, "sqlite-reader", 4, SQLiteConfig.TransactionMode.DEFERRED));
+  }
+
+  private SqliteDatabase(HikariDataSource writerPool, HikariDataSource readerPool) {
+    super(Jdbi.create(readerPool), Jdbi.create(writerPool));
+    this.writerPool = writerPool;
+    this.readerPool = readerPool;
+    Migrations.apply(writerPool, Kind.SQLITE, null);
+  }
+
+  private static String url(Path file) {
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the data directory for " + file, e);
     }
-    String url = "jdbc:sqlite:" + file.toAbsolutePath();
-    this.writerPool = pool(url, "sqlite-writer", 1, SQLiteConfig.TransactionMode.IMMEDIATE);
-    this.readerPool = pool(url, "sqlite-reader", 4, SQLiteConfig.TransactionMode.DEFERRED);
-    Migrations.apply(writerPool, Kind.SQLITE, null);
-    this.writer = Jdbi.create(writerPool);
-    this.reader = Jdbi.create(readerPool);
+    return "jdbc:sqlite:" + file.toAbsolutePath();
   }
 
   private static HikariDataSource pool(String url, String name, int size, SQLiteConfig.TransactionMode mode) {
@@ -59,25 +68,6 @@ public final class SqliteDatabase implements Database {
   @Override
   public Kind kind() {
     return Kind.SQLITE;
-  }
-
-  @Override
-  public <R> R read(Work<R> work) {
-    return reader.withHandle(work::apply);
-  }
-
-  @Override
-  public <R> R write(Work<R> work) {
-    return writer.inTransaction(work::apply);
-  }
-
-  @Override
-  public boolean isReachable() {
-    try {
-      return read(h -> h.createQuery("SELECT 1").mapTo(Integer.class).one()) == 1;
-    } catch (RuntimeException e) {
-      return false;
-    }
   }
 
   @Override

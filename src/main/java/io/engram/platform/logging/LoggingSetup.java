@@ -1,5 +1,6 @@
 package io.engram.platform.logging;
 
+import ch.qos.logback.classic.AsyncAppender;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
@@ -39,7 +40,8 @@ public final class LoggingSetup {
   private static void apply(EngramConfig config, boolean toStderr) {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
-    Appender<ILoggingEvent> appender = appender(context, config, toStderr);
+    Appender<ILoggingEvent> appender = toStderr ? appender(context, config, true)
+        : asynchronous(context, appender(context, config, false));
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(level(config.logLevel()));
     root.addAppender(appender);
@@ -84,6 +86,28 @@ public final class LoggingSetup {
     appender.setName(config.logDestination());
     appender.start();
     return appender;
+  }
+
+  /**
+   * Request threads hand log events to a queue and a background thread writes them, so a slow
+   * console or disk does not show up in request latency. The queue blocks when full rather than
+   * dropping lines: an access log with holes is worse than a slower request.
+   */
+  private static Appender<ILoggingEvent> asynchronous(LoggerContext context, Appender<ILoggingEvent> target) {
+    AsyncAppender async = new AsyncAppender();
+    async.setContext(context);
+    async.setName("async-" + target.getName());
+    async.setQueueSize(8192);
+    async.setDiscardingThreshold(0);
+    async.setIncludeCallerData(false);
+    async.addAppender(target);
+    async.start();
+    return async;
+  }
+
+  /** Flushes queued lines and closes the appenders; call last on shutdown. */
+  public static void flush() {
+    ((LoggerContext) LoggerFactory.getILoggerFactory()).stop();
   }
 
   private static Encoder<ILoggingEvent> encoder(LoggerContext context, String format) {
