@@ -27,6 +27,7 @@ public final class OrganizationApi {
   private static final Pattern EMAIL = Pattern.compile("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
   private static final Pattern AGENT_SLUG = Pattern.compile("^[a-z0-9][a-z0-9_-]{0,63}$");
   private static final int NAME_MAX = 200;
+  private static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59Z");
 
   private final OrganizationStore organizations;
   private final UserStore users;
@@ -184,6 +185,9 @@ public final class OrganizationApi {
     Optional<Instant> expiresAt = body.optionalInstant("expires_at");
     if (expiresAt.isPresent() && !expiresAt.get().isAfter(clock.instant())) {
       throw ApiException.badRequest("expires_at", "'expires_at' must be in the future");
+    }
+    if (expiresAt.isPresent() && expiresAt.get().isAfter(LATEST_EXPIRY)) {
+      throw ApiException.badRequest("expires_at", "'expires_at' must be before the year 10000");
     }
     return expiresAt.orElse(null);
   }

@@ -128,6 +128,10 @@ class OrganizationRoutesTest {
       "{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"agents\":[\"Bad Slug\"]}|agents",
       "{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"expires_at\":\"yesterday\"}|expires_at",
       "{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"expires_at\":1000}|expires_at",
+      "{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"expires_at\":31556889864403199}|expires_at",
+      "{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"expires_at\":9223372036854775807}|expires_at",
+      "{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"expires_at\":1.5e9}|expires_at",
+      "{\"name\":\"t\",\"scopes\":[\"memory:read\",7]}|scopes",
       "{\"scopes\":[\"memory:read\"]}|name",
   })
   void badTokenInputIs400AndCreatesNothing(String body, String param) {
