@@ -76,7 +76,7 @@ public final class Engram implements AutoCloseable {
     Services services = Services.open(config, clock);
     try {
       HttpMetrics metrics = new HttpMetrics();
-      Guard guard = new Guard(services.credentials(), services.sessions(), services.organizations(),
+      Guard guard = new Guard(services.credentials(), services.sessions(),
           new FixedWindowRateLimiter(clock), metrics, config.apiKeyRequired(), config.rateLimitRequests());
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), metrics, guard),
