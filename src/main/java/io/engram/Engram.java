@@ -24,6 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,11 +63,24 @@ public final class Engram implements AutoCloseable {
   private final Services services;
   private final HttpMetrics metrics;
   private final HttpServer server;
+  private final ScheduledExecutorService housekeeping;
 
   private Engram(Services services, HttpMetrics metrics, HttpServer server) {
     this.services = services;
     this.metrics = metrics;
     this.server = server;
+    this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("housekeeping").factory());
+    // Ended sessions can never authenticate again; deleting them keeps the table small.
+    housekeeping.scheduleWithFixedDelay(this::purgeSessions, 1, 1, TimeUnit.HOURS);
+  }
+
+  private void purgeSessions() {
+    try {
+      int purged = services.sessions().purgeEnded();
+      LOG.debug("purged {} ended sessions", purged);
+    } catch (RuntimeException e) {
+      LOG.warn("could not purge ended sessions: {}", e.getMessage());
+    }
   }
 
   public static Engram start(EngramConfig config, Clock clock) {
@@ -114,6 +130,7 @@ public final class Engram implements AutoCloseable {
   @Override
   public void close() {
     LOG.info("shutting down: draining in-flight requests");
+    housekeeping.shutdownNow();
     server.stop();
     metrics.close();
     services.database().close();

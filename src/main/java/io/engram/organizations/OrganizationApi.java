@@ -61,8 +61,12 @@ public final class OrganizationApi {
     return OrganizationViews.organization(requireOrganization(orgId));
   }
 
+  /** A page of organizations after the given id; {@code has_more} says whether another page exists. */
   public Map<String, Object> listOrganizations(String after, int limit) {
-    return OrganizationViews.list(organizations.list(after, limit).stream().map(OrganizationViews::organization).toList());
+    List<Organization> page = organizations.list(after, limit + 1);
+    Map<String, Object> view = OrganizationViews.list(page.stream().limit(limit).map(OrganizationViews::organization).toList());
+    view.put("has_more", page.size() > limit);
+    return view;
   }
 
   public Map<String, Object> createUser(String orgId, JsonBody body) {

@@ -69,6 +69,7 @@ public final class OrganizationViews {
       case ACCOUNT_KEY -> { }
     }
     view.put("hint", credential.hint());
+    view.put("created_by", credential.createdBy());
     view.put("created_at", seconds(credential.createdAt()));
     view.put("expires_at", seconds(credential.expiresAt()));
     view.put("revoked_at", seconds(credential.revokedAt()));

@@ -47,6 +47,23 @@ class OrganizationRoutesTest {
   }
 
   @Test
+  void organizationsArePaged() {
+    for (int i = 0; i < 3; i++) {
+      server.createOrganization("spark");
+    }
+    JsonNode first = server.asOperator(http.get("/v1/organizations?limit=2")).json();
+    assertThat(first.get("data")).hasSize(2);
+    assertThat(first.get("has_more").asBoolean()).isTrue();
+    String last = first.get("data").get(1).get("id").asText();
+    JsonNode rest = server.asOperator(http.get("/v1/organizations?limit=1000&after=" + last)).json();
+    assertThat(rest.get("has_more").asBoolean()).isFalse();
+    assertThat(rest.get("data").findValuesAsText("id")).doesNotContain(last)
+        .allSatisfy(id -> assertThat(id).isGreaterThan(last));
+    assertThat(server.asOperator(http.get("/v1/organizations?limit=0")).status()).isEqualTo(400);
+    assertThat(server.asOperator(http.get("/v1/organizations?limit=x")).status()).isEqualTo(400);
+  }
+
+  @Test
   void unlimitedLimitsAreWrittenAsNullAndThePlanDefaultsToFree() {
     JsonNode dedicated = server.asOperator(http.post("/v1/organizations").json("{\"name\":\"Big\",\"plan\":\"dedicated\"}")).json();
     assertThat(dedicated.at("/limits/concurrent_requests").isNull()).isTrue();
