@@ -9,6 +9,7 @@ import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
+import java.util.Map;
 
 /**
  * /v1 management routes: organizations and their users, context tokens and API keys (for the
@@ -36,24 +37,10 @@ public final class OrganizationRoutes implements RouteModule {
           String orgId = adminOf(ctx).orgId;
           Responses.json(ctx, 201, api.createUser(orgId, body(ctx)));
         })
-        .get(ORG + "/users", ctx -> Responses.json(ctx, api.listUsers(adminOf(ctx).orgId)))
-        .post(ORG + "/tokens", ctx -> {
-          Admin admin = adminOf(ctx);
-          Responses.json(ctx, 201, api.createToken(admin.orgId, body(ctx), admin.principal.credentialId()));
-        })
-        .get(ORG + "/tokens", ctx ->
-            Responses.json(ctx, api.listCredentials(CredentialKind.CONTEXT_TOKEN, adminOf(ctx).orgId)))
-        .delete(ORG + "/tokens/{token_id}", ctx -> Responses.json(ctx,
-            api.revokeCredential(CredentialKind.CONTEXT_TOKEN, adminOf(ctx).orgId, ctx.pathParam("token_id"))))
-        .post(ORG + "/api-keys", ctx -> {
-          Admin admin = adminOf(ctx);
-          Responses.json(ctx, 201, api.createApiKey(admin.orgId, body(ctx), admin.principal.credentialId()));
-        })
-        .get(ORG + "/api-keys", ctx ->
-            Responses.json(ctx, api.listCredentials(CredentialKind.API_KEY, adminOf(ctx).orgId)))
-        .delete(ORG + "/api-keys/{key_id}", ctx -> Responses.json(ctx,
-            api.revokeCredential(CredentialKind.API_KEY, adminOf(ctx).orgId, ctx.pathParam("key_id"))))
-        .post("/v1/account/keys", ctx -> {
+        .get(ORG + "/users", ctx -> Responses.json(ctx, api.listUsers(adminOf(ctx).orgId)));
+    credentialRoutes(routes, "tokens", "token_id", CredentialKind.CONTEXT_TOKEN, api::createToken);
+    credentialRoutes(routes, "api-keys", "key_id", CredentialKind.API_KEY, api::createApiKey);
+    routes.post("/v1/account/keys", ctx -> {
           Principal operator = guard.account(ctx);
           Responses.json(ctx, 201, api.createAccountKey(body(ctx), operator.credentialId()));
         })
@@ -65,6 +52,25 @@ public final class OrganizationRoutes implements RouteModule {
           guard.account(ctx);
           Responses.json(ctx, api.revokeCredential(CredentialKind.ACCOUNT_KEY, null, ctx.pathParam("key_id")));
         });
+  }
+
+  /** How a credential of one kind is created from its route's body. */
+  @FunctionalInterface
+  private interface CredentialCreator {
+    Map<String, Object> create(String orgId, JsonBody body, String createdBy);
+  }
+
+  /** Create, list and revoke routes of one credential collection of an organization. */
+  private void credentialRoutes(Routes routes, String collection, String idParam, CredentialKind kind,
+                                CredentialCreator creator) {
+    String path = ORG + "/" + collection;
+    routes.post(path, ctx -> {
+          Admin admin = adminOf(ctx);
+          Responses.json(ctx, 201, creator.create(admin.orgId, body(ctx), admin.principal.credentialId()));
+        })
+        .get(path, ctx -> Responses.json(ctx, api.listCredentials(kind, adminOf(ctx).orgId)))
+        .delete(path + "/{" + idParam + "}", ctx ->
+            Responses.json(ctx, api.revokeCredential(kind, adminOf(ctx).orgId, ctx.pathParam(idParam))));
   }
 
   private void createOrganization(Context ctx) {
