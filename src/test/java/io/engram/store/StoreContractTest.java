@@ -50,8 +50,10 @@ abstract class StoreContractTest {
 
   @AfterEach
   void tearDown() {
-    db.close();
-    cleanUp();
+    if (db != null) {
+      db.close();
+      cleanUp();
+    }
   }
 
   private Organization organization(String name, Plan plan) {

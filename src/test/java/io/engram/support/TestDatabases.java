@@ -23,17 +23,19 @@ public final class TestDatabases {
   /** A JDBC URL whose {@code currentSchema} is a new, empty schema. */
   public static String freshPostgresUrl() {
     String schema = "engram_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    SQLException unreachable = null;
     try (Connection connection = DriverManager.getConnection(BASE_URL);
          Statement statement = connection.createStatement()) {
       statement.execute("CREATE SCHEMA " + schema);
     } catch (SQLException e) {
-      boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
-      if (ci) {
+      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
         throw new IllegalStateException("PostgreSQL is required in CI but is not reachable at " + BASE_URL, e);
       }
-      assumeTrue(false, "PostgreSQL not reachable at " + BASE_URL + " (" + e.getMessage()
-          + "); PostgreSQL tests skipped outside CI. Run ./engram test to start it.");
+      unreachable = e;
     }
+    String reason = unreachable == null ? "" : unreachable.getMessage();
+    assumeTrue(unreachable == null, () -> "PostgreSQL not reachable at " + BASE_URL + " (" + reason
+        + "); PostgreSQL tests skipped outside CI. Run ./engram test to start it.");
     return BASE_URL + "&currentSchema=" + schema;
   }
 

@@ -31,13 +31,13 @@ public final class TestServer implements AutoCloseable {
   private final String postgresUrl;
 
   private TestServer(Builder builder) {
+    this.postgresUrl = builder.postgres ? TestDatabases.freshPostgresUrl() : null;
     try {
       this.dataDir = Files.createTempDirectory("engram-test");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     this.clock = builder.clock;
-    this.postgresUrl = builder.postgres ? TestDatabases.freshPostgresUrl() : null;
     Map<String, String> env = new HashMap<>();
     env.put("ENGRAM_DATA_DIR", dataDir.toString());
     env.put("ENGRAM_ADMIN_KEY", ADMIN_KEY);
