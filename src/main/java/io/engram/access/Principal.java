@@ -41,10 +41,4 @@ public record Principal(
   public boolean canReachAgent(String agentSlug) {
     return agents == null || agents.contains(agentSlug);
   }
-
-  /** Organization owners and admins signed in, or an API key with {@code admin}. */
-  public boolean isOrganizationAdmin() {
-    return (kind == Kind.SESSION && user != null && user.role().canManageOrganization())
-        || hasPermission(Permission.ADMIN);
-  }
 }

@@ -19,11 +19,6 @@ public record Limit(long value) {
     return value == U;
   }
 
-  /** True when {@code amount} stays within the limit. */
-  public boolean allows(long amount) {
-    return isUnlimited() || amount <= value;
-  }
-
   @JsonValue
   public Long json() {
     return isUnlimited() ? null : value;

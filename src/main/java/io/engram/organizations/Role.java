@@ -11,10 +11,6 @@ public enum Role {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  public boolean canManageOrganization() {
-    return this != MEMBER;
-  }
-
   public static Optional<Role> fromId(String id) {
     for (Role role : values()) {
       if (role.id().equalsIgnoreCase(id == null ? "" : id.trim())) {

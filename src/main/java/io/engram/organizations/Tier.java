@@ -14,11 +14,6 @@ public enum Tier {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** Display name used in messages, e.g. "Seed". */
-  public String displayName() {
-    return name().charAt(0) + name().substring(1).toLowerCase(Locale.ROOT);
-  }
-
   public boolean atLeast(Tier other) {
     return compareTo(other) >= 0;
   }

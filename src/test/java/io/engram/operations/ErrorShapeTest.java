@@ -3,10 +3,12 @@ package io.engram.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.platform.http.Responses;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ValidationError;
+import io.engram.platform.json.Json;
+import java.util.List;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,7 +29,11 @@ class ErrorShapeTest {
             .get("/api/probe/boom", ctx -> {
               throw new IllegalStateException("secret internal detail");
             })
-            .post("/api/probe/echo", ctx -> Responses.json(ctx, Map.of("success", true))))
+            .post("/api/probe/invalid", ctx -> {
+              throw ApiException.validation(List.of(
+                  new ValidationError("create_orders", null, "first rule"),
+                  new ValidationError(null, "capabilities", "second rule")));
+            }))
         .start();
     http = server.http;
   }
@@ -56,6 +62,16 @@ class ErrorShapeTest {
     assertThat(body.get("error").asText()).isEqualTo(error);
     assertThat(body.get("message").asText()).isNotBlank();
     assertThat(body.size()).isEqualTo(3);
+  }
+
+  @Test
+  void validationFailuresListEveryErrorInTheProductShape() {
+    Http.Response response = http.post("/api/probe/invalid").send();
+    assertThat(response.status()).isEqualTo(400);
+    assertThat(response.json()).isEqualTo(Json.read("""
+        {"success":false,"error":"Validation failed","validationErrors":[
+          {"capabilityId":"create_orders","error":"first rule"},
+          {"field":"capabilities","error":"second rule"}]}""", JsonNode.class));
   }
 
   @Test

@@ -50,10 +50,6 @@ public final class HttpMetrics implements AutoCloseable {
     return registry.scrape();
   }
 
-  public PrometheusMeterRegistry registry() {
-    return registry;
-  }
-
   @Override
   public void close() {
     gcMetrics.close();
