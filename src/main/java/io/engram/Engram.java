@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +72,7 @@ public final class Engram implements AutoCloseable {
     this.server = server;
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("housekeeping").factory());
     // Ended sessions can never authenticate again; deleting them keeps the table small.
-    housekeeping.scheduleWithFixedDelay(this::purgeSessions, 1, 1, TimeUnit.HOURS);
+    housekeeping.scheduleWithFixedDelay(this::purgeSessions, 0, 1, TimeUnit.HOURS);
   }
 
   private void purgeSessions() {
@@ -88,7 +89,7 @@ public final class Engram implements AutoCloseable {
   }
 
   /** Starts the service; {@code extraModules} lets tests mount probe routes behind the real guards. */
-  public static Engram start(EngramConfig config, Clock clock, List<java.util.function.Function<Guard, RouteModule>> extraModules) {
+  public static Engram start(EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules) {
     Services services = Services.open(config, clock);
     try {
       HttpMetrics metrics = new HttpMetrics();
@@ -100,7 +101,6 @@ public final class Engram implements AutoCloseable {
           new SessionRoutes(services.sessions(), guard, config.maxBodyBytes(), config.cookieSecure(),
               Duration.ofMinutes(config.sessionTtlMinutes()))));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
-      services.sessions().purgeEnded();
       HttpServer server = new HttpServer(config, metrics, modules).start();
       return new Engram(services, metrics, server);
     } catch (RuntimeException e) {

@@ -64,6 +64,6 @@ public final class Main {
       LoggingSetup.flush();
     }));
     log.info("Engram listening on http://{}:{} (database: {}, data dir: {})", config.host(), engram.port(),
-        engram.services().database().kind().name().toLowerCase(), config.dataDir().toAbsolutePath());
+        engram.services().database().kind().name().toLowerCase(java.util.Locale.ROOT), config.dataDir().toAbsolutePath());
   }
 }

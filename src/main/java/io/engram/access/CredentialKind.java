@@ -1,6 +1,7 @@
 package io.engram.access;
 
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The credentials Engram issues, each with its fixed prefix. Signed-in sessions use
@@ -29,13 +30,13 @@ public enum CredentialKind {
   }
 
   /** The kind whose prefix starts this secret, if any. */
-  public static java.util.Optional<CredentialKind> ofSecret(String secret) {
+  public static Optional<CredentialKind> ofSecret(String secret) {
     for (CredentialKind kind : values()) {
       if (secret.startsWith(kind.prefix + "_")) {
-        return java.util.Optional.of(kind);
+        return Optional.of(kind);
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
   /** The prefix of the id of a stored credential of this kind. */

@@ -14,6 +14,7 @@ import io.engram.store.Database;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -55,7 +56,7 @@ public final class OperationsRoutes implements RouteModule {
             throw ApiException.unavailable("not_ready", "The database is not reachable");
           }
           Responses.json(ctx, Map.of("status", "ready", "checks",
-              Map.of("database", Map.of("status", "ok", "kind", database.kind().name().toLowerCase()))));
+              Map.of("database", Map.of("status", "ok", "kind", database.kind().name().toLowerCase(Locale.ROOT)))));
         })
         .get("/metrics", ctx -> {
           guard.operatorOrOpen(ctx);

@@ -27,17 +27,16 @@ public final class UserStore {
     this.db = db;
   }
 
-  /** Inserts the user; returns false when the organization already has a user with that email. */
+  /**
+   * Inserts the user; returns false when the organization already has a user with that email.
+   * The unique key decides (ON CONFLICT, understood by SQLite and PostgreSQL), so two concurrent
+   * inserts of one email cannot both pass a check and then fail on the constraint.
+   */
   public boolean insert(User user, String passwordHash) {
-    return db.write(h -> {
-      boolean taken = h.createQuery("SELECT COUNT(*) FROM users WHERE org_id = :org AND email = :email")
-          .bind("org", user.orgId()).bind("email", user.email()).mapTo(Integer.class).one() > 0;
-      if (taken) {
-        return false;
-      }
-      h.createUpdate("""
+    return db.write(h -> h.createUpdate("""
               INSERT INTO users (id, org_id, email, name, role, password_hash, created_at)
-              VALUES (:id, :org, :email, :name, :role, :password, :createdAt)""")
+              VALUES (:id, :org, :email, :name, :role, :password, :createdAt)
+              ON CONFLICT (org_id, email) DO NOTHING""")
           .bind("id", user.id())
           .bind("org", user.orgId())
           .bind("email", user.email())
@@ -45,9 +44,7 @@ public final class UserStore {
           .bind("role", user.role().id())
           .bind("password", passwordHash)
           .bind("createdAt", user.createdAt().toEpochMilli())
-          .execute();
-      return true;
-    });
+          .execute() == 1);
   }
 
   public Optional<User> find(String orgId, String id) {

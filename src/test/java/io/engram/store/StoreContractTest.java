@@ -142,6 +142,24 @@ abstract class StoreContractTest {
   }
 
   @Test
+  void concurrentInsertsOfOneEmailCreateExactlyOneUser() throws Exception {
+    Organization org = organization("Race", Plan.SEED);
+    List<Future<Boolean>> inserts = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
+      for (int i = 0; i < 16; i++) {
+        inserts.add(pool.submit(() -> users.insert(new User(Ids.newId("user", NOW.toEpochMilli()), org.id(),
+            "same@example.com", "Same", Role.MEMBER, NOW), null)));
+      }
+      int created = 0;
+      for (Future<Boolean> insert : inserts) {
+        created += insert.get() ? 1 : 0;
+      }
+      assertThat(created).isEqualTo(1);
+    }
+    assertThat(users.list(org.id())).hasSize(1);
+  }
+
+  @Test
   void concurrentWritesAllLand() throws Exception {
     Organization org = organization("Busy", Plan.GROWTH);
     List<Future<?>> writes = new ArrayList<>();
