@@ -6,6 +6,11 @@ import io.engram.access.Guard;
 import io.engram.access.SessionRoutes;
 import io.engram.access.SessionService;
 import io.engram.access.SessionStore;
+import io.engram.capabilities.AssistantRoutes;
+import io.engram.capabilities.AssistantService;
+import io.engram.capabilities.AssistantStore;
+import io.engram.capabilities.CapabilityRegistry;
+import io.engram.capabilities.CapabilityRoutes;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.OrganizationApi;
 import io.engram.organizations.OrganizationRoutes;
@@ -40,7 +45,8 @@ public final class Engram implements AutoCloseable {
 
   /** The stores and services both the server and the admin CLI use. */
   public record Services(Database database, OrganizationStore organizations, UserStore users,
-                         CredentialService credentials, SessionService sessions, OrganizationApi organizationApi)
+                         CredentialService credentials, SessionService sessions, OrganizationApi organizationApi,
+                         AssistantService assistants)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
@@ -52,7 +58,9 @@ public final class Engram implements AutoCloseable {
       SessionService sessions = new SessionService(new SessionStore(database), users, organizations, clock,
           Duration.ofMinutes(config.sessionTtlMinutes()));
       OrganizationApi api = new OrganizationApi(organizations, users, credentials, clock, config.rateLimitRequests());
-      return new Services(database, organizations, users, credentials, sessions, api);
+      AssistantService assistants = new AssistantService(new AssistantStore(database), users,
+          CapabilityRegistry.load(List.of()), clock);
+      return new Services(database, organizations, users, credentials, sessions, api, assistants);
     }
 
     @Override
@@ -99,7 +107,9 @@ public final class Engram implements AutoCloseable {
           new OperationsRoutes(services.database(), metrics, guard),
           new OrganizationRoutes(services.organizationApi(), guard, config.maxBodyBytes()),
           new SessionRoutes(services.sessions(), guard, config.maxBodyBytes(), config.cookieSecure(),
-              Duration.ofMinutes(config.sessionTtlMinutes()))));
+              Duration.ofMinutes(config.sessionTtlMinutes())),
+          new AssistantRoutes(services.assistants(), guard, config.maxBodyBytes()),
+          new CapabilityRoutes(services.assistants(), guard, config.maxBodyBytes())));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
       return new Engram(services, metrics, server);

@@ -3,8 +3,8 @@ package io.engram.organizations;
 import io.engram.access.CredentialKind;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
-import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
@@ -80,23 +80,8 @@ public final class OrganizationRoutes implements RouteModule {
 
   private void listOrganizations(Context ctx) {
     guard.account(ctx);
-    int limit = parseLimit(ctx.queryParam("limit"));
+    int limit = QueryParams.integer(ctx, "limit", 100, 1, 1000);
     Responses.json(ctx, api.listOrganizations(ctx.queryParam("after"), limit));
-  }
-
-  private static int parseLimit(String raw) {
-    if (raw == null) {
-      return 100;
-    }
-    try {
-      int limit = Integer.parseInt(raw);
-      if (limit >= 1 && limit <= 1000) {
-        return limit;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw ApiException.badRequest("limit", "'limit' must be an integer between 1 and 1000");
   }
 
   private record Admin(Principal principal, String orgId) {

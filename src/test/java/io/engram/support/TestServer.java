@@ -122,6 +122,26 @@ public final class TestServer implements AutoCloseable {
     return created(asOperator(http.post("/v1/organizations/" + orgId + "/users").json(body)));
   }
 
+  /** A signed-in browser: its session cookie and CSRF token, added to every call it makes. */
+  public record Session(String cookie, String csrf, JsonNode user) {
+    public Http.Call on(Http.Call call) {
+      return call.header("Cookie", Guard.SESSION_COOKIE + "=" + cookie).header(Guard.CSRF_HEADER, csrf);
+    }
+  }
+
+  /** Creates a user with the role and signs them in. */
+  public Session signedIn(String orgId, String email, String role) {
+    String password = "password for " + email;
+    JsonNode user = createUser(orgId, email, role, password);
+    Http.Response login = http.post("/api/auth/login")
+        .json("{\"email\":\"" + email + "\",\"password\":\"" + password + "\"}").send();
+    assertThat(login.status()).as(login.text()).isEqualTo(200);
+    String cookie = login.headerValues("Set-Cookie").stream()
+        .flatMap(header -> java.net.HttpCookie.parse(header).stream())
+        .filter(c -> c.getName().equals(Guard.SESSION_COOKIE)).findFirst().orElseThrow().getValue();
+    return new Session(cookie, login.json().get("csrfToken").asText(), user);
+  }
+
   private static JsonNode created(Http.Response response) {
     assertThat(response.status()).as(response.text()).isEqualTo(201);
     return response.json();

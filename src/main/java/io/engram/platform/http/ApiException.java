@@ -51,6 +51,12 @@ public final class ApiException extends RuntimeException {
     return new ApiException(409, ErrorType.INVALID_REQUEST_ERROR, code, message, null, null, null);
   }
 
+  /** 412: the resource changed since the version the caller's If-Match names. */
+  public static ApiException preconditionFailed(String message) {
+    return new ApiException(412, ErrorType.INVALID_REQUEST_ERROR, "precondition_failed", message, "If-Match", null,
+        null);
+  }
+
   public static ApiException rateLimited(String message, long retryAfterSeconds) {
     return new ApiException(429, ErrorType.RATE_LIMIT_ERROR, "rate_limit_exceeded", message, null,
         retryAfterSeconds, null);

@@ -28,6 +28,7 @@ public final class HttpServer {
   private static final Logger ACCESS = LoggerFactory.getLogger("engram.access");
   private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
   private static final String STARTED_AT = "engram.startedAt";
+  private static final String REQUEST_ID = "engram.requestId";
 
   private final Javalin javalin;
   private final List<Routes.Route> routes;
@@ -68,7 +69,7 @@ public final class HttpServer {
         rule.allowCredentials = true;
       }
       for (String header : List.of("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-          "Retry-After")) {
+          "Retry-After", "ETag")) {
         rule.exposeHeader(header);
       }
     }));
@@ -80,7 +81,13 @@ public final class HttpServer {
     String requestId = incoming != null && CLIENT_REQUEST_ID.matcher(incoming).matches()
         ? incoming : Ids.newId("req", System.currentTimeMillis());
     MDC.put("request_id", requestId);
+    ctx.attribute(REQUEST_ID, requestId);
     ctx.header("X-Request-Id", requestId);
+  }
+
+  /** This request's id, as sent back in X-Request-Id; recorded with the changes it makes. */
+  public static String requestId(Context ctx) {
+    return ctx.attribute(REQUEST_ID);
   }
 
   private static void endRequest(Context ctx, HttpMetrics metrics) {

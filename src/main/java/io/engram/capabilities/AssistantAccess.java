@@ -1,0 +1,56 @@
+package io.engram.capabilities;
+
+import io.engram.access.Permission;
+import io.engram.access.Principal;
+import io.engram.organizations.Role;
+
+/**
+ * Who may see and change which assistant, inside one organization (the store already keeps
+ * organizations apart). Two separate checks, as the spec asks: access (reading) and the modify
+ * permission (changing capabilities, deleting).
+ *
+ * <ul>
+ *   <li>Any API key of the organization reads every assistant; only a key with {@code admin}
+ *       modifies or creates them.</li>
+ *   <li>Owners and admins, signed in, read and modify every assistant.</li>
+ *   <li>Members read shared assistants and their own personal one, and modify only their own
+ *       personal assistant. Another member's personal assistant does not exist for them (404).</li>
+ * </ul>
+ */
+final class AssistantAccess {
+
+  private AssistantAccess() {
+  }
+
+  static boolean canRead(Principal principal, Assistant assistant) {
+    if (principal.kind() == Principal.Kind.API_KEY || managesOrganization(principal)) {
+      return true;
+    }
+    return assistant.type() == AssistantType.ORG_SHARED || isOwner(principal, assistant);
+  }
+
+  static boolean canModify(Principal principal, Assistant assistant) {
+    if (principal.kind() == Principal.Kind.API_KEY) {
+      return principal.hasPermission(Permission.ADMIN);
+    }
+    return managesOrganization(principal)
+        || (assistant.type() == AssistantType.EMPLOYEE_PERSONAL && isOwner(principal, assistant));
+  }
+
+  /** Admin API keys, owners and admins: they act for the whole organization. */
+  static boolean managesOrganization(Principal principal) {
+    if (principal.kind() == Principal.Kind.API_KEY) {
+      return principal.hasPermission(Permission.ADMIN);
+    }
+    return principal.user() != null && (principal.user().role() == Role.OWNER || principal.user().role() == Role.ADMIN);
+  }
+
+  /** Members see only shared assistants and their own in lists; null means "everything". */
+  static String visibilityFilter(Principal principal) {
+    return principal.kind() == Principal.Kind.API_KEY || managesOrganization(principal) ? null : principal.user().id();
+  }
+
+  private static boolean isOwner(Principal principal, Assistant assistant) {
+    return principal.user() != null && principal.user().id().equals(assistant.ownerUserId());
+  }
+}

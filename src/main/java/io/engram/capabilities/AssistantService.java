@@ -1,0 +1,174 @@
+package io.engram.capabilities;
+
+import io.engram.access.Principal;
+import io.engram.organizations.Organization;
+import io.engram.organizations.UserStore;
+import io.engram.platform.Ids;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.EntityTags;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongPredicate;
+import java.util.function.Supplier;
+
+/**
+ * Assistants and their capability sets, for a caller: every method takes the {@link Principal}
+ * and applies {@link AssistantAccess} before anything else, so no route can forget it.
+ */
+public final class AssistantService {
+  /** PostgreSQL lets two writers read one version; the loser re-reads and builds on the winner. */
+  private static final int MAX_ATTEMPTS = 50;
+
+  private final AssistantStore store;
+  private final UserStore users;
+  private final CapabilityRegistry registry;
+  private final CapabilitySetValidator validator;
+  private final Clock clock;
+
+  public AssistantService(AssistantStore store, UserStore users, CapabilityRegistry registry, Clock clock) {
+    this.store = store;
+    this.users = users;
+    this.registry = registry;
+    this.validator = new CapabilitySetValidator(registry);
+    this.clock = clock;
+  }
+
+  public CapabilityRegistry registry() {
+    return registry;
+  }
+
+  /** A new assistant with only the always-enabled capabilities; its owner is checked here. */
+  public Assistant create(Principal caller, String name, AssistantType type, String ownerId, String requestId) {
+    String owner = switch (type) {
+      case ORG_SHARED -> {
+        if (ownerId != null) {
+          throw ApiException.badRequest("ownerId", "'ownerId' is only for employee_personal assistants");
+        }
+        if (!AssistantAccess.managesOrganization(caller)) {
+          throw ApiException.forbidden("insufficient_permissions",
+              "Only owners, admins and API keys with admin create organization-level assistants");
+        }
+        yield null;
+      }
+      case EMPLOYEE_PERSONAL -> personalOwner(caller, ownerId);
+    };
+    Instant now = now();
+    Assistant assistant = new Assistant(Ids.newId("asst", now.toEpochMilli()), caller.orgId(), name, type, owner, 1,
+        CapabilitySet.initial(registry), now, now);
+    store.create(assistant, Actor.of(caller), requestId);
+    return assistant;
+  }
+
+  private String personalOwner(Principal caller, String ownerId) {
+    if (ownerId == null) {
+      if (caller.user() == null) {
+        throw ApiException.badRequest("ownerId", "'ownerId' (a user id of the organization) is required "
+            + "when an API key creates an employee_personal assistant");
+      }
+      return caller.user().id();
+    }
+    boolean self = caller.user() != null && caller.user().id().equals(ownerId);
+    if (!self && !AssistantAccess.managesOrganization(caller)) {
+      throw ApiException.forbidden("insufficient_permissions",
+          "Members create personal assistants for themselves only");
+    }
+    if (users.find(caller.orgId(), ownerId).isEmpty()) {
+      throw ApiException.badRequest("ownerId", "No user '" + ownerId + "' in this organization");
+    }
+    return ownerId;
+  }
+
+  public List<Assistant> list(Principal caller, AssistantType type, String afterId, int limit) {
+    return store.list(caller.orgId(), AssistantAccess.visibilityFilter(caller), type, afterId, limit);
+  }
+
+  /** The assistant if the caller may read it; 404 otherwise, so its existence does not leak. */
+  public Assistant get(Principal caller, String assistantId) {
+    return store.find(caller.orgId(), assistantId)
+        .filter(assistant -> AssistantAccess.canRead(caller, assistant))
+        .orElseThrow(() -> notFound(assistantId));
+  }
+
+  public void delete(Principal caller, String assistantId) {
+    requireModify(caller, get(caller, assistantId));
+    if (!store.markDeleted(caller.orgId(), assistantId, now())) {
+      throw notFound(assistantId);
+    }
+  }
+
+  /**
+   * Replaces the capability set atomically with the change {@code body} describes. {@code ifMatch} (from the If-Match header) makes it
+   * conditional: a stale version is a 412. Without it the change applies to whatever version is
+   * current, and is still one whole set, never a mix of two requests.
+   */
+  public Assistant replaceCapabilities(Principal caller, String assistantId, Supplier<CapabilityChange> body,
+                                       String ifMatch, String requestId) {
+    requireModify(caller, get(caller, assistantId));
+    // The body is read only once the caller may modify: a stranger learns nothing from a 400.
+    CapabilityChange change = body.get();
+    LongPredicate accepts = EntityTags.ifMatch(ifMatch);
+    Organization org = caller.organization();
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      AssistantStore.Replacement outcome = store.replace(org.id(), assistantId, accepts, Actor.of(caller), requestId,
+          current -> current.withCapabilities(validator.validate(change.applyTo(current.capabilities(), registry),
+              current.type(), org.plan().tier(), org.plan().limits().capabilityCount()), now()));
+      switch (outcome) {
+        case AssistantStore.Replacement.Done done -> {
+          return done.assistant();
+        }
+        case AssistantStore.Replacement.Missing missing -> throw notFound(assistantId);
+        case AssistantStore.Replacement.Stale stale -> {
+          if (accepts != null) {
+            throw ApiException.preconditionFailed("The assistant's capabilities changed: they are at version "
+                + stale.currentVersion() + " (ETag " + EntityTags.of(stale.currentVersion())
+                + "), not the one If-Match names; read them again and resend");
+          }
+        }
+      }
+    }
+    throw ApiException.conflict("concurrent_update", "The assistant kept changing while this update was applied; "
+        + "retry it");
+  }
+
+  /** Newest first, before {@code beforeVersion} (exclusive); each with the set it replaced. */
+  public List<CapabilityVersion> history(Principal caller, String assistantId, long beforeVersion, int limit) {
+    get(caller, assistantId);
+    return store.versions(assistantId, beforeVersion, limit);
+  }
+
+  /** The set in force at {@code at} for the caller's view of the assistant. */
+  public CapabilityVersion inForceAt(Principal caller, String assistantId, Instant at) {
+    Assistant assistant = get(caller, assistantId);
+    return store.inForceAt(assistant.id(), at).orElseThrow(() -> ApiException.notFound("Assistant " + assistantId
+        + " did not exist at " + at + "; it was created at " + assistant.createdAt()));
+  }
+
+  /**
+   * For inference: the capability set in force for an assistant when a message arrived, so a
+   * change made while a conversation runs applies from the next message on.
+   */
+  public Optional<CapabilitySet> setInForce(String orgId, String assistantId, Instant messageArrivedAt) {
+    return store.find(orgId, assistantId)
+        .flatMap(assistant -> store.inForceAt(assistant.id(), messageArrivedAt))
+        .map(CapabilityVersion::set);
+  }
+
+  /** Times are stored in milliseconds; the responses show what was stored. */
+  private Instant now() {
+    return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+  }
+
+  private static void requireModify(Principal caller, Assistant assistant) {
+    if (!AssistantAccess.canModify(caller, assistant)) {
+      throw ApiException.forbidden("insufficient_permissions", "You may read this assistant but not modify it: "
+          + "changes need an owner or admin, the owner of a personal assistant, or an API key with admin");
+    }
+  }
+
+  static ApiException notFound(String assistantId) {
+    return ApiException.notFound("Assistant " + assistantId + " not found");
+  }
+}

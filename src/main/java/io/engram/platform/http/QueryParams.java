@@ -1,0 +1,50 @@
+package io.engram.platform.http;
+
+import io.javalin.http.Context;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+
+/** Typed, bounded query parameters; a bad value is a 400 naming the parameter. */
+public final class QueryParams {
+
+  private QueryParams() {
+  }
+
+  public static int integer(Context ctx, String name, int fallback, int min, int max) {
+    Long value = longValue(ctx, name, min, max);
+    return value == null ? fallback : value.intValue();
+  }
+
+  /** The parameter as a whole number in [min, max], or null when absent. */
+  public static Long longValue(Context ctx, String name, long min, long max) {
+    String raw = ctx.queryParam(name);
+    if (raw == null) {
+      return null;
+    }
+    try {
+      long value = Long.parseLong(raw.strip());
+      if (value >= min && value <= max) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw ApiException.badRequest(name, "'" + name + "' must be an integer between " + min + " and " + max);
+  }
+
+  /** A point in time given as Unix seconds or an RFC 3339 timestamp; null when absent. */
+  public static Instant instant(Context ctx, String name) {
+    String raw = ctx.queryParam(name);
+    if (raw == null) {
+      return null;
+    }
+    try {
+      return raw.strip().matches("\\d{1,12}") ? Instant.ofEpochSecond(Long.parseLong(raw.strip()))
+          : OffsetDateTime.parse(raw.strip()).toInstant();
+    } catch (DateTimeException e) {
+      throw ApiException.badRequest(name, "'" + name + "' must be Unix seconds or an RFC 3339 timestamp "
+          + "such as 2030-01-31T12:00:00Z");
+    }
+  }
+}
