@@ -137,6 +137,28 @@ class CapabilityRegistryRoutesTest {
   }
 
   @Test
+  void theRoutesShareTheOrganizationsPerMinuteBudget() {
+    Assistants spark = Assistants.withKey(server, server.apiKey(server.createOrganization("spark"), 1000, "admin"));
+    String id = spark.created("Budgeted", "org_shared", null);
+    int passed = 1;
+    Http.Response last = null;
+    for (int i = 0; i < 64; i++) {
+      last = switch (i % 4) {
+        case 0 -> spark.send(spark.http.get("/api/capabilities/registry"));
+        case 1 -> spark.capabilities(id);
+        case 2 -> spark.available(id);
+        default -> spark.patch(id, "{\"capabilities\":[\"track_orders\"]}");
+      };
+      passed += last.status() == 429 ? 0 : 1;
+    }
+    assertThat(passed).isEqualTo(60);
+    assertThat(last.status()).isEqualTo(429);
+    assertThat(last.header("Retry-After")).isNotNull();
+    assertThat(last.json().get("success").asBoolean()).isFalse();
+    assertThat(last.json().get("retryAfter").asLong()).isPositive();
+  }
+
+  @Test
   void unlimitedTiersWriteTheCapabilityLimitAsNull() {
     String owner = server.createUser(growthOrg, "pat@example.com", "member", "long enough password").get("id").asText();
     String personal = growth.created("Mine", "employee_personal", owner);
