@@ -133,7 +133,8 @@ public final class CapabilityRegistry {
         throw invalid(where + ": enum must list at least one value");
       }
     }
-    ConfigField field = new ConfigField(name, type, required.asBoolean(), text(node, "description", where),
+    String description = node.has("description") ? text(node, "description", where) : null;
+    ConfigField field = new ConfigField(name, type, required.asBoolean(), description,
         decimal(node, "minimum", where), decimal(node, "maximum", where), count(node, "minLength", where),
         count(node, "maxLength", where), count(node, "minItems", where), count(node, "maxItems", where), allowed);
     checkBounds(field, where);
