@@ -30,7 +30,9 @@ public final class AdminCommand {
   static final String USAGE = """
       Usage: engram <command>
         serve                                   run the service (default)
-        admin org create --name N [--plan P]    create an organization
+        admin org create --name N [--plan P] [--requests-per-minute N]
+                                                create an organization (a contract-specific
+                                                /api budget needs Growth or above)
         admin org get ORG_ID | admin org list
         admin user create --org ORG_ID --email E [--name N] [--role owner|admin|member] [--password-stdin]
         admin user list --org ORG_ID
@@ -44,7 +46,7 @@ public final class AdminCommand {
   /** Flags that may repeat; they become JSON arrays under the plural name. */
   private static final Map<String, String> LIST_FLAGS = Map.of("scope", "scopes", "agent", "agents",
       "permission", "permissions");
-  private static final Set<String> INTEGER_FLAGS = Set.of("rate-limit");
+  private static final Set<String> INTEGER_FLAGS = Set.of("rate-limit", "requests-per-minute");
 
   private final EngramConfig config;
   private final PrintStream out;

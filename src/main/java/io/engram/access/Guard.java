@@ -161,7 +161,7 @@ public final class Guard {
     if (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT) {
       Organization org = principal.organization();
       key = "org:" + org.id();
-      limit = org.plan().limits().requestsPerMinute().value();
+      limit = org.apiRequestsPerMinute().value();
       limitName = "organization";
     } else {
       key = "credential:" + principal.credentialId();

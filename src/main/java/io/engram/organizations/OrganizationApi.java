@@ -45,14 +45,20 @@ public final class OrganizationApi {
   }
 
   public Map<String, Object> createOrganization(JsonBody body) {
-    body.allowOnly(Set.of("name", "plan"));
+    body.allowOnly(Set.of("name", "plan", "requests_per_minute"));
     String name = body.requiredString("name", NAME_MAX);
     Plan plan = body.optionalString("plan", 32)
         .map(id -> Plan.fromId(id).orElseThrow(() -> ApiException.badRequest("plan",
             "Unknown plan '" + id + "'; plans: " + Plan.allIds())))
         .orElse(Plan.FREE);
+    Long requestsPerMinute = body.optionalInt("requests_per_minute", 1, 1_000_000).map(Integer::longValue).orElse(null);
+    if (requestsPerMinute != null && !plan.tier().atLeast(Tier.GROWTH)) {
+      throw ApiException.badRequest("requests_per_minute", "A contract-specific 'requests_per_minute' is for "
+          + "Growth plans and above; plan " + plan.id() + " has " + plan.limits().requestsPerMinute());
+    }
     Instant now = clock.instant();
-    Organization org = new Organization(Ids.newId("org", now.toEpochMilli()), name, plan, now, now);
+    Organization org = new Organization(Ids.newId("org", now.toEpochMilli()), name, plan, requestsPerMinute, now,
+        now);
     organizations.insert(org);
     return OrganizationViews.organization(org);
   }

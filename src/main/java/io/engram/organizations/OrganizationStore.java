@@ -13,6 +13,7 @@ public final class OrganizationStore {
       rs.getString("id"),
       rs.getString("name"),
       Plan.fromId(rs.getString("plan")).orElseThrow(),
+      Rows.nullableLong(rs, "requests_per_minute"),
       Rows.instant(rs, "created_at"),
       Rows.instant(rs, "updated_at"));
 
@@ -24,11 +25,12 @@ public final class OrganizationStore {
 
   public void insert(Organization org) {
     db.write(h -> h.createUpdate("""
-            INSERT INTO organizations (id, name, plan, created_at, updated_at)
-            VALUES (:id, :name, :plan, :createdAt, :updatedAt)""")
+            INSERT INTO organizations (id, name, plan, requests_per_minute, created_at, updated_at)
+            VALUES (:id, :name, :plan, :requestsPerMinute, :createdAt, :updatedAt)""")
         .bind("id", org.id())
         .bind("name", org.name())
         .bind("plan", org.plan().id())
+        .bind("requestsPerMinute", org.requestsPerMinute())
         .bind("createdAt", org.createdAt().toEpochMilli())
         .bind("updatedAt", org.updatedAt().toEpochMilli())
         .execute());

@@ -20,7 +20,7 @@ public final class OrganizationViews {
     PlanLimits limits = org.plan().limits();
     Map<String, Object> limitView = new LinkedHashMap<>();
     limitView.put("capability_count", limits.capabilityCount());
-    limitView.put("requests_per_minute", limits.requestsPerMinute());
+    limitView.put("requests_per_minute", org.apiRequestsPerMinute());
     limitView.put("concurrent_requests", limits.concurrentRequests());
     limitView.put("tokens_per_request", limits.tokensPerRequest());
     limitView.put("tokens_per_hour", limits.tokensPerHour());

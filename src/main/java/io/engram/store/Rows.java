@@ -15,6 +15,11 @@ public final class Rows {
     return rs.wasNull() ? null : value;
   }
 
+  public static Long nullableLong(ResultSet rs, String column) throws SQLException {
+    long value = rs.getLong(column);
+    return rs.wasNull() ? null : value;
+  }
+
   /** A Unix-milliseconds column as an instant, or null. */
   public static Instant nullableInstant(ResultSet rs, String column) throws SQLException {
     long value = rs.getLong(column);

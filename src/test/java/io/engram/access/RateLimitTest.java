@@ -117,4 +117,23 @@ class RateLimitTest {
     assertThat(limited.status()).isEqualTo(429);
     assertThat(limited.header("Retry-After")).isEqualTo("15");
   }
+
+  @Test
+  void aContractSpecificBudgetReplacesThePlansFromGrowthUp() {
+    Http.Response created = server.asOperator(http.post("/v1/organizations")
+        .json("{\"name\":\"Contract\",\"plan\":\"dedicated\",\"requests_per_minute\":5}"));
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    assertThat(created.json().at("/limits/requests_per_minute").asInt()).isEqualTo(5);
+    String key = server.apiKey(created.json().get("id").asText(), 1_000_000, "inference");
+    int passed = 0;
+    for (int i = 0; i < 8; i++) {
+      passed += http.get("/api/auth/session").bearer(key).send().status() == 200 ? 1 : 0;
+    }
+    assertThat(passed).isEqualTo(5);
+
+    Http.Response belowGrowth = server.asOperator(http.post("/v1/organizations")
+        .json("{\"name\":\"Small\",\"plan\":\"seed\",\"requests_per_minute\":5000}"));
+    assertThat(belowGrowth.status()).isEqualTo(400);
+    assertThat(belowGrowth.json().at("/error/param").asText()).isEqualTo("requests_per_minute");
+  }
 }

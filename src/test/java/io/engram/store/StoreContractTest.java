@@ -57,7 +57,7 @@ abstract class StoreContractTest {
   }
 
   private Organization organization(String name, Plan plan) {
-    Organization org = new Organization(Ids.newId("org", NOW.toEpochMilli()), name, plan, NOW, NOW);
+    Organization org = new Organization(Ids.newId("org", NOW.toEpochMilli()), name, plan, null, NOW, NOW);
     organizations.insert(org);
     return org;
   }
