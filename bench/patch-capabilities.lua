@@ -10,7 +10,17 @@ local bodies = {
 }
 local n = 0
 
+-- wrk.format uses only the headers it is given, so the -H headers (Authorization) are copied in.
+local headers = {}
+
+init = function()
+  for name, value in pairs(wrk.headers) do
+    headers[name] = value
+  end
+  headers["Content-Type"] = "application/json"
+end
+
 request = function()
   n = n + 1
-  return wrk.format("PATCH", nil, {["Content-Type"] = "application/json"}, bodies[(n % 2) + 1])
+  return wrk.format("PATCH", nil, headers, bodies[(n % 2) + 1])
 end
