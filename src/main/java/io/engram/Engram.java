@@ -28,10 +28,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,14 +92,25 @@ public final class Engram implements AutoCloseable {
     }
   }
 
-  public static Engram start(EngramConfig config, Clock clock) {
-    return start(config, clock, List.of());
+  /**
+   * Starts the service. When no account key exists and none is configured, one is created first
+   * and handed to {@code onFirstAccountKey} before the server listens, so it is shown before
+   * anyone could need it.
+   */
+  public static Engram start(EngramConfig config, Clock clock, Consumer<String> onFirstAccountKey) {
+    return start(config, clock, List.of(), onFirstAccountKey);
   }
 
   /** Starts the service; {@code extraModules} lets tests mount probe routes behind the real guards. */
   public static Engram start(EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules) {
+    return start(config, clock, extraModules, key -> { });
+  }
+
+  private static Engram start(EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules,
+                              Consumer<String> onFirstAccountKey) {
     Services services = Services.open(config, clock);
     try {
+      services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       HttpMetrics metrics = new HttpMetrics();
       Guard guard = new Guard(services.credentials(), services.sessions(),
           new FixedWindowRateLimiter(clock), metrics, config.apiKeyRequired(), config.rateLimitRequests());
@@ -117,11 +128,6 @@ public final class Engram implements AutoCloseable {
       services.database().close();
       throw e;
     }
-  }
-
-  /** Creates the first account key when none exists; the caller shows it once. */
-  public Optional<String> bootstrapAccountKey() {
-    return services.credentials().bootstrapAccountKey();
   }
 
   public int port() {

@@ -47,18 +47,17 @@ public final class Main {
     log.info("configuration: {}", config.redactedValues());
     Engram engram;
     try {
-      engram = Engram.start(config, Clock.systemUTC());
+      engram = Engram.start(config, Clock.systemUTC(), key -> {
+        // Printed once, to the console only: the key is stored hashed and never logged.
+        System.err.printf("%n  No account key existed, so one was created. It is shown only now:%n%n    %s%n%n"
+            + "  Use it as 'Authorization: Bearer <key>' on /v1/organizations, or set ENGRAM_ADMIN_KEY.%n%n", key);
+        log.warn("created the first account key; it was printed once on the console");
+      });
     } catch (RuntimeException e) {
       log.error("start-up failed: {}", e.getMessage(), e);
       System.exit(1);
       return;
     }
-    engram.bootstrapAccountKey().ifPresent(key -> {
-      // Printed once, to the console only: the key is stored hashed and never logged.
-      System.err.printf("%n  No account key existed, so one was created. It is shown only now:%n%n    %s%n%n"
-          + "  Use it as 'Authorization: Bearer <key>' on /v1/organizations, or set ENGRAM_ADMIN_KEY.%n%n", key);
-      log.warn("created the first account key; it was printed once on the console");
-    });
     Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("shutdown").unstarted(() -> {
       engram.close();
       LoggingSetup.flush();
