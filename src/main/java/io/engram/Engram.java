@@ -11,6 +11,7 @@ import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.AssistantStore;
 import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
+import io.engram.capabilities.OrganizationAnalytics;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.OrganizationApi;
 import io.engram.organizations.OrganizationRoutes;
@@ -59,7 +60,7 @@ public final class Engram implements AutoCloseable {
           Duration.ofMinutes(config.sessionTtlMinutes()));
       OrganizationApi api = new OrganizationApi(organizations, users, credentials, clock, config.rateLimitRequests());
       AssistantService assistants = new AssistantService(new AssistantStore(database), users,
-          CapabilityRegistry.load(List.of()), clock);
+          CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))), clock);
       return new Services(database, organizations, users, credentials, sessions, api, assistants);
     }
 

@@ -1,5 +1,6 @@
 package io.engram.capabilities;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.access.Principal;
 import io.engram.organizations.Organization;
 import io.engram.organizations.UserStore;
@@ -131,6 +132,25 @@ public final class AssistantService {
     }
     throw ApiException.conflict("concurrent_update", "The assistant kept changing while this update was applied; "
         + "retry it");
+  }
+
+  /**
+   * Executes a capability of an assistant the caller may use, with the config in force now: the
+   * capability must be enabled on the assistant and have a handler (a metadata entry is a 501).
+   */
+  public JsonNode execute(Principal caller, String assistantId, String capabilityId, JsonNode arguments) {
+    Assistant assistant = get(caller, assistantId);
+    Capability capability = registry.find(capabilityId)
+        .orElseThrow(() -> ApiException.notFound("Capability " + capabilityId + " not found"));
+    if (!assistant.capabilities().capabilities().contains(capabilityId)) {
+      throw ApiException.forbidden("capability_not_enabled", "Capability " + capability.label()
+          + " is not enabled on assistant " + assistantId);
+    }
+    CapabilityHandler handler = registry.handler(capabilityId).orElseThrow(() -> ApiException.notImplemented(
+        "capability_not_executable", "Capability " + capability.label() + " is a metadata entry: no handler "
+            + "executes it in this server"));
+    return handler.execute(new CapabilityHandler.Invocation(caller.orgId(), assistantId,
+        assistant.capabilities().configs().get(capabilityId), arguments, now()));
   }
 
   /** Newest first, before {@code beforeVersion} (exclusive); each with the set it replaced. */

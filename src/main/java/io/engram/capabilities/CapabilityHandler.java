@@ -1,12 +1,26 @@
 package io.engram.capabilities;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+
 /**
- * Code that carries out a capability: a handler or an action bridge to another part of the
+ * Code that carries out a capability: a handler, or an action bridge to another part of the
  * service. A registry entry is executable exactly when a handler for its id is registered; every
- * other entry is metadata an assistant may carry but nothing executes yet.
+ * other entry is metadata an assistant may carry but nothing executes.
  */
 public interface CapabilityHandler {
 
+  /** What one execution is given: whose assistant, its config as in force now, and the arguments. */
+  record Invocation(String orgId, String assistantId, ObjectNode config, JsonNode arguments, Instant at) {
+  }
+
   /** The registry id this handler executes. */
   String capabilityId();
+
+  /**
+   * Carries out the capability within its config. Arguments the config does not allow are an
+   * {@link io.engram.platform.http.ApiException} (4xx), never a partial result.
+   */
+  JsonNode execute(Invocation invocation);
 }

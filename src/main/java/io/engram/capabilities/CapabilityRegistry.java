@@ -11,7 +11,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,10 +36,12 @@ public final class CapabilityRegistry {
 
   private final Map<String, Capability> byId;
   private final List<Capability> ordered;
+  private final Map<String, CapabilityHandler> handlers;
 
-  private CapabilityRegistry(Map<String, Capability> inFileOrder) {
+  private CapabilityRegistry(Map<String, Capability> inFileOrder, Map<String, CapabilityHandler> handlers) {
     this.byId = Map.copyOf(inFileOrder);
     this.ordered = List.copyOf(inFileOrder.values());
+    this.handlers = Map.copyOf(handlers);
   }
 
   /** The bundled registry; {@code handlers} decide which entries are executable. */
@@ -61,8 +63,13 @@ public final class CapabilityRegistry {
     if (entries == null || !entries.isArray() || entries.isEmpty()) {
       throw invalid("the file must hold a non-empty 'capabilities' list");
     }
-    Set<String> executable = new HashSet<>();
-    handlers.forEach(handler -> executable.add(handler.capabilityId()));
+    Map<String, CapabilityHandler> byCapability = new HashMap<>();
+    for (CapabilityHandler handler : handlers) {
+      if (byCapability.put(handler.capabilityId(), handler) != null) {
+        throw invalid("two handlers are registered for '" + handler.capabilityId() + "'");
+      }
+    }
+    Set<String> executable = byCapability.keySet();
     Map<String, Capability> byId = new LinkedHashMap<>();
     for (JsonNode entry : entries) {
       Capability capability = entry(entry, executable);
@@ -78,7 +85,7 @@ public final class CapabilityRegistry {
     if (byId.values().stream().noneMatch(Capability::alwaysEnabled)) {
       throw invalid("no capability is alwaysEnabled; answer_questions must be");
     }
-    return new CapabilityRegistry(byId);
+    return new CapabilityRegistry(byId, byCapability);
   }
 
   private static Capability entry(JsonNode entry, Set<String> executable) {
@@ -211,6 +218,11 @@ public final class CapabilityRegistry {
 
   public Optional<Capability> find(String id) {
     return Optional.ofNullable(byId.get(id));
+  }
+
+  /** The handler that executes the capability; empty for a metadata entry. */
+  public Optional<CapabilityHandler> handler(String capabilityId) {
+    return Optional.ofNullable(handlers.get(capabilityId));
   }
 
   /** Every entry, in registry file order. */

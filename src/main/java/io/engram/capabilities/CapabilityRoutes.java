@@ -11,6 +11,7 @@ import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +35,8 @@ public record CapabilityRoutes(AssistantService assistants, Guard guard, long ma
         .get(CAPABILITIES, this::current)
         .patch(CAPABILITIES, this::update)
         .get(CAPABILITIES + "/history", this::history)
-        .get(AssistantRoutes.ASSISTANT + "/available-capabilities", this::available);
+        .get(AssistantRoutes.ASSISTANT + "/available-capabilities", this::available)
+        .post(CAPABILITIES + "/{capabilityId}/execute", this::execute);
   }
 
   private void registry(Context ctx) {
@@ -114,6 +116,26 @@ public record CapabilityRoutes(AssistantService assistants, Guard guard, long ma
     body.put("assistantId", id);
     body.put("history", page);
     body.put("nextBefore", rows.size() > limit ? rows.get(limit - 1).version() : null);
+    Responses.json(ctx, body);
+  }
+
+  /** Runs an executable capability: {@code {arguments?: object}} in, {@code {result}} out. */
+  private void execute(Context ctx) {
+    Principal caller = guard.signedIn(ctx);
+    String assistantId = ctx.pathParam("assistantId");
+    String capabilityId = ctx.pathParam("capabilityId");
+    assistants.get(caller, assistantId);
+    JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes).allowOnly(java.util.Set.of("arguments"))
+        .rawNotNull("arguments");
+    if (arguments != null && !arguments.isObject()) {
+      throw ApiException.badRequest("arguments", "'arguments' must be an object");
+    }
+    JsonNode result = assistants.execute(caller, assistantId, capabilityId, arguments);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("success", true);
+    body.put("assistantId", assistantId);
+    body.put("capabilityId", capabilityId);
+    body.put("result", result);
     Responses.json(ctx, body);
   }
 

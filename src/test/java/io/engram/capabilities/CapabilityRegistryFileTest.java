@@ -31,6 +31,14 @@ class CapabilityRegistryFileTest {
     return "capabilities:\n" + VALID_ENTRY + extra;
   }
 
+  /** A handler that returns its arguments. */
+  record Echo(String capabilityId) implements CapabilityHandler {
+    @Override
+    public com.fasterxml.jackson.databind.JsonNode execute(Invocation invocation) {
+      return invocation.arguments();
+    }
+  }
+
   @Test
   void theBundledRegistryLoads() {
     CapabilityRegistry registry = CapabilityRegistry.load(List.of());
@@ -41,11 +49,13 @@ class CapabilityRegistryFileTest {
 
   @Test
   void executableFollowsTheRegisteredHandlers() throws Exception {
-    CapabilityHandler handler = () -> "answer_questions";
-    CapabilityRegistry registry = parse(withEntry(""), List.of(handler));
+    CapabilityRegistry registry = parse(withEntry(""), List.of(new Echo("answer_questions")));
     assertThat(registry.find("answer_questions").orElseThrow().executable()).isTrue();
-    assertThatThrownBy(() -> parse(withEntry(""), List.of(() -> "fly")))
+    assertThat(registry.handler("answer_questions")).isPresent();
+    assertThatThrownBy(() -> parse(withEntry(""), List.of(new Echo("fly"))))
         .hasMessageContaining("a handler is registered for 'fly'");
+    assertThatThrownBy(() -> parse(withEntry(""), List.of(new Echo("answer_questions"), new Echo("answer_questions"))))
+        .hasMessageContaining("two handlers are registered for 'answer_questions'");
   }
 
   @ParameterizedTest

@@ -57,6 +57,11 @@ public final class ApiException extends RuntimeException {
         null);
   }
 
+  /** 501: the request is understood, but nothing in this server carries it out. */
+  public static ApiException notImplemented(String code, String message) {
+    return new ApiException(501, ErrorType.INVALID_REQUEST_ERROR, code, message, null, null, null);
+  }
+
   public static ApiException rateLimited(String message, long retryAfterSeconds) {
     return new ApiException(429, ErrorType.RATE_LIMIT_ERROR, "rate_limit_exceeded", message, null,
         retryAfterSeconds, null);

@@ -59,6 +59,7 @@ public final class ErrorResponses {
       case 413 -> "Payload too large";
       case 415 -> "Unsupported media type";
       case 429 -> "Too many requests";
+      case 501 -> "Not implemented";
       case 503 -> "Service unavailable";
       default -> "Internal server error";
     };
