@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * and applies {@link AssistantAccess} before anything else, so no route can forget it.
  */
 public final class AssistantService {
-  /** PostgreSQL lets two writers read one version; the loser re-reads and builds on the winner. */
+  /** PostgreSQL lets two writers read one version; the loser re-reads, then builds on the winner or is refused. */
   private static final int MAX_ATTEMPTS = 50;
 
   private final AssistantStore store;
@@ -101,9 +101,9 @@ public final class AssistantService {
   }
 
   /**
-   * Replaces the capability set atomically with the change {@code body} describes. {@code ifMatch} (from the If-Match header) makes it
-   * conditional: a stale version is a 412. Without it the change applies to whatever version is
-   * current, and is still one whole set, never a mix of two requests.
+   * Replaces the capability set atomically with the change {@code body} describes. {@code ifMatch}
+   * (the If-Match header) makes it conditional: a stale version is a 412. Without it the change
+   * applies to whatever version is current, and is still one whole set, never a mix of two requests.
    */
   public Assistant replaceCapabilities(Principal caller, String assistantId, Supplier<CapabilityChange> body,
                                        String ifMatch, String requestId) {
@@ -121,12 +121,11 @@ public final class AssistantService {
           return done.assistant();
         }
         case AssistantStore.Replacement.Missing missing -> throw notFound(assistantId);
-        case AssistantStore.Replacement.Stale stale -> {
-          if (accepts != null) {
-            throw ApiException.preconditionFailed("The assistant's capabilities changed: they are at version "
-                + stale.currentVersion() + " (ETag " + EntityTags.of(stale.currentVersion())
-                + "), not the one If-Match names; read them again and resend");
-          }
+        case AssistantStore.Replacement.Stale stale -> throw ApiException.preconditionFailed(
+            "The assistant's capabilities changed: they are at version " + stale.currentVersion() + " (ETag "
+                + EntityTags.of(stale.currentVersion()) + "), not the one If-Match names; read them again and resend");
+        case AssistantStore.Replacement.Raced raced -> {
+          // Try again on the version that won: If-Match is then checked against it.
         }
       }
     }

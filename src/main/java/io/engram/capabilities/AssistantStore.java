@@ -41,8 +41,12 @@ public final class AssistantStore {
     record Missing() implements Replacement {
     }
 
-    /** The assistant is at another version than the caller expected. */
+    /** The assistant is at a version the caller's precondition does not accept. */
     record Stale(long currentVersion) implements Replacement {
+    }
+
+    /** Another writer changed the assistant between this one's read and write; nothing was written. */
+    record Raced() implements Replacement {
     }
 
     record Done(Assistant assistant) implements Replacement {
@@ -148,7 +152,7 @@ public final class AssistantStore {
           .bind("current", current.version())
           .execute();
       if (updated != 1) {
-        return new Replacement.Stale(current.version() + 1);
+        return new Replacement.Raced();
       }
       insertVersion(h, next, actor, requestId);
       return new Replacement.Done(next);

@@ -45,7 +45,9 @@ public record CapabilitySet(List<String> capabilities, Map<String, ObjectNode> c
     List<String> ids = List.of(Json.read(capabilitiesText, String[].class));
     ObjectNode stored = Json.read(configsText, ObjectNode.class);
     Map<String, ObjectNode> configs = new LinkedHashMap<>();
-    ids.forEach(id -> configs.put(id, stored.get(id) instanceof ObjectNode config ? config : Json.MAPPER.createObjectNode()));
+    for (String id : ids) {
+      configs.put(id, stored.get(id) instanceof ObjectNode config ? config : Json.MAPPER.createObjectNode());
+    }
     return new CapabilitySet(ids, configs);
   }
 
