@@ -10,8 +10,9 @@ import io.engram.organizations.Role;
  * permission (changing capabilities, deleting).
  *
  * <ul>
- *   <li>Any API key of the organization reads every assistant; only a key with {@code admin}
- *       modifies or creates them.</li>
+ *   <li>API keys with {@code admin} read, create and modify every assistant; other API keys of
+ *       the organization read shared assistants only (a personal one is its owner's and the
+ *       admins').</li>
  *   <li>Owners and admins, signed in, read and modify every assistant.</li>
  *   <li>Members read shared assistants and their own personal one, and modify only their own
  *       personal assistant. Another member's personal assistant does not exist for them (404).</li>
@@ -23,10 +24,8 @@ final class AssistantAccess {
   }
 
   static boolean canRead(Principal principal, Assistant assistant) {
-    if (principal.kind() == Principal.Kind.API_KEY || managesOrganization(principal)) {
-      return true;
-    }
-    return assistant.type() == AssistantType.ORG_SHARED || isOwner(principal, assistant);
+    return managesOrganization(principal) || assistant.type() == AssistantType.ORG_SHARED
+        || isOwner(principal, assistant);
   }
 
   static boolean canModify(Principal principal, Assistant assistant) {
@@ -45,9 +44,12 @@ final class AssistantAccess {
     return principal.user() != null && (principal.user().role() == Role.OWNER || principal.user().role() == Role.ADMIN);
   }
 
-  /** Members see only shared assistants and their own in lists; null means "everything". */
-  static String visibilityFilter(Principal principal) {
-    return principal.kind() == Principal.Kind.API_KEY || managesOrganization(principal) ? null : principal.user().id();
+  /** Which assistants a caller's lists show: the same ones {@link #canRead} allows. */
+  static AssistantStore.Visibility visibility(Principal principal) {
+    if (managesOrganization(principal)) {
+      return AssistantStore.Visibility.ALL;
+    }
+    return new AssistantStore.Visibility(false, principal.user() == null ? null : principal.user().id());
   }
 
   private static boolean isOwner(Principal principal, Assistant assistant) {

@@ -83,7 +83,7 @@ public final class AssistantService {
   }
 
   public List<Assistant> list(Principal caller, AssistantType type, String afterId, int limit) {
-    return store.list(caller.orgId(), AssistantAccess.visibilityFilter(caller), type, afterId, limit);
+    return store.list(caller.orgId(), AssistantAccess.visibility(caller), type, afterId, limit);
   }
 
   /** The assistant if the caller may read it; 404 otherwise, so its existence does not leak. */

@@ -35,6 +35,11 @@ public final class AssistantStore {
       new Actor(rs.getString("actor_kind"), rs.getString("actor_credential_id"), rs.getString("actor_user_id")),
       rs.getString("request_id"));
 
+  /** Which assistants a list shows: all, or the shared ones plus one user's personal ones (if any). */
+  public record Visibility(boolean everything, String ownerUserId) {
+    public static final Visibility ALL = new Visibility(true, null);
+  }
+
   /** What a conditional replacement of the capability set came to. */
   public sealed interface Replacement {
     /** No such assistant in the organization (or it was deleted). */
@@ -90,15 +95,16 @@ public final class AssistantStore {
   }
 
   /**
-   * The organization's assistants in id (creation) order after {@code afterId}. With a
-   * {@code visibleToUser}, only shared assistants and that user's personal ones; with a type, only
-   * that type.
+   * The organization's assistants visible under {@code visibility}, in id (creation) order after
+   * {@code afterId}; with a type, only that type.
    */
-  public List<Assistant> list(String orgId, String visibleToUser, AssistantType type, String afterId, int limit) {
+  public List<Assistant> list(String orgId, Visibility visibility, AssistantType type, String afterId, int limit) {
+    String visibleToUser = visibility.everything() ? null : visibility.ownerUserId();
     // Optional filters are added as clauses rather than ":x IS NULL OR ..." tests, which
     // PostgreSQL cannot type when the parameter is null.
     String sql = "SELECT * FROM assistants WHERE org_id = :org AND deleted_at IS NULL AND id > :after"
-        + (visibleToUser == null ? "" : " AND (type = 'org_shared' OR owner_user_id = :user)")
+        + (visibility.everything() ? "" : " AND (type = 'org_shared'"
+            + (visibleToUser == null ? ")" : " OR owner_user_id = :user)"))
         + (type == null ? "" : " AND type = :type")
         + " ORDER BY id LIMIT :limit";
     return db.read(h -> {
