@@ -1,5 +1,6 @@
 package io.engram.capabilities;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
 import io.engram.organizations.Organization;
@@ -11,7 +12,6 @@ import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -125,7 +126,7 @@ public record CapabilityRoutes(AssistantService assistants, Guard guard, long ma
     String assistantId = ctx.pathParam("assistantId");
     String capabilityId = ctx.pathParam("capabilityId");
     assistants.get(caller, assistantId);
-    JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes).allowOnly(java.util.Set.of("arguments"))
+    JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("arguments"))
         .rawNotNull("arguments");
     if (arguments != null && !arguments.isObject()) {
       throw ApiException.badRequest("arguments", "'arguments' must be an object");

@@ -12,9 +12,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -198,9 +200,9 @@ abstract class CapabilityHistoryContract {
   }
 
   /** One request per writer, all released together. */
-  private static List<Http.Response> inParallel(int writers, java.util.function.IntFunction<Http.Response> request)
+  private static List<Http.Response> inParallel(int writers, IntFunction<Http.Response> request)
       throws Exception {
-    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
     List<Future<Http.Response>> futures = new ArrayList<>();
     try (ExecutorService pool = Executors.newFixedThreadPool(writers)) {
       for (int i = 0; i < writers; i++) {
