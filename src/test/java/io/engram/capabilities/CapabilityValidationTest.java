@@ -189,6 +189,21 @@ class CapabilityValidationTest {
   }
 
   @Test
+  void numbersBeyondDoublePrecisionAreCheckedNotFailed() {
+    String body = "{\"capabilities\":[\"create_orders\",\"generate_quotes\"],\"capabilityConfigs\":{"
+        + "\"create_orders\":{\"allowedOrderTypes\":[\"p\"],\"maxOrdersPerDay\":1e400,\"requiresApproval\":true},"
+        + "\"generate_quotes\":{\"currency\":\"EUR\",\"maxDiscountPercent\":-1e400}}}";
+    assertThat(errors(seed.patch(shared, body))).containsExactly(
+        "Config field 'maxOrdersPerDay' of capability Create Orders (create_orders) must be an integer between 1 and 10000",
+        "Config field 'maxDiscountPercent' of capability Generate Quotes (generate_quotes) must be a number between 0 and 100");
+    assertUnchanged(shared);
+    // An exact decimal is stored and echoed as written.
+    Http.Response exact = seed.patch(shared, "{\"capabilities\":[\"generate_quotes\"],\"capabilityConfigs\":"
+        + "{\"generate_quotes\":{\"currency\":\"EUR\",\"maxDiscountPercent\":12.50}}}");
+    assertThat(exact.text()).contains("\"maxDiscountPercent\":12.50");
+  }
+
+  @Test
   void aCapabilityWithoutConfigTakesOnlyAnEmptyObject() {
     Http.Response keys = seed.patch(shared, "{\"capabilities\":[\"track_orders\"],\"capabilityConfigs\":"
         + "{\"track_orders\":{\"fast\":true}}}");

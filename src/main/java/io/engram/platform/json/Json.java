@@ -4,15 +4,23 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.UncheckedIOException;
 
-/** The one ObjectMapper of the service, configured once. */
+/**
+ * The one ObjectMapper of the service, configured once. Fractional numbers in request bodies are
+ * read as exact decimals: read as doubles, {@code 1e400} would become Infinity, which no bound
+ * check can compare (it was a 500), and {@code 0.1} would not be what the client sent. Trailing
+ * zeros are kept so a value is echoed as it was written.
+ */
 public final class Json {
 
   public static final ObjectMapper MAPPER = JsonMapper.builder()
       .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
       .build();
 
   private Json() {
