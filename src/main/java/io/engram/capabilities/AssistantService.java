@@ -136,8 +136,9 @@ public final class AssistantService {
   /**
    * Executes a capability of an assistant the caller may use, with the config in force now: the
    * capability must be enabled on the assistant and have a handler (a metadata entry is a 501).
+   * The {@code arguments} are read only after those checks, as a PATCH body is.
    */
-  public JsonNode execute(Principal caller, String assistantId, String capabilityId, JsonNode arguments) {
+  public JsonNode execute(Principal caller, String assistantId, String capabilityId, Supplier<JsonNode> arguments) {
     Assistant assistant = get(caller, assistantId);
     Capability capability = registry.find(capabilityId)
         .orElseThrow(() -> ApiException.notFound("Capability " + capabilityId + " not found"));
@@ -149,7 +150,7 @@ public final class AssistantService {
         "capability_not_executable", "Capability " + capability.label() + " is a metadata entry: no handler "
             + "executes it in this server"));
     return handler.execute(new CapabilityHandler.Invocation(caller.orgId(), assistantId,
-        assistant.capabilities().configs().get(capabilityId), arguments, now()));
+        assistant.capabilities().configs().get(capabilityId), arguments.get(), now()));
   }
 
   /** Newest first, before {@code beforeVersion} (exclusive); each with the set it replaced. */

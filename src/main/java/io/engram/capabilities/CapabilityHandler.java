@@ -19,6 +19,14 @@ public interface CapabilityHandler {
   String capabilityId();
 
   /**
+   * Checks, when the registry loads, that the entry's config is one this handler can honour (for
+   * example that every allowed value of a field is one it implements), so a mismatch between the
+   * file and the code stops start-up instead of failing a request.
+   */
+  default void checkEntry(Capability entry) {
+  }
+
+  /**
    * Carries out the capability within its config. Arguments the config does not allow are an
    * {@link io.engram.platform.http.ApiException} (4xx), never a partial result.
    */

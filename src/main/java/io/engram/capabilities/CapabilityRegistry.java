@@ -77,9 +77,15 @@ public final class CapabilityRegistry {
         throw invalid("capability '" + capability.id() + "' is listed twice");
       }
     }
-    for (String id : executable) {
-      if (!byId.containsKey(id)) {
-        throw invalid("a handler is registered for '" + id + "', which the registry does not list");
+    for (CapabilityHandler handler : byCapability.values()) {
+      Capability entry = byId.get(handler.capabilityId());
+      if (entry == null) {
+        throw invalid("a handler is registered for '" + handler.capabilityId() + "', which the registry does not list");
+      }
+      try {
+        handler.checkEntry(entry);
+      } catch (IllegalStateException e) {
+        throw invalid("capability '" + entry.id() + "': " + e.getMessage());
       }
     }
     if (byId.values().stream().noneMatch(Capability::alwaysEnabled)) {

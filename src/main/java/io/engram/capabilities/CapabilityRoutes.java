@@ -125,13 +125,13 @@ public record CapabilityRoutes(AssistantService assistants, Guard guard, long ma
     Principal caller = guard.signedIn(ctx);
     String assistantId = ctx.pathParam("assistantId");
     String capabilityId = ctx.pathParam("capabilityId");
-    assistants.get(caller, assistantId);
-    JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("arguments"))
-        .rawNotNull("arguments");
-    if (arguments != null && !arguments.isObject()) {
-      throw ApiException.badRequest("arguments", "'arguments' must be an object");
-    }
-    JsonNode result = assistants.execute(caller, assistantId, capabilityId, arguments);
+    JsonNode result = assistants.execute(caller, assistantId, capabilityId, () -> {
+      JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("arguments")).rawNotNull("arguments");
+      if (arguments != null && !arguments.isObject()) {
+        throw ApiException.badRequest("arguments", "'arguments' must be an object");
+      }
+      return arguments;
+    });
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
     body.put("assistantId", assistantId);

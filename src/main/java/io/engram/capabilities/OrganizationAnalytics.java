@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
 
@@ -21,6 +22,10 @@ import org.jdbi.v3.core.Handle;
  */
 public final class OrganizationAnalytics implements CapabilityHandler {
   public static final String ID = "access_org_analytics";
+  private static final String METRICS_FIELD = "allowedMetrics";
+  /** The metrics {@link #metric} computes; the registry's allowedMetrics may offer only these. */
+  private static final Set<String> METRICS = Set.of("assistants", "assistants_by_type", "capability_adoption",
+      "capability_changes", "members", "members_by_role", "api_keys");
 
   private final Database db;
 
@@ -34,8 +39,16 @@ public final class OrganizationAnalytics implements CapabilityHandler {
   }
 
   @Override
+  public void checkEntry(Capability entry) {
+    ConfigField field = entry.config().get(METRICS_FIELD);
+    if (field == null || field.allowed() == null || !METRICS.containsAll(field.allowed())) {
+      throw new IllegalStateException(METRICS_FIELD + " must list its values (enum), all among " + METRICS);
+    }
+  }
+
+  @Override
   public JsonNode execute(Invocation invocation) {
-    List<String> allowed = strings(invocation.config().get("allowedMetrics"));
+    List<String> allowed = strings(invocation.config().get(METRICS_FIELD));
     List<String> requested = requestedMetrics(invocation.arguments(), allowed);
     Instant from = invocation.at().minus(Duration.ofDays(invocation.config().get("dataRetention").asLong()));
     ObjectNode metrics = Json.MAPPER.createObjectNode();
@@ -60,6 +73,9 @@ public final class OrganizationAnalytics implements CapabilityHandler {
     if (!named.isArray() || named.isEmpty()) {
       throw ApiException.badRequest("arguments.metrics", "'arguments.metrics' must be a non-empty array of metric "
           + "names");
+    }
+    if (!named.valueStream().allMatch(JsonNode::isTextual)) {
+      throw ApiException.badRequest("arguments.metrics", "'arguments.metrics' must contain metric names (strings)");
     }
     List<String> requested = strings(named);
     for (String metric : requested) {
@@ -89,7 +105,7 @@ public final class OrganizationAnalytics implements CapabilityHandler {
               SELECT COUNT(*) FROM credentials WHERE org_id = :org AND kind = 'api_key' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > :now)""")
           .bind("org", orgId).bind("now", now.toEpochMilli()).mapTo(Long.class).one();
-      default -> throw new IllegalStateException("the registry allows metric '" + metric + "' but no query computes it");
+      default -> throw new IllegalStateException("checkEntry admits only computed metrics, not '" + metric + "'");
     };
   }
 

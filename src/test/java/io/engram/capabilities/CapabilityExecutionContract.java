@@ -97,7 +97,7 @@ abstract class CapabilityExecutionContract {
         "{\"arguments\":{\"metrics\":[\"api_keys\"]}}");
     assertThat(notAllowed.status()).isEqualTo(403);
     assertThat(notAllowed.json().get("message").asText()).startsWith("Metric 'api_keys' is not in this assistant's");
-    for (String bad : new String[] {"{\"arguments\":{\"metrics\":[]}}", "{\"arguments\":[]}", "{\"arguments\":null}",
+    for (String bad : new String[] {"{\"arguments\":{\"metrics\":[]}}", "{\"arguments\":{\"metrics\":[1]}}", "{\"arguments\":[]}", "{\"arguments\":null}",
         "{\"args\":{}}", "[]"}) {
       assertThat(execute(key, shared, "access_org_analytics", bad).status()).as(bad).isEqualTo(400);
     }

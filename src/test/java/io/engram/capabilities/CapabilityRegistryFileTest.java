@@ -58,6 +58,26 @@ class CapabilityRegistryFileTest {
         .hasMessageContaining("two handlers are registered for 'answer_questions'");
   }
 
+  @Test
+  void aHandlerRefusesAnEntryItCannotHonourAtStartUp() throws Exception {
+    String analytics = """
+          - id: access_org_analytics
+            name: Analytics
+            category: org_intelligence
+            scope: organization
+            tierRequirement: seed
+            description: Figures.
+            config:
+              allowedMetrics: {type: string_array, required: true, enum: [members, revenue]}
+              dataRetention: {type: integer, required: true, minimum: 1}
+        """;
+    assertThatThrownBy(() -> parse(withEntry(analytics), List.of(new OrganizationAnalytics(null))))
+        .hasMessageStartingWith("capabilities/registry.yaml: capability 'access_org_analytics': allowedMetrics");
+    String honourable = analytics.replace("revenue", "api_keys");
+    assertThat(parse(withEntry(honourable), List.of(new OrganizationAnalytics(null)))
+        .find("access_org_analytics").orElseThrow().executable()).isTrue();
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "category: marketing|unknown category 'marketing'",
