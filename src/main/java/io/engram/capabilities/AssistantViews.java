@@ -35,12 +35,14 @@ final class AssistantViews {
     actor.put("userId", version.actor().userId());
     view.put("changedBy", actor);
     view.put("requestId", version.requestId());
-    view.put("before", previous == null ? null : set(previous.set()));
-    view.put("after", set(version.set()));
-    CapabilitySet before = previous == null ? null : previous.set();
-    view.put("added", before == null ? version.set().capabilities() : version.set().without(before));
-    view.put("removed", before == null ? List.of() : before.without(version.set()));
-    view.put("reconfigured", before == null ? List.of() : version.set().reconfiguredSince(before));
+    CapabilitySet after = version.set();
+    // The first version replaced nothing: everything in it was added.
+    CapabilitySet before = previous == null ? new CapabilitySet(List.of(), Map.of()) : previous.set();
+    view.put("before", previous == null ? null : set(before));
+    view.put("after", set(after));
+    view.put("added", after.without(before));
+    view.put("removed", before.without(after));
+    view.put("reconfigured", after.reconfiguredSince(before));
     return view;
   }
 

@@ -71,14 +71,10 @@ public record CapabilityChange(List<String> capabilities, Map<String, JsonNode> 
    * configs (or, when none were sent, the current configs of capabilities that stay).
    */
   CapabilitySetValidator.Proposal applyTo(CapabilitySet current, CapabilityRegistry registry) {
+    List<String> submitted = capabilities == null ? current.capabilities() : capabilities;
     List<String> ids = new ArrayList<>();
-    for (Capability always : registry.alwaysEnabled()) {
-      List<String> submitted = capabilities == null ? current.capabilities() : capabilities;
-      if (!submitted.contains(always.id())) {
-        ids.add(always.id());
-      }
-    }
-    ids.addAll(capabilities == null ? current.capabilities() : capabilities);
+    registry.alwaysEnabled().stream().map(Capability::id).filter(id -> !submitted.contains(id)).forEach(ids::add);
+    ids.addAll(submitted);
     Map<String, JsonNode> proposed = new LinkedHashMap<>();
     if (configs != null) {
       proposed.putAll(configs);

@@ -6,9 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.time.DateTimeException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -177,17 +175,9 @@ public final class JsonBody {
       return Optional.empty();
     }
     JsonNode value = node.get(field);
-    try {
-      if (value.isIntegralNumber() && value.canConvertToLong()) {
-        return Optional.of(Instant.ofEpochSecond(value.asLong()));
-      }
-      if (value.isTextual()) {
-        return Optional.of(OffsetDateTime.parse(value.asText()).toInstant());
-      }
-    } catch (DateTimeException e) {
-      // falls through to the error below
-    }
-    throw ApiException.badRequest(field, "'" + field + "' must be Unix seconds or an RFC 3339 timestamp "
-        + "such as 2030-01-31T12:00:00Z");
+    Optional<Instant> instant = value.isIntegralNumber() && value.canConvertToLong()
+        ? Timestamps.ofEpochSeconds(value.asLong())
+        : value.isTextual() ? Timestamps.parse(value.asText()) : Optional.empty();
+    return Optional.of(instant.orElseThrow(() -> Timestamps.invalid(field)));
   }
 }

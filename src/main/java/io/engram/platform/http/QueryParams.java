@@ -1,9 +1,7 @@
 package io.engram.platform.http;
 
 import io.javalin.http.Context;
-import java.time.DateTimeException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 
 /** Typed, bounded query parameters; a bad value is a 400 naming the parameter. */
 public final class QueryParams {
@@ -39,12 +37,6 @@ public final class QueryParams {
     if (raw == null) {
       return null;
     }
-    try {
-      return raw.strip().matches("\\d{1,12}") ? Instant.ofEpochSecond(Long.parseLong(raw.strip()))
-          : OffsetDateTime.parse(raw.strip()).toInstant();
-    } catch (DateTimeException e) {
-      throw ApiException.badRequest(name, "'" + name + "' must be Unix seconds or an RFC 3339 timestamp "
-          + "such as 2030-01-31T12:00:00Z");
-    }
+    return Timestamps.parse(raw).orElseThrow(() -> Timestamps.invalid(name));
   }
 }
