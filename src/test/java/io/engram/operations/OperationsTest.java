@@ -5,30 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.http.Routes;
 import io.engram.support.Http;
+import io.engram.support.ServerTest;
 import io.engram.support.TestServer;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class OperationsTest {
-  static TestServer server;
-  static Http http;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    http = server.http;
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+class OperationsTest extends ServerTest {
 
   @Test
   void livenessAndReadinessNeedNoCredential() {

@@ -4,29 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
+import io.engram.support.ServerTest;
 import io.engram.support.TestServer;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class OrganizationRoutesTest {
-  static TestServer server;
-  static Http http;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    http = server.http;
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+class OrganizationRoutesTest extends ServerTest {
 
   @Test
   void theOperatorCreatesAndReadsAnOrganization() {
@@ -152,11 +138,7 @@ class OrganizationRoutesTest {
       "{\"scopes\":[\"memory:read\"]}|name",
   })
   void badTokenInputIs400AndCreatesNothing(String body, String param) {
-    String org = server.createOrganization("seed");
-    Http.Response response = server.asOperator(http.post("/v1/organizations/" + org + "/tokens").json(body));
-    assertThat(response.status()).as(response.text()).isEqualTo(400);
-    assertThat(response.json().at("/error/param").asText()).isEqualTo(param);
-    assertThat(server.asOperator(http.get("/v1/organizations/" + org + "/tokens")).json().get("data")).isEmpty();
+    assertRefusedAndNothingCreated("tokens", body, param);
   }
 
   @ParameterizedTest
@@ -167,10 +149,17 @@ class OrganizationRoutesTest {
       "{\"name\":\"k\",\"permissions\":[\"inference\"],\"rate_limit\":\"100\"}|rate_limit",
   })
   void badApiKeyInputIs400(String body, String param) {
+    assertRefusedAndNothingCreated("api-keys", body, param);
+  }
+
+  /** A 400 naming the parameter, and the organization's collection still empty. */
+  private static void assertRefusedAndNothingCreated(String collection, String body, String param) {
     String org = server.createOrganization("seed");
-    Http.Response response = server.asOperator(http.post("/v1/organizations/" + org + "/api-keys").json(body));
+    String path = "/v1/organizations/" + org + "/" + collection;
+    Http.Response response = server.asOperator(http.post(path).json(body));
     assertThat(response.status()).as(response.text()).isEqualTo(400);
     assertThat(response.json().at("/error/param").asText()).isEqualTo(param);
+    assertThat(server.asOperator(http.get(path)).json().get("data")).isEmpty();
   }
 
   @Test
