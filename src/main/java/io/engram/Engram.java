@@ -12,6 +12,12 @@ import io.engram.capabilities.AssistantStore;
 import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
+import io.engram.memory.Embedder;
+import io.engram.memory.MemoryIndex;
+import io.engram.memory.MemoryRoutes;
+import io.engram.memory.MemoryService;
+import io.engram.memory.MemorySettingsRoutes;
+import io.engram.memory.MemoryStore;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.OrganizationApi;
 import io.engram.organizations.OrganizationRoutes;
@@ -71,25 +77,42 @@ public final class Engram implements AutoCloseable {
   }
 
   private final Services services;
+  private final MemoryService memory;
   private final HttpMetrics metrics;
   private final HttpServer server;
   private final ScheduledExecutorService housekeeping;
 
-  private Engram(Services services, HttpMetrics metrics, HttpServer server) {
+  private Engram(Services services, MemoryService memory, HttpMetrics metrics, HttpServer server) {
     this.services = services;
+    this.memory = memory;
     this.metrics = metrics;
     this.server = server;
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("housekeeping").factory());
     // Ended sessions can never authenticate again; deleting them keeps the table small.
-    housekeeping.scheduleWithFixedDelay(this::purgeSessions, 0, 1, TimeUnit.HOURS);
+    housekeeping.scheduleWithFixedDelay(() -> quietly("purge ended sessions", services.sessions()::purgeEnded),
+        0, 1, TimeUnit.HOURS);
+    housekeeping.scheduleWithFixedDelay(() -> quietly("purge expired idempotency keys",
+        memory::purgeExpiredIdempotencyKeys), 1, 60, TimeUnit.MINUTES);
+    // The index is derived data: committing every few seconds bounds what a restart replays.
+    housekeeping.scheduleWithFixedDelay(() -> quietly("commit the memory index", () -> {
+      memory.index().commitIfChanged();
+      return 0;
+    }), 5, 5, TimeUnit.SECONDS);
+    if (services.database().kind() == Database.Kind.POSTGRESQL) {
+      // Other nodes write to the same database: follow their changes through the change log.
+      housekeeping.scheduleWithFixedDelay(() -> quietly("follow the memory change log", () -> {
+        memory.index().tail();
+        return 0;
+      }), 1, 1, TimeUnit.SECONDS);
+    }
   }
 
-  private void purgeSessions() {
+  private static void quietly(String task, java.util.function.IntSupplier work) {
     try {
-      int purged = services.sessions().purgeEnded();
-      LOG.debug("purged {} ended sessions", purged);
+      int count = work.getAsInt();
+      LOG.debug("{}: {}", task, count);
     } catch (RuntimeException e) {
-      LOG.warn("could not purge ended sessions: {}", e.getMessage());
+      LOG.warn("could not {}: {}", task, e.toString());
     }
   }
 
@@ -110,7 +133,9 @@ public final class Engram implements AutoCloseable {
   private static Engram start(EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules,
                               Consumer<String> onFirstAccountKey) {
     Services services = Services.open(config, clock);
+    MemoryService memory = null;
     try {
+      memory = openMemory(config, services, clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       HttpMetrics metrics = new HttpMetrics();
       Guard guard = new Guard(services.credentials(), services.sessions(),
@@ -121,14 +146,37 @@ public final class Engram implements AutoCloseable {
           new SessionRoutes(services.sessions(), guard, config.maxBodyBytes(), config.cookieSecure(),
               Duration.ofMinutes(config.sessionTtlMinutes())),
           new AssistantRoutes(services.assistants(), guard, config.maxBodyBytes()),
-          new CapabilityRoutes(services.assistants(), guard, config.maxBodyBytes())));
+          new CapabilityRoutes(services.assistants(), guard, config.maxBodyBytes()),
+          new MemoryRoutes(memory, guard, config.maxBodyBytes(), clock),
+          new MemorySettingsRoutes(memory, guard, config.maxBodyBytes())));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
-      return new Engram(services, metrics, server);
+      return new Engram(services, memory, metrics, server);
     } catch (RuntimeException e) {
+      if (memory != null) {
+        memory.close();
+      }
       services.database().close();
       throw e;
     }
+  }
+
+  /**
+   * The memory service and its index. Only the server opens it (the index takes a lock on its
+   * directory; the admin CLI runs beside a server and never needs it).
+   */
+  private static MemoryService openMemory(EngramConfig config, Services services, Clock clock) {
+    MemoryStore store = new MemoryStore(services.database());
+    MemoryIndex index = new MemoryIndex(config.dataDir().resolve("index").resolve("memory"), store, clock);
+    MemoryIndex.OpeningReport report = index.openingReport();
+    LOG.info("memory index {} in {} ms: {} memories indexed, {} changes replayed ({})",
+        report.rebuilt() ? "rebuilt" : "opened", report.millis(), report.documents(), report.replayedChanges(),
+        report.reason());
+    return new MemoryService(store, index, Embedder.shared(config.modelCacheDir()), clock);
+  }
+
+  public MemoryService memory() {
+    return memory;
   }
 
   public int port() {
@@ -149,6 +197,7 @@ public final class Engram implements AutoCloseable {
     LOG.info("shutting down: draining in-flight requests");
     housekeeping.shutdownNow();
     server.stop();
+    memory.close();
     metrics.close();
     services.database().close();
     LOG.info("shutdown complete");

@@ -1,6 +1,7 @@
 package io.engram.access;
 
 import io.engram.organizations.Organization;
+import io.engram.organizations.Role;
 import io.engram.organizations.User;
 import java.util.List;
 import java.util.Set;
@@ -35,6 +36,14 @@ public record Principal(
   public boolean hasPermission(Permission permission) {
     return kind == Kind.API_KEY
         && (grants.contains(permission.wireName()) || grants.contains(Permission.ADMIN.wireName()));
+  }
+
+  /** Admin API keys, and signed-in owners and admins: they act for the whole organization. */
+  public boolean managesOrganization() {
+    if (kind == Kind.API_KEY) {
+      return hasPermission(Permission.ADMIN);
+    }
+    return kind == Kind.SESSION && user != null && (user.role() == Role.OWNER || user.role() == Role.ADMIN);
   }
 
   /** True when the credential is not bound to agents or lists this one. */

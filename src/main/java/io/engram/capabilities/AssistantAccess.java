@@ -2,7 +2,6 @@ package io.engram.capabilities;
 
 import io.engram.access.Permission;
 import io.engram.access.Principal;
-import io.engram.organizations.Role;
 
 /**
  * Who may see and change which assistant, inside one organization (the store already keeps
@@ -38,10 +37,7 @@ final class AssistantAccess {
 
   /** Admin API keys, owners and admins: they act for the whole organization. */
   static boolean managesOrganization(Principal principal) {
-    if (principal.kind() == Principal.Kind.API_KEY) {
-      return principal.hasPermission(Permission.ADMIN);
-    }
-    return principal.user() != null && (principal.user().role() == Role.OWNER || principal.user().role() == Role.ADMIN);
+    return principal.managesOrganization();
   }
 
   /** Which assistants a caller's lists show: the same ones {@link #canRead} allows. */

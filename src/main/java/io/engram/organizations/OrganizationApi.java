@@ -1,5 +1,6 @@
 package io.engram.organizations;
 
+import io.engram.access.AgentSlug;
 import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
 import io.engram.access.PasswordHasher;
@@ -25,7 +26,6 @@ import java.util.regex.Pattern;
  */
 public final class OrganizationApi {
   private static final Pattern EMAIL = Pattern.compile("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
-  private static final Pattern AGENT_SLUG = Pattern.compile("^[a-z0-9][a-z0-9_-]{0,63}$");
   private static final int NAME_MAX = 200;
   private static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59Z");
 
@@ -115,7 +115,7 @@ public final class OrganizationApi {
       if (agents.isEmpty()) {
         throw ApiException.badRequest("agents", "'agents' must list at least one agent, or be omitted for all agents");
       }
-      agents.stream().filter(a -> !AGENT_SLUG.matcher(a).matches()).findFirst().ifPresent(bad -> {
+      agents.stream().filter(a -> !AgentSlug.isValid(a)).findFirst().ifPresent(bad -> {
         throw ApiException.badRequest("agents", "Agent slug '" + bad
             + "' must be 1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
       });

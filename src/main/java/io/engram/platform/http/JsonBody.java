@@ -180,4 +180,50 @@ public final class JsonBody {
         : value.isTextual() ? Timestamps.parse(value.asText()) : Optional.empty();
     return Optional.of(instant.orElseThrow(() -> Timestamps.invalid(field)));
   }
+
+  public Optional<Boolean> optionalBoolean(String field) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    if (!value.isBoolean()) {
+      throw ApiException.badRequest(field, "'" + field + "' must be true or false");
+    }
+    return Optional.of(value.asBoolean());
+  }
+
+  /** A JSON number within [min, max]; strings such as "0.5" are refused, not coerced. */
+  public Optional<Double> optionalNumber(String field, double min, double max) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    double number = value.isNumber() ? value.asDouble() : Double.NaN;
+    if (!value.isNumber() || Double.isNaN(number) || number < min || number > max) {
+      throw ApiException.badRequest(field, "'" + field + "' must be a number between " + min + " and " + max);
+    }
+    return Optional.of(number);
+  }
+
+  /** A JSON object, serialized back to compact text, or empty when absent. */
+  public Optional<ObjectNode> optionalObject(String field) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    if (!(value instanceof ObjectNode object)) {
+      throw ApiException.badRequest(field, "'" + field + "' must be a JSON object");
+    }
+    return Optional.of(object);
+  }
+
+  /** The raw node of a field, null when absent or JSON null. */
+  public JsonNode get(String field) {
+    return has(field) ? node.get(field) : null;
+  }
+
+  /** The object as received. */
+  public ObjectNode node() {
+    return node;
+  }
 }

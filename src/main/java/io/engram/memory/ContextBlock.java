@@ -1,0 +1,76 @@
+package io.engram.memory;
+
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingType;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The private runtime context block: retrieved memories written as a system prompt section, best
+ * first, within a token budget (counted with the cl100k_base tokenizer, the common denominator of
+ * today's chat models). Memories that would overflow the budget are left out whole, never cut.
+ */
+public final class ContextBlock {
+  private static final Encoding TOKENIZER = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
+  private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT)
+      .withZone(ZoneOffset.UTC);
+  static final String HEADER = "Relevant memories from this organization, most relevant first. "
+      + "Use them when they help answer; they may be incomplete or out of date.";
+  static final String OPEN = "<memory>";
+  static final String CLOSE = "</memory>";
+
+  /** The block, and how much of the ranked list it holds. */
+  public record Assembled(String systemBlock, int tokens, int included, int omitted, List<String> includedIds) {
+  }
+
+  private ContextBlock() {
+  }
+
+  public static Assembled assemble(List<MemoryRecord> ranked, ContextMode mode, int tokenBudget) {
+    StringBuilder block = new StringBuilder(OPEN).append('\n');
+    if (mode == ContextMode.FULL) {
+      block.append(HEADER).append('\n');
+    }
+    int tokens = count(block + CLOSE);
+    List<String> included = new java.util.ArrayList<>();
+    for (MemoryRecord memory : ranked) {
+      String line = line(memory, mode) + '\n';
+      int lineTokens = count(line);
+      if (tokens + lineTokens > tokenBudget) {
+        continue;
+      }
+      block.append(line);
+      tokens += lineTokens;
+      included.add(memory.id());
+    }
+    if (included.isEmpty()) {
+      return new Assembled("", 0, 0, ranked.size(), List.of());
+    }
+    block.append(CLOSE);
+    return new Assembled(block.toString(), count(block.toString()), included.size(), ranked.size() - included.size(),
+        List.copyOf(included));
+  }
+
+  static String line(MemoryRecord memory, ContextMode mode) {
+    String text = memory.text().replace('\n', ' ');
+    if (mode == ContextMode.COMPACT) {
+      return "- " + text;
+    }
+    StringBuilder label = new StringBuilder(memory.kind().id());
+    if (memory.subject() != null) {
+      label.append(" | ").append(memory.subject().replace('\n', ' '));
+    }
+    label.append(" | ").append(DAY.format(memory.occurredAt()));
+    if (memory.confidence() < 1) {
+      label.append(String.format(Locale.ROOT, " | confidence %.2f", memory.confidence()));
+    }
+    return "- [" + label + "] " + text;
+  }
+
+  public static int count(String text) {
+    return TOKENIZER.countTokens(text);
+  }
+}

@@ -1,0 +1,84 @@
+package io.engram.memory;
+
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The in-process sentence embedding model: all-MiniLM-L6-v2 (quantized ONNX, 384 dimensions), whose
+ * weights and tokenizer ship inside a Maven artifact, so nothing is downloaded at run time.
+ * Vectors are scaled to unit length, so a dot product is their cosine similarity.
+ */
+public final class Embedder {
+  /** Written into the index; a different model id makes the index stale and it is rebuilt. */
+  public static final String MODEL_ID = "all-minilm-l6-v2-q";
+  public static final int DIMENSIONS = 384;
+
+  private static Embedder shared;
+
+  private final EmbeddingModel model;
+
+  /**
+   * The process's one embedder: the model is read-only and thread-safe, and loading it takes most of
+   * a second and about 100 MB, so every server in a process (tests start many) shares it.
+   */
+  public static synchronized Embedder shared(Path nativeCacheDir) {
+    if (shared == null) {
+      shared = new Embedder(nativeCacheDir);
+    }
+    return shared;
+  }
+
+  private Embedder(Path nativeCacheDir) {
+    // The tokenizer's native library is unpacked from its jar into this directory, and its
+    // library must never try to phone home: this machine may have no way out.
+    System.setProperty("DJL_CACHE_DIR", nativeCacheDir.toAbsolutePath().toString());
+    System.setProperty("OPT_OUT_TRACKING", "true");
+    this.model = new AllMiniLmL6V2QuantizedEmbeddingModel();
+  }
+
+  public float[] embed(String text) {
+    return unit(model.embed(text).content().vector());
+  }
+
+  public List<float[]> embedAll(List<String> texts) {
+    return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
+        .map(embedding -> unit(embedding.vector())).toList();
+  }
+
+  public static double dot(float[] a, float[] b) {
+    double sum = 0;
+    for (int i = 0; i < a.length; i++) {
+      sum += a[i] * b[i];
+    }
+    return sum;
+  }
+
+  static byte[] toBytes(float[] vector) {
+    ByteBuffer buffer = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    buffer.asFloatBuffer().put(vector);
+    return buffer.array();
+  }
+
+  static float[] fromBytes(byte[] bytes) {
+    float[] vector = new float[bytes.length / Float.BYTES];
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
+    return vector;
+  }
+
+  private static float[] unit(float[] vector) {
+    double norm = Math.sqrt(dot(vector, vector));
+    if (norm == 0) {
+      return vector;
+    }
+    float[] scaled = new float[vector.length];
+    for (int i = 0; i < vector.length; i++) {
+      scaled[i] = (float) (vector[i] / norm);
+    }
+    return scaled;
+  }
+}

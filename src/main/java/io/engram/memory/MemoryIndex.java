@@ -1,0 +1,347 @@
+package io.engram.memory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.QueryBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The retrieval index: BM25 over each memory's text and an HNSW graph over its embedding, in one
+ * Lucene index on local disk. It is derived data. It holds exactly the durable memories, so
+ * candidates, suppressed and tombstoned memories can never be found by normal retrieval, and it is
+ * brought in line with the database by {@link #sync}, which reads a memory's current row and
+ * writes or removes its document (so replaying a change twice, or out of order, is harmless).
+ *
+ * <p>Each commit records the change-log position and time it covers. On start the index catches up
+ * from there; when it is missing, unreadable or built by another embedding model, it is rebuilt
+ * from the database.
+ */
+public final class MemoryIndex implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MemoryIndex.class);
+  /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
+  static final String LAYOUT = "1";
+  /** Changes logged this long before the last commit are replayed too: their index write may have been in flight. */
+  static final Duration REPLAY_OVERLAP = Duration.ofMinutes(1);
+  private static final String ORGANIZATION_WIDE = "-";
+  private static final int LOCK_STRIPES = 64;
+
+  private final MemoryStore store;
+  private final Clock clock;
+  private final Directory directory;
+  private final Analyzer analyzer = new EnglishAnalyzer();
+  private final IndexWriter writer;
+  private final SearcherManager searchers;
+  private final Object[] locks = new Object[LOCK_STRIPES];
+  private final AtomicLong tailSeq = new AtomicLong();
+
+  /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
+  public record Hit(String memoryId, float score) {
+  }
+
+  /** What a search may return: the organization, the agents it sees, and the caller's filters. */
+  public record Filter(String orgId, AgentScope scope, String subject, Set<MemoryKind> kinds, Instant after,
+                       Instant before) {
+  }
+
+  /** How the index came up: rebuilt or caught up, how many documents and memories, and how long it took. */
+  public record OpeningReport(boolean rebuilt, String reason, long documents, long replayedChanges, long millis) {
+  }
+
+  private OpeningReport openingReport;
+
+  public MemoryIndex(Path directoryPath, MemoryStore store, Clock clock) {
+    this.store = store;
+    this.clock = clock;
+    for (int i = 0; i < LOCK_STRIPES; i++) {
+      locks[i] = new Object();
+    }
+    try {
+      Files.createDirectories(directoryPath);
+      this.directory = FSDirectory.open(directoryPath);
+      String staleReason = staleReason();
+      IndexWriterConfig config = new IndexWriterConfig(analyzer)
+          .setOpenMode(staleReason == null ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
+              : IndexWriterConfig.OpenMode.CREATE)
+          .setRAMBufferSizeMB(64);
+      this.writer = new IndexWriter(directory, config);
+      this.searchers = new SearcherManager(writer, null);
+      long started = System.nanoTime();
+      long replayed = 0;
+      if (staleReason != null) {
+        rebuild();
+      } else {
+        replayed = catchUp();
+      }
+      long documents;
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        documents = searcher.getIndexReader().numDocs();
+      } finally {
+        searchers.release(searcher);
+      }
+      openingReport = new OpeningReport(staleReason != null, staleReason == null ? "current" : staleReason,
+          documents, replayed, (System.nanoTime() - started) / 1_000_000);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the memory index at " + directoryPath, e);
+    }
+  }
+
+  public OpeningReport openingReport() {
+    return openingReport;
+  }
+
+  /** Why the index on disk cannot be used as it is, or null when it can (then it only catches up). */
+  private String staleReason() {
+    try {
+      if (!DirectoryReader.indexExists(directory)) {
+        return "missing";
+      }
+      try (DirectoryReader reader = DirectoryReader.open(directory)) {
+        Map<String, String> data = reader.getIndexCommit().getUserData();
+        if (!Embedder.MODEL_ID.equals(data.get("model")) || !LAYOUT.equals(data.get("layout"))) {
+          return "built by another model or layout";
+        }
+        if (!data.containsKey("seq")) {
+          return "no change-log position";
+        }
+        return null;
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("memory index unreadable, rebuilding it: {}", e.toString());
+      return "unreadable";
+    }
+  }
+
+  private void rebuild() throws IOException {
+    long seq = store.lastChangeSeq();
+    Instant at = clock.instant();
+    writer.deleteAll();
+    AtomicLong count = new AtomicLong();
+    store.forEachRetrievable(memory -> {
+      try {
+        writer.addDocument(document(memory));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      if (count.incrementAndGet() % 20_000 == 0) {
+        LOG.info("memory index rebuild: {} memories indexed", count.get());
+      }
+    });
+    commit(seq, at);
+    searchers.maybeRefreshBlocking();
+    tailSeq.set(seq);
+  }
+
+  private long catchUp() throws IOException {
+    Map<String, String> data;
+    try (DirectoryReader reader = DirectoryReader.open(directory)) {
+      data = reader.getIndexCommit().getUserData();
+    }
+    long seq = Long.parseLong(data.get("seq"));
+    Instant at = Instant.ofEpochMilli(Long.parseLong(data.getOrDefault("at", "0")));
+    long replayed = replay(seq, at.minus(REPLAY_OVERLAP));
+    commit(tailSeq.get(), clock.instant());
+    return replayed;
+  }
+
+  /**
+   * Applies logged changes after {@code seq} (and any since {@code since}) to the index. Other nodes
+   * sharing a PostgreSQL database call this periodically to see each other's writes.
+   */
+  public long replay(long seq, Instant since) {
+    List<MemoryStore.Change> changes = store.changesSince(seq, since);
+    Set<String> ids = new LinkedHashSet<>();
+    long last = seq;
+    for (MemoryStore.Change change : changes) {
+      ids.add(change.memoryId());
+      last = Math.max(last, change.seq());
+    }
+    ids.forEach(this::sync);
+    long newest = last;
+    tailSeq.accumulateAndGet(newest, Math::max);
+    if (!ids.isEmpty()) {
+      refresh();
+    }
+    return ids.size();
+  }
+
+  /** Replays what other nodes wrote since the last look (a short overlap covers late commits). */
+  public void tail() {
+    replay(tailSeq.get(), clock.instant().minusSeconds(10));
+  }
+
+  /** Makes the index agree with the memory's row: indexed when durable, absent otherwise. */
+  public void sync(String memoryId) {
+    synchronized (locks[Math.floorMod(memoryId.hashCode(), LOCK_STRIPES)]) {
+      try {
+        var memory = store.findById(memoryId);
+        Term id = new Term("id", memoryId);
+        if (memory.isPresent() && memory.get().isRetrievable()) {
+          writer.updateDocument(id, document(memory.get()));
+        } else {
+          writer.deleteDocuments(id);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot update the memory index", e);
+      }
+    }
+  }
+
+  /** Makes everything synced so far visible to searches; returns once it is. */
+  public void refresh() {
+    try {
+      searchers.maybeRefreshBlocking();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot refresh the memory index", e);
+    }
+  }
+
+  /** Durably commits the index if it changed, recording how far in the change log it is. */
+  public void commitIfChanged() {
+    if (writer.hasUncommittedChanges()) {
+      Instant at = clock.instant();
+      try {
+        commit(store.lastChangeSeq(), at);
+      } catch (IOException e) {
+        LOG.warn("memory index commit failed: {}", e.toString());
+      }
+    }
+  }
+
+  private void commit(long seq, Instant at) throws IOException {
+    writer.setLiveCommitData(Map.of("seq", Long.toString(seq), "at", Long.toString(at.toEpochMilli()),
+        "model", Embedder.MODEL_ID, "layout", LAYOUT).entrySet());
+    writer.commit();
+  }
+
+  /** The best {@code k} lexical (BM25) matches for the query text. */
+  public List<Hit> lexical(String queryText, Filter filter, int k) {
+    Query terms = new QueryBuilder(analyzer).createBooleanQuery("text", queryText, BooleanClause.Occur.SHOULD);
+    if (terms == null) {
+      return List.of();
+    }
+    Query query = new BooleanQuery.Builder()
+        .add(terms, BooleanClause.Occur.MUST)
+        .add(filterQuery(filter), BooleanClause.Occur.FILTER)
+        .build();
+    return search(query, k);
+  }
+
+  /** The {@code k} nearest memories to the (unit-length) query vector. */
+  public List<Hit> vector(float[] queryVector, Filter filter, int k) {
+    return search(new KnnFloatVectorQuery("vector", queryVector, k, filterQuery(filter)), k);
+  }
+
+  private List<Hit> search(Query query, int k) {
+    try {
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        TopDocs top = searcher.search(query, k);
+        StoredFields stored = searcher.storedFields();
+        List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
+        for (ScoreDoc doc : top.scoreDocs) {
+          hits.add(new Hit(stored.document(doc.doc, Set.of("id")).get("id"), doc.score));
+        }
+        return hits;
+      } finally {
+        searchers.release(searcher);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("memory index search failed", e);
+    }
+  }
+
+  private static Query filterQuery(Filter filter) {
+    BooleanQuery.Builder query = new BooleanQuery.Builder()
+        .add(new TermQuery(new Term("org", filter.orgId())), BooleanClause.Occur.FILTER);
+    List<BytesRef> agents = Stream.of(ORGANIZATION_WIDE, filter.scope().agent())
+        .filter(a -> a != null).map(BytesRef::new).toList();
+    query.add(new TermInSetQuery("agent", agents), BooleanClause.Occur.FILTER);
+    if (filter.subject() != null) {
+      query.add(new TermQuery(new Term("subject", subjectKey(filter.subject()))), BooleanClause.Occur.FILTER);
+    }
+    if (filter.kinds() != null && !filter.kinds().isEmpty()) {
+      query.add(new TermInSetQuery("kind", filter.kinds().stream().map(k -> new BytesRef(k.id())).toList()),
+          BooleanClause.Occur.FILTER);
+    }
+    if (filter.after() != null || filter.before() != null) {
+      long from = filter.after() == null ? Long.MIN_VALUE : filter.after().toEpochMilli();
+      long to = filter.before() == null ? Long.MAX_VALUE : filter.before().toEpochMilli() - 1;
+      query.add(LongPoint.newRangeQuery("occurred_at", from, to), BooleanClause.Occur.FILTER);
+    }
+    return query.build();
+  }
+
+  /** Subjects filter case-insensitively and ignoring surrounding spaces. */
+  static String subjectKey(String subject) {
+    return subject.strip().toLowerCase(Locale.ROOT);
+  }
+
+  private static Document document(MemoryRecord memory) {
+    Document doc = new Document();
+    doc.add(new StringField("id", memory.id(), Field.Store.YES));
+    doc.add(new StringField("org", memory.orgId(), Field.Store.NO));
+    doc.add(new StringField("agent", memory.agent() == null ? ORGANIZATION_WIDE : memory.agent(), Field.Store.NO));
+    if (memory.subject() != null) {
+      doc.add(new StringField("subject", subjectKey(memory.subject()), Field.Store.NO));
+    }
+    doc.add(new StringField("kind", memory.kind().id(), Field.Store.NO));
+    doc.add(new LongPoint("occurred_at", memory.occurredAt().toEpochMilli()));
+    doc.add(new TextField("text", memory.indexedText(), Field.Store.NO));
+    doc.add(new KnnFloatVectorField("vector", memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));
+    return doc;
+  }
+
+  @Override
+  public void close() {
+    try {
+      commitIfChanged();
+      searchers.close();
+      writer.close();
+      directory.close();
+    } catch (IOException e) {
+      LOG.warn("memory index did not close cleanly (it catches up on the next start): {}", e.toString());
+    }
+  }
+}

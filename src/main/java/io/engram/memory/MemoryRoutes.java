@@ -1,0 +1,237 @@
+package io.engram.memory;
+
+import io.engram.access.AgentSlug;
+import io.engram.access.Guard;
+import io.engram.access.Principal;
+import io.engram.access.Scope;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.HttpServer;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.QueryParams;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The memory routes of spec 2, each at the organization level ({@code /v1/memory/...}) and inside
+ * an agent boundary ({@code /v1/memory/agents/{agent_slug}/...}); the {@code X-Service-Agent}
+ * header also names the agent. Every route: token scope (401/403), agent boundary (403), body
+ * (400), then the memory (404, 409).
+ */
+public record MemoryRoutes(MemoryService memory, Guard guard, long maxBodyBytes, Clock clock) implements RouteModule {
+  public static final String AGENT_HEADER = "X-Service-Agent";
+  static final String ORGANIZATION_BASE = "/v1/memory";
+  static final String AGENT_BASE = "/v1/memory/agents/{agent_slug}";
+  private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
+  private static final int MAX_PAGE = 200;
+
+  @FunctionalInterface
+  private interface ControlAction {
+    MemoryRecord apply(Principal caller, AgentScope scope, String id, MemoryService.Control control, String requestId);
+  }
+
+  @Override
+  public void register(Routes routes) {
+    // Agent routes first: Javalin takes the first match, so /v1/memory/agents/x is agent x's
+    // encode, never a memory called "agents".
+    for (String base : List.of(AGENT_BASE, ORGANIZATION_BASE)) {
+      for (String verb : List.of("/retrieve", "/recall", "/search")) {
+        routes.post(base + verb, this::retrieve);
+      }
+      routes.post(base, this::encode)
+          .post(base + "/events", this::ingest)
+          .get(base + "/events", this::events)
+          .get(base + "/events/{event_id}", this::event)
+          .get(base + "/candidates", this::candidates);
+      control(routes, base, "reinforce", Scope.MEMORY_CONTROL, memory::reinforce);
+      control(routes, base, "suppress", Scope.MEMORY_CONTROL, memory::suppress);
+      control(routes, base, "restore", Scope.MEMORY_CONTROL, memory::restore);
+      control(routes, base, "approve", Scope.MEMORY_CONTROL, memory::approve);
+      control(routes, base, "reject", Scope.MEMORY_CONTROL, memory::reject);
+      routes.get(base + "/{memory_id}/provenance", ctx -> {
+        Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
+        Responses.json(ctx, MemoryViews.provenance(memory.provenance(caller, scope(ctx, caller),
+            ctx.pathParam("memory_id"))));
+      });
+      routes.get(base + "/{memory_id}", ctx -> {
+        Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+        Responses.json(ctx, MemoryViews.memory(memory.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
+      });
+      routes.delete(base + "/{memory_id}", ctx -> {
+        Principal caller = guard.scope(ctx, Scope.MEMORY_DELETE);
+        AgentScope scope = scope(ctx, caller);
+        Responses.json(ctx, MemoryViews.memory(memory.delete(caller, scope, ctx.pathParam("memory_id"),
+            control(ctx), HttpServer.requestId(ctx))));
+      });
+    }
+  }
+
+  private void control(Routes routes, String base, String verb, Scope scope, ControlAction action) {
+    routes.post(base + "/{memory_id}/" + verb, ctx -> {
+      Principal caller = guard.scope(ctx, scope);
+      AgentScope boundary = scope(ctx, caller);
+      MemoryService.Control control = control(ctx);
+      Responses.json(ctx, MemoryViews.memory(action.apply(caller, boundary, ctx.pathParam("memory_id"), control,
+          HttpServer.requestId(ctx))));
+    });
+  }
+
+  private void retrieve(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    AgentScope scope = scope(ctx, caller);
+    RetrievalRequest request = RetrievalRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
+    long started = System.nanoTime();
+    MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, HttpServer.requestId(ctx));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("object", "memory.retrieval");
+    body.put("query", request.query());
+    body.put("agent", scope.agent());
+    body.put("mode", request.mode().id());
+    body.put("memories", retrieval.results().stream().map(MemoryViews::ranked).toList());
+    if (request.includeContext()) {
+      body.put("context", context(request, retrieval, started));
+    }
+    Responses.json(ctx, body);
+  }
+
+  private static Map<String, Object> context(RetrievalRequest request, MemoryService.Retrieval retrieval,
+                                             long started) {
+    ContextBlock.Assembled block = ContextBlock.assemble(
+        retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(), request.contextMode(),
+        request.maxContextTokens());
+    Map<String, Object> statistics = new LinkedHashMap<>();
+    statistics.put("lexicalCandidates", retrieval.lexicalCandidates());
+    statistics.put("vectorCandidates", retrieval.vectorCandidates());
+    statistics.put("candidates", retrieval.candidates());
+    statistics.put("returned", retrieval.results().size());
+    statistics.put("included", block.included());
+    statistics.put("omitted", block.omitted());
+    statistics.put("embedMs", retrieval.embedMicros() / 1000.0);
+    statistics.put("searchMs", retrieval.searchMicros() / 1000.0);
+    statistics.put("rankMs", retrieval.rankMicros() / 1000.0);
+    statistics.put("tookMs", (System.nanoTime() - started) / 1_000_000.0);
+    Map<String, Object> context = new LinkedHashMap<>();
+    context.put("mode", request.contextMode().id());
+    context.put("systemBlock", block.systemBlock());
+    context.put("tokens", block.tokens());
+    context.put("tokenBudget", request.maxContextTokens());
+    context.put("memoryIds", block.includedIds());
+    context.put("statistics", statistics);
+    return context;
+  }
+
+  private void encode(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+    AgentScope scope = scope(ctx, caller);
+    String key = MemoryService.idempotencyKey(ctx.header("Idempotency-Key"));
+    MemoryInput input = MemoryInput.parse(JsonBody.parse(ctx, maxBodyBytes), clock.instant());
+    MemoryService.Encoded encoded = memory.encode(caller, scope, input, key, HttpServer.requestId(ctx));
+    if (encoded.replayed()) {
+      ctx.header("Idempotent-Replayed", "true");
+    }
+    ctx.status(201).contentType("application/json").result(encoded.responseJson());
+  }
+
+  private void ingest(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+    AgentScope scope = scope(ctx, caller);
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes)
+        .allowOnly(Set.of("type", "source", "subject", "text", "metadata"));
+    String type = body.requiredString("type", 128);
+    if (!EVENT_TYPE.matcher(type).matches()) {
+      throw ApiException.badRequest("type", "'type' must be 1-128 characters of letters, digits and _ . : / -, "
+          + "such as 'customer.plan_changed'");
+    }
+    MemoryService.EventInput input = new MemoryService.EventInput(type, body.requiredString("source", 128),
+        body.optionalString("subject", MemoryInput.MAX_SUBJECT).orElse(null),
+        body.requiredString("text", MemoryInput.MAX_TEXT), MemoryInput.metadataObject(body));
+    MemoryService.Ingested ingested = memory.ingest(caller, scope, input, HttpServer.requestId(ctx));
+    Map<String, Object> response = new LinkedHashMap<>();
+    response.put("event", MemoryViews.event(ingested.event()));
+    response.put("candidates", ingested.candidates().stream().map(MemoryViews::memory).toList());
+    Responses.json(ctx, 201, response);
+  }
+
+  private void events(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    AgentScope scope = scope(ctx, caller);
+    int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
+    List<BusinessEvent> page = memory.events(caller, scope, ctx.queryParam("type"), ctx.queryParam("source"),
+        ctx.queryParam("before"), limit);
+    Responses.json(ctx, list(page.stream().map(MemoryViews::event).toList(),
+        "nextBefore", page.size() == limit ? page.getLast().id() : null));
+  }
+
+  private void event(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    Responses.json(ctx, MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
+  }
+
+  private void candidates(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    AgentScope scope = scope(ctx, caller);
+    int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
+    List<MemoryRecord> page = memory.candidates(caller, scope, ctx.queryParam("after"), limit);
+    Responses.json(ctx, list(page.stream().map(MemoryViews::memory).toList(),
+        "nextAfter", page.size() == limit ? page.getLast().id() : null));
+  }
+
+  private static Map<String, Object> list(List<?> data, String cursorName, String cursor) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("object", "list");
+    body.put("data", data);
+    body.put(cursorName, cursor);
+    return body;
+  }
+
+  /**
+   * The call's boundary: the agent of the path, else of the X-Service-Agent header, else the
+   * organization. A token bound to agents must name one of them.
+   */
+  static AgentScope scope(Context ctx, Principal caller) {
+    String fromPath = ctx.pathParamMap().get("agent_slug");
+    String header = ctx.header(AGENT_HEADER);
+    String fromHeader = header == null || header.isBlank() ? null : header.strip();
+    checkSlug(fromPath, "agent_slug");
+    checkSlug(fromHeader, AGENT_HEADER);
+    if (fromPath != null && fromHeader != null && !fromPath.equals(fromHeader)) {
+      throw ApiException.badRequest(AGENT_HEADER, "The path names agent '" + fromPath + "' but " + AGENT_HEADER
+          + " names '" + fromHeader + "'");
+    }
+    String agent = fromPath != null ? fromPath : fromHeader;
+    if (agent == null) {
+      if (caller.agents() != null) {
+        throw ApiException.forbidden("agent_required", "This token is bound to agents " + caller.agents()
+            + "; call /v1/memory/agents/{agent_slug}/... or send " + AGENT_HEADER);
+      }
+      return AgentScope.ORGANIZATION;
+    }
+    if (!caller.canReachAgent(agent)) {
+      throw ApiException.forbidden("agent_not_allowed", "This token is not bound to agent '" + agent + "'");
+    }
+    return new AgentScope(agent);
+  }
+
+  private static void checkSlug(String slug, String param) {
+    if (slug != null && !AgentSlug.isValid(slug)) {
+      throw ApiException.badRequest(param, "Agent '" + slug + "' is not a valid agent slug: " + AgentSlug.rule());
+    }
+  }
+
+  /** The optional control body {reason, actor}; a request without a body is fine. */
+  private MemoryService.Control control(Context ctx) {
+    if (ctx.contentLength() == 0 || (ctx.contentLength() < 0 && ctx.contentType() == null)) {
+      return MemoryService.Control.NONE;
+    }
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("reason", "actor"));
+    return new MemoryService.Control(body.optionalString("reason", 1_000).orElse(null),
+        body.optionalString("actor", 200).orElse(null));
+  }
+}

@@ -1,0 +1,362 @@
+package io.engram.memory;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.Principal;
+import io.engram.organizations.Organization;
+import io.engram.platform.Ids;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.json.Json;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Memory operations, each in the caller's boundary ({@link AgentScope}): encode (with
+ * Idempotency-Key), event ingestion, the control actions of the state machine, provenance, and
+ * retrieval. The database is written first, in one transaction per operation; the index follows.
+ */
+public final class MemoryService implements AutoCloseable {
+  /** How long an Idempotency-Key is remembered after its first use. */
+  public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
+  public static final int MAX_IDEMPOTENCY_KEY = 255;
+  private static final int MIN_CANDIDATES = 50;
+  private static final int MAX_CANDIDATES = 300;
+
+  private final MemoryStore store;
+  private final MemoryIndex index;
+  private final Embedder embedder;
+  private final UseRecorder uses;
+  private final Clock clock;
+
+  /** The result of an encode: the memory and the exact response body, replayed for a retried key. */
+  public record Encoded(MemoryRecord memory, String responseJson, boolean replayed) {
+  }
+
+  /** An ingested event and the candidates it staged. */
+  public record Ingested(BusinessEvent event, List<MemoryRecord> candidates) {
+  }
+
+  /** Why a memory exists: the record, its event (if any), every transition and its uses. */
+  public record Provenance(MemoryRecord memory, BusinessEvent event, List<Transition> transitions, Instant at) {
+  }
+
+  /** A retrieval's results and how it went. */
+  public record Retrieval(List<ActivationRanker.Ranked> results, int lexicalCandidates, int vectorCandidates,
+                          int candidates, long embedMicros, long searchMicros, long rankMicros) {
+  }
+
+  public MemoryService(MemoryStore store, MemoryIndex index, Embedder embedder, Clock clock) {
+    this.store = store;
+    this.index = index;
+    this.embedder = embedder;
+    this.uses = new UseRecorder(store);
+    this.clock = clock;
+  }
+
+  public MemoryIndex index() {
+    return index;
+  }
+
+  // ---- encode
+
+  public Encoded encode(Principal caller, AgentScope scope, MemoryInput input, String idempotencyKey,
+                        String requestId) {
+    Instant now = clock.instant();
+    String hash = idempotencyKey == null ? null : hash(Json.write(input.canonical(scope.agent())));
+    if (idempotencyKey != null) {
+      Optional<Encoded> replay = replay(caller, idempotencyKey, hash, now);
+      if (replay.isPresent()) {
+        return replay.get();
+      }
+    }
+    MemoryState state = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
+        ? MemoryState.CANDIDATE : MemoryState.DURABLE;
+    Instant occurredAt = input.occurredAt() == null ? now : input.occurredAt();
+    String text = input.text();
+    MemoryRecord memory = new MemoryRecord(Ids.newId("mem", now.toEpochMilli()), caller.orgId(), scope.agent(),
+        text, input.subject(), input.kind(), input.confidence(), state, MemorySource.ENCODE, null,
+        input.metadataJson(), caller.credentialId(), userId(caller), requestId, idempotencyKey, occurredAt, now, now,
+        UseHistory.first(UseKind.ENCODE, occurredAt.isBefore(now) ? occurredAt : now), 0, 0,
+        embedder.embed(MemoryRecord.indexedText(input.subject(), text)));
+    String response = Json.write(MemoryViews.memory(memory));
+    boolean written = store.database().write(h -> {
+      if (idempotencyKey != null && !store.claimIdempotencyKey(h, caller.orgId(), caller.credentialId(),
+          idempotencyKey, hash, memory.id(), response, now, now.plus(IDEMPOTENCY_RETENTION))) {
+        return false;
+      }
+      store.insert(h, memory);
+      store.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
+      store.recordTransition(h, new Transition(memory.id(), null, state, "encode", null, null, caller.credentialId(),
+          userId(caller), requestId, now));
+      store.logChange(h, memory.id(), now);
+      return true;
+    });
+    if (!written) {
+      // A racing retry with the same key committed first: answer as it did.
+      return replay(caller, idempotencyKey, hash, now).orElseThrow(() -> ApiException.conflict(
+          "idempotency_key_in_use", "Another request with this Idempotency-Key is in progress; retry it"));
+    }
+    if (state == MemoryState.DURABLE) {
+      makeVisible(memory.id());
+    }
+    return new Encoded(memory, response, false);
+  }
+
+  private Optional<Encoded> replay(Principal caller, String key, String hash, Instant now) {
+    return store.findIdempotentWrite(caller.orgId(), caller.credentialId(), key, now).map(write -> {
+      if (!write.requestHash().equals(hash)) {
+        throw new ApiException(409, io.engram.platform.http.ErrorType.INVALID_REQUEST_ERROR,
+            "idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a "
+            + "new key for a new memory", "Idempotency-Key", null, null);
+      }
+      MemoryRecord memory = store.find(caller.orgId(), write.memoryId()).orElseThrow();
+      return new Encoded(memory, write.response(), true);
+    });
+  }
+
+  /** Checks an Idempotency-Key header: 1 to 255 visible ASCII characters. */
+  public static String idempotencyKey(String header) {
+    if (header == null) {
+      return null;
+    }
+    if (header.isEmpty() || header.length() > MAX_IDEMPOTENCY_KEY
+        || !header.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+      throw ApiException.badRequest("Idempotency-Key", "Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY
+          + " visible ASCII characters (a UUID is a good choice)");
+    }
+    return header;
+  }
+
+  // ---- events
+
+  public Ingested ingest(Principal caller, AgentScope scope, EventInput input, String requestId) {
+    Instant now = clock.instant();
+    EventPipeline.Plan plan = EventPipeline.plan(input.text(), input.metadata(),
+        statement -> store.knows(caller.orgId(), scope, statement));
+    List<String> staged = plan.staged();
+    List<float[]> vectors = staged.isEmpty() ? List.of()
+        : embedder.embedAll(staged.stream().map(s -> MemoryRecord.indexedText(input.subject(), s)).toList());
+    String eventId = Ids.newId("evt", now.toEpochMilli());
+    List<MemoryRecord> candidates = new ArrayList<>();
+    for (int i = 0; i < staged.size(); i++) {
+      candidates.add(new MemoryRecord(Ids.newId("mem", now.toEpochMilli()), caller.orgId(), scope.agent(),
+          staged.get(i), input.subject(), plan.kind(), plan.confidence(), MemoryState.CANDIDATE, MemorySource.EVENT,
+          eventId, null, caller.credentialId(), userId(caller), requestId, null, now, now, now,
+          UseHistory.first(UseKind.ENCODE, now), 0, 0, vectors.get(i)));
+    }
+    BusinessEvent event = new BusinessEvent(eventId, caller.orgId(), scope.agent(), input.type(), input.source(),
+        input.subject(), input.text(), input.metadata() == null ? null : Json.write(input.metadata()),
+        Json.write(MemoryViews.staging(plan, candidates)), caller.credentialId(), userId(caller), requestId, now);
+    store.database().write(h -> {
+      store.insertEvent(h, event);
+      for (MemoryRecord candidate : candidates) {
+        store.insert(h, candidate);
+        store.recordUse(h, candidate.id(), UseKind.ENCODE, now, requestId);
+        store.recordTransition(h, new Transition(candidate.id(), null, MemoryState.CANDIDATE, "stage",
+            "staged from event " + eventId + " (" + input.type() + ")", input.source(), caller.credentialId(),
+            userId(caller), requestId, now));
+        store.logChange(h, candidate.id(), now);
+      }
+      return null;
+    });
+    return new Ingested(event, candidates);
+  }
+
+  public BusinessEvent event(Principal caller, AgentScope scope, String eventId) {
+    return store.findEvent(caller.orgId(), eventId).filter(e -> scope.owns(e.agent()))
+        .orElseThrow(() -> ApiException.notFound("Event " + eventId + " not found in " + scope.describe()));
+  }
+
+  public List<BusinessEvent> events(Principal caller, AgentScope scope, String type, String source, String before,
+                                    int limit) {
+    return store.events(caller.orgId(), scope, type, source, before, limit);
+  }
+
+  public List<MemoryRecord> candidates(Principal caller, AgentScope scope, String after, int limit) {
+    return store.candidates(caller.orgId(), scope, after, limit);
+  }
+
+  // ---- reads and control
+
+  /** A memory the boundary can see, in any state; 404 otherwise (whether it exists elsewhere or not). */
+  public MemoryRecord get(Principal caller, AgentScope scope, String memoryId) {
+    return store.find(caller.orgId(), memoryId).filter(m -> scope.sees(m.agent()))
+        .orElseThrow(() -> notFound(memoryId, scope));
+  }
+
+  public Provenance provenance(Principal caller, AgentScope scope, String memoryId) {
+    MemoryRecord memory = get(caller, scope, memoryId);
+    BusinessEvent event = memory.eventId() == null ? null : store.findEvent(caller.orgId(), memory.eventId())
+        .orElse(null);
+    return new Provenance(memory, event, store.transitions(memoryId), clock.instant());
+  }
+
+  public MemoryRecord reinforce(Principal caller, AgentScope scope, String id, Control control, String requestId) {
+    return act(caller, scope, id, MemoryAction.REINFORCE, control, requestId);
+  }
+
+  public MemoryRecord suppress(Principal caller, AgentScope scope, String id, Control control, String requestId) {
+    return act(caller, scope, id, MemoryAction.SUPPRESS, control, requestId);
+  }
+
+  public MemoryRecord restore(Principal caller, AgentScope scope, String id, Control control, String requestId) {
+    return act(caller, scope, id, MemoryAction.RESTORE, control, requestId);
+  }
+
+  public MemoryRecord approve(Principal caller, AgentScope scope, String id, Control control, String requestId) {
+    return act(caller, scope, id, MemoryAction.APPROVE, control, requestId);
+  }
+
+  public MemoryRecord reject(Principal caller, AgentScope scope, String id, Control control, String requestId) {
+    return act(caller, scope, id, MemoryAction.REJECT, control, requestId);
+  }
+
+  public MemoryRecord delete(Principal caller, AgentScope scope, String id, Control control, String requestId) {
+    return act(caller, scope, id, MemoryAction.DELETE, control, requestId);
+  }
+
+  /** The caller's reason and actor label for a control action; both optional. */
+  public record Control(String reason, String actor) {
+    public static final Control NONE = new Control(null, null);
+  }
+
+  private MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
+                           String requestId) {
+    Instant now = clock.instant();
+    MemoryRecord after = store.database().write(h -> {
+      MemoryRecord memory = store.findForUpdate(h, caller.orgId(), id).filter(m -> scope.sees(m.agent()))
+          .orElseThrow(() -> notFound(id, scope));
+      if (action.changesContent() && !scope.owns(memory.agent())) {
+        throw ApiException.forbidden("shared_memory", "Memory " + id + " is organization-wide; only a call at the "
+            + "organization level may " + action.id() + " it");
+      }
+      if (action.isDoneIn(memory.state())) {
+        return memory;
+      }
+      if (!action.startsFrom(memory.state())) {
+        throw ApiException.conflict("invalid_state", "Cannot " + action.id() + " memory " + id + ": it is "
+            + memory.state().id() + ", and " + action.id() + " applies to " + action.allowedFrom() + " memories");
+      }
+      store.recordTransition(h, new Transition(id, memory.state(), action.to(), action.id(), control.reason(),
+          control.actor(), caller.credentialId(), userId(caller), requestId, now));
+      if (action == MemoryAction.REINFORCE) {
+        store.recordUse(h, id, UseKind.REINFORCE, now, requestId);
+        store.updateUses(h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.reinforcementCount() + 1,
+            memory.retrievalCount());
+      } else {
+        store.updateState(h, id, action.to(), now);
+        store.logChange(h, id, now);
+      }
+      return store.findForUpdate(h, caller.orgId(), id).orElseThrow();
+    });
+    if (action != MemoryAction.REINFORCE) {
+      makeVisible(id);
+    }
+    return after;
+  }
+
+  // ---- retrieval
+
+  public Retrieval retrieve(Principal caller, AgentScope scope, RetrievalRequest request, String requestId) {
+    Instant now = clock.instant();
+    long started = System.nanoTime();
+    boolean lexical = request.mode() != RetrievalRequest.RankingMode.VECTOR;
+    boolean vector = request.mode() != RetrievalRequest.RankingMode.LEXICAL;
+    float[] queryVector = vector ? embedder.embed(request.query()) : null;
+    long embedded = System.nanoTime();
+    MemoryIndex.Filter filter = new MemoryIndex.Filter(caller.orgId(), scope, request.subject(), request.kinds(),
+        request.after(), request.before());
+    int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
+    List<MemoryIndex.Hit> lexicalHits = lexical ? index.lexical(request.query(), filter, k) : List.of();
+    List<MemoryIndex.Hit> vectorHits = vector ? index.vector(queryVector, filter, k) : List.of();
+    long searched = System.nanoTime();
+    Set<String> ids = new LinkedHashSet<>();
+    lexicalHits.forEach(hit -> ids.add(hit.memoryId()));
+    vectorHits.forEach(hit -> ids.add(hit.memoryId()));
+    Map<String, MemoryRecord> rows = store.findAll(caller.orgId(), ids);
+    // The index is derived: the database has the last word on state and boundary.
+    List<MemoryRecord> candidates = rows.values().stream()
+        .filter(m -> m.isRetrievable() && scope.sees(m.agent())).toList();
+    List<ActivationRanker.Ranked> ranked = new ActivationRanker(request.mode(), request.useActivation())
+        .rank(candidates, lexicalHits, vectorHits, queryVector, now);
+    List<ActivationRanker.Ranked> top = List.copyOf(ranked.subList(0, Math.min(request.limit(), ranked.size())));
+    if (request.recordUse() && !top.isEmpty()) {
+      uses.record(caller.orgId(), top.stream().map(r -> r.memory().id()).toList(), now, requestId);
+    }
+    long rankedAt = System.nanoTime();
+    return new Retrieval(top, lexicalHits.size(), vectorHits.size(), ids.size(), (embedded - started) / 1000,
+        (searched - embedded) / 1000, (rankedAt - searched) / 1000);
+  }
+
+  /** Writes queued retrieval uses now (tests and shutdown). */
+  public void flushUses() {
+    uses.flush();
+  }
+
+  // ---- settings
+
+  /** The write mode in force: candidate review only where the plan allows it (a downgrade falls back to direct). */
+  public WriteMode writeMode(Organization org) {
+    return org.plan().isPaid() ? store.writeMode(org.id()) : WriteMode.DIRECT;
+  }
+
+  public WriteMode setWriteMode(Principal caller, WriteMode mode) {
+    if (!caller.managesOrganization()) {
+      throw ApiException.forbidden("insufficient_permissions",
+          "Only an organization owner or admin (or an admin API key) may change the memory write mode");
+    }
+    if (mode == WriteMode.CANDIDATE_REVIEW && !caller.organization().plan().isPaid()) {
+      throw ApiException.forbidden("plan_required", "The candidate review path needs a paid plan; the "
+          + caller.organization().plan().id() + " plan writes memories directly");
+    }
+    store.setWriteMode(caller.orgId(), mode, caller.credentialId(), clock.instant());
+    return mode;
+  }
+
+  /** Hourly: forget Idempotency-Keys past their retention. */
+  public int purgeExpiredIdempotencyKeys() {
+    return store.purgeExpiredIdempotencyKeys(clock.instant());
+  }
+
+  /** Brings the index in line with the committed row and makes it searchable before the caller hears back. */
+  private void makeVisible(String memoryId) {
+    index.sync(memoryId);
+    index.refresh();
+  }
+
+  private static ApiException notFound(String memoryId, AgentScope scope) {
+    return ApiException.notFound("Memory " + memoryId + " not found in " + scope.describe());
+  }
+
+  private static String userId(Principal caller) {
+    return caller.user() == null ? null : caller.user().id();
+  }
+
+  private static String hash(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** An event as received, validated. */
+  public record EventInput(String type, String source, String subject, String text, ObjectNode metadata) {
+  }
+
+  @Override
+  public void close() {
+    uses.close();
+    index.close();
+  }
+}

@@ -1,0 +1,323 @@
+package io.engram.memory;
+
+import io.engram.store.Database;
+import io.engram.store.Rows;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+/**
+ * SQL for memories and what hangs off them: transitions, uses, the change log, events, idempotency
+ * keys and the organization's write mode. Methods taking a {@link Handle} run inside the caller's
+ * transaction, so a memory and its history are always written together.
+ */
+public final class MemoryStore {
+
+  private static final RowMapper<MemoryRecord> MEMORY = (rs, ctx) -> new MemoryRecord(
+      rs.getString("id"),
+      rs.getString("org_id"),
+      rs.getString("agent"),
+      rs.getString("text"),
+      rs.getString("subject"),
+      MemoryKind.fromId(rs.getString("memory_kind")).orElseThrow(),
+      rs.getDouble("confidence"),
+      MemoryState.fromId(rs.getString("state")).orElseThrow(),
+      MemorySource.valueOf(rs.getString("source").toUpperCase(java.util.Locale.ROOT)),
+      rs.getString("event_id"),
+      rs.getString("metadata"),
+      rs.getString("credential_id"),
+      rs.getString("user_id"),
+      rs.getString("request_id"),
+      rs.getString("idempotency_key"),
+      Rows.instant(rs, "occurred_at"),
+      Rows.instant(rs, "created_at"),
+      Rows.instant(rs, "updated_at"),
+      new UseHistory(UseHistory.parseRecent(rs.getString("recent_uses")), rs.getLong("older_use_count"),
+          rs.getDouble("older_use_weight"), Rows.instant(rs, "first_use_at")),
+      rs.getLong("reinforcement_count"),
+      rs.getLong("retrieval_count"),
+      Embedder.fromBytes(rs.getBytes("embedding")));
+
+  private static final RowMapper<Transition> TRANSITION = (rs, ctx) -> new Transition(
+      rs.getString("memory_id"),
+      rs.getString("from_state") == null ? null : MemoryState.fromId(rs.getString("from_state")).orElseThrow(),
+      MemoryState.fromId(rs.getString("to_state")).orElseThrow(),
+      rs.getString("action"),
+      rs.getString("reason"),
+      rs.getString("actor"),
+      rs.getString("credential_id"),
+      rs.getString("user_id"),
+      rs.getString("request_id"),
+      Rows.instant(rs, "at"));
+
+  private static final RowMapper<BusinessEvent> EVENT = (rs, ctx) -> new BusinessEvent(
+      rs.getString("id"),
+      rs.getString("org_id"),
+      rs.getString("agent"),
+      rs.getString("type"),
+      rs.getString("source"),
+      rs.getString("subject"),
+      rs.getString("text"),
+      rs.getString("metadata"),
+      rs.getString("staging"),
+      rs.getString("credential_id"),
+      rs.getString("user_id"),
+      rs.getString("request_id"),
+      Rows.instant(rs, "received_at"));
+
+  /** A stored idempotency key: the hash of the request it first came with, and that request's response. */
+  public record IdempotentWrite(String requestHash, String memoryId, String response, Instant expiresAt) {
+  }
+
+  /** One entry of the change log. */
+  public record Change(long seq, String memoryId, Instant changedAt) {
+  }
+
+  private final Database db;
+
+  public MemoryStore(Database db) {
+    this.db = db;
+  }
+
+  public Database database() {
+    return db;
+  }
+
+  // ---- memories
+
+  public void insert(Handle h, MemoryRecord m) {
+    h.createUpdate("""
+            INSERT INTO memories (id, org_id, agent, text, subject, memory_kind, confidence, state, source,
+                                  event_id, metadata, credential_id, user_id, request_id, idempotency_key,
+                                  occurred_at, created_at, updated_at, recent_uses, older_use_count,
+                                  older_use_weight, first_use_at, last_used_at, reinforcement_count,
+                                  retrieval_count, embedding)
+            VALUES (:id, :org, :agent, :text, :subject, :kind, :confidence, :state, :source, :event, :metadata,
+                    :credential, :user, :request, :idempotencyKey, :occurredAt, :createdAt, :updatedAt,
+                    :recentUses, :olderCount, :olderWeight, :firstUseAt, :lastUsedAt, :reinforcements,
+                    :retrievals, :embedding)""")
+        .bind("id", m.id()).bind("org", m.orgId()).bind("agent", m.agent()).bind("text", m.text())
+        .bind("subject", m.subject()).bind("kind", m.kind().id()).bind("confidence", m.confidence())
+        .bind("state", m.state().id()).bind("source", m.source().id()).bind("event", m.eventId())
+        .bind("metadata", m.metadataJson()).bind("credential", m.credentialId()).bind("user", m.userId())
+        .bind("request", m.requestId()).bind("idempotencyKey", m.idempotencyKey())
+        .bind("occurredAt", m.occurredAt().toEpochMilli()).bind("createdAt", m.createdAt().toEpochMilli())
+        .bind("updatedAt", m.updatedAt().toEpochMilli()).bind("recentUses", m.uses().recentText())
+        .bind("olderCount", m.uses().olderCount()).bind("olderWeight", m.uses().olderWeight())
+        .bind("firstUseAt", m.uses().firstUseAt().toEpochMilli())
+        .bind("lastUsedAt", m.uses().lastUsedAt().toEpochMilli())
+        .bind("reinforcements", m.reinforcementCount()).bind("retrievals", m.retrievalCount())
+        .bind("embedding", Embedder.toBytes(m.embedding()))
+        .execute();
+  }
+
+  public Optional<MemoryRecord> find(String orgId, String id) {
+    return db.read(h -> find(h, orgId, id, false));
+  }
+
+  /** Reads a memory inside a write transaction; on PostgreSQL the row stays locked until commit. */
+  public Optional<MemoryRecord> findForUpdate(Handle h, String orgId, String id) {
+    return find(h, orgId, id, db.kind() == Database.Kind.POSTGRESQL);
+  }
+
+  private static Optional<MemoryRecord> find(Handle h, String orgId, String id, boolean lock) {
+    return h.createQuery("SELECT * FROM memories WHERE org_id = :org AND id = :id" + (lock ? " FOR UPDATE" : ""))
+        .bind("org", orgId).bind("id", id).map(MEMORY).findOne();
+  }
+
+  /** The memories among {@code ids}, by id; ids of other organizations are not returned. */
+  public Map<String, MemoryRecord> findAll(String orgId, Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    return db.read(h -> {
+      Map<String, MemoryRecord> found = new LinkedHashMap<>();
+      h.createQuery("SELECT * FROM memories WHERE org_id = :org AND id IN (<ids>)")
+          .bind("org", orgId).bindList("ids", List.copyOf(ids)).map(MEMORY)
+          .forEach(m -> found.put(m.id(), m));
+      return found;
+    });
+  }
+
+  /** The memory by id alone, for the index (which has no organization to go by when it catches up). */
+  public Optional<MemoryRecord> findById(String id) {
+    return db.read(h -> h.createQuery("SELECT * FROM memories WHERE id = :id").bind("id", id).map(MEMORY).findOne());
+  }
+
+  public void updateState(Handle h, String id, MemoryState to, Instant at) {
+    h.createUpdate("UPDATE memories SET state = :state, updated_at = :at WHERE id = :id")
+        .bind("state", to.id()).bind("at", at.toEpochMilli()).bind("id", id).execute();
+  }
+
+  /** Stores a memory's new use summary and counters (the caller read the row for update). */
+  public void updateUses(Handle h, String id, UseHistory uses, long reinforcements, long retrievals) {
+    h.createUpdate("""
+            UPDATE memories SET recent_uses = :recent, older_use_count = :olderCount,
+                   older_use_weight = :olderWeight, first_use_at = :first, last_used_at = :last,
+                   reinforcement_count = :reinforcements, retrieval_count = :retrievals
+            WHERE id = :id""")
+        .bind("recent", uses.recentText()).bind("olderCount", uses.olderCount())
+        .bind("olderWeight", uses.olderWeight()).bind("first", uses.firstUseAt().toEpochMilli())
+        .bind("last", uses.lastUsedAt().toEpochMilli()).bind("reinforcements", reinforcements)
+        .bind("retrievals", retrievals).bind("id", id).execute();
+  }
+
+  /** True when the boundary already holds a candidate or durable memory with exactly this text. */
+  public boolean knows(String orgId, AgentScope scope, String text) {
+    return db.read(h -> h.createQuery("SELECT 1 FROM memories WHERE org_id = :org AND state IN ('candidate', 'durable')"
+            + " AND text = :text AND " + scope.sqlCondition("agent") + " LIMIT 1")
+        .bind("org", orgId).bind("text", text).bindMap(scope.sqlBindings()).mapTo(Integer.class).findOne()
+        .isPresent());
+  }
+
+  /** The boundary's candidates awaiting review, oldest first. */
+  public List<MemoryRecord> candidates(String orgId, AgentScope scope, String afterId, int limit) {
+    return db.read(h -> h.createQuery("SELECT * FROM memories WHERE org_id = :org AND state = 'candidate'"
+            + " AND id > :after AND " + scope.sqlCondition("agent") + " ORDER BY id LIMIT :limit")
+        .bind("org", orgId).bind("after", afterId == null ? "" : afterId).bind("limit", limit)
+        .bindMap(scope.sqlBindings()).map(MEMORY).list());
+  }
+
+  /** Every retrievable memory, in id order, for rebuilding the index. */
+  public void forEachRetrievable(Consumer<MemoryRecord> consumer) {
+    db.read(h -> {
+      h.createQuery("SELECT * FROM memories WHERE state = 'durable' ORDER BY id")
+          .setFetchSize(500).map(MEMORY).forEach(consumer);
+      return null;
+    });
+  }
+
+  // ---- history
+
+  public void recordTransition(Handle h, Transition t) {
+    h.createUpdate("""
+            INSERT INTO memory_transitions (memory_id, from_state, to_state, action, reason, actor, credential_id,
+                                            user_id, request_id, at)
+            VALUES (:memory, :from, :to, :action, :reason, :actor, :credential, :user, :request, :at)""")
+        .bind("memory", t.memoryId()).bind("from", t.from() == null ? null : t.from().id())
+        .bind("to", t.to().id()).bind("action", t.action()).bind("reason", t.reason()).bind("actor", t.actor())
+        .bind("credential", t.credentialId()).bind("user", t.userId()).bind("request", t.requestId())
+        .bind("at", t.at().toEpochMilli()).execute();
+  }
+
+  public List<Transition> transitions(String memoryId) {
+    return db.read(h -> h.createQuery("SELECT * FROM memory_transitions WHERE memory_id = :id ORDER BY seq")
+        .bind("id", memoryId).map(TRANSITION).list());
+  }
+
+  public void recordUse(Handle h, String memoryId, UseKind kind, Instant at, String requestId) {
+    h.createUpdate("INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)")
+        .bind("id", memoryId).bind("kind", kind.id()).bind("at", at.toEpochMilli()).bind("request", requestId)
+        .execute();
+  }
+
+  /** Appends to the change log, in the transaction that made the change. */
+  public void logChange(Handle h, String memoryId, Instant at) {
+    h.createUpdate("INSERT INTO memory_changes (memory_id, changed_at) VALUES (:id, :at)")
+        .bind("id", memoryId).bind("at", at.toEpochMilli()).execute();
+  }
+
+  /** Changes after {@code seq}, plus any logged since {@code since} (which covers late commits). */
+  public List<Change> changesSince(long seq, Instant since) {
+    return db.read(h -> h.createQuery("""
+            SELECT seq, memory_id, changed_at FROM memory_changes
+            WHERE seq > :seq OR changed_at >= :since ORDER BY seq""")
+        .bind("seq", seq).bind("since", since.toEpochMilli())
+        .map((rs, ctx) -> new Change(rs.getLong("seq"), rs.getString("memory_id"), Rows.instant(rs, "changed_at")))
+        .list());
+  }
+
+  public long lastChangeSeq() {
+    return db.read(h -> h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM memory_changes").mapTo(Long.class).one());
+  }
+
+  // ---- events
+
+  public void insertEvent(Handle h, BusinessEvent e) {
+    h.createUpdate("""
+            INSERT INTO business_events (id, org_id, agent, type, source, subject, text, metadata, staging,
+                                         credential_id, user_id, request_id, received_at)
+            VALUES (:id, :org, :agent, :type, :source, :subject, :text, :metadata, :staging, :credential, :user,
+                    :request, :at)""")
+        .bind("id", e.id()).bind("org", e.orgId()).bind("agent", e.agent()).bind("type", e.type())
+        .bind("source", e.source()).bind("subject", e.subject()).bind("text", e.text())
+        .bind("metadata", e.metadataJson()).bind("staging", e.stagingJson()).bind("credential", e.credentialId())
+        .bind("user", e.userId()).bind("request", e.requestId()).bind("at", e.receivedAt().toEpochMilli())
+        .execute();
+  }
+
+  public Optional<BusinessEvent> findEvent(String orgId, String id) {
+    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id = :id")
+        .bind("org", orgId).bind("id", id).map(EVENT).findOne());
+  }
+
+  /** Events newest first, with optional exact filters on type and source. */
+  public List<BusinessEvent> events(String orgId, AgentScope scope, String type, String source, String beforeId,
+                                    int limit) {
+    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id < :before"
+            + " AND (:type IS NULL OR type = :type) AND (:source IS NULL OR source = :source) AND "
+            + scope.sqlCondition("agent") + " ORDER BY id DESC LIMIT :limit")
+        .bind("org", orgId).bind("before", beforeId == null ? "~" : beforeId).bind("type", type)
+        .bind("source", source).bind("limit", limit).bindMap(scope.sqlBindings()).map(EVENT).list());
+  }
+
+  // ---- idempotency
+
+  /**
+   * Claims the key for this request, inside the encode transaction. False when the key is already
+   * held (by this request's earlier try, or a racing one, whose transaction has committed: on
+   * PostgreSQL the insert waits for it). An expired key is released first.
+   */
+  public boolean claimIdempotencyKey(Handle h, String orgId, String credentialId, String key, String requestHash,
+                                     String memoryId, String response, Instant now, Instant expiresAt) {
+    h.createUpdate("""
+            DELETE FROM memory_idempotency
+            WHERE org_id = :org AND credential_id = :credential AND idempotency_key = :key AND expires_at <= :now""")
+        .bind("org", orgId).bind("credential", credentialId).bind("key", key).bind("now", now.toEpochMilli())
+        .execute();
+    return h.createUpdate("""
+            INSERT INTO memory_idempotency (org_id, credential_id, idempotency_key, request_hash, memory_id, response,
+                                            created_at, expires_at)
+            VALUES (:org, :credential, :key, :hash, :memory, :response, :now, :expires)
+            ON CONFLICT (org_id, credential_id, idempotency_key) DO NOTHING""")
+        .bind("org", orgId).bind("credential", credentialId).bind("key", key).bind("hash", requestHash)
+        .bind("memory", memoryId).bind("response", response).bind("now", now.toEpochMilli())
+        .bind("expires", expiresAt.toEpochMilli()).execute() == 1;
+  }
+
+  public Optional<IdempotentWrite> findIdempotentWrite(String orgId, String credentialId, String key, Instant now) {
+    return db.read(h -> h.createQuery("""
+            SELECT request_hash, memory_id, response, expires_at FROM memory_idempotency
+            WHERE org_id = :org AND credential_id = :credential AND idempotency_key = :key AND expires_at > :now""")
+        .bind("org", orgId).bind("credential", credentialId).bind("key", key).bind("now", now.toEpochMilli())
+        .map((rs, ctx) -> new IdempotentWrite(rs.getString("request_hash"), rs.getString("memory_id"),
+            rs.getString("response"), Rows.instant(rs, "expires_at")))
+        .findOne());
+  }
+
+  public int purgeExpiredIdempotencyKeys(Instant now) {
+    return db.write(h -> h.createUpdate("DELETE FROM memory_idempotency WHERE expires_at <= :now")
+        .bind("now", now.toEpochMilli()).execute());
+  }
+
+  // ---- settings
+
+  public WriteMode writeMode(String orgId) {
+    return db.read(h -> h.createQuery("SELECT write_mode FROM memory_settings WHERE org_id = :org")
+        .bind("org", orgId).mapTo(String.class).findOne())
+        .flatMap(WriteMode::fromId).orElse(WriteMode.DIRECT);
+  }
+
+  public void setWriteMode(String orgId, WriteMode mode, String updatedBy, Instant at) {
+    db.write(h -> h.createUpdate("""
+            INSERT INTO memory_settings (org_id, write_mode, updated_at, updated_by) VALUES (:org, :mode, :at, :by)
+            ON CONFLICT (org_id) DO UPDATE SET write_mode = :mode, updated_at = :at, updated_by = :by""")
+        .bind("org", orgId).bind("mode", mode.id()).bind("at", at.toEpochMilli()).bind("by", updatedBy).execute());
+  }
+}

@@ -1,0 +1,88 @@
+package io.engram.memory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.WireNames;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.JsonBody;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * A validated retrieval request. Besides the spec's four fields it takes filters (subject,
+ * memoryKind, a time range on occurredAt), the context budget, the ranking mode (for comparing
+ * and debugging; hybrid with activation is what ships) and whether the results count as a use.
+ */
+public record RetrievalRequest(String query, int limit, boolean includeContext, ContextMode contextMode,
+                               int maxContextTokens, String subject, Set<MemoryKind> kinds, Instant after,
+                               Instant before, RankingMode mode, boolean useActivation, boolean recordUse) {
+  public static final int DEFAULT_LIMIT = 10;
+  public static final int MAX_LIMIT = 100;
+  public static final int MAX_QUERY = 4_000;
+  public static final int DEFAULT_CONTEXT_TOKENS = 1_024;
+  public static final int MIN_CONTEXT_TOKENS = 64;
+  public static final int MAX_CONTEXT_TOKENS = 16_000;
+
+  /** Which candidates relevance is computed from. */
+  public enum RankingMode {
+    HYBRID, LEXICAL, VECTOR;
+
+    String id() {
+      return WireNames.of(this);
+    }
+  }
+
+  static final Set<String> FIELDS = Set.of("query", "limit", "includeContext", "contextMode", "maxContextTokens",
+      "subject", "memoryKind", "after", "before", "mode", "useActivation", "recordUse");
+
+  public static RetrievalRequest parse(JsonBody body) {
+    body.allowOnly(FIELDS);
+    String query = body.requiredString("query", MAX_QUERY);
+    int limit = body.optionalInt("limit", 1, MAX_LIMIT).orElse(DEFAULT_LIMIT);
+    boolean includeContext = body.optionalBoolean("includeContext").orElse(false);
+    ContextMode contextMode = body.optionalString("contextMode", 32).map(id -> ContextMode.fromId(id)
+        .orElseThrow(() -> ApiException.badRequest("contextMode", "'contextMode' must be one of "
+            + ContextMode.allIds() + ", got '" + id + "'"))).orElse(ContextMode.FULL);
+    if (!includeContext && (body.has("contextMode") || body.has("maxContextTokens"))) {
+      throw ApiException.badRequest(body.has("contextMode") ? "contextMode" : "maxContextTokens",
+          "'contextMode' and 'maxContextTokens' shape the context block: send them with \"includeContext\": true");
+    }
+    int maxTokens = body.optionalInt("maxContextTokens", MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS)
+        .orElse(DEFAULT_CONTEXT_TOKENS);
+    String subject = body.optionalString("subject", MemoryInput.MAX_SUBJECT).orElse(null);
+    Set<MemoryKind> kinds = kinds(body);
+    Instant after = body.optionalInstant("after").orElse(null);
+    Instant before = body.optionalInstant("before").orElse(null);
+    if (after != null && before != null && !after.isBefore(before)) {
+      throw ApiException.badRequest("before", "'before' must be later than 'after'");
+    }
+    RankingMode mode = body.optionalString("mode", 16).map(id -> WireNames.parse(RankingMode.class, id)
+        .orElseThrow(() -> ApiException.badRequest("mode", "'mode' must be hybrid, lexical or vector, got '" + id
+            + "'"))).orElse(RankingMode.HYBRID);
+    return new RetrievalRequest(query, limit, includeContext, contextMode, maxTokens, subject, kinds, after, before,
+        mode, body.optionalBoolean("useActivation").orElse(true), body.optionalBoolean("recordUse").orElse(true));
+  }
+
+  /** {@code memoryKind}: one kind, or a list of kinds (any of them matches). */
+  private static Set<MemoryKind> kinds(JsonBody body) {
+    JsonNode value = body.get("memoryKind");
+    if (value == null) {
+      return Set.of();
+    }
+    Set<MemoryKind> kinds = new LinkedHashSet<>();
+    if (value.isTextual()) {
+      kinds.add(MemoryInput.kind(value.asText()));
+    } else if (value.isArray() && !value.isEmpty() && value.size() <= MemoryKind.values().length) {
+      for (JsonNode item : value) {
+        if (!item.isTextual()) {
+          throw ApiException.badRequest("memoryKind", "'memoryKind' must be a kind or a list of kinds");
+        }
+        kinds.add(MemoryInput.kind(item.asText()));
+      }
+    } else {
+      throw ApiException.badRequest("memoryKind", "'memoryKind' must be a kind or a list of 1 to "
+          + MemoryKind.values().length + " kinds");
+    }
+    return Set.copyOf(kinds);
+  }
+}

@@ -1,0 +1,114 @@
+package io.engram.memory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records "was retrieved" uses in the background, in batches, so that retrieval never waits on the
+ * database writer (on SQLite there is only one). A use reaches the database within about
+ * {@value #BATCH_MILLIS} ms; the queue is drained on shutdown. Uses are ranking signals, not
+ * acknowledged writes: if the process is killed, the last fraction of a second of them is lost,
+ * and if the queue ever overflows, uses are dropped and counted rather than slowing retrieval.
+ */
+final class UseRecorder implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(UseRecorder.class);
+  static final long BATCH_MILLIS = 200;
+  private static final int CAPACITY = 100_000;
+  private static final int MAX_BATCH = 2_000;
+
+  record PendingUse(String orgId, String memoryId, Instant at, String requestId) {
+  }
+
+  private final MemoryStore store;
+  private final BlockingQueue<PendingUse> queue = new LinkedBlockingQueue<>(CAPACITY);
+  private final Object writing = new Object();
+  private final Thread worker;
+  private volatile boolean running = true;
+  private long dropped;
+
+  UseRecorder(MemoryStore store) {
+    this.store = store;
+    this.worker = Thread.ofPlatform().daemon().name("memory-use-recorder").start(this::run);
+  }
+
+  void record(String orgId, List<String> memoryIds, Instant at, String requestId) {
+    for (String id : memoryIds) {
+      if (!queue.offer(new PendingUse(orgId, id, at, requestId))) {
+        synchronized (this) {
+          if (dropped++ % 1000 == 0) {
+            LOG.warn("retrieval-use queue full: {} uses dropped so far", dropped);
+          }
+        }
+      }
+    }
+  }
+
+  /** Writes every use queued so far; returns when they are in the database. */
+  void flush() {
+    List<PendingUse> batch = new ArrayList<>();
+    queue.drainTo(batch);
+    write(batch);
+  }
+
+  private void run() {
+    while (running) {
+      try {
+        PendingUse first = queue.poll(BATCH_MILLIS, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        Thread.sleep(BATCH_MILLIS);
+        List<PendingUse> batch = new ArrayList<>(List.of(first));
+        queue.drainTo(batch, MAX_BATCH - 1);
+        write(batch);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        LOG.warn("could not record retrieval uses: {}", e.toString());
+      }
+    }
+  }
+
+  private void write(List<PendingUse> batch) {
+    // Holding this lock while writing lets flush() wait for a batch the worker has already taken.
+    synchronized (writing) {
+      if (batch.isEmpty()) {
+        return;
+      }
+      Map<String, List<PendingUse>> byMemory = new LinkedHashMap<>();
+      batch.forEach(use -> byMemory.computeIfAbsent(use.memoryId(), id -> new ArrayList<>()).add(use));
+      store.database().write(h -> {
+        byMemory.forEach((id, uses) -> store.findForUpdate(h, uses.getFirst().orgId(), id).ifPresent(memory -> {
+          UseHistory history = memory.uses();
+          for (PendingUse use : uses) {
+            history = history.plus(UseKind.RETRIEVAL, use.at());
+            store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
+          }
+          store.updateUses(h, id, history, memory.reinforcementCount(), memory.retrievalCount() + uses.size());
+        }));
+        return null;
+      });
+    }
+  }
+
+  @Override
+  public void close() {
+    // No interrupt: the worker may be inside a database write; it sees the flag within a batch period.
+    running = false;
+    try {
+      worker.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    flush();
+  }
+}
