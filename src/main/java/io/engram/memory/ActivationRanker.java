@@ -5,13 +5,17 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Orders retrieval candidates. Relevance first: in hybrid mode a weighted sum of the BM25 score
  * (divided by the best BM25 score among the candidates) and the cosine similarity of the
- * embeddings, computed exactly for every candidate, whichever search found it. Then activation and
- * confidence scale it:
+ * embeddings, computed exactly for every candidate, whichever search found it; raised by
+ * {@link #SUBJECT_BOOST} when the query names the memory's subject as a whole word ("What does
+ * Acme's contract say" prefers memories about Acme over memories that merely mention it). Then
+ * activation and confidence scale it:
  *
  * <pre>score = relevance * (1 - A - C + A * activation + C * confidence)</pre>
  *
@@ -21,13 +25,15 @@ import java.util.Map;
  */
 public final class ActivationRanker {
   /** Share of BM25 in hybrid relevance; the rest is vector similarity. Tuned on LoCoMo (docs/benchmarks.md). */
-  static final double LEXICAL_WEIGHT = 0.5;
+  static final double LEXICAL_WEIGHT = 0.4;
+  /** Relevance is raised by this share when the query names the memory's subject. */
+  static final double SUBJECT_BOOST = 0.3;
   static final double ACTIVATION_WEIGHT = 0.2;
   static final double CONFIDENCE_WEIGHT = 0.1;
 
   /** Why a memory got its score: every input of the formula. */
   public record Explanation(Integer lexicalRank, Double bm25, Integer vectorRank, Double similarity,
-                            double relevance, double baseLevel, double activation, double confidence,
+                            boolean subjectMatch, double relevance, double baseLevel, double activation, double confidence,
                             double score) {
   }
 
@@ -37,6 +43,8 @@ public final class ActivationRanker {
     }
   }
 
+  private static final Pattern NON_WORD = Pattern.compile("[^\\p{L}\\p{N}]+");
+
   private final RetrievalRequest.RankingMode mode;
   private final boolean useActivation;
 
@@ -45,8 +53,9 @@ public final class ActivationRanker {
     this.useActivation = useActivation;
   }
 
-  public List<Ranked> rank(List<MemoryRecord> candidates, List<MemoryIndex.Hit> lexical,
+  public List<Ranked> rank(String query, List<MemoryRecord> candidates, List<MemoryIndex.Hit> lexical,
                            List<MemoryIndex.Hit> vectorHits, float[] queryVector, Instant now) {
+    String queryWords = words(query);
     Map<String, Integer> lexicalRanks = ranks(lexical);
     Map<String, Integer> vectorRanks = ranks(vectorHits);
     Map<String, Float> bm25 = new HashMap<>();
@@ -57,11 +66,14 @@ public final class ActivationRanker {
       Float lexicalScore = bm25.get(memory.id());
       double lexicalPart = lexicalScore == null ? 0 : lexicalScore / bestBm25;
       Double similarity = queryVector == null ? null : Embedder.dot(queryVector, memory.embedding());
-      double relevance = switch (mode) {
+      double match = switch (mode) {
         case LEXICAL -> lexicalPart;
         case VECTOR -> Math.max(0, similarity);
         case HYBRID -> LEXICAL_WEIGHT * lexicalPart + (1 - LEXICAL_WEIGHT) * Math.max(0, similarity);
       };
+      boolean subjectMatch = mode == RetrievalRequest.RankingMode.HYBRID && memory.subject() != null
+          && queryWords.contains(words(memory.subject()));
+      double relevance = subjectMatch ? match * (1 + SUBJECT_BOOST) : match;
       double baseLevel = Activation.baseLevel(memory.uses(), now);
       double activation = Activation.normalized(baseLevel);
       double score = useActivation
@@ -69,11 +81,16 @@ public final class ActivationRanker {
               + CONFIDENCE_WEIGHT * memory.confidence())
           : relevance;
       ranked.add(new Ranked(memory, new Explanation(lexicalRanks.get(memory.id()),
-          lexicalScore == null ? null : (double) lexicalScore, vectorRanks.get(memory.id()), similarity, relevance,
+          lexicalScore == null ? null : (double) lexicalScore, vectorRanks.get(memory.id()), similarity, subjectMatch, relevance,
           baseLevel, activation, memory.confidence(), score)));
     }
     ranked.sort(Comparator.comparingDouble(Ranked::score).reversed().thenComparing(r -> r.memory().id()));
     return ranked;
+  }
+
+  /** Lowercase words separated and surrounded by single spaces, so a contains() test matches whole words. */
+  static String words(String text) {
+    return " " + String.join(" ", NON_WORD.split(text.toLowerCase(Locale.ROOT).strip())) + " ";
   }
 
   private static Map<String, Integer> ranks(List<MemoryIndex.Hit> hits) {

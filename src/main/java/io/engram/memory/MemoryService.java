@@ -288,7 +288,7 @@ public final class MemoryService implements AutoCloseable {
     List<MemoryRecord> candidates = rows.values().stream()
         .filter(m -> m.isRetrievable() && scope.sees(m.agent())).toList();
     List<ActivationRanker.Ranked> ranked = new ActivationRanker(request.mode(), request.useActivation())
-        .rank(candidates, lexicalHits, vectorHits, queryVector, now);
+        .rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
     List<ActivationRanker.Ranked> top = List.copyOf(ranked.subList(0, Math.min(request.limit(), ranked.size())));
     if (request.recordUse() && !top.isEmpty()) {
       uses.record(caller.orgId(), top.stream().map(r -> r.memory().id()).toList(), now, requestId);

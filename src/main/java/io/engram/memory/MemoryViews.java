@@ -121,6 +121,7 @@ final class MemoryViews {
     Map<String, Object> explanation = new LinkedHashMap<>();
     explanation.put("lexical", e.lexicalRank() == null ? null : Map.of("rank", e.lexicalRank(), "bm25", round(e.bm25())));
     explanation.put("vector", e.similarity() == null ? null : vector(e));
+    explanation.put("subjectMatch", e.subjectMatch());
     explanation.put("relevance", round(e.relevance()));
     explanation.put("activation", Map.of("baseLevel", round(e.baseLevel()), "normalized", round(e.activation())));
     explanation.put("confidence", e.confidence());

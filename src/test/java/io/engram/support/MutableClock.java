@@ -19,6 +19,10 @@ public final class MutableClock extends Clock {
     return new MutableClock(Instant.parse("2030-01-01T10:00:00Z"));
   }
 
+  public void set(Instant instant) {
+    now = instant;
+  }
+
   public void advance(Duration duration) {
     now = now.plus(duration);
   }

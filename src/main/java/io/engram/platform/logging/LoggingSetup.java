@@ -49,6 +49,8 @@ public final class LoggingSetup {
     for (String noisy : new String[] {"org.eclipse.jetty", "com.zaxxer.hikari", "org.flywaydb", "io.javalin"}) {
       context.getLogger(noisy).setLevel(root.getLevel().isGreaterOrEqual(Level.WARN) ? root.getLevel() : Level.WARN);
     }
+    // The tokenizer library probes for a GPU on every start and warns that there is none: expected on a CPU server.
+    context.getLogger("ai.djl.util.cuda").setLevel(Level.ERROR);
   }
 
   private static Appender<ILoggingEvent> appender(LoggerContext context, EngramConfig config, boolean toStderr) {
