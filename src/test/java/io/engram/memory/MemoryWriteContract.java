@@ -1,0 +1,156 @@
+package io.engram.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.support.Http;
+import io.engram.support.TestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Idempotent encode and concurrent control, on SQLite (one writer) and PostgreSQL (writers that
+ * really overlap): retries return the same memory and the same bytes, racing retries create
+ * exactly one memory, a reused key with another body is refused, and racing state changes leave
+ * one consistent history.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class MemoryWriteContract {
+  TestServer server;
+  Memories memories;
+  String org;
+
+  abstract TestServer startServer();
+
+  @BeforeAll
+  void start() {
+    server = startServer();
+    org = server.createOrganization("growth");
+    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control",
+        "memory:delete"));
+  }
+
+  @AfterAll
+  void stop() {
+    server.close();
+  }
+
+  Http.Response encode(String key, String body) {
+    return server.http.post("/v1/memory").bearer(memories.token()).header("Idempotency-Key", key).json(body).send();
+  }
+
+  long memoriesWithKey(String key) {
+    return server.engram.services().database().read(h -> h.createQuery(
+        "SELECT COUNT(*) FROM memories WHERE idempotency_key = :key").bind("key", key).mapTo(Long.class).one());
+  }
+
+  @Test
+  void aRetryReturnsTheSameMemoryAndResponse() {
+    Http.Response first = encode("retry-1", "{\"text\":\"Acme pays by wire transfer\",\"subject\":\"Acme\"}");
+    assertThat(first.status()).isEqualTo(201);
+    assertThat(first.header("Idempotent-Replayed")).isNull();
+    Http.Response again = encode("retry-1", "{\"subject\": \"Acme\", \"text\": \"Acme pays by wire transfer\"}");
+    assertThat(again.status()).isEqualTo(201);
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.text()).isEqualTo(first.text());
+    assertThat(memoriesWithKey("retry-1")).isEqualTo(1);
+    assertThat(memories.provenance(first.json().get("id").asText()).get("origin").get("idempotencyKey").asText())
+        .isEqualTo("retry-1");
+
+    Http.Response otherBody = encode("retry-1", "{\"text\":\"Acme pays by card\",\"subject\":\"Acme\"}");
+    assertThat(otherBody.status()).isEqualTo(409);
+    assertThat(otherBody.json().get("error").get("code").asText()).isEqualTo("idempotency_key_reused");
+    Http.Response otherAgent = server.http.post("/v1/memory/agents/alpha").bearer(memories.token())
+        .header("Idempotency-Key", "retry-1").json("{\"text\":\"Acme pays by wire transfer\",\"subject\":\"Acme\"}")
+        .send();
+    assertThat(otherAgent.status()).as("the same body in another boundary is another request").isEqualTo(409);
+    assertThat(memoriesWithKey("retry-1")).isEqualTo(1);
+  }
+
+  @Test
+  void racingRetriesCreateExactlyOneMemory() throws Exception {
+    int racers = 16;
+    CountDownLatch start = new CountDownLatch(1);
+    List<Callable<Http.Response>> calls = new ArrayList<>();
+    for (int i = 0; i < racers; i++) {
+      calls.add(() -> {
+        start.await();
+        return encode("race-1", "{\"text\":\"Globex renews every January\",\"subject\":\"Globex\"}");
+      });
+    }
+    Set<String> ids = new HashSet<>();
+    Set<String> bodies = new HashSet<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(racers)) {
+      List<Future<Http.Response>> futures = new ArrayList<>();
+      calls.forEach(call -> futures.add(pool.submit(call)));
+      start.countDown();
+      for (Future<Http.Response> future : futures) {
+        Http.Response response = future.get();
+        assertThat(response.status()).as(response.text()).isEqualTo(201);
+        ids.add(response.json().get("id").asText());
+        bodies.add(response.text());
+      }
+    }
+    assertThat(ids).hasSize(1);
+    assertThat(bodies).hasSize(1);
+    assertThat(memoriesWithKey("race-1")).isEqualTo(1);
+  }
+
+  @Test
+  void aKeyIsForgottenAfterItsRetentionWindow() {
+    String first = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}").json().get("id").asText();
+    server.clock.advance(MemoryService.IDEMPOTENCY_RETENTION.plus(Duration.ofMinutes(1)));
+    Http.Response later = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}");
+    assertThat(later.status()).isEqualTo(201);
+    assertThat(later.json().get("id").asText()).isNotEqualTo(first);
+    assertThat(encode("expiring", "{\"text\":\"Initech closes on public holidays\"}").json().get("id").asText())
+        .isEqualTo(later.json().get("id").asText());
+  }
+
+  @Test
+  void racingControlLeavesOneConsistentHistory() throws Exception {
+    String id = memories.remember("Umbrella's purchase orders need two approvals");
+    CountDownLatch start = new CountDownLatch(1);
+    List<String> verbs = List.of("suppress", "suppress", "reinforce", "reinforce", "suppress", "reinforce");
+    try (ExecutorService pool = Executors.newFixedThreadPool(verbs.size() + 1)) {
+      List<Future<Http.Response>> futures = new ArrayList<>();
+      for (String verb : verbs) {
+        futures.add(pool.submit(() -> {
+          start.await();
+          return memories.control(id, verb, null);
+        }));
+      }
+      futures.add(pool.submit(() -> {
+        start.await();
+        return memories.delete(id);
+      }));
+      start.countDown();
+      for (Future<Http.Response> future : futures) {
+        assertThat(future.get().status()).isIn(200, 409);
+      }
+    }
+    var provenance = memories.provenance(id);
+    List<String> steps = MemoryStateMachineTest.transitions(provenance);
+    assertThat(steps.getFirst()).isEqualTo("none>durable:encode");
+    assertThat(steps.getLast()).endsWith(":delete");
+    // Each transition starts where the previous one ended: no lost update.
+    for (int i = 1; i < steps.size(); i++) {
+      String previousTo = steps.get(i - 1).split(">")[1].split(":")[0];
+      assertThat(steps.get(i)).startsWith(previousTo + ">");
+    }
+    long reinforcements = steps.stream().filter(s -> s.endsWith(":reinforce")).count();
+    assertThat(provenance.get("uses").get("reinforcements").asLong()).isEqualTo(reinforcements);
+    assertThat(memories.get(id).json().get("state").asText()).isEqualTo("tombstoned");
+  }
+}
