@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,8 @@ final class UseRecorder implements AutoCloseable {
   private final BlockingQueue<PendingUse> queue = new LinkedBlockingQueue<>(CAPACITY);
   private final Object writing = new Object();
   private final Thread worker;
+  private final AtomicLong queued = new AtomicLong();
+  private final AtomicLong settled = new AtomicLong();
   private volatile boolean running = true;
   private long dropped;
 
@@ -41,7 +44,9 @@ final class UseRecorder implements AutoCloseable {
 
   void record(String orgId, List<String> memoryIds, Instant at, String requestId) {
     for (String id : memoryIds) {
+      queued.incrementAndGet();
       if (!queue.offer(new PendingUse(orgId, id, at, requestId))) {
+        settled.incrementAndGet();
         synchronized (this) {
           if (dropped++ % 1000 == 0) {
             LOG.warn("retrieval-use queue full: {} uses dropped so far", dropped);
@@ -51,11 +56,22 @@ final class UseRecorder implements AutoCloseable {
     }
   }
 
-  /** Writes every use queued so far; returns when they are in the database. */
+  /** Writes every use queued so far; returns when they are in the database (or after five seconds). */
   void flush() {
+    long target = queued.get();
     List<PendingUse> batch = new ArrayList<>();
     queue.drainTo(batch);
     write(batch);
+    // The worker may hold a batch it took before this call: wait until that one is written too.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (settled.get() < target && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private void run() {
@@ -86,19 +102,28 @@ final class UseRecorder implements AutoCloseable {
       }
       Map<String, List<PendingUse>> byMemory = new LinkedHashMap<>();
       batch.forEach(use -> byMemory.computeIfAbsent(use.memoryId(), id -> new ArrayList<>()).add(use));
-      store.database().write(h -> {
-        byMemory.forEach((id, uses) -> store.findForUpdate(h, uses.getFirst().orgId(), id).ifPresent(memory -> {
-          UseHistory history = memory.uses();
-          for (PendingUse use : uses) {
-            history = history.plus(UseKind.RETRIEVAL, use.at());
-            store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
-          }
-          store.updateUses(h, id, history, memory.reinforcementCount(), memory.retrievalCount() + uses.size());
-        }));
-        return null;
-      });
+      try {
+        writeUses(byMemory);
+      } finally {
+        settled.addAndGet(batch.size());
+      }
     }
   }
+
+  private void writeUses(Map<String, List<PendingUse>> byMemory) {
+    store.database().write(h -> {
+      byMemory.forEach((id, uses) -> store.findForUpdate(h, uses.getFirst().orgId(), id).ifPresent(memory -> {
+        UseHistory history = memory.uses();
+        for (PendingUse use : uses) {
+          history = history.plus(UseKind.RETRIEVAL, use.at());
+          store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
+        }
+        store.updateUses(h, id, history, memory.reinforcementCount(), memory.retrievalCount() + uses.size());
+      }));
+      return null;
+    });
+  }
+
 
   @Override
   public void close() {
