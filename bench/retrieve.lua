@@ -1,0 +1,28 @@
+-- wrk script: retrieval with includeContext over varied questions (each one embedded, searched
+-- lexically and by vector, ranked with activation, and written into a context block).
+-- Usage: wrk -t2 -c8 -d30s -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" \
+--        http://127.0.0.1:8000/v1/memory/retrieve
+local subjects = {"Acme", "Globex", "Initech", "Umbrella", "Hooli", "Wonka", "Tyrell", "Aperture", "Oscorp", "Monarch"}
+local topics = {
+  "the enterprise plan", "invoices in euros", "single sign-on", "the analytics dashboard", "the renewal terms",
+  "the audit log", "the Salesforce integration", "purchase order approvals", "the mobile app", "on-site training",
+}
+local forms = {
+  "What does %s think about %s?", "Did %s ask about %s recently?", "Any problems at %s with %s?",
+  "What is the status of %s and %s?",
+}
+local headers = {}
+
+init = function(args)
+  for name, value in pairs(wrk.headers) do
+    headers[name] = value
+  end
+  headers["Content-Type"] = "application/json"
+  math.randomseed(os.time())
+end
+
+request = function()
+  local query = string.format(forms[math.random(#forms)], subjects[math.random(#subjects)],
+    topics[math.random(#topics)])
+  return wrk.format("POST", nil, headers, '{"query":"' .. query .. '","limit":10,"includeContext":true}')
+end
