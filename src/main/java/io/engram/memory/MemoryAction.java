@@ -8,7 +8,7 @@ import java.util.Set;
  * state it leads to, and the states in which repeating it changes nothing (answered 200, with no
  * new transition, so a retried request is harmless). Any other starting state is a 409.
  */
-enum MemoryAction {
+public enum MemoryAction {
   REINFORCE(Set.of(MemoryState.DURABLE), MemoryState.DURABLE, Set.of(), false),
   SUPPRESS(Set.of(MemoryState.DURABLE), MemoryState.SUPPRESSED, Set.of(MemoryState.SUPPRESSED), true),
   RESTORE(Set.of(MemoryState.SUPPRESSED), MemoryState.DURABLE, Set.of(), true),

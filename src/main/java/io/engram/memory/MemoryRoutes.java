@@ -32,11 +32,6 @@ public record MemoryRoutes(MemoryService memory, Guard guard, long maxBodyBytes,
   private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
   private static final int MAX_PAGE = 200;
 
-  @FunctionalInterface
-  private interface ControlAction {
-    MemoryRecord apply(Principal caller, AgentScope scope, String id, MemoryService.Control control, String requestId);
-  }
-
   @Override
   public void register(Routes routes) {
     // Agent routes first: Javalin takes the first match, so /v1/memory/agents/x is agent x's
@@ -50,11 +45,10 @@ public record MemoryRoutes(MemoryService memory, Guard guard, long maxBodyBytes,
           .get(base + "/events", this::events)
           .get(base + "/events/{event_id}", this::event)
           .get(base + "/candidates", this::candidates);
-      control(routes, base, "reinforce", Scope.MEMORY_CONTROL, memory::reinforce);
-      control(routes, base, "suppress", Scope.MEMORY_CONTROL, memory::suppress);
-      control(routes, base, "restore", Scope.MEMORY_CONTROL, memory::restore);
-      control(routes, base, "approve", Scope.MEMORY_CONTROL, memory::approve);
-      control(routes, base, "reject", Scope.MEMORY_CONTROL, memory::reject);
+      for (MemoryAction action : List.of(MemoryAction.REINFORCE, MemoryAction.SUPPRESS, MemoryAction.RESTORE,
+          MemoryAction.APPROVE, MemoryAction.REJECT)) {
+        control(routes, base, action);
+      }
       routes.get(base + "/{memory_id}/provenance", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
         Responses.json(ctx, MemoryViews.provenance(memory.provenance(caller, scope(ctx, caller),
@@ -67,18 +61,18 @@ public record MemoryRoutes(MemoryService memory, Guard guard, long maxBodyBytes,
       routes.delete(base + "/{memory_id}", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_DELETE);
         AgentScope scope = scope(ctx, caller);
-        Responses.json(ctx, MemoryViews.memory(memory.delete(caller, scope, ctx.pathParam("memory_id"),
-            control(ctx), HttpServer.requestId(ctx))));
+        Responses.json(ctx, MemoryViews.memory(memory.act(caller, scope, ctx.pathParam("memory_id"),
+            MemoryAction.DELETE, control(ctx), HttpServer.requestId(ctx))));
       });
     }
   }
 
-  private void control(Routes routes, String base, String verb, Scope scope, ControlAction action) {
-    routes.post(base + "/{memory_id}/" + verb, ctx -> {
-      Principal caller = guard.scope(ctx, scope);
+  private void control(Routes routes, String base, MemoryAction action) {
+    routes.post(base + "/{memory_id}/" + action.id(), ctx -> {
+      Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
       AgentScope boundary = scope(ctx, caller);
       MemoryService.Control control = control(ctx);
-      Responses.json(ctx, MemoryViews.memory(action.apply(caller, boundary, ctx.pathParam("memory_id"), control,
+      Responses.json(ctx, MemoryViews.memory(memory.act(caller, boundary, ctx.pathParam("memory_id"), action, control,
           HttpServer.requestId(ctx))));
     });
   }

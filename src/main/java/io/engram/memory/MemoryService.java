@@ -201,37 +201,14 @@ public final class MemoryService implements AutoCloseable {
     return new Provenance(memory, event, store.transitions(memoryId), clock.instant());
   }
 
-  public MemoryRecord reinforce(Principal caller, AgentScope scope, String id, Control control, String requestId) {
-    return act(caller, scope, id, MemoryAction.REINFORCE, control, requestId);
-  }
-
-  public MemoryRecord suppress(Principal caller, AgentScope scope, String id, Control control, String requestId) {
-    return act(caller, scope, id, MemoryAction.SUPPRESS, control, requestId);
-  }
-
-  public MemoryRecord restore(Principal caller, AgentScope scope, String id, Control control, String requestId) {
-    return act(caller, scope, id, MemoryAction.RESTORE, control, requestId);
-  }
-
-  public MemoryRecord approve(Principal caller, AgentScope scope, String id, Control control, String requestId) {
-    return act(caller, scope, id, MemoryAction.APPROVE, control, requestId);
-  }
-
-  public MemoryRecord reject(Principal caller, AgentScope scope, String id, Control control, String requestId) {
-    return act(caller, scope, id, MemoryAction.REJECT, control, requestId);
-  }
-
-  public MemoryRecord delete(Principal caller, AgentScope scope, String id, Control control, String requestId) {
-    return act(caller, scope, id, MemoryAction.DELETE, control, requestId);
-  }
-
   /** The caller's reason and actor label for a control action; both optional. */
   public record Control(String reason, String actor) {
     public static final Control NONE = new Control(null, null);
   }
 
-  private MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
-                           String requestId) {
+  /** Applies a control action of the state machine to a memory the boundary can see. */
+  public MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
+                          String requestId) {
     Instant now = clock.instant();
     MemoryRecord after = store.database().write(h -> {
       MemoryRecord memory = store.findForUpdate(h, caller.orgId(), id).filter(m -> scope.sees(m.agent()))

@@ -4,23 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
-import io.engram.support.ServerTest;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Encode and retrieve through HTTP: the record returned, the context block and its statistics. */
-class MemoryRoutesTest extends ServerTest {
-  static String org;
-  static Memories memories;
-
-  @BeforeAll
-  static void organization() {
-    org = server.createOrganization("growth");
-    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control",
-        "memory:delete"));
-  }
+class MemoryRoutesTest extends MemoryServerTest {
 
   @Test
   void encodeReturnsTheRecordAndRetrieveFindsIt() {

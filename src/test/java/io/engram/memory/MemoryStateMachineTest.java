@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
-import io.engram.support.ServerTest;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,16 +13,7 @@ import org.junit.jupiter.api.Test;
  * each: the spec's table, the transitions Engram adds (restore, approve, reject, delete of a
  * candidate or suppressed memory), the idempotent repeats and the refused starts (409).
  */
-class MemoryStateMachineTest extends ServerTest {
-  static String org;
-  static Memories memories;
-
-  @BeforeAll
-  static void organization() {
-    org = server.createOrganization("growth");
-    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control",
-        "memory:delete"));
-  }
+class MemoryStateMachineTest extends MemoryServerTest {
 
   static List<String> transitions(JsonNode provenance) {
     List<String> steps = new ArrayList<>();

@@ -3,22 +3,16 @@ package io.engram.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.engram.support.Http;
-import io.engram.support.ServerTest;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Bad inputs on every memory route: a 400 (or 413/415) in the /v1 error shape, and nothing stored. */
-class MemoryValidationTest extends ServerTest {
-  static String org;
-  static Memories memories;
+class MemoryValidationTest extends MemoryServerTest {
   static String existing;
 
   @BeforeAll
-  static void organization() {
-    org = server.createOrganization("growth");
-    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control",
-        "memory:delete"));
+  static void existingMemory() {
     existing = memories.remember("Invoices are sent on the first business day of the month");
   }
 
