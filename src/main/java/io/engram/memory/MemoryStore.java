@@ -136,11 +136,17 @@ public final class MemoryStore {
     if (ids.isEmpty()) {
       return Map.of();
     }
+    // By primary key only: with the organization in the WHERE clause too, SQLite's planner walks
+    // the organization's index (all its memories) instead of looking up each id (18 ms at 100,000).
     return db.read(h -> {
       Map<String, MemoryRecord> found = new LinkedHashMap<>();
-      h.createQuery("SELECT * FROM memories WHERE org_id = :org AND id IN (<ids>)")
-          .bind("org", orgId).bindList("ids", List.copyOf(ids)).map(MEMORY)
-          .forEach(m -> found.put(m.id(), m));
+      h.createQuery("SELECT * FROM memories WHERE id IN (<ids>)")
+          .bindList("ids", List.copyOf(ids)).map(MEMORY)
+          .forEach(m -> {
+            if (m.orgId().equals(orgId)) {
+              found.put(m.id(), m);
+            }
+          });
       return found;
     });
   }
