@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
@@ -72,6 +73,8 @@ public final class MemoryIndex implements AutoCloseable {
    */
   static final BM25Similarity SIMILARITY = new BM25Similarity(0.9f, 0.4f);
   private static final int LOCK_STRIPES = 64;
+  /** How far back each look at the change log goes again, for transactions that committed late. */
+  static final Duration TAIL_OVERLAP = Duration.ofSeconds(10);
 
   private final MemoryStore store;
   private final Clock clock;
@@ -81,6 +84,8 @@ public final class MemoryIndex implements AutoCloseable {
   private final SearcherManager searchers;
   private final Object[] locks = new Object[LOCK_STRIPES];
   private final AtomicLong tailSeq = new AtomicLong();
+  /** Change-log entries applied in the last moments, by position: what following the log need not redo. */
+  private final Map<Long, Long> applied = new ConcurrentHashMap<>();
 
   /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
   public record Hit(String memoryId, float score) {
@@ -209,7 +214,10 @@ public final class MemoryIndex implements AutoCloseable {
     Set<String> ids = new LinkedHashSet<>();
     long last = seq;
     for (MemoryStore.Change change : changes) {
-      ids.add(change.memoryId());
+      // Skip what this node already applied (its own writes, and what an earlier look replayed).
+      if (applied.putIfAbsent(change.seq(), change.changedAt().toEpochMilli()) == null) {
+        ids.add(change.memoryId());
+      }
       last = Math.max(last, change.seq());
     }
     ids.forEach(this::sync);
@@ -223,7 +231,14 @@ public final class MemoryIndex implements AutoCloseable {
 
   /** Replays what other nodes wrote since the last look (a short overlap covers late commits). */
   public void tail() {
-    replay(tailSeq.get(), clock.instant().minusSeconds(10));
+    Instant since = clock.instant().minus(TAIL_OVERLAP);
+    applied.values().removeIf(at -> at < since.minus(TAIL_OVERLAP).toEpochMilli());
+    replay(tailSeq.get(), since);
+  }
+
+  /** Notes that this node has applied change {@code seq} itself, so following the log skips it. */
+  public void applied(long seq) {
+    applied.put(seq, clock.millis());
   }
 
   /** Makes the index agree with the memory's row: indexed when durable, absent otherwise. */

@@ -89,25 +89,24 @@ public final class MemoryService implements AutoCloseable {
         UseHistory.first(UseKind.ENCODE, occurredAt.isBefore(now) ? occurredAt : now), 0, 0,
         embedder.embed(MemoryRecord.indexedText(input.subject(), text)));
     String response = Json.write(MemoryViews.memory(memory));
-    boolean written = store.database().write(h -> {
+    Long change = store.database().write(h -> {
       if (idempotencyKey != null && !store.claimIdempotencyKey(h, caller.orgId(), caller.credentialId(),
           idempotencyKey, hash, memory.id(), response, now, now.plus(IDEMPOTENCY_RETENTION))) {
-        return false;
+        return null;
       }
       store.insert(h, memory);
       store.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
       store.recordTransition(h, new Transition(memory.id(), null, state, "encode", null, null, caller.credentialId(),
           userId(caller), requestId, now));
-      store.logChange(h, memory.id(), now);
-      return true;
+      return store.logChange(h, memory.id(), now);
     });
-    if (!written) {
+    if (change == null) {
       // A racing retry with the same key committed first: answer as it did.
       return replay(caller, idempotencyKey, hash, now).orElseThrow(() -> ApiException.conflict(
           "idempotency_key_in_use", "Another request with this Idempotency-Key is in progress; retry it"));
     }
     if (state == MemoryState.DURABLE) {
-      makeVisible(memory.id());
+      makeVisible(memory.id(), change);
     }
     return new Encoded(memory, response, false);
   }
@@ -210,6 +209,7 @@ public final class MemoryService implements AutoCloseable {
   public MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
                           String requestId) {
     Instant now = clock.instant();
+    long[] change = {0};
     MemoryRecord after = store.database().write(h -> {
       MemoryRecord memory = store.findForUpdate(h, caller.orgId(), id).filter(m -> scope.sees(m.agent()))
           .orElseThrow(() -> notFound(id, scope));
@@ -232,12 +232,12 @@ public final class MemoryService implements AutoCloseable {
             memory.retrievalCount());
       } else {
         store.updateState(h, id, action.to(), now);
-        store.logChange(h, id, now);
+        change[0] = store.logChange(h, id, now);
       }
       return store.findForUpdate(h, caller.orgId(), id).orElseThrow();
     });
-    if (action != MemoryAction.REINFORCE) {
-      makeVisible(id);
+    if (change[0] != 0) {
+      makeVisible(id, change[0]);
     }
     return after;
   }
@@ -306,9 +306,10 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /** Brings the index in line with the committed row and makes it searchable before the caller hears back. */
-  private void makeVisible(String memoryId) {
+  private void makeVisible(String memoryId, long change) {
     index.sync(memoryId);
     index.refresh();
+    index.applied(change);
   }
 
   private static ApiException notFound(String memoryId, AgentScope scope) {

@@ -223,10 +223,11 @@ public final class MemoryStore {
         .execute();
   }
 
-  /** Appends to the change log, in the transaction that made the change. */
-  public void logChange(Handle h, String memoryId, Instant at) {
-    h.createUpdate("INSERT INTO memory_changes (memory_id, changed_at) VALUES (:id, :at)")
-        .bind("id", memoryId).bind("at", at.toEpochMilli()).execute();
+  /** Appends to the change log, in the transaction that made the change; returns the entry's position. */
+  public long logChange(Handle h, String memoryId, Instant at) {
+    return h.createUpdate("INSERT INTO memory_changes (memory_id, changed_at) VALUES (:id, :at)")
+        .bind("id", memoryId).bind("at", at.toEpochMilli())
+        .executeAndReturnGeneratedKeys("seq").mapTo(Long.class).one();
   }
 
   /** Changes after {@code seq}, plus any logged since {@code since} (which covers late commits). */

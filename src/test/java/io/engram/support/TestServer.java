@@ -29,9 +29,12 @@ public final class TestServer implements AutoCloseable {
   public final Http http;
   private final Path dataDir;
   private final String postgresUrl;
+  private final boolean ownsDatabase;
 
   private TestServer(Builder builder) {
-    this.postgresUrl = builder.postgres ? TestDatabases.freshPostgresUrl() : null;
+    this.ownsDatabase = builder.sharedWith == null;
+    this.postgresUrl = builder.sharedWith != null ? builder.sharedWith.postgresUrl
+        : builder.postgres ? TestDatabases.freshPostgresUrl() : null;
     try {
       this.dataDir = Files.createTempDirectory("engram-test");
     } catch (IOException e) {
@@ -66,6 +69,7 @@ public final class TestServer implements AutoCloseable {
     private final List<Function<Guard, RouteModule>> probes = new ArrayList<>();
     private MutableClock clock = MutableClock.atMinuteStart();
     private boolean postgres;
+    private TestServer sharedWith;
 
     public Builder env(String name, String value) {
       env.put(name, value);
@@ -74,6 +78,13 @@ public final class TestServer implements AutoCloseable {
 
     public Builder postgres() {
       this.postgres = true;
+      return this;
+    }
+
+    /** Another node on the same PostgreSQL database as {@code node} (its own data directory and index). */
+    public Builder sharing(TestServer node) {
+      this.sharedWith = node;
+      this.clock = node.clock;
       return this;
     }
 
@@ -150,7 +161,7 @@ public final class TestServer implements AutoCloseable {
   @Override
   public void close() {
     engram.close();
-    if (postgresUrl != null) {
+    if (postgresUrl != null && ownsDatabase) {
       TestDatabases.drop(postgresUrl);
     }
     try (Stream<Path> files = Files.walk(dataDir)) {
