@@ -153,4 +153,19 @@ abstract class MemoryWriteContract {
     assertThat(provenance.get("uses").get("reinforcements").asLong()).isEqualTo(reinforcements);
     assertThat(memories.get(id).json().get("state").asText()).isEqualTo("tombstoned");
   }
+
+  @Test
+  void eventsAndCandidatesAreListedWithAndWithoutFilters() {
+    Http.Response ingested = memories.send("POST", "/events", "{\"type\":\"ticket.closed\",\"source\":\"helpdesk\","
+        + "\"subject\":\"Hooli\",\"text\":\"Hooli's export bug was fixed in release 4.2.\"}");
+    assertThat(ingested.status()).as(ingested.text()).isEqualTo(201);
+    String event = ingested.json().get("event").get("id").asText();
+    String candidate = ingested.json().get("candidates").get(0).get("id").asText();
+    assertThat(memories.send("GET", "/events", null).json().get("data").findValuesAsText("id")).contains(event);
+    assertThat(memories.send("GET", "/events?type=ticket.closed&source=helpdesk", null).json().get("data")
+        .findValuesAsText("id")).containsExactly(event);
+    assertThat(memories.send("GET", "/events?source=elsewhere", null).json().get("data")).isEmpty();
+    assertThat(memories.send("GET", "/candidates", null).json().get("data").findValuesAsText("id")).contains(candidate);
+    assertThat(memories.inAgent("alpha").send("GET", "/candidates", null).json().get("data")).isEmpty();
+  }
 }
