@@ -5,6 +5,7 @@ import io.engram.access.Principal;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorType;
 import io.engram.platform.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -114,7 +115,7 @@ public final class MemoryService implements AutoCloseable {
   private Optional<Encoded> replay(Principal caller, String key, String hash, Instant now) {
     return store.findIdempotentWrite(caller.orgId(), caller.credentialId(), key, now).map(write -> {
       if (!write.requestHash().equals(hash)) {
-        throw new ApiException(409, io.engram.platform.http.ErrorType.INVALID_REQUEST_ERROR,
+        throw new ApiException(409, ErrorType.INVALID_REQUEST_ERROR,
             "idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a "
             + "new key for a new memory", "Idempotency-Key", null, null);
       }
