@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -32,6 +35,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
@@ -45,7 +49,6 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.QueryBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +76,7 @@ public final class MemoryIndex implements AutoCloseable {
    */
   static final BM25Similarity SIMILARITY = new BM25Similarity(0.9f, 0.4f);
   private static final int LOCK_STRIPES = 64;
+  static final int MAX_QUERY_TERMS = 256;
   /** How far back each look at the change log goes again, for transactions that committed late. */
   static final Duration TAIL_OVERLAP = Duration.ofSeconds(10);
 
@@ -287,15 +291,41 @@ public final class MemoryIndex implements AutoCloseable {
 
   /** The best {@code k} lexical (BM25) matches for the query text. */
   public List<Hit> lexical(String queryText, Filter filter, int k) {
-    Query terms = new QueryBuilder(analyzer).createBooleanQuery("text", queryText, BooleanClause.Occur.SHOULD);
-    if (terms == null) {
+    Map<String, Integer> terms = queryTerms(queryText);
+    if (terms.isEmpty()) {
       return List.of();
     }
+    BooleanQuery.Builder any = new BooleanQuery.Builder();
+    // A word the query repeats weighs as many times, as one clause per occurrence would.
+    terms.forEach((term, count) -> any.add(new BoostQuery(new TermQuery(new Term("text", term)), count),
+        BooleanClause.Occur.SHOULD));
     Query query = new BooleanQuery.Builder()
-        .add(terms, BooleanClause.Occur.MUST)
+        .add(any.build(), BooleanClause.Occur.MUST)
         .add(filterQuery(filter), BooleanClause.Occur.FILTER)
         .build();
     return search(query, k);
+  }
+
+  /**
+   * The query's analyzed terms with their counts, the first {@value #MAX_QUERY_TERMS} distinct ones:
+   * a long query must not exceed Lucene's clause limit (1,024), which would fail the request.
+   */
+  private Map<String, Integer> queryTerms(String queryText) {
+    Map<String, Integer> terms = new LinkedHashMap<>();
+    try (TokenStream tokens = analyzer.tokenStream("text", queryText)) {
+      CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+      tokens.reset();
+      while (tokens.incrementToken()) {
+        String text = term.toString();
+        if (terms.containsKey(text) || terms.size() < MAX_QUERY_TERMS) {
+          terms.merge(text, 1, Integer::sum);
+        }
+      }
+      tokens.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot analyze the query", e);
+    }
+    return terms;
   }
 
   /** The {@code k} nearest memories to the (unit-length) query vector. */

@@ -168,4 +168,32 @@ abstract class MemoryWriteContract {
     assertThat(memories.send("GET", "/candidates", null).json().get("data").findValuesAsText("id")).contains(candidate);
     assertThat(memories.inAgent("alpha").send("GET", "/candidates", null).json().get("data")).isEmpty();
   }
+
+  long storedMemories() {
+    return server.engram.services().database().read(h -> h.createQuery("SELECT COUNT(*) FROM memories")
+        .mapTo(Long.class).one());
+  }
+
+  @Test
+  void aNulCharacterAnywhereIsA400NotADatabaseError() {
+    long before = storedMemories();
+    assertThat(memories.encode("{\"text\":\"nul \\u0000 inside\"}").status()).isEqualTo(400);
+    assertThat(memories.encode("{\"text\":\"ok\",\"subject\":\"\\u0000\"}").status()).isEqualTo(400);
+    assertThat(memories.send("GET", "/mem_%00x", null).status()).isEqualTo(400);
+    assertThat(memories.send("GET", "/events?type=%00", null).status()).isEqualTo(400);
+    assertThat(memories.send("GET", "/candidates?after=%00", null).status()).isEqualTo(400);
+    assertThat(memories.retrieve("{\"query\":\"q\",\"subject\":\"a\\u0000b\"}").status()).isEqualTo(400);
+    assertThat(storedMemories()).isEqualTo(before);
+  }
+
+  @Test
+  void aQueryOfThousandsOfDistinctWordsIsAnswered() {
+    StringBuilder query = new StringBuilder();
+    // Two-character words: about 1,300 distinct terms, more than a Lucene boolean query's default clause limit.
+    for (int i = 36; query.length() < RetrievalRequest.MAX_QUERY - 3; i++) {
+      query.append(Integer.toString(i, 36)).append(' ');
+    }
+    Http.Response response = memories.retrieve("{\"query\":\"" + query.toString().strip() + "\"}");
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+  }
 }

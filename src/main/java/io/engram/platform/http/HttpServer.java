@@ -83,6 +83,24 @@ public final class HttpServer {
     MDC.put("request_id", requestId);
     ctx.attribute(REQUEST_ID, requestId);
     ctx.header("X-Request-Id", requestId);
+    refuseNul(ctx);
+  }
+
+  /**
+   * A NUL character is never meaningful in an id, a filter or a cursor, and PostgreSQL refuses it
+   * in text ("invalid byte sequence"), which would surface as a 500. Refused here, once, for every
+   * route; JSON bodies get the same rule in {@link JsonBody}.
+   */
+  private static void refuseNul(Context ctx) {
+    String uri = ctx.req().getRequestURI();
+    String query = ctx.queryString();
+    if (containsEncodedNul(uri) || (query != null && containsEncodedNul(query))) {
+      throw ApiException.badRequest(null, "The URL must not contain a NUL character (%00)");
+    }
+  }
+
+  private static boolean containsEncodedNul(String text) {
+    return text.indexOf('\0') >= 0 || text.contains("%00");
   }
 
   /** This request's id, as sent back in X-Request-Id; recorded with the changes it makes. */

@@ -71,7 +71,28 @@ public final class JsonBody {
     if (!(parsed instanceof ObjectNode object)) {
       throw ApiException.badRequest(null, "The request body must be a JSON object");
     }
+    refuseNul(object, null);
     return new JsonBody(object);
+  }
+
+  /**
+   * No string or field name anywhere in the body may hold a NUL character: stored as text,
+   * PostgreSQL refuses it (a 500 instead of a 400), and SQLite would keep it silently.
+   */
+  private static void refuseNul(JsonNode node, String field) {
+    if (node.isTextual() && node.asText().indexOf('\0') >= 0) {
+      throw ApiException.badRequest(field, (field == null ? "A value" : "'" + field + "'")
+          + " must not contain a NUL character");
+    }
+    for (var entry : node.properties()) {
+      if (entry.getKey().indexOf('\0') >= 0) {
+        throw ApiException.badRequest(null, "Field names must not contain a NUL character");
+      }
+      refuseNul(entry.getValue(), field == null ? entry.getKey() : field);
+    }
+    if (node.isArray()) {
+      node.forEach(item -> refuseNul(item, field));
+    }
   }
 
   private static boolean isJson(String contentType) {
