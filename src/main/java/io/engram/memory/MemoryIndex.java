@@ -115,7 +115,8 @@ public final class MemoryIndex implements AutoCloseable {
     try {
       Files.createDirectories(directoryPath);
       this.directory = FSDirectory.open(directoryPath);
-      String staleReason = staleReason();
+      Map<String, String> committed = committedData();
+      String staleReason = staleReason(committed);
       IndexWriterConfig config = new IndexWriterConfig(analyzer)
           .setOpenMode(staleReason == null ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
               : IndexWriterConfig.OpenMode.CREATE)
@@ -135,7 +136,7 @@ public final class MemoryIndex implements AutoCloseable {
       if (staleReason != null) {
         rebuild();
       } else {
-        replayed = catchUp();
+        replayed = catchUp(committed);
       }
       long documents;
       IndexSearcher searcher = searchers.acquire();
@@ -155,26 +156,33 @@ public final class MemoryIndex implements AutoCloseable {
     return openingReport;
   }
 
-  /** Why the index on disk cannot be used as it is, or null when it can (then it only catches up). */
-  private String staleReason() {
+  /** The user data of the index's last commit; null when there is no readable index. */
+  private Map<String, String> committedData() {
     try {
       if (!DirectoryReader.indexExists(directory)) {
-        return "missing";
+        return null;
       }
       try (DirectoryReader reader = DirectoryReader.open(directory)) {
-        Map<String, String> data = reader.getIndexCommit().getUserData();
-        if (!Embedder.MODEL_ID.equals(data.get("model")) || !LAYOUT.equals(data.get("layout"))) {
-          return "built by another model or layout";
-        }
-        if (!data.containsKey("seq")) {
-          return "no change-log position";
-        }
-        return null;
+        return reader.getIndexCommit().getUserData();
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("memory index unreadable, rebuilding it: {}", e.toString());
+      return Map.of("unreadable", "true");
+    }
+  }
+
+  /** Why the index on disk cannot be used as it is, or null when it can (then it only catches up). */
+  private static String staleReason(Map<String, String> data) {
+    if (data == null) {
+      return "missing";
+    }
+    if (data.containsKey("unreadable")) {
       return "unreadable";
     }
+    if (!Embedder.MODEL_ID.equals(data.get("model")) || !LAYOUT.equals(data.get("layout"))) {
+      return "built by another model or layout";
+    }
+    return data.containsKey("seq") ? null : "no change-log position";
   }
 
   private void rebuild() throws IOException {
@@ -197,11 +205,7 @@ public final class MemoryIndex implements AutoCloseable {
     tailSeq.set(seq);
   }
 
-  private long catchUp() throws IOException {
-    Map<String, String> data;
-    try (DirectoryReader reader = DirectoryReader.open(directory)) {
-      data = reader.getIndexCommit().getUserData();
-    }
+  private long catchUp(Map<String, String> data) throws IOException {
     long seq = Long.parseLong(data.get("seq"));
     Instant at = Instant.ofEpochMilli(Long.parseLong(data.getOrDefault("at", "0")));
     long replayed = replay(seq, at.minus(REPLAY_OVERLAP));
@@ -245,20 +249,40 @@ public final class MemoryIndex implements AutoCloseable {
     applied.put(seq, clock.millis());
   }
 
-  /** Makes the index agree with the memory's row: indexed when durable, absent otherwise. */
+  /**
+   * Makes the index agree with the memory's row: indexed when durable, absent otherwise. The row is
+   * read under the memory's lock, so of two racing changes the index ends with the later one.
+   */
   public void sync(String memoryId) {
-    synchronized (locks[Math.floorMod(memoryId.hashCode(), LOCK_STRIPES)]) {
-      try {
-        var memory = store.findById(memoryId);
-        Term id = new Term("id", memoryId);
-        if (memory.isPresent() && memory.get().isRetrievable()) {
-          writer.updateDocument(id, document(memory.get()));
-        } else {
-          writer.deleteDocuments(id);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot update the memory index", e);
+    synchronized (lock(memoryId)) {
+      apply(memoryId, store.findById(memoryId).orElse(null));
+    }
+  }
+
+  /**
+   * Indexes a memory just created, from the row the caller committed. Nothing else can have
+   * changed it yet (its id is unknown to anyone else), so the database need not be read again.
+   */
+  public void added(MemoryRecord memory) {
+    synchronized (lock(memory.id())) {
+      apply(memory.id(), memory);
+    }
+  }
+
+  private Object lock(String memoryId) {
+    return locks[Math.floorMod(memoryId.hashCode(), LOCK_STRIPES)];
+  }
+
+  private void apply(String memoryId, MemoryRecord memory) {
+    try {
+      Term id = new Term("id", memoryId);
+      if (memory != null && memory.isRetrievable()) {
+        writer.updateDocument(id, document(memory));
+      } else {
+        writer.deleteDocuments(id);
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot update the memory index", e);
     }
   }
 

@@ -107,7 +107,9 @@ public final class MemoryService implements AutoCloseable {
           "idempotency_key_in_use", "Another request with this Idempotency-Key is in progress; retry it"));
     }
     if (state == MemoryState.DURABLE) {
-      makeVisible(memory.id(), change);
+      index.added(memory);
+      index.refresh();
+      index.applied(change);
     }
     return new Encoded(memory, response, false);
   }
