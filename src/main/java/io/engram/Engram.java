@@ -94,23 +94,19 @@ public final class Engram implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(() -> quietly("purge expired idempotency keys",
         memory::purgeExpiredIdempotencyKeys), 1, 60, TimeUnit.MINUTES);
     // The index is derived data: committing every few seconds bounds what a restart replays.
-    housekeeping.scheduleWithFixedDelay(() -> quietly("commit the memory index", () -> {
-      memory.index().commitIfChanged();
-      return 0;
-    }), 5, 5, TimeUnit.SECONDS);
+    housekeeping.scheduleWithFixedDelay(() -> quietly("commit the memory index", memory.index()::commitIfChanged),
+        5, 5, TimeUnit.SECONDS);
     if (services.database().kind() == Database.Kind.POSTGRESQL) {
       // Other nodes write to the same database: follow their changes through the change log.
-      housekeeping.scheduleWithFixedDelay(() -> quietly("follow the memory change log", () -> {
-        memory.index().tail();
-        return 0;
-      }), 1, 1, TimeUnit.SECONDS);
+      housekeeping.scheduleWithFixedDelay(() -> quietly("follow the memory change log", memory.index()::tail),
+          1, 1, TimeUnit.SECONDS);
     }
   }
 
-  private static void quietly(String task, java.util.function.IntSupplier work) {
+  /** Runs a housekeeping task; a failure is logged and the schedule goes on. */
+  private static void quietly(String task, Runnable work) {
     try {
-      int count = work.getAsInt();
-      LOG.debug("{}: {}", task, count);
+      work.run();
     } catch (RuntimeException e) {
       LOG.warn("could not {}: {}", task, e.toString());
     }

@@ -5,6 +5,7 @@ import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -35,7 +36,7 @@ public final class ContextBlock {
       block.append(HEADER).append('\n');
     }
     int tokens = count(block + CLOSE);
-    List<String> included = new java.util.ArrayList<>();
+    List<String> included = new ArrayList<>();
     for (MemoryRecord memory : ranked) {
       String line = line(memory, mode) + '\n';
       int lineTokens = count(line);

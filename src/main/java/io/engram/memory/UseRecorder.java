@@ -35,7 +35,7 @@ final class UseRecorder implements AutoCloseable {
   private final AtomicLong queued = new AtomicLong();
   private final AtomicLong settled = new AtomicLong();
   private volatile boolean running = true;
-  private long dropped;
+  private final AtomicLong dropped = new AtomicLong();
 
   UseRecorder(MemoryStore store) {
     this.store = store;
@@ -47,10 +47,8 @@ final class UseRecorder implements AutoCloseable {
       queued.incrementAndGet();
       if (!queue.offer(new PendingUse(orgId, id, at, requestId))) {
         settled.incrementAndGet();
-        synchronized (this) {
-          if (dropped++ % 1000 == 0) {
-            LOG.warn("retrieval-use queue full: {} uses dropped so far", dropped);
-          }
+        if (dropped.getAndIncrement() % 1000 == 0) {
+          LOG.warn("retrieval-use queue full: {} uses dropped so far", dropped.get());
         }
       }
     }
