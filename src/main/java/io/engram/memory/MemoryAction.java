@@ -15,7 +15,11 @@ public enum MemoryAction {
   APPROVE(Set.of(MemoryState.CANDIDATE), MemoryState.DURABLE, Set.of(), true),
   REJECT(Set.of(MemoryState.CANDIDATE), MemoryState.TOMBSTONED, Set.of(), true),
   DELETE(Set.of(MemoryState.DURABLE, MemoryState.SUPPRESSED, MemoryState.CANDIDATE), MemoryState.TOMBSTONED,
-      Set.of(MemoryState.TOMBSTONED), true);
+      Set.of(MemoryState.TOMBSTONED), true),
+  /** Reflection only: a near-duplicate absorbed by another memory, which takes over its uses. */
+  MERGE(Set.of(MemoryState.DURABLE), MemoryState.SUPPRESSED, Set.of(), true),
+  /** Reflection only: a candidate nobody reviewed within the organization's expiry. */
+  EXPIRE(Set.of(MemoryState.CANDIDATE), MemoryState.TOMBSTONED, Set.of(), true);
 
   private final Set<MemoryState> from;
   private final MemoryState to;
@@ -29,7 +33,7 @@ public enum MemoryAction {
     this.changesContent = changesContent;
   }
 
-  String id() {
+  public String id() {
     return WireNames.of(this);
   }
 
@@ -41,7 +45,7 @@ public enum MemoryAction {
     return alreadyDone.contains(state);
   }
 
-  MemoryState to() {
+  public MemoryState to() {
     return to;
   }
 

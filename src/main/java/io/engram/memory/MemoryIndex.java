@@ -398,7 +398,7 @@ public final class MemoryIndex implements AutoCloseable {
   }
 
   /** Subjects filter case-insensitively and ignoring surrounding spaces. */
-  static String subjectKey(String subject) {
+  public static String subjectKey(String subject) {
     return subject.strip().toLowerCase(Locale.ROOT);
   }
 

@@ -37,6 +37,7 @@ public final class MemoryService implements AutoCloseable {
   private final MemoryIndex index;
   private final Embedder embedder;
   private final UseRecorder uses;
+  private final StateChanges changes;
   private final Clock clock;
 
   /** The result of an encode: the memory and the exact response body, replayed for a retried key. */
@@ -61,11 +62,17 @@ public final class MemoryService implements AutoCloseable {
     this.index = index;
     this.embedder = embedder;
     this.uses = new UseRecorder(store);
+    this.changes = new StateChanges(store);
     this.clock = clock;
   }
 
   public MemoryIndex index() {
     return index;
+  }
+
+  /** The changes reflection makes to the organization's memory, through the same state machine. */
+  public MemoryMaintenance maintenance() {
+    return new MemoryMaintenance(store, index, changes, clock);
   }
 
   // ---- encode
@@ -211,38 +218,19 @@ public final class MemoryService implements AutoCloseable {
   /** Applies a control action of the state machine to a memory the boundary can see. */
   public MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
                           String requestId) {
-    Instant now = clock.instant();
-    long[] change = {0};
-    MemoryRecord after = store.database().write(h -> {
-      MemoryRecord memory = store.findForUpdate(h, caller.orgId(), id).filter(m -> scope.sees(m.agent()))
-          .orElseThrow(() -> notFound(id, scope));
-      if (action.changesContent() && !scope.owns(memory.agent())) {
-        throw ApiException.forbidden("shared_memory", "Memory " + id + " is organization-wide; only a call at the "
-            + "organization level may " + action.id() + " it");
-      }
-      if (action.isDoneIn(memory.state())) {
-        return memory;
-      }
-      if (!action.startsFrom(memory.state())) {
-        throw ApiException.conflict("invalid_state", "Cannot " + action.id() + " memory " + id + ": it is "
-            + memory.state().id() + ", and " + action.id() + " applies to " + action.allowedFrom() + " memories");
-      }
-      store.recordTransition(h, new Transition(id, memory.state(), action.to(), action.id(), control.reason(),
-          control.actor(), caller.credentialId(), userId(caller), requestId, now));
-      if (action == MemoryAction.REINFORCE) {
-        store.recordUse(h, id, UseKind.REINFORCE, now, requestId);
-        store.updateUses(h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.reinforcementCount() + 1,
-            memory.retrievalCount());
-      } else {
-        store.updateState(h, id, action.to(), now);
-        change[0] = store.logChange(h, id, now);
-      }
-      return store.findForUpdate(h, caller.orgId(), id).orElseThrow();
-    });
-    if (change[0] != 0) {
-      makeVisible(id, change[0]);
+    StateChanges.Outcome outcome = store.database().write(h -> changes.apply(h, caller.orgId(), id, action, control,
+        new ChangeAuthor(caller.credentialId(), userId(caller), requestId), clock.instant(), found -> {
+          MemoryRecord memory = found.filter(m -> scope.sees(m.agent())).orElseThrow(() -> notFound(id, scope));
+          if (action.changesContent() && !scope.owns(memory.agent())) {
+            throw ApiException.forbidden("shared_memory", "Memory " + id + " is organization-wide; only a call at "
+                + "the organization level may " + action.id() + " it");
+          }
+          return memory;
+        }));
+    if (outcome.change() != 0) {
+      makeVisible(id, outcome.change());
     }
-    return after;
+    return outcome.after();
   }
 
   // ---- retrieval

@@ -199,6 +199,71 @@ public final class MemoryStore {
     });
   }
 
+  // ---- reflection's reads and merges
+
+  /** How many memories one subject (null: no subject) has. */
+  public record SubjectCount(String subject, int count) {
+  }
+
+  /** The distinct subjects of the organization's memories in these states, with counts. */
+  public List<SubjectCount> subjects(String orgId, Collection<MemoryState> states) {
+    return db.read(h -> h.createQuery("SELECT subject, COUNT(*) AS n FROM memories WHERE org_id = :org"
+            + " AND state IN (<states>) GROUP BY subject")
+        .bind("org", orgId).bindList("states", states.stream().map(MemoryState::id).toList())
+        .map((rs, ctx) -> new SubjectCount(rs.getString("subject"), rs.getInt("n")))
+        .list());
+  }
+
+  /**
+   * The organization's memories in these states whose subject is one of {@code subjects} (null
+   * meaning "no subject"), after {@code afterId} in id order, at most {@code limit}.
+   */
+  public List<MemoryRecord> withSubjects(String orgId, Collection<String> subjects, Collection<MemoryState> states,
+                                         String afterId, int limit) {
+    List<String> named = subjects.stream().filter(java.util.Objects::nonNull).toList();
+    boolean none = subjects.contains(null);
+    String subjectCondition = named.isEmpty() ? "subject IS NULL"
+        : none ? "(subject IN (<subjects>) OR subject IS NULL)" : "subject IN (<subjects>)";
+    return db.read(h -> {
+      var query = h.createQuery("SELECT * FROM memories WHERE org_id = :org AND " + subjectCondition
+              + " AND state IN (<states>) AND id > :after ORDER BY id LIMIT :limit")
+          .bind("org", orgId).bindList("states", states.stream().map(MemoryState::id).toList())
+          .bind("after", afterId == null ? "" : afterId).bind("limit", limit);
+      if (!named.isEmpty()) {
+        query.bindList("subjects", named);
+      }
+      return query.map(MEMORY).list();
+    });
+  }
+
+  public void updateConfidence(Handle h, String id, double confidence, Instant at) {
+    h.createUpdate("UPDATE memories SET confidence = :confidence, updated_at = :at WHERE id = :id")
+        .bind("confidence", confidence).bind("at", at.toEpochMilli()).bind("id", id).execute();
+  }
+
+  /** Every use of a memory, its own and those merged into it. */
+  public List<UseHistory.Use> uses(Handle h, String memoryId) {
+    return h.createQuery("SELECT kind, used_at FROM memory_uses WHERE memory_id = :id")
+        .bind("id", memoryId)
+        .map((rs, ctx) -> new UseHistory.Use(UseKind.valueOf(rs.getString("kind").toUpperCase(java.util.Locale.ROOT)),
+            Rows.instant(rs, "used_at")))
+        .list();
+  }
+
+  /** Copies every use of {@code from} onto {@code to}, marked as merged from {@code from}. */
+  public int copyUses(Handle h, String from, String to) {
+    return h.createUpdate("""
+            INSERT INTO memory_uses (memory_id, kind, used_at, request_id, merged_from)
+            SELECT :to, kind, used_at, request_id, :from FROM memory_uses WHERE memory_id = :from""")
+        .bind("from", from).bind("to", to).execute();
+  }
+
+  /** Takes back the copies {@link #copyUses} made. */
+  public int removeMergedUses(Handle h, String from, String to) {
+    return h.createUpdate("DELETE FROM memory_uses WHERE memory_id = :to AND merged_from = :from")
+        .bind("from", from).bind("to", to).execute();
+  }
+
   // ---- history
 
   public void recordTransition(Handle h, Transition t) {

@@ -25,6 +25,16 @@ public record UseHistory(List<Use> recent, long olderCount, double olderWeight, 
     return new UseHistory(List.of(new Use(kind, at)), 0, 0, at);
   }
 
+  /** The summary of a full list of uses (any order), as if they had been added one by one. */
+  public static UseHistory of(List<Use> all) {
+    List<Use> sorted = all.stream().sorted(Comparator.comparing(Use::at)).toList();
+    UseHistory history = first(sorted.getFirst().kind(), sorted.getFirst().at());
+    for (Use use : sorted.subList(1, sorted.size())) {
+      history = history.plus(use.kind(), use.at());
+    }
+    return history;
+  }
+
   /** This history with one more use; the oldest exact use folds into the aggregate when full. */
   public UseHistory plus(UseKind kind, Instant at) {
     List<Use> uses = new ArrayList<>(recent);

@@ -46,6 +46,8 @@ public final class TestServer implements AutoCloseable {
     env.put("ENGRAM_ADMIN_KEY", ADMIN_KEY);
     env.put("API_HOST", "127.0.0.1");
     env.put("LOG_LEVEL", "warning");
+    // Reflection tests drive the schedule themselves; elsewhere a run must not change memories mid-test.
+    env.put("ENGRAM_REFLECTION_SCHEDULER", "false");
     if (postgresUrl != null) {
       env.put("DATABASE_URL", postgresUrl);
     }

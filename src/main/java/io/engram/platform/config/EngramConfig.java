@@ -102,6 +102,11 @@ public record EngramConfig(
     return url.startsWith("postgresql://") || url.startsWith("postgres://") || url.startsWith("jdbc:postgresql://");
   }
 
+  /** Whether this node starts scheduled reflection runs (tests turn it off and drive the schedule themselves). */
+  public boolean reflectionScheduler() {
+    return bool(values.get("ENGRAM_REFLECTION_SCHEDULER"));
+  }
+
   public boolean usesPostgres() {
     return !databaseUrl.isEmpty();
   }

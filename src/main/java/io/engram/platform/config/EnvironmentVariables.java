@@ -46,6 +46,8 @@ public final class EnvironmentVariables {
     add(VariableSpec.integer("ENGRAM_MAX_BODY_BYTES", "1048576", 1024, 1L << 30, "largest JSON request body"));
     add(VariableSpec.integer("ENGRAM_SESSION_TTL_MINUTES", "720", 5, 43_200, "signed-in session lifetime"));
     add(VariableSpec.bool("ENGRAM_COOKIE_SECURE", "false", "mark session cookies Secure (set true behind HTTPS)"));
+    add(VariableSpec.bool("ENGRAM_REFLECTION_SCHEDULER", "true",
+        "run reflection on each organization's schedule from this node (false: only runs started through the route)"));
     add(VariableSpec.integer("ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
   }
 

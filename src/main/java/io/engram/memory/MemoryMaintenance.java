@@ -1,0 +1,165 @@
+package io.engram.memory;
+
+import io.engram.platform.http.ApiException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * What reflection may read and change in an organization's memory. It sees the whole
+ * organization (every agent's memories), and every change goes through the state machine
+ * ({@link StateChanges}) with a transition naming the run, so provenance explains it. Changes are
+ * written to the index as they commit; {@link #refresh} makes a batch of them searchable at once.
+ */
+public final class MemoryMaintenance {
+  /** The actor label on every transition reflection makes. */
+  public static final String ACTOR = "reflection";
+
+  /** A memory before and after one change. */
+  public record Change(MemoryRecord before, MemoryRecord after) {
+  }
+
+  /** Both memories of a merge (or of its undo), before and after. */
+  public record Merge(Change survivor, Change absorbed) {
+  }
+
+  private final MemoryStore store;
+  private final MemoryIndex index;
+  private final StateChanges changes;
+  private final Clock clock;
+
+  MemoryMaintenance(MemoryStore store, MemoryIndex index, StateChanges changes, Clock clock) {
+    this.store = store;
+    this.index = index;
+    this.changes = changes;
+    this.clock = clock;
+  }
+
+  // ---- reads
+
+  public List<MemoryStore.SubjectCount> subjects(String orgId, Collection<MemoryState> states) {
+    return store.subjects(orgId, states);
+  }
+
+  public List<MemoryRecord> withSubjects(String orgId, Collection<String> subjects, Collection<MemoryState> states,
+                                         String afterId, int limit) {
+    return store.withSubjects(orgId, subjects, states, afterId, limit);
+  }
+
+  public Map<String, MemoryRecord> findAll(String orgId, Collection<String> ids) {
+    return store.findAll(orgId, ids);
+  }
+
+  /** The {@code k} durable memories nearest to this one that its boundary sees, on its subject. */
+  public List<MemoryIndex.Hit> neighbours(MemoryRecord memory, int k) {
+    return index.vector(memory.embedding(), new MemoryIndex.Filter(memory.orgId(), new AgentScope(memory.agent()),
+        memory.subject(), null, null, null), k);
+  }
+
+  // ---- changes
+
+  /** Applies a state-machine action as reflection, with its reason. */
+  public Change act(String orgId, String id, MemoryAction action, String reason, ChangeAuthor author) {
+    StateChanges.Outcome outcome = store.database().write(h -> changes.apply(h, orgId, id, action,
+        new MemoryService.Control(reason, ACTOR), author, clock.instant(), found -> found.orElseThrow(
+            () -> ApiException.notFound("Memory " + id + " not found"))));
+    published(id, outcome.change());
+    return new Change(outcome.before(), outcome.after());
+  }
+
+  /** Undoes a state change: the memory goes back to {@code back} if it is still {@code expected}. */
+  public Change revert(String orgId, String id, MemoryState expected, MemoryState back, MemoryService.Control control,
+                       ChangeAuthor author) {
+    StateChanges.Outcome outcome = store.database().write(h -> changes.revert(h, orgId, id, expected, back, control,
+        author, clock.instant()));
+    published(id, outcome.change());
+    return new Change(outcome.before(), outcome.after());
+  }
+
+  /**
+   * Merges a near-duplicate into the memory that survives, in one transaction: the absorbed one
+   * is suppressed (action merge), its uses are copied onto the survivor, whose activation summary,
+   * counters and confidence (the higher of the two) are recomputed, and the survivor's history
+   * gets an "absorb" transition. Both must be durable.
+   */
+  public Merge merge(String orgId, String survivorId, String absorbedId, String reason, ChangeAuthor author) {
+    Instant now = clock.instant();
+    long[] change = {0};
+    Merge merge = store.database().write(h -> {
+      MemoryRecord survivor = durable(store.findForUpdate(h, orgId, survivorId).orElse(null), survivorId);
+      StateChanges.Outcome absorbed = changes.apply(h, orgId, absorbedId, MemoryAction.MERGE,
+          new MemoryService.Control(reason, ACTOR), author, now, found -> durable(found.orElse(null), absorbedId));
+      change[0] = absorbed.change();
+      store.copyUses(h, absorbedId, survivorId);
+      store.updateConfidence(h, survivorId, Math.max(survivor.confidence(), absorbed.before().confidence()), now);
+      recount(h, survivorId);
+      store.recordTransition(h, new Transition(survivorId, MemoryState.DURABLE, MemoryState.DURABLE, "absorb",
+          "absorbed " + absorbedId + " (" + reason + ")", ACTOR, author.credentialId(), author.userId(),
+          author.requestId(), now));
+      Change survivorChange = new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow());
+      return new Merge(survivorChange, new Change(absorbed.before(), absorbed.after()));
+    });
+    published(absorbedId, change[0]);
+    return merge;
+  }
+
+  /**
+   * Undoes a merge: the absorbed memory is durable again (if it is still suppressed), the survivor
+   * gives back the uses it took and returns to its earlier confidence.
+   */
+  public Merge unmerge(String orgId, String survivorId, String absorbedId, double survivorConfidence,
+                       MemoryService.Control control, ChangeAuthor author) {
+    Instant now = clock.instant();
+    long[] change = {0};
+    Merge merge = store.database().write(h -> {
+      StateChanges.Outcome absorbed = changes.revert(h, orgId, absorbedId, MemoryState.SUPPRESSED,
+          MemoryState.DURABLE, control, author, now);
+      change[0] = absorbed.change();
+      MemoryRecord survivor = store.findForUpdate(h, orgId, survivorId).orElseThrow();
+      store.removeMergedUses(h, absorbedId, survivorId);
+      store.updateConfidence(h, survivorId, survivorConfidence, now);
+      recount(h, survivorId);
+      store.recordTransition(h, new Transition(survivorId, survivor.state(), survivor.state(), "undo",
+          "gave back the uses of " + absorbedId + (control.reason() == null ? "" : " (" + control.reason() + ")"),
+          control.actor(), author.credentialId(), author.userId(), author.requestId(), now));
+      return new Merge(new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow()),
+          new Change(absorbed.before(), absorbed.after()));
+    });
+    published(absorbedId, change[0]);
+    return merge;
+  }
+
+  /** Makes the changes written so far searchable (or no longer). */
+  public void refresh() {
+    index.refresh();
+  }
+
+  /** A memory's use summary and counters, recomputed from every use it has (its own and merged ones). */
+  private void recount(Handle h, String memoryId) {
+    List<UseHistory.Use> all = store.uses(h, memoryId);
+    long reinforcements = all.stream().filter(u -> u.kind() == UseKind.REINFORCE).count();
+    long retrievals = all.stream().filter(u -> u.kind() == UseKind.RETRIEVAL).count();
+    store.updateUses(h, memoryId, UseHistory.of(all), reinforcements, retrievals);
+  }
+
+  private static MemoryRecord durable(MemoryRecord memory, String id) {
+    if (memory == null) {
+      throw ApiException.notFound("Memory " + id + " not found");
+    }
+    if (memory.state() != MemoryState.DURABLE) {
+      throw ApiException.conflict("invalid_state", "Memory " + id + " is " + memory.state().id()
+          + "; only durable memories are merged");
+    }
+    return memory;
+  }
+
+  private void published(String memoryId, long change) {
+    if (change != 0) {
+      index.sync(memoryId);
+      index.applied(change);
+    }
+  }
+}
