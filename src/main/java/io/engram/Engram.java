@@ -24,6 +24,9 @@ import io.engram.organizations.OrganizationRoutes;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
+import io.engram.reflection.ReflectionMetrics;
+import io.engram.reflection.ReflectionRoutes;
+import io.engram.reflection.ReflectionService;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
@@ -49,6 +52,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engram implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Engram.class);
+  /** How often a node looks for organizations whose reflection run is due. */
+  static final Duration REFLECTION_TICK = Duration.ofSeconds(30);
 
   /** The stores and services both the server and the admin CLI use. */
   public record Services(Database database, OrganizationStore organizations, UserStore users,
@@ -78,13 +83,16 @@ public final class Engram implements AutoCloseable {
 
   private final Services services;
   private final MemoryService memory;
+  private final ReflectionService reflection;
   private final HttpMetrics metrics;
   private final HttpServer server;
   private final ScheduledExecutorService housekeeping;
 
-  private Engram(Services services, MemoryService memory, HttpMetrics metrics, HttpServer server) {
+  private Engram(Services services, MemoryService memory, ReflectionService reflection, HttpMetrics metrics,
+                 HttpServer server, boolean reflectionScheduler) {
     this.services = services;
     this.memory = memory;
+    this.reflection = reflection;
     this.metrics = metrics;
     this.server = server;
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("housekeeping").factory());
@@ -100,6 +108,12 @@ public final class Engram implements AutoCloseable {
       // Other nodes write to the same database: follow their changes through the change log.
       housekeeping.scheduleWithFixedDelay(() -> quietly("follow the memory change log", memory.index()::tail),
           1, 1, TimeUnit.SECONDS);
+    }
+    if (reflectionScheduler) {
+      // Each organization's interval is counted from its last run in the database, so the
+      // schedule survives restarts, and the lease keeps nodes from running one organization twice.
+      housekeeping.scheduleWithFixedDelay(() -> quietly("start scheduled reflection runs", reflection::tick),
+          REFLECTION_TICK.toSeconds(), REFLECTION_TICK.toSeconds(), TimeUnit.SECONDS);
     }
   }
 
@@ -130,8 +144,10 @@ public final class Engram implements AutoCloseable {
                               Consumer<String> onFirstAccountKey) {
     Services services = Services.open(config, clock);
     MemoryService memory = null;
+    ReflectionService reflection = null;
     try {
       memory = openMemory(config, services, clock);
+      reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       HttpMetrics metrics = new HttpMetrics();
       Guard guard = new Guard(services.credentials(), services.sessions(),
@@ -143,12 +159,17 @@ public final class Engram implements AutoCloseable {
               Duration.ofMinutes(config.sessionTtlMinutes())),
           new AssistantRoutes(services.assistants(), guard, config.maxBodyBytes()),
           new CapabilityRoutes(services.assistants(), guard, config.maxBodyBytes()),
-          new MemoryRoutes(memory, guard, config.maxBodyBytes(), clock),
-          new MemorySettingsRoutes(memory, guard, config.maxBodyBytes())));
+          new MemoryRoutes(memory, reflection::provenance, guard, config.maxBodyBytes(), clock),
+          new MemorySettingsRoutes(memory, guard, config.maxBodyBytes()),
+          new ReflectionRoutes(reflection, new ReflectionMetrics(services.database(), memory.maintenance(), reflection,
+              clock), guard, config.maxBodyBytes())));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
-      return new Engram(services, memory, metrics, server);
+      return new Engram(services, memory, reflection, metrics, server, config.reflectionScheduler());
     } catch (RuntimeException e) {
+      if (reflection != null) {
+        reflection.close();
+      }
       if (memory != null) {
         memory.close();
       }
@@ -175,6 +196,10 @@ public final class Engram implements AutoCloseable {
     return memory;
   }
 
+  public ReflectionService reflection() {
+    return reflection;
+  }
+
   public int port() {
     return server.port();
   }
@@ -193,6 +218,7 @@ public final class Engram implements AutoCloseable {
     LOG.info("shutting down: draining in-flight requests");
     housekeeping.shutdownNow();
     server.stop();
+    reflection.close();
     memory.close();
     metrics.close();
     services.database().close();

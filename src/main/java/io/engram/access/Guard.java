@@ -99,6 +99,32 @@ public final class Guard {
     return limited(ctx, principal);
   }
 
+  /**
+   * Organization-wide product routes that automation may call too (reflection): a signed-in
+   * session, an API key of the organization, or a context access token with the scope that is not
+   * bound to agents, since these routes span every agent's memory.
+   */
+  public Principal organizationWide(Context ctx, Scope scope) {
+    Principal principal = authenticate(ctx);
+    switch (principal.kind()) {
+      case SESSION, API_KEY -> {
+      }
+      case CONTEXT_TOKEN -> {
+        if (!principal.hasScope(scope)) {
+          throw ApiException.forbidden("insufficient_scope", "This route needs a context access token with the "
+              + "scope " + scope.wireName());
+        }
+        if (principal.agents() != null) {
+          throw ApiException.forbidden("agent_bound_token", "This route spans every agent of the organization; a "
+              + "token bound to agents cannot use it");
+        }
+      }
+      default -> throw ApiException.forbidden("insufficient_permissions", "This route needs a signed-in session, an "
+          + "API key of the organization, or a context access token with the scope " + scope.wireName());
+    }
+    return limited(ctx, principal);
+  }
+
   /** Operator read-outs such as /metrics: an account key, or anyone when API_KEY_REQUIRED=false. */
   public Principal operatorOrOpen(Context ctx) {
     if (!apiKeyRequired && ctx.header("Authorization") == null) {

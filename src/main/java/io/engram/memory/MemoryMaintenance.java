@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -53,6 +54,14 @@ public final class MemoryMaintenance {
     return store.findAll(orgId, ids);
   }
 
+  public void forEachVitals(String orgId, MemoryState state, java.util.function.Consumer<MemoryStore.Vitals> consumer) {
+    store.forEachVitals(orgId, state, consumer);
+  }
+
+  public Map<MemoryState, Long> countByState(String orgId) {
+    return store.countByState(orgId);
+  }
+
   /** The {@code k} durable memories nearest to this one that its boundary sees, on its subject. */
   public List<MemoryIndex.Hit> neighbours(MemoryRecord memory, int k) {
     return index.vector(memory.embedding(), new MemoryIndex.Filter(memory.orgId(), new AgentScope(memory.agent()),
@@ -61,20 +70,31 @@ public final class MemoryMaintenance {
 
   // ---- changes
 
-  /** Applies a state-machine action as reflection, with its reason. */
-  public Change act(String orgId, String id, MemoryAction action, String reason, ChangeAuthor author) {
-    StateChanges.Outcome outcome = store.database().write(h -> changes.apply(h, orgId, id, action,
-        new MemoryService.Control(reason, ACTOR), author, clock.instant(), found -> found.orElseThrow(
-            () -> ApiException.notFound("Memory " + id + " not found"))));
+  /**
+   * Applies a state-machine action as reflection, with its reason; {@code record} runs in the same
+   * transaction (the audit entry commits with the change or not at all).
+   */
+  public Change act(String orgId, String id, MemoryAction action, String reason, ChangeAuthor author,
+                    BiConsumer<Handle, Change> record) {
+    StateChanges.Outcome outcome = store.database().write(h -> {
+      StateChanges.Outcome applied = changes.apply(h, orgId, id, action, new MemoryService.Control(reason, ACTOR),
+          author, clock.instant(), found -> found.orElseThrow(() -> ApiException.notFound("Memory " + id
+              + " not found")));
+      record.accept(h, new Change(applied.before(), applied.after()));
+      return applied;
+    });
     published(id, outcome.change());
     return new Change(outcome.before(), outcome.after());
   }
 
   /** Undoes a state change: the memory goes back to {@code back} if it is still {@code expected}. */
   public Change revert(String orgId, String id, MemoryState expected, MemoryState back, MemoryService.Control control,
-                       ChangeAuthor author) {
-    StateChanges.Outcome outcome = store.database().write(h -> changes.revert(h, orgId, id, expected, back, control,
-        author, clock.instant()));
+                       ChangeAuthor author, BiConsumer<Handle, Change> record) {
+    StateChanges.Outcome outcome = store.database().write(h -> {
+      StateChanges.Outcome reverted = changes.revert(h, orgId, id, expected, back, control, author, clock.instant());
+      record.accept(h, new Change(reverted.before(), reverted.after()));
+      return reverted;
+    });
     published(id, outcome.change());
     return new Change(outcome.before(), outcome.after());
   }
@@ -85,7 +105,8 @@ public final class MemoryMaintenance {
    * counters and confidence (the higher of the two) are recomputed, and the survivor's history
    * gets an "absorb" transition. Both must be durable.
    */
-  public Merge merge(String orgId, String survivorId, String absorbedId, String reason, ChangeAuthor author) {
+  public Merge merge(String orgId, String survivorId, String absorbedId, String reason, ChangeAuthor author,
+                     BiConsumer<Handle, Merge> record) {
     Instant now = clock.instant();
     long[] change = {0};
     Merge merge = store.database().write(h -> {
@@ -100,7 +121,9 @@ public final class MemoryMaintenance {
           "absorbed " + absorbedId + " (" + reason + ")", ACTOR, author.credentialId(), author.userId(),
           author.requestId(), now));
       Change survivorChange = new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow());
-      return new Merge(survivorChange, new Change(absorbed.before(), absorbed.after()));
+      Merge done = new Merge(survivorChange, new Change(absorbed.before(), absorbed.after()));
+      record.accept(h, done);
+      return done;
     });
     published(absorbedId, change[0]);
     return merge;
@@ -111,7 +134,7 @@ public final class MemoryMaintenance {
    * gives back the uses it took and returns to its earlier confidence.
    */
   public Merge unmerge(String orgId, String survivorId, String absorbedId, double survivorConfidence,
-                       MemoryService.Control control, ChangeAuthor author) {
+                       MemoryService.Control control, ChangeAuthor author, BiConsumer<Handle, Merge> record) {
     Instant now = clock.instant();
     long[] change = {0};
     Merge merge = store.database().write(h -> {
@@ -125,8 +148,10 @@ public final class MemoryMaintenance {
       store.recordTransition(h, new Transition(survivorId, survivor.state(), survivor.state(), "undo",
           "gave back the uses of " + absorbedId + (control.reason() == null ? "" : " (" + control.reason() + ")"),
           control.actor(), author.credentialId(), author.userId(), author.requestId(), now));
-      return new Merge(new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow()),
+      Merge done = new Merge(new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow()),
           new Change(absorbed.before(), absorbed.after()));
+      record.accept(h, done);
+      return done;
     });
     published(absorbedId, change[0]);
     return merge;

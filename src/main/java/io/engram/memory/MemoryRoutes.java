@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * header also names the agent. Every route: token scope (401/403), agent boundary (403), body
  * (400), then the memory (404, 409).
  */
-public record MemoryRoutes(MemoryService memory, Guard guard, long maxBodyBytes, Clock clock) implements RouteModule {
+public record MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock)
+    implements RouteModule {
   public static final String AGENT_HEADER = "X-Service-Agent";
   static final String ORGANIZATION_BASE = "/v1/memory";
   static final String AGENT_BASE = "/v1/memory/agents/{agent_slug}";
@@ -51,8 +52,10 @@ public record MemoryRoutes(MemoryService memory, Guard guard, long maxBodyBytes,
       }
       routes.get(base + "/{memory_id}/provenance", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
-        Responses.json(ctx, MemoryViews.provenance(memory.provenance(caller, scope(ctx, caller),
-            ctx.pathParam("memory_id"))));
+        MemoryService.Provenance provenance = memory.provenance(caller, scope(ctx, caller), ctx.pathParam("memory_id"));
+        Map<String, Object> view = MemoryViews.provenance(provenance);
+        view.putAll(notes.about(caller.orgId(), provenance.memory().id()));
+        Responses.json(ctx, view);
       });
       routes.get(base + "/{memory_id}", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_READ);

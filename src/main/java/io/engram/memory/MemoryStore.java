@@ -236,6 +236,40 @@ public final class MemoryStore {
     });
   }
 
+  /** What distributions need of one memory, without its text or vector. */
+  public record Vitals(MemoryState state, double confidence, Instant createdAt, UseHistory uses) {
+  }
+
+  /** Streams the vitals of the organization's memories in one state (every state when null). */
+  public void forEachVitals(String orgId, MemoryState state, Consumer<Vitals> consumer) {
+    db.read(h -> {
+      h.createQuery("SELECT state, confidence, created_at, recent_uses, older_use_count, older_use_weight,"
+              + " first_use_at FROM memories WHERE org_id = :org AND (:state IS NULL OR state = :state)")
+          .bind("org", orgId).bind("state", state == null ? null : state.id()).setFetchSize(1_000)
+          .map((rs, ctx) -> new Vitals(MemoryState.fromId(rs.getString("state")).orElseThrow(),
+              rs.getDouble("confidence"), Rows.instant(rs, "created_at"),
+              new UseHistory(UseHistory.parseRecent(rs.getString("recent_uses")), rs.getLong("older_use_count"),
+                  rs.getDouble("older_use_weight"), Rows.instant(rs, "first_use_at"))))
+          .forEach(consumer);
+      return null;
+    });
+  }
+
+  /** How many of the organization's memories are in each state. */
+  public Map<MemoryState, Long> countByState(String orgId) {
+    return db.read(h -> {
+      Map<MemoryState, Long> counts = new java.util.EnumMap<>(MemoryState.class);
+      for (MemoryState state : MemoryState.values()) {
+        counts.put(state, 0L);
+      }
+      h.createQuery("SELECT state, COUNT(*) AS n FROM memories WHERE org_id = :org GROUP BY state")
+          .bind("org", orgId)
+          .map((rs, ctx) -> Map.entry(MemoryState.fromId(rs.getString("state")).orElseThrow(), rs.getLong("n")))
+          .forEach(e -> counts.put(e.getKey(), e.getValue()));
+      return counts;
+    });
+  }
+
   public void updateConfidence(Handle h, String id, double confidence, Instant at) {
     h.createUpdate("UPDATE memories SET confidence = :confidence, updated_at = :at WHERE id = :id")
         .bind("confidence", confidence).bind("at", at.toEpochMilli()).bind("id", id).execute();

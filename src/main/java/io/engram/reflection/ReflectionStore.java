@@ -186,15 +186,15 @@ final class ReflectionStore {
 
   // ---- events
 
-  void insertEvent(ReflectionEvent e) {
-    db.write(h -> h.createUpdate("""
+  void insertEvent(Handle h, ReflectionEvent e) {
+    h.createUpdate("""
             INSERT INTO reflection_events (id, run_id, org_id, process, change, memory_id, related_memory_id, outcome,
                                            reason, before, after, at)
             VALUES (:id, :run, :org, :process, :change, :memory, :related, :outcome, :reason, :before, :after, :at)""")
         .bind("id", e.id()).bind("run", e.runId()).bind("org", e.orgId()).bind("process", e.change().process().id())
         .bind("change", e.change().id()).bind("memory", e.memoryId()).bind("related", e.relatedMemoryId())
         .bind("outcome", e.outcome().id()).bind("reason", e.reason()).bind("before", e.beforeJson())
-        .bind("after", e.afterJson()).bind("at", e.at().toEpochMilli()).execute());
+        .bind("after", e.afterJson()).bind("at", e.at().toEpochMilli()).execute();
   }
 
   Optional<ReflectionEvent> event(String orgId, String eventId) {

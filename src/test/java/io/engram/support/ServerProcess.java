@@ -44,6 +44,8 @@ public final class ServerProcess implements AutoCloseable {
           .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
       builder.environment().put("API_PORT", String.valueOf(port));
       builder.environment().put("API_HOST", "127.0.0.1");
+      // A scheduled reflection run could merge a test's look-alike memories under it.
+      builder.environment().put("ENGRAM_REFLECTION_SCHEDULER", "false");
       builder.environment().putAll(env);
       return new ServerProcess(builder.start(), out, err, port);
     } catch (IOException e) {

@@ -1,0 +1,264 @@
+package io.engram.reflection;
+
+import io.engram.memory.Activation;
+import io.engram.memory.MemoryMaintenance;
+import io.engram.memory.MemoryState;
+import io.engram.platform.http.ApiException;
+import io.engram.store.Database;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The numbers behind the metrics routes, computed from the data on every call (nothing cached, so
+ * they always agree with the memories, runs and events they describe).
+ */
+public final class ReflectionMetrics {
+  private static final Pattern SPAN = Pattern.compile("([1-9][0-9]{0,4})([hd])");
+  static final Duration MAX_WINDOW = Duration.ofDays(365);
+  static final int MAX_BUCKETS = 400;
+  static final int ACTIVATION_BINS = 10;
+  private static final double[] AGE_EDGES_DAYS = {0, 1, 7, 30, 90, 365};
+
+  private final Database db;
+  private final MemoryMaintenance memory;
+  private final ReflectionService reflection;
+  private final Clock clock;
+
+  public ReflectionMetrics(Database db, MemoryMaintenance memory, ReflectionService reflection, Clock clock) {
+    this.db = db;
+    this.memory = memory;
+    this.reflection = reflection;
+    this.clock = clock;
+  }
+
+  /** "7d", "24h": a window or bucket length, 1 hour to 365 days. */
+  public static Duration span(String name, String raw, Duration fallback) {
+    if (raw == null) {
+      return fallback;
+    }
+    Matcher m = SPAN.matcher(raw.strip());
+    Duration span = m.matches() ? (m.group(2).equals("h") ? Duration.ofHours(Long.parseLong(m.group(1)))
+        : Duration.ofDays(Long.parseLong(m.group(1)))) : null;
+    if (span == null || span.compareTo(MAX_WINDOW) > 0) {
+      throw ApiException.badRequest(name, "'" + name + "' must be a number of hours or days such as 24h or 30d, at "
+          + "most 365d");
+    }
+    return span;
+  }
+
+  /** Now: memories by state, open flags, runs so far and the next scheduled one, changes so far. */
+  public Map<String, Object> current(String orgId) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    Map<String, Long> byState = new LinkedHashMap<>();
+    memory.countByState(orgId).forEach((state, n) -> byState.put(state.id(), n));
+    view.put("memories", Map.of("total", byState.values().stream().mapToLong(Long::longValue).sum(),
+        "byState", byState));
+    Map<String, Long> flags = new LinkedHashMap<>(Map.of(ChangeApplier.FLAG_STALE, 0L, "conflicts", 0L));
+    db.read(h -> h.createQuery("SELECT kind, COUNT(*) AS n FROM reflection_flags WHERE org_id = :org GROUP BY kind")
+        .bind("org", orgId).map((rs, ctx) -> Map.entry(rs.getString("kind"), rs.getLong("n"))).list())
+        .forEach(e -> flags.put(e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? "conflicts" : e.getKey(),
+            // A conflict is flagged on both of its memories.
+            e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? e.getValue() / 2 : e.getValue()));
+    view.put("openFlags", flags);
+    Map<String, Object> runs = runCounts(orgId, Instant.EPOCH, clock.instant().plusSeconds(1));
+    ReflectionSettings settings = reflection.settings(orgId);
+    Instant next = reflection.nextRunAt(orgId, settings);
+    runs.put("nextScheduledAt", next == null ? null : next.toString());
+    view.put("runs", runs);
+    view.put("changes", changeCounts(orgId, Instant.EPOCH, clock.instant().plusSeconds(1)));
+    return view;
+  }
+
+  /** Runs and changes within the window ending now. */
+  public Map<String, Object> summary(String orgId, Duration window) {
+    Instant until = clock.instant();
+    Instant since = until.minus(window);
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("since", since.toString());
+    view.put("until", until.toString());
+    view.put("runs", runCounts(orgId, since, until));
+    view.put("changes", changeCounts(orgId, since, until));
+    return view;
+  }
+
+  private Map<String, Object> runCounts(String orgId, Instant since, Instant until) {
+    Map<String, Object> runs = new LinkedHashMap<>();
+    long[] totals = new long[7];
+    db.read(h -> h.createQuery("""
+            SELECT status, dry_run, trigger, COUNT(*) AS n, SUM(examined) AS examined,
+                   SUM(CASE WHEN finished_at IS NULL THEN 0 ELSE finished_at - started_at END) AS millis,
+                   MAX(CASE WHEN finished_at IS NULL THEN 0 ELSE finished_at - started_at END) AS longest
+            FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until
+            GROUP BY status, dry_run, trigger""")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
+        .map((rs, ctx) -> {
+          long n = rs.getLong("n");
+          totals[0] += n;
+          totals[switch (rs.getString("status")) {
+            case "completed" -> 1;
+            case "failed" -> 2;
+            default -> 3;
+          }] += n;
+          totals[4] += rs.getInt("dry_run") == 1 ? n : 0;
+          if (rs.getString("status").equals("completed")) {
+            totals[5] += rs.getLong("millis");
+          }
+          totals[6] = Math.max(totals[6], rs.getLong("longest"));
+          runs.merge("examined", rs.getLong("examined"), (a, b) -> (Long) a + (Long) b);
+          runs.merge(rs.getString("trigger"), n, (a, b) -> (Long) a + (Long) b);
+          return n;
+        }).list());
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("total", totals[0]);
+    view.put("completed", totals[1]);
+    view.put("failed", totals[2]);
+    view.put("running", totals[3]);
+    view.put("dryRuns", totals[4]);
+    view.put("scheduled", runs.getOrDefault("schedule", 0L));
+    view.put("manual", runs.getOrDefault("manual", 0L));
+    view.put("memoriesExamined", runs.getOrDefault("examined", 0L));
+    view.put("averageDurationMs", totals[1] == 0 ? null : totals[5] / totals[1]);
+    view.put("longestDurationMs", totals[0] == 0 ? null : totals[6]);
+    return view;
+  }
+
+  private Map<String, Object> changeCounts(String orgId, Instant since, Instant until) {
+    Map<String, Map<String, Long>> byOutcome = new LinkedHashMap<>();
+    for (ReflectionEvent.Outcome outcome : ReflectionEvent.Outcome.values()) {
+      byOutcome.put(outcome.id(), new LinkedHashMap<>());
+    }
+    long[] undone = {0};
+    db.read(h -> h.createQuery("""
+            SELECT change, outcome, COUNT(*) AS n, SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
+            FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
+            GROUP BY change, outcome ORDER BY change""")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
+        .map((rs, ctx) -> {
+          byOutcome.get(rs.getString("outcome")).put(rs.getString("change"), rs.getLong("n"));
+          undone[0] += rs.getLong("undone");
+          return null;
+        }).list());
+    Map<String, Object> view = new LinkedHashMap<>(byOutcome);
+    view.put("undone", undone[0]);
+    return view;
+  }
+
+  /** Runs and applied changes per bucket over the window ending now, oldest bucket first. */
+  public Map<String, Object> trend(String orgId, Duration window, Duration bucket) {
+    long buckets = (window.toMillis() + bucket.toMillis() - 1) / bucket.toMillis();
+    if (bucket.compareTo(window) > 0 || buckets > MAX_BUCKETS) {
+      throw ApiException.badRequest("bucket", "'bucket' must be no longer than the window, and the window at most "
+          + MAX_BUCKETS + " buckets long");
+    }
+    Instant until = clock.instant();
+    Instant since = until.minus(bucket.multipliedBy(buckets));
+    List<Map<String, Object>> series = new ArrayList<>();
+    for (int i = 0; i < buckets; i++) {
+      Map<String, Object> point = new LinkedHashMap<>();
+      point.put("start", since.plus(bucket.multipliedBy(i)).toString());
+      point.put("end", since.plus(bucket.multipliedBy(i + 1)).toString());
+      point.put("runs", 0L);
+      point.put("applied", 0L);
+      point.put("proposed", 0L);
+      point.put("undone", 0L);
+      point.put("byChange", new LinkedHashMap<String, Long>());
+      series.add(point);
+    }
+    long width = bucket.toMillis();
+    db.read(h -> h.createQuery("SELECT (started_at - :since) / :width AS b, COUNT(*) AS n FROM reflection_runs"
+            + " WHERE org_id = :org AND started_at >= :since AND started_at < :until GROUP BY (started_at - :since) / :width")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
+        .map((rs, ctx) -> series.get(rs.getInt("b")).put("runs", rs.getLong("n"))).list());
+    db.read(h -> h.createQuery("""
+            SELECT (at - :since) / :width AS b, change, outcome, COUNT(*) AS n,
+                   SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
+            FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
+            GROUP BY (at - :since) / :width, change, outcome""")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
+        .map((rs, ctx) -> {
+          Map<String, Object> point = series.get(rs.getInt("b"));
+          long n = rs.getLong("n");
+          String outcome = rs.getString("outcome");
+          if (!outcome.equals(ReflectionEvent.Outcome.SKIPPED.id())) {
+            point.merge(outcome, n, (a, b) -> (Long) a + (Long) b);
+          }
+          if (outcome.equals(ReflectionEvent.Outcome.APPLIED.id())) {
+            @SuppressWarnings("unchecked")
+            Map<String, Long> byChange = (Map<String, Long>) point.get("byChange");
+            byChange.merge(rs.getString("change"), n, Long::sum);
+          }
+          point.merge("undone", rs.getLong("undone"), (a, b) -> (Long) a + (Long) b);
+          return null;
+        }).list());
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("since", since.toString());
+    view.put("until", until.toString());
+    view.put("bucket", bucket.toString());
+    view.put("series", series);
+    return view;
+  }
+
+  /**
+   * Histograms over the organization's memories in one state (all states when null): normalized
+   * activation and confidence in ten equal bins, age in days, and the count per state.
+   */
+  public Map<String, Object> distribution(String orgId, MemoryState state) {
+    Instant now = clock.instant();
+    long[] activation = new long[ACTIVATION_BINS];
+    long[] confidence = new long[ACTIVATION_BINS];
+    long[] age = new long[AGE_EDGES_DAYS.length];
+    long[] count = {0};
+    memory.forEachVitals(orgId, state, v -> {
+      count[0]++;
+      activation[bin(Activation.normalized(Activation.baseLevel(v.uses(), now)))]++;
+      confidence[bin(v.confidence())]++;
+      double days = Duration.between(v.createdAt(), now).toMillis() / 86_400_000.0;
+      int i = AGE_EDGES_DAYS.length - 1;
+      while (i > 0 && days < AGE_EDGES_DAYS[i]) {
+        i--;
+      }
+      age[i]++;
+    });
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("state", state == null ? "all" : state.id());
+    view.put("count", count[0]);
+    view.put("activation", bins(activation));
+    view.put("confidence", bins(confidence));
+    List<Map<String, Object>> ages = new ArrayList<>();
+    for (int i = 0; i < age.length; i++) {
+      Map<String, Object> bin = new LinkedHashMap<>();
+      bin.put("fromDays", AGE_EDGES_DAYS[i]);
+      bin.put("toDays", i + 1 < AGE_EDGES_DAYS.length ? AGE_EDGES_DAYS[i + 1] : null);
+      bin.put("count", age[i]);
+      ages.add(bin);
+    }
+    view.put("ageDays", ages);
+    Map<String, Long> states = new LinkedHashMap<>();
+    memory.countByState(orgId).forEach((s, n) -> states.put(s.id(), n));
+    view.put("states", states);
+    return view;
+  }
+
+  private static int bin(double value) {
+    return Math.min(ACTIVATION_BINS - 1, Math.max(0, (int) Math.floor(value * ACTIVATION_BINS)));
+  }
+
+  private static List<Map<String, Object>> bins(long[] counts) {
+    List<Map<String, Object>> bins = new ArrayList<>();
+    for (int i = 0; i < counts.length; i++) {
+      Map<String, Object> bin = new LinkedHashMap<>();
+      bin.put("from", i / (double) counts.length);
+      bin.put("to", (i + 1) / (double) counts.length);
+      bin.put("count", counts[i]);
+      bins.add(bin);
+    }
+    return bins;
+  }
+}
