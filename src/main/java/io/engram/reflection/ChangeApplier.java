@@ -90,6 +90,10 @@ final class ChangeApplier {
     };
   }
 
+  private static boolean raises(ChangeKind change) {
+    return change == ChangeKind.FLAG_STALE || change == ChangeKind.FLAG_CONFLICT;
+  }
+
   private void applyFlags(String orgId, String runId, List<Proposal> flags, Map<String, Integer> applied) {
     if (flags.isEmpty()) {
       return;
@@ -99,7 +103,7 @@ final class ChangeApplier {
       for (Proposal p : flags) {
         ReflectionEvent e = event(orgId, runId, p, ReflectionEvent.Outcome.APPLIED, p.reason(), p.after());
         store.insertEvent(h, e);
-        setFlag(h, orgId, p.change(), p.memoryId(), p.relatedMemoryId(), e.id(), now, true);
+        setFlag(h, orgId, p.change(), p.memoryId(), p.relatedMemoryId(), e.id(), now, raises(p.change()));
       }
       return null;
     });
@@ -185,8 +189,7 @@ final class ChangeApplier {
       case SUPPRESS, PROMOTE, EXPIRE -> memory.revert(orgId, e.memoryId(), state(e.afterJson()),
           state(e.beforeJson()), control, author, (h, change) -> store.markEventUndone(h, e.id(), now, undoneBy));
       case FLAG_STALE, FLAG_CONFLICT, CLEAR_STALE, CLEAR_CONFLICT -> store.database().write(h -> {
-        boolean raised = e.change() == ChangeKind.FLAG_STALE || e.change() == ChangeKind.FLAG_CONFLICT;
-        setFlag(h, orgId, e.change(), e.memoryId(), e.relatedMemoryId(), e.id(), now, !raised);
+        setFlag(h, orgId, e.change(), e.memoryId(), e.relatedMemoryId(), e.id(), now, !raises(e.change()));
         store.markEventUndone(h, e.id(), now, undoneBy);
         return null;
       });

@@ -154,7 +154,9 @@ public record ReflectionRoutes(ReflectionService reflection, ReflectionMetrics m
 
   private void run(Context ctx) {
     Principal caller = operator(ctx, "start a reflection run");
-    JsonBody body = ctx.body().isBlank() ? null : JsonBody.parse(ctx, maxBodyBytes)
+    // The body is optional: an empty POST starts a full run.
+    boolean empty = ctx.contentLength() <= 0 && ctx.header("Transfer-Encoding") == null;
+    JsonBody body = empty ? null : JsonBody.parse(ctx, maxBodyBytes)
         .allowOnly(Set.of("dryRun", "processes"));
     boolean dryRun = body != null && body.optionalBoolean("dryRun").orElse(false);
     Set<ReflectionProcess> processes = EnumSet.allOf(ReflectionProcess.class);
