@@ -53,8 +53,31 @@ final class ConflictRule {
   private ConflictRule() {
   }
 
+  /**
+   * A cheap necessary condition for {@link #check}, by counting shared terms only: reflection asks
+   * it of every similar pair on a subject, which can be millions.
+   */
+  static boolean mayConflict(Reading ra, Reading rb) {
+    Set<String> small = ra.terms().size() <= rb.terms().size() ? ra.terms() : rb.terms();
+    Set<String> large = small == ra.terms() ? rb.terms() : ra.terms();
+    int shared = 0;
+    for (String term : small) {
+      if (large.contains(term)) {
+        shared++;
+      }
+    }
+    if (ra.negated() != rb.negated()) {
+      int union = ra.terms().size() + rb.terms().size() - shared;
+      return shared >= 2 && shared >= NEGATION_OVERLAP * union;
+    }
+    return shared >= 2 && ra.terms().size() == rb.terms().size() && shared == ra.terms().size() - 1;
+  }
+
   /** Why {@code a} and {@code b} contradict each other, or empty when the rule sees no contradiction. */
   static Optional<String> check(MemoryRecord a, Reading ra, MemoryRecord b, Reading rb) {
+    if (!mayConflict(ra, rb)) {
+      return Optional.empty();
+    }
     Set<String> shared = new TreeSet<>(ra.terms());
     shared.retainAll(rb.terms());
     Set<String> onlyA = new TreeSet<>(ra.terms());

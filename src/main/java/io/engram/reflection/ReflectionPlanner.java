@@ -122,20 +122,41 @@ final class ReflectionPlanner {
         : b.subject() != null && MemoryIndex.subjectKey(a.subject()).equals(MemoryIndex.subjectKey(b.subject()));
   }
 
+  /**
+   * Every pair of the subject that some process acts on: similar enough to merge or corroborate,
+   * or to be a conflict. Pairs that are only topically close are dropped as they are found, since
+   * a subject of thousands of look-alike memories has millions of them.
+   */
   private List<Pair> allPairs(List<MemoryRecord> members) {
-    double floor = Math.min(settings.consolidation().similarityThreshold(),
-        Math.min(settings.conflicts().minSimilarity(), settings.candidates().corroborationThreshold()));
+    double keep = Math.min(settings.consolidation().similarityThreshold(),
+        settings.candidates().corroborationThreshold());
+    double conflictFloor = on(ReflectionProcess.CONFLICT_DETECTION) ? settings.conflicts().minSimilarity() : 2;
+    ConflictRule.Reading[] readings = new ConflictRule.Reading[members.size()];
     List<Pair> pairs = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
-      float[] vector = members.get(i).embedding();
+      MemoryRecord a = members.get(i);
+      float[] vector = a.embedding();
       for (int j = i + 1; j < members.size(); j++) {
-        double similarity = VectorUtil.dotProduct(vector, members.get(j).embedding());
-        if (similarity >= floor) {
-          pairs.add(new Pair(members.get(i), members.get(j), similarity));
+        MemoryRecord b = members.get(j);
+        double similarity = VectorUtil.dotProduct(vector, b.embedding());
+        if (similarity >= keep || similarity >= conflictFloor && couldConflict(a, b)
+            && ConflictRule.mayConflict(reading(readings, members, i), reading(readings, members, j))) {
+          pairs.add(new Pair(a, b, similarity));
         }
       }
     }
     return pairs;
+  }
+
+  private static boolean couldConflict(MemoryRecord a, MemoryRecord b) {
+    return a.state() == MemoryState.DURABLE && b.state() == MemoryState.DURABLE && Objects.equals(a.agent(), b.agent());
+  }
+
+  private static ConflictRule.Reading reading(ConflictRule.Reading[] readings, List<MemoryRecord> members, int i) {
+    if (readings[i] == null) {
+      readings[i] = ConflictRule.Reading.of(members.get(i).text());
+    }
+    return readings[i];
   }
 
   private void planSubject(List<MemoryRecord> members, List<Pair> pairs) {
@@ -173,8 +194,7 @@ final class ReflectionPlanner {
     for (Pair pair : pairs) {
       MemoryRecord a = pair.a();
       MemoryRecord b = pair.b();
-      if (a.state() != MemoryState.DURABLE || b.state() != MemoryState.DURABLE || !Objects.equals(a.agent(), b.agent())
-          || pair.similarity() < settings.conflicts().minSimilarity()) {
+      if (!couldConflict(a, b) || pair.similarity() < settings.conflicts().minSimilarity()) {
         continue;
       }
       Optional<String> why = ConflictRule.check(a, readings.computeIfAbsent(a.id(), id -> ConflictRule.Reading.of(a.text())),
