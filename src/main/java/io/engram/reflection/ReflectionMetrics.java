@@ -67,18 +67,18 @@ public final class ReflectionMetrics {
             // A conflict is flagged on both of its memories.
             e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? e.getValue() / 2 : e.getValue()));
     view.put("openFlags", flags);
-    Map<String, Object> runs = runCounts(orgId, Instant.EPOCH, clock.instant().plusSeconds(1));
+    Map<String, Object> runs = runCounts(orgId, Instant.EPOCH, windowEnd());
     ReflectionSettings settings = reflection.settings(orgId);
     Instant next = reflection.nextRunAt(orgId, settings);
     runs.put("nextScheduledAt", next == null ? null : next.toString());
     view.put("runs", runs);
-    view.put("changes", changeCounts(orgId, Instant.EPOCH, clock.instant().plusSeconds(1)));
+    view.put("changes", changeCounts(orgId, Instant.EPOCH, windowEnd()));
     return view;
   }
 
   /** Runs and changes within the window ending now. */
   public Map<String, Object> summary(String orgId, Duration window) {
-    Instant until = clock.instant();
+    Instant until = windowEnd();
     Instant since = until.minus(window);
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("since", since.toString());
@@ -86,6 +86,11 @@ public final class ReflectionMetrics {
     view.put("runs", runCounts(orgId, since, until));
     view.put("changes", changeCounts(orgId, since, until));
     return view;
+  }
+
+  /** Windows end now, inclusive: what happened this millisecond is in (ends are exclusive in the queries). */
+  private Instant windowEnd() {
+    return clock.instant().plusMillis(1);
   }
 
   private Map<String, Object> runCounts(String orgId, Instant since, Instant until) {
@@ -157,7 +162,7 @@ public final class ReflectionMetrics {
       throw ApiException.badRequest("bucket", "'bucket' must be no longer than the window, and the window at most "
           + MAX_BUCKETS + " buckets long");
     }
-    Instant until = clock.instant();
+    Instant until = windowEnd();
     Instant since = until.minus(bucket.multipliedBy(buckets));
     List<Map<String, Object>> series = new ArrayList<>();
     for (int i = 0; i < buckets; i++) {
@@ -207,7 +212,8 @@ public final class ReflectionMetrics {
 
   /**
    * Histograms over the organization's memories in one state (all states when null): normalized
-   * activation and confidence in ten equal bins, age in days, and the count per state.
+   * activation and confidence in ten equal bins, age in days since the memory was stored, and the
+   * count per state.
    */
   public Map<String, Object> distribution(String orgId, MemoryState state) {
     Instant now = clock.instant();

@@ -90,9 +90,11 @@ class ReflectionMetricsTest extends ServerTest {
       }
       assertThat(sum).as(histogram).isEqualTo(count);
     }
-    // The one memory encoded 300 days ago with confidence 0.3 sits in the bins that say so.
-    assertThat(durable.at("/confidence/3/count").asLong()).isEqualTo(1);
-    assertThat(durable.at("/ageDays/4/count").asLong()).isEqualTo(1);
+    // The one memory first used 300 days ago, with confidence 0.3, sits in the bins that say so:
+    // a single encode 300 days ago has normalized activation 0.13. All were stored today.
+    assertThat(durable.at("/confidence/3/count").asLong()).as(durable.toString()).isEqualTo(1);
+    assertThat(durable.at("/activation/1/count").asLong()).as(durable.toString()).isEqualTo(1);
+    assertThat(durable.at("/ageDays/0/count").asLong()).isEqualTo(count);
     JsonNode all = org.get("/metrics/distribution?state=all").json().get("distribution");
     assertThat(all.get("count").asLong()).isEqualTo(sql("SELECT COUNT(*) FROM memories WHERE org_id = :org"));
     assertThat(all.at("/states/suppressed").asLong())
