@@ -52,9 +52,10 @@ public record MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard gu
       }
       routes.get(base + "/{memory_id}/provenance", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
-        MemoryService.Provenance provenance = memory.provenance(caller, scope(ctx, caller), ctx.pathParam("memory_id"));
+        AgentScope scope = scope(ctx, caller);
+        MemoryService.Provenance provenance = memory.provenance(caller, scope, ctx.pathParam("memory_id"));
         Map<String, Object> view = MemoryViews.provenance(provenance);
-        view.putAll(notes.about(caller.orgId(), provenance.memory().id()));
+        view.putAll(notes.about(caller.orgId(), provenance.memory().id(), scope));
         Responses.json(ctx, view);
       });
       routes.get(base + "/{memory_id}", ctx -> {

@@ -8,7 +8,8 @@ import java.util.Map;
  */
 @FunctionalInterface
 public interface ProvenanceNotes {
-  ProvenanceNotes NONE = (orgId, memoryId) -> Map.of();
+  ProvenanceNotes NONE = (orgId, memoryId, scope) -> Map.of();
 
-  Map<String, Object> about(String orgId, String memoryId);
+  /** Notes about the memory, naming no other memory the caller's boundary cannot see. */
+  Map<String, Object> about(String orgId, String memoryId, AgentScope scope);
 }

@@ -1,8 +1,10 @@
 package io.engram.reflection;
 
 import io.engram.access.Principal;
+import io.engram.memory.AgentScope;
 import io.engram.memory.ChangeAuthor;
 import io.engram.memory.MemoryMaintenance;
+import io.engram.memory.MemoryRecord;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
@@ -267,11 +269,25 @@ public final class ReflectionService implements AutoCloseable {
     return store.events(run.orgId(), new ReflectionStore.EventFilter(run.id(), null, null, null, null, null), 0, limit);
   }
 
-  /** Reflection's part of a memory's provenance: every event about it and its open flags. */
-  public Map<String, Object> provenance(String orgId, String memoryId) {
+  /**
+   * Reflection's part of a memory's provenance: its open flags and every event about it, leaving
+   * out those that name a memory the caller's boundary cannot see (another agent's).
+   */
+  public Map<String, Object> provenance(String orgId, String memoryId, AgentScope scope) {
+    List<ReflectionEvent> events = store.eventsAbout(orgId, memoryId);
+    List<Map<String, Object>> flags = store.flagsOn(memoryId);
+    Set<String> others = new java.util.HashSet<>();
+    events.forEach(e -> others.add(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()));
+    flags.forEach(f -> others.add((String) f.get("relatedMemoryId")));
+    others.remove(null);
+    Map<String, MemoryRecord> visible = memory.findAll(orgId, others);
+    java.util.function.Predicate<String> shown = id -> id == null
+        || visible.containsKey(id) && scope.sees(visible.get(id).agent());
     Map<String, Object> view = new LinkedHashMap<>();
-    view.put("flags", store.flagsOn(memoryId));
-    view.put("events", store.eventsAbout(orgId, memoryId).stream().map(ReflectionViews::event).toList());
+    view.put("flags", flags.stream().filter(f -> shown.test((String) f.get("relatedMemoryId"))).toList());
+    view.put("events", events.stream()
+        .filter(e -> shown.test(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()))
+        .map(ReflectionViews::event).toList());
     return Map.of("reflection", view);
   }
 

@@ -88,6 +88,24 @@ class ReflectionAccessTest extends ServerTest {
   }
 
   @Test
+  void provenanceNamesNoMemoryOfAnotherAgent() {
+    ReflectionClient org = ReflectionClient.create(server, "growth");
+    String shared = org.remember("Wonka's chocolate river is inspected weekly", "Wonka");
+    assertThat(server.http.patch("/api/memory/settings").bearer(org.adminKey())
+        .json("{\"writeMode\":\"candidate_review\"}").send().status()).isEqualTo(200);
+    String salesCandidate = server.http.post("/v1/memory/agents/sales").bearer(org.token())
+        .json("{\"text\":\"Wonka's chocolate river is inspected weekly.\",\"subject\":\"Wonka\"}").send()
+        .json().get("id").asText();
+    JsonNode audit = org.run(false);
+    assertThat(org.changes(audit, "promote")).extracting(e -> e.get("memoryId").asText()).containsExactly(salesCandidate);
+    // At the organization level the shared memory's provenance does not name the sales agent's memory.
+    assertThat(org.provenance(shared).at("/reflection/events")).isEmpty();
+    JsonNode inSales = server.http.get("/v1/memory/agents/sales/" + shared + "/provenance").bearer(org.token()).send()
+        .json();
+    assertThat(inSales.at("/reflection/events/0/memoryId").asText()).isEqualTo(salesCandidate);
+  }
+
+  @Test
   void anotherOrganizationsRunsAndEventsDoNotExist() {
     ReflectionClient other = ReflectionClient.create(server, "growth");
     String runId = audit.get("id").asText();
