@@ -1,5 +1,6 @@
 package io.engram.memory;
 
+import io.engram.platform.WireNames;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.time.Instant;
@@ -279,7 +280,7 @@ public final class MemoryStore {
   public List<UseHistory.Use> uses(Handle h, String memoryId) {
     return h.createQuery("SELECT kind, used_at FROM memory_uses WHERE memory_id = :id")
         .bind("id", memoryId)
-        .map((rs, ctx) -> new UseHistory.Use(UseKind.valueOf(rs.getString("kind").toUpperCase(java.util.Locale.ROOT)),
+        .map((rs, ctx) -> new UseHistory.Use(WireNames.parse(UseKind.class, rs.getString("kind")).orElseThrow(),
             Rows.instant(rs, "used_at")))
         .list();
   }

@@ -1,5 +1,6 @@
 package io.engram.reflection;
 
+import io.engram.platform.WireNames;
 import java.time.Instant;
 
 /**
@@ -14,11 +15,7 @@ public record ReflectionEvent(long seq, String id, String runId, String orgId, C
     APPLIED, PROPOSED, SKIPPED;
 
     public String id() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return WireNames.of(this);
     }
-  }
-
-  public boolean undoable() {
-    return outcome == Outcome.APPLIED && undoneAt == null;
   }
 }

@@ -5,6 +5,7 @@ import io.engram.memory.MemoryMaintenance;
 import io.engram.memory.MemoryState;
 import io.engram.platform.http.ApiException;
 import io.engram.store.Database;
+import io.engram.store.Rows;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -94,44 +95,34 @@ public final class ReflectionMetrics {
   }
 
   private Map<String, Object> runCounts(String orgId, Instant since, Instant until) {
-    Map<String, Object> runs = new LinkedHashMap<>();
-    long[] totals = new long[7];
-    db.read(h -> h.createQuery("""
-            SELECT status, dry_run, trigger, COUNT(*) AS n, SUM(examined) AS examined,
-                   SUM(CASE WHEN finished_at IS NULL THEN 0 ELSE finished_at - started_at END) AS millis,
-                   MAX(CASE WHEN finished_at IS NULL THEN 0 ELSE finished_at - started_at END) AS longest
-            FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until
-            GROUP BY status, dry_run, trigger""")
+    return db.read(h -> h.createQuery("""
+            SELECT COUNT(*) AS total,
+                   COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed,
+                   COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
+                   COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS running,
+                   COALESCE(SUM(dry_run), 0) AS dry_runs,
+                   COALESCE(SUM(CASE WHEN trigger = 'schedule' THEN 1 ELSE 0 END), 0) AS scheduled,
+                   COALESCE(SUM(CASE WHEN trigger = 'manual' THEN 1 ELSE 0 END), 0) AS manual,
+                   COALESCE(SUM(examined), 0) AS examined,
+                   SUM(CASE WHEN status = 'completed' THEN finished_at - started_at END) AS completed_millis,
+                   MAX(finished_at - started_at) AS longest
+            FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until""")
         .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
         .map((rs, ctx) -> {
-          long n = rs.getLong("n");
-          totals[0] += n;
-          totals[switch (rs.getString("status")) {
-            case "completed" -> 1;
-            case "failed" -> 2;
-            default -> 3;
-          }] += n;
-          totals[4] += rs.getInt("dry_run") == 1 ? n : 0;
-          if (rs.getString("status").equals("completed")) {
-            totals[5] += rs.getLong("millis");
-          }
-          totals[6] = Math.max(totals[6], rs.getLong("longest"));
-          runs.merge("examined", rs.getLong("examined"), (a, b) -> (Long) a + (Long) b);
-          runs.merge(rs.getString("trigger"), n, (a, b) -> (Long) a + (Long) b);
-          return n;
-        }).list());
-    Map<String, Object> view = new LinkedHashMap<>();
-    view.put("total", totals[0]);
-    view.put("completed", totals[1]);
-    view.put("failed", totals[2]);
-    view.put("running", totals[3]);
-    view.put("dryRuns", totals[4]);
-    view.put("scheduled", runs.getOrDefault("schedule", 0L));
-    view.put("manual", runs.getOrDefault("manual", 0L));
-    view.put("memoriesExamined", runs.getOrDefault("examined", 0L));
-    view.put("averageDurationMs", totals[1] == 0 ? null : totals[5] / totals[1]);
-    view.put("longestDurationMs", totals[0] == 0 ? null : totals[6]);
-    return view;
+          Map<String, Object> view = new LinkedHashMap<>();
+          long completed = rs.getLong("completed");
+          view.put("total", rs.getLong("total"));
+          view.put("completed", completed);
+          view.put("failed", rs.getLong("failed"));
+          view.put("running", rs.getLong("running"));
+          view.put("dryRuns", rs.getLong("dry_runs"));
+          view.put("scheduled", rs.getLong("scheduled"));
+          view.put("manual", rs.getLong("manual"));
+          view.put("memoriesExamined", rs.getLong("examined"));
+          view.put("averageDurationMs", completed == 0 ? null : rs.getLong("completed_millis") / completed);
+          view.put("longestDurationMs", Rows.nullableLong(rs, "longest"));
+          return view;
+        }).one());
   }
 
   private Map<String, Object> changeCounts(String orgId, Instant since, Instant until) {

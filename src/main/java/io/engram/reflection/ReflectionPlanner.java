@@ -48,13 +48,14 @@ final class ReflectionPlanner {
   private final Map<String, List<String>> staleFlags;
   private final Map<String, List<String>> conflictFlags;
   private final Runnable heartbeat;
+  private final int allPairsLimit;
   private final List<Proposal> proposals = new ArrayList<>();
   private final Set<String> durableIds = new HashSet<>();
   private long examined;
 
   ReflectionPlanner(MemoryMaintenance memory, ReflectionSettings settings, Set<ReflectionProcess> processes,
                     Instant now, Map<String, List<String>> staleFlags, Map<String, List<String>> conflictFlags,
-                    Runnable heartbeat) {
+                    Runnable heartbeat, int allPairsLimit) {
     this.memory = memory;
     this.settings = settings;
     this.processes = processes;
@@ -62,6 +63,7 @@ final class ReflectionPlanner {
     this.staleFlags = staleFlags;
     this.conflictFlags = conflictFlags;
     this.heartbeat = heartbeat;
+    this.allPairsLimit = allPairsLimit;
   }
 
   Plan plan(String orgId) {
@@ -74,7 +76,7 @@ final class ReflectionPlanner {
     }
     for (Map.Entry<String, List<String>> subject : subjects.entrySet()) {
       heartbeat.run();
-      if (sizes.get(subject.getKey()) <= ALL_PAIRS_LIMIT) {
+      if (sizes.get(subject.getKey()) <= allPairsLimit) {
         List<MemoryRecord> members = memory.withSubjects(orgId, subject.getValue(), LOADED, null, Integer.MAX_VALUE);
         planSubject(members, allPairs(members));
       } else {

@@ -4,6 +4,7 @@ import io.engram.access.Guard;
 import io.engram.access.Principal;
 import io.engram.access.Scope;
 import io.engram.memory.MemoryState;
+import io.engram.platform.WireNames;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -14,6 +15,7 @@ import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -205,7 +207,6 @@ public record ReflectionRoutes(ReflectionService reflection, ReflectionMetrics m
   }
 
   private static String ids(Enum<?>[] values) {
-    return String.join(", ", java.util.Arrays.stream(values).map(v -> v.name().toLowerCase(java.util.Locale.ROOT))
-        .toList());
+    return String.join(", ", Arrays.stream(values).map(WireNames::of).toList());
   }
 }

@@ -1,5 +1,6 @@
 package io.engram.reflection;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
 import io.engram.memory.AgentScope;
 import io.engram.memory.ChangeAuthor;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +64,7 @@ public final class ReflectionService implements AutoCloseable {
     return store.settings(orgId).map(ReflectionSettings::fromJson).orElse(ReflectionSettings.DEFAULTS);
   }
 
-  public ReflectionSettings updateSettings(Principal caller, com.fasterxml.jackson.databind.node.ObjectNode patch) {
+  public ReflectionSettings updateSettings(Principal caller, ObjectNode patch) {
     ReflectionSettings updated = settings(caller.orgId()).patched(patch);
     store.saveSettings(caller.orgId(), updated.json(), caller.credentialId(), clock.instant());
     return updated;
@@ -181,7 +184,8 @@ public final class ReflectionService implements AutoCloseable {
       heartbeat.renew();
       ReflectionPlanner.Plan plan = new ReflectionPlanner(memory, settings, processes, clock.instant(),
           store.openFlags(run.orgId(), ChangeApplier.FLAG_STALE),
-          store.openFlags(run.orgId(), ChangeApplier.FLAG_CONFLICT), heartbeat).plan(run.orgId());
+          store.openFlags(run.orgId(), ChangeApplier.FLAG_CONFLICT), heartbeat, ReflectionPlanner.ALL_PAIRS_LIMIT)
+          .plan(run.orgId());
       examined = plan.examined();
       Map<String, Object> counts = new LinkedHashMap<>();
       counts.put("proposed", countByChange(plan.proposals()));
@@ -276,12 +280,12 @@ public final class ReflectionService implements AutoCloseable {
   public Map<String, Object> provenance(String orgId, String memoryId, AgentScope scope) {
     List<ReflectionEvent> events = store.eventsAbout(orgId, memoryId);
     List<Map<String, Object>> flags = store.flagsOn(memoryId);
-    Set<String> others = new java.util.HashSet<>();
+    Set<String> others = new HashSet<>();
     events.forEach(e -> others.add(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()));
     flags.forEach(f -> others.add((String) f.get("relatedMemoryId")));
     others.remove(null);
     Map<String, MemoryRecord> visible = memory.findAll(orgId, others);
-    java.util.function.Predicate<String> shown = id -> id == null
+    Predicate<String> shown = id -> id == null
         || visible.containsKey(id) && scope.sees(visible.get(id).agent());
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("flags", flags.stream().filter(f -> shown.test((String) f.get("relatedMemoryId"))).toList());

@@ -2,6 +2,7 @@ package io.engram.reflection;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.platform.WireNames;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ValidationError;
 import io.engram.platform.json.Json;
@@ -10,6 +11,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -33,7 +35,7 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
     FLAG, SUPPRESS;
 
     String id() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return WireNames.of(this);
     }
   }
 
@@ -228,12 +230,13 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
       if (node.isNull()) {
         return null;
       }
-      return number(parent, path, min, max, Double.NaN, integer, true);
+      // An invalid value is reported; what is returned then is never used.
+      return number(parent, path, min, max, fallback == null ? min : fallback, integer, true);
     }
 
     private Integer nullableDays(JsonNode parent, String path, Integer fallback) {
       Double days = nullable(parent, path, 1, 3650, true, fallback == null ? null : fallback.doubleValue());
-      return days == null || days.isNaN() ? null : days.intValue();
+      return days == null ? null : days.intValue();
     }
 
     private DecayAction decayAction(JsonNode parent) {
@@ -241,12 +244,9 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
       if (node == null) {
         return DEFAULTS.decay().action();
       }
-      if (node.isTextual()) {
-        for (DecayAction action : DecayAction.values()) {
-          if (action.id().equals(node.textValue())) {
-            return action;
-          }
-        }
+      Optional<DecayAction> action = WireNames.parse(DecayAction.class, node.isTextual() ? node.textValue() : null);
+      if (action.isPresent()) {
+        return action.get();
       }
       errors.add(new ValidationError(null, "decay.action", "'decay.action' must be 'flag' or 'suppress'"));
       return DEFAULTS.decay().action();

@@ -1,5 +1,6 @@
 package io.engram.reflection;
 
+import io.engram.platform.WireNames;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.time.Instant;
@@ -18,12 +19,12 @@ final class ReflectionStore {
   private static final RowMapper<ReflectionRun> RUN = (rs, ctx) -> new ReflectionRun(
       rs.getString("id"),
       rs.getString("org_id"),
-      ReflectionRun.Trigger.valueOf(rs.getString("trigger").toUpperCase(java.util.Locale.ROOT)),
+      WireNames.parse(ReflectionRun.Trigger.class, rs.getString("trigger")).orElseThrow(),
       rs.getString("credential_id"),
       rs.getString("user_id"),
       rs.getString("request_id"),
       rs.getInt("dry_run") == 1,
-      ReflectionRun.Status.valueOf(rs.getString("status").toUpperCase(java.util.Locale.ROOT)),
+      WireNames.parse(ReflectionRun.Status.class, rs.getString("status")).orElseThrow(),
       rs.getString("settings"),
       rs.getString("node"),
       Rows.instant(rs, "started_at"),
@@ -42,7 +43,7 @@ final class ReflectionStore {
       ChangeKind.fromId(rs.getString("change")).orElseThrow(),
       rs.getString("memory_id"),
       rs.getString("related_memory_id"),
-      ReflectionEvent.Outcome.valueOf(rs.getString("outcome").toUpperCase(java.util.Locale.ROOT)),
+      WireNames.parse(ReflectionEvent.Outcome.class, rs.getString("outcome")).orElseThrow(),
       rs.getString("reason"),
       rs.getString("before"),
       rs.getString("after"),
