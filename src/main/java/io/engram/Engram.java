@@ -216,7 +216,14 @@ public final class Engram implements AutoCloseable {
   @Override
   public void close() {
     LOG.info("shutting down: draining in-flight requests");
-    housekeeping.shutdownNow();
+    // No interrupt: a task may be writing to the index, and Lucene closes its writer for good
+    // when a thread is interrupted during I/O. A task in progress finishes; none starts again.
+    housekeeping.shutdown();
+    try {
+      housekeeping.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     server.stop();
     reflection.close();
     memory.close();

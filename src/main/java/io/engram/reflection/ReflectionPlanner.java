@@ -136,6 +136,9 @@ final class ReflectionPlanner {
     ConflictRule.Reading[] readings = new ConflictRule.Reading[members.size()];
     List<Pair> pairs = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
+      if (i % 256 == 0) {
+        heartbeat.run();  // a subject of 10,000 takes seconds: keep the lease, notice a shutdown
+      }
       MemoryRecord a = members.get(i);
       float[] vector = a.embedding();
       for (int j = i + 1; j < members.size(); j++) {

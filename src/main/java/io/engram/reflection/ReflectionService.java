@@ -50,6 +50,8 @@ public final class ReflectionService implements AutoCloseable {
       Thread.ofPlatform().name("reflection").daemon().priority(Thread.MIN_PRIORITY).factory());
   /** Runs this node accepted and has not finished: their leases and rows are settled on shutdown. */
   private final Map<String, ReflectionRun> pending = new ConcurrentHashMap<>();
+  /** Set on shutdown; a run checks it at every step. (Not an interrupt: see {@link #close}.) */
+  private volatile boolean stopping;
 
   public ReflectionService(Database database, MemoryMaintenance memory, Clock clock) {
     this.store = new ReflectionStore(database);
@@ -225,7 +227,7 @@ public final class ReflectionService implements AutoCloseable {
 
     @Override
     public void run() {
-      if (Thread.currentThread().isInterrupted()) {
+      if (stopping) {
         throw new Stopped();
       }
       if (System.nanoTime() - lastRenewal > LEASE.toNanos() / 4) {
@@ -234,6 +236,9 @@ public final class ReflectionService implements AutoCloseable {
     }
 
     void renew() {
+      if (stopping) {
+        throw new Stopped();
+      }
       if (!store.renewLease(run.orgId(), run.id(), clock.instant().plus(LEASE))) {
         throw new LeaseLost();
       }
@@ -346,10 +351,15 @@ public final class ReflectionService implements AutoCloseable {
     return caller.user() != null ? "user:" + caller.user().id() : "credential:" + caller.credentialId();
   }
 
-  /** Stops taking runs; the one in progress stops at its next step and is marked failed, queued ones too. */
+  /**
+   * Stops taking runs; the one in progress stops at its next step and is marked failed, queued
+   * ones too. The thread is not interrupted: an interrupt during index I/O would make Lucene close
+   * the index writer for good.
+   */
   @Override
   public void close() {
-    runner.shutdownNow();
+    stopping = true;
+    runner.shutdown();
     try {
       runner.awaitTermination(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
