@@ -12,6 +12,7 @@ import io.engram.capabilities.AssistantStore;
 import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
+import io.engram.inference.Inference;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryIndex;
 import io.engram.memory.MemoryRoutes;
@@ -84,15 +85,17 @@ public final class Engram implements AutoCloseable {
   private final Services services;
   private final MemoryService memory;
   private final ReflectionService reflection;
+  private final Inference inference;
   private final HttpMetrics metrics;
   private final HttpServer server;
   private final ScheduledExecutorService housekeeping;
 
-  private Engram(Services services, MemoryService memory, ReflectionService reflection, HttpMetrics metrics,
-                 HttpServer server, boolean reflectionScheduler) {
+  private Engram(Services services, MemoryService memory, ReflectionService reflection, Inference inference,
+                 HttpMetrics metrics, HttpServer server, boolean reflectionScheduler) {
     this.services = services;
     this.memory = memory;
     this.reflection = reflection;
+    this.inference = inference;
     this.metrics = metrics;
     this.server = server;
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("housekeeping").factory());
@@ -102,6 +105,9 @@ public final class Engram implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(() -> quietly("purge expired idempotency keys",
         memory::purgeExpiredIdempotencyKeys), 1, 60, TimeUnit.MINUTES);
     // The index is derived data: committing every few seconds bounds what a restart replays.
+    // Requests never wait on usage writes: they are batched here, and read back by the hourly limit.
+    housekeeping.scheduleWithFixedDelay(() -> quietly("write inference usage", inference::flushUsage),
+        1, 1, TimeUnit.SECONDS);
     housekeeping.scheduleWithFixedDelay(() -> quietly("commit the memory index", memory.index()::commitIfChanged),
         5, 5, TimeUnit.SECONDS);
     if (services.database().kind() == Database.Kind.POSTGRESQL) {
@@ -145,9 +151,11 @@ public final class Engram implements AutoCloseable {
     Services services = Services.open(config, clock);
     MemoryService memory = null;
     ReflectionService reflection = null;
+    Inference inference = null;
     try {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
+      inference = Inference.open(config, services.database(), memory, Embedder.shared(config.modelCacheDir()), clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       HttpMetrics metrics = new HttpMetrics();
       Guard guard = new Guard(services.credentials(), services.sessions(),
@@ -163,10 +171,14 @@ public final class Engram implements AutoCloseable {
           new MemorySettingsRoutes(memory, guard, config.maxBodyBytes()),
           new ReflectionRoutes(reflection, new ReflectionMetrics(services.database(), memory.maintenance(), reflection,
               clock), guard, config.maxBodyBytes())));
+      modules.addAll(inference.routes(guard, services.organizations(), config.maxBodyBytes(), clock));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
-      return new Engram(services, memory, reflection, metrics, server, config.reflectionScheduler());
+      return new Engram(services, memory, reflection, inference, metrics, server, config.reflectionScheduler());
     } catch (RuntimeException e) {
+      if (inference != null) {
+        inference.close();
+      }
       if (reflection != null) {
         reflection.close();
       }
@@ -200,6 +212,10 @@ public final class Engram implements AutoCloseable {
     return reflection;
   }
 
+  public Inference inference() {
+    return inference;
+  }
+
   public int port() {
     return server.port();
   }
@@ -225,6 +241,7 @@ public final class Engram implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     server.stop();
+    inference.close();
     reflection.close();
     memory.close();
     metrics.close();

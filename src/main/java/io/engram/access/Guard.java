@@ -89,6 +89,36 @@ public final class Guard {
     return limited(ctx, principal);
   }
 
+  /**
+   * Inference on the current gateway and the extended surface alike: a context access token with
+   * {@code inference:chat}, or an API key with {@code inference} (or admin).
+   */
+  public Principal inference(Context ctx) {
+    return anyOf(ctx, Scope.INFERENCE_CHAT, Permission.INFERENCE);
+  }
+
+  /**
+   * A context access token with the scope, or an API key with any of the permissions (admin grants
+   * all). Used where both surfaces meet, such as model listing.
+   */
+  public Principal anyOf(Context ctx, Scope scope, Permission... permissions) {
+    Principal principal = authenticate(ctx);
+    boolean allowed = principal.hasScope(scope);
+    for (Permission permission : permissions) {
+      allowed |= principal.hasPermission(permission);
+    }
+    if (!allowed) {
+      StringBuilder needed = new StringBuilder("This route needs a context access token with the scope ")
+          .append(scope.wireName()).append(" or an API key with the ");
+      for (int i = 0; i < permissions.length; i++) {
+        needed.append(i == 0 ? "" : " or ").append(permissions[i].wireName());
+      }
+      throw ApiException.forbidden(principal.kind() == Principal.Kind.CONTEXT_TOKEN ? "insufficient_scope"
+          : "insufficient_permissions", needed.append(" permission").toString());
+    }
+    return limited(ctx, principal);
+  }
+
   /** Product routes under /api: a signed-in session, or an API key of the organization. */
   public Principal signedIn(Context ctx) {
     Principal principal = authenticate(ctx);
@@ -198,6 +228,12 @@ public final class Guard {
     ctx.header("X-RateLimit-Limit", String.valueOf(decision.limit()));
     ctx.header("X-RateLimit-Remaining", String.valueOf(decision.remaining()));
     ctx.header("X-RateLimit-Reset", String.valueOf(decision.resetEpochSeconds()));
+    if (RouteFamily.of(ctx.path()) != RouteFamily.PRODUCT) {
+      // OpenAI's names for the same window, which its clients and dashboards read.
+      ctx.header("x-ratelimit-limit-requests", String.valueOf(decision.limit()));
+      ctx.header("x-ratelimit-remaining-requests", String.valueOf(decision.remaining()));
+      ctx.header("x-ratelimit-reset-requests", decision.retryAfterSeconds() + "s");
+    }
     if (!decision.allowed()) {
       metrics.rateLimitRejected(limitName);
       throw ApiException.rateLimited("Rate limit of " + decision.limit() + " requests per minute exceeded for this "

@@ -101,10 +101,20 @@ public final class Embedder {
   }
 
   public List<float[]> embedAll(List<String> texts) {
+    return embedCounted(texts).vectors();
+  }
+
+  /** Unit vectors of several texts and the tokens the model read (for usage accounting). */
+  public record Embeddings(List<float[]> vectors, int tokens) {
+  }
+
+  public Embeddings embedCounted(List<String> texts) {
     slots.acquireUninterruptibly();
     try {
-      return model.embedAll(texts.stream().map(TextSegment::from).toList()).content().stream()
-          .map(embedding -> unit(embedding.vector())).toList();
+      var response = model.embedAll(texts.stream().map(TextSegment::from).toList());
+      Integer tokens = response.tokenUsage() == null ? null : response.tokenUsage().inputTokenCount();
+      return new Embeddings(response.content().stream().map(embedding -> unit(embedding.vector())).toList(),
+          tokens == null ? 0 : tokens);
     } finally {
       slots.release();
     }

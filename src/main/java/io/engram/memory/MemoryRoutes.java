@@ -1,6 +1,5 @@
 package io.engram.memory;
 
-import io.engram.access.AgentSlug;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
 import io.engram.access.Scope;
@@ -27,7 +26,6 @@ import java.util.regex.Pattern;
  */
 public record MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock)
     implements RouteModule {
-  public static final String AGENT_HEADER = "X-Service-Agent";
   static final String ORGANIZATION_BASE = "/v1/memory";
   static final String AGENT_BASE = "/v1/memory/agents/{agent_slug}";
   private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
@@ -189,38 +187,8 @@ public record MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard gu
     return body;
   }
 
-  /**
-   * The call's boundary: the agent of the path, else of the X-Service-Agent header, else the
-   * organization. A token bound to agents must name one of them.
-   */
-  static AgentScope scope(Context ctx, Principal caller) {
-    String fromPath = ctx.pathParamMap().get("agent_slug");
-    String header = ctx.header(AGENT_HEADER);
-    String fromHeader = header == null || header.isBlank() ? null : header.strip();
-    checkSlug(fromPath, "agent_slug");
-    checkSlug(fromHeader, AGENT_HEADER);
-    if (fromPath != null && fromHeader != null && !fromPath.equals(fromHeader)) {
-      throw ApiException.badRequest(AGENT_HEADER, "The path names agent '" + fromPath + "' but " + AGENT_HEADER
-          + " names '" + fromHeader + "'");
-    }
-    String agent = fromPath != null ? fromPath : fromHeader;
-    if (agent == null) {
-      if (caller.agents() != null) {
-        throw ApiException.forbidden("agent_required", "This token is bound to agents " + caller.agents()
-            + "; call /v1/memory/agents/{agent_slug}/... or send " + AGENT_HEADER);
-      }
-      return AgentScope.ORGANIZATION;
-    }
-    if (!caller.canReachAgent(agent)) {
-      throw ApiException.forbidden("agent_not_allowed", "This token is not bound to agent '" + agent + "'");
-    }
-    return new AgentScope(agent);
-  }
-
-  private static void checkSlug(String slug, String param) {
-    if (slug != null && !AgentSlug.isValid(slug)) {
-      throw ApiException.badRequest(param, "Agent '" + slug + "' is not a valid agent slug: " + AgentSlug.rule());
-    }
+  private static AgentScope scope(Context ctx, Principal caller) {
+    return AgentBoundary.of(ctx, caller, "agent_slug", "/v1/memory/agents/{agent_slug}/...");
   }
 
   /** The optional control body {reason, actor}; a request without a body is fine. */

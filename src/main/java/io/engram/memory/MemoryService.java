@@ -266,6 +266,16 @@ public final class MemoryService implements AutoCloseable {
         (searched - embedded) / 1000, (rankedAt - searched) / 1000);
   }
 
+  /**
+   * Records that these memories were used by a caller outside retrieval's own response, such as
+   * the inference gateway putting them in a prompt; the ids come from a retrieval in the caller's boundary.
+   */
+  public void recordUse(Principal caller, List<String> memoryIds, String requestId) {
+    if (!memoryIds.isEmpty()) {
+      uses.record(caller.orgId(), memoryIds, clock.instant(), requestId);
+    }
+  }
+
   /** Writes queued retrieval uses now (tests and shutdown). */
   public void flushUses() {
     uses.flush();

@@ -1,5 +1,7 @@
 package io.engram.platform.config;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -7,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -64,6 +67,10 @@ public record EngramConfig(
       problems.add("DATABASE_URL must be empty (SQLite in ENGRAM_DATA_DIR) or a PostgreSQL URL "
           + "(postgresql://user:password@host:5432/db or jdbc:postgresql://...)");
     }
+    String upstream = values.get("ENGRAM_UPSTREAM_URL");
+    if (!upstream.isEmpty() && !isHttpUrl(upstream)) {
+      problems.add("ENGRAM_UPSTREAM_URL must be an http:// or https:// base URL including /v1, got '" + upstream + "'");
+    }
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
@@ -98,6 +105,38 @@ public record EngramConfig(
     return VariableSpec.parseBoolean(value).orElseThrow();
   }
 
+  private static boolean isHttpUrl(String url) {
+    try {
+      URI uri = new URI(url);
+      return (uri.getScheme() != null && (uri.getScheme().equals("http") || uri.getScheme().equals("https")))
+          && uri.getHost() != null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
+  }
+
+  /** The upstream generation server, when one is configured. */
+  public Optional<Upstream> upstream() {
+    String url = values.get("ENGRAM_UPSTREAM_URL");
+    if (url.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Upstream(URI.create(url), values.get("ENGRAM_UPSTREAM_API_KEY"),
+        values.get("ENGRAM_UPSTREAM_MODEL"), Integer.parseInt(values.get("ENGRAM_UPSTREAM_CONTEXT_LENGTH"))));
+  }
+
+  /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
+  public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
+    @Override
+    public String toString() {
+      return "Upstream[" + baseUrl + ", model=" + model + "]";
+    }
+  }
+
+  public int streamKeepAliveSeconds() {
+    return Integer.parseInt(values.get("ENGRAM_STREAM_KEEPALIVE_SECONDS"));
+  }
+
   private static boolean isPostgresUrl(String url) {
     return url.startsWith("postgresql://") || url.startsWith("postgres://") || url.startsWith("jdbc:postgresql://");
   }
@@ -125,7 +164,7 @@ public record EngramConfig(
   public Map<String, String> redactedValues() {
     Map<String, String> shown = new LinkedHashMap<>();
     values.forEach((name, value) -> {
-      if (name.equals("ENGRAM_ADMIN_KEY")) {
+      if (name.equals("ENGRAM_ADMIN_KEY") || name.equals("ENGRAM_UPSTREAM_API_KEY")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
       } else if (name.equals("DATABASE_URL")) {
         shown.put(name, value.replaceAll("(//[^:/@]+:)[^@]*@", "$1***@").replaceAll("(?i)(password=)[^&]*", "$1***"));

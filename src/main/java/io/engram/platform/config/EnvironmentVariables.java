@@ -48,6 +48,15 @@ public final class EnvironmentVariables {
     add(VariableSpec.bool("ENGRAM_COOKIE_SECURE", "false", "mark session cookies Secure (set true behind HTTPS)"));
     add(VariableSpec.bool("ENGRAM_REFLECTION_SCHEDULER", "true",
         "run reflection on each organization's schedule from this node (false: only runs started through the route)"));
+    add(VariableSpec.string("ENGRAM_UPSTREAM_URL", "",
+        "OpenAI-compatible server to generate with, base URL including /v1 (empty: local models only)"));
+    add(VariableSpec.string("ENGRAM_UPSTREAM_API_KEY", "", "key sent to the upstream as 'Authorization: Bearer'"));
+    add(VariableSpec.string("ENGRAM_UPSTREAM_MODEL", "",
+        "model name sent upstream (empty: the client's model id is sent as is)"));
+    add(VariableSpec.integer("ENGRAM_UPSTREAM_CONTEXT_LENGTH", "8192", 256, 10_000_000,
+        "context length of the upstream model, in tokens"));
+    add(VariableSpec.integer("ENGRAM_STREAM_KEEPALIVE_SECONDS", "15", 1, 300,
+        "silence after which a stream gets a keep-alive comment"));
     add(VariableSpec.integer("ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
   }
 

@@ -35,7 +35,7 @@ public final class ErrorResponses {
     return body;
   }
 
-  static Map<String, Object> openAiBody(ApiException e) {
+  public static Map<String, Object> openAiBody(ApiException e) {
     Map<String, Object> error = new LinkedHashMap<>();
     error.put("message", e.getMessage());
     error.put("type", e.type().wireName());

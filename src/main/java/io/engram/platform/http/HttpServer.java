@@ -69,7 +69,9 @@ public final class HttpServer {
         rule.allowCredentials = true;
       }
       for (String header : List.of("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-          "Retry-After", "ETag")) {
+          "Retry-After", "ETag", "X-Engram-Memory-Ids", "X-Engram-Memory-Tokens", "x-ratelimit-limit-requests",
+          "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", "x-ratelimit-limit-tokens",
+          "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")) {
         rule.exposeHeader(header);
       }
     }));

@@ -1,0 +1,192 @@
+package io.engram.inference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorType;
+import io.engram.platform.http.JsonBody;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A validated chat completion request. It takes what OpenAI's clients send; parameters this
+ * gateway does not carry out (tools, log probabilities, several choices...) are refused by name
+ * rather than ignored, so a client never believes it got something it did not.
+ */
+public record ChatRequest(String model, List<ChatMessage> messages, Sampling sampling, boolean stream,
+                          boolean includeUsage, String user, MemoryOptions memory) {
+  public static final int MAX_MESSAGES = 2048;
+  public static final int MAX_MODEL_ID = 256;
+  public static final int MAX_USER = 256;
+
+  static final Set<String> FIELDS = fields("model", "messages", "stream", "stream_options", "n", "user", "memory",
+      "logprobs", "response_format", "logit_bias", "store");
+
+  /** Parameters OpenAI defines that this gateway does not carry out, with why. */
+  static final Map<String, String> UNSUPPORTED = Map.ofEntries(
+      Map.entry("tools", "tool calling is not supported by this gateway"),
+      Map.entry("tool_choice", "tool calling is not supported by this gateway"),
+      Map.entry("parallel_tool_calls", "tool calling is not supported by this gateway"),
+      Map.entry("functions", "function calling is not supported by this gateway"),
+      Map.entry("function_call", "function calling is not supported by this gateway"),
+      Map.entry("top_logprobs", "log probabilities are not supported by this gateway"),
+      Map.entry("audio", "audio output is not supported by this gateway"),
+      Map.entry("modalities", "only text output is supported by this gateway"),
+      Map.entry("prediction", "predicted outputs are not supported by this gateway"),
+      Map.entry("reasoning_effort", "reasoning effort is not supported by this gateway"),
+      Map.entry("service_tier", "service tiers are not supported by this gateway"),
+      Map.entry("metadata", "stored completions are not supported by this gateway"),
+      Map.entry("web_search_options", "web search is not supported by this gateway"));
+
+  public static ChatRequest parse(JsonBody body) {
+    refuseUnsupported(body, UNSUPPORTED);
+    body.allowOnly(FIELDS);
+    String model = body.requiredString("model", MAX_MODEL_ID);
+    List<ChatMessage> messages = messages(body.get("messages"));
+    acceptOnlyDefaults(body);
+    boolean stream = body.optionalBoolean("stream").orElse(false);
+    boolean includeUsage = streamOptions(body, stream);
+    String user = body.optionalString("user", MAX_USER).orElse(null);
+    return new ChatRequest(model, messages, Sampling.parse(body), stream, includeUsage, user,
+        MemoryOptions.parse(body.get("memory")));
+  }
+
+  static Set<String> fields(String... own) {
+    Set<String> all = new HashSet<>(Set.of(own));
+    all.addAll(Sampling.FIELDS);
+    return Set.copyOf(all);
+  }
+
+  static void refuseUnsupported(JsonBody body, Map<String, String> unsupported) {
+    for (var entry : unsupported.entrySet()) {
+      if (body.has(entry.getKey())) {
+        throw new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "unsupported_parameter",
+            "'" + entry.getKey() + "' is not supported: " + entry.getValue(), entry.getKey(), null, null);
+      }
+    }
+  }
+
+  /** Fields clients send with their default value: accepted only at that value. */
+  static void acceptOnlyDefaults(JsonBody body) {
+    JsonNode n = body.get("n");
+    if (n != null && !(n.isIntegralNumber() && n.asLong() == 1)) {
+      throw unsupported("n", "'n' must be 1: this gateway returns one choice per request");
+    }
+    JsonNode logprobs = body.get("logprobs");
+    if (logprobs != null && !(logprobs.isBoolean() && !logprobs.asBoolean())) {
+      throw unsupported("logprobs", "'logprobs' is not supported by this gateway (only false is accepted)");
+    }
+    JsonNode store = body.get("store");
+    if (store != null && !(store.isBoolean() && !store.asBoolean())) {
+      throw unsupported("store", "stored completions are not supported by this gateway (only false is accepted)");
+    }
+    JsonNode bias = body.get("logit_bias");
+    if (bias != null && !(bias.isObject() && bias.isEmpty())) {
+      throw unsupported("logit_bias", "'logit_bias' is not supported by this gateway (only {} is accepted)");
+    }
+    JsonNode format = body.get("response_format");
+    if (format != null && !(format.isObject() && format.size() == 1 && "text".equals(format.path("type").asText()))) {
+      throw unsupported("response_format", "only {\"type\": \"text\"} is supported as 'response_format'");
+    }
+  }
+
+  static ApiException unsupported(String param, String message) {
+    return new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "unsupported_parameter",
+        message, param, null, null);
+  }
+
+  /** {@code stream_options}: only with a stream, only {@code include_usage}. */
+  static boolean streamOptions(JsonBody body, boolean stream) {
+    JsonNode options = body.get("stream_options");
+    if (options == null) {
+      return false;
+    }
+    if (!stream) {
+      throw ApiException.badRequest("stream_options", "'stream_options' is only allowed when 'stream' is true");
+    }
+    if (!options.isObject()) {
+      throw ApiException.badRequest("stream_options", "'stream_options' must be an object");
+    }
+    for (var names = options.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!name.equals("include_usage")) {
+        throw ApiException.badRequest("stream_options", "Unknown stream option '" + name
+            + "'; the only option is include_usage");
+      }
+    }
+    JsonNode include = options.get("include_usage");
+    if (include != null && !include.isNull() && !include.isBoolean()) {
+      throw ApiException.badRequest("stream_options", "'stream_options.include_usage' must be true or false");
+    }
+    return include != null && include.asBoolean(false);
+  }
+
+  private static List<ChatMessage> messages(JsonNode value) {
+    if (value == null) {
+      throw ApiException.badRequest("messages", "'messages' is required");
+    }
+    if (!value.isArray() || value.isEmpty()) {
+      throw ApiException.badRequest("messages", "'messages' must be a non-empty array of messages");
+    }
+    if (value.size() > MAX_MESSAGES) {
+      throw ApiException.badRequest("messages", "'messages' may hold at most " + MAX_MESSAGES + " messages");
+    }
+    List<ChatMessage> messages = new ArrayList<>(value.size());
+    for (int i = 0; i < value.size(); i++) {
+      messages.add(message(value.get(i), "messages[" + i + "]"));
+    }
+    return List.copyOf(messages);
+  }
+
+  private static ChatMessage message(JsonNode node, String where) {
+    if (!node.isObject()) {
+      throw ApiException.badRequest(where, where + " must be an object with 'role' and 'content'");
+    }
+    for (var names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!Set.of("role", "content", "name").contains(name)) {
+        throw unsupported(where + "." + name, "Unsupported message field '" + name + "' in " + where
+            + "; messages take role, content and name");
+      }
+    }
+    String role = node.path("role").asText("");
+    String normalized = switch (role) {
+      case "system", "developer" -> ChatMessage.SYSTEM;
+      case "user" -> ChatMessage.USER;
+      case "assistant" -> ChatMessage.ASSISTANT;
+      case "tool", "function" -> throw unsupported(where + ".role", "Messages with role '" + role
+          + "' are not supported: tool calling is not supported by this gateway");
+      default -> throw ApiException.badRequest(where + ".role", where + ".role must be system, user or assistant"
+          + (role.isEmpty() ? "" : ", got '" + role + "'"));
+    };
+    JsonNode name = node.get("name");
+    if (name != null && !name.isNull() && (!name.isTextual() || name.asText().length() > 64)) {
+      throw ApiException.badRequest(where + ".name", where + ".name must be a string of at most 64 characters");
+    }
+    return new ChatMessage(normalized, content(node.get("content"), where + ".content"));
+  }
+
+  /** A string, or OpenAI's list of content parts when every part is text. */
+  private static String content(JsonNode content, String where) {
+    if (content == null || content.isNull()) {
+      throw ApiException.badRequest(where, where + " is required");
+    }
+    if (content.isTextual()) {
+      return content.asText();
+    }
+    if (content.isArray() && !content.isEmpty()) {
+      StringBuilder text = new StringBuilder();
+      for (JsonNode part : content) {
+        if (!part.isObject() || !"text".equals(part.path("type").asText()) || !part.path("text").isTextual()) {
+          throw unsupported(where, where + ": only text content parts ({\"type\": \"text\", \"text\": ...}) "
+              + "are supported");
+        }
+        text.append(part.get("text").asText());
+      }
+      return text.toString();
+    }
+    throw ApiException.badRequest(where, where + " must be a string or a list of text parts");
+  }
+}

@@ -1,0 +1,145 @@
+package io.engram.inference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.Guard;
+import io.engram.access.Permission;
+import io.engram.access.Principal;
+import io.engram.memory.Embedder;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorType;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.json.Json;
+import io.javalin.http.Context;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * POST /v1/embeddings with the MiniLM model memory uses ({@value #MODEL_ID}, 384 dimensions, unit
+ * length). {@code input} is a string or a list of strings; {@code encoding_format} is float or
+ * base64 (little-endian float32, which OpenAI's Node client asks for by default).
+ */
+public final class EmbeddingRoutes implements RouteModule {
+  public static final String MODEL_ID = "all-minilm-l6-v2";
+  public static final int MAX_INPUTS = 2048;
+  public static final int MAX_INPUT_CHARS = 100_000;
+  static final Set<String> FIELDS = Set.of("model", "input", "encoding_format", "dimensions", "user");
+
+  private final Embedder embedder;
+  private final Gateway gateway;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public EmbeddingRoutes(Embedder embedder, Gateway gateway, Guard guard, long maxBodyBytes) {
+    this.embedder = embedder;
+    this.gateway = gateway;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /** The embedding model as the model routes list it. */
+  public static ModelCard card(long created) {
+    return new ModelCard(MODEL_ID, created, "engram", 256, "22M");
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes.post("/v1/embeddings", this::embed);
+  }
+
+  private void embed(Context ctx) {
+    Principal caller = guard.permission(ctx, Permission.INFERENCE);
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(FIELDS);
+    String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
+    if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
+      throw new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "model_not_found", "The embedding model '" + model
+          + "' is not served here; use '" + MODEL_ID + "'", "model", null, null);
+    }
+    List<String> inputs = inputs(body.get("input"));
+    boolean base64 = encoding(body);
+    body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
+    body.optionalString("user", ChatRequest.MAX_USER);
+    // Embedding tokens are tokens: they count against the plan's hourly budget and concurrency too.
+    InferenceLimits.TokenBudget budget = gateway.limits().tokenBudget(caller.organization());
+    Embedder.Embeddings embeddings;
+    try (InferenceLimits.Permit permit = gateway.limits().admit(caller, budget)) {
+      embeddings = embedder.embedCounted(inputs);
+    }
+    int tokens = embeddings.tokens();
+    gateway.usage().record(caller.orgId(), caller.credentialId(), MODEL_ID, new Generation.Usage(tokens, 0), 0);
+    TokenHeaders.write(ctx, budget);
+    ObjectNode reply = Json.MAPPER.createObjectNode();
+    reply.put("object", "list");
+    ArrayNode data = reply.putArray("data");
+    for (int i = 0; i < embeddings.vectors().size(); i++) {
+      ObjectNode item = data.addObject().put("object", "embedding");
+      float[] vector = embeddings.vectors().get(i);
+      if (base64) {
+        item.put("embedding", base64(vector));
+      } else {
+        ArrayNode values = item.putArray("embedding");
+        for (float v : vector) {
+          values.add(v);
+        }
+      }
+      item.put("index", i);
+    }
+    reply.put("model", MODEL_ID);
+    reply.putObject("usage").put("prompt_tokens", tokens).put("total_tokens", tokens);
+    Responses.json(ctx, reply);
+  }
+
+  private static List<String> inputs(JsonNode input) {
+    if (input == null) {
+      throw ApiException.badRequest("input", "'input' is required: a string or a list of strings");
+    }
+    List<JsonNode> items = new ArrayList<>();
+    if (input.isArray()) {
+      if (input.isEmpty() || input.size() > MAX_INPUTS) {
+        throw ApiException.badRequest("input", "'input' must hold 1 to " + MAX_INPUTS + " strings");
+      }
+      input.forEach(items::add);
+    } else {
+      items.add(input);
+    }
+    List<String> texts = new ArrayList<>(items.size());
+    for (JsonNode item : items) {
+      if (item.isNumber() || item.isArray()) {
+        throw ChatRequest.unsupported("input", "token arrays are not supported as 'input'; send text");
+      }
+      if (!item.isTextual() || item.asText().isBlank()) {
+        throw ApiException.badRequest("input", "'input' must be a non-empty string or a list of non-empty strings");
+      }
+      if (item.asText().length() > MAX_INPUT_CHARS) {
+        throw ApiException.badRequest("input", "each input must be at most " + MAX_INPUT_CHARS + " characters");
+      }
+      texts.add(item.asText());
+    }
+    return texts;
+  }
+
+  private static boolean encoding(JsonBody body) {
+    String format = body.optionalString("encoding_format", 16).orElse("float");
+    return switch (format) {
+      case "float" -> false;
+      case "base64" -> true;
+      default -> throw ApiException.badRequest("encoding_format", "'encoding_format' must be float or base64");
+    };
+  }
+
+  private static String base64(float[] vector) {
+    ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    for (float v : vector) {
+      bytes.putFloat(v);
+    }
+    return Base64.getEncoder().encodeToString(bytes.array());
+  }
+}

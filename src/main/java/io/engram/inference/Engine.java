@@ -1,0 +1,17 @@
+package io.engram.inference;
+
+/**
+ * Something that generates text: a remote OpenAI-compatible server ({@link RemoteEngine}) or an
+ * in-process model ({@link LocalEngine}). A call blocks its (virtual) thread until the generation
+ * ends, delivering pieces to the sink as they come.
+ */
+public interface Engine {
+
+  /**
+   * Generates; pieces go to {@code sink}, the whole outcome is returned.
+   *
+   * @throws EngineException when the engine cannot or did not finish
+   * @throws ClientGoneException when the sink reported that the caller left
+   */
+  Generation generate(GenerationRequest request, TokenSink sink);
+}

@@ -1,0 +1,105 @@
+package io.engram.inference;
+
+import io.javalin.http.Context;
+import jakarta.servlet.ServletOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Server-Sent Events response written straight to the connection: each event is flushed as it
+ * is written (no Content-Length, chunked), and a comment line goes out whenever the stream has
+ * been silent for the keep-alive interval, so proxies and clients do not give up on a slow model.
+ * A failed write means the client left: it surfaces as {@link ClientGoneException}.
+ */
+final class EventStream implements AutoCloseable {
+  private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
+
+  private final Context ctx;
+  private final ScheduledExecutorService scheduler;
+  private final Duration keepAlive;
+  private ServletOutputStream out;
+  private ScheduledFuture<?> keepAliveTask;
+  private volatile long lastWrite;
+  private boolean gone;
+  private volatile Runnable onGone = () -> { };
+
+  EventStream(Context ctx, ScheduledExecutorService scheduler, Duration keepAlive) {
+    this.ctx = ctx;
+    this.scheduler = scheduler;
+    this.keepAlive = keepAlive;
+  }
+
+  /** Sends the status and headers; from here on, failures are reported inside the stream. */
+  synchronized void open() {
+    ctx.status(200);
+    ctx.res().setContentType("text/event-stream; charset=utf-8");
+    ctx.res().setHeader("Cache-Control", "no-cache");
+    ctx.res().setHeader("X-Accel-Buffering", "no");
+    try {
+      out = ctx.res().getOutputStream();
+      out.flush();
+    } catch (IOException e) {
+      throw gone(e);
+    }
+    lastWrite = System.nanoTime();
+    long period = Math.max(100, keepAlive.toMillis() / 4);
+    keepAliveTask = scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  boolean isOpen() {
+    return out != null;
+  }
+
+  void data(String json) {
+    write(("data: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  void done() {
+    data("[DONE]");
+  }
+
+  private synchronized void write(byte[] bytes) {
+    if (gone) {
+      throw new ClientGoneException(null);
+    }
+    try {
+      out.write(bytes);
+      out.flush();
+      lastWrite = System.nanoTime();
+    } catch (IOException e) {
+      throw gone(e);
+    }
+  }
+
+  private void keepAlive() {
+    if (System.nanoTime() - lastWrite < keepAlive.toNanos()) {
+      return;
+    }
+    try {
+      write(KEEP_ALIVE);
+    } catch (ClientGoneException e) {
+      onGone.run();
+    }
+  }
+
+  /** What to do when a keep-alive finds the client gone while the generating thread waits. */
+  void onGone(Runnable action) {
+    this.onGone = action;
+  }
+
+  private ClientGoneException gone(IOException e) {
+    gone = true;
+    return new ClientGoneException(e);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (keepAliveTask != null) {
+      keepAliveTask.cancel(false);
+    }
+  }
+}

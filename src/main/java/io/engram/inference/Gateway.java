@@ -1,0 +1,182 @@
+package io.engram.inference;
+
+import io.engram.access.Principal;
+import io.engram.memory.AgentScope;
+import io.engram.memory.ContextBlock;
+import io.engram.memory.MemoryService;
+import io.engram.organizations.Organization;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorType;
+import java.util.List;
+
+/**
+ * The inference requests' service: resolves the model, applies the plan's limits, puts a
+ * conversation inside the organization's memory, and accounts the usage once the engine is done.
+ * The routes only translate HTTP, SSE or WebSocket to and from these calls.
+ */
+public final class Gateway {
+  /** OpenAI's accounting of a chat prompt: a few tokens of framing per message and for the reply. */
+  private static final int TOKENS_PER_MESSAGE = 4;
+  private static final int TOKENS_FOR_REPLY = 3;
+
+  /** A request ready for its engine, holding a concurrency slot until {@link #close()}. */
+  public record Prepared(ModelCatalog.Entry model, GenerationRequest request, MemoryContext.Injection memory,
+                         int promptTokens, InferenceLimits.TokenBudget budget, InferenceLimits.Permit permit)
+      implements AutoCloseable {
+
+    public List<String> memoryIds() {
+      return memory.memoryIds();
+    }
+
+    public int memoryTokens() {
+      return memory.tokens();
+    }
+
+    @Override
+    public void close() {
+      permit.close();
+    }
+  }
+
+  private final ModelCatalog catalog;
+  private final MemoryContext memory;
+  private final InferenceLimits limits;
+  private final UsageLedger usage;
+
+  public Gateway(ModelCatalog catalog, MemoryService memory, InferenceLimits limits, UsageLedger usage) {
+    this.catalog = catalog;
+    this.memory = new MemoryContext(memory);
+    this.limits = limits;
+    this.usage = usage;
+  }
+
+  public ModelCatalog catalog() {
+    return catalog;
+  }
+
+  public InferenceLimits limits() {
+    return limits;
+  }
+
+  public UsageLedger usage() {
+    return usage;
+  }
+
+  /** A model by client-facing id, or 404 in OpenAI's words. */
+  public ModelCatalog.Entry model(String id) {
+    return catalog.find(id).orElseThrow(() -> modelNotFound(id));
+  }
+
+  /** The current gateway (context access tokens) serves its one advertised model. */
+  ModelCatalog.Entry advertised(String id) {
+    return catalog.advertised().filter(e -> e.card().id().equals(id)).orElseThrow(() -> modelNotFound(id));
+  }
+
+  static ApiException modelNotFound(String id) {
+    return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "model_not_found", "The model '" + id
+        + "' does not exist or is not served here; GET /v1/models lists them", "model", null, null);
+  }
+
+  public Prepared prepareChat(Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn,
+                              String requestId) {
+    ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN ? advertised(chat.model())
+        : model(chat.model());
+    Organization org = caller.organization();
+    if (chat.sampling().maxTokens() != null) {
+      limits.checkTokensPerRequest(org, chat.sampling().maxTokens(), "max_tokens");
+    }
+    int conversationTokens = chatTokens(chat.messages());
+    int contextLength = model.card().contextLength();
+    int reserved = chat.sampling().maxTokens() == null ? 1 : chat.sampling().maxTokens();
+    checkContext(conversationTokens + reserved, contextLength);
+    InferenceLimits.TokenBudget budget = limits.tokenBudget(org);
+    InferenceLimits.Permit permit = limits.admit(caller, budget);
+    try {
+      MemoryContext.Injection injection = MemoryContext.Injection.NONE;
+      if (memoryOn && chat.memory().enabled()) {
+        // The memory block takes what the context has left, never the reply's room.
+        int room = contextLength - conversationTokens - reserved - TOKENS_PER_MESSAGE;
+        injection = memory.retrieve(caller, scope, chat.messages(), chat.memory().limit(),
+            Math.min(chat.memory().maxTokens(), room), requestId);
+      }
+      List<ChatMessage> messages = injection.applyTo(chat.messages());
+      int promptTokens = injection.isEmpty() ? conversationTokens
+          : conversationTokens + injection.tokens() + TOKENS_PER_MESSAGE;
+      Sampling sampling = resolve(chat.sampling(), org, contextLength, promptTokens);
+      GenerationRequest request = new GenerationRequest(model.engineModel(), messages, null, sampling, chat.stream(),
+          chat.user());
+      return new Prepared(model, request, injection, promptTokens, budget, permit);
+    } catch (RuntimeException e) {
+      permit.close();
+      throw e;
+    }
+  }
+
+  public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
+    ModelCatalog.Entry model = model(completion.model());
+    Organization org = caller.organization();
+    if (completion.sampling().maxTokens() != null) {
+      limits.checkTokensPerRequest(org, completion.sampling().maxTokens(), "max_tokens");
+    }
+    int promptTokens = ContextBlock.count(completion.prompt());
+    int reserved = completion.sampling().maxTokens() == null ? 1 : completion.sampling().maxTokens();
+    checkContext(promptTokens + reserved, model.card().contextLength());
+    InferenceLimits.TokenBudget budget = limits.tokenBudget(org);
+    InferenceLimits.Permit permit = limits.admit(caller, budget);
+    Sampling sampling = resolve(completion.sampling(), org, model.card().contextLength(), promptTokens);
+    GenerationRequest request = new GenerationRequest(model.engineModel(), null, completion.prompt(), sampling,
+        completion.stream(), completion.user());
+    return new Prepared(model, request, MemoryContext.Injection.NONE, promptTokens, budget, permit);
+  }
+
+  /**
+   * Records the request's usage and returns it: the engine's own count when it gave one, else
+   * the gateway's (cl100k_base over what was sent and received).
+   */
+  public Generation.Usage finish(Principal caller, Prepared prepared, Generation generation) {
+    Generation.Usage counted = generation.usage() != null ? generation.usage()
+        : new Generation.Usage(prepared.promptTokens(), ContextBlock.count(generation.text()));
+    record(caller, prepared, counted);
+    return counted;
+  }
+
+  /** Usage of a request that ended early (the client left, the upstream failed midway). */
+  public void abandon(Principal caller, Prepared prepared, String partialText) {
+    record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(partialText)));
+  }
+
+  private void record(Principal caller, Prepared prepared, Generation.Usage counted) {
+    usage.record(caller.orgId(), caller.credentialId(), prepared.model().card().id(), counted,
+        prepared.memoryTokens());
+  }
+
+  /** Fills in max_tokens when the caller left it out: the spec's 2048, within the plan and the context. */
+  private static Sampling resolve(Sampling sampling, Organization org, int contextLength, int promptTokens) {
+    if (sampling.maxTokens() != null) {
+      return sampling;
+    }
+    long max = Sampling.DEFAULT_MAX_TOKENS;
+    Long planLimit = InferenceLimits.tokensPerRequest(org);
+    if (planLimit != null) {
+      max = Math.min(max, planLimit);
+    }
+    max = Math.min(max, contextLength - promptTokens);
+    return sampling.withMaxTokens((int) Math.max(1, max));
+  }
+
+  private static void checkContext(int tokens, int contextLength) {
+    if (tokens > contextLength) {
+      throw new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "context_length_exceeded", "This model's "
+          + "context is " + contextLength + " tokens; the messages and max_tokens need " + tokens, "messages", null,
+          null);
+    }
+  }
+
+  static int chatTokens(List<ChatMessage> messages) {
+    int tokens = TOKENS_FOR_REPLY;
+    for (ChatMessage message : messages) {
+      tokens += TOKENS_PER_MESSAGE + ContextBlock.count(message.content());
+    }
+    return tokens;
+  }
+}

@@ -1,0 +1,101 @@
+package io.engram.inference;
+
+import io.engram.access.Guard;
+import io.engram.memory.Embedder;
+import io.engram.memory.MemoryService;
+import io.engram.organizations.OrganizationStore;
+import io.engram.platform.config.ConfigException;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.http.RouteModule;
+import io.engram.store.Database;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The inference gateway, assembled from the configuration: the engines and their models, the
+ * limits, the usage ledger, and the routes. {@code Engram} holds one and closes it on shutdown.
+ */
+public final class Inference implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Inference.class);
+
+  private final Gateway gateway;
+  private final Embedder embedder;
+  private final List<AutoCloseable> engines;
+  private final ScheduledExecutorService keepAlives;
+  private final Duration keepAlive;
+  private final long started;
+
+  private Inference(Gateway gateway, Embedder embedder, List<AutoCloseable> engines, Duration keepAlive, long started) {
+    this.gateway = gateway;
+    this.embedder = embedder;
+    this.engines = engines;
+    this.keepAlive = keepAlive;
+    this.started = started;
+    this.keepAlives = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("stream-keepalive")
+        .factory());
+  }
+
+  public static Inference open(EngramConfig config, Database database, MemoryService memory, Embedder embedder,
+                               Clock clock) {
+    long started = clock.instant().getEpochSecond();
+    ModelCatalog catalog = new ModelCatalog(config.defaultModel());
+    List<AutoCloseable> engines = new ArrayList<>();
+    config.upstream().ifPresent(upstream -> {
+      String id = !config.defaultModel().isEmpty() ? config.defaultModel() : upstream.model();
+      if (id.isEmpty()) {
+        throw new ConfigException(List.of("ENGRAM_UPSTREAM_URL is set: set DEFAULT_MODEL (the id clients use) or "
+            + "ENGRAM_UPSTREAM_MODEL (the upstream's model name) too"));
+      }
+      RemoteEngine remote = new RemoteEngine(upstream.baseUrl(), upstream.apiKey(), upstream.model(),
+          Duration.ofSeconds(config.requestTimeoutSeconds()));
+      engines.add(remote);
+      catalog.add(new ModelCatalog.Entry(new ModelCard(id, started, "engram", upstream.contextLength(), null), remote,
+          upstream.model().isEmpty() ? id : upstream.model()));
+      LOG.info("inference: model '{}' served by the upstream at {}", id, upstream.baseUrl());
+    });
+    if (catalog.all().isEmpty()) {
+      LOG.info("inference: no generation model configured (set ENGRAM_UPSTREAM_URL or put a model in {})",
+          config.modelCacheDir());
+    }
+    UsageLedger usage = new UsageLedger(new UsageStore(database), clock);
+    InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
+    return new Inference(new Gateway(catalog, memory, limits, usage), embedder, engines,
+        Duration.ofSeconds(config.streamKeepAliveSeconds()), started);
+  }
+
+  public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
+    return List.of(
+        new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
+        new ModelRoutes(gateway, guard, List.of(EmbeddingRoutes.card(started))),
+        new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
+        new UsageRoutes(gateway, organizations, guard, clock));
+  }
+
+  public Gateway gateway() {
+    return gateway;
+  }
+
+  /** Writes recorded usage (housekeeping, every second, and shutdown). */
+  public void flushUsage() {
+    gateway.usage().flush();
+  }
+
+  @Override
+  public void close() {
+    keepAlives.shutdownNow();
+    flushUsage();
+    for (AutoCloseable engine : engines) {
+      try {
+        engine.close();
+      } catch (Exception e) {
+        LOG.warn("could not close an engine: {}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package io.engram.inference;
+
+import io.engram.platform.http.ApiException;
+
+/**
+ * A streamed reply: the engine's pieces become OpenAI chunks as they arrive. The first chunk
+ * carries the role, every chunk {@code finish_reason: null}, then one chunk carries the finish
+ * reason, then (with include_usage) a chunk with empty choices and the usage, then [DONE].
+ */
+final class StreamingReply implements TokenSink {
+  private final EventStream events;
+  private final Replies.Header header;
+  private final boolean includeUsage;
+  private final StringBuilder text = new StringBuilder();
+  private boolean first = true;
+
+  StreamingReply(EventStream events, Replies.Header header, boolean includeUsage) {
+    this.events = events;
+    this.header = header;
+    this.includeUsage = includeUsage;
+  }
+
+  @Override
+  public void begin() {
+    events.open();
+  }
+
+  @Override
+  public void text(String piece) {
+    text.append(piece);
+    events.data(Replies.piece(header, piece, first, includeUsage));
+    first = false;
+  }
+
+  @Override
+  public void onClientGone(Runnable abort) {
+    events.onGone(abort);
+  }
+
+  /** What was sent so far (usage of a stream that ended early). */
+  String text() {
+    return text.toString();
+  }
+
+  void complete(String finishReason, Generation.Usage usage, int memoryTokens) {
+    if (first && header.kind() == Replies.Kind.CHAT) {
+      // Nothing was generated: the role still comes first, as clients expect.
+      text("");
+    }
+    events.data(Replies.finish(header, finishReason, includeUsage));
+    if (includeUsage) {
+      events.data(Replies.usageChunk(header, usage, memoryTokens));
+    }
+    events.done();
+  }
+
+  /** A failure after the stream began: one error event, and no [DONE], so clients raise it. */
+  void fail(ApiException error) {
+    events.data(Replies.error(error));
+  }
+}

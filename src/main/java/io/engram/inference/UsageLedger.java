@@ -1,0 +1,154 @@
+package io.engram.inference;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Inference usage as it happens, persisted per organization, credential, model and hour.
+ *
+ * <p>A request never waits on a database write: usage is added to in-memory counters and written
+ * in one batch every second ({@link #flush()}, from housekeeping and at shutdown). The
+ * tokens-per-hour limit reads the organization's hour from the database (every node's usage),
+ * refreshed at most every {@link #REFRESH} and kept current in between with this node's own
+ * usage, so a limit check costs no query on the hot path.
+ */
+public final class UsageLedger {
+  private static final Logger LOG = LoggerFactory.getLogger(UsageLedger.class);
+  static final Duration REFRESH = Duration.ofSeconds(2);
+  static final long HOUR_MILLIS = Duration.ofHours(1).toMillis();
+
+  private record Key(String orgId, String credentialId, String model, long hourStart) {
+  }
+
+  private static final class Counts {
+    long requests;
+    long promptTokens;
+    long completionTokens;
+    long memoryTokens;
+  }
+
+  /** An organization's tokens in one hour as last read from the database, plus this node's since. */
+  private static final class HourTotal {
+    final long hourStart;
+    final AtomicLong tokens;
+    final long refreshedAtNanos = System.nanoTime();
+
+    HourTotal(long hourStart, long tokens) {
+      this.hourStart = hourStart;
+      this.tokens = new AtomicLong(tokens);
+    }
+  }
+
+  private final UsageStore store;
+  private final Clock clock;
+  private final Map<Key, Counts> pending = new ConcurrentHashMap<>();
+  private final Map<String, HourTotal> hours = new ConcurrentHashMap<>();
+
+  UsageLedger(UsageStore store, Clock clock) {
+    this.store = store;
+    this.clock = clock;
+  }
+
+  static long hourStart(long epochMillis) {
+    return epochMillis - Math.floorMod(epochMillis, HOUR_MILLIS);
+  }
+
+  long currentHourStart() {
+    return hourStart(clock.millis());
+  }
+
+  /** Records one finished request. */
+  public void record(String orgId, String credentialId, String model, Generation.Usage usage, int memoryTokens) {
+    long hour = currentHourStart();
+    pending.compute(new Key(orgId, credentialId, model, hour), (key, counts) -> {
+      Counts c = counts == null ? new Counts() : counts;
+      c.requests++;
+      c.promptTokens += usage.promptTokens();
+      c.completionTokens += usage.completionTokens();
+      c.memoryTokens += memoryTokens;
+      return c;
+    });
+    HourTotal total = hours.get(orgId);
+    if (total != null && total.hourStart == hour) {
+      total.tokens.addAndGet(usage.total());
+    }
+  }
+
+  /** Tokens the organization used in the current hour, on every node. */
+  public long tokensThisHour(String orgId) {
+    long hour = currentHourStart();
+    HourTotal total = hours.get(orgId);
+    if (total != null && total.hourStart == hour
+        && System.nanoTime() - total.refreshedAtNanos < REFRESH.toNanos()) {
+      return total.tokens.get();
+    }
+    return refresh(orgId, hour);
+  }
+
+  /** Seconds until the current hour ends, when the hourly budget renews. */
+  public long secondsToNextHour() {
+    long now = clock.millis();
+    return Math.max(1, (hourStart(now) + HOUR_MILLIS - now + 999) / 1000);
+  }
+
+  private synchronized long refresh(String orgId, long hour) {
+    long stored = store.tokensInHour(orgId, hour);
+    long unwritten = pending.entrySet().stream()
+        .filter(e -> e.getKey().orgId().equals(orgId) && e.getKey().hourStart() == hour)
+        .mapToLong(e -> e.getValue().promptTokens + e.getValue().completionTokens).sum();
+    hours.put(orgId, new HourTotal(hour, stored + unwritten));
+    return stored + unwritten;
+  }
+
+  /** Writes what was recorded since the last flush. Synchronized with refresh so nothing is counted twice. */
+  public synchronized void flush() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    List<UsageStore.Row> rows = new ArrayList<>();
+    for (Key key : List.copyOf(pending.keySet())) {
+      Counts counts = pending.remove(key);
+      if (counts != null) {
+        rows.add(new UsageStore.Row(key.orgId(), key.credentialId(), key.model(), key.hourStart(), counts.requests,
+            counts.promptTokens, counts.completionTokens, counts.memoryTokens));
+      }
+    }
+    try {
+      store.add(rows);
+    } catch (RuntimeException e) {
+      LOG.warn("could not write inference usage ({} rows); keeping it for the next flush: {}", rows.size(),
+          e.toString());
+      rows.forEach(row -> pending.merge(new Key(row.orgId(), row.credentialId(), row.model(), row.hourStart()),
+          counts(row), UsageLedger::sum));
+    }
+  }
+
+  private static Counts counts(UsageStore.Row row) {
+    Counts c = new Counts();
+    c.requests = row.requests();
+    c.promptTokens = row.promptTokens();
+    c.completionTokens = row.completionTokens();
+    c.memoryTokens = row.memoryTokens();
+    return c;
+  }
+
+  private static Counts sum(Counts a, Counts b) {
+    a.requests += b.requests;
+    a.promptTokens += b.promptTokens;
+    a.completionTokens += b.completionTokens;
+    a.memoryTokens += b.memoryTokens;
+    return a;
+  }
+
+  List<UsageStore.Row> rows(String orgId, long from, long to) {
+    flush();
+    return store.rows(orgId, from, to);
+  }
+}

@@ -1,0 +1,109 @@
+package io.engram.inference;
+
+import io.engram.access.Guard;
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.QueryParams;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * GET /v1/organizations/{org_id}/usage: the organization's inference usage by hour, credential
+ * and model between {@code start} and {@code end} (default: the last 24 hours; at most 93 days),
+ * with totals and the current hour's token budget. For the operator and the organization's admin keys.
+ */
+public final class UsageRoutes implements RouteModule {
+  static final Duration DEFAULT_SPAN = Duration.ofHours(24);
+  static final Duration MAX_SPAN = Duration.ofDays(93);
+
+  private final Gateway gateway;
+  private final OrganizationStore organizations;
+  private final Guard guard;
+  private final Clock clock;
+
+  public UsageRoutes(Gateway gateway, OrganizationStore organizations, Guard guard, Clock clock) {
+    this.gateway = gateway;
+    this.organizations = organizations;
+    this.guard = guard;
+    this.clock = clock;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes.get("/v1/organizations/{org_id}/usage", this::usage);
+  }
+
+  private void usage(Context ctx) {
+    String orgId = ctx.pathParam("org_id");
+    guard.organizationAdmin(ctx, orgId);
+    Organization org = organizations.find(orgId).orElseThrow(() -> ApiException.notFound("Organization not found"));
+    Instant end = ctx.queryParam("end") == null ? clock.instant() : QueryParams.instant(ctx, "end");
+    Instant start = ctx.queryParam("start") == null ? end.minus(DEFAULT_SPAN) : QueryParams.instant(ctx, "start");
+    if (!start.isBefore(end)) {
+      throw ApiException.badRequest("start", "'start' must be earlier than 'end'");
+    }
+    if (Duration.between(start, end).compareTo(MAX_SPAN) > 0) {
+      throw ApiException.badRequest("start", "At most " + MAX_SPAN.toDays() + " days can be read at once");
+    }
+    // Hours are whole: the hour that contains 'start' is included.
+    List<UsageStore.Row> rows = gateway.usage().rows(orgId, UsageLedger.hourStart(start.toEpochMilli()),
+        end.toEpochMilli());
+    List<Map<String, Object>> data = new ArrayList<>();
+    long requests = 0;
+    long prompt = 0;
+    long completion = 0;
+    long memory = 0;
+    for (UsageStore.Row row : rows) {
+      Map<String, Object> item = new LinkedHashMap<>();
+      item.put("hour_start", row.hourStart() / 1000);
+      item.put("credential_id", row.credentialId());
+      item.put("model", row.model());
+      item.put("requests", row.requests());
+      item.put("prompt_tokens", row.promptTokens());
+      item.put("completion_tokens", row.completionTokens());
+      item.put("total_tokens", row.totalTokens());
+      item.put("memory_tokens", row.memoryTokens());
+      data.add(item);
+      requests += row.requests();
+      prompt += row.promptTokens();
+      completion += row.completionTokens();
+      memory += row.memoryTokens();
+    }
+    Map<String, Object> totals = new LinkedHashMap<>();
+    totals.put("requests", requests);
+    totals.put("prompt_tokens", prompt);
+    totals.put("completion_tokens", completion);
+    totals.put("total_tokens", prompt + completion);
+    totals.put("memory_tokens", memory);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("object", "list");
+    body.put("organization_id", orgId);
+    body.put("start", start.getEpochSecond());
+    body.put("end", end.getEpochSecond());
+    body.put("data", data);
+    body.put("totals", totals);
+    body.put("current_hour", currentHour(org));
+    Responses.json(ctx, body);
+  }
+
+  private Map<String, Object> currentHour(Organization org) {
+    InferenceLimits.TokenBudget budget = gateway.limits().tokenBudget(org);
+    Map<String, Object> hour = new LinkedHashMap<>();
+    hour.put("hour_start", gateway.usage().currentHourStart() / 1000);
+    hour.put("tokens_used", gateway.usage().tokensThisHour(org.id()));
+    hour.put("tokens_per_hour", budget == null ? null : budget.limit());
+    hour.put("tokens_remaining", budget == null ? null : budget.remaining());
+    hour.put("resets_in_seconds", gateway.usage().secondsToNextHour());
+    return hour;
+  }
+}

@@ -1,0 +1,69 @@
+package io.engram.inference;
+
+import io.engram.store.Database;
+import java.util.List;
+
+/** Hourly inference usage rows (see V6__inference_usage.sql). */
+final class UsageStore {
+
+  /** One organization's usage by one credential of one model in one hour. */
+  record Row(String orgId, String credentialId, String model, long hourStart, long requests, long promptTokens,
+             long completionTokens, long memoryTokens) {
+    long totalTokens() {
+      return promptTokens + completionTokens;
+    }
+  }
+
+  private final Database database;
+
+  UsageStore(Database database) {
+    this.database = database;
+  }
+
+  /** Adds the rows' counts to what is stored, creating rows as needed, in one transaction. */
+  void add(List<Row> rows) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    database.write(handle -> {
+      var batch = handle.prepareBatch("""
+          INSERT INTO inference_usage (org_id, credential_id, model, hour_start, requests, prompt_tokens,
+                                       completion_tokens, memory_tokens)
+          VALUES (:org, :credential, :model, :hour, :requests, :prompt, :completion, :memory)
+          ON CONFLICT (org_id, hour_start, credential_id, model) DO UPDATE SET
+            requests = inference_usage.requests + excluded.requests,
+            prompt_tokens = inference_usage.prompt_tokens + excluded.prompt_tokens,
+            completion_tokens = inference_usage.completion_tokens + excluded.completion_tokens,
+            memory_tokens = inference_usage.memory_tokens + excluded.memory_tokens""");
+      for (Row row : rows) {
+        batch.bind("org", row.orgId()).bind("credential", row.credentialId()).bind("model", row.model())
+            .bind("hour", row.hourStart()).bind("requests", row.requests()).bind("prompt", row.promptTokens())
+            .bind("completion", row.completionTokens()).bind("memory", row.memoryTokens()).add();
+      }
+      batch.execute();
+      return null;
+    });
+  }
+
+  /** Tokens (prompt + completion) the organization used in the hour starting at {@code hourStart}. */
+  long tokensInHour(String orgId, long hourStart) {
+    return database.read(handle -> handle.createQuery("""
+            SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM inference_usage
+            WHERE org_id = :org AND hour_start = :hour""")
+        .bind("org", orgId).bind("hour", hourStart).mapTo(Long.class).one());
+  }
+
+  /** The organization's rows with {@code from <= hour_start < to}, oldest first. */
+  List<Row> rows(String orgId, long from, long to) {
+    return database.read(handle -> handle.createQuery("""
+            SELECT org_id, credential_id, model, hour_start, requests, prompt_tokens, completion_tokens,
+                   memory_tokens
+            FROM inference_usage WHERE org_id = :org AND hour_start >= :from AND hour_start < :to
+            ORDER BY hour_start, credential_id, model""")
+        .bind("org", orgId).bind("from", from).bind("to", to)
+        .map((rs, ctx) -> new Row(rs.getString("org_id"), rs.getString("credential_id"), rs.getString("model"),
+            rs.getLong("hour_start"), rs.getLong("requests"), rs.getLong("prompt_tokens"),
+            rs.getLong("completion_tokens"), rs.getLong("memory_tokens")))
+        .list());
+  }
+}
