@@ -1,0 +1,272 @@
+package io.engram.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.engram.platform.json.Json;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A small OpenAI-compatible upstream on loopback, standing in for a model server that cannot run
+ * here. It answers chat and text completions, whole or streamed, and misbehaves on request: the
+ * test sets a {@link Script}, or a message says {@code [upstream:NAME]} (for clients outside the JVM).
+ * It records every request body and counts streams finished and streams abandoned by the gateway.
+ */
+public final class FakeUpstream implements AutoCloseable {
+  private static final Pattern DIRECTIVE = Pattern.compile("\\[upstream:([a-z0-9-]+)]");
+
+  /** How to answer. {@code cutAfter}: chunks sent before the connection is dropped (-1: never). */
+  public record Script(int status, List<String> pieces, long headerDelayMillis, long pieceIntervalMillis,
+                       int cutAfter, String finishReason, String errorBody, String retryAfter) {
+    public static final Script NORMAL = new Script(200, List.of("Hello", " from", " the", " upstream", "."), 0, 0, -1,
+        "stop", null, null);
+
+    public Script pieces(String... text) {
+      return new Script(status, List.of(text), headerDelayMillis, pieceIntervalMillis, cutAfter, finishReason,
+          errorBody, retryAfter);
+    }
+
+    public Script interval(long millis) {
+      return new Script(status, pieces, headerDelayMillis, millis, cutAfter, finishReason, errorBody, retryAfter);
+    }
+
+    public Script headerDelay(long millis) {
+      return new Script(status, pieces, millis, pieceIntervalMillis, cutAfter, finishReason, errorBody, retryAfter);
+    }
+
+    public Script cutAfter(int chunks) {
+      return new Script(status, pieces, headerDelayMillis, pieceIntervalMillis, chunks, finishReason, errorBody,
+          retryAfter);
+    }
+
+    public static Script error(int status, String body, String retryAfter) {
+      return new Script(status, List.of(), 0, 0, -1, "stop", body, retryAfter);
+    }
+
+    /** The scripts a message can ask for by name. */
+    static Script named(String name) {
+      return switch (name) {
+        case "slow" -> NORMAL.interval(200);
+        case "endless" -> NORMAL.pieces(words(2000)).interval(20);
+        case "cut" -> NORMAL.cutAfter(2);
+        case "500" -> error(500, "{\"error\":{\"message\":\"upstream exploded\",\"type\":\"server_error\"}}", null);
+        case "429" -> error(429, "{\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit_error\"}}", "7");
+        case "400" -> error(400, "{\"error\":{\"message\":\"bad things\",\"type\":\"invalid_request_error\"}}", null);
+        default -> NORMAL;
+      };
+    }
+
+    private static String[] words(int count) {
+      String[] words = new String[count];
+      for (int i = 0; i < count; i++) {
+        words[i] = " word" + i;
+      }
+      return words;
+    }
+  }
+
+  private final HttpServer server;
+  private final List<JsonNode> requests = new CopyOnWriteArrayList<>();
+  private final List<String> authorizations = new CopyOnWriteArrayList<>();
+  private final AtomicInteger streamsFinished = new AtomicInteger();
+  private final AtomicInteger streamsAbandoned = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile Script script = Script.NORMAL;
+
+  public FakeUpstream() {
+    try {
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    server.createContext("/v1/chat/completions", exchange -> answer(exchange, true));
+    server.createContext("/v1/completions", exchange -> answer(exchange, false));
+    server.start();
+  }
+
+  /** The base URL including /v1, as ENGRAM_UPSTREAM_URL takes it. */
+  public String baseUrl() {
+    return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+  }
+
+  public void script(Script next) {
+    this.script = next;
+  }
+
+  public List<JsonNode> requests() {
+    return List.copyOf(requests);
+  }
+
+  public JsonNode lastRequest() {
+    return requests.getLast();
+  }
+
+  public List<String> authorizations() {
+    return List.copyOf(authorizations);
+  }
+
+  public int streamsFinished() {
+    return streamsFinished.get();
+  }
+
+  public int streamsAbandoned() {
+    return streamsAbandoned.get();
+  }
+
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  private void answer(HttpExchange exchange, boolean chat) throws IOException {
+    inFlight.incrementAndGet();
+    try (exchange) {
+      JsonNode body = Json.MAPPER.readTree(exchange.getRequestBody());
+      requests.add(body);
+      String auth = exchange.getRequestHeaders().getFirst("Authorization");
+      authorizations.add(auth == null ? "" : auth);
+      Script current = directive(body).orElse(script);
+      sleep(current.headerDelayMillis());
+      if (current.status() != 200) {
+        if (current.retryAfter() != null) {
+          exchange.getResponseHeaders().add("Retry-After", current.retryAfter());
+        }
+        send(exchange, current.status(), current.errorBody() == null ? "" : current.errorBody());
+        return;
+      }
+      String model = body.path("model").asText();
+      int promptTokens = words(body);
+      if (body.path("stream").asBoolean(false)) {
+        stream(exchange, current, chat, model, promptTokens,
+            body.path("stream_options").path("include_usage").asBoolean(false));
+      } else {
+        send(exchange, 200, Json.write(whole(current, chat, model, promptTokens)));
+      }
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private static Optional<Script> directive(JsonNode body) {
+    String text = body.has("messages") ? body.path("messages").toString() : body.path("prompt").asText("");
+    Matcher matcher = DIRECTIVE.matcher(text);
+    return matcher.find() ? Optional.of(Script.named(matcher.group(1))) : Optional.empty();
+  }
+
+  /** This fake's token count: the words of the prompt, so a longer prompt costs more. */
+  static int words(JsonNode body) {
+    StringBuilder text = new StringBuilder(body.path("prompt").asText(""));
+    body.path("messages").forEach(m -> text.append(' ').append(m.path("content").asText("")));
+    String trimmed = text.toString().strip();
+    return trimmed.isEmpty() ? 0 : trimmed.split("\\s+").length;
+  }
+
+  private static ObjectNode whole(Script script, boolean chat, String model, int promptTokens) {
+    ObjectNode reply = Json.MAPPER.createObjectNode();
+    reply.put("id", "up-1").put("object", chat ? "chat.completion" : "text_completion").put("created", 1)
+        .put("model", model);
+    ObjectNode choice = reply.putArray("choices").addObject().put("index", 0);
+    String text = String.join("", script.pieces());
+    if (chat) {
+      choice.putObject("message").put("role", "assistant").put("content", text);
+    } else {
+      choice.put("text", text);
+    }
+    choice.put("finish_reason", script.finishReason());
+    reply.putObject("usage").put("prompt_tokens", promptTokens).put("completion_tokens", script.pieces().size())
+        .put("total_tokens", promptTokens + script.pieces().size());
+    return reply;
+  }
+
+  private void stream(HttpExchange exchange, Script script, boolean chat, String model, int promptTokens,
+                      boolean includeUsage) throws IOException {
+    exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream out = exchange.getResponseBody();
+    try {
+      int sent = 0;
+      for (String piece : script.pieces()) {
+        if (sent == script.cutAfter()) {
+          // Ended mid-stream with neither a finish reason nor [DONE], as a crashed model server would.
+          out.close();
+          return;
+        }
+        sleep(script.pieceIntervalMillis());
+        write(out, chunk(chat, model, piece, null, sent == 0));
+        sent++;
+      }
+      write(out, chunk(chat, model, "", script.finishReason(), false));
+      if (includeUsage) {
+        write(out, "{\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"" + model
+            + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" + promptTokens + ",\"completion_tokens\":"
+            + script.pieces().size() + ",\"total_tokens\":" + (promptTokens + script.pieces().size()) + "}}");
+      }
+      write(out, "[DONE]");
+      streamsFinished.incrementAndGet();
+    } catch (IOException e) {
+      streamsAbandoned.incrementAndGet();
+      throw e;
+    }
+  }
+
+  private static String chunk(boolean chat, String model, String piece, String finishReason, boolean first) {
+    ObjectNode chunk = Json.MAPPER.createObjectNode();
+    chunk.put("id", "up-1").put("object", chat ? "chat.completion.chunk" : "text_completion").put("created", 1)
+        .put("model", model);
+    ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
+    if (chat) {
+      ObjectNode delta = choice.putObject("delta");
+      if (first) {
+        delta.put("role", "assistant");
+      }
+      if (finishReason == null) {
+        delta.put("content", piece);
+      }
+    } else {
+      choice.put("text", piece);
+    }
+    choice.put("finish_reason", finishReason);
+    return Json.write(chunk);
+  }
+
+  private static void write(OutputStream out, String data) throws IOException {
+    out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  private static void send(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().add("Content-Type", "application/json");
+    exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+    if (bytes.length > 0) {
+      exchange.getResponseBody().write(bytes);
+    }
+  }
+
+  private static void sleep(long millis) {
+    if (millis <= 0) {
+      return;
+    }
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
