@@ -55,7 +55,7 @@ public final class FakeUpstream implements AutoCloseable {
     }
 
     /** The scripts a message can ask for by name. */
-    static Script named(String name) {
+    public static Script named(String name) {
       return switch (name) {
         case "slow" -> NORMAL.interval(200);
         case "endless" -> NORMAL.pieces(words(2000)).interval(20);
@@ -194,6 +194,7 @@ public final class FakeUpstream implements AutoCloseable {
     exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
     exchange.sendResponseHeaders(200, 0);
     OutputStream out = exchange.getResponseBody();
+    out.flush(); // the headers go out now, as a streaming server's do, before the first token
     try {
       int sent = 0;
       for (String piece : script.pieces()) {
