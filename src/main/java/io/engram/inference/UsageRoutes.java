@@ -55,9 +55,9 @@ public final class UsageRoutes implements RouteModule {
     if (Duration.between(start, end).compareTo(MAX_SPAN) > 0) {
       throw ApiException.badRequest("start", "At most " + MAX_SPAN.toDays() + " days can be read at once");
     }
-    // Hours are whole: the hour that contains 'start' is included.
+    // Hours are whole: the hours that contain 'start' and 'end' are included.
     List<UsageStore.Row> rows = gateway.usage().rows(orgId, UsageLedger.hourStart(start.toEpochMilli()),
-        end.toEpochMilli());
+        end.toEpochMilli() + 1);
     List<Map<String, Object>> data = new ArrayList<>();
     long requests = 0;
     long prompt = 0;

@@ -151,6 +151,7 @@ public final class FakeUpstream implements AutoCloseable {
         stream(exchange, current, chat, model, promptTokens,
             body.path("stream_options").path("include_usage").asBoolean(false));
       } else {
+        sleep(current.pieceIntervalMillis() * current.pieces().size()); // as long as generating the pieces
         send(exchange, 200, Json.write(whole(current, chat, model, promptTokens)));
       }
     } finally {
