@@ -119,6 +119,36 @@ public final class Guard {
     return limited(ctx, principal);
   }
 
+  /**
+   * Inference over a WebSocket: the secret comes in a message rather than a header. The same
+   * rules as {@link #inference(Context)}, and each inference counts against the credential's
+   * requests per minute ({@link #countRequest}).
+   */
+  public Principal inferenceSecret(String secret) {
+    if (secret == null || secret.isBlank()) {
+      throw ApiException.unauthorized("missing_api_key", "Authentication required: send {\"type\": \"auth\", "
+          + "\"api_key\": \"<key>\"}");
+    }
+    Principal principal = credentials.authenticate(secret.strip());
+    if (!principal.hasScope(Scope.INFERENCE_CHAT) && !principal.hasPermission(Permission.INFERENCE)) {
+      throw ApiException.forbidden(principal.kind() == Principal.Kind.CONTEXT_TOKEN ? "insufficient_scope"
+          : "insufficient_permissions", "Inference needs a context access token with the scope "
+          + Scope.INFERENCE_CHAT.wireName() + " or an API key with the inference permission");
+    }
+    return principal;
+  }
+
+  /** Counts one request of a WebSocket caller against its per-minute budget; 429 when spent. */
+  public void countRequest(Principal principal) {
+    long limit = principal.rateLimit() == null ? defaultKeyRateLimit : principal.rateLimit();
+    RateLimitDecision decision = rateLimiter.acquire("credential:" + principal.credentialId(), limit);
+    if (!decision.allowed()) {
+      metrics.rateLimitRejected("credential");
+      throw ApiException.rateLimited("Rate limit of " + decision.limit() + " requests per minute exceeded for this "
+          + "credential; retry after " + decision.retryAfterSeconds() + " seconds", decision.retryAfterSeconds());
+    }
+  }
+
   /** Product routes under /api: a signed-in session, or an API key of the organization. */
   public Principal signedIn(Context ctx) {
     Principal principal = authenticate(ctx);

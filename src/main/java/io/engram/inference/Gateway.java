@@ -129,20 +129,52 @@ public final class Gateway {
     return new Prepared(model, request, MemoryContext.Injection.NONE, promptTokens, budget, permit);
   }
 
+  /** A generation and the usage it was charged. */
+  public record Outcome(Generation generation, Generation.Usage usage) {
+  }
+
+  /**
+   * Runs the prepared request on its engine, delivering to {@code sink}, and charges its usage
+   * however it ends: in full when it finished, the prompt and what was delivered when it did not.
+   */
+  public Outcome generate(Principal caller, Prepared prepared, TokenSink sink) {
+    StringBuilder delivered = new StringBuilder();
+    TokenSink recording = new TokenSink() {
+      @Override
+      public void begin() {
+        sink.begin();
+      }
+
+      @Override
+      public void text(String piece) {
+        delivered.append(piece);
+        sink.text(piece);
+      }
+
+      @Override
+      public void onClientGone(Runnable abort) {
+        sink.onClientGone(abort);
+      }
+    };
+    Generation generation;
+    try {
+      generation = prepared.model().engine().generate(prepared.request(), recording);
+    } catch (RuntimeException e) {
+      record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(delivered.toString())));
+      throw e;
+    }
+    return new Outcome(generation, finish(caller, prepared, generation));
+  }
+
   /**
    * Records the request's usage and returns it: the engine's own count when it gave one, else
    * the gateway's (cl100k_base over what was sent and received).
    */
-  public Generation.Usage finish(Principal caller, Prepared prepared, Generation generation) {
+  private Generation.Usage finish(Principal caller, Prepared prepared, Generation generation) {
     Generation.Usage counted = generation.usage() != null ? generation.usage()
         : new Generation.Usage(prepared.promptTokens(), ContextBlock.count(generation.text()));
     record(caller, prepared, counted);
     return counted;
-  }
-
-  /** Usage of a request that ended early (the client left, the upstream failed midway). */
-  public void abandon(Principal caller, Prepared prepared, String partialText) {
-    record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(partialText)));
   }
 
   private void record(Principal caller, Prepared prepared, Generation.Usage counted) {

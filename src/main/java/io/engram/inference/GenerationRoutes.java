@@ -90,56 +90,37 @@ public final class GenerationRoutes implements RouteModule {
   private void respond(Context ctx, Principal caller, Gateway.Prepared prepared, Replies.Header header,
                        boolean includeUsage) {
     TokenHeaders.write(ctx, prepared.budget());
-    Engine engine = prepared.model().engine();
     if (!prepared.request().stream()) {
-      Generation generation;
+      Gateway.Outcome outcome;
       try {
-        generation = engine.generate(prepared.request(), Discard.INSTANCE);
+        outcome = gateway.generate(caller, prepared, Discard.INSTANCE);
       } catch (EngineException e) {
-        gateway.abandon(caller, prepared, "");
         LOG.warn("generation failed: {}", e.getMessage());
         throw e.toApiException();
       }
-      Generation.Usage usage = gateway.finish(caller, prepared, generation);
-      Responses.json(ctx, Replies.whole(header, generation, usage, prepared.memoryTokens()));
+      Responses.json(ctx, Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens()));
       return;
     }
     try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
-      stream(caller, prepared, engine, new StreamingReply(events, header, includeUsage), events);
-    }
-  }
-
-  private void stream(Principal caller, Gateway.Prepared prepared, Engine engine, StreamingReply reply,
-                      EventStream events) {
-    try {
-      Generation generation = engine.generate(prepared.request(), reply);
-      Generation.Usage usage = gateway.finish(caller, prepared, generation);
-      reply.complete(generation.finishReason(), usage, prepared.memoryTokens());
-    } catch (ClientGoneException e) {
-      gateway.abandon(caller, prepared, reply.text());
-      LOG.debug("client left during a stream; generation stopped");
-    } catch (EngineException e) {
-      gateway.abandon(caller, prepared, reply.text());
-      LOG.warn("generation failed{}: {}", events.isOpen() ? " during the stream" : "", e.getMessage());
-      if (!events.isOpen()) {
-        throw e.toApiException();
+      StreamingReply reply = new StreamingReply(events, header, includeUsage);
+      try {
+        Gateway.Outcome outcome = gateway.generate(caller, prepared, reply);
+        reply.complete(outcome.generation().finishReason(), outcome.usage(), prepared.memoryTokens());
+      } catch (ClientGoneException e) {
+        LOG.debug("client left during a stream; generation stopped");
+      } catch (EngineException e) {
+        LOG.warn("generation failed{}: {}", events.isOpen() ? " during the stream" : "", e.getMessage());
+        if (!events.isOpen()) {
+          throw e.toApiException();
+        }
+        reply.failQuietly(e.toApiException());
+      } catch (RuntimeException e) {
+        if (!events.isOpen()) {
+          throw e;
+        }
+        LOG.error("unexpected failure during a stream", e);
+        reply.failQuietly(ApiException.internal());
       }
-      failQuietly(reply, e.toApiException());
-    } catch (RuntimeException e) {
-      gateway.abandon(caller, prepared, reply.text());
-      if (!events.isOpen()) {
-        throw e;
-      }
-      LOG.error("unexpected failure during a stream", e);
-      failQuietly(reply, ApiException.internal());
-    }
-  }
-
-  private static void failQuietly(StreamingReply reply, ApiException error) {
-    try {
-      reply.fail(error);
-    } catch (ClientGoneException gone) {
-      // Nobody left to tell.
     }
   }
 

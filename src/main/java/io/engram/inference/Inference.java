@@ -29,15 +29,19 @@ public final class Inference implements AutoCloseable {
   private final List<AutoCloseable> engines;
   private final ScheduledExecutorService keepAlives;
   private final Duration keepAlive;
+  private final EngramConfig.WebSocketSettings webSockets;
   private final long started;
 
-  private Inference(Gateway gateway, Embedder embedder, List<AutoCloseable> engines, Duration keepAlive, long started) {
+  private Inference(Gateway gateway, Embedder embedder, List<AutoCloseable> engines, Duration keepAlive,
+                    EngramConfig.WebSocketSettings webSockets, long started) {
     this.gateway = gateway;
     this.embedder = embedder;
     this.engines = engines;
     this.keepAlive = keepAlive;
+    this.webSockets = webSockets;
     this.started = started;
-    this.keepAlives = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("stream-keepalive")
+    // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
+    this.keepAlives = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("stream-timers")
         .factory());
   }
 
@@ -66,7 +70,7 @@ public final class Inference implements AutoCloseable {
     UsageLedger usage = new UsageLedger(new UsageStore(database), clock);
     InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
     return new Inference(new Gateway(catalog, memory, limits, usage), embedder, engines,
-        Duration.ofSeconds(config.streamKeepAliveSeconds()), started);
+        Duration.ofSeconds(config.streamKeepAliveSeconds()), config.webSockets(), started);
   }
 
   public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
@@ -74,7 +78,8 @@ public final class Inference implements AutoCloseable {
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
         new ModelRoutes(gateway, guard, List.of(EmbeddingRoutes.card(started))),
         new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
-        new UsageRoutes(gateway, organizations, guard, clock));
+        new UsageRoutes(gateway, organizations, guard, clock),
+        new ChatSockets(gateway, guard, webSockets, keepAlives));
   }
 
   public Gateway gateway() {

@@ -11,7 +11,6 @@ final class StreamingReply implements TokenSink {
   private final EventStream events;
   private final Replies.Header header;
   private final boolean includeUsage;
-  private final StringBuilder text = new StringBuilder();
   private boolean first = true;
 
   StreamingReply(EventStream events, Replies.Header header, boolean includeUsage) {
@@ -27,7 +26,6 @@ final class StreamingReply implements TokenSink {
 
   @Override
   public void text(String piece) {
-    text.append(piece);
     events.data(Replies.piece(header, piece, first, includeUsage));
     first = false;
   }
@@ -35,11 +33,6 @@ final class StreamingReply implements TokenSink {
   @Override
   public void onClientGone(Runnable abort) {
     events.onGone(abort);
-  }
-
-  /** What was sent so far (usage of a stream that ended early). */
-  String text() {
-    return text.toString();
   }
 
   void complete(String finishReason, Generation.Usage usage, int memoryTokens) {
@@ -55,7 +48,11 @@ final class StreamingReply implements TokenSink {
   }
 
   /** A failure after the stream began: one error event, and no [DONE], so clients raise it. */
-  void fail(ApiException error) {
-    events.data(Replies.error(error));
+  void failQuietly(ApiException error) {
+    try {
+      events.data(Replies.error(error));
+    } catch (ClientGoneException gone) {
+      // Nobody left to tell.
+    }
   }
 }

@@ -3,6 +3,7 @@ package io.engram.platform.config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -131,6 +132,17 @@ public record EngramConfig(
     public String toString() {
       return "Upstream[" + baseUrl + ", model=" + model + "]";
     }
+  }
+
+  /** The WebSocket endpoints' settings (the spec's websocket.enabled, max_connections, idle_timeout). */
+  public record WebSocketSettings(boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {
+  }
+
+  public WebSocketSettings webSockets() {
+    return new WebSocketSettings(bool(values.get("ENGRAM_WEBSOCKET_ENABLED")),
+        Integer.parseInt(values.get("ENGRAM_WEBSOCKET_MAX_CONNECTIONS")),
+        Duration.ofSeconds(Long.parseLong(values.get("ENGRAM_WEBSOCKET_IDLE_TIMEOUT"))),
+        Duration.ofSeconds(Long.parseLong(values.get("ENGRAM_WEBSOCKET_AUTH_TIMEOUT"))));
   }
 
   public int streamKeepAliveSeconds() {

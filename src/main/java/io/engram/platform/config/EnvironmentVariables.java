@@ -57,6 +57,13 @@ public final class EnvironmentVariables {
         "context length of the upstream model, in tokens"));
     add(VariableSpec.integer("ENGRAM_STREAM_KEEPALIVE_SECONDS", "15", 1, 300,
         "silence after which a stream gets a keep-alive comment"));
+    add(VariableSpec.bool("ENGRAM_WEBSOCKET_ENABLED", "true", "serve /ws and /v1/chat/stream (websocket.enabled)"));
+    add(VariableSpec.integer("ENGRAM_WEBSOCKET_MAX_CONNECTIONS", "1000", 1, 1_000_000,
+        "open WebSocket connections per node (websocket.max_connections)"));
+    add(VariableSpec.integer("ENGRAM_WEBSOCKET_IDLE_TIMEOUT", "300", 5, 86_400,
+        "seconds a WebSocket may stay silent before it is closed (websocket.idle_timeout)"));
+    add(VariableSpec.integer("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "10", 1, 300,
+        "seconds a new WebSocket has to authenticate"));
     add(VariableSpec.integer("ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
   }
 

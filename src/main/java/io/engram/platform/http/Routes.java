@@ -3,8 +3,10 @@ package io.engram.platform.http;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
+import io.javalin.websocket.WsConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Where route modules register their routes. Besides handing them to Javalin it keeps the list,
@@ -41,6 +43,15 @@ public final class Routes {
 
   public Routes delete(String path, Handler handler) {
     return add(HandlerType.DELETE, path, handler);
+  }
+
+  /**
+   * A WebSocket endpoint. It is not an OpenAPI operation, so it is not in {@link #all()}; the
+   * protocols are documented in docs/inference.md.
+   */
+  public Routes ws(String path, Consumer<WsConfig> handler) {
+    javalin.ws(path, handler);
+    return this;
   }
 
   private Routes add(HandlerType method, String path, Handler handler) {

@@ -1,0 +1,308 @@
+package io.engram.inference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.AgentSlug;
+import io.engram.access.Guard;
+import io.engram.access.Principal;
+import io.engram.memory.AgentScope;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorResponses;
+import io.engram.platform.http.ErrorType;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.json.Json;
+import io.javalin.websocket.WsConfig;
+import io.javalin.websocket.WsContext;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Chat over WebSocket, in the spec's two protocols.
+ *
+ * <ul>
+ *   <li>{@code /ws}: the first message is {@code {type: auth, api_key}}; then
+ *       {@code {type: inference, model, messages, stream, ...}} is answered by {@code {type: token,
+ *       content}} frames and one {@code {type: done, finish_reason, usage, memory_ids}}.</li>
+ *   <li>{@code /v1/chat/stream}: authenticated by the upgrade request's {@code Authorization}
+ *       header (or an auth message as on /ws); then {@code {model, messages, stream, ...}} with no
+ *       type, answered by the same frames an SSE stream carries: chunk objects, then {@code [DONE]}.</li>
+ * </ul>
+ *
+ * Errors are {@code {type: error, error: {...}}} on /ws and {@code {error: {...}}} on
+ * /v1/chat/stream; a request error leaves the connection open, an authentication error closes it.
+ * One inference runs at a time per connection, on its own virtual thread, with each frame's
+ * send awaited so a slow reader slows the generation instead of filling memory.
+ */
+public final class ChatSockets implements RouteModule {
+  private static final Logger LOG = LoggerFactory.getLogger(ChatSockets.class);
+  static final int POLICY_VIOLATION = 1008;
+  static final int TRY_AGAIN_LATER = 1013;
+
+  /** The two protocols. */
+  enum Protocol { TYPED, PLAIN }
+
+  private final Gateway gateway;
+  private final Guard guard;
+  private final EngramConfig.WebSocketSettings settings;
+  private final ScheduledExecutorService timers;
+  private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
+  private final AtomicInteger open = new AtomicInteger();
+
+  public ChatSockets(Gateway gateway, Guard guard, EngramConfig.WebSocketSettings settings,
+                     ScheduledExecutorService timers) {
+    this.gateway = gateway;
+    this.guard = guard;
+    this.settings = settings;
+    this.timers = timers;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    if (!settings.enabled()) {
+      return;
+    }
+    routes.ws("/ws", ws -> configure(ws, Protocol.TYPED))
+        .ws("/v1/chat/stream", ws -> configure(ws, Protocol.PLAIN));
+  }
+
+  /** Open connections on this node (tests and metrics). */
+  public int openConnections() {
+    return open.get();
+  }
+
+  private void configure(WsConfig ws, Protocol protocol) {
+    ws.onConnect(ctx -> connect(ctx, protocol));
+    ws.onMessage(ctx -> {
+      SocketSession session = sessions.get(ctx.sessionId());
+      if (session != null) {
+        session.receive(ctx.message());
+      }
+    });
+    ws.onClose(ctx -> closed(ctx.sessionId()));
+    ws.onError(ctx -> closed(ctx.sessionId()));
+  }
+
+  private void connect(WsContext ctx, Protocol protocol) {
+    if (open.incrementAndGet() > settings.maxConnections()) {
+      open.decrementAndGet();
+      SocketSession refused = new SocketSession(ctx, protocol);
+      refused.sendError(new ApiException(429, ErrorType.RATE_LIMIT_ERROR,
+          "too_many_connections", "This server already has " + settings.maxConnections() + " WebSocket "
+          + "connections open, the most it allows; retry later", null, 1L, null));
+      ctx.closeSession(TRY_AGAIN_LATER, "too many connections");
+      return;
+    }
+    ctx.session.setIdleTimeout(settings.idleTimeout());
+    SocketSession session = new SocketSession(ctx, protocol);
+    sessions.put(ctx.sessionId(), session);
+    String authorization = ctx.header("Authorization");
+    if (protocol == Protocol.PLAIN && authorization != null) {
+      session.authenticate(bearer(authorization), false);
+    }
+    timers.schedule(session::closeIfUnauthenticated, settings.authTimeout().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void closed(String sessionId) {
+    SocketSession session = sessions.remove(sessionId);
+    if (session != null) {
+      open.decrementAndGet();
+      session.gone();
+    }
+  }
+
+  private static String bearer(String authorization) {
+    String[] parts = authorization.strip().split("\\s+", 2);
+    return parts.length == 2 && parts[0].equalsIgnoreCase("Bearer") ? parts[1] : "";
+  }
+
+  /** One connection: its caller once authenticated, and the inference it is running. */
+  private final class SocketSession {
+    private final WsContext ctx;
+    private final Protocol protocol;
+    private final FrameSender frames;
+    private volatile Principal caller;
+    private volatile boolean busy;
+
+    SocketSession(WsContext ctx, Protocol protocol) {
+      this.ctx = ctx;
+      this.protocol = protocol;
+      this.frames = new FrameSender(ctx.session);
+    }
+
+    void receive(String text) {
+      JsonNode message;
+      try {
+        message = Json.MAPPER.readTree(text);
+      } catch (Exception e) {
+        sendError(ApiException.badRequest(null, "Each message must be a JSON object"));
+        return;
+      }
+      if (message == null || !message.isObject()) {
+        sendError(ApiException.badRequest(null, "Each message must be a JSON object"));
+        return;
+      }
+      String type = message.path("type").asText(null);
+      if (caller == null) {
+        if (!"auth".equals(type)) {
+          sendError(ApiException.unauthorized("missing_api_key", "The first message must be {\"type\": \"auth\", "
+              + "\"api_key\": \"<key>\"}"));
+          ctx.closeSession(POLICY_VIOLATION, "authentication required");
+          return;
+        }
+        authenticate(message.path("api_key").asText(""), true);
+        return;
+      }
+      boolean inference = protocol == Protocol.TYPED ? "inference".equals(type) : type == null
+          || "inference".equals(type);
+      if (!inference) {
+        sendError(ApiException.badRequest("type", protocol == Protocol.TYPED
+            ? "Messages after auth must have \"type\": \"inference\"" : "Send {model, messages, stream}"));
+        return;
+      }
+      if (busy) {
+        sendError(ApiException.conflict("inference_in_progress", "This connection is already running an inference; "
+            + "wait for its end or open another connection"));
+        return;
+      }
+      busy = true;
+      Thread.ofVirtual().name("ws-inference").start(() -> {
+        try {
+          infer((ObjectNode) message);
+        } finally {
+          busy = false;
+        }
+      });
+    }
+
+    /** @param acknowledge answer {type: auth_ok} (an auth message; not the upgrade's header) */
+    void authenticate(String secret, boolean acknowledge) {
+      try {
+        caller = guard.inferenceSecret(secret);
+        if (acknowledge) {
+          send(Json.write(Map.of("type", "auth_ok")));
+        }
+      } catch (ApiException e) {
+        sendError(e);
+        ctx.closeSession(POLICY_VIOLATION, "authentication failed");
+      }
+    }
+
+    void closeIfUnauthenticated() {
+      if (caller == null && ctx.session.isOpen()) {
+        sendError(ApiException.unauthorized("auth_timeout", "No auth message within "
+            + settings.authTimeout().toSeconds() + " seconds"));
+        ctx.closeSession(POLICY_VIOLATION, "authentication timed out");
+      }
+    }
+
+    private void infer(ObjectNode message) {
+      try {
+        String agent = message.has("agent") ? message.get("agent").asText("") : ctx.header("X-Service-Agent");
+        message.remove("type");
+        message.remove("agent");
+        guard.countRequest(caller);
+        ChatRequest chat = ChatRequest.parse(JsonBody.of(message));
+        try (Gateway.Prepared prepared = gateway.prepareChat(caller, scope(agent), chat, true, null)) {
+          run(prepared, chat);
+        }
+      } catch (ApiException e) {
+        sendError(e);
+      } catch (EngineException e) {
+        sendError(e.toApiException());
+      } catch (ClientGoneException e) {
+        LOG.debug("WebSocket client left during an inference");
+      } catch (RuntimeException e) {
+        LOG.error("unexpected failure of a WebSocket inference", e);
+        sendError(ApiException.internal());
+      }
+    }
+
+    private AgentScope scope(String agent) {
+      if (agent == null || agent.isBlank()) {
+        if (caller.agents() != null) {
+          throw ApiException.forbidden("agent_required", "This token is bound to agents " + caller.agents()
+              + "; name one in the message's \"agent\" field or the X-Service-Agent header");
+        }
+        return AgentScope.ORGANIZATION;
+      }
+      if (!AgentSlug.isValid(agent)) {
+        throw ApiException.badRequest("agent", "Agent '" + agent + "' is not a valid agent slug: " + AgentSlug.rule());
+      }
+      if (!caller.canReachAgent(agent)) {
+        throw ApiException.forbidden("agent_not_allowed", "This token is not bound to agent '" + agent + "'");
+      }
+      return new AgentScope(agent);
+    }
+
+    private void run(Gateway.Prepared prepared, ChatRequest chat) {
+      Replies.Header header = Replies.Header.create(Replies.Kind.CHAT, chat.model());
+      boolean[] first = {true};
+      TokenSink sink = new TokenSink() {
+        @Override
+        public void begin() {
+        }
+
+        @Override
+        public void text(String piece) {
+          if (protocol == Protocol.TYPED) {
+            send(Json.write(Map.of("type", "token", "content", piece)));
+          } else if (chat.stream()) {
+            send(Replies.piece(header, piece, first[0], chat.includeUsage()));
+          }
+          first[0] = false;
+        }
+
+        @Override
+        public void onClientGone(Runnable abort) {
+          frames.onGone(abort);
+        }
+      };
+      Gateway.Outcome outcome = gateway.generate(caller, prepared, sink);
+      if (protocol == Protocol.TYPED) {
+        ObjectNode done = Json.MAPPER.createObjectNode().put("type", "done");
+        done.put("finish_reason", outcome.generation().finishReason());
+        done.set("usage", Replies.usage(outcome.usage(), prepared.memoryTokens()));
+        prepared.memoryIds().forEach(done.putArray("memory_ids")::add);
+        if (prepared.memoryIds().isEmpty()) {
+          done.putArray("memory_ids");
+        }
+        send(Json.write(done));
+      } else if (chat.stream()) {
+        send(Replies.finish(header, outcome.generation().finishReason(), chat.includeUsage()));
+        if (chat.includeUsage()) {
+          send(Replies.usageChunk(header, outcome.usage(), prepared.memoryTokens()));
+        }
+        send("[DONE]");
+      } else {
+        send(Json.write(Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens())));
+      }
+    }
+
+    void send(String text) {
+      frames.send(text);
+    }
+
+    void sendError(ApiException e) {
+      Map<String, Object> body = ErrorResponses.openAiBody(e);
+      String frame = protocol == Protocol.TYPED ? Json.write(Map.of("type", "error", "error", body.get("error")))
+          : Json.write(body);
+      try {
+        frames.send(frame);
+      } catch (ClientGoneException gone) {
+        // Nobody left to tell.
+      }
+    }
+
+    void gone() {
+      frames.gone();
+    }
+  }
+}
