@@ -30,6 +30,8 @@ public final class AdminCommand {
   static final String USAGE = """
       Usage: engram <command>
         serve                                   run the service (default)
+        demo-model                              write a tiny untrained model into MODEL_CACHE_DIR
+                                                for the local engine (no download; output is noise)
         admin org create --name N [--plan P] [--requests-per-minute N]
                                                 create an organization (a contract-specific
                                                 /api budget needs Growth or above)

@@ -1,8 +1,10 @@
 package io.engram;
 
+import io.engram.inference.local.TinyModel;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.logging.LoggingSetup;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -30,6 +32,13 @@ public final class Main {
         LoggingSetup.applyForCommandLine(config.withOverrides(java.util.Map.of("LOG_LEVEL", "warning")));
         System.exit(new AdminCommand(config, System.out, System.err, System.in)
             .run(Arrays.copyOfRange(args, 1, args.length)));
+      }
+      case "demo-model" -> {
+        // An untrained model in the real formats, so the local engine can be tried with no download.
+        Path dir = TinyModel.write(config.modelCacheDir(), 42);
+        System.out.println("Wrote the tiny untrained model '" + TinyModel.ID + "' to " + dir.toAbsolutePath()
+            + "\nIts weights are random: it exercises the local engine, its output is noise."
+            + "\nServe it with: DEFAULT_MODEL=" + TinyModel.ID + " ./engram serve");
       }
       case "help", "--help", "-h" -> System.out.println(AdminCommand.USAGE);
       default -> {

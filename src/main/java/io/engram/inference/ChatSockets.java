@@ -214,14 +214,14 @@ public final class ChatSockets implements RouteModule {
           run(prepared, chat);
         }
       } catch (ApiException e) {
-        sendError(e);
+        sendLastError(e);
       } catch (EngineException e) {
-        sendError(e.toApiException());
+        sendLastError(e.toApiException());
       } catch (ClientGoneException e) {
         LOG.debug("WebSocket client left during an inference");
       } catch (RuntimeException e) {
         LOG.error("unexpected failure of a WebSocket inference", e);
-        sendError(ApiException.internal());
+        sendLastError(ApiException.internal());
       }
     }
 
@@ -270,24 +270,36 @@ public final class ChatSockets implements RouteModule {
         ObjectNode done = Json.MAPPER.createObjectNode().put("type", "done");
         done.put("finish_reason", outcome.generation().finishReason());
         done.set("usage", Replies.usage(outcome.usage(), prepared.memoryTokens()));
-        prepared.memoryIds().forEach(done.putArray("memory_ids")::add);
-        if (prepared.memoryIds().isEmpty()) {
-          done.putArray("memory_ids");
-        }
-        send(Json.write(done));
+        var ids = done.putArray("memory_ids");
+        prepared.memoryIds().forEach(ids::add);
+        sendLast(Json.write(done));
       } else if (chat.stream()) {
         send(Replies.finish(header, outcome.generation().finishReason(), chat.includeUsage()));
         if (chat.includeUsage()) {
           send(Replies.usageChunk(header, outcome.usage(), prepared.memoryTokens()));
         }
-        send("[DONE]");
+        sendLast("[DONE]");
       } else {
-        send(Json.write(Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens())));
+        sendLast(Json.write(Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens())));
       }
     }
 
     void send(String text) {
       frames.send(text);
+    }
+
+    /**
+     * The inference's last frame: the connection takes the next inference from here on, since a
+     * client may answer this frame at once.
+     */
+    void sendLast(String text) {
+      busy = false;
+      send(text);
+    }
+
+    void sendLastError(ApiException e) {
+      busy = false;
+      sendError(e);
     }
 
     void sendError(ApiException e) {

@@ -1,6 +1,8 @@
 package io.engram.inference;
 
 import io.engram.access.Guard;
+import io.engram.inference.local.LocalEngine;
+import io.engram.inference.local.LocalModels;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.OrganizationStore;
@@ -50,6 +52,15 @@ public final class Inference implements AutoCloseable {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
+    long queueTimeout = Duration.ofSeconds(config.requestTimeoutSeconds()).toMillis();
+    for (LocalModels.Found found : LocalModels.scan(config.modelCacheDir())) {
+      LocalEngine local = new LocalEngine(found.directory(), workers(config), queueTimeout);
+      engines.add(local);
+      catalog.add(new ModelCatalog.Entry(new ModelCard(found.id(), found.createdEpochSeconds(), "engram",
+          found.contextLength(), found.parametersLabel()), local, found.id()));
+      LOG.info("inference: model '{}' ({} parameters) served in-process from {}", found.id(), found.parametersLabel(),
+          found.directory());
+    }
     config.upstream().ifPresent(upstream -> {
       String id = !config.defaultModel().isEmpty() ? config.defaultModel() : upstream.model();
       if (id.isEmpty()) {
@@ -71,6 +82,13 @@ public final class Inference implements AutoCloseable {
     InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
     return new Inference(new Gateway(catalog, memory, limits, usage), embedder, engines,
         Duration.ofSeconds(config.streamKeepAliveSeconds()), config.webSockets(), started);
+  }
+
+  /** Generations at once per local model: WORKER_PROCESSES, else one per core. */
+  static int workers(EngramConfig config) {
+    String configured = config.values().get("WORKER_PROCESSES");
+    return configured == null || configured.isEmpty() ? Runtime.getRuntime().availableProcessors()
+        : Integer.parseInt(configured);
   }
 
   public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {

@@ -1,0 +1,203 @@
+package io.engram.inference.local;
+
+import com.github.tjake.jlama.model.AbstractModel;
+import com.github.tjake.jlama.model.ModelSupport;
+import com.github.tjake.jlama.safetensors.DType;
+import com.github.tjake.jlama.safetensors.prompt.PromptContext;
+import com.github.tjake.jlama.safetensors.prompt.PromptSupport;
+import com.github.tjake.jlama.tensor.AbstractTensor;
+import com.github.tjake.jlama.tensor.KvBufferCache;
+import io.engram.inference.ChatMessage;
+import io.engram.inference.ClientGoneException;
+import io.engram.inference.Engine;
+import io.engram.inference.EngineException;
+import io.engram.inference.Generation;
+import io.engram.inference.GenerationRequest;
+import io.engram.inference.TokenSink;
+import java.lang.reflect.Field;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * In-process generation with jlama from a model directory (config.json, tokenizer.json,
+ * model.safetensors, and a chat template in tokenizer_config.json).
+ *
+ * <p>The generation loop is Engram's rather than jlama's {@code generate()}: that one keeps a KV
+ * buffer per session id for the life of the model (a leak when every request is a new session),
+ * samples with temperature only, and cannot be stopped. Here each request has an ephemeral KV
+ * buffer closed when it ends, sampling takes top_p and the penalties, stop sequences end the
+ * reply, and a caller that leaves stops the loop at its next token. At most {@code workers}
+ * generations run at once per model; the rest wait up to REQUEST_TIMEOUT.
+ */
+public final class LocalEngine implements Engine, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalEngine.class);
+
+  private final Path directory;
+  private final Semaphore workers;
+  private final long queueTimeoutMillis;
+  private volatile AbstractModel model;
+
+  public LocalEngine(Path directory, int workers, long queueTimeoutMillis) {
+    this.directory = directory;
+    this.workers = new Semaphore(workers, true);
+    this.queueTimeoutMillis = queueTimeoutMillis;
+  }
+
+  /** Loads the model now (at start-up), so the first request does not pay for it. */
+  public void load() {
+    model();
+  }
+
+  private AbstractModel model() {
+    AbstractModel loaded = model;
+    if (loaded == null) {
+      synchronized (this) {
+        if (model == null) {
+          try {
+            long started = System.nanoTime();
+            model = ModelSupport.loadModel(directory.toFile(), DType.F32, DType.I8);
+            LOG.info("local model {} loaded in {} ms", directory.getFileName(),
+                (System.nanoTime() - started) / 1_000_000);
+          } catch (RuntimeException e) {
+            throw new EngineException(EngineException.Failure.MODEL_UNAVAILABLE, "The model in " + directory
+                + " could not be loaded: " + e.getMessage(), null, e);
+          }
+        }
+        loaded = model;
+      }
+    }
+    return loaded;
+  }
+
+  @Override
+  public Generation generate(GenerationRequest request, TokenSink sink) {
+    AbstractModel m = model();
+    acquire();
+    try {
+      return run(m, request, sink);
+    } finally {
+      workers.release();
+    }
+  }
+
+  private void acquire() {
+    try {
+      if (!workers.tryAcquire(queueTimeoutMillis, TimeUnit.MILLISECONDS)) {
+        throw new EngineException(EngineException.Failure.TIMEOUT, "The local model was busy for longer than "
+            + queueTimeoutMillis / 1000 + " seconds");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EngineException(EngineException.Failure.MODEL_FAILED, "Interrupted while waiting for the model");
+    }
+  }
+
+  private Generation run(AbstractModel m, GenerationRequest request, TokenSink sink) {
+    int[] prompt = m.encodePrompt(prompt(m, request));
+    int context = m.getConfig().contextLength;
+    if (prompt.length >= context) {
+      throw new EngineException(EngineException.Failure.REJECTED, "The prompt is " + prompt.length
+          + " tokens; this model's context is " + context);
+    }
+    int maxTokens = Math.min(request.sampling().maxTokens(), context - prompt.length);
+    AtomicBoolean gone = new AtomicBoolean();
+    sink.onClientGone(() -> gone.set(true));
+    sink.begin();
+    Sampler sampler = new Sampler(request.sampling(), m.getConfig().vocabularySize);
+    StopSequences stops = new StopSequences(request.sampling().stop());
+    Detokenizer detokenizer = new Detokenizer(m.getTokenizer());
+    int generated = 0;
+    String finish = Generation.LENGTH;
+    try (KvBufferCache.KvBuffer kv = ephemeralBuffer(m)) {
+      AbstractTensor batch = m.batchForward(prompt, 0, kv);
+      AbstractTensor last = batch.slice(batch.shape().first() - 1);
+      AbstractTensor promptOutput = batch; // the slice reads its memory: closed after the first token
+      int position = prompt.length;
+      while (generated < maxTokens) {
+        if (gone.get()) {
+          throw new ClientGoneException(null);
+        }
+        int next = sampler.next(m.getLogits(last));
+        last.close();
+        if (promptOutput != null) {
+          promptOutput.close();
+          promptOutput = null;
+        }
+        generated++;
+        if (m.getConfig().eosTokens.contains(next)) {
+          finish = Generation.STOP;
+          break;
+        }
+        if (!m.getTokenizer().getModel().isSpecialToken(next)) {
+          String piece = stops.accept(detokenizer.next(next));
+          if (!piece.isEmpty()) {
+            sink.text(piece);
+          }
+          if (stops.stopped()) {
+            finish = Generation.STOP;
+            break;
+          }
+        }
+        if (position >= context - 1) {
+          break;
+        }
+        last = m.forward(next, position++, kv, Optional.empty());
+      }
+      String rest = stops.accept(detokenizer.flush()) + stops.flush();
+      if (!rest.isEmpty()) {
+        sink.text(rest);
+      }
+    } catch (EngineException | ClientGoneException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new EngineException(EngineException.Failure.MODEL_FAILED, "The local model failed while generating: "
+          + e.getMessage(), null, e);
+    }
+    return new Generation(stops.text(), finish, new Generation.Usage(prompt.length, generated));
+  }
+
+  private static PromptContext prompt(AbstractModel m, GenerationRequest request) {
+    if (!request.isChat()) {
+      return PromptContext.of(request.prompt());
+    }
+    PromptSupport support = m.promptSupport().orElseThrow(() -> new EngineException(
+        EngineException.Failure.MODEL_UNAVAILABLE, "This model has no chat template (tokenizer_config.json "
+        + "chat_template); use /v1/completions"));
+    PromptSupport.Builder builder = support.builder().addGenerationPrompt(true);
+    for (ChatMessage message : request.messages()) {
+      switch (message.role()) {
+        case ChatMessage.SYSTEM -> builder.addSystemMessage(message.content());
+        case ChatMessage.ASSISTANT -> builder.addAssistantMessage(message.content());
+        default -> builder.addUserMessage(message.content());
+      }
+    }
+    return builder.build();
+  }
+
+  /**
+   * A KV buffer for one request, not kept by the model once closed. jlama keeps its cache
+   * protected; this reaches it once per request by reflection (jlama is on the class path).
+   */
+  private static KvBufferCache.KvBuffer ephemeralBuffer(AbstractModel m) {
+    try {
+      Field field = AbstractModel.class.getDeclaredField("kvBufferCache");
+      field.setAccessible(true);
+      return ((KvBufferCache) field.get(m)).getEphemeralKvBuffer();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("this jlama version has no kvBufferCache field", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    AbstractModel loaded = model;
+    if (loaded != null) {
+      loaded.close();
+    }
+  }
+}
