@@ -5,23 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Chat completions through a fake upstream: the response shape, the upstream call, memory injection. */
 class ChatCompletionTest {
-  static GatewayFixture gateway;
-
-  @BeforeAll
-  static void start() {
-    gateway = GatewayFixture.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    gateway.close();
-  }
+  @RegisterExtension
+  static final GatewayFixture gateway = GatewayFixture.start();
 
   @Test
   void answersInOpenAisShapeAndCallsTheUpstreamWithItsOwnModelAndKey() {

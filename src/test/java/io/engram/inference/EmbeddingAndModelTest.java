@@ -9,23 +9,13 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** /v1/embeddings with the real MiniLM model, and the model routes on both surfaces. */
 class EmbeddingAndModelTest {
-  static GatewayFixture gateway;
-
-  @BeforeAll
-  static void start() {
-    gateway = GatewayFixture.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    gateway.close();
-  }
+  @RegisterExtension
+  static final GatewayFixture gateway = GatewayFixture.start();
 
   private Http.Response embed(String json) {
     return gateway.server.http.post("/v1/embeddings").bearer(gateway.key).json(json).send();

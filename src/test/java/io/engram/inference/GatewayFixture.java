@@ -10,9 +10,16 @@ import io.engram.support.TestServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A server whose generation goes to a {@link FakeUpstream}, with an organization and its credentials. */
-final class GatewayFixture implements AutoCloseable {
+/**
+ * A server whose generation goes to a {@link FakeUpstream}, with an organization and its
+ * credentials. As a JUnit extension ({@code @RegisterExtension static}) it serves a whole test
+ * class, puts the upstream back to normal after each test and closes after the last.
+ */
+final class GatewayFixture implements AutoCloseable, AfterAllCallback, AfterEachCallback {
   static final String MODEL = "engram-chat";
   static final String UPSTREAM_MODEL = "upstream-model-7b";
   static final String UPSTREAM_KEY = "upstream-secret-key";
@@ -74,6 +81,16 @@ final class GatewayFixture implements AutoCloseable {
 
   static List<JsonNode> chunks(String body) {
     return events(body).stream().filter(d -> !d.equals("[DONE]")).map(d -> Json.read(d, JsonNode.class)).toList();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    upstream.script(FakeUpstream.Script.NORMAL);
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    close();
   }
 
   @Override

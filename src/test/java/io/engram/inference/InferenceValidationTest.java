@@ -4,25 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.engram.support.Http;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Bad requests get a 400 (or 404, 401, 403) in OpenAI's error shape and never reach the upstream. */
 class InferenceValidationTest {
-  static GatewayFixture gateway;
-
-  @BeforeAll
-  static void start() {
-    gateway = new GatewayFixture("free", Map.of());
-  }
-
-  @AfterAll
-  static void stop() {
-    gateway.close();
-  }
+  @RegisterExtension
+  static final GatewayFixture gateway = new GatewayFixture("free", Map.of());
 
   private static final String MESSAGES = "\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]";
 

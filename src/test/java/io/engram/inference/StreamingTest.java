@@ -18,29 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** SSE exactly as OpenAI's clients read it, keep-alives, slow clients and clients that leave. */
 class StreamingTest {
-  static GatewayFixture gateway;
-
-  @BeforeAll
-  static void start() {
-    gateway = new GatewayFixture("seed", Map.of("ENGRAM_STREAM_KEEPALIVE_SECONDS", "1"));
-  }
-
-  @AfterAll
-  static void stop() {
-    gateway.close();
-  }
-
-  @AfterEach
-  void normalUpstream() {
-    gateway.upstream.script(FakeUpstream.Script.NORMAL);
-  }
+  @RegisterExtension
+  static final GatewayFixture gateway = new GatewayFixture("seed",
+      Map.of("ENGRAM_STREAM_KEEPALIVE_SECONDS", "1"));
 
   @Test
   void streamsChunksWithOneIdTheRoleFirstOneFinishReasonThenUsageThenDone() {

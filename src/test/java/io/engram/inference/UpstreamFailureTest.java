@@ -11,29 +11,13 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What callers get when the upstream fails: the spec's error types, before or inside a stream. */
 class UpstreamFailureTest {
-  static GatewayFixture gateway;
-
-  @BeforeAll
-  static void start() {
-    gateway = new GatewayFixture("seed", Map.of("REQUEST_TIMEOUT", "10"));
-  }
-
-  @AfterAll
-  static void stop() {
-    gateway.close();
-  }
-
-  @AfterEach
-  void normalUpstream() {
-    gateway.upstream.script(FakeUpstream.Script.NORMAL);
-  }
+  @RegisterExtension
+  static final GatewayFixture gateway = new GatewayFixture("seed", Map.of("REQUEST_TIMEOUT", "10"));
 
   private static JsonNode error(Http.Response response) {
     return response.json().get("error");

@@ -18,30 +18,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Both WebSocket protocols: /ws (typed messages) and /v1/chat/stream (OpenAI chunks as frames). */
 class WebSocketTest {
-  static GatewayFixture gateway;
-
-  @BeforeAll
-  static void start() {
-    gateway = new GatewayFixture("seed", Map.of("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "1",
+  @RegisterExtension
+  static final GatewayFixture gateway = new GatewayFixture("seed", Map.of("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "1",
         "ENGRAM_WEBSOCKET_MAX_CONNECTIONS", "3"));
-  }
-
-  @AfterAll
-  static void stop() {
-    gateway.close();
-  }
-
-  @AfterEach
-  void normalUpstream() {
-    gateway.upstream.script(FakeUpstream.Script.NORMAL);
-  }
 
   /** A WebSocket client that queues what it receives. */
   static final class Client implements WebSocket.Listener, AutoCloseable {
