@@ -155,9 +155,10 @@ public final class Engram implements AutoCloseable {
     try {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
-      inference = Inference.open(config, services.database(), memory, Embedder.shared(config.modelCacheDir()), clock);
-      services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       HttpMetrics metrics = new HttpMetrics();
+      inference = Inference.open(config, services.database(), memory, Embedder.shared(config.modelCacheDir()),
+          metrics.registry(), clock);
+      services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       Guard guard = new Guard(services.credentials(), services.sessions(),
           new FixedWindowRateLimiter(clock), metrics, config.apiKeyRequired(), config.rateLimitRequests());
       List<RouteModule> modules = new ArrayList<>(List.of(

@@ -42,12 +42,15 @@ public final class Gateway {
   private final MemoryContext memory;
   private final InferenceLimits limits;
   private final UsageLedger usage;
+  private final InferenceMetrics metrics;
 
-  public Gateway(ModelCatalog catalog, MemoryService memory, InferenceLimits limits, UsageLedger usage) {
+  Gateway(ModelCatalog catalog, MemoryService memory, InferenceLimits limits, UsageLedger usage,
+          InferenceMetrics metrics) {
     this.catalog = catalog;
     this.memory = new MemoryContext(memory);
     this.limits = limits;
     this.usage = usage;
+    this.metrics = metrics;
   }
 
   public ModelCatalog catalog() {
@@ -138,7 +141,9 @@ public final class Gateway {
    * however it ends: in full when it finished, the prompt and what was delivered when it did not.
    */
   public Outcome generate(Principal caller, Prepared prepared, TokenSink sink) {
+    String model = prepared.model().card().id();
     StringBuilder delivered = new StringBuilder();
+    long started = System.nanoTime();
     TokenSink recording = new TokenSink() {
       @Override
       public void begin() {
@@ -147,6 +152,9 @@ public final class Gateway {
 
       @Override
       public void text(String piece) {
+        if (delivered.isEmpty()) {
+          metrics.firstToken(model, System.nanoTime() - started);
+        }
         delivered.append(piece);
         sink.text(piece);
       }
@@ -161,8 +169,12 @@ public final class Gateway {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
       record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(delivered.toString())));
+      String outcome = e instanceof EngineException failure ? failure.toApiException().code()
+          : e instanceof ClientGoneException ? "client_gone" : "internal_error";
+      metrics.generation(model, outcome, System.nanoTime() - started);
       throw e;
     }
+    metrics.generation(model, "completed", System.nanoTime() - started);
     return new Outcome(generation, finish(caller, prepared, generation));
   }
 
@@ -178,6 +190,7 @@ public final class Gateway {
   }
 
   private void record(Principal caller, Prepared prepared, Generation.Usage counted) {
+    metrics.tokens(prepared.model().card().id(), counted, prepared.memoryTokens());
     usage.record(caller.orgId(), caller.credentialId(), prepared.model().card().id(), counted,
         prepared.memoryTokens());
   }

@@ -10,6 +10,7 @@ import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import io.engram.store.Database;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public final class Inference implements AutoCloseable {
   }
 
   public static Inference open(EngramConfig config, Database database, MemoryService memory, Embedder embedder,
-                               Clock clock) {
+                               MeterRegistry registry, Clock clock) {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
@@ -80,7 +81,8 @@ public final class Inference implements AutoCloseable {
     }
     UsageLedger usage = new UsageLedger(new UsageStore(database), clock);
     InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
-    return new Inference(new Gateway(catalog, memory, limits, usage), embedder, engines,
+    Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
+    return new Inference(gateway, embedder, engines,
         Duration.ofSeconds(config.streamKeepAliveSeconds()), config.webSockets(), started);
   }
 

@@ -161,4 +161,14 @@ class ChatCompletionTest {
     assertThat(completion.json().get("choices").get(0).get("text").asText()).isEqualTo("Hello from the upstream.");
     assertThat(gateway.upstream.lastRequest().get("prompt").asText()).isEqualTo("Once upon a time");
   }
+
+  @Test
+  void metricsCountGenerationsTokensAndTimeToFirstToken() {
+    gateway.chat(gateway.token, GatewayFixture.body("Count me", "\"stream\":true")).send();
+    String metrics = gateway.server.asOperator(gateway.server.http.get("/metrics")).text();
+    assertThat(metrics).contains("engram_inference_tokens_total{kind=\"completion\",model=\"engram-chat\"}");
+    assertThat(metrics)
+        .contains("engram_inference_generation_seconds_count{model=\"engram-chat\",outcome=\"completed\"}");
+    assertThat(metrics).contains("engram_inference_time_to_first_token_seconds_count{model=\"engram-chat\"}");
+  }
 }

@@ -1,6 +1,7 @@
 package io.engram.platform.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -44,6 +45,11 @@ public final class HttpMetrics implements AutoCloseable {
         .tag("limit", limit)
         .register(registry)
         .increment();
+  }
+
+  /** The registry, for the domains that keep their own meters (inference). */
+  public MeterRegistry registry() {
+    return registry;
   }
 
   public String scrape() {

@@ -1,0 +1,48 @@
+package io.engram.inference;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/**
+ * What operators watch on the gateway, in /metrics: generations by model and outcome, their
+ * duration and time to first token, and tokens by kind (memory tokens are part of prompt tokens).
+ */
+final class InferenceMetrics {
+  private final MeterRegistry registry;
+
+  InferenceMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** {@code outcome}: completed, client_gone, or the failure's error code (upstream_timeout...). */
+  void generation(String model, String outcome, long durationNanos) {
+    Timer.builder("engram_inference_generation_seconds")
+        .description("Generations, from the engine call to its end, by model and outcome")
+        .tag("model", model).tag("outcome", outcome)
+        .publishPercentileHistogram()
+        .register(registry).record(Duration.ofNanos(durationNanos));
+  }
+
+  void firstToken(String model, long nanos) {
+    Timer.builder("engram_inference_time_to_first_token_seconds")
+        .description("From the engine call to the first piece of text")
+        .tag("model", model)
+        .publishPercentileHistogram()
+        .register(registry).record(Duration.ofNanos(nanos));
+  }
+
+  void tokens(String model, Generation.Usage usage, int memoryTokens) {
+    counter(model, "prompt").increment(usage.promptTokens());
+    counter(model, "completion").increment(usage.completionTokens());
+    counter(model, "memory").increment(memoryTokens);
+  }
+
+  private Counter counter(String model, String kind) {
+    return Counter.builder("engram_inference_tokens_total")
+        .description("Tokens by model and kind (memory tokens are counted inside prompt tokens too)")
+        .tag("model", model).tag("kind", kind)
+        .register(registry);
+  }
+}
