@@ -102,7 +102,10 @@ public final class Guard {
    * all). Used where both surfaces meet, such as model listing.
    */
   public Principal anyOf(Context ctx, Scope scope, Permission... permissions) {
-    Principal principal = authenticate(ctx);
+    return limited(ctx, requireAny(authenticate(ctx), scope, permissions));
+  }
+
+  private static Principal requireAny(Principal principal, Scope scope, Permission... permissions) {
     boolean allowed = principal.hasScope(scope);
     for (Permission permission : permissions) {
       allowed |= principal.hasPermission(permission);
@@ -116,7 +119,7 @@ public final class Guard {
       throw ApiException.forbidden(principal.kind() == Principal.Kind.CONTEXT_TOKEN ? "insufficient_scope"
           : "insufficient_permissions", needed.append(" permission").toString());
     }
-    return limited(ctx, principal);
+    return principal;
   }
 
   /**
@@ -129,24 +132,12 @@ public final class Guard {
       throw ApiException.unauthorized("missing_api_key", "Authentication required: send {\"type\": \"auth\", "
           + "\"api_key\": \"<key>\"}");
     }
-    Principal principal = credentials.authenticate(secret.strip());
-    if (!principal.hasScope(Scope.INFERENCE_CHAT) && !principal.hasPermission(Permission.INFERENCE)) {
-      throw ApiException.forbidden(principal.kind() == Principal.Kind.CONTEXT_TOKEN ? "insufficient_scope"
-          : "insufficient_permissions", "Inference needs a context access token with the scope "
-          + Scope.INFERENCE_CHAT.wireName() + " or an API key with the inference permission");
-    }
-    return principal;
+    return requireAny(credentials.authenticate(secret.strip()), Scope.INFERENCE_CHAT, Permission.INFERENCE);
   }
 
   /** Counts one request of a WebSocket caller against its per-minute budget; 429 when spent. */
   public void countRequest(Principal principal) {
-    long limit = principal.rateLimit() == null ? defaultKeyRateLimit : principal.rateLimit();
-    RateLimitDecision decision = rateLimiter.acquire("credential:" + principal.credentialId(), limit);
-    if (!decision.allowed()) {
-      metrics.rateLimitRejected("credential");
-      throw ApiException.rateLimited("Rate limit of " + decision.limit() + " requests per minute exceeded for this "
-          + "credential; retry after " + decision.retryAfterSeconds() + " seconds", decision.retryAfterSeconds());
-    }
+    enforce(credentialWindow(principal), "credential");
   }
 
   /** Product routes under /api: a signed-in session, or an API key of the organization. */
@@ -241,35 +232,39 @@ public final class Guard {
     if (principal.organization() == null) {
       return principal;
     }
-    String key;
-    long limit;
-    String limitName;
-    if (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT) {
+    boolean product = RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT;
+    RateLimitDecision decision;
+    if (product) {
       Organization org = principal.organization();
-      key = "org:" + org.id();
-      limit = org.apiRequestsPerMinute().value();
-      limitName = "organization";
+      decision = rateLimiter.acquire("org:" + org.id(), org.apiRequestsPerMinute().value());
     } else {
-      key = "credential:" + principal.credentialId();
-      limit = principal.rateLimit() == null ? defaultKeyRateLimit : principal.rateLimit();
-      limitName = "credential";
+      decision = credentialWindow(principal);
     }
-    RateLimitDecision decision = rateLimiter.acquire(key, limit);
     ctx.header("X-RateLimit-Limit", String.valueOf(decision.limit()));
     ctx.header("X-RateLimit-Remaining", String.valueOf(decision.remaining()));
     ctx.header("X-RateLimit-Reset", String.valueOf(decision.resetEpochSeconds()));
-    if (RouteFamily.of(ctx.path()) != RouteFamily.PRODUCT) {
+    if (!product) {
       // OpenAI's names for the same window, which its clients and dashboards read.
       ctx.header("x-ratelimit-limit-requests", String.valueOf(decision.limit()));
       ctx.header("x-ratelimit-remaining-requests", String.valueOf(decision.remaining()));
       ctx.header("x-ratelimit-reset-requests", decision.retryAfterSeconds() + "s");
     }
+    enforce(decision, product ? "organization" : "credential");
+    return principal;
+  }
+
+  /** One request in the credential's window: its own rate_limit, else RATE_LIMIT_REQUESTS. */
+  private RateLimitDecision credentialWindow(Principal principal) {
+    long limit = principal.rateLimit() == null ? defaultKeyRateLimit : principal.rateLimit();
+    return rateLimiter.acquire("credential:" + principal.credentialId(), limit);
+  }
+
+  private void enforce(RateLimitDecision decision, String limitName) {
     if (!decision.allowed()) {
       metrics.rateLimitRejected(limitName);
       throw ApiException.rateLimited("Rate limit of " + decision.limit() + " requests per minute exceeded for this "
           + limitName + "; retry after " + decision.retryAfterSeconds() + " seconds", decision.retryAfterSeconds());
     }
-    return principal;
   }
 
   /**

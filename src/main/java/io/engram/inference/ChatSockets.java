@@ -2,9 +2,9 @@ package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.AgentSlug;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
+import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.ApiException;
@@ -205,11 +205,15 @@ public final class ChatSockets implements RouteModule {
 
     private void infer(ObjectNode message) {
       try {
-        String agent = message.has("agent") ? message.get("agent").asText("") : ctx.header("X-Service-Agent");
+        JsonNode agentField = message.remove("agent");
+        if (agentField != null && !agentField.isNull() && !agentField.isTextual()) {
+          throw ApiException.badRequest("agent", "'agent' must be an agent slug");
+        }
+        String agent = agentField != null && agentField.isTextual() ? agentField.asText()
+            : ctx.header(AgentBoundary.HEADER);
         message.remove("type");
-        message.remove("agent");
         guard.countRequest(caller);
-        ChatRequest chat = ChatRequest.parse(JsonBody.of(message));
+        ChatRequest chat = ChatRequest.parse(JsonBody.received(message));
         try (Gateway.Prepared prepared = gateway.prepareChat(caller, scope(agent), chat, true, null)) {
           run(prepared, chat);
         }
@@ -226,20 +230,8 @@ public final class ChatSockets implements RouteModule {
     }
 
     private AgentScope scope(String agent) {
-      if (agent == null || agent.isBlank()) {
-        if (caller.agents() != null) {
-          throw ApiException.forbidden("agent_required", "This token is bound to agents " + caller.agents()
-              + "; name one in the message's \"agent\" field or the X-Service-Agent header");
-        }
-        return AgentScope.ORGANIZATION;
-      }
-      if (!AgentSlug.isValid(agent)) {
-        throw ApiException.badRequest("agent", "Agent '" + agent + "' is not a valid agent slug: " + AgentSlug.rule());
-      }
-      if (!caller.canReachAgent(agent)) {
-        throw ApiException.forbidden("agent_not_allowed", "This token is not bound to agent '" + agent + "'");
-      }
-      return new AgentScope(agent);
+      return AgentBoundary.resolve(agent == null || agent.isBlank() ? null : agent.strip(), caller,
+          "name one in the message's \"agent\" field or the X-Service-Agent header");
     }
 
     private void run(Gateway.Prepared prepared, ChatRequest chat) {

@@ -169,7 +169,7 @@ public final class Gateway {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
       record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(delivered.toString())));
-      String outcome = e instanceof EngineException failure ? failure.toApiException().code()
+      String outcome = e instanceof EngineException failure ? failure.failure().code
           : e instanceof ClientGoneException ? "client_gone" : "internal_error";
       metrics.generation(model, outcome, System.nanoTime() - started);
       throw e;

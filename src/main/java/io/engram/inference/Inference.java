@@ -55,7 +55,8 @@ public final class Inference implements AutoCloseable {
     List<AutoCloseable> engines = new ArrayList<>();
     long queueTimeout = Duration.ofSeconds(config.requestTimeoutSeconds()).toMillis();
     for (LocalModels.Found found : LocalModels.scan(config.modelCacheDir())) {
-      LocalEngine local = new LocalEngine(found.directory(), workers(config), queueTimeout);
+      LocalEngine local = new LocalEngine(found.directory(),
+          config.workerProcesses().orElse(Runtime.getRuntime().availableProcessors()), queueTimeout);
       engines.add(local);
       catalog.add(new ModelCatalog.Entry(new ModelCard(found.id(), found.createdEpochSeconds(), "engram",
           found.contextLength(), found.parametersLabel()), local, found.id()));
@@ -84,13 +85,6 @@ public final class Inference implements AutoCloseable {
     Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
     return new Inference(gateway, embedder, engines,
         Duration.ofSeconds(config.streamKeepAliveSeconds()), config.webSockets(), started);
-  }
-
-  /** Generations at once per local model: WORKER_PROCESSES, else one per core. */
-  static int workers(EngramConfig config) {
-    String configured = config.values().get("WORKER_PROCESSES");
-    return configured == null || configured.isEmpty() ? Runtime.getRuntime().availableProcessors()
-        : Integer.parseInt(configured);
   }
 
   public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {

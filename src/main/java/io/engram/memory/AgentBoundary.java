@@ -31,14 +31,22 @@ public final class AgentBoundary {
       throw ApiException.badRequest(HEADER, "The path names agent '" + fromPath + "' but " + HEADER
           + " names '" + fromHeader + "'");
     }
-    String agent = fromPath != null ? fromPath : fromHeader;
+    return resolve(fromPath != null ? fromPath : fromHeader, caller, "call " + agentRoute + " or send " + HEADER);
+  }
+
+  /**
+   * The boundary of a request that names {@code agent} (null: none), for callers without an HTTP
+   * route such as WebSocket messages. {@code howToName} tells a bound token how to name one.
+   */
+  public static AgentScope resolve(String agent, Principal caller, String howToName) {
     if (agent == null) {
       if (caller.agents() != null) {
         throw ApiException.forbidden("agent_required", "This token is bound to agents " + caller.agents()
-            + "; call " + agentRoute + " or send " + HEADER);
+            + "; " + howToName);
       }
       return AgentScope.ORGANIZATION;
     }
+    checkSlug(agent, "agent");
     if (!caller.canReachAgent(agent)) {
       throw ApiException.forbidden("agent_not_allowed", "This token is not bound to agent '" + agent + "'");
     }

@@ -120,6 +120,10 @@ class WebSocketTest {
       assertThat(error.get("type").asText()).isEqualTo("error");
       assertThat(error.get("error").get("type").asText()).isEqualTo("invalid_request_error");
       assertThat(error.get("error").get("param").asText()).isEqualTo("messages");
+      client.send(inference("Hi", "\"agent\":5"));
+      assertThat(client.next().get("error").get("param").asText()).isEqualTo("agent");
+      client.send(inference("Hi\u0000there", ""));
+      assertThat(client.next().get("error").get("type").asText()).isEqualTo("invalid_request_error");
       client.send(inference("Again", ""));
       List<JsonNode> again = client.until(f -> f.path("type").asText().equals("done"));
       assertThat(again).hasSize(2); // one token frame with the whole reply, then done

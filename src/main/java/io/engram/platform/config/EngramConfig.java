@@ -145,6 +145,12 @@ public record EngramConfig(
         Duration.ofSeconds(Long.parseLong(values.get("ENGRAM_WEBSOCKET_AUTH_TIMEOUT"))));
   }
 
+  /** WORKER_PROCESSES: generations at once per local model; empty: decided by the runtime. */
+  public OptionalInt workerProcesses() {
+    String value = values.get("WORKER_PROCESSES");
+    return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
+  }
+
   public int streamKeepAliveSeconds() {
     return Integer.parseInt(values.get("ENGRAM_STREAM_KEEPALIVE_SECONDS"));
   }

@@ -31,6 +31,12 @@ public final class JsonBody {
     return new JsonBody(node);
   }
 
+  /** A JSON object that arrived other than as a request body (a WebSocket message), with the same NUL rule. */
+  public static JsonBody received(ObjectNode node) {
+    refuseNul(node, null);
+    return new JsonBody(node);
+  }
+
   /** Reads the body: 415 for a non-JSON content type, 413 when too large, 400 when malformed or not an object. */
   public static JsonBody parse(Context ctx, long maxBytes) {
     String contentType = ctx.contentType();
