@@ -84,52 +84,56 @@ public final class Gateway {
                               String requestId) {
     ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN ? advertised(chat.model())
         : model(chat.model());
-    Organization org = caller.organization();
-    if (chat.sampling().maxTokens() != null) {
-      limits.checkTokensPerRequest(org, chat.sampling().maxTokens(), "max_tokens");
-    }
     int conversationTokens = chatTokens(chat.messages());
-    int contextLength = model.card().contextLength();
-    int reserved = chat.sampling().maxTokens() == null ? 1 : chat.sampling().maxTokens();
-    checkContext(conversationTokens + reserved, contextLength);
-    InferenceLimits.TokenBudget budget = limits.tokenBudget(org);
-    InferenceLimits.Permit permit = limits.admit(caller, budget);
+    Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
     try {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
       if (memoryOn && chat.memory().enabled()) {
         // The memory block takes what the context has left, never the reply's room.
-        int room = contextLength - conversationTokens - reserved - TOKENS_PER_MESSAGE;
+        int room = model.card().contextLength() - conversationTokens - admission.reserved() - TOKENS_PER_MESSAGE;
         injection = memory.retrieve(caller, scope, chat.messages(), chat.memory().limit(),
             Math.min(chat.memory().maxTokens(), room), requestId);
       }
-      List<ChatMessage> messages = injection.applyTo(chat.messages());
       int promptTokens = injection.isEmpty() ? conversationTokens
           : conversationTokens + injection.tokens() + TOKENS_PER_MESSAGE;
-      Sampling sampling = resolve(chat.sampling(), org, contextLength, promptTokens);
-      GenerationRequest request = new GenerationRequest(model.engineModel(), messages, null, sampling, chat.stream(),
-          chat.user());
-      return new Prepared(model, request, injection, promptTokens, budget, permit);
+      GenerationRequest request = new GenerationRequest(model.engineModel(), injection.applyTo(chat.messages()),
+          null, resolve(chat.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
+          chat.stream(), chat.user());
+      return new Prepared(model, request, injection, promptTokens, admission.budget(), admission.permit());
     } catch (RuntimeException e) {
-      permit.close();
+      admission.permit().close();
       throw e;
     }
   }
 
   public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
     ModelCatalog.Entry model = model(completion.model());
-    Organization org = caller.organization();
-    if (completion.sampling().maxTokens() != null) {
-      limits.checkTokensPerRequest(org, completion.sampling().maxTokens(), "max_tokens");
-    }
     int promptTokens = ContextBlock.count(completion.prompt());
-    int reserved = completion.sampling().maxTokens() == null ? 1 : completion.sampling().maxTokens();
+    Admission admission = admit(caller, model, completion.sampling(), promptTokens);
+    GenerationRequest request = new GenerationRequest(model.engineModel(), null, completion.prompt(),
+        resolve(completion.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
+        completion.stream(), completion.user());
+    return new Prepared(model, request, MemoryContext.Injection.NONE, promptTokens, admission.budget(),
+        admission.permit());
+  }
+
+  /** A request let in: the tokens kept for the reply, the hourly budget it saw, its concurrency slot. */
+  private record Admission(int reserved, InferenceLimits.TokenBudget budget, InferenceLimits.Permit permit) {
+  }
+
+  /**
+   * The checks every generation passes before work starts, cheapest and permanent first: tokens
+   * per request and context (400s), then the hourly budget and a concurrency slot (429s).
+   */
+  private Admission admit(Principal caller, ModelCatalog.Entry model, Sampling sampling, int promptTokens) {
+    Organization org = caller.organization();
+    if (sampling.maxTokens() != null) {
+      limits.checkTokensPerRequest(org, sampling.maxTokens(), "max_tokens");
+    }
+    int reserved = sampling.maxTokens() == null ? 1 : sampling.maxTokens();
     checkContext(promptTokens + reserved, model.card().contextLength());
     InferenceLimits.TokenBudget budget = limits.tokenBudget(org);
-    InferenceLimits.Permit permit = limits.admit(caller, budget);
-    Sampling sampling = resolve(completion.sampling(), org, model.card().contextLength(), promptTokens);
-    GenerationRequest request = new GenerationRequest(model.engineModel(), null, completion.prompt(), sampling,
-        completion.stream(), completion.user());
-    return new Prepared(model, request, MemoryContext.Injection.NONE, promptTokens, budget, permit);
+    return new Admission(reserved, budget, limits.admit(caller, budget));
   }
 
   /** A generation and the usage it was charged. */
