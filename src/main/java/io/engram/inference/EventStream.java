@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A Server-Sent Events response written straight to the connection: each event is flushed as it
@@ -23,8 +25,10 @@ final class EventStream implements AutoCloseable {
   private final Duration keepAlive;
   private ServletOutputStream out;
   private ScheduledFuture<?> keepAliveTask;
+  private final ReentrantLock writing = new ReentrantLock();
+  private final AtomicBoolean keepAliveRunning = new AtomicBoolean();
   private volatile long lastWrite;
-  private boolean gone;
+  private volatile boolean gone;
   private volatile Runnable onGone = () -> { };
 
   EventStream(Context ctx, ScheduledExecutorService scheduler, Duration keepAlive) {
@@ -34,7 +38,7 @@ final class EventStream implements AutoCloseable {
   }
 
   /** Sends the status and headers; from here on, failures are reported inside the stream. */
-  synchronized void open() {
+  void open() {
     ctx.status(200);
     ctx.res().setContentType("text/event-stream; charset=utf-8");
     ctx.res().setHeader("Cache-Control", "no-cache");
@@ -62,7 +66,16 @@ final class EventStream implements AutoCloseable {
     data("[DONE]");
   }
 
-  private synchronized void write(byte[] bytes) {
+  private void write(byte[] bytes) {
+    writing.lock();
+    try {
+      writeLocked(bytes);
+    } finally {
+      writing.unlock();
+    }
+  }
+
+  private void writeLocked(byte[] bytes) {
     if (gone) {
       throw new ClientGoneException(null);
     }
@@ -75,15 +88,30 @@ final class EventStream implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs on the timer thread every stream shares, so it must never block there: the write goes
+   * to a virtual thread, and is skipped while another write is in progress (a slow reader is not
+   * silent, and a second write behind it would only wait too).
+   */
   private void keepAlive() {
-    if (System.nanoTime() - lastWrite < keepAlive.toNanos()) {
+    if (System.nanoTime() - lastWrite < keepAlive.toNanos() || !keepAliveRunning.compareAndSet(false, true)) {
       return;
     }
-    try {
-      write(KEEP_ALIVE);
-    } catch (ClientGoneException e) {
-      onGone.run();
-    }
+    Thread.ofVirtual().name("sse-keepalive").start(() -> {
+      try {
+        if (writing.tryLock()) {
+          try {
+            writeLocked(KEEP_ALIVE);
+          } finally {
+            writing.unlock();
+          }
+        }
+      } catch (ClientGoneException e) {
+        onGone.run();
+      } finally {
+        keepAliveRunning.set(false);
+      }
+    });
   }
 
   /** What to do when a keep-alive finds the client gone while the generating thread waits. */
@@ -97,7 +125,7 @@ final class EventStream implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
+  public void close() {
     if (keepAliveTask != null) {
       keepAliveTask.cancel(false);
     }
