@@ -44,7 +44,8 @@ public record CompletionRequest(String model, String prompt, Sampling sampling, 
     }
     JsonNode bias = body.get("logit_bias");
     if (bias != null && !(bias.isObject() && bias.isEmpty())) {
-      throw ChatRequest.unsupported("logit_bias", "'logit_bias' is not supported by this gateway (only {} is accepted)");
+      throw ChatRequest.unsupported("logit_bias",
+          "'logit_bias' is not supported by this gateway (only {} is accepted)");
     }
     boolean stream = body.optionalBoolean("stream").orElse(false);
     boolean includeUsage = ChatRequest.streamOptions(body, stream);

@@ -74,7 +74,7 @@ class InferenceLimitsTest {
   }
 
   @Test
-  void usageSurvivesARestartBecauseItIsPersisted() {
+  void usageIsWrittenToTheDatabaseInHourlyRows() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
       Http.Response large = gateway.chat(gateway.token, GatewayFixture.body("word ".repeat(5_000), "\"memory\":false"))
           .send();

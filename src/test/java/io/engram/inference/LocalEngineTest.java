@@ -3,6 +3,7 @@ package io.engram.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.TinyModel;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
@@ -130,8 +131,11 @@ class LocalEngineTest {
   @Test
   void concurrencyIsBoundedAndRequestsQueueRatherThanFail() {
     List<CompletableFuture<Http.Response>> calls = List.of(1, 2, 3).stream().map(i -> CompletableFuture.supplyAsync(
-        () -> send(chat("Request " + i, "\"max_tokens\":20,\"memory\":false")))).toList();
+        () -> send(chat("Request " + i, "\"max_tokens\":200,\"memory\":false,\"stop\":[\"</never>\"]")))).toList();
     calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    LocalEngine engine = (LocalEngine) server.engram.inference().gateway().catalog().find(TinyModel.ID).orElseThrow()
+        .engine();
+    assertThat(engine.peakRunning()).as("WORKER_PROCESSES=1").isEqualTo(1);
   }
 
   @Test
@@ -147,8 +151,10 @@ class LocalEngineTest {
       assertThat(new String(body.readNBytes(200))).startsWith("data: ");
     }
     client.close();
-    // The slot is free long before 1,900 tokens could have been generated.
     StreamingTest.awaitUntil(() -> server.engram.inference().gateway().limits().inFlight(orgId) == 0);
+    // It ended because the client left, not because it ran to its 1,900 tokens.
+    assertThat(server.asOperator(server.http.get("/metrics")).text())
+        .contains("engram_inference_generation_seconds_count{model=\"" + TinyModel.ID + "\",outcome=\"client_gone\"}");
   }
 
   @Test

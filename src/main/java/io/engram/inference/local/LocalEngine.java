@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,11 @@ import org.slf4j.LoggerFactory;
 public final class LocalEngine implements Engine, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalEngine.class);
 
+  private static final Field KV_CACHE = kvCacheField();
+
   private final Path directory;
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicInteger peak = new AtomicInteger();
   private final Semaphore workers;
   private final long queueTimeoutMillis;
   private volatile AbstractModel model;
@@ -78,9 +83,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
   public Generation generate(GenerationRequest request, TokenSink sink) {
     AbstractModel m = model();
     acquire();
+    peak.accumulateAndGet(running.incrementAndGet(), Math::max);
     try {
       return run(m, request, sink);
     } finally {
+      running.decrementAndGet();
       workers.release();
     }
   }
@@ -181,16 +188,33 @@ public final class LocalEngine implements Engine, AutoCloseable {
 
   /**
    * A KV buffer for one request, not kept by the model once closed. jlama keeps its cache
-   * protected; this reaches it once per request by reflection (jlama is on the class path).
+   * protected; it is reached by reflection (jlama is on the class path), the field found once.
    */
   private static KvBufferCache.KvBuffer ephemeralBuffer(AbstractModel m) {
     try {
+      return ((KvBufferCache) KV_CACHE.get(m)).getEphemeralKvBuffer();
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException("jlama's kvBufferCache is not accessible", e);
+    }
+  }
+
+  private static Field kvCacheField() {
+    try {
       Field field = AbstractModel.class.getDeclaredField("kvBufferCache");
       field.setAccessible(true);
-      return ((KvBufferCache) field.get(m)).getEphemeralKvBuffer();
-    } catch (ReflectiveOperationException e) {
+      return field;
+    } catch (NoSuchFieldException e) {
       throw new IllegalStateException("this jlama version has no kvBufferCache field", e);
     }
+  }
+
+  /** Generations running now, and the most that ever ran at once (for metrics and tests). */
+  public int running() {
+    return running.get();
+  }
+
+  public int peakRunning() {
+    return peak.get();
   }
 
   @Override

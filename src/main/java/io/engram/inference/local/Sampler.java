@@ -35,6 +35,17 @@ final class Sampler {
     return chosen;
   }
 
+  private int draw(double[] weights, double sum) {
+    double draw = random.nextDouble() * sum;
+    for (int i = 0; i < weights.length; i++) {
+      draw -= weights[i];
+      if (draw <= 0) {
+        return i;
+      }
+    }
+    return weights.length - 1;
+  }
+
   private static int argmax(double[] logits) {
     int best = 0;
     for (int i = 1; i < logits.length; i++) {
@@ -52,6 +63,9 @@ final class Sampler {
     for (int i = 0; i < logits.length; i++) {
       weights[i] = Math.exp((logits[i] - max) / sampling.temperature());
       sum += weights[i];
+    }
+    if (sampling.topP() >= 1) {
+      return draw(weights, sum); // the whole distribution: no need to sort a vocabulary per token
     }
     Integer[] order = new Integer[logits.length];
     for (int i = 0; i < order.length; i++) {
