@@ -25,6 +25,8 @@ import java.util.Map;
 public final class UsageRoutes implements RouteModule {
   static final Duration DEFAULT_SPAN = Duration.ofHours(24);
   static final Duration MAX_SPAN = Duration.ofDays(93);
+  /** Later instants do not fit in the milliseconds hours are stored in. */
+  static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
   private final Gateway gateway;
   private final OrganizationStore organizations;
@@ -49,6 +51,10 @@ public final class UsageRoutes implements RouteModule {
     Organization org = organizations.find(orgId).orElseThrow(() -> ApiException.notFound("Organization not found"));
     Instant end = ctx.queryParam("end") == null ? clock.instant() : QueryParams.instant(ctx, "end");
     Instant start = ctx.queryParam("start") == null ? end.minus(DEFAULT_SPAN) : QueryParams.instant(ctx, "start");
+    if (start.isBefore(Instant.EPOCH) || end.isAfter(LATEST)) {
+      throw ApiException.badRequest(start.isBefore(Instant.EPOCH) ? "start" : "end",
+          "'start' and 'end' must lie between 1970 and the year 9999");
+    }
     if (!start.isBefore(end)) {
       throw ApiException.badRequest("start", "'start' must be earlier than 'end'");
     }

@@ -120,6 +120,10 @@ class InferenceLimitsTest {
       assertThat(gateway.server.http.get(path + "?start=2030-01-02T00:00:00Z&end=2030-01-01T00:00:00Z").bearer(admin)
           .send().status()).isEqualTo(400);
       assertThat(gateway.server.http.get(path + "?start=yesterday").bearer(admin).send().status()).isEqualTo(400);
+      assertThat(gateway.server.http.get(path + "?end=%2B999999999-12-31T00:00:00Z").bearer(admin).send().status())
+          .isEqualTo(400);
+      assertThat(gateway.server.http.get(path + "?start=1900-01-01T00:00:00Z&end=1900-01-02T00:00:00Z")
+          .bearer(admin).send().status()).isEqualTo(400);
     }
   }
 }
