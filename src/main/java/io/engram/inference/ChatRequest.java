@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A validated chat completion request. It takes what OpenAI's clients send; parameters this
@@ -68,27 +69,26 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
     }
   }
 
+  /** Default values clients send for parameters this gateway does not carry out. */
+  static final Predicate<JsonNode> ONE = n -> n.isIntegralNumber() && n.asLong() == 1;
+  static final Predicate<JsonNode> FALSE = n -> n.isBoolean() && !n.asBoolean();
+  static final Predicate<JsonNode> EMPTY_OBJECT = n -> n.isObject() && n.isEmpty();
+
   /** Fields clients send with their default value: accepted only at that value. */
   static void acceptOnlyDefaults(JsonBody body) {
-    JsonNode n = body.get("n");
-    if (n != null && !(n.isIntegralNumber() && n.asLong() == 1)) {
-      throw unsupported("n", "'n' must be 1: this gateway returns one choice per request");
-    }
-    JsonNode logprobs = body.get("logprobs");
-    if (logprobs != null && !(logprobs.isBoolean() && !logprobs.asBoolean())) {
-      throw unsupported("logprobs", "'logprobs' is not supported by this gateway (only false is accepted)");
-    }
-    JsonNode store = body.get("store");
-    if (store != null && !(store.isBoolean() && !store.asBoolean())) {
-      throw unsupported("store", "stored completions are not supported by this gateway (only false is accepted)");
-    }
-    JsonNode bias = body.get("logit_bias");
-    if (bias != null && !(bias.isObject() && bias.isEmpty())) {
-      throw unsupported("logit_bias", "'logit_bias' is not supported by this gateway (only {} is accepted)");
-    }
-    JsonNode format = body.get("response_format");
-    if (format != null && !(format.isObject() && format.size() == 1 && "text".equals(format.path("type").asText()))) {
-      throw unsupported("response_format", "only {\"type\": \"text\"} is supported as 'response_format'");
+    onlyAt(body, "n", ONE, "'n' must be 1: this gateway returns one choice per request");
+    onlyAt(body, "logprobs", FALSE, "'logprobs' is not supported by this gateway (only false is accepted)");
+    onlyAt(body, "store", FALSE, "stored completions are not supported by this gateway (only false is accepted)");
+    onlyAt(body, "logit_bias", EMPTY_OBJECT, "'logit_bias' is not supported by this gateway (only {} is accepted)");
+    onlyAt(body, "response_format", f -> f.isObject() && f.size() == 1 && "text".equals(f.path("type").asText()),
+        "only {\"type\": \"text\"} is supported as 'response_format'");
+  }
+
+  /** Refuses the field (400 unsupported_parameter) when it is present at any other value. */
+  static void onlyAt(JsonBody body, String field, Predicate<JsonNode> accepted, String message) {
+    JsonNode value = body.get(field);
+    if (value != null && !accepted.test(value)) {
+      throw unsupported(field, message);
     }
   }
 

@@ -26,27 +26,14 @@ public record CompletionRequest(String model, String prompt, Sampling sampling, 
     body.allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     String prompt = prompt(body.get("prompt"));
-    JsonNode n = body.get("n");
-    if (n != null && !(n.isIntegralNumber() && n.asLong() == 1)) {
-      throw ChatRequest.unsupported("n", "'n' must be 1: this gateway returns one choice per request");
-    }
-    JsonNode bestOf = body.get("best_of");
-    if (bestOf != null && !(bestOf.isIntegralNumber() && bestOf.asLong() == 1)) {
-      throw ChatRequest.unsupported("best_of", "'best_of' must be 1 on this gateway");
-    }
-    JsonNode echo = body.get("echo");
-    if (echo != null && !(echo.isBoolean() && !echo.asBoolean())) {
-      throw ChatRequest.unsupported("echo", "'echo' is not supported by this gateway (only false is accepted)");
-    }
-    JsonNode logprobs = body.get("logprobs");
-    if (logprobs != null && !(logprobs.isIntegralNumber() && logprobs.asLong() == 0)) {
-      throw ChatRequest.unsupported("logprobs", "log probabilities are not supported by this gateway");
-    }
-    JsonNode bias = body.get("logit_bias");
-    if (bias != null && !(bias.isObject() && bias.isEmpty())) {
-      throw ChatRequest.unsupported("logit_bias",
-          "'logit_bias' is not supported by this gateway (only {} is accepted)");
-    }
+    ChatRequest.onlyAt(body, "n", ChatRequest.ONE, "'n' must be 1: this gateway returns one choice per request");
+    ChatRequest.onlyAt(body, "best_of", ChatRequest.ONE, "'best_of' must be 1 on this gateway");
+    ChatRequest.onlyAt(body, "echo", ChatRequest.FALSE,
+        "'echo' is not supported by this gateway (only false is accepted)");
+    ChatRequest.onlyAt(body, "logprobs", v -> v.isIntegralNumber() && v.asLong() == 0,
+        "log probabilities are not supported by this gateway");
+    ChatRequest.onlyAt(body, "logit_bias", ChatRequest.EMPTY_OBJECT,
+        "'logit_bias' is not supported by this gateway (only {} is accepted)");
     boolean stream = body.optionalBoolean("stream").orElse(false);
     boolean includeUsage = ChatRequest.streamOptions(body, stream);
     String user = body.optionalString("user", ChatRequest.MAX_USER).orElse(null);

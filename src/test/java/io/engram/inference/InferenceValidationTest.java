@@ -61,6 +61,26 @@ class InferenceValidationTest {
     assertThat(gateway.upstream.requests()).hasSize(before);
   }
 
+  @ParameterizedTest(name = "completions: {0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      no prompt           | {"model":"engram-chat"}                                   | prompt
+      empty prompt        | {"model":"engram-chat","prompt":""}                       | prompt
+      two prompts         | {"model":"engram-chat","prompt":["a","b"]}                | prompt
+      token prompt        | {"model":"engram-chat","prompt":[1,2,3]}                  | prompt
+      n of two            | {"model":"engram-chat","prompt":"a","n":2}                | n
+      best_of             | {"model":"engram-chat","prompt":"a","best_of":3}          | best_of
+      echo                | {"model":"engram-chat","prompt":"a","echo":true}          | echo
+      logprobs            | {"model":"engram-chat","prompt":"a","logprobs":5}         | logprobs
+      suffix              | {"model":"engram-chat","prompt":"a","suffix":"z"}         | suffix
+      temperature         | {"model":"engram-chat","prompt":"a","temperature":-1}     | temperature
+      """)
+  void completionsRefuseWithAClearInvalidRequestError(String name, String json, String param) {
+    Http.Response response = gateway.server.http.post("/v1/completions").bearer(gateway.key).json(json).send();
+    assertThat(response.status()).as(response.text()).isEqualTo(400);
+    assertThat(response.json().get("error").get("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(response.json().get("error").get("param").asText()).isEqualTo(param);
+  }
+
   @Test
   void acceptsWhatOpenAiClientsSendAtTheirDefaults() {
     Http.Response ok = gateway.chat(gateway.token, "{\"model\":\"engram-chat\",\"n\":1,\"logprobs\":false,"
