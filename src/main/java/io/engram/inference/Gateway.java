@@ -65,9 +65,14 @@ public final class Gateway {
     return usage;
   }
 
-  /** A model by client-facing id, or 404 in OpenAI's words. */
-  public ModelCatalog.Entry model(String id) {
-    return catalog.find(id).orElseThrow(() -> modelNotFound(id));
+  /** Generations running on an engine now. */
+  public int generationsInFlight() {
+    return metrics.inFlight();
+  }
+
+  /** A model by client-facing id as the caller's organization sees it, or 404 in OpenAI's words. */
+  public ModelCatalog.Entry model(Principal caller, String id) {
+    return catalog.find(caller.orgId(), id).orElseThrow(() -> modelNotFound(id));
   }
 
   /** The current gateway (context access tokens) serves its one advertised model. */
@@ -83,7 +88,7 @@ public final class Gateway {
   public Prepared prepareChat(Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn,
                               String requestId) {
     ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN ? advertised(chat.model())
-        : model(chat.model());
+        : model(caller, chat.model());
     int conversationTokens = chatTokens(chat.messages());
     Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
     try {
@@ -107,7 +112,7 @@ public final class Gateway {
   }
 
   public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
-    ModelCatalog.Entry model = model(completion.model());
+    ModelCatalog.Entry model = model(caller, completion.model());
     int promptTokens = ContextBlock.count(completion.prompt());
     Admission admission = admit(caller, model, completion.sampling(), promptTokens);
     GenerationRequest request = new GenerationRequest(model.engineModel(), null, completion.prompt(),
@@ -169,6 +174,7 @@ public final class Gateway {
       }
     };
     Generation generation;
+    metrics.started();
     try {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
@@ -177,6 +183,8 @@ public final class Gateway {
           : e instanceof ClientGoneException ? "client_gone" : "internal_error";
       metrics.generation(model, outcome, System.nanoTime() - started);
       throw e;
+    } finally {
+      metrics.ended();
     }
     metrics.generation(model, "completed", System.nanoTime() - started);
     return new Outcome(generation, finish(caller, prepared, generation));

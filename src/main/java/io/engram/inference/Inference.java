@@ -14,9 +14,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +31,8 @@ public final class Inference implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Inference.class);
 
   private final Gateway gateway;
+  private final ModelUploads uploads;
+  private final OptionalInt maxModelSizeGb;
   private final Embedder embedder;
   private final List<AutoCloseable> engines;
   private final ScheduledExecutorService keepAlives;
@@ -35,9 +40,12 @@ public final class Inference implements AutoCloseable {
   private final EngramConfig.WebSocketSettings webSockets;
   private final long started;
 
-  private Inference(Gateway gateway, Embedder embedder, List<AutoCloseable> engines, Duration keepAlive,
-                    EngramConfig.WebSocketSettings webSockets, long started) {
+  private Inference(Gateway gateway, ModelUploads uploads, OptionalInt maxModelSizeGb, Embedder embedder,
+                    List<AutoCloseable> engines, Duration keepAlive, EngramConfig.WebSocketSettings webSockets,
+                    long started) {
     this.gateway = gateway;
+    this.uploads = uploads;
+    this.maxModelSizeGb = maxModelSizeGb;
     this.embedder = embedder;
     this.engines = engines;
     this.keepAlive = keepAlive;
@@ -54,9 +62,10 @@ public final class Inference implements AutoCloseable {
     ModelCatalog catalog = new ModelCatalog(config.defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
     long queueTimeout = Duration.ofSeconds(config.requestTimeoutSeconds()).toMillis();
+    int workers = config.workerProcesses().orElse(Runtime.getRuntime().availableProcessors());
+    Function<Path, LocalEngine> localEngine = directory -> new LocalEngine(directory, workers, queueTimeout);
     for (LocalModels.Found found : LocalModels.scan(config.modelCacheDir())) {
-      LocalEngine local = new LocalEngine(found.directory(),
-          config.workerProcesses().orElse(Runtime.getRuntime().availableProcessors()), queueTimeout);
+      LocalEngine local = localEngine.apply(found.directory());
       engines.add(local);
       catalog.add(new ModelCatalog.Entry(new ModelCard(found.id(), found.createdEpochSeconds(), "engram",
           found.contextLength(), found.parametersLabel()), local, found.id()));
@@ -80,17 +89,21 @@ public final class Inference implements AutoCloseable {
       LOG.info("inference: no generation model configured (set ENGRAM_UPSTREAM_URL or put a model in {})",
           config.modelCacheDir());
     }
+    ModelUploads uploads = new ModelUploads(config.modelCacheDir(), localEngine,
+        id -> catalog.find(id).isPresent() || id.equals(EmbeddingRoutes.MODEL_ID));
+    catalog.serveOrganizationModels(uploads);
+    engines.add(uploads);
     UsageLedger usage = new UsageLedger(new UsageStore(database), clock);
     InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
     Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
-    return new Inference(gateway, embedder, engines,
+    return new Inference(gateway, uploads, config.maxModelSizeGb(), embedder, engines,
         Duration.ofSeconds(config.streamKeepAliveSeconds()), config.webSockets(), started);
   }
 
   public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
-        new ModelRoutes(gateway, guard, List.of(EmbeddingRoutes.card(started))),
+        new ModelRoutes(gateway, guard, List.of(EmbeddingRoutes.card(started)), uploads, maxModelSizeGb),
         new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
         new UsageRoutes(gateway, organizations, guard, clock),
         new ChatSockets(gateway, guard, webSockets, keepAlives));

@@ -1,9 +1,11 @@
 package io.engram.inference;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What operators watch on the gateway, in /metrics: generations by model and outcome, their
@@ -11,9 +13,26 @@ import java.time.Duration;
  */
 final class InferenceMetrics {
   private final MeterRegistry registry;
+  private final AtomicInteger inFlight = new AtomicInteger();
 
   InferenceMetrics(MeterRegistry registry) {
     this.registry = registry;
+    Gauge.builder("engram_inference_generations_in_flight", inFlight, AtomicInteger::get)
+        .description("Generations running on an engine now (a leak shows as a floor that never returns to 0)")
+        .register(registry);
+  }
+
+  /** A generation starts running on its engine; {@link #ended()} follows however it ends. */
+  void started() {
+    inFlight.incrementAndGet();
+  }
+
+  void ended() {
+    inFlight.decrementAndGet();
+  }
+
+  int inFlight() {
+    return inFlight.get();
   }
 
   /** {@code outcome}: completed, client_gone, or the failure's error code (upstream_timeout...). */

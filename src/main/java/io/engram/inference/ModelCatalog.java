@@ -17,8 +17,37 @@ public final class ModelCatalog {
   public record Entry(ModelCard card, Engine engine, String engineModel) {
   }
 
+  /** Models one organization owns (its uploads), seen by that organization only. */
+  public interface OrganizationModels {
+    OrganizationModels NONE = new OrganizationModels() {
+      @Override
+      public Optional<Entry> loaded(String orgId, String id) {
+        return Optional.empty();
+      }
+
+      @Override
+      public Optional<Entry> find(String orgId, String id) {
+        return Optional.empty();
+      }
+
+      @Override
+      public List<Entry> all(String orgId) {
+        return List.of();
+      }
+    };
+
+    /** An organization's model already known to this node (no disk access: the hot path). */
+    Optional<Entry> loaded(String orgId, String id);
+
+    /** An organization's model, looked for on disk too. */
+    Optional<Entry> find(String orgId, String id);
+
+    List<Entry> all(String orgId);
+  }
+
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
   private final String defaultModel;
+  private volatile OrganizationModels organizationModels = OrganizationModels.NONE;
 
   public ModelCatalog(String defaultModel) {
     this.defaultModel = defaultModel == null || defaultModel.isEmpty() ? null : defaultModel;
@@ -28,8 +57,22 @@ public final class ModelCatalog {
     entries.put(entry.card().id(), entry);
   }
 
+  public void serveOrganizationModels(OrganizationModels models) {
+    this.organizationModels = models;
+  }
+
+  /** A model every organization sees (configured, not uploaded). */
   public Optional<Entry> find(String id) {
     return Optional.ofNullable(entries.get(id));
+  }
+
+  /**
+   * A model as one organization sees it: its own upload first, then the instance's. The disk is
+   * searched (an upload another node made) only when neither is known, so a request for a
+   * configured model costs no file-system call.
+   */
+  public Optional<Entry> find(String orgId, String id) {
+    return organizationModels.loaded(orgId, id).or(() -> find(id)).or(() -> organizationModels.find(orgId, id));
   }
 
   /** The single client-facing model of the current gateway, when it is servable. */
@@ -43,6 +86,13 @@ public final class ModelCatalog {
   public List<Entry> all() {
     List<Entry> all = new ArrayList<>(entries.values());
     all.sort(Comparator.comparing(e -> e.card().id()));
+    return all;
+  }
+
+  /** Every model one organization can use: the instance's, then its own uploads. */
+  public List<Entry> all(String orgId) {
+    List<Entry> all = all();
+    all.addAll(organizationModels.all(orgId));
     return all;
   }
 }

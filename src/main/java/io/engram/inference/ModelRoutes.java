@@ -8,32 +8,55 @@ import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
- * Model listing and details. A context access token is on the current gateway and sees the one
- * advertised model; an API key is on the extended surface and sees every model, with its
- * parameter-count label.
+ * Model listing, details and upload. A context access token is on the current gateway and sees
+ * the one advertised model; an API key is on the extended surface and sees every model its
+ * organization can use (the instance's and its own uploads), with the parameter-count label.
  */
 public final class ModelRoutes implements RouteModule {
   private final Gateway gateway;
   private final Guard guard;
   private final List<ModelCard> extraCards;
+  private final ModelUploads uploads;
+  private final OptionalInt maxModelSizeGb;
 
-  /** @param extraCards models served outside the generation engines (the embedding model) */
-  public ModelRoutes(Gateway gateway, Guard guard, List<ModelCard> extraCards) {
+  /**
+   * @param extraCards     models served outside the generation engines (the embedding model)
+   * @param maxModelSizeGb MAX_MODEL_SIZE_GB, when set
+   */
+  public ModelRoutes(Gateway gateway, Guard guard, List<ModelCard> extraCards, ModelUploads uploads,
+                     OptionalInt maxModelSizeGb) {
     this.gateway = gateway;
     this.guard = guard;
     this.extraCards = List.copyOf(extraCards);
+    this.uploads = uploads;
+    this.maxModelSizeGb = maxModelSizeGb;
   }
 
   @Override
   public void register(Routes routes) {
     routes.get("/v1/models", this::list)
-        .get("/v1/models/{model_id}", this::show);
+        .get("/v1/models/{model_id}", this::show)
+        .post("/v1/models", this::upload);
+  }
+
+  /** Multipart upload of a model the local engine then serves to the uploading organization. */
+  private void upload(Context ctx) throws IOException {
+    Principal caller = guard.permission(ctx, Permission.MODELS);
+    ModelCatalog.Entry entry;
+    try (InputStream body = ctx.req().getInputStream()) {
+      entry = uploads.upload(caller.organization(), ctx.contentType(), ctx.contentLength(), body, maxModelSizeGb);
+    }
+    ctx.status(201);
+    Responses.json(ctx, view(entry.card(), true));
   }
 
   private Principal reader(Context ctx) {
@@ -41,27 +64,32 @@ public final class ModelRoutes implements RouteModule {
   }
 
   private void list(Context ctx) {
-    boolean extended = reader(ctx).kind() == Principal.Kind.API_KEY;
+    Principal caller = reader(ctx);
     List<Map<String, Object>> data = new ArrayList<>();
-    for (ModelCard card : visible(extended)) {
-      data.add(view(card, extended));
+    for (ModelCard card : visible(caller)) {
+      data.add(view(card, extended(caller)));
     }
     Responses.json(ctx, Map.of("object", "list", "data", data));
   }
 
   private void show(Context ctx) {
-    boolean extended = reader(ctx).kind() == Principal.Kind.API_KEY;
+    Principal caller = reader(ctx);
     String id = ctx.pathParam("model_id");
-    ModelCard card = visible(extended).stream().filter(c -> c.id().equals(id)).findFirst()
+    ModelCard card = visible(caller).stream().filter(c -> c.id().equals(id)).findFirst()
         .orElseThrow(() -> Gateway.modelNotFound(id));
-    Responses.json(ctx, view(card, extended));
+    Responses.json(ctx, view(card, extended(caller)));
   }
 
-  private List<ModelCard> visible(boolean extended) {
-    if (!extended) {
+  private static boolean extended(Principal caller) {
+    return caller.kind() == Principal.Kind.API_KEY;
+  }
+
+  private List<ModelCard> visible(Principal caller) {
+    if (!extended(caller)) {
       return gateway.catalog().advertised().map(e -> List.of(e.card())).orElse(List.of());
     }
-    List<ModelCard> cards = new ArrayList<>(gateway.catalog().all().stream().map(ModelCatalog.Entry::card).toList());
+    List<ModelCard> cards = new ArrayList<>(gateway.catalog().all(caller.orgId()).stream()
+        .map(ModelCatalog.Entry::card).toList());
     cards.addAll(extraCards);
     return cards;
   }

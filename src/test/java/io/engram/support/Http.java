@@ -36,7 +36,7 @@ public final class Http {
     private final String method;
     private final String path;
     private final List<String> headers = new ArrayList<>();
-    private String body;
+    private byte[] body;
 
     Call(String baseUrl, String method, String path) {
       this.baseUrl = baseUrl;
@@ -55,19 +55,22 @@ public final class Http {
     }
 
     public Call json(String json) {
-      this.body = json;
-      return header("Content-Type", "application/json");
+      return body("application/json", json);
     }
 
     public Call body(String contentType, String text) {
-      this.body = text;
+      return bytes(contentType, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    public Call bytes(String contentType, byte[] bytes) {
+      this.body = bytes;
       return contentType == null ? this : header("Content-Type", contentType);
     }
 
     public Response send() {
       HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
           .timeout(Duration.ofSeconds(30))
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
       for (int i = 0; i < headers.size(); i += 2) {
         request.header(headers.get(i), headers.get(i + 1));
       }

@@ -58,6 +58,23 @@ public final class LocalEngine implements Engine, AutoCloseable {
     model();
   }
 
+  /**
+   * Loads the model and runs one token through it: proof that the files make a model this engine
+   * serves (an upload is refused otherwise). Failures are MODEL_UNAVAILABLE with jlama's reason.
+   */
+  public void probe() {
+    AbstractModel m = model();
+    try (KvBufferCache.KvBuffer kv = ephemeralBuffer(m)) {
+      m.getTokenizer().encode("probe");
+      AbstractTensor output = m.forward(0, 0, kv, Optional.empty());
+      m.getLogits(output);
+      output.close();
+    } catch (RuntimeException e) {
+      throw new EngineException(EngineException.Failure.MODEL_UNAVAILABLE, "The model does not run: "
+          + e.getMessage(), null, e);
+    }
+  }
+
   private AbstractModel model() {
     AbstractModel loaded = model;
     if (loaded == null) {

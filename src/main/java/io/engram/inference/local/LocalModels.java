@@ -3,15 +3,13 @@ package io.engram.inference.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalModels {
   private static final Logger LOG = LoggerFactory.getLogger(LocalModels.class);
-  static final long MAX_HEADER = 100L * 1024 * 1024;
 
   /** A servable model directory and what its files say about it. */
   public record Found(String id, Path directory, int contextLength, long parameters, long createdEpochSeconds) {
@@ -39,7 +36,18 @@ public final class LocalModels {
     }
   }
 
+  /** The config.json model types jlama generates with (its causal language models). */
+  public static final Set<String> CAUSAL_TYPES = Set.of("llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2",
+      "granite", "gpt2");
+
   private LocalModels() {
+  }
+
+  /** The model's context from config.json: max_position_embeddings, or GPT-2's n_positions; 0 when absent. */
+  public static int contextLength(JsonNode config) {
+    JsonNode context = config.has("max_position_embeddings") ? config.path("max_position_embeddings")
+        : config.path("n_positions");
+    return context.canConvertToInt() ? context.asInt() : 0;
   }
 
   public static List<Found> scan(Path modelCacheDir) {
@@ -65,43 +73,16 @@ public final class LocalModels {
     }
     try {
       JsonNode json = Json.MAPPER.readTree(config.toFile());
-      int context = json.path("max_position_embeddings").asInt(0);
+      int context = contextLength(json);
       if (context <= 0 || !json.path("model_type").isTextual()) {
         LOG.warn("skipping model {}: config.json needs model_type and max_position_embeddings", dir.getFileName());
         return Optional.empty();
       }
-      return Optional.of(new Found(dir.getFileName().toString(), dir, context, parameters(weights),
+      return Optional.of(new Found(dir.getFileName().toString(), dir, context, SafetensorsHeader.read(weights).parameters(),
           Files.getLastModifiedTime(config).toInstant().getEpochSecond()));
     } catch (IOException | RuntimeException e) {
       LOG.warn("skipping model {}: {}", dir.getFileName(), e.toString());
       return Optional.empty();
-    }
-  }
-
-  /** Sums the tensors' sizes from the safetensors header (without reading the weights). */
-  static long parameters(Path weights) throws IOException {
-    try (InputStream in = Files.newInputStream(weights)) {
-      byte[] prefix = in.readNBytes(8);
-      if (prefix.length != 8) {
-        throw new IOException("model.safetensors is too short");
-      }
-      long length = ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).getLong();
-      if (length <= 0 || length > MAX_HEADER) {
-        throw new IOException("model.safetensors has an invalid header length " + length);
-      }
-      JsonNode header = Json.MAPPER.readTree(in.readNBytes((int) length));
-      long total = 0;
-      for (var entry : header.properties()) {
-        if (entry.getKey().equals("__metadata__")) {
-          continue;
-        }
-        long count = 1;
-        for (JsonNode dim : entry.getValue().path("shape")) {
-          count *= dim.asLong();
-        }
-        total += count;
-      }
-      return total;
     }
   }
 }

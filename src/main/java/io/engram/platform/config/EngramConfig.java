@@ -151,6 +151,12 @@ public record EngramConfig(
     return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
   }
 
+  /** MAX_MODEL_SIZE_GB: the largest model upload; empty: the organization's plan storage decides. */
+  public OptionalInt maxModelSizeGb() {
+    String value = values.get("MAX_MODEL_SIZE_GB");
+    return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
+  }
+
   public int streamKeepAliveSeconds() {
     return Integer.parseInt(values.get("ENGRAM_STREAM_KEEPALIVE_SECONDS"));
   }

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Gateway overhead benchmark: the same load tool (wrk, 1 thread, 16 connections) against
+#   1. the fake upstream directly (bench/fake-upstream.mjs, loopback, answers at once),
+#   2. Engram in front of it, memory off,
+#   3. Portkey's open-source gateway (@portkey-ai/gateway from npm) in front of it,
+#   4. Engram with memory on, the organization holding 10,000 memories,
+# then time to first chunk of streamed replies (bench/first-chunk.mjs) direct and through Engram.
+# Portkey is installed into /tmp/portkey (not into the project). Results: docs/benchmarks.md.
+#   bash bench/gateway-bench.sh [seconds per run, default 20]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_RUN=${1:-20}
+PORTKEY_VERSION=1.15.2
+WORK=/tmp/gwbench
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow"
+command -v wrk >/dev/null || { echo "wrk is required (apt-get install wrk)"; exit 1; }
+rm -rf "$WORK" && mkdir -p "$WORK"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+if [[ ! -f /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]]; then
+  mkdir -p /tmp/portkey && (cd /tmp/portkey && npm init -y >/dev/null && npm install --no-audit --no-fund "@portkey-ai/gateway@$PORTKEY_VERSION" >/dev/null)
+fi
+
+node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
+(cd /tmp/portkey && node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
+
+# Engram: one organization (plan scale: 100 concurrent requests, no hourly token cap) with 10,000 memories.
+export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
+  ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
+  DEFAULT_MODEL=fake-model
+./engram build >/dev/null
+start_engram() {
+  "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar target/engram.jar \
+    serve > "$WORK/engram.log" 2>&1 & ENGRAM=$!; PIDS+=($ENGRAM)
+  until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
+    kill -0 $ENGRAM 2>/dev/null || { cat "$WORK/engram.log"; exit 1; }
+    sleep 0.5
+  done
+}
+start_engram
+json() { python3 -c "import sys,json;print(json.load(sys.stdin)[\"$1\"])"; }
+AUTH="Authorization: Bearer $ENGRAM_ADMIN_KEY"
+ORG=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$AUTH" -H 'Content-Type: application/json' \
+  -d '{"name":"Bench","plan":"scale"}' | json id)
+KEY=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" -H 'Content-Type: application/json' \
+  -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
+kill $ENGRAM; wait $ENGRAM 2>/dev/null || true
+mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=$WORK/cp.txt
+"$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx2g \
+  -cp "target/classes:target/test-classes:$(cat $WORK/cp.txt)" io.engram.memory.bench.SeedMemories "$ENGRAM_DATA_DIR" "$ORG" 10000 \
+  > "$WORK/seed.log" 2>&1
+start_engram
+until curl -sf -o /dev/null -X POST http://127.0.0.1:8787/v1/chat/completions -H 'Content-Type: application/json' \
+  -H 'x-portkey-provider: openai' -H 'x-portkey-custom-host: http://127.0.0.1:9100/v1' -H 'Authorization: Bearer sk-fake' \
+  -d '{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}'; do sleep 0.5; done
+
+PORTKEY_HEADERS="x-portkey-provider: openai|x-portkey-custom-host: http://127.0.0.1:9100/v1"
+load() { # name url [env...]
+  local name=$1 url=$2; shift 2
+  env "$@" wrk -t1 -c16 -d5s -s bench/chat.lua "$url" >/dev/null   # warm-up
+  echo "$name $(env "$@" wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua "$url" | grep RESULT)"
+}
+echo "# non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s"
+for round in 1 2; do
+  load "direct       " http://127.0.0.1:9100/v1/chat/completions
+  load "engram-off   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off
+  load "portkey      " http://127.0.0.1:8787/v1/chat/completions AUTH=sk-fake "EXTRA_HEADERS=$PORTKEY_HEADERS"
+  load "engram-memory" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY \
+    "QUERY=What did Dana ask about the enterprise plan for Acme?"
+done
+curl -s -D - -o /dev/null http://127.0.0.1:8000/v1/chat/completions -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  -d '{"model":"fake-model","messages":[{"role":"user","content":"What did Dana ask about the enterprise plan for Acme?"}]}' \
+  | grep -i 'x-engram-memory' | sed 's/^/memory on: /'
+echo "# streamed, time to first chunk, 5000 requests at concurrency 16"
+echo "direct      $(node bench/first-chunk.mjs http://127.0.0.1:9100/v1 5000 16)"
+echo "engram-off  $(node bench/first-chunk.mjs http://127.0.0.1:8000/v1 5000 16 "$KEY")"
+echo "portkey     $(node bench/first-chunk.mjs http://127.0.0.1:8787/v1 5000 16 sk-fake fake-model "$PORTKEY_HEADERS" 2>&1 | tail -1)"

@@ -1,0 +1,198 @@
+// The official openai npm client against a running Engram, unchanged: only baseURL and apiKey differ.
+// Run by OpenAiClientCompatibilityTest (src/test/java/io/engram/inference), which starts Engram with the
+// local engine (the project's tiny untrained model) and a fake upstream, and passes in:
+//   ENGRAM_BASE_URL      http://127.0.0.1:<port>/v1
+//   ENGRAM_API_KEY       an API key with the inference permission
+//   ENGRAM_TOKEN         a context access token with inference:chat
+//   ENGRAM_LIMITED_KEY   an API key allowed 1 request per minute
+//   ENGRAM_REMOTE_MODEL  the id served by the fake upstream (DEFAULT_MODEL)
+//   ENGRAM_LOCAL_MODEL   the id served in-process by jlama
+// The fake upstream answers "Hello from the upstream." and obeys [upstream:endless|429|500] in a message.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this suite through OpenAiClientCompatibilityTest`);
+  return value;
+};
+const baseURL = env('ENGRAM_BASE_URL');
+const REMOTE = env('ENGRAM_REMOTE_MODEL');
+const LOCAL = env('ENGRAM_LOCAL_MODEL');
+// maxRetries 0: an error must reach the test as the client reports it, not be retried away.
+const client = (apiKey) => new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 30_000 });
+const key = client(env('ENGRAM_API_KEY'));
+const token = client(env('ENGRAM_TOKEN'));
+const user = (content) => [{ role: 'user', content }];
+
+for (const [engine, model] of [['remote', REMOTE], ['local', LOCAL]]) {
+  test(`chat completion (${engine} engine)`, async () => {
+    const reply = await key.chat.completions.create({
+      model, messages: user('Say hello'), max_tokens: 8, memory: false,
+    });
+    assert.equal(reply.object, 'chat.completion');
+    assert.equal(reply.model, model);
+    assert.equal(reply.choices.length, 1);
+    assert.equal(reply.choices[0].message.role, 'assistant');
+    assert.equal(typeof reply.choices[0].message.content, 'string');
+    assert.ok(['stop', 'length'].includes(reply.choices[0].finish_reason));
+    if (engine === 'remote') assert.equal(reply.choices[0].message.content, 'Hello from the upstream.');
+    assert.ok(reply.usage.prompt_tokens > 0);
+    assert.ok(reply.usage.completion_tokens > 0);
+    assert.equal(reply.usage.total_tokens, reply.usage.prompt_tokens + reply.usage.completion_tokens);
+  });
+
+  test(`streaming with include_usage (${engine} engine)`, async () => {
+    const stream = await key.chat.completions.create({
+      model, messages: user('Say hello'), max_tokens: 8, stream: true, stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    assert.ok(chunks.length >= 3, `only ${chunks.length} chunks`);
+    const ids = new Set(chunks.map((c) => c.id));
+    assert.equal(ids.size, 1, 'one id for the whole stream');
+    assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === model));
+    assert.equal(chunks[0].choices[0].delta.role, 'assistant');
+    const usageChunk = chunks.at(-1);
+    assert.deepEqual(usageChunk.choices, []);
+    assert.ok(usageChunk.usage.completion_tokens > 0);
+    const withChoices = chunks.slice(0, -1);
+    const finishes = withChoices.map((c) => c.choices[0].finish_reason);
+    assert.ok(finishes.slice(0, -1).every((f) => f === null), 'finish_reason null until the last');
+    assert.ok(['stop', 'length'].includes(finishes.at(-1)));
+    const text = withChoices.map((c) => c.choices[0].delta.content ?? '').join('');
+    if (engine === 'remote') assert.equal(text, 'Hello from the upstream.');
+    // The SDK's own accumulation agrees with the chunks.
+    const whole = await key.chat.completions.stream({ model, messages: user('Say hello'), max_tokens: 8 })
+      .finalChatCompletion();
+    assert.equal(whole.choices.length, 1);
+  });
+}
+
+test('a stream aborted by the client midway (remote engine)', async () => {
+  const controller = new AbortController();
+  const stream = await key.chat.completions.create({
+    model: REMOTE, messages: user('[upstream:endless] go on'), stream: true,
+  }, { signal: controller.signal });
+  let received = 0;
+  // The SDK ends the iteration quietly when its own request is aborted.
+  for await (const chunk of stream) {
+    if (chunk.choices[0]?.delta?.content) received++;
+    if (received === 5) controller.abort();
+  }
+  assert.equal(received, 5);
+  assert.ok(controller.signal.aborted);
+  // The gateway is fine afterwards.
+  const next = await key.chat.completions.create({ model: REMOTE, messages: user('again'), memory: false });
+  assert.equal(next.choices[0].message.content, 'Hello from the upstream.');
+});
+
+test('a stream aborted by the client midway (local engine)', async () => {
+  const stream = await key.chat.completions.create({
+    model: LOCAL, messages: user('Talk for a long time'), stream: true, max_tokens: 1500, seed: 7,
+  });
+  let received = 0;
+  for await (const chunk of stream) {
+    if (chunk.choices[0]?.delta?.content) received++;
+    if (received === 3) {
+      stream.controller.abort();
+      break;
+    }
+  }
+  assert.equal(received, 3);
+  const next = await key.chat.completions.create({ model: LOCAL, messages: user('again'), max_tokens: 2 });
+  assert.equal(next.choices.length, 1);
+});
+
+test('embeddings, one input and a batch (the SDK asks for base64 and decodes it)', async () => {
+  const one = await key.embeddings.create({ model: 'all-minilm-l6-v2', input: 'the quarterly report' });
+  assert.equal(one.object, 'list');
+  assert.equal(one.data.length, 1);
+  assert.equal(one.data[0].embedding.length, 384);
+  const norm = Math.sqrt(one.data[0].embedding.reduce((sum, x) => sum + x * x, 0));
+  assert.ok(Math.abs(norm - 1) < 1e-3, `unit length, got ${norm}`);
+  assert.ok(one.usage.prompt_tokens > 0);
+
+  const inputs = ['the quarterly report', 'a cat on the mat', 'the report for the quarter'];
+  const batch = await key.embeddings.create({ model: 'all-minilm-l6-v2', input: inputs });
+  assert.deepEqual(batch.data.map((d) => d.index), [0, 1, 2]);
+  const dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+  const [report, cat, quarter] = batch.data.map((d) => d.embedding);
+  assert.ok(dot(report, quarter) > dot(report, cat), 'similar texts are closer');
+  assert.ok(Math.abs(dot(report, one.data[0].embedding) - 1) < 1e-3, 'same text, same vector');
+
+  const floats = await key.embeddings.create({ model: 'all-minilm-l6-v2', input: 'x', encoding_format: 'float' });
+  assert.equal(floats.data[0].embedding.length, 384);
+});
+
+test('model listing: an API key sees every model, a context token the advertised one', async () => {
+  const ids = [];
+  for await (const model of key.models.list()) ids.push(model.id);
+  assert.ok(ids.includes(REMOTE) && ids.includes(LOCAL) && ids.includes('all-minilm-l6-v2'), ids.join());
+  const local = await key.models.retrieve(LOCAL);
+  assert.equal(local.id, LOCAL);
+  assert.equal(local.object, 'model');
+  assert.equal(local.context_length, 2048);
+
+  const seen = [];
+  for await (const model of token.models.list()) seen.push(model.id);
+  assert.deepEqual(seen, [REMOTE]);
+  const reply = await token.chat.completions.create({ model: REMOTE, messages: user('hi') });
+  assert.equal(reply.choices[0].message.content, 'Hello from the upstream.');
+});
+
+test('errors: a bad key is 401', async () => {
+  const bad = client('not-a-real-key');
+  await assert.rejects(bad.chat.completions.create({ model: REMOTE, messages: user('hi') }), (error) => {
+    assert.ok(error instanceof OpenAI.AuthenticationError, error.constructor.name);
+    assert.equal(error.status, 401);
+    assert.equal(error.type, 'authentication_error');
+    return true;
+  });
+  await assert.rejects(bad.models.list(), OpenAI.AuthenticationError);
+});
+
+test('errors: a bad parameter is 400 with its param, an unknown model 404', async () => {
+  await assert.rejects(key.chat.completions.create({ model: REMOTE, messages: user('hi'), temperature: 5 }),
+    (error) => {
+      assert.ok(error instanceof OpenAI.BadRequestError, error.constructor.name);
+      assert.equal(error.status, 400);
+      assert.equal(error.type, 'invalid_request_error');
+      assert.equal(error.param, 'temperature');
+      return true;
+    });
+  await assert.rejects(key.chat.completions.create({ model: REMOTE, messages: user('hi'), tools: [
+    { type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }), OpenAI.BadRequestError);
+  await assert.rejects(key.chat.completions.create({ model: 'no-such-model', messages: user('hi') }), (error) => {
+    assert.ok(error instanceof OpenAI.NotFoundError, error.constructor.name);
+    assert.equal(error.code, 'model_not_found');
+    return true;
+  });
+});
+
+test('errors: over the key\'s requests per minute is 429 with retry-after', async () => {
+  const limited = client(env('ENGRAM_LIMITED_KEY'));
+  await limited.chat.completions.create({ model: REMOTE, messages: user('one'), memory: false });
+  await assert.rejects(limited.chat.completions.create({ model: REMOTE, messages: user('two') }), (error) => {
+    assert.ok(error instanceof OpenAI.RateLimitError, error.constructor.name);
+    assert.equal(error.status, 429);
+    assert.equal(error.type, 'rate_limit_error');
+    assert.ok(Number(error.headers.get('retry-after')) > 0);
+    return true;
+  });
+});
+
+test('errors: the upstream\'s 429 and 5xx reach the client as 429 and 502', async () => {
+  await assert.rejects(key.chat.completions.create({ model: REMOTE, messages: user('[upstream:429]') }),
+    (error) => error instanceof OpenAI.RateLimitError && error.headers.get('retry-after') === '7');
+  await assert.rejects(key.chat.completions.create({ model: REMOTE, messages: user('[upstream:500]') }),
+    (error) => error instanceof OpenAI.InternalServerError && error.status === 502);
+});
+
+test('text completions (local engine)', async () => {
+  const reply = await key.completions.create({ model: LOCAL, prompt: 'Once upon a time', max_tokens: 4 });
+  assert.equal(reply.object, 'text_completion');
+  assert.equal(typeof reply.choices[0].text, 'string');
+  assert.ok(reply.usage.completion_tokens >= 1 && reply.usage.completion_tokens <= 4);
+});
