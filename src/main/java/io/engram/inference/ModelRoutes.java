@@ -4,6 +4,8 @@ import io.engram.access.Guard;
 import io.engram.access.Permission;
 import io.engram.access.Principal;
 import io.engram.access.Scope;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.RefusedBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
@@ -50,13 +52,52 @@ public final class ModelRoutes implements RouteModule {
 
   /** Multipart upload of a model the local engine then serves to the uploading organization. */
   private void upload(Context ctx) throws IOException {
-    Principal caller = guard.permission(ctx, Permission.MODELS);
+    LazyBody body = new LazyBody(ctx);
     ModelCatalog.Entry entry;
-    try (InputStream body = ctx.req().getInputStream()) {
+    try {
+      Principal caller = guard.permission(ctx, Permission.MODELS);
       entry = uploads.upload(caller.organization(), ctx.contentType(), ctx.contentLength(), body, maxModelSizeGb);
+    } catch (ApiException e) {
+      RefusedBody.discard(ctx, body.started());
+      throw e;
     }
     ctx.status(201);
     Responses.json(ctx, view(entry.card(), true));
+  }
+
+  /**
+   * The request body, opened at the first read: Jetty answers a client's {@code Expect:
+   * 100-continue} as soon as the body is opened, and a refusal before that (permission, declared
+   * size) must reach such a client before it sends anything.
+   */
+  private static final class LazyBody extends InputStream {
+    private final Context ctx;
+    private InputStream body;
+
+    LazyBody(Context ctx) {
+      this.ctx = ctx;
+    }
+
+    boolean started() {
+      return body != null;
+    }
+
+    private InputStream body() throws IOException {
+      if (body == null) {
+        body = ctx.req().getInputStream();
+      }
+      return body;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return body().read();
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      return body().read(b, off, len);
+    }
   }
 
   private Principal reader(Context ctx) {

@@ -185,6 +185,21 @@ class ModelUploadTest {
   }
 
   @Test
+  void aClientThatWaitsFor100ContinueIsRefusedWithoutSendingTheBody() throws IOException {
+    String inferenceOnly = server.apiKey(orgId, 1000, "inference");
+    try (Socket socket = new Socket("127.0.0.1", server.engram.port())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(("POST /v1/models HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + inferenceOnly
+          + "\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 50000000\r\n"
+          + "Expect: 100-continue\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+      assertThat(status).isEqualTo("HTTP/1.1 403");
+    }
+  }
+
+  @Test
   void aModelPutOnTheSharedDirectoryByAnotherNodeIsFoundWhenAskedFor() throws IOException {
     Path dir = models.resolve(".uploads").resolve(orgId).resolve("from-node-b");
     Files.createDirectories(dir);

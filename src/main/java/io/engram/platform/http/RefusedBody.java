@@ -1,0 +1,54 @@
+package io.engram.platform.http;
+
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * What happens to a large request body a route refused before reading all of it (an upload from a
+ * key without the permission, or one whose parts were wrong). If the server answered and closed
+ * the connection with the client still sending, the client's TCP stack would get a reset and many
+ * clients (Java's HttpClient among them) would report a broken connection instead of the error.
+ * So the rest of the body is read and dropped, up to a bound; beyond it the connection is closed.
+ * A client that sent {@code Expect: 100-continue} and was refused before any byte was read has
+ * sent nothing and waits for the answer, so nothing is read.
+ */
+public final class RefusedBody {
+  /** Enough for what a refused upload of a small model still has in flight; larger ones are cut. */
+  static final long DISCARD_LIMIT_BYTES = 64L * 1024 * 1024;
+
+  private RefusedBody() {
+  }
+
+  /**
+   * @param started whether the route began reading the body (after which a 100-continue client sends
+   *                it whole)
+   */
+  public static void discard(Context ctx, boolean started) {
+    boolean waitingClient = "100-continue".equalsIgnoreCase(ctx.header("Expect"));
+    if (!started && waitingClient) {
+      return;
+    }
+    long declared = ctx.contentLength();
+    if (!started && declared > DISCARD_LIMIT_BYTES) {
+      ctx.header("Connection", "close");
+      return;
+    }
+    try {
+      InputStream body = ctx.req().getInputStream();
+      byte[] buffer = new byte[64 * 1024];
+      long dropped = 0;
+      int read;
+      while ((read = body.read(buffer)) >= 0) {
+        dropped += read;
+        if (dropped > DISCARD_LIMIT_BYTES) {
+          ctx.header("Connection", "close");
+          return;
+        }
+      }
+    } catch (IOException | IllegalStateException e) {
+      // The client is gone or the body is unreadable: the connection closes with the answer.
+      ctx.header("Connection", "close");
+    }
+  }
+}
