@@ -30,6 +30,7 @@ public final class CredentialService {
   private final OrganizationStore organizations;
   private final Clock clock;
   private final String envAdminKeyHash;
+  private final CredentialCache verified = new CredentialCache();
 
   public CredentialService(CredentialStore store, OrganizationStore organizations, Clock clock, String envAdminKey) {
     this.store = store;
@@ -56,7 +57,9 @@ public final class CredentialService {
   }
 
   public Optional<Credential> revoke(CredentialKind kind, String orgId, String id) {
-    return store.revoke(kind, orgId, id, clock.instant());
+    Optional<Credential> revoked = store.revoke(kind, orgId, id, clock.instant());
+    verified.forget(id);
+    return revoked;
   }
 
   /**
@@ -74,22 +77,23 @@ public final class CredentialService {
 
   /** Resolves a bearer secret to its principal, or fails with a 401 that says why. */
   public Principal authenticate(String secret) {
-    if (envAdminKeyHash != null && SecretFormat.sameHash(envAdminKeyHash, SecretFormat.hash(secret))) {
+    String hash = SecretFormat.hash(secret);
+    if (envAdminKeyHash != null && SecretFormat.sameHash(envAdminKeyHash, hash)) {
       return new Principal(Principal.Kind.ACCOUNT, ENV_ADMIN_KEY_ID, null, Set.of(), null, null, null, null);
     }
     CredentialKind kind = CredentialKind.ofSecret(secret).orElseThrow(CredentialService::invalid);
     if (!SecretFormat.isWellFormed(kind.prefix(), secret)) {
       throw invalid();
     }
-    Credential credential = store.findBySecretHash(SecretFormat.hash(secret)).orElseThrow(CredentialService::invalid);
-    if (credential.isRevoked()) {
-      throw ApiException.unauthorized("revoked_api_key", "This credential has been revoked");
+    CredentialCache.Verified known = verified.get(hash);
+    if (known == null) {
+      known = verify(hash);
     }
+    Credential credential = known.credential();
     if (credential.isExpiredAt(clock.instant())) {
       throw ApiException.unauthorized("expired_api_key", "This credential has expired");
     }
-    Organization org = credential.orgId() == null ? null
-        : organizations.find(credential.orgId()).orElseThrow(CredentialService::invalid);
+    Organization org = known.organization();
     Principal.Kind principalKind = switch (credential.kind()) {
       case ACCOUNT_KEY -> Principal.Kind.ACCOUNT;
       case API_KEY -> Principal.Kind.API_KEY;
@@ -97,6 +101,17 @@ public final class CredentialService {
     };
     return new Principal(principalKind, credential.id(), org, credential.grants(), credential.agents(),
         credential.rateLimit(), null, null);
+  }
+
+  /** Reads a credential and its organization from the database and remembers them if valid. */
+  private CredentialCache.Verified verify(String hash) {
+    Credential credential = store.findBySecretHash(hash).orElseThrow(CredentialService::invalid);
+    if (credential.isRevoked()) {
+      throw ApiException.unauthorized("revoked_api_key", "This credential has been revoked");
+    }
+    Organization org = credential.orgId() == null ? null
+        : organizations.find(credential.orgId()).orElseThrow(CredentialService::invalid);
+    return verified.put(hash, credential, org);
   }
 
   static ApiException invalid() {

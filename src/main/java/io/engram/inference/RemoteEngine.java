@@ -2,43 +2,38 @@ package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.platform.httpclient.ClientResponse;
+import io.engram.platform.httpclient.OriginClient;
+import io.engram.platform.httpclient.UnreachableException;
 import io.engram.platform.json.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Any OpenAI-compatible server (vLLM, llama.cpp, Ollama, a hosted API). The client's mode is kept:
  * a streamed request is streamed upstream and each upstream chunk is handed on as it is read, with
  * no buffering; a plain request is a plain upstream request.
  *
- * <p>REQUEST_TIMEOUT bounds the wait for the upstream's answer and every silence inside a stream;
- * when the caller leaves, the upstream response is closed, which aborts the upstream request.
+ * <p>REQUEST_TIMEOUT bounds the wait for the upstream's answer and every silence inside a stream
+ * (the socket's read timeout); when the caller leaves, the upstream connection is closed, which
+ * aborts the upstream request.
  */
 public final class RemoteEngine implements Engine, AutoCloseable {
   private static final int MAX_ERROR_BODY = 64 * 1024;
+  /** A whole (not streamed) answer larger than this is not a chat completion. */
+  private static final int MAX_WHOLE_BODY = 64 * 1024 * 1024;
 
   private final URI baseUrl;
   private final String apiKey;
   private final String upstreamModel;
   private final Duration timeout;
-  private final HttpClient client;
-  private final ScheduledExecutorService watchdogs;
+  private final OriginClient client;
 
   /**
    * @param baseUrl the upstream's base URL including {@code /v1}
@@ -50,13 +45,7 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     this.apiKey = apiKey == null || apiKey.isEmpty() ? null : apiKey;
     this.upstreamModel = upstreamModel == null || upstreamModel.isEmpty() ? null : upstreamModel;
     this.timeout = timeout;
-    this.client = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(timeout)
-        .executor(Executors.newVirtualThreadPerTaskExecutor())
-        .build();
-    this.watchdogs = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("upstream-watchdog")
-        .factory());
+    this.client = new OriginClient(this.baseUrl, timeout, timeout, null);
   }
 
   public URI baseUrl() {
@@ -65,45 +54,45 @@ public final class RemoteEngine implements Engine, AutoCloseable {
 
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
-    HttpResponse<InputStream> response = send(request);
-    try (InputStream body = response.body()) {
-      if (response.statusCode() != 200) {
-        throw UpstreamErrors.fromStatus(response.statusCode(), readBounded(body),
-            response.headers().firstValue("Retry-After").orElse(null));
+    try (ClientResponse response = send(request)) {
+      InputStream body = response.body();
+      if (response.status() != 200) {
+        throw UpstreamErrors.fromStatus(response.status(), readBounded(body),
+            response.header("Retry-After").orElse(null));
       }
       sink.begin();
-      return request.stream() ? relay(request, body, sink) : whole(request, body, sink);
+      return request.stream() ? relay(request, response, sink) : whole(request, body, sink);
+    } catch (SocketTimeoutException e) {
+      throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream was silent for more than "
+          + timeout.toSeconds() + " seconds while answering", null, e);
     } catch (IOException e) {
       throw new EngineException(EngineException.Failure.CUT, "The upstream connection failed while reading the "
           + "response: " + e.getMessage(), null, e);
     }
   }
 
-  private HttpResponse<InputStream> send(GenerationRequest request) {
-    HttpRequest.Builder http = HttpRequest.newBuilder(baseUrl.resolve(request.isChat() ? "chat/completions"
-            : "completions"))
-        .timeout(timeout)
-        .header("Content-Type", "application/json")
-        .header("Accept", request.stream() ? "text/event-stream" : "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(Json.write(upstreamBody(request))));
-    if (apiKey != null) {
-      http.header("Authorization", "Bearer " + apiKey);
-    }
+  private ClientResponse send(GenerationRequest request) {
+    String[] headers = apiKey == null
+        ? new String[] {"Content-Type", "application/json", "Accept", accept(request)}
+        : new String[] {"Content-Type", "application/json", "Accept", accept(request),
+            "Authorization", "Bearer " + apiKey};
+    String target = baseUrl.getRawPath() + (request.isChat() ? "chat/completions" : "completions");
     try {
-      return client.send(http.build(), HttpResponse.BodyHandlers.ofInputStream());
-    } catch (HttpConnectTimeoutException | ConnectException e) {
+      return client.send("POST", target, headers, Json.MAPPER.writeValueAsBytes(upstreamBody(request)));
+    } catch (UnreachableException e) {
       throw new EngineException(EngineException.Failure.UNAVAILABLE, "The upstream at " + baseUrl
           + " could not be reached", null, e);
-    } catch (HttpTimeoutException e) {
+    } catch (SocketTimeoutException e) {
       throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream did not answer within "
           + timeout.toSeconds() + " seconds", null, e);
     } catch (IOException e) {
       throw new EngineException(EngineException.Failure.UNAVAILABLE, "The upstream request failed: " + e.getMessage(),
           null, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new EngineException(EngineException.Failure.UNAVAILABLE, "Interrupted while calling the upstream", null, e);
     }
+  }
+
+  private static String accept(GenerationRequest request) {
+    return request.stream() ? "text/event-stream" : "application/json";
   }
 
   private ObjectNode upstreamBody(GenerationRequest request) {
@@ -140,7 +129,11 @@ public final class RemoteEngine implements Engine, AutoCloseable {
   }
 
   private Generation whole(GenerationRequest request, InputStream body, TokenSink sink) throws IOException {
-    JsonNode json = parse(new String(body.readAllBytes(), StandardCharsets.UTF_8));
+    byte[] bytes = body.readNBytes(MAX_WHOLE_BODY + 1);
+    if (bytes.length > MAX_WHOLE_BODY) {
+      throw malformed("the response is larger than " + MAX_WHOLE_BODY + " bytes");
+    }
+    JsonNode json = parse(new String(bytes, StandardCharsets.UTF_8));
     JsonNode choice = json.path("choices").path(0);
     JsonNode text = request.isChat() ? choice.path("message").path("content") : choice.path("text");
     if (!text.isTextual() && !text.isNull()) {
@@ -154,44 +147,40 @@ public final class RemoteEngine implements Engine, AutoCloseable {
   }
 
   /** Reads the upstream's SSE stream line by line and hands on each chunk's text at once. */
-  private Generation relay(GenerationRequest request, InputStream body, TokenSink sink) throws IOException {
+  private Generation relay(GenerationRequest request, ClientResponse response, TokenSink sink) throws IOException {
     StringBuilder text = new StringBuilder();
     String finishReason = null;
     Generation.Usage usage = null;
     boolean done = false;
-    Watchdog watchdog = new Watchdog(body);
-    sink.onClientGone(watchdog::abort);
-    try (BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = readLine(lines, watchdog)) != null) {
-        if (!line.startsWith("data:")) {
-          continue; // comments (keep-alives), event names, blank separators
-        }
-        String data = line.substring(5).strip();
-        if (data.equals("[DONE]")) {
-          done = true;
-          break;
-        }
-        JsonNode chunk = parse(data);
-        if (chunk.hasNonNull("error")) {
-          throw new EngineException(EngineException.Failure.UPSTREAM_ERROR, "The upstream failed during the stream: "
-              + UpstreamErrors.message(chunk));
-        }
-        if (chunk.hasNonNull("usage")) {
-          usage = usage(chunk.get("usage"));
-        }
-        JsonNode choice = chunk.path("choices").path(0);
-        JsonNode piece = request.isChat() ? choice.path("delta").path("content") : choice.path("text");
-        if (piece.isTextual() && !piece.asText().isEmpty()) {
-          text.append(piece.asText());
-          sink.text(piece.asText());
-        }
-        if (choice.hasNonNull("finish_reason")) {
-          finishReason = choice.get("finish_reason").asText();
-        }
+    sink.onClientGone(response::abort);
+    BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+    String line;
+    while ((line = readLine(lines, response)) != null) {
+      if (!line.startsWith("data:")) {
+        continue; // comments (keep-alives), event names, blank separators
       }
-    } finally {
-      watchdog.stop();
+      String data = line.substring(5).strip();
+      if (data.equals("[DONE]")) {
+        done = true;
+        break;
+      }
+      JsonNode chunk = parse(data);
+      if (chunk.hasNonNull("error")) {
+        throw new EngineException(EngineException.Failure.UPSTREAM_ERROR, "The upstream failed during the stream: "
+            + UpstreamErrors.message(chunk));
+      }
+      if (chunk.hasNonNull("usage")) {
+        usage = usage(chunk.get("usage"));
+      }
+      JsonNode choice = chunk.path("choices").path(0);
+      JsonNode piece = request.isChat() ? choice.path("delta").path("content") : choice.path("text");
+      if (piece.isTextual() && !piece.asText().isEmpty()) {
+        text.append(piece.asText());
+        sink.text(piece.asText());
+      }
+      if (choice.hasNonNull("finish_reason")) {
+        finishReason = choice.get("finish_reason").asText();
+      }
     }
     if (!done && finishReason == null) {
       throw new EngineException(EngineException.Failure.CUT, "The upstream stream ended before the generation "
@@ -200,16 +189,14 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     return new Generation(text.toString(), finishReason == null ? Generation.STOP : finishReason, usage);
   }
 
-  private String readLine(BufferedReader lines, Watchdog watchdog) throws IOException {
+  private String readLine(BufferedReader lines, ClientResponse response) throws IOException {
     try {
-      String line = lines.readLine();
-      watchdog.progress();
-      return line;
+      return lines.readLine();
     } catch (IOException e) {
-      if (watchdog.aborted()) {
+      if (response.aborted()) {
         throw new ClientGoneException(e);
       }
-      if (watchdog.fired()) {
+      if (e instanceof SocketTimeoutException) {
         throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream stream was silent for more than "
             + timeout.toSeconds() + " seconds", null, e);
       }
@@ -250,64 +237,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     return new String(body.readNBytes(MAX_ERROR_BODY), StandardCharsets.UTF_8);
   }
 
-  /**
-   * Closes the upstream body when a stream has been silent for REQUEST_TIMEOUT, which makes the
-   * blocked read fail; {@link #fired()} then tells a timeout from a broken connection.
-   */
-  private final class Watchdog {
-    private final InputStream body;
-    private final AtomicBoolean fired = new AtomicBoolean();
-    private final AtomicBoolean aborted = new AtomicBoolean();
-    private final ScheduledFuture<?> task;
-    private volatile long lastProgress = System.nanoTime();
-
-    Watchdog(InputStream body) {
-      this.body = body;
-      long period = Math.max(100, Math.min(1_000, timeout.toMillis() / 10));
-      this.task = watchdogs.scheduleAtFixedRate(this::check, period, period, TimeUnit.MILLISECONDS);
-    }
-
-    void progress() {
-      lastProgress = System.nanoTime();
-    }
-
-    boolean fired() {
-      return fired.get();
-    }
-
-    boolean aborted() {
-      return aborted.get();
-    }
-
-    /** The client left: close the upstream response, which aborts the upstream request. */
-    void abort() {
-      if (aborted.compareAndSet(false, true)) {
-        closeBody();
-      }
-    }
-
-    private void check() {
-      if (System.nanoTime() - lastProgress > timeout.toNanos() && fired.compareAndSet(false, true)) {
-        closeBody();
-      }
-    }
-
-    private void closeBody() {
-      try {
-        body.close();
-      } catch (IOException ignored) {
-        // The blocked read fails either way; nothing else to do.
-      }
-    }
-
-    void stop() {
-      task.cancel(false);
-    }
-  }
-
   @Override
   public void close() {
-    watchdogs.shutdownNow();
     client.close();
   }
 }

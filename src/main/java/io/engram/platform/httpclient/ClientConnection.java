@@ -1,0 +1,138 @@
+package io.engram.platform.httpclient;
+
+import java.io.BufferedInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One socket to the origin: writes a request, reads a response head, and lends its input to a body. */
+final class ClientConnection {
+  static final int MAX_LINE = 16 * 1024;
+  static final int MAX_HEADERS = 200;
+
+  private final Socket socket;
+  private final int readTimeoutMillis;
+  private final InputStream in;
+  private final OutputStream out;
+  private boolean received;
+  private long idleSince;
+
+  ClientConnection(Socket socket, int readTimeoutMillis) throws IOException {
+    this.socket = socket;
+    this.readTimeoutMillis = readTimeoutMillis;
+    this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+    this.out = socket.getOutputStream();
+  }
+
+  void write(byte[] head, byte[] body) throws IOException {
+    received = false;
+    if (head.length + body.length <= 64 * 1024) {
+      byte[] request = new byte[head.length + body.length];
+      System.arraycopy(head, 0, request, 0, head.length);
+      System.arraycopy(body, 0, request, head.length, body.length);
+      out.write(request);
+    } else {
+      out.write(head);
+      out.write(body);
+    }
+    out.flush();
+  }
+
+  /** Whether any byte of an answer came on this request (if none did, the server never saw it). */
+  boolean received() {
+    return received;
+  }
+
+  /** The status line and headers of the final response, skipping interim (1xx) ones. */
+  ResponseHead readHead() throws IOException {
+    while (true) {
+      String statusLine = readLine();
+      if (statusLine == null) {
+        throw new EOFException("the connection closed before a response");
+      }
+      ResponseHead head = ResponseHead.parseStatus(statusLine);
+      List<String> lines = new ArrayList<>();
+      String line;
+      while (!(line = requireLine()).isEmpty()) {
+        if (lines.size() == MAX_HEADERS) {
+          throw new MalformedResponseException("more than " + MAX_HEADERS + " response headers");
+        }
+        lines.add(line);
+      }
+      head = head.withHeaders(lines);
+      if (head.status() >= 200 || head.status() == 101) {
+        return head;
+      }
+    }
+  }
+
+  String requireLine() throws IOException {
+    String line = readLine();
+    if (line == null) {
+      throw new EOFException("the connection closed inside a response head");
+    }
+    return line;
+  }
+
+  /** A CRLF- (or LF-) ended line in ISO-8859-1; null at end of stream before any byte. */
+  String readLine() throws IOException {
+    byte[] buffer = new byte[128];
+    int length = 0;
+    int b;
+    while ((b = in.read()) >= 0) {
+      received = true;
+      if (b == '\n') {
+        if (length > 0 && buffer[length - 1] == '\r') {
+          length--;
+        }
+        return new String(buffer, 0, length, StandardCharsets.ISO_8859_1);
+      }
+      if (length == MAX_LINE) {
+        throw new MalformedResponseException("a response line longer than " + MAX_LINE + " bytes");
+      }
+      if (length == buffer.length) {
+        buffer = java.util.Arrays.copyOf(buffer, Math.min(MAX_LINE, length * 2));
+      }
+      buffer[length++] = (byte) b;
+    }
+    if (length > 0) {
+      throw new EOFException("the connection closed inside a line");
+    }
+    return null;
+  }
+
+  /** A shorter read timeout for a moment (waiting for the rest of a body), then {@link #restoreReadTimeout}. */
+  void readTimeout(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+  }
+
+  void restoreReadTimeout() throws IOException {
+    socket.setSoTimeout(readTimeoutMillis);
+  }
+
+  InputStream input() {
+    return in;
+  }
+
+  void markIdle() {
+    idleSince = System.nanoTime();
+  }
+
+  long idleSince() {
+    return idleSince;
+  }
+
+  /** Closes the socket; from another thread, this makes a blocked read fail at once. */
+  void close() {
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // Closing: nothing left to do with it.
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.engram.platform.httpclient;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+
+/** A body of a declared Content-Length. */
+final class FixedLengthBody extends InputStream {
+  private final InputStream in;
+  private long remaining;
+
+  FixedLengthBody(InputStream in, long length) {
+    this.in = in;
+    this.remaining = length;
+  }
+
+  @Override
+  public int read() throws IOException {
+    byte[] one = new byte[1];
+    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    if (remaining == 0) {
+      return -1;
+    }
+    int read = in.read(b, off, (int) Math.min(len, remaining));
+    if (read < 0) {
+      throw new EOFException("the connection closed " + remaining + " bytes before the end of the body");
+    }
+    remaining -= read;
+    return read;
+  }
+
+  @Override
+  public int available() throws IOException {
+    return (int) Math.min(in.available(), remaining);
+  }
+}
