@@ -149,6 +149,9 @@ public final class ClientResponse implements AutoCloseable {
       if (ended) {
         return -1;
       }
+      if (len == 0) {
+        return 0; // InputStream's contract; a chunked body would otherwise block on the next size line
+      }
       if (broken) {
         throw new IOException("the response body failed earlier");
       }

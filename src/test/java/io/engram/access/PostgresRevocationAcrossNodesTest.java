@@ -1,0 +1,39 @@
+package io.engram.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.TestServer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Verified credentials are remembered for a moment per node (CredentialCache): a key revoked on one
+ * node is refused there at once, and on another node sharing the database within the cache's TTL.
+ */
+class PostgresRevocationAcrossNodesTest {
+
+  @Test
+  void aKeyRevokedOnOneNodeIsRefusedOnTheOtherWithinTheCacheTtl() throws InterruptedException {
+    try (TestServer first = TestServer.builder().postgres().start();
+         TestServer second = TestServer.builder().sharing(first).start()) {
+      String org = first.createOrganization("seed");
+      JsonNode key = first.asOperator(first.http.post("/v1/organizations/" + org + "/api-keys")
+          .json("{\"name\":\"k\",\"permissions\":[\"inference\"]}")).json();
+      String secret = key.get("token").asText();
+      assertThat(first.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
+      assertThat(second.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
+
+      first.asOperator(first.http.delete("/v1/organizations/" + org + "/api-keys/" + key.get("id").asText()));
+      long revokedAt = System.nanoTime();
+      assertThat(first.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(401);
+      while (second.http.get("/v1/models").bearer(secret).send().status() == 200) {
+        assertThat(Duration.ofNanos(System.nanoTime() - revokedAt))
+            .isLessThan(CredentialCache.TTL.plusMillis(500));
+        Thread.sleep(50);
+      }
+      assertThat(second.http.get("/v1/models").bearer(secret).send().json().at("/error/code").asText())
+          .isEqualTo("revoked_api_key");
+    }
+  }
+}
