@@ -1,5 +1,6 @@
 package io.engram.platform.http;
 
+import io.engram.platform.io.BlockInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -105,13 +106,7 @@ public final class MultipartReader {
 
   /** The current part's content, ending where the next boundary begins. */
   public InputStream content() {
-    return new InputStream() {
-      @Override
-      public int read() throws IOException {
-        byte[] one = new byte[1];
-        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-      }
-
+    return new BlockInputStream() {
       @Override
       public int read(byte[] target, int offset, int length) throws IOException {
         if (!inPart) {

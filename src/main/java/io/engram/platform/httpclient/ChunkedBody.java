@@ -1,11 +1,12 @@
 package io.engram.platform.httpclient;
 
 import java.io.EOFException;
+import io.engram.platform.io.BlockInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
 /** A body in the chunked transfer coding: size lines (extensions ignored), data, trailers. */
-final class ChunkedBody extends InputStream {
+final class ChunkedBody extends BlockInputStream {
   private static final int MAX_TRAILERS = 100;
 
   private final ClientConnection connection;
@@ -21,12 +22,6 @@ final class ChunkedBody extends InputStream {
   ChunkedBody(ClientConnection connection) {
     this.connection = connection;
     this.in = connection.input();
-  }
-
-  @Override
-  public int read() throws IOException {
-    byte[] one = new byte[1];
-    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
   }
 
   @Override

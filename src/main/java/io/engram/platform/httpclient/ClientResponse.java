@@ -1,5 +1,6 @@
 package io.engram.platform.httpclient;
 
+import io.engram.platform.io.BlockInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -130,18 +131,12 @@ public final class ClientResponse implements AutoCloseable {
   }
 
   /** Notes the end of the body; a failure while reading it makes the connection unusable. */
-  private final class Body extends InputStream {
+  private final class Body extends BlockInputStream {
     private final InputStream framed;
     private boolean broken;
 
     Body(InputStream framed) {
       this.framed = framed;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

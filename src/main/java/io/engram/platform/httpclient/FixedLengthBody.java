@@ -1,23 +1,18 @@
 package io.engram.platform.httpclient;
 
 import java.io.EOFException;
+import io.engram.platform.io.BlockInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
 /** A body of a declared Content-Length. */
-final class FixedLengthBody extends InputStream {
+final class FixedLengthBody extends BlockInputStream {
   private final InputStream in;
   private long remaining;
 
   FixedLengthBody(InputStream in, long length) {
     this.in = in;
     this.remaining = length;
-  }
-
-  @Override
-  public int read() throws IOException {
-    byte[] one = new byte[1];
-    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
   }
 
   @Override
