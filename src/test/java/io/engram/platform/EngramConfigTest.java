@@ -76,6 +76,15 @@ class EngramConfigTest {
       "DATABASE_URL|mysql://db/engram|DATABASE_URL must be empty (SQLite in ENGRAM_DATA_DIR) or a PostgreSQL URL",
   })
   void aBadValueIsRefusedNamingTheVariableAndItsRange(String name, String value, String message) {
+    assertBad(name, value, message);
+  }
+
+  @Test
+  void anUpstreamKeyWithALineBreakIsRefusedAtStart() {
+    assertBad("ENGRAM_UPSTREAM_API_KEY", "sk-upstream\nkey", "ENGRAM_UPSTREAM_API_KEY must not contain control");
+  }
+
+  private static void assertBad(String name, String value, String message) {
     assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of(name, value)))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(message);

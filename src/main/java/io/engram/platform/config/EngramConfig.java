@@ -72,6 +72,10 @@ public record EngramConfig(
     if (!upstream.isEmpty() && !isHttpUrl(upstream)) {
       problems.add("ENGRAM_UPSTREAM_URL must be an http:// or https:// base URL including /v1, got '" + upstream + "'");
     }
+    if (values.get("ENGRAM_UPSTREAM_API_KEY").chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+      // It goes into a header line; a line break inside it would break every upstream call.
+      problems.add("ENGRAM_UPSTREAM_API_KEY must not contain control characters such as a line break");
+    }
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
