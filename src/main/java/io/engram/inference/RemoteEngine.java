@@ -3,6 +3,7 @@ package io.engram.inference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.httpclient.ClientResponse;
+import io.engram.platform.httpclient.MalformedResponseException;
 import io.engram.platform.httpclient.OriginClient;
 import io.engram.platform.httpclient.UnreachableException;
 import io.engram.platform.json.Json;
@@ -65,6 +66,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     } catch (SocketTimeoutException e) {
       throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream was silent for more than "
           + timeout.toSeconds() + " seconds while answering", null, e);
+    } catch (MalformedResponseException e) {
+      throw malformed(e.getMessage());
     } catch (IOException e) {
       throw new EngineException(EngineException.Failure.CUT, "The upstream connection failed while reading the "
           + "response: " + e.getMessage(), null, e);
@@ -85,6 +88,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     } catch (SocketTimeoutException e) {
       throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream did not answer within "
           + timeout.toSeconds() + " seconds", null, e);
+    } catch (MalformedResponseException e) {
+      throw malformed(e.getMessage());
     } catch (IOException e) {
       throw new EngineException(EngineException.Failure.UNAVAILABLE, "The upstream request failed: " + e.getMessage(),
           null, e);

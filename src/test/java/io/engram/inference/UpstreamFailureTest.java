@@ -111,4 +111,36 @@ class UpstreamFailureTest {
       assertThat(error(response).get("type").asText()).isEqualTo("server_error");
     }
   }
+
+  @Test
+  void anUpstreamThatDoesNotSpeakHttpOrOpenAiIsAMalformedResponse() throws Exception {
+    String[] answers = {"SSH-2.0-OpenSSH_9.6\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\nnot json!"};
+    for (String answer : answers) {
+      try (ServerSocket upstream = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        Thread.ofVirtual().start(() -> {
+          while (!upstream.isClosed()) {
+            try (java.net.Socket socket = upstream.accept()) {
+              socket.getInputStream().read(new byte[8192]);
+              socket.getOutputStream().write(answer.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+              socket.getOutputStream().flush();
+            } catch (java.io.IOException e) {
+              return;
+            }
+          }
+        });
+        try (TestServer server = TestServer.builder()
+            .env("ENGRAM_UPSTREAM_URL", "http://127.0.0.1:" + upstream.getLocalPort() + "/v1")
+            .env("DEFAULT_MODEL", "m").start()) {
+          String token = server.token(server.createOrganization("seed"), null, "inference:chat");
+          Http.Response response = server.http.post("/v1/chat/completions").bearer(token)
+              .json("{\"model\":\"m\",\"memory\":false,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
+              .send();
+          assertThat(response.status()).as(answer + ": " + response.text()).isEqualTo(502);
+          assertThat(error(response).get("code").asText()).isEqualTo("upstream_malformed_response");
+          assertThat(error(response).get("type").asText()).isEqualTo("model_error");
+        }
+      }
+    }
+  }
 }
