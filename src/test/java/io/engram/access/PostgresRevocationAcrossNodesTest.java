@@ -29,7 +29,7 @@ class PostgresRevocationAcrossNodesTest {
       assertThat(first.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(401);
       while (second.http.get("/v1/models").bearer(secret).send().status() == 200) {
         assertThat(Duration.ofNanos(System.nanoTime() - revokedAt))
-            .isLessThan(CredentialCache.TTL.plusMillis(500));
+            .isLessThan(CredentialCache.TTL.plusSeconds(1)); // the margin: one request's latency on a loaded machine
         Thread.sleep(50);
       }
       assertThat(second.http.get("/v1/models").bearer(secret).send().json().at("/error/code").asText())
