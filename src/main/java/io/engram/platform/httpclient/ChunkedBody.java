@@ -1,21 +1,20 @@
 package io.engram.platform.httpclient;
 
-import java.io.EOFException;
 import io.engram.platform.io.BlockInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 
 /** A body in the chunked transfer coding: size lines (extensions ignored), data, trailers. */
 final class ChunkedBody extends BlockInputStream {
   private static final int MAX_TRAILERS = 100;
-
-  private final ClientConnection connection;
-  private final InputStream in;
   private static final long SIZE_NEXT = -1;
   private static final long FINISHED = -2;
   /** A chunk's data was read; its line end is read at the next call, not held back waiting for it. */
   private static final long LINE_END_NEXT = -3;
 
+  private final ClientConnection connection;
+  private final InputStream in;
   /** Bytes left in the current chunk, or one of the states above. */
   private long remaining = SIZE_NEXT;
 
@@ -62,7 +61,7 @@ final class ChunkedBody extends BlockInputStream {
     }
     long size = 0;
     for (int i = 0; i < hex.length(); i++) {
-      int digit = Character.digit(hex.charAt(i), 16);
+      int digit = Character.digit(hex.charAt(i), 16); // lines are ISO-8859-1: ASCII digits only
       if (digit < 0) {
         throw new MalformedResponseException("not a chunk size: " + hex);
       }

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** One socket to the origin: writes a request, reads a response head, and lends its input to a body. */
@@ -65,7 +66,10 @@ final class ClientConnection {
         lines.add(line);
       }
       head = head.withHeaders(lines);
-      if (head.status() >= 200 || head.status() == 101) {
+      if (head.status() == 101) {
+        throw new MalformedResponseException("a protocol switch (101) that was not asked for");
+      }
+      if (head.status() >= 200) {
         return head;
       }
     }
@@ -96,7 +100,7 @@ final class ClientConnection {
         throw new MalformedResponseException("a response line longer than " + MAX_LINE + " bytes");
       }
       if (length == buffer.length) {
-        buffer = java.util.Arrays.copyOf(buffer, Math.min(MAX_LINE, length * 2));
+        buffer = Arrays.copyOf(buffer, Math.min(MAX_LINE, length * 2));
       }
       buffer[length++] = (byte) b;
     }

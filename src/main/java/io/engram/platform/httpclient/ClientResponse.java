@@ -51,9 +51,7 @@ public final class ClientResponse implements AutoCloseable {
     }
     this.reusable = delimited && head.minorVersion() >= 1 && !head.tokens("connection").contains("close");
     this.body = new Body(framed);
-    if (noBody) {
-      ended();
-    }
+    this.ended = noBody;
   }
 
   private static long contentLength(String value) throws MalformedResponseException {
@@ -89,10 +87,6 @@ public final class ClientResponse implements AutoCloseable {
 
   public boolean aborted() {
     return aborted;
-  }
-
-  private void ended() {
-    ended = true;
   }
 
   @Override
@@ -153,7 +147,7 @@ public final class ClientResponse implements AutoCloseable {
       try {
         int read = framed.read(b, off, len);
         if (read < 0) {
-          ended();
+          ended = true;
         }
         return read;
       } catch (IOException e) {

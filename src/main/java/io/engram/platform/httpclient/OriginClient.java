@@ -24,7 +24,7 @@ import javax.net.ssl.SSLSocketFactory;
  */
 public final class OriginClient implements AutoCloseable {
   static final int MAX_IDLE_CONNECTIONS = 64;
-  /** Below the keep-alive timeouts servers commonly use is not required: a stale one is retried. */
+  /** Idle longer than this, a connection is closed rather than reused (a stale one is retried anyway). */
   static final long MAX_IDLE_NANOS = Duration.ofSeconds(30).toNanos();
 
   private final String host;
@@ -64,7 +64,7 @@ public final class OriginClient implements AutoCloseable {
    * server closed while idle fails before any byte of an answer; the request is then sent again on
    * another connection (the server cannot have acted on it).
    *
-   * @param headers name, value, name, value...; Host, Content-Length and Connection are set here
+   * @param headers name, value, name, value...; Host and Content-Length are set here
    * @throws UnreachableException when no connection could be made
    * @throws SocketTimeoutException when the answer did not start within the read timeout
    */
@@ -100,7 +100,12 @@ public final class OriginClient implements AutoCloseable {
   }
 
   private static String requireToken(String name) {
-    if (name.isEmpty() || !name.chars().allMatch(c -> c > 32 && c < 127 && c != ':')) {
+    boolean token = !name.isEmpty();
+    for (int i = 0; i < name.length() && token; i++) {
+      char c = name.charAt(i);
+      token = c > 32 && c < 127 && c != ':';
+    }
+    if (!token) {
       throw new IllegalArgumentException("not a header name: " + name);
     }
     return name;

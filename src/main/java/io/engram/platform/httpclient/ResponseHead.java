@@ -1,5 +1,6 @@
 package io.engram.platform.httpclient;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -57,7 +58,7 @@ public record ResponseHead(int minorVersion, int status, List<String> names, Lis
   /** All values of a header, each comma-separated list split. */
   List<String> tokens(String name) {
     String wanted = name.toLowerCase(Locale.ROOT);
-    java.util.ArrayList<String> tokens = new java.util.ArrayList<>();
+    List<String> tokens = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {
       if (names.get(i).equals(wanted)) {
         for (String token : values.get(i).split(",")) {

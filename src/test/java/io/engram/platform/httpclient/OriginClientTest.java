@@ -183,13 +183,14 @@ class OriginClientTest {
         case "/line" -> "HTTP/1.1 200 OK\r\nX-Long: " + "a".repeat(20_000) + "\r\n\r\n";
         case "/length" -> "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n";
         case "/coding" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n";
+        case "/switch" -> "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
         case "/chunk" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
         case "/overlong" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n";
         default -> "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort";
       });
       return false;
     }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
-      for (String path : new String[] {"/status", "/header", "/headers", "/line", "/length", "/coding"}) {
+      for (String path : new String[] {"/status", "/header", "/headers", "/line", "/length", "/coding", "/switch"}) {
         assertThatThrownBy(() -> client.send("POST", path, JSON, BODY)).as(path)
             .isInstanceOf(MalformedResponseException.class);
       }
