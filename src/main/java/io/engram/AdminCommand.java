@@ -3,7 +3,9 @@ package io.engram;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.CredentialKind;
-import io.engram.organizations.OrganizationApi;
+import io.engram.administration.OrganizationRequests;
+import io.engram.administration.OrganizationService;
+import io.engram.administration.OrganizationViews;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
@@ -76,7 +78,7 @@ public final class AdminCommand {
       return 2;
     }
     try (Engram.Services services = Engram.Services.open(config, Clock.systemUTC())) {
-      Object result = dispatch(services.organizationApi(), parsed);
+      Object result = dispatch(services.organizationService(), parsed);
       if (result == null) {
         err.println("Unknown admin command '" + args[0] + " " + args[1] + "'.\n" + USAGE);
         return 2;
@@ -89,24 +91,44 @@ public final class AdminCommand {
     }
   }
 
-  private Object dispatch(OrganizationApi api, Parsed p) {
+  private Object dispatch(OrganizationService orgs, Parsed p) {
     return switch (p.resource + " " + p.verb) {
-      case "org create" -> api.createOrganization(p.body());
-      case "org get" -> api.getOrganization(p.positional());
-      case "org list" -> api.listOrganizations(null, 1000);
-      case "user create" -> api.createUser(p.require("org"), withPassword(p));
-      case "user list" -> api.listUsers(p.require("org"));
-      case "token create" -> api.createToken(p.require("org"), p.body(), "cli");
-      case "token list" -> api.listCredentials(CredentialKind.CONTEXT_TOKEN, p.require("org"));
-      case "token revoke" -> api.revokeCredential(CredentialKind.CONTEXT_TOKEN, p.require("org"), p.require("id"));
-      case "api-key create" -> api.createApiKey(p.require("org"), p.body(), "cli");
-      case "api-key list" -> api.listCredentials(CredentialKind.API_KEY, p.require("org"));
-      case "api-key revoke" -> api.revokeCredential(CredentialKind.API_KEY, p.require("org"), p.require("id"));
-      case "account-key create" -> api.createAccountKey(p.body(), "cli");
-      case "account-key list" -> api.listCredentials(CredentialKind.ACCOUNT_KEY, null);
-      case "account-key revoke" -> api.revokeCredential(CredentialKind.ACCOUNT_KEY, null, p.require("id"));
+      case "org create" -> OrganizationViews.organization(orgs.create(OrganizationRequests.organization(p.body())));
+      case "org get" -> OrganizationViews.organization(orgs.get(p.positional()));
+      case "org list" -> OrganizationViews.organizations(orgs.list(null, 1000));
+      case "user create" -> OrganizationViews.user(orgs.createUser(p.require("org"),
+          OrganizationRequests.user(withPassword(p))));
+      case "user list" -> OrganizationViews.users(orgs.users(p.require("org")));
+      case "token create" -> OrganizationViews.issued(orgs.createToken(p.require("org"),
+          OrganizationRequests.token(p.body()), "cli"));
+      case "api-key create" -> OrganizationViews.issued(orgs.createApiKey(p.require("org"),
+          OrganizationRequests.apiKey(p.body()), "cli"));
+      case "account-key create" -> OrganizationViews.issued(orgs.createAccountKey(
+          OrganizationRequests.accountKey(p.body()), "cli"));
+      case "token list", "api-key list", "account-key list" -> {
+        CredentialKind kind = credentialKind(p.resource);
+        yield OrganizationViews.credentials(orgs.credentials(kind, orgOf(kind, p)));
+      }
+      case "token revoke", "api-key revoke", "account-key revoke" -> {
+        CredentialKind kind = credentialKind(p.resource);
+        String orgId = orgOf(kind, p);
+        yield OrganizationViews.credential(orgs.revoke(kind, orgId, p.require("id")), null);
+      }
       default -> null;
     };
+  }
+
+  private static CredentialKind credentialKind(String resource) {
+    return switch (resource) {
+      case "token" -> CredentialKind.CONTEXT_TOKEN;
+      case "api-key" -> CredentialKind.API_KEY;
+      default -> CredentialKind.ACCOUNT_KEY;
+    };
+  }
+
+  /** Account keys belong to no organization; the other credentials name theirs with --org. */
+  private static String orgOf(CredentialKind kind, Parsed p) {
+    return kind == CredentialKind.ACCOUNT_KEY ? null : p.require("org");
   }
 
   /** Passwords come from stdin (--password-stdin), never from the command line where ps shows them. */

@@ -1,5 +1,7 @@
 package io.engram;
 
+import io.engram.administration.OrganizationRoutes;
+import io.engram.administration.OrganizationService;
 import io.engram.access.CredentialService;
 import io.engram.access.CredentialStore;
 import io.engram.access.Guard;
@@ -20,8 +22,6 @@ import io.engram.memory.MemoryService;
 import io.engram.memory.MemorySettingsRoutes;
 import io.engram.memory.MemoryStore;
 import io.engram.operations.OperationsRoutes;
-import io.engram.organizations.OrganizationApi;
-import io.engram.organizations.OrganizationRoutes;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
@@ -58,7 +58,8 @@ public final class Engram implements AutoCloseable {
 
   /** The stores and services both the server and the admin CLI use. */
   public record Services(Database database, OrganizationStore organizations, UserStore users,
-                         CredentialService credentials, SessionService sessions, OrganizationApi organizationApi,
+                         CredentialService credentials, SessionService sessions,
+                         OrganizationService organizationService,
                          AssistantService assistants)
       implements AutoCloseable {
 
@@ -70,10 +71,10 @@ public final class Engram implements AutoCloseable {
           config.adminKey());
       SessionService sessions = new SessionService(new SessionStore(database), users, organizations, clock,
           Duration.ofMinutes(config.sessionTtlMinutes()));
-      OrganizationApi api = new OrganizationApi(organizations, users, credentials, clock, config.rateLimitRequests());
+      OrganizationService administration = new OrganizationService(organizations, users, credentials, clock, config.rateLimitRequests());
       AssistantService assistants = new AssistantService(new AssistantStore(database), users,
           CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))), clock);
-      return new Services(database, organizations, users, credentials, sessions, api, assistants);
+      return new Services(database, organizations, users, credentials, sessions, administration, assistants);
     }
 
     @Override
@@ -163,7 +164,7 @@ public final class Engram implements AutoCloseable {
           new FixedWindowRateLimiter(clock), metrics, config.apiKeyRequired(), config.rateLimitRequests());
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), metrics, guard),
-          new OrganizationRoutes(services.organizationApi(), guard, config.maxBodyBytes()),
+          new OrganizationRoutes(services.organizationService(), guard, config.maxBodyBytes()),
           new SessionRoutes(services.sessions(), guard, config.maxBodyBytes(), config.cookieSecure(),
               Duration.ofMinutes(config.sessionTtlMinutes())),
           new AssistantRoutes(services.assistants(), guard, config.maxBodyBytes()),

@@ -2,11 +2,13 @@ package io.engram.access;
 
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.http.Caller;
 import io.engram.platform.http.RouteFamily;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.RateLimitDecision;
 import io.engram.platform.ratelimit.RateLimiter;
 import io.javalin.http.Context;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -22,7 +24,10 @@ public final class Guard {
   public static final String CSRF_COOKIE = "engram_csrf";
   public static final String CSRF_HEADER = "X-CSRF-Token";
   private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
-  private static final String PRINCIPAL_ATTRIBUTE = "engram.principal";
+  /** The headers {@link #limited} sets, for the module that exposes them to browsers. */
+  public static final List<String> RATE_LIMIT_HEADERS = List.of("X-RateLimit-Limit", "X-RateLimit-Remaining",
+      "X-RateLimit-Reset", "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
+      "x-ratelimit-reset-requests");
 
   private final CredentialService credentials;
   private final SessionService sessions;
@@ -184,15 +189,9 @@ public final class Guard {
     return account(ctx);
   }
 
-  /** The principal a guard resolved for this request, for logging; anonymous when none. */
-  public static Principal principalOf(Context ctx) {
-    Principal principal = ctx.attribute(PRINCIPAL_ATTRIBUTE);
-    return principal == null ? Principal.ANONYMOUS : principal;
-  }
-
   private Principal authenticate(Context ctx) {
     Principal principal = resolve(ctx);
-    ctx.attribute(PRINCIPAL_ATTRIBUTE, principal);
+    Caller.set(ctx, new Caller(principal.credentialId(), principal.orgId()));
     if (principal.kind() == Principal.Kind.SESSION && !SAFE_METHODS.contains(ctx.method().name())) {
       requireCsrf(ctx, principal);
     }

@@ -42,6 +42,8 @@ public final class SessionRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
+    // Every guarded route of every module may set the rate-limit headers; access declares them once.
+    routes.exposeHeaders(Guard.RATE_LIMIT_HEADERS.toArray(String[]::new));
     routes.post("/api/auth/login", this::login)
         .post("/api/auth/logout", this::logout)
         .get("/api/auth/session", this::session);

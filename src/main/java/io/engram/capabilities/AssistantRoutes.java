@@ -23,6 +23,7 @@ public record AssistantRoutes(AssistantService assistants, Guard guard, long max
 
   @Override
   public void register(Routes routes) {
+    routes.exposeHeaders("ETag");
     routes.post("/api/assistants", this::create)
         .get("/api/assistants", this::list)
         .get(ASSISTANT, ctx -> {

@@ -32,6 +32,7 @@ public record CapabilityRoutes(AssistantService assistants, Guard guard, long ma
 
   @Override
   public void register(Routes routes) {
+    routes.exposeHeaders("ETag");
     routes.get("/api/capabilities/registry", this::registry)
         .get(CAPABILITIES, this::current)
         .patch(CAPABILITIES, this::update)

@@ -48,6 +48,8 @@ public final class GenerationRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
+    routes.exposeHeaders(MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER);
+    routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
     routes.post("/v1/chat/completions", this::chat)
         .post(AGENT_CHAT, this::chat)
         .post("/v1/completions", this::completion);

@@ -1,9 +1,12 @@
 package io.engram.inference;
 
 import io.javalin.http.Context;
+import java.util.List;
 
 /** OpenAI's token budget headers, from the plan's tokens per hour (left out when unlimited). */
 final class TokenHeaders {
+  static final List<String> NAMES = List.of("x-ratelimit-limit-tokens",
+      "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens");
 
   private TokenHeaders() {
   }

@@ -1,7 +1,5 @@
 package io.engram.platform.http;
 
-import io.engram.access.Guard;
-import io.engram.access.Principal;
 import io.engram.platform.Ids;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.metrics.HttpMetrics;
@@ -12,7 +10,9 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.http.MethodNotAllowedResponse;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.router.Endpoint;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 import net.logstash.logback.argument.StructuredArguments;
 import org.slf4j.Logger;
@@ -47,6 +47,7 @@ public final class HttpServer {
       });
       table[0] = new Routes(javalinConfig.routes);
       modules.forEach(module -> module.register(table[0]));
+      exposeToBrowsers(javalinConfig, config, table[0].exposedHeaders());
     });
     this.routes = table[0].all();
   }
@@ -60,6 +61,15 @@ public final class HttpServer {
     javalinConfig.http.prefer405over404 = true;
     javalinConfig.http.maxRequestSize = config.maxBodyBytes();
     javalinConfig.jetty.modifyServer(server -> server.setStopTimeout(config.shutdownGraceSeconds() * 1000L));
+  }
+
+  /**
+   * CORS for the configured origins. Browsers let scripts read only the response headers listed
+   * here: this server's own, and those the route modules declared they set.
+   */
+  private static void exposeToBrowsers(JavalinConfig javalinConfig, EngramConfig config, Set<String> moduleHeaders) {
+    Set<String> exposed = new LinkedHashSet<>(List.of("X-Request-Id", "Retry-After"));
+    exposed.addAll(moduleHeaders);
     javalinConfig.bundledPlugins.enableCors(cors -> cors.addRule(rule -> {
       if (config.corsOrigins().contains("*")) {
         rule.anyHost();
@@ -68,12 +78,7 @@ public final class HttpServer {
         rule.allowHost(origins.getFirst(), origins.subList(1, origins.size()).toArray(String[]::new));
         rule.allowCredentials = true;
       }
-      for (String header : List.of("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-          "Retry-After", "ETag", "X-Engram-Memory-Ids", "X-Engram-Memory-Tokens", "x-ratelimit-limit-requests",
-          "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", "x-ratelimit-limit-tokens",
-          "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")) {
-        rule.exposeHeader(header);
-      }
+      exposed.forEach(rule::exposeHeader);
     }));
   }
 
@@ -116,13 +121,13 @@ public final class HttpServer {
     String route = routeTemplate(ctx);
     int status = ctx.status().getCode();
     metrics.recordRequest(ctx.method().name(), route, status, duration);
-    Principal principal = Guard.principalOf(ctx);
+    Caller caller = Caller.of(ctx);
     ACCESS.info("{} {} {}", ctx.method().name(), ctx.path(), status,
         StructuredArguments.kv("route", route),
         StructuredArguments.kv("status", status),
         StructuredArguments.kv("duration_ms", duration / 1_000_000.0),
-        StructuredArguments.kv("credential_id", principal.credentialId()),
-        StructuredArguments.kv("org_id", principal.orgId()));
+        StructuredArguments.kv("credential_id", caller.credentialId()),
+        StructuredArguments.kv("org_id", caller.orgId()));
     MDC.remove("request_id");
   }
 

@@ -5,7 +5,10 @@ import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.websocket.WsConfig;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -20,6 +23,7 @@ public final class Routes {
 
   private final RoutesConfig javalin;
   private final List<Route> registered = new ArrayList<>();
+  private final Set<String> exposedHeaders = new LinkedHashSet<>();
 
   public Routes(RoutesConfig javalin) {
     this.javalin = javalin;
@@ -58,6 +62,16 @@ public final class Routes {
     javalin.addHttpHandler(method, path, handler);
     registered.add(new Route(method.name(), path));
     return this;
+  }
+
+  /** Response headers a module sets that browser scripts on other origins may read (CORS). */
+  public Routes exposeHeaders(String... headers) {
+    Collections.addAll(exposedHeaders, headers);
+    return this;
+  }
+
+  public Set<String> exposedHeaders() {
+    return Set.copyOf(exposedHeaders);
   }
 
   public List<Route> all() {

@@ -1,4 +1,4 @@
-package io.engram.organizations;
+package io.engram.administration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,7 +1,11 @@
-package io.engram.organizations;
+package io.engram.administration;
 
 import io.engram.access.Credential;
 import io.engram.access.CredentialKind;
+import io.engram.access.CredentialService;
+import io.engram.organizations.Organization;
+import io.engram.organizations.PlanLimits;
+import io.engram.organizations.User;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,7 +84,26 @@ public final class OrganizationViews {
     return view;
   }
 
-  public static Map<String, Object> list(List<?> data) {
+  /** A just-issued credential, with its secret: the only time the secret is shown. */
+  public static Map<String, Object> issued(CredentialService.Issued issued) {
+    return credential(issued.credential(), issued.secret());
+  }
+
+  public static Map<String, Object> organizations(OrganizationService.Page page) {
+    Map<String, Object> view = list(page.organizations().stream().map(OrganizationViews::organization).toList());
+    view.put("has_more", page.hasMore());
+    return view;
+  }
+
+  public static Map<String, Object> users(List<User> users) {
+    return list(users.stream().map(OrganizationViews::user).toList());
+  }
+
+  public static Map<String, Object> credentials(List<Credential> credentials) {
+    return list(credentials.stream().map(c -> credential(c, null)).toList());
+  }
+
+  private static Map<String, Object> list(List<?> data) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "list");
     view.put("data", data);

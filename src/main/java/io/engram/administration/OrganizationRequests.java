@@ -1,0 +1,127 @@
+package io.engram.administration;
+
+import io.engram.access.AgentSlug;
+import io.engram.access.Permission;
+import io.engram.access.Scope;
+import io.engram.organizations.Plan;
+import io.engram.organizations.Role;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.JsonBody;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * The management requests, parsed from a JSON body (an HTTP route's, or the one the admin CLI
+ * builds from its flags): field names, types, lengths and allowed values. Rules that need the
+ * stored state or the clock are {@link OrganizationService}'s.
+ */
+public final class OrganizationRequests {
+  private static final Pattern EMAIL = Pattern.compile("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
+  private static final int NAME_MAX = 200;
+
+  /** {@code requestsPerMinute} is null for the plan's own /api budget. */
+  public record NewOrganization(String name, Plan plan, Long requestsPerMinute) {
+  }
+
+  /** {@code password} is null for a user who cannot sign in yet. */
+  public record NewUser(String email, String name, Role role, String password) {
+  }
+
+  /** {@code agents} is null for a token that reaches every agent. */
+  public record NewToken(String name, Set<String> scopes, List<String> agents, Instant expiresAt) {
+  }
+
+  /** {@code rateLimit} is null for RATE_LIMIT_REQUESTS. */
+  public record NewApiKey(String name, Set<String> permissions, Integer rateLimit, Instant expiresAt) {
+  }
+
+  public record NewAccountKey(String name, Instant expiresAt) {
+  }
+
+  private OrganizationRequests() {
+  }
+
+  public static NewOrganization organization(JsonBody body) {
+    body.allowOnly(Set.of("name", "plan", "requests_per_minute"));
+    String name = body.requiredString("name", NAME_MAX);
+    Plan plan = body.optionalString("plan", 32)
+        .map(id -> Plan.fromId(id).orElseThrow(() -> ApiException.badRequest("plan",
+            "Unknown plan '" + id + "'; plans: " + Plan.allIds())))
+        .orElse(Plan.FREE);
+    Long requestsPerMinute = body.optionalInt("requests_per_minute", 1, 1_000_000).map(Integer::longValue).orElse(null);
+    return new NewOrganization(name, plan, requestsPerMinute);
+  }
+
+  public static NewUser user(JsonBody body) {
+    body.allowOnly(Set.of("email", "name", "role", "password"));
+    String email = body.requiredString("email", 254).toLowerCase(Locale.ROOT);
+    if (!EMAIL.matcher(email).matches()) {
+      throw ApiException.badRequest("email", "'email' must be an email address");
+    }
+    String name = body.optionalString("name", NAME_MAX).orElse(email);
+    Role role = body.optionalString("role", 16)
+        .map(r -> Role.fromId(r).orElseThrow(() -> ApiException.badRequest("role",
+            "'role' must be one of owner, admin, member")))
+        .orElse(Role.MEMBER);
+    Optional<String> password = body.optionalString("password", 1024);
+    if (password.isPresent() && password.get().length() < 12) {
+      throw ApiException.badRequest("password", "'password' must be at least 12 characters");
+    }
+    return new NewUser(email, name, role, password.orElse(null));
+  }
+
+  public static NewToken token(JsonBody body) {
+    body.allowOnly(Set.of("name", "scopes", "agents", "expires_at"));
+    String name = body.requiredString("name", NAME_MAX);
+    Set<String> scopes = wireNames(body, "scopes", value -> Scope.fromWire(value).map(Scope::wireName),
+        Scope.allWireNames());
+    List<String> agents = body.optionalStringList("agents", 100, 64).orElse(null);
+    if (agents != null) {
+      if (agents.isEmpty()) {
+        throw ApiException.badRequest("agents", "'agents' must list at least one agent, or be omitted for all agents");
+      }
+      agents.stream().filter(a -> !AgentSlug.isValid(a)).findFirst().ifPresent(bad -> {
+        throw ApiException.badRequest("agents", "Agent slug '" + bad
+            + "' must be 1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
+      });
+      agents = List.copyOf(new LinkedHashSet<>(agents));
+    }
+    return new NewToken(name, scopes, agents, body.optionalInstant("expires_at").orElse(null));
+  }
+
+  public static NewApiKey apiKey(JsonBody body) {
+    body.allowOnly(Set.of("name", "permissions", "rate_limit", "expires_at"));
+    String name = body.requiredString("name", NAME_MAX);
+    Set<String> permissions = wireNames(body, "permissions",
+        value -> Permission.fromWire(value).map(Permission::wireName), Permission.allWireNames());
+    Integer rateLimit = body.optionalInt("rate_limit", 1, 1_000_000).orElse(null);
+    return new NewApiKey(name, permissions, rateLimit, body.optionalInstant("expires_at").orElse(null));
+  }
+
+  public static NewAccountKey accountKey(JsonBody body) {
+    body.allowOnly(Set.of("name", "expires_at"));
+    String name = body.requiredString("name", NAME_MAX);
+    return new NewAccountKey(name, body.optionalInstant("expires_at").orElse(null));
+  }
+
+  private static Set<String> wireNames(JsonBody body, String field, Function<String, Optional<String>> parse,
+                                       String allowed) {
+    List<String> values = body.optionalStringList(field, 32, 64)
+        .orElseThrow(() -> ApiException.badRequest(field, "'" + field + "' is required; allowed: " + allowed));
+    if (values.isEmpty()) {
+      throw ApiException.badRequest(field, "'" + field + "' must not be empty; allowed: " + allowed);
+    }
+    Set<String> parsed = new LinkedHashSet<>();
+    for (String value : values) {
+      parsed.add(parse.apply(value).orElseThrow(() -> ApiException.badRequest(field,
+          "Unknown value '" + value + "' in '" + field + "'; allowed: " + allowed)));
+    }
+    return parsed;
+  }
+}

@@ -1,0 +1,117 @@
+package io.engram.administration;
+
+import io.engram.access.CredentialKind;
+import io.engram.access.CredentialService;
+import io.engram.access.Guard;
+import io.engram.access.Principal;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.QueryParams;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.javalin.http.Context;
+
+/**
+ * /v1 management routes: organizations and their users, context tokens and API keys (for the
+ * operator or an organization's admin API key), and account keys (operator only).
+ */
+public final class OrganizationRoutes implements RouteModule {
+  private static final String ORG = "/v1/organizations/{org_id}";
+
+  private final OrganizationService organizations;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public OrganizationRoutes(OrganizationService organizations, Guard guard, long maxBodyBytes) {
+    this.organizations = organizations;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes.post("/v1/organizations", this::createOrganization)
+        .get("/v1/organizations", this::listOrganizations)
+        .get(ORG, ctx -> Responses.json(ctx, OrganizationViews.organization(organizations.get(adminOf(ctx).orgId))))
+        .post(ORG + "/users", ctx -> {
+          String orgId = adminOf(ctx).orgId;
+          var user = organizations.createUser(orgId, OrganizationRequests.user(body(ctx)));
+          Responses.json(ctx, 201, OrganizationViews.user(user));
+        })
+        .get(ORG + "/users", ctx -> Responses.json(ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))));
+    credentialRoutes(routes, "tokens", "token_id", CredentialKind.CONTEXT_TOKEN,
+        (orgId, body, createdBy) -> organizations.createToken(orgId, OrganizationRequests.token(body), createdBy));
+    credentialRoutes(routes, "api-keys", "key_id", CredentialKind.API_KEY,
+        (orgId, body, createdBy) -> organizations.createApiKey(orgId, OrganizationRequests.apiKey(body), createdBy));
+    routes.post("/v1/account/keys", ctx -> {
+          Principal operator = guard.account(ctx);
+          var issued = organizations.createAccountKey(OrganizationRequests.accountKey(body(ctx)),
+              operator.credentialId());
+          Responses.json(ctx, 201, OrganizationViews.issued(issued));
+        })
+        .get("/v1/account/keys", ctx -> {
+          guard.account(ctx);
+          Responses.json(ctx, OrganizationViews.credentials(organizations.credentials(CredentialKind.ACCOUNT_KEY, null)));
+        })
+        .delete("/v1/account/keys/{key_id}", ctx -> {
+          guard.account(ctx);
+          var revoked = organizations.revoke(CredentialKind.ACCOUNT_KEY, null, ctx.pathParam("key_id"));
+          Responses.json(ctx, OrganizationViews.credential(revoked, null));
+        });
+  }
+
+  /** How a credential of one kind is issued from its route's body. */
+  @FunctionalInterface
+  private interface CredentialIssuer {
+    CredentialService.Issued issue(String orgId, JsonBody body, String createdBy);
+  }
+
+  /** Create, list and revoke routes of one credential collection of an organization. */
+  private void credentialRoutes(Routes routes, String collection, String idParam, CredentialKind kind,
+                                CredentialIssuer issuer) {
+    String path = ORG + "/" + collection;
+    routes.post(path, ctx -> {
+          Admin admin = adminOf(ctx);
+          var issued = issuer.issue(admin.orgId, body(ctx), admin.principal.credentialId());
+          Responses.json(ctx, 201, OrganizationViews.issued(issued));
+        })
+        .get(path, ctx -> Responses.json(ctx,
+            OrganizationViews.credentials(organizations.credentials(kind, adminOf(ctx).orgId))))
+        .delete(path + "/{" + idParam + "}", ctx -> {
+          var revoked = organizations.revoke(kind, adminOf(ctx).orgId, ctx.pathParam(idParam));
+          Responses.json(ctx, OrganizationViews.credential(revoked, null));
+        });
+  }
+
+  private void createOrganization(Context ctx) {
+    guard.account(ctx);
+    var org = organizations.create(OrganizationRequests.organization(body(ctx)));
+    Responses.json(ctx, 201, OrganizationViews.organization(org));
+  }
+
+  private void listOrganizations(Context ctx) {
+    guard.account(ctx);
+    int limit = QueryParams.integer(ctx, "limit", 100, 1, 1000);
+    Responses.json(ctx, OrganizationViews.organizations(organizations.list(ctx.queryParam("after"), limit)));
+  }
+
+  private record Admin(Principal principal, String orgId) {
+  }
+
+  /**
+   * The caller managing the organization of the path. An organization's own key proves it exists;
+   * the operator's request is answered 404 for a missing one before its body is looked at.
+   */
+  private Admin adminOf(Context ctx) {
+    String orgId = ctx.pathParam("org_id");
+    Principal principal = guard.organizationAdmin(ctx, orgId);
+    if (principal.kind() == Principal.Kind.ACCOUNT) {
+      organizations.get(orgId);
+    }
+    return new Admin(principal, orgId);
+  }
+
+  private JsonBody body(Context ctx) {
+    return JsonBody.parse(ctx, maxBodyBytes);
+  }
+}

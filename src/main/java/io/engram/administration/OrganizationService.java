@@ -1,0 +1,140 @@
+package io.engram.administration;
+
+import io.engram.access.Credential;
+import io.engram.access.CredentialKind;
+import io.engram.access.CredentialService;
+import io.engram.access.PasswordHasher;
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.organizations.Plan;
+import io.engram.organizations.Tier;
+import io.engram.organizations.User;
+import io.engram.organizations.UserStore;
+import io.engram.platform.Ids;
+import io.engram.platform.http.ApiException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Organizations, their users and their credentials, for a caller already authorized: the /v1
+ * management routes and the {@code admin} CLI both hand it the request records that
+ * {@link OrganizationRequests} parses, so both validate the same way. It answers domain objects;
+ * {@link OrganizationViews} turns them into JSON.
+ */
+public final class OrganizationService {
+  private static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59Z");
+
+  /** One page of organizations and whether another follows. */
+  public record Page(List<Organization> organizations, boolean hasMore) {
+  }
+
+  private final OrganizationStore organizations;
+  private final UserStore users;
+  private final CredentialService credentials;
+  private final Clock clock;
+  private final int defaultKeyRateLimit;
+
+  public OrganizationService(OrganizationStore organizations, UserStore users, CredentialService credentials,
+                             Clock clock, int defaultKeyRateLimit) {
+    this.organizations = organizations;
+    this.users = users;
+    this.credentials = credentials;
+    this.clock = clock;
+    this.defaultKeyRateLimit = defaultKeyRateLimit;
+  }
+
+  public Organization create(OrganizationRequests.NewOrganization request) {
+    Plan plan = request.plan();
+    if (request.requestsPerMinute() != null && !plan.tier().atLeast(Tier.GROWTH)) {
+      throw ApiException.badRequest("requests_per_minute", "A contract-specific 'requests_per_minute' is for "
+          + "Growth plans and above; plan " + plan.id() + " has " + plan.limits().requestsPerMinute());
+    }
+    Instant now = clock.instant();
+    Organization org = new Organization(Ids.newId("org", now.toEpochMilli()), request.name(), plan,
+        request.requestsPerMinute(), now, now);
+    organizations.insert(org);
+    return org;
+  }
+
+  public Organization get(String orgId) {
+    return organizations.find(orgId).orElseThrow(() -> ApiException.notFound("Organization not found"));
+  }
+
+  /** A page of organizations after the given id. */
+  public Page list(String after, int limit) {
+    List<Organization> page = organizations.list(after, limit + 1);
+    return new Page(page.stream().limit(limit).toList(), page.size() > limit);
+  }
+
+  public User createUser(String orgId, OrganizationRequests.NewUser request) {
+    get(orgId);
+    Instant now = clock.instant();
+    User user = new User(Ids.newId("user", now.toEpochMilli()), orgId, request.email(), request.name(),
+        request.role(), now);
+    String passwordHash = request.password() == null ? null : PasswordHasher.hash(request.password());
+    if (!users.insert(user, passwordHash)) {
+      throw ApiException.conflict("user_exists", "The organization already has a user with this email");
+    }
+    return user;
+  }
+
+  public List<User> users(String orgId) {
+    get(orgId);
+    return users.list(orgId);
+  }
+
+  public CredentialService.Issued createToken(String orgId, OrganizationRequests.NewToken request, String createdBy) {
+    get(orgId);
+    return credentials.issue(CredentialKind.CONTEXT_TOKEN, orgId, request.name(),
+        new CredentialService.Grant(request.scopes(), request.agents(), null), future(request.expiresAt()), createdBy);
+  }
+
+  public CredentialService.Issued createApiKey(String orgId, OrganizationRequests.NewApiKey request,
+                                               String createdBy) {
+    get(orgId);
+    int rateLimit = request.rateLimit() == null ? defaultKeyRateLimit : request.rateLimit();
+    return credentials.issue(CredentialKind.API_KEY, orgId, request.name(),
+        new CredentialService.Grant(request.permissions(), null, rateLimit), future(request.expiresAt()), createdBy);
+  }
+
+  public CredentialService.Issued createAccountKey(OrganizationRequests.NewAccountKey request, String createdBy) {
+    return credentials.issue(CredentialKind.ACCOUNT_KEY, null, request.name(),
+        new CredentialService.Grant(Set.of(), null, null), future(request.expiresAt()), createdBy);
+  }
+
+  /** Credentials of a kind; {@code orgId} is null for account keys. */
+  public List<Credential> credentials(CredentialKind kind, String orgId) {
+    if (orgId != null) {
+      get(orgId);
+    }
+    return credentials.list(kind, orgId);
+  }
+
+  /** Revokes a credential; revoking twice answers the same record. Unknown ids are 404. */
+  public Credential revoke(CredentialKind kind, String orgId, String id) {
+    if (orgId != null) {
+      get(orgId);
+    }
+    return credentials.revoke(kind, orgId, id).orElseThrow(() -> ApiException.notFound(switch (kind) {
+      case CONTEXT_TOKEN -> "Token not found";
+      case API_KEY -> "API key not found";
+      case ACCOUNT_KEY -> "Account key not found";
+    }));
+  }
+
+  /** An expiry must lie ahead of now, and within what the views can print. */
+  private Instant future(Instant expiresAt) {
+    if (expiresAt == null) {
+      return null;
+    }
+    if (!expiresAt.isAfter(clock.instant())) {
+      throw ApiException.badRequest("expires_at", "'expires_at' must be in the future");
+    }
+    if (expiresAt.isAfter(LATEST_EXPIRY)) {
+      throw ApiException.badRequest("expires_at", "'expires_at' must be before the year 10000");
+    }
+    return expiresAt;
+  }
+}
