@@ -1,6 +1,8 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.Sampling;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.JsonBody;

@@ -1,6 +1,7 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.engine.Sampling;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import java.util.Map;

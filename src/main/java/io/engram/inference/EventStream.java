@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import io.engram.inference.engine.ClientGoneException;
 import io.javalin.http.Context;
 import jakarta.servlet.ServletOutputStream;
 import java.io.IOException;

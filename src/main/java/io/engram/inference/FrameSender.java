@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import io.engram.inference.engine.ClientGoneException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;

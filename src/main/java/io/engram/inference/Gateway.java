@@ -1,6 +1,16 @@
 package io.engram.inference;
 
 import io.engram.access.Principal;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.Generation;
+import io.engram.inference.engine.GenerationRequest;
+import io.engram.inference.engine.Sampling;
+import io.engram.inference.engine.TokenSink;
+import io.engram.inference.models.ModelCatalog;
+import io.engram.inference.usage.InferenceLimits;
+import io.engram.inference.usage.UsageLedger;
 import io.engram.memory.AgentScope;
 import io.engram.memory.ContextBlock;
 import io.engram.memory.MemoryService;
@@ -72,17 +82,12 @@ public final class Gateway {
 
   /** A model by client-facing id as the caller's organization sees it, or 404 in OpenAI's words. */
   public ModelCatalog.Entry model(Principal caller, String id) {
-    return catalog.find(caller.orgId(), id).orElseThrow(() -> modelNotFound(id));
+    return catalog.find(caller.orgId(), id).orElseThrow(() -> ModelCatalog.notFound(id));
   }
 
   /** The current gateway (context access tokens) serves its one advertised model. */
   ModelCatalog.Entry advertised(String id) {
-    return catalog.advertised().filter(e -> e.card().id().equals(id)).orElseThrow(() -> modelNotFound(id));
-  }
-
-  static ApiException modelNotFound(String id) {
-    return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "model_not_found", "The model '" + id
-        + "' does not exist or is not served here; GET /v1/models lists them", "model", null, null);
+    return catalog.advertised().filter(e -> e.card().id().equals(id)).orElseThrow(() -> ModelCatalog.notFound(id));
   }
 
   public Prepared prepareChat(Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn,
@@ -179,7 +184,7 @@ public final class Gateway {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
       record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(delivered.toString())));
-      String outcome = e instanceof EngineException failure ? failure.failure().code
+      String outcome = e instanceof EngineException failure ? failure.failure().code()
           : e instanceof ClientGoneException ? "client_gone" : "internal_error";
       metrics.generation(model, outcome, System.nanoTime() - started);
       throw e;

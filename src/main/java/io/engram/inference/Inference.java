@@ -3,6 +3,14 @@ package io.engram.inference;
 import io.engram.access.Guard;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.LocalModels;
+import io.engram.inference.models.ModelCard;
+import io.engram.inference.models.ModelCatalog;
+import io.engram.inference.models.ModelRoutes;
+import io.engram.inference.models.ModelUploads;
+import io.engram.inference.remote.RemoteEngine;
+import io.engram.inference.usage.InferenceLimits;
+import io.engram.inference.usage.UsageLedger;
+import io.engram.inference.usage.UsageRoutes;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.OrganizationStore;
@@ -11,10 +19,10 @@ import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Executors;
@@ -93,7 +101,7 @@ public final class Inference implements AutoCloseable {
         id -> catalog.find(id).isPresent() || id.equals(EmbeddingRoutes.MODEL_ID));
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
-    UsageLedger usage = new UsageLedger(new UsageStore(database), clock);
+    UsageLedger usage = UsageLedger.open(database, clock);
     InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
     Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
     return new Inference(gateway, uploads, config.maxModelSizeGb(), embedder, engines,
@@ -103,9 +111,9 @@ public final class Inference implements AutoCloseable {
   public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
-        new ModelRoutes(gateway, guard, List.of(EmbeddingRoutes.card(started)), uploads, maxModelSizeGb),
+        new ModelRoutes(gateway.catalog(), guard, List.of(EmbeddingRoutes.card(started)), uploads, maxModelSizeGb),
         new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
-        new UsageRoutes(gateway, organizations, guard, clock),
+        new UsageRoutes(gateway.usage(), gateway.limits(), organizations, guard, clock),
         new ChatSockets(gateway, guard, webSockets, keepAlives));
   }
 

@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import io.engram.inference.engine.Generation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

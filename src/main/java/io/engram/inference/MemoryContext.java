@@ -1,6 +1,7 @@
 package io.engram.inference;
 
 import io.engram.access.Principal;
+import io.engram.inference.engine.ChatMessage;
 import io.engram.memory.ActivationRanker;
 import io.engram.memory.AgentScope;
 import io.engram.memory.ContextBlock;

@@ -1,6 +1,8 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.Generation;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorResponses;
 import io.engram.platform.json.Json;

@@ -1,5 +1,8 @@
 package io.engram.inference;
 
+import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Generation;
+import io.engram.inference.engine.TokenSink;
 import io.engram.platform.http.ApiException;
 
 /**

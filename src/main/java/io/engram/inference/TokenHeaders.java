@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import io.engram.inference.usage.InferenceLimits;
 import io.javalin.http.Context;
 import java.util.List;
 

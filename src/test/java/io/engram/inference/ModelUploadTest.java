@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.inference.local.TinyModel;
+import io.engram.inference.models.ModelUploads;
 import io.engram.support.Http;
 import io.engram.support.MultipartForm;
 import io.engram.support.TestServer;

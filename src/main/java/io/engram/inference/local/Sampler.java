@@ -1,6 +1,6 @@
 package io.engram.inference.local;
 
-import io.engram.inference.Sampling;
+import io.engram.inference.engine.Sampling;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;

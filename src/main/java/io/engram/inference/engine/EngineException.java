@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
@@ -32,14 +32,19 @@ public final class EngineException extends RuntimeException {
     /** The local model could not be loaded. */
     MODEL_UNAVAILABLE(503, ErrorType.MODEL_ERROR, "model_unavailable");
 
-    final int status;
-    final ErrorType type;
-    final String code;
+    private final int status;
+    private final ErrorType type;
+    private final String code;
 
     Failure(int status, ErrorType type, String code) {
       this.status = status;
       this.type = type;
       this.code = code;
+    }
+
+    /** The error code clients see, also the outcome label of the generation metrics. */
+    public String code() {
+      return code;
     }
   }
 

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.models;
 
 import io.engram.access.Guard;
 import io.engram.access.Permission;
@@ -24,7 +24,7 @@ import java.util.OptionalInt;
  * organization can use (the instance's and its own uploads), with the parameter-count label.
  */
 public final class ModelRoutes implements RouteModule {
-  private final Gateway gateway;
+  private final ModelCatalog catalog;
   private final Guard guard;
   private final List<ModelCard> extraCards;
   private final ModelUploads uploads;
@@ -34,9 +34,9 @@ public final class ModelRoutes implements RouteModule {
    * @param extraCards     models served outside the generation engines (the embedding model)
    * @param maxModelSizeGb MAX_MODEL_SIZE_GB, when set
    */
-  public ModelRoutes(Gateway gateway, Guard guard, List<ModelCard> extraCards, ModelUploads uploads,
+  public ModelRoutes(ModelCatalog catalog, Guard guard, List<ModelCard> extraCards, ModelUploads uploads,
                      OptionalInt maxModelSizeGb) {
-    this.gateway = gateway;
+    this.catalog = catalog;
     this.guard = guard;
     this.extraCards = List.copyOf(extraCards);
     this.uploads = uploads;
@@ -117,7 +117,7 @@ public final class ModelRoutes implements RouteModule {
     Principal caller = reader(ctx);
     String id = ctx.pathParam("model_id");
     ModelCard card = visible(caller).stream().filter(c -> c.id().equals(id)).findFirst()
-        .orElseThrow(() -> Gateway.modelNotFound(id));
+        .orElseThrow(() -> ModelCatalog.notFound(id));
     Responses.json(ctx, view(card, extended(caller)));
   }
 
@@ -127,9 +127,9 @@ public final class ModelRoutes implements RouteModule {
 
   private List<ModelCard> visible(Principal caller) {
     if (!extended(caller)) {
-      return gateway.catalog().advertised().map(e -> List.of(e.card())).orElse(List.of());
+      return catalog.advertised().map(e -> List.of(e.card())).orElse(List.of());
     }
-    List<ModelCard> cards = new ArrayList<>(gateway.catalog().all(caller.orgId()).stream()
+    List<ModelCard> cards = new ArrayList<>(catalog.all(caller.orgId()).stream()
         .map(ModelCatalog.Entry::card).toList());
     cards.addAll(extraCards);
     return cards;

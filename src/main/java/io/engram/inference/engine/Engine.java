@@ -1,8 +1,9 @@
-package io.engram.inference;
+package io.engram.inference.engine;
+
 
 /**
- * Something that generates text: a remote OpenAI-compatible server ({@link RemoteEngine}) or an
- * in-process model ({@link LocalEngine}). A call blocks its (virtual) thread until the generation
+ * Something that generates text: a remote OpenAI-compatible server (the remote engine) or an
+ * in-process model (the local engine). A call blocks its (virtual) thread until the generation
  * ends, delivering pieces to the sink as they come.
  */
 public interface Engine {

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 /** One message of a conversation, as the engines receive it: role system, user or assistant. */
 public record ChatMessage(String role, String content) {

@@ -1,7 +1,14 @@
-package io.engram.inference;
+package io.engram.inference.remote;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Engine;
+import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.Generation;
+import io.engram.inference.engine.GenerationRequest;
+import io.engram.inference.engine.Sampling;
+import io.engram.inference.engine.TokenSink;
 import io.engram.platform.httpclient.ClientResponse;
 import io.engram.platform.httpclient.MalformedResponseException;
 import io.engram.platform.httpclient.OriginClient;

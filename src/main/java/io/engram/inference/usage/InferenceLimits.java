@@ -1,6 +1,7 @@
-package io.engram.inference;
+package io.engram.inference.usage;
 
 import io.engram.access.Principal;
+import io.engram.inference.usage.UsageLedger;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 /**
  * Where an engine delivers its output, as it is produced. The engine calls {@link #begin()} once

@@ -1,5 +1,6 @@
-package io.engram.inference;
+package io.engram.inference.models;
 
+import io.engram.inference.engine.EngineException;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.LocalModels;
 import io.engram.organizations.Limit;

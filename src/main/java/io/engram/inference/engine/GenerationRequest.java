@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 /**
  * What an engine produced. {@code usage} is the engine's own count, or null when it gave none

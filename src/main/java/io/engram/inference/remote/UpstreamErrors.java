@@ -1,6 +1,7 @@
-package io.engram.inference;
+package io.engram.inference.remote;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.engine.EngineException;
 import io.engram.platform.json.Json;
 
 /** Turns an upstream's error answer into the engine failure it means for Engram's callers. */

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.http.ApiException;
@@ -9,14 +9,14 @@ import java.util.List;
 /**
  * How to generate: the spec's common parameters with its ranges and defaults. {@code maxTokens}
  * is null when the caller left it out; the gateway then picks the default within the plan and the
- * model's context (see {@link Gateway}).
+ * model's context (see the gateway).
  */
 public record Sampling(Integer maxTokens, double temperature, double topP, double frequencyPenalty,
                        double presencePenalty, List<String> stop, Long seed) {
   public static final int DEFAULT_MAX_TOKENS = 2048;
   public static final int MAX_STOP_SEQUENCES = 4;
   public static final int MAX_STOP_LENGTH = 256;
-  static final List<String> FIELDS = List.of("max_tokens", "max_completion_tokens", "temperature", "top_p",
+  public static final List<String> FIELDS = List.of("max_tokens", "max_completion_tokens", "temperature", "top_p",
       "frequency_penalty", "presence_penalty", "stop", "seed");
 
   public static Sampling parse(JsonBody body) {

@@ -1,5 +1,8 @@
-package io.engram.inference;
+package io.engram.inference.models;
 
+import io.engram.inference.engine.Engine;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -94,5 +97,11 @@ public final class ModelCatalog {
     List<Entry> all = all();
     all.addAll(organizationModels.all(orgId));
     return all;
+  }
+
+  /** A model the caller cannot use, in OpenAI's words. */
+  public static ApiException notFound(String id) {
+    return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "model_not_found", "The model '" + id
+        + "' does not exist or is not served here; GET /v1/models lists them", "model", null, null);
   }
 }

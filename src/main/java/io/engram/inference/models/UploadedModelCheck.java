@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.models;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.usage;
 
 import io.engram.store.Database;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.models;
 
 /**
  * A model as the model routes describe it. {@code parameters} (a parameter-count label such as

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.engine;
 
 /**
  * The caller closed the connection while its response was being produced. Engines let it

@@ -1,5 +1,7 @@
-package io.engram.inference;
+package io.engram.inference.usage;
 
+import io.engram.inference.engine.Generation;
+import io.engram.store.Database;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +56,11 @@ public final class UsageLedger {
   UsageLedger(UsageStore store, Clock clock) {
     this.store = store;
     this.clock = clock;
+  }
+
+  /** The ledger over the database's usage table. */
+  public static UsageLedger open(Database database, Clock clock) {
+    return new UsageLedger(new UsageStore(database), clock);
   }
 
   static long hourStart(long epochMillis) {
@@ -147,8 +154,9 @@ public final class UsageLedger {
     return a;
   }
 
-  List<UsageStore.Row> rows(String orgId, long from, long to) {
+  /** The organization's usage in [from, to), this node's pending counts included. */
+  UsageReport report(String orgId, long from, long to) {
     flush();
-    return store.rows(orgId, from, to);
+    return UsageReport.of(store.rows(orgId, from, to));
   }
 }

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.usage;
 
 import io.engram.access.Guard;
 import io.engram.organizations.Organization;
@@ -12,9 +12,7 @@ import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,13 +26,16 @@ public final class UsageRoutes implements RouteModule {
   /** Later instants do not fit in the milliseconds hours are stored in. */
   static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
-  private final Gateway gateway;
+  private final UsageLedger usage;
+  private final InferenceLimits limits;
   private final OrganizationStore organizations;
   private final Guard guard;
   private final Clock clock;
 
-  public UsageRoutes(Gateway gateway, OrganizationStore organizations, Guard guard, Clock clock) {
-    this.gateway = gateway;
+  public UsageRoutes(UsageLedger usage, InferenceLimits limits, OrganizationStore organizations, Guard guard,
+                     Clock clock) {
+    this.usage = usage;
+    this.limits = limits;
     this.organizations = organizations;
     this.guard = guard;
     this.clock = clock;
@@ -51,6 +52,21 @@ public final class UsageRoutes implements RouteModule {
     Organization org = organizations.find(orgId).orElseThrow(() -> ApiException.notFound("Organization not found"));
     Instant end = ctx.queryParam("end") == null ? clock.instant() : QueryParams.instant(ctx, "end");
     Instant start = ctx.queryParam("start") == null ? end.minus(DEFAULT_SPAN) : QueryParams.instant(ctx, "start");
+    checkSpan(start, end);
+    // Hours are whole: the hours that contain 'start' and 'end' are included.
+    UsageReport report = usage.report(orgId, UsageLedger.hourStart(start.toEpochMilli()), end.toEpochMilli() + 1);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("object", "list");
+    body.put("organization_id", orgId);
+    body.put("start", start.getEpochSecond());
+    body.put("end", end.getEpochSecond());
+    body.put("data", report.rows().stream().map(UsageRoutes::row).toList());
+    body.put("totals", totals(report.totals()));
+    body.put("current_hour", currentHour(org));
+    Responses.json(ctx, body);
+  }
+
+  private static void checkSpan(Instant start, Instant end) {
     if (start.isBefore(Instant.EPOCH) || end.isAfter(LATEST)) {
       throw ApiException.badRequest(start.isBefore(Instant.EPOCH) ? "start" : "end",
           "'start' and 'end' must lie between 1970 and the year 9999");
@@ -61,55 +77,39 @@ public final class UsageRoutes implements RouteModule {
     if (Duration.between(start, end).compareTo(MAX_SPAN) > 0) {
       throw ApiException.badRequest("start", "At most " + MAX_SPAN.toDays() + " days can be read at once");
     }
-    // Hours are whole: the hours that contain 'start' and 'end' are included.
-    List<UsageStore.Row> rows = gateway.usage().rows(orgId, UsageLedger.hourStart(start.toEpochMilli()),
-        end.toEpochMilli() + 1);
-    List<Map<String, Object>> data = new ArrayList<>();
-    long requests = 0;
-    long prompt = 0;
-    long completion = 0;
-    long memory = 0;
-    for (UsageStore.Row row : rows) {
-      Map<String, Object> item = new LinkedHashMap<>();
-      item.put("hour_start", row.hourStart() / 1000);
-      item.put("credential_id", row.credentialId());
-      item.put("model", row.model());
-      item.put("requests", row.requests());
-      item.put("prompt_tokens", row.promptTokens());
-      item.put("completion_tokens", row.completionTokens());
-      item.put("total_tokens", row.totalTokens());
-      item.put("memory_tokens", row.memoryTokens());
-      data.add(item);
-      requests += row.requests();
-      prompt += row.promptTokens();
-      completion += row.completionTokens();
-      memory += row.memoryTokens();
-    }
-    Map<String, Object> totals = new LinkedHashMap<>();
-    totals.put("requests", requests);
-    totals.put("prompt_tokens", prompt);
-    totals.put("completion_tokens", completion);
-    totals.put("total_tokens", prompt + completion);
-    totals.put("memory_tokens", memory);
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("object", "list");
-    body.put("organization_id", orgId);
-    body.put("start", start.getEpochSecond());
-    body.put("end", end.getEpochSecond());
-    body.put("data", data);
-    body.put("totals", totals);
-    body.put("current_hour", currentHour(org));
-    Responses.json(ctx, body);
+  }
+
+  private static Map<String, Object> row(UsageStore.Row row) {
+    Map<String, Object> item = new LinkedHashMap<>();
+    item.put("hour_start", row.hourStart() / 1000);
+    item.put("credential_id", row.credentialId());
+    item.put("model", row.model());
+    item.put("requests", row.requests());
+    item.put("prompt_tokens", row.promptTokens());
+    item.put("completion_tokens", row.completionTokens());
+    item.put("total_tokens", row.totalTokens());
+    item.put("memory_tokens", row.memoryTokens());
+    return item;
+  }
+
+  private static Map<String, Object> totals(UsageReport.Totals totals) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("requests", totals.requests());
+    view.put("prompt_tokens", totals.promptTokens());
+    view.put("completion_tokens", totals.completionTokens());
+    view.put("total_tokens", totals.totalTokens());
+    view.put("memory_tokens", totals.memoryTokens());
+    return view;
   }
 
   private Map<String, Object> currentHour(Organization org) {
-    InferenceLimits.TokenBudget budget = gateway.limits().tokenBudget(org);
+    InferenceLimits.TokenBudget budget = limits.tokenBudget(org);
     Map<String, Object> hour = new LinkedHashMap<>();
-    hour.put("hour_start", gateway.usage().currentHourStart() / 1000);
-    hour.put("tokens_used", gateway.usage().tokensThisHour(org.id()));
+    hour.put("hour_start", usage.currentHourStart() / 1000);
+    hour.put("tokens_used", usage.tokensThisHour(org.id()));
     hour.put("tokens_per_hour", budget == null ? null : budget.limit());
     hour.put("tokens_remaining", budget == null ? null : budget.remaining());
-    hour.put("resets_in_seconds", gateway.usage().secondsToNextHour());
+    hour.put("resets_in_seconds", usage.secondsToNextHour());
     return hour;
   }
 }
