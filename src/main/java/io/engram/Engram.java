@@ -68,10 +68,10 @@ public final class Engram implements AutoCloseable {
       OrganizationStore organizations = new OrganizationStore(database);
       UserStore users = new UserStore(database);
       CredentialService credentials = new CredentialService(new CredentialStore(database), organizations, clock,
-          config.adminKey());
+          config.access().adminKey());
       SessionService sessions = new SessionService(new SessionStore(database), users, organizations, clock,
-          Duration.ofMinutes(config.sessionTtlMinutes()));
-      OrganizationService administration = new OrganizationService(organizations, users, credentials, clock, config.rateLimitRequests());
+          Duration.ofMinutes(config.access().sessionTtlMinutes()));
+      OrganizationService administration = new OrganizationService(organizations, users, credentials, clock, config.access().rateLimitRequests());
       AssistantService assistants = new AssistantService(new AssistantStore(database), users,
           CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))), clock);
       return new Services(database, organizations, users, credentials, sessions, administration, assistants);
@@ -157,23 +157,23 @@ public final class Engram implements AutoCloseable {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics();
-      inference = Inference.open(config, services.database(), memory, Embedder.shared(config.modelCacheDir()),
+      inference = Inference.open(config, services.database(), memory, Embedder.shared(config.inference().modelCacheDir()),
           metrics.registry(), clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       Guard guard = new Guard(services.credentials(), services.sessions(),
-          new FixedWindowRateLimiter(clock), metrics, config.apiKeyRequired(), config.rateLimitRequests());
+          new FixedWindowRateLimiter(clock), metrics, config.access().apiKeyRequired(), config.access().rateLimitRequests());
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), metrics, guard),
-          new OrganizationRoutes(services.organizationService(), guard, config.maxBodyBytes()),
-          new SessionRoutes(services.sessions(), guard, config.maxBodyBytes(), config.cookieSecure(),
-              Duration.ofMinutes(config.sessionTtlMinutes())),
-          new AssistantRoutes(services.assistants(), guard, config.maxBodyBytes()),
-          new CapabilityRoutes(services.assistants(), guard, config.maxBodyBytes()),
-          new MemoryRoutes(memory, reflection::provenance, guard, config.maxBodyBytes(), clock),
-          new MemorySettingsRoutes(memory, guard, config.maxBodyBytes()),
+          new OrganizationRoutes(services.organizationService(), guard, config.server().maxBodyBytes()),
+          new SessionRoutes(services.sessions(), guard, config.server().maxBodyBytes(), config.access().cookieSecure(),
+              Duration.ofMinutes(config.access().sessionTtlMinutes())),
+          new AssistantRoutes(services.assistants(), guard, config.server().maxBodyBytes()),
+          new CapabilityRoutes(services.assistants(), guard, config.server().maxBodyBytes()),
+          new MemoryRoutes(memory, reflection::provenance, guard, config.server().maxBodyBytes(), clock),
+          new MemorySettingsRoutes(memory, guard, config.server().maxBodyBytes()),
           new ReflectionRoutes(reflection, new ReflectionMetrics(services.database(), memory.maintenance(), reflection,
-              clock), guard, config.maxBodyBytes())));
-      modules.addAll(inference.routes(guard, services.organizations(), config.maxBodyBytes(), clock));
+              clock), guard, config.server().maxBodyBytes())));
+      modules.addAll(inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
       return new Engram(services, memory, reflection, inference, metrics, server, config.reflectionScheduler());
@@ -198,12 +198,12 @@ public final class Engram implements AutoCloseable {
    */
   private static MemoryService openMemory(EngramConfig config, Services services, Clock clock) {
     MemoryStore store = new MemoryStore(services.database());
-    MemoryIndex index = new MemoryIndex(config.dataDir().resolve("index").resolve("memory"), store, clock);
+    MemoryIndex index = new MemoryIndex(config.storage().dataDir().resolve("index").resolve("memory"), store, clock);
     MemoryIndex.OpeningReport report = index.openingReport();
     LOG.info("memory index {} in {} ms: {} memories indexed, {} changes replayed ({})",
         report.rebuilt() ? "rebuilt" : "opened", report.millis(), report.documents(), report.replayedChanges(),
         report.reason());
-    return new MemoryService(store, index, Embedder.shared(config.modelCacheDir()), clock);
+    return new MemoryService(store, index, Embedder.shared(config.inference().modelCacheDir()), clock);
   }
 
   public MemoryService memory() {

@@ -35,7 +35,7 @@ public final class Main {
       }
       case "demo-model" -> {
         // An untrained model in the real formats, so the local engine can be tried with no download.
-        Path dir = TinyModel.write(config.modelCacheDir(), 42);
+        Path dir = TinyModel.write(config.inference().modelCacheDir(), 42);
         System.out.println("Wrote the tiny untrained model '" + TinyModel.ID + "' to " + dir.toAbsolutePath()
             + "\nIts weights are random: it exercises the local engine, its output is noise."
             + "\nServe it with: DEFAULT_MODEL=" + TinyModel.ID + " ./engram serve");
@@ -71,7 +71,7 @@ public final class Main {
       engram.close();
       LoggingSetup.flush();
     }));
-    log.info("Engram listening on http://{}:{} (database: {}, data dir: {})", config.host(), engram.port(),
-        engram.services().database().kind().name().toLowerCase(java.util.Locale.ROOT), config.dataDir().toAbsolutePath());
+    log.info("Engram listening on http://{}:{} (database: {}, data dir: {})", config.server().host(), engram.port(),
+        engram.services().database().kind().name().toLowerCase(java.util.Locale.ROOT), config.storage().dataDir().toAbsolutePath());
   }
 }

@@ -65,8 +65,8 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
   static void refuseUnsupported(JsonBody body, Map<String, String> unsupported) {
     for (var entry : unsupported.entrySet()) {
       if (body.has(entry.getKey())) {
-        throw new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "unsupported_parameter",
-            "'" + entry.getKey() + "' is not supported: " + entry.getValue(), entry.getKey(), null, null);
+        throw ApiException.invalid("unsupported_parameter", entry.getKey(),
+            "'" + entry.getKey() + "' is not supported: " + entry.getValue());
       }
     }
   }
@@ -95,8 +95,7 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
   }
 
   static ApiException unsupported(String param, String message) {
-    return new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "unsupported_parameter",
-        message, param, null, null);
+    return ApiException.invalid("unsupported_parameter", param, message);
   }
 
   /** {@code stream_options}: only with a stream, only {@code include_usage}. */

@@ -97,9 +97,8 @@ public final class ChatSockets implements RouteModule {
     if (open.incrementAndGet() > settings.maxConnections()) {
       open.decrementAndGet();
       SocketSession refused = new SocketSession(ctx, protocol);
-      refused.sendError(new ApiException(429, ErrorType.RATE_LIMIT_ERROR,
-          "too_many_connections", "This server already has " + settings.maxConnections() + " WebSocket "
-          + "connections open, the most it allows; retry later", null, 1L, null));
+      refused.sendError(ApiException.rateLimited("too_many_connections", "This server already has "
+          + settings.maxConnections() + " WebSocket connections open, the most it allows; retry later", 1));
       ctx.closeSession(TRY_AGAIN_LATER, "too many connections");
       return;
     }

@@ -63,8 +63,8 @@ public final class EmbeddingRoutes implements RouteModule {
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
-      throw new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "model_not_found", "The embedding model '" + model
-          + "' is not served here; use '" + MODEL_ID + "'", "model", null, null);
+      throw ApiException.notFound("model_not_found", "model", "The embedding model '" + model
+          + "' is not served here; use '" + MODEL_ID + "'");
     }
     List<String> inputs = inputs(body.get("input"));
     boolean base64 = encoding(body);

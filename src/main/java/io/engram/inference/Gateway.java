@@ -228,9 +228,8 @@ public final class Gateway {
 
   private static void checkContext(int tokens, int contextLength) {
     if (tokens > contextLength) {
-      throw new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "context_length_exceeded", "This model's "
-          + "context is " + contextLength + " tokens; the messages and max_tokens need " + tokens, "messages", null,
-          null);
+      throw ApiException.invalid("context_length_exceeded", "messages", "This model's context is " + contextLength
+          + " tokens; the messages and max_tokens need " + tokens);
     }
   }
 

@@ -67,12 +67,12 @@ public final class Inference implements AutoCloseable {
   public static Inference open(EngramConfig config, Database database, MemoryService memory, Embedder embedder,
                                MeterRegistry registry, Clock clock) {
     long started = clock.instant().getEpochSecond();
-    ModelCatalog catalog = new ModelCatalog(config.defaultModel());
+    ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
-    long queueTimeout = Duration.ofSeconds(config.requestTimeoutSeconds()).toMillis();
-    int workers = config.workerProcesses().orElse(Runtime.getRuntime().availableProcessors());
+    long queueTimeout = Duration.ofSeconds(config.server().requestTimeoutSeconds()).toMillis();
+    int workers = config.inference().workerProcesses().orElse(Runtime.getRuntime().availableProcessors());
     Function<Path, LocalEngine> localEngine = directory -> new LocalEngine(directory, workers, queueTimeout);
-    for (LocalModels.Found found : LocalModels.scan(config.modelCacheDir())) {
+    for (LocalModels.Found found : LocalModels.scan(config.inference().modelCacheDir())) {
       LocalEngine local = localEngine.apply(found.directory());
       engines.add(local);
       catalog.add(new ModelCatalog.Entry(new ModelCard(found.id(), found.createdEpochSeconds(), "engram",
@@ -80,14 +80,14 @@ public final class Inference implements AutoCloseable {
       LOG.info("inference: model '{}' ({} parameters) served in-process from {}", found.id(), found.parametersLabel(),
           found.directory());
     }
-    config.upstream().ifPresent(upstream -> {
-      String id = !config.defaultModel().isEmpty() ? config.defaultModel() : upstream.model();
+    config.inference().upstream().ifPresent(upstream -> {
+      String id = !config.inference().defaultModel().isEmpty() ? config.inference().defaultModel() : upstream.model();
       if (id.isEmpty()) {
         throw new ConfigException(List.of("ENGRAM_UPSTREAM_URL is set: set DEFAULT_MODEL (the id clients use) or "
             + "ENGRAM_UPSTREAM_MODEL (the upstream's model name) too"));
       }
       RemoteEngine remote = new RemoteEngine(upstream.baseUrl(), upstream.apiKey(), upstream.model(),
-          Duration.ofSeconds(config.requestTimeoutSeconds()));
+          Duration.ofSeconds(config.server().requestTimeoutSeconds()));
       engines.add(remote);
       catalog.add(new ModelCatalog.Entry(new ModelCard(id, started, "engram", upstream.contextLength(), null), remote,
           upstream.model().isEmpty() ? id : upstream.model()));
@@ -95,17 +95,17 @@ public final class Inference implements AutoCloseable {
     });
     if (catalog.all().isEmpty()) {
       LOG.info("inference: no generation model configured (set ENGRAM_UPSTREAM_URL or put a model in {})",
-          config.modelCacheDir());
+          config.inference().modelCacheDir());
     }
-    ModelUploads uploads = new ModelUploads(config.modelCacheDir(), localEngine,
+    ModelUploads uploads = new ModelUploads(config.inference().modelCacheDir(), localEngine,
         id -> catalog.find(id).isPresent() || id.equals(EmbeddingRoutes.MODEL_ID));
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
-    InferenceLimits limits = new InferenceLimits(usage, config.maxConcurrentRequests());
+    InferenceLimits limits = new InferenceLimits(usage, config.inference().maxConcurrentRequests());
     Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
-    return new Inference(gateway, uploads, config.maxModelSizeGb(), embedder, engines,
-        Duration.ofSeconds(config.streamKeepAliveSeconds()), config.webSockets(), started);
+    return new Inference(gateway, uploads, config.inference().maxModelSizeGb(), embedder, engines,
+        Duration.ofSeconds(config.inference().streamKeepAliveSeconds()), config.inference().webSockets(), started);
   }
 
   public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {

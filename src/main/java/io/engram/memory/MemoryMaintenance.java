@@ -167,7 +167,7 @@ public final class MemoryMaintenance {
     List<UseHistory.Use> all = store.uses(h, memoryId);
     long reinforcements = all.stream().filter(u -> u.kind() == UseKind.REINFORCE).count();
     long retrievals = all.stream().filter(u -> u.kind() == UseKind.RETRIEVAL).count();
-    store.updateUses(h, memoryId, UseHistory.of(all), reinforcements, retrievals);
+    store.updateUses(h, memoryId, UseHistory.of(all), new MemoryRecord.UseCounts(reinforcements, retrievals));
   }
 
   private static MemoryRecord durable(MemoryRecord memory, String id) {

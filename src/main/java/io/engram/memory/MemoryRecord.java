@@ -1,12 +1,13 @@
 package io.engram.memory;
 
+import io.engram.platform.Ids;
 import java.time.Instant;
 
 /**
  * One memory as stored: what it says, whose it is (organization, and agent or null for
  * organization-wide), its state, where it came from, and its uses. {@code embedding} is the
  * unit-length MiniLM vector of {@link #indexedText()}, stored so the index can be rebuilt without
- * running the model again.
+ * running the model again; it is null where a memory is only read, not searched or indexed.
  */
 public record MemoryRecord(
     String id,
@@ -16,21 +17,71 @@ public record MemoryRecord(
     String subject,
     MemoryKind kind,
     double confidence,
-    MemoryState state,
-    MemorySource source,
-    String eventId,
     String metadataJson,
-    String credentialId,
-    String userId,
-    String requestId,
-    String idempotencyKey,
+    MemoryState state,
+    Origin origin,
     Instant occurredAt,
     Instant createdAt,
     Instant updatedAt,
     UseHistory uses,
-    long reinforcementCount,
-    long retrievalCount,
+    UseCounts counts,
     float[] embedding) {
+
+  /**
+   * Where a memory came from: written by a client (with the Idempotency-Key it was sent with, if
+   * any) or staged from a developer event, and by whom.
+   */
+  public record Origin(MemorySource source, String eventId, String idempotencyKey, ChangeAuthor author) {
+
+    public static Origin encoded(String idempotencyKey, ChangeAuthor author) {
+      return new Origin(MemorySource.ENCODE, null, idempotencyKey, author);
+    }
+
+    public static Origin staged(String eventId, ChangeAuthor author) {
+      return new Origin(MemorySource.EVENT, eventId, null, author);
+    }
+  }
+
+  /** How often a memory was reinforced and retrieved, as its views report it. */
+  public record UseCounts(long reinforcements, long retrievals) {
+    public static final UseCounts NONE = new UseCounts(0, 0);
+
+    public UseCounts plusReinforcement() {
+      return new UseCounts(reinforcements + 1, retrievals);
+    }
+
+    public UseCounts plusRetrievals(long count) {
+      return new UseCounts(reinforcements, retrievals + count);
+    }
+  }
+
+  /** What a client or an event says a new memory is, before it has an id, a state or a vector. */
+  public record Draft(String orgId, String agent, String text, String subject, MemoryKind kind, double confidence,
+                      String metadataJson) {
+
+    /** What the embedding is computed from. */
+    public String indexedText() {
+      return MemoryRecord.indexedText(subject, text);
+    }
+  }
+
+  /**
+   * A memory written now. Its first use is its encoding, at the time it happened (a past
+   * {@code occurredAt}) or now, whichever is earlier.
+   */
+  public static MemoryRecord created(Draft draft, MemoryState state, Origin origin, Instant occurredAt, Instant now,
+                                     float[] embedding) {
+    Instant firstUse = occurredAt.isBefore(now) ? occurredAt : now;
+    return new MemoryRecord(Ids.newId("mem", now.toEpochMilli()), draft.orgId(), draft.agent(), draft.text(),
+        draft.subject(), draft.kind(), draft.confidence(), draft.metadataJson(), state, origin, occurredAt, now, now,
+        UseHistory.first(UseKind.ENCODE, firstUse), UseCounts.NONE, embedding);
+  }
+
+  /** This memory without its vector, for lists held longer than the search that needed it. */
+  public MemoryRecord withoutEmbedding() {
+    return new MemoryRecord(id, orgId, agent, text, subject, kind, confidence, metadataJson, state, origin,
+        occurredAt, createdAt, updatedAt, uses, counts, null);
+  }
 
   /** What the lexical and vector indexes see: the subject, then the text. */
   public String indexedText() {

@@ -90,12 +90,11 @@ public final class MemoryService implements AutoCloseable {
     MemoryState state = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
         ? MemoryState.CANDIDATE : MemoryState.DURABLE;
     Instant occurredAt = input.occurredAt() == null ? now : input.occurredAt();
-    String text = input.text();
-    MemoryRecord memory = new MemoryRecord(Ids.newId("mem", now.toEpochMilli()), caller.orgId(), scope.agent(),
-        text, input.subject(), input.kind(), input.confidence(), state, MemorySource.ENCODE, null,
-        input.metadataJson(), caller.credentialId(), userId(caller), requestId, idempotencyKey, occurredAt, now, now,
-        UseHistory.first(UseKind.ENCODE, occurredAt.isBefore(now) ? occurredAt : now), 0, 0,
-        embedder.embed(MemoryRecord.indexedText(input.subject(), text)));
+    MemoryRecord.Draft draft = new MemoryRecord.Draft(caller.orgId(), scope.agent(), input.text(), input.subject(),
+        input.kind(), input.confidence(), input.metadataJson());
+    MemoryRecord memory = MemoryRecord.created(draft, state,
+        MemoryRecord.Origin.encoded(idempotencyKey, ChangeAuthor.of(caller, requestId)), occurredAt, now,
+        embedder.embed(draft.indexedText()));
     String response = Json.write(MemoryViews.memory(memory));
     Long change = store.database().write(h -> {
       if (idempotencyKey != null && !store.claimIdempotencyKey(h, caller.orgId(), caller.credentialId(),
@@ -124,9 +123,8 @@ public final class MemoryService implements AutoCloseable {
   private Optional<Encoded> replay(Principal caller, String key, String hash, Instant now) {
     return store.findIdempotentWrite(caller.orgId(), caller.credentialId(), key, now).map(write -> {
       if (!write.requestHash().equals(hash)) {
-        throw new ApiException(409, ErrorType.INVALID_REQUEST_ERROR,
-            "idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a "
-            + "new key for a new memory", "Idempotency-Key", null, null);
+        throw ApiException.conflict("idempotency_key_reused", "Idempotency-Key", "This Idempotency-Key was already "
+            + "used with a different request body; use a new key for a new memory");
       }
       MemoryRecord memory = store.find(caller.orgId(), write.memoryId()).orElseThrow();
       return new Encoded(memory, write.response(), true);
@@ -158,10 +156,10 @@ public final class MemoryService implements AutoCloseable {
     String eventId = Ids.newId("evt", now.toEpochMilli());
     List<MemoryRecord> candidates = new ArrayList<>();
     for (int i = 0; i < staged.size(); i++) {
-      candidates.add(new MemoryRecord(Ids.newId("mem", now.toEpochMilli()), caller.orgId(), scope.agent(),
-          staged.get(i), input.subject(), plan.kind(), plan.confidence(), MemoryState.CANDIDATE, MemorySource.EVENT,
-          eventId, null, caller.credentialId(), userId(caller), requestId, null, now, now, now,
-          UseHistory.first(UseKind.ENCODE, now), 0, 0, vectors.get(i)));
+      MemoryRecord.Draft draft = new MemoryRecord.Draft(caller.orgId(), scope.agent(), staged.get(i),
+          input.subject(), plan.kind(), plan.confidence(), null);
+      candidates.add(MemoryRecord.created(draft, MemoryState.CANDIDATE,
+          MemoryRecord.Origin.staged(eventId, ChangeAuthor.of(caller, requestId)), now, now, vectors.get(i)));
     }
     BusinessEvent event = new BusinessEvent(eventId, caller.orgId(), scope.agent(), input.type(), input.source(),
         input.subject(), input.text(), input.metadata() == null ? null : Json.write(input.metadata()),
@@ -205,7 +203,8 @@ public final class MemoryService implements AutoCloseable {
 
   public Provenance provenance(Principal caller, AgentScope scope, String memoryId) {
     MemoryRecord memory = get(caller, scope, memoryId);
-    BusinessEvent event = memory.eventId() == null ? null : store.findEvent(caller.orgId(), memory.eventId())
+    String eventId = memory.origin().eventId();
+    BusinessEvent event = eventId == null ? null : store.findEvent(caller.orgId(), eventId)
         .orElse(null);
     return new Provenance(memory, event, store.transitions(memoryId), clock.instant());
   }
@@ -219,7 +218,7 @@ public final class MemoryService implements AutoCloseable {
   public MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
                           String requestId) {
     StateChanges.Outcome outcome = store.database().write(h -> changes.apply(h, caller.orgId(), id, action, control,
-        new ChangeAuthor(caller.credentialId(), userId(caller), requestId), clock.instant(), found -> {
+        ChangeAuthor.of(caller, requestId), clock.instant(), found -> {
           MemoryRecord memory = found.filter(m -> scope.sees(m.agent())).orElseThrow(() -> notFound(id, scope));
           if (action.changesContent() && !scope.owns(memory.agent())) {
             throw ApiException.forbidden("shared_memory", "Memory " + id + " is organization-wide; only a call at "

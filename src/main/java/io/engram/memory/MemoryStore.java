@@ -28,21 +28,17 @@ public final class MemoryStore {
       rs.getString("subject"),
       MemoryKind.fromId(rs.getString("memory_kind")).orElseThrow(),
       rs.getDouble("confidence"),
-      MemoryState.fromId(rs.getString("state")).orElseThrow(),
-      MemorySource.valueOf(rs.getString("source").toUpperCase(java.util.Locale.ROOT)),
-      rs.getString("event_id"),
       rs.getString("metadata"),
-      rs.getString("credential_id"),
-      rs.getString("user_id"),
-      rs.getString("request_id"),
-      rs.getString("idempotency_key"),
+      MemoryState.fromId(rs.getString("state")).orElseThrow(),
+      new MemoryRecord.Origin(MemorySource.valueOf(rs.getString("source").toUpperCase(java.util.Locale.ROOT)),
+          rs.getString("event_id"), rs.getString("idempotency_key"),
+          new ChangeAuthor(rs.getString("credential_id"), rs.getString("user_id"), rs.getString("request_id"))),
       Rows.instant(rs, "occurred_at"),
       Rows.instant(rs, "created_at"),
       Rows.instant(rs, "updated_at"),
       new UseHistory(UseHistory.parseRecent(rs.getString("recent_uses")), rs.getLong("older_use_count"),
           rs.getDouble("older_use_weight"), Rows.instant(rs, "first_use_at")),
-      rs.getLong("reinforcement_count"),
-      rs.getLong("retrieval_count"),
+      new MemoryRecord.UseCounts(rs.getLong("reinforcement_count"), rs.getLong("retrieval_count")),
       Embedder.fromBytes(rs.getBytes("embedding")));
 
   private static final RowMapper<Transition> TRANSITION = (rs, ctx) -> new Transition(
@@ -105,15 +101,16 @@ public final class MemoryStore {
                     :retrievals, :embedding)""")
         .bind("id", m.id()).bind("org", m.orgId()).bind("agent", m.agent()).bind("text", m.text())
         .bind("subject", m.subject()).bind("kind", m.kind().id()).bind("confidence", m.confidence())
-        .bind("state", m.state().id()).bind("source", m.source().id()).bind("event", m.eventId())
-        .bind("metadata", m.metadataJson()).bind("credential", m.credentialId()).bind("user", m.userId())
-        .bind("request", m.requestId()).bind("idempotencyKey", m.idempotencyKey())
+        .bind("state", m.state().id()).bind("source", m.origin().source().id())
+        .bind("event", m.origin().eventId()).bind("metadata", m.metadataJson())
+        .bind("credential", m.origin().author().credentialId()).bind("user", m.origin().author().userId())
+        .bind("request", m.origin().author().requestId()).bind("idempotencyKey", m.origin().idempotencyKey())
         .bind("occurredAt", m.occurredAt().toEpochMilli()).bind("createdAt", m.createdAt().toEpochMilli())
         .bind("updatedAt", m.updatedAt().toEpochMilli()).bind("recentUses", m.uses().recentText())
         .bind("olderCount", m.uses().olderCount()).bind("olderWeight", m.uses().olderWeight())
         .bind("firstUseAt", m.uses().firstUseAt().toEpochMilli())
         .bind("lastUsedAt", m.uses().lastUsedAt().toEpochMilli())
-        .bind("reinforcements", m.reinforcementCount()).bind("retrievals", m.retrievalCount())
+        .bind("reinforcements", m.counts().reinforcements()).bind("retrievals", m.counts().retrievals())
         .bind("embedding", Embedder.toBytes(m.embedding()))
         .execute();
   }
@@ -163,7 +160,7 @@ public final class MemoryStore {
   }
 
   /** Stores a memory's new use summary and counters (the caller read the row for update). */
-  public void updateUses(Handle h, String id, UseHistory uses, long reinforcements, long retrievals) {
+  public void updateUses(Handle h, String id, UseHistory uses, MemoryRecord.UseCounts counts) {
     h.createUpdate("""
             UPDATE memories SET recent_uses = :recent, older_use_count = :olderCount,
                    older_use_weight = :olderWeight, first_use_at = :first, last_used_at = :last,
@@ -171,8 +168,8 @@ public final class MemoryStore {
             WHERE id = :id""")
         .bind("recent", uses.recentText()).bind("olderCount", uses.olderCount())
         .bind("olderWeight", uses.olderWeight()).bind("first", uses.firstUseAt().toEpochMilli())
-        .bind("last", uses.lastUsedAt().toEpochMilli()).bind("reinforcements", reinforcements)
-        .bind("retrievals", retrievals).bind("id", id).execute();
+        .bind("last", uses.lastUsedAt().toEpochMilli()).bind("reinforcements", counts.reinforcements())
+        .bind("retrievals", counts.retrievals()).bind("id", id).execute();
   }
 
   /** True when the boundary already holds a candidate or durable memory with exactly this text. */

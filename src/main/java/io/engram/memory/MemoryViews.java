@@ -24,16 +24,16 @@ final class MemoryViews {
     view.put("confidence", m.confidence());
     view.put("state", m.state().id());
     view.put("agent", m.agent());
-    view.put("source", m.source().id());
-    view.put("eventId", m.eventId());
+    view.put("source", m.origin().source().id());
+    view.put("eventId", m.origin().eventId());
     view.put("metadata", m.metadataJson() == null ? null : Json.read(m.metadataJson(), JsonNode.class));
     view.put("occurredAt", m.occurredAt().toString());
     view.put("createdAt", m.createdAt().toString());
     view.put("updatedAt", m.updatedAt().toString());
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());
     view.put("useCount", m.uses().count());
-    view.put("reinforcementCount", m.reinforcementCount());
-    view.put("retrievalCount", m.retrievalCount());
+    view.put("reinforcementCount", m.counts().reinforcements());
+    view.put("retrievalCount", m.counts().retrievals());
     return view;
   }
 
@@ -82,13 +82,13 @@ final class MemoryViews {
   static Map<String, Object> provenance(MemoryService.Provenance p) {
     MemoryRecord m = p.memory();
     Map<String, Object> origin = new LinkedHashMap<>();
-    origin.put("source", m.source().id());
-    origin.put("eventId", m.eventId());
+    origin.put("source", m.origin().source().id());
+    origin.put("eventId", m.origin().eventId());
     origin.put("event", p.event() == null ? null : event(p.event()));
-    origin.put("credentialId", m.credentialId());
-    origin.put("userId", m.userId());
-    origin.put("requestId", m.requestId());
-    origin.put("idempotencyKey", m.idempotencyKey());
+    origin.put("credentialId", m.origin().author().credentialId());
+    origin.put("userId", m.origin().author().userId());
+    origin.put("requestId", m.origin().author().requestId());
+    origin.put("idempotencyKey", m.origin().idempotencyKey());
     origin.put("agent", m.agent());
     origin.put("createdAt", m.createdAt().toString());
     Map<String, Object> view = new LinkedHashMap<>();
@@ -103,8 +103,8 @@ final class MemoryViews {
     double baseLevel = Activation.baseLevel(m.uses(), at);
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("total", m.uses().count());
-    view.put("reinforcements", m.reinforcementCount());
-    view.put("retrievals", m.retrievalCount());
+    view.put("reinforcements", m.counts().reinforcements());
+    view.put("retrievals", m.counts().retrievals());
     view.put("firstUseAt", m.uses().firstUseAt().toString());
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());
     view.put("recent", m.uses().recent().stream()

@@ -41,8 +41,7 @@ final class StateChanges {
     long change = 0;
     if (action == MemoryAction.REINFORCE) {
       store.recordUse(h, id, UseKind.REINFORCE, now, actor.requestId());
-      store.updateUses(h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.reinforcementCount() + 1,
-          memory.retrievalCount());
+      store.updateUses(h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.counts().plusReinforcement());
     } else {
       store.updateState(h, id, action.to(), now);
       change = store.logChange(h, id, now);

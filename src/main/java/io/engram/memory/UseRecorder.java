@@ -116,7 +116,7 @@ final class UseRecorder implements AutoCloseable {
           history = history.plus(UseKind.RETRIEVAL, use.at());
           store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
         }
-        store.updateUses(h, id, history, memory.reinforcementCount(), memory.retrievalCount() + uses.size());
+        store.updateUses(h, id, history, memory.counts().plusRetrievals(uses.size()));
       }));
       return null;
     });

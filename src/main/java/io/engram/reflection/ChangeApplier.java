@@ -128,7 +128,7 @@ final class ChangeApplier {
   }
 
   private void applyStateChange(String orgId, String runId, Proposal p) {
-    ChangeAuthor author = new ChangeAuthor(null, null, runId);
+    ChangeAuthor author = ChangeAuthor.reflection(runId);
     String reason = "reflection run " + runId + ": " + p.reason();
     if (p.change() == ChangeKind.MERGE) {
       memory.merge(orgId, p.relatedMemoryId(), p.memoryId(), reason, author, (h, merge) -> {

@@ -106,17 +106,11 @@ final class ReflectionPlanner {
           }
         }
       }
-      members.addAll(page.stream().map(ReflectionPlanner::withoutVector).toList());
+      // Keeps a large subject's member list light: the pairs hold the vectors they need.
+      members.addAll(page.stream().map(MemoryRecord::withoutEmbedding).toList());
       after = page.isEmpty() ? after : page.getLast().id();
     } while (page.size() == PAGE);
     planSubject(members, pairs);
-  }
-
-  /** Keeps a large subject's member list light: the pairs hold the vectors they need. */
-  private static MemoryRecord withoutVector(MemoryRecord m) {
-    return new MemoryRecord(m.id(), m.orgId(), m.agent(), m.text(), m.subject(), m.kind(), m.confidence(), m.state(),
-        m.source(), m.eventId(), m.metadataJson(), m.credentialId(), m.userId(), m.requestId(), m.idempotencyKey(),
-        m.occurredAt(), m.createdAt(), m.updatedAt(), m.uses(), m.reinforcementCount(), m.retrievalCount(), null);
   }
 
   private static boolean sameSubject(MemoryRecord a, MemoryRecord b) {

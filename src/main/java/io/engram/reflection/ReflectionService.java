@@ -344,7 +344,7 @@ public final class ReflectionService implements AutoCloseable {
   }
 
   private static ChangeAuthor author(Principal caller, String requestId) {
-    return new ChangeAuthor(caller.credentialId(), caller.user() == null ? null : caller.user().id(), requestId);
+    return ChangeAuthor.of(caller, requestId);
   }
 
   private static String undoneBy(Principal caller) {

@@ -16,8 +16,8 @@ final class Snapshots {
     view.put("state", m.state().id());
     view.put("confidence", m.confidence());
     view.put("useCount", m.uses().count());
-    view.put("reinforcementCount", m.reinforcementCount());
-    view.put("retrievalCount", m.retrievalCount());
+    view.put("reinforcementCount", m.counts().reinforcements());
+    view.put("retrievalCount", m.counts().retrievals());
     view.put("activation", Math.round(Activation.normalized(Activation.baseLevel(m.uses(), at)) * 10_000) / 10_000.0);
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());
     return view;

@@ -9,8 +9,8 @@ public final class Databases {
   }
 
   public static Database open(EngramConfig config) {
-    return config.usesPostgres()
-        ? new PostgresDatabase(config.databaseUrl())
-        : new SqliteDatabase(config.dataDir().resolve("engram.db"));
+    return config.storage().usesPostgres()
+        ? new PostgresDatabase(config.storage().databaseUrl())
+        : new SqliteDatabase(config.storage().dataDir().resolve("engram.db"));
   }
 }

@@ -16,21 +16,21 @@ class EngramConfigTest {
   @Test
   void defaultsAreTheSpecs() {
     EngramConfig config = EngramConfig.fromEnvironment(Map.of());
-    assertThat(config.port()).isEqualTo(8000);
-    assertThat(config.host()).isEqualTo("0.0.0.0");
-    assertThat(config.apiKeyRequired()).isTrue();
-    assertThat(config.logLevel()).isEqualTo("info");
-    assertThat(config.logFormat()).isEqualTo("json");
-    assertThat(config.logDestination()).isEqualTo("stdout");
-    assertThat(config.logFilePath()).isEqualTo(Path.of("/var/log/engram/app.log"));
-    assertThat(config.corsOrigins()).containsExactly("*");
-    assertThat(config.rateLimitRequests()).isEqualTo(100);
-    assertThat(config.requestTimeoutSeconds()).isEqualTo(120);
-    assertThat(config.maxConcurrentRequests()).isEmpty();
-    assertThat(config.dataDir()).isEqualTo(Path.of("./data"));
-    assertThat(config.modelCacheDir()).isEqualTo(Path.of("./data/models"));
-    assertThat(config.usesPostgres()).isFalse();
-    assertThat(config.defaultModel()).isEmpty();
+    assertThat(config.server().port()).isEqualTo(8000);
+    assertThat(config.server().host()).isEqualTo("0.0.0.0");
+    assertThat(config.access().apiKeyRequired()).isTrue();
+    assertThat(config.logging().level()).isEqualTo("info");
+    assertThat(config.logging().format()).isEqualTo("json");
+    assertThat(config.logging().destination()).isEqualTo("stdout");
+    assertThat(config.logging().filePath()).isEqualTo(Path.of("/var/log/engram/app.log"));
+    assertThat(config.server().corsOrigins()).containsExactly("*");
+    assertThat(config.access().rateLimitRequests()).isEqualTo(100);
+    assertThat(config.server().requestTimeoutSeconds()).isEqualTo(120);
+    assertThat(config.inference().maxConcurrentRequests()).isEmpty();
+    assertThat(config.storage().dataDir()).isEqualTo(Path.of("./data"));
+    assertThat(config.inference().modelCacheDir()).isEqualTo(Path.of("./data/models"));
+    assertThat(config.storage().usesPostgres()).isFalse();
+    assertThat(config.inference().defaultModel()).isEmpty();
   }
 
   @Test
@@ -43,16 +43,16 @@ class EngramConfigTest {
         Map.entry("MAX_CONCURRENT_REQUESTS", "12"), Map.entry("MODEL_CACHE_DIR", "/models"),
         Map.entry("DEFAULT_MODEL", "engram-chat"), Map.entry("ENGRAM_DATA_DIR", "/srv/engram"),
         Map.entry("DATABASE_URL", "postgresql://u:secret@db:5432/engram")));
-    assertThat(config.port()).isEqualTo(9000);
-    assertThat(config.apiKeyRequired()).isFalse();
-    assertThat(config.logLevel()).isEqualTo("warning");
-    assertThat(config.corsOrigins()).containsExactly("https://a.example", "https://b.example");
-    assertThat(config.rateLimitRequests()).isEqualTo(250);
-    assertThat(config.requestTimeoutSeconds()).isEqualTo(30);
-    assertThat(config.maxConcurrentRequests()).hasValue(12);
-    assertThat(config.modelCacheDir()).isEqualTo(Path.of("/models"));
-    assertThat(config.defaultModel()).isEqualTo("engram-chat");
-    assertThat(config.usesPostgres()).isTrue();
+    assertThat(config.server().port()).isEqualTo(9000);
+    assertThat(config.access().apiKeyRequired()).isFalse();
+    assertThat(config.logging().level()).isEqualTo("warning");
+    assertThat(config.server().corsOrigins()).containsExactly("https://a.example", "https://b.example");
+    assertThat(config.access().rateLimitRequests()).isEqualTo(250);
+    assertThat(config.server().requestTimeoutSeconds()).isEqualTo(30);
+    assertThat(config.inference().maxConcurrentRequests()).hasValue(12);
+    assertThat(config.inference().modelCacheDir()).isEqualTo(Path.of("/models"));
+    assertThat(config.inference().defaultModel()).isEqualTo("engram-chat");
+    assertThat(config.storage().usesPostgres()).isTrue();
     assertThat(config.redactedValues().get("DATABASE_URL")).isEqualTo("postgresql://u:***@db:5432/engram");
   }
 
@@ -99,6 +99,6 @@ class EngramConfigTest {
   @Test
   void anEphemeralPortIsAllowedOnlyAsAnOverride() {
     assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of("API_PORT", "0"))).isInstanceOf(ConfigException.class);
-    assertThat(EngramConfig.fromEnvironment(Map.of()).withOverrides(Map.of("API_PORT", "0")).port()).isZero();
+    assertThat(EngramConfig.fromEnvironment(Map.of()).withOverrides(Map.of("API_PORT", "0")).server().port()).isZero();
   }
 }

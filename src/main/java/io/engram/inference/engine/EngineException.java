@@ -67,6 +67,6 @@ public final class EngineException extends RuntimeException {
 
   public ApiException toApiException() {
     Long retry = failure == Failure.RATE_LIMITED && retryAfterSeconds == null ? Long.valueOf(1) : retryAfterSeconds;
-    return new ApiException(failure.status, failure.type, failure.code, getMessage(), null, retry, null);
+    return ApiException.of(failure.status, failure.type, failure.code, getMessage(), retry);
   }
 }

@@ -101,7 +101,7 @@ public final class ModelCatalog {
 
   /** A model the caller cannot use, in OpenAI's words. */
   public static ApiException notFound(String id) {
-    return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "model_not_found", "The model '" + id
-        + "' does not exist or is not served here; GET /v1/models lists them", "model", null, null);
+    return ApiException.notFound("model_not_found", "model", "The model '" + id
+        + "' does not exist or is not served here; GET /v1/models lists them");
   }
 }

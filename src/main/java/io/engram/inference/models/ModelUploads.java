@@ -142,8 +142,7 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     } catch (EngineException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       String reason = String.valueOf(cause.getMessage()).replace(dir.toString(), "<upload>");
-      throw new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "invalid_model",
-          "The local engine cannot run this model: " + reason, "file", null, null);
+      throw ApiException.invalid("invalid_model", "file", "The local engine cannot run this model: " + reason);
     }
   }
 
@@ -233,8 +232,8 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
 
   static ApiException storageFailure(IOException e) {
     LOG.error("model storage failed: {}", e.toString());
-    return new ApiException(507, ErrorType.SERVER_ERROR, "insufficient_storage",
-        "The model could not be stored (the server's model directory is full or not writable)", null, null, null);
+    return ApiException.insufficientStorage(
+        "The model could not be stored (the server's model directory is full or not writable)");
   }
 
   private static void deleteTree(Path dir) {

@@ -70,17 +70,16 @@ public final class InferenceLimits {
   public Permit admit(Principal caller, TokenBudget budget) {
     Organization org = caller.organization();
     if (budget != null && budget.remaining() <= 0) {
-      throw new ApiException(429, ErrorType.RATE_LIMIT_ERROR, "tokens_per_hour_exceeded", "The " + org.plan().id()
-          + " plan's " + budget.limit() + " tokens per hour are used up; the budget renews in " + budget.resetSeconds()
-          + " seconds", null, budget.resetSeconds(), null);
+      throw ApiException.rateLimited("tokens_per_hour_exceeded", "The " + org.plan().id() + " plan's "
+          + budget.limit() + " tokens per hour are used up; the budget renews in " + budget.resetSeconds()
+          + " seconds", budget.resetSeconds());
     }
     long limit = concurrencyLimit(org);
     AtomicInteger count = inFlight.computeIfAbsent(org.id(), id -> new AtomicInteger());
     if (count.incrementAndGet() > limit) {
       count.decrementAndGet();
-      throw new ApiException(429, ErrorType.RATE_LIMIT_ERROR, "concurrency_limit_exceeded", "This organization "
-          + "already has " + limit + " inference requests in flight, the most its plan allows; retry when one "
-          + "finishes", null, 1L, null);
+      throw ApiException.rateLimited("concurrency_limit_exceeded", "This organization already has " + limit
+          + " inference requests in flight, the most its plan allows; retry when one finishes", 1);
     }
     return count::decrementAndGet;
   }

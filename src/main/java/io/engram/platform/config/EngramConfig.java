@@ -14,32 +14,69 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The service's start-up configuration, read once from the environment. Every value is checked
- * against {@link EnvironmentVariables}; all problems are reported together so an operator fixes
- * them in one pass.
+ * The service's start-up configuration, read once from the environment and parsed once into
+ * typed groups. Every value is checked against {@link EnvironmentVariables}; all problems are
+ * reported together so an operator fixes them in one pass.
  */
 public record EngramConfig(
-    int port,
-    String host,
-    boolean apiKeyRequired,
-    String logLevel,
-    String logFormat,
-    String logDestination,
-    Path logFilePath,
-    List<String> corsOrigins,
-    int rateLimitRequests,
-    int requestTimeoutSeconds,
-    OptionalInt maxConcurrentRequests,
-    Path dataDir,
-    Path modelCacheDir,
-    String defaultModel,
-    String databaseUrl,
-    String adminKey,
-    long maxBodyBytes,
-    int sessionTtlMinutes,
-    boolean cookieSecure,
-    int shutdownGraceSeconds,
+    Server server,
+    Access access,
+    Logging logging,
+    Storage storage,
+    Inference inference,
+    boolean reflectionScheduler,
     Map<String, String> values) {
+
+  /** The HTTP server: where it listens, what it accepts, how long it waits. */
+  public record Server(int port, String host, long maxBodyBytes, List<String> corsOrigins, int requestTimeoutSeconds,
+                       int shutdownGraceSeconds) {
+  }
+
+  /** Credentials and sessions: whether one is required, the operator key, default limits. */
+  public record Access(boolean apiKeyRequired, String adminKey, int rateLimitRequests, int sessionTtlMinutes,
+                       boolean cookieSecure) {
+    @Override
+    public String toString() {
+      return "Access[apiKeyRequired=" + apiKeyRequired + ", adminKey=" + (adminKey.isEmpty() ? "" : "<set>") + "]";
+    }
+  }
+
+  /** LOG_LEVEL, LOG_FORMAT and LOG_DESTINATION lower-cased; the file for LOG_DESTINATION=file. */
+  public record Logging(String level, String format, String destination, Path filePath) {
+  }
+
+  /** Where data lives: the data directory, and PostgreSQL's URL (empty for SQLite in it). */
+  public record Storage(Path dataDir, String databaseUrl) {
+    public boolean usesPostgres() {
+      return !databaseUrl.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+      return "Storage[" + dataDir + ", " + (usesPostgres() ? "postgresql" : "sqlite") + "]";
+    }
+  }
+
+  /**
+   * The gateway: models and engines, limits, streams. Empty optionals leave the value to the
+   * organization's plan (concurrency, upload size) or to the runtime (workers).
+   */
+  public record Inference(Path modelCacheDir, String defaultModel, OptionalInt maxConcurrentRequests,
+                          OptionalInt workerProcesses, OptionalInt maxModelSizeGb, int streamKeepAliveSeconds,
+                          Optional<Upstream> upstream, WebSocketSettings webSockets) {
+  }
+
+  /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
+  public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
+    @Override
+    public String toString() {
+      return "Upstream[" + baseUrl + ", model=" + model + "]";
+    }
+  }
+
+  /** The WebSocket endpoints' settings (the spec's websocket.enabled, max_connections, idle_timeout). */
+  public record WebSocketSettings(boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {
+  }
 
   /** Reads and validates the given environment (normally {@code System.getenv()}). */
   public static EngramConfig fromEnvironment(Map<String, String> env) {
@@ -59,6 +96,29 @@ public record EngramConfig(
       spec.check(raw).filter(problem -> !ephemeralPort)
           .ifPresentOrElse(problems::add, () -> values.put(spec.name(), raw.trim()));
     }
+    checkTogether(values, problems);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    Path dataDir = Path.of(values.get("ENGRAM_DATA_DIR"));
+    return new EngramConfig(
+        new Server(integer(values, "API_PORT"), values.get("API_HOST"),
+            Long.parseLong(values.get("ENGRAM_MAX_BODY_BYTES")),
+            Arrays.stream(values.get("CORS_ORIGINS").split(",")).map(String::trim).filter(o -> !o.isEmpty()).toList(),
+            integer(values, "REQUEST_TIMEOUT"), integer(values, "ENGRAM_SHUTDOWN_GRACE_SECONDS")),
+        new Access(bool(values.get("API_KEY_REQUIRED")), values.get("ENGRAM_ADMIN_KEY"),
+            integer(values, "RATE_LIMIT_REQUESTS"), integer(values, "ENGRAM_SESSION_TTL_MINUTES"),
+            bool(values.get("ENGRAM_COOKIE_SECURE"))),
+        new Logging(lower(values, "LOG_LEVEL"), lower(values, "LOG_FORMAT"), lower(values, "LOG_DESTINATION"),
+            Path.of(values.get("LOG_FILE_PATH"))),
+        new Storage(dataDir, values.get("DATABASE_URL")),
+        inference(values, dataDir),
+        bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
+        Map.copyOf(values));
+  }
+
+  /** Rules beyond a single variable's type and range. */
+  private static void checkTogether(Map<String, String> values, List<String> problems) {
     String adminKey = values.get("ENGRAM_ADMIN_KEY");
     if (!adminKey.isEmpty() && (adminKey.length() < 24 || adminKey.chars().anyMatch(Character::isWhitespace))) {
       problems.add("ENGRAM_ADMIN_KEY must be at least 24 characters without spaces");
@@ -76,34 +136,35 @@ public record EngramConfig(
       // It goes into a header line; a line break inside it would break every upstream call.
       problems.add("ENGRAM_UPSTREAM_API_KEY must not contain control characters such as a line break");
     }
-    if (!problems.isEmpty()) {
-      throw new ConfigException(problems);
-    }
-    Path dataDir = Path.of(values.get("ENGRAM_DATA_DIR"));
+  }
+
+  private static Inference inference(Map<String, String> values, Path dataDir) {
     String modelDir = values.get("MODEL_CACHE_DIR");
-    String maxConcurrent = values.get("MAX_CONCURRENT_REQUESTS");
-    return new EngramConfig(
-        Integer.parseInt(values.get("API_PORT")),
-        values.get("API_HOST"),
-        bool(values.get("API_KEY_REQUIRED")),
-        values.get("LOG_LEVEL").toLowerCase(Locale.ROOT),
-        values.get("LOG_FORMAT").toLowerCase(Locale.ROOT),
-        values.get("LOG_DESTINATION").toLowerCase(Locale.ROOT),
-        Path.of(values.get("LOG_FILE_PATH")),
-        Arrays.stream(values.get("CORS_ORIGINS").split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList(),
-        Integer.parseInt(values.get("RATE_LIMIT_REQUESTS")),
-        Integer.parseInt(values.get("REQUEST_TIMEOUT")),
-        maxConcurrent.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(maxConcurrent)),
-        dataDir,
-        modelDir.isEmpty() ? dataDir.resolve("models") : Path.of(modelDir),
-        values.get("DEFAULT_MODEL"),
-        databaseUrl,
-        adminKey,
-        Long.parseLong(values.get("ENGRAM_MAX_BODY_BYTES")),
-        Integer.parseInt(values.get("ENGRAM_SESSION_TTL_MINUTES")),
-        bool(values.get("ENGRAM_COOKIE_SECURE")),
-        Integer.parseInt(values.get("ENGRAM_SHUTDOWN_GRACE_SECONDS")),
-        Map.copyOf(values));
+    String upstreamUrl = values.get("ENGRAM_UPSTREAM_URL");
+    Optional<Upstream> upstream = upstreamUrl.isEmpty() ? Optional.empty()
+        : Optional.of(new Upstream(URI.create(upstreamUrl), values.get("ENGRAM_UPSTREAM_API_KEY"),
+            values.get("ENGRAM_UPSTREAM_MODEL"), integer(values, "ENGRAM_UPSTREAM_CONTEXT_LENGTH")));
+    WebSocketSettings webSockets = new WebSocketSettings(bool(values.get("ENGRAM_WEBSOCKET_ENABLED")),
+        integer(values, "ENGRAM_WEBSOCKET_MAX_CONNECTIONS"),
+        Duration.ofSeconds(integer(values, "ENGRAM_WEBSOCKET_IDLE_TIMEOUT")),
+        Duration.ofSeconds(integer(values, "ENGRAM_WEBSOCKET_AUTH_TIMEOUT")));
+    return new Inference(modelDir.isEmpty() ? dataDir.resolve("models") : Path.of(modelDir),
+        values.get("DEFAULT_MODEL"), optionalInteger(values, "MAX_CONCURRENT_REQUESTS"),
+        optionalInteger(values, "WORKER_PROCESSES"), optionalInteger(values, "MAX_MODEL_SIZE_GB"),
+        integer(values, "ENGRAM_STREAM_KEEPALIVE_SECONDS"), upstream, webSockets);
+  }
+
+  private static int integer(Map<String, String> values, String name) {
+    return Integer.parseInt(values.get(name));
+  }
+
+  private static OptionalInt optionalInteger(Map<String, String> values, String name) {
+    String value = values.get(name);
+    return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
+  }
+
+  private static String lower(Map<String, String> values, String name) {
+    return values.get(name).toLowerCase(Locale.ROOT);
   }
 
   private static boolean bool(String value) {
@@ -120,62 +181,8 @@ public record EngramConfig(
     }
   }
 
-  /** The upstream generation server, when one is configured. */
-  public Optional<Upstream> upstream() {
-    String url = values.get("ENGRAM_UPSTREAM_URL");
-    if (url.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(new Upstream(URI.create(url), values.get("ENGRAM_UPSTREAM_API_KEY"),
-        values.get("ENGRAM_UPSTREAM_MODEL"), Integer.parseInt(values.get("ENGRAM_UPSTREAM_CONTEXT_LENGTH"))));
-  }
-
-  /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
-  public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
-    @Override
-    public String toString() {
-      return "Upstream[" + baseUrl + ", model=" + model + "]";
-    }
-  }
-
-  /** The WebSocket endpoints' settings (the spec's websocket.enabled, max_connections, idle_timeout). */
-  public record WebSocketSettings(boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {
-  }
-
-  public WebSocketSettings webSockets() {
-    return new WebSocketSettings(bool(values.get("ENGRAM_WEBSOCKET_ENABLED")),
-        Integer.parseInt(values.get("ENGRAM_WEBSOCKET_MAX_CONNECTIONS")),
-        Duration.ofSeconds(Long.parseLong(values.get("ENGRAM_WEBSOCKET_IDLE_TIMEOUT"))),
-        Duration.ofSeconds(Long.parseLong(values.get("ENGRAM_WEBSOCKET_AUTH_TIMEOUT"))));
-  }
-
-  /** WORKER_PROCESSES: generations at once per local model; empty: decided by the runtime. */
-  public OptionalInt workerProcesses() {
-    String value = values.get("WORKER_PROCESSES");
-    return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
-  }
-
-  /** MAX_MODEL_SIZE_GB: the largest model upload; empty: the organization's plan storage decides. */
-  public OptionalInt maxModelSizeGb() {
-    String value = values.get("MAX_MODEL_SIZE_GB");
-    return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
-  }
-
-  public int streamKeepAliveSeconds() {
-    return Integer.parseInt(values.get("ENGRAM_STREAM_KEEPALIVE_SECONDS"));
-  }
-
   private static boolean isPostgresUrl(String url) {
     return url.startsWith("postgresql://") || url.startsWith("postgres://") || url.startsWith("jdbc:postgresql://");
-  }
-
-  /** Whether this node starts scheduled reflection runs (tests turn it off and drive the schedule themselves). */
-  public boolean reflectionScheduler() {
-    return bool(values.get("ENGRAM_REFLECTION_SCHEDULER"));
-  }
-
-  public boolean usesPostgres() {
-    return !databaseUrl.isEmpty();
   }
 
   /**

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * The variables this service reads, with the spec's defaults and ranges, plus Engram's own
  * ({@code ENGRAM_*}, {@code DATABASE_URL}). Defaults written "by plan" or "auto" in the spec are
- * empty here: the plan table or the runtime supplies them (see {@link SettingsResolver}).
+ * empty here: the plan table or the runtime supplies them.
  */
 public final class EnvironmentVariables {
 

@@ -56,11 +56,11 @@ public final class HttpServer {
     javalinConfig.concurrency.useVirtualThreads = true;
     javalinConfig.startup.showJavalinBanner = false;
     javalinConfig.startup.showOldJavalinVersionWarning = false;
-    javalinConfig.jetty.host = config.host();
-    javalinConfig.jetty.port = config.port();
+    javalinConfig.jetty.host = config.server().host();
+    javalinConfig.jetty.port = config.server().port();
     javalinConfig.http.prefer405over404 = true;
-    javalinConfig.http.maxRequestSize = config.maxBodyBytes();
-    javalinConfig.jetty.modifyServer(server -> server.setStopTimeout(config.shutdownGraceSeconds() * 1000L));
+    javalinConfig.http.maxRequestSize = config.server().maxBodyBytes();
+    javalinConfig.jetty.modifyServer(server -> server.setStopTimeout(config.server().shutdownGraceSeconds() * 1000L));
   }
 
   /**
@@ -71,10 +71,10 @@ public final class HttpServer {
     Set<String> exposed = new LinkedHashSet<>(List.of("X-Request-Id", "Retry-After"));
     exposed.addAll(moduleHeaders);
     javalinConfig.bundledPlugins.enableCors(cors -> cors.addRule(rule -> {
-      if (config.corsOrigins().contains("*")) {
+      if (config.server().corsOrigins().contains("*")) {
         rule.anyHost();
-      } else if (!config.corsOrigins().isEmpty()) {
-        List<String> origins = config.corsOrigins();
+      } else if (!config.server().corsOrigins().isEmpty()) {
+        List<String> origins = config.server().corsOrigins();
         rule.allowHost(origins.getFirst(), origins.subList(1, origins.size()).toArray(String[]::new));
         rule.allowCredentials = true;
       }
@@ -145,20 +145,17 @@ public final class HttpServer {
   private static ApiException translate(HttpResponseException e, Context ctx) {
     String route = ctx.method().name() + " " + ctx.path();
     if (e instanceof MethodNotAllowedResponse) {
-      return new ApiException(405, ErrorType.INVALID_REQUEST_ERROR, "method_not_allowed",
-          "Method " + ctx.method().name() + " is not allowed on " + ctx.path(), null, null, null);
+      return ApiException.methodNotAllowed("Method " + ctx.method().name() + " is not allowed on " + ctx.path());
     }
     if (e instanceof NotFoundResponse) {
-      return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "route_not_found", "No route " + route,
-          null, null, null);
+      return ApiException.notFound("route_not_found", null, "No route " + route);
     }
     return switch (e.getStatus()) {
-      case 413 -> new ApiException(413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large",
-          "The request body is too large", null, null, null);
+      case 413 -> ApiException.tooLarge("The request body is too large");
       case 400 -> ApiException.badRequest(null, e.getMessage());
       default -> e.getStatus() >= 500 ? ApiException.internal()
-          : new ApiException(e.getStatus(), ErrorType.INVALID_REQUEST_ERROR, "http_" + e.getStatus(), e.getMessage(),
-              null, null, null);
+          : ApiException.of(e.getStatus(), ErrorType.INVALID_REQUEST_ERROR, "http_" + e.getStatus(), e.getMessage(),
+              null);
     };
   }
 

@@ -48,9 +48,7 @@ public final class JsonBody {
       if (declared <= 0 && contentType == null) {
         throw ApiException.badRequest(null, "A JSON request body is required (Content-Type: application/json)");
       }
-      throw new ApiException(415, ErrorType.INVALID_REQUEST_ERROR, "unsupported_media_type",
-          "Content-Type must be application/json, got '" + (contentType == null ? "none" : contentType) + "'",
-          null, null, null);
+      throw ApiException.unsupportedMediaType("application/json", contentType);
     }
     byte[] bytes;
     try (var in = ctx.bodyInputStream()) {
@@ -107,8 +105,7 @@ public final class JsonBody {
   }
 
   private static ApiException tooLarge(long maxBytes) {
-    return new ApiException(413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large",
-        "The request body exceeds the limit of " + maxBytes + " bytes", null, null, null);
+    return ApiException.tooLarge("The request body exceeds the limit of " + maxBytes + " bytes");
   }
 
   /** Refuses fields the route does not know, so a typo is an error rather than a silent default. */

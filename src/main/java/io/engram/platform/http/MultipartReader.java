@@ -63,9 +63,7 @@ public final class MultipartReader {
   public static MultipartReader of(String contentType, InputStream body, long maxBytes,
                                    Supplier<ApiException> tooLarge) {
     if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data")) {
-      throw new ApiException(415, ErrorType.INVALID_REQUEST_ERROR, "unsupported_media_type",
-          "Content-Type must be multipart/form-data, got '" + (contentType == null ? "none" : contentType) + "'",
-          null, null, null);
+      throw ApiException.unsupportedMediaType("multipart/form-data", contentType);
     }
     Matcher boundary = BOUNDARY.matcher(contentType);
     if (!boundary.find()) {
@@ -76,8 +74,7 @@ public final class MultipartReader {
   }
 
   public static ApiException tooLarge(long maxBytes, String what) {
-    return new ApiException(413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large",
-        "The upload exceeds " + what + " (" + maxBytes + " bytes)", null, null, null);
+    return ApiException.tooLarge("The upload exceeds " + what + " (" + maxBytes + " bytes)");
   }
 
   /** The next part, or empty after the last one. A part's unread content is skipped. */

@@ -43,7 +43,7 @@ public final class LoggingSetup {
     Appender<ILoggingEvent> appender = toStderr ? appender(context, config, true)
         : asynchronous(context, appender(context, config, false));
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    root.setLevel(level(config.logLevel()));
+    root.setLevel(level(config.logging().level()));
     root.addAppender(appender);
     // Jetty, Hikari and Flyway are chatty at INFO; their warnings still come through.
     for (String noisy : new String[] {"org.eclipse.jetty", "com.zaxxer.hikari", "org.flywaydb", "io.javalin"}) {
@@ -54,30 +54,30 @@ public final class LoggingSetup {
   }
 
   private static Appender<ILoggingEvent> appender(LoggerContext context, EngramConfig config, boolean toStderr) {
-    Appender<ILoggingEvent> appender = switch (config.logDestination()) {
+    Appender<ILoggingEvent> appender = switch (config.logging().destination()) {
       case "file" -> {
         try {
-          if (config.logFilePath().toAbsolutePath().getParent() != null) {
-            Files.createDirectories(config.logFilePath().toAbsolutePath().getParent());
+          if (config.logging().filePath().toAbsolutePath().getParent() != null) {
+            Files.createDirectories(config.logging().filePath().toAbsolutePath().getParent());
           }
         } catch (IOException e) {
-          throw new UncheckedIOException("LOG_FILE_PATH: cannot create the directory of " + config.logFilePath(), e);
+          throw new UncheckedIOException("LOG_FILE_PATH: cannot create the directory of " + config.logging().filePath(), e);
         }
         FileAppender<ILoggingEvent> file = new FileAppender<>();
-        file.setFile(config.logFilePath().toString());
-        file.setEncoder(encoder(context, config.logFormat()));
+        file.setFile(config.logging().filePath().toString());
+        file.setEncoder(encoder(context, config.logging().format()));
         yield file;
       }
       case "syslog" -> {
         SyslogAppender syslog = new SyslogAppender();
         syslog.setSyslogHost("localhost");
         syslog.setFacility("USER");
-        syslog.setSuffixPattern("engram " + pattern(config.logFormat()));
+        syslog.setSuffixPattern("engram " + pattern(config.logging().format()));
         yield syslog;
       }
       default -> {
         ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
-        console.setEncoder(encoder(context, config.logFormat()));
+        console.setEncoder(encoder(context, config.logging().format()));
         if (toStderr) {
           console.setTarget("System.err");
         }
@@ -85,7 +85,7 @@ public final class LoggingSetup {
       }
     };
     appender.setContext(context);
-    appender.setName(config.logDestination());
+    appender.setName(config.logging().destination());
     appender.start();
     return appender;
   }

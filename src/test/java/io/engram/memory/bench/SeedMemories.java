@@ -1,12 +1,11 @@
 package io.engram.memory.bench;
 
+import io.engram.memory.ChangeAuthor;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryKind;
 import io.engram.memory.MemoryRecord;
-import io.engram.memory.MemorySource;
 import io.engram.memory.MemoryState;
 import io.engram.memory.MemoryStore;
-import io.engram.memory.UseHistory;
 import io.engram.memory.UseKind;
 import io.engram.platform.Ids;
 import io.engram.store.SqliteDatabase;
@@ -82,10 +81,10 @@ public final class SeedMemories {
         List<MemoryRecord> records = new ArrayList<>();
         for (int i = 0; i < size; i++) {
           Instant at = now.minus(Duration.ofMinutes(random.nextInt(60 * 24 * 365)));
-          records.add(new MemoryRecord(Ids.newId("mem", at.toEpochMilli()), org, null, items.get(i)[1],
-              items.get(i)[0], KINDS[random.nextInt(KINDS.length)], 0.5 + random.nextInt(51) / 100.0,
-              MemoryState.DURABLE, MemorySource.ENCODE, null, null, null, null, null, null, at, at, at,
-              UseHistory.first(UseKind.ENCODE, at), 0, 0, vectors.get(i)));
+          MemoryRecord.Draft draft = new MemoryRecord.Draft(org, null, items.get(i)[1], items.get(i)[0],
+              KINDS[random.nextInt(KINDS.length)], 0.5 + random.nextInt(51) / 100.0, null);
+          records.add(MemoryRecord.created(draft, MemoryState.DURABLE,
+              MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)), at, at, vectors.get(i)));
         }
         database.write(h -> {
           for (MemoryRecord record : records) {
