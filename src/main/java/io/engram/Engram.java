@@ -20,7 +20,7 @@ import io.engram.memory.MemoryIndex;
 import io.engram.memory.MemoryRoutes;
 import io.engram.memory.MemoryService;
 import io.engram.memory.MemorySettingsRoutes;
-import io.engram.memory.MemoryStore;
+import io.engram.memory.MemoryStores;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
@@ -197,13 +197,14 @@ public final class Engram implements AutoCloseable {
    * directory; the admin CLI runs beside a server and never needs it).
    */
   private static MemoryService openMemory(EngramConfig config, Services services, Clock clock) {
-    MemoryStore store = new MemoryStore(services.database());
-    MemoryIndex index = new MemoryIndex(config.storage().dataDir().resolve("index").resolve("memory"), store, clock);
+    MemoryStores stores = MemoryStores.open(services.database());
+    MemoryIndex index = new MemoryIndex(config.storage().dataDir().resolve("index").resolve("memory"),
+        stores.memories(), stores.changeLog(), clock);
     MemoryIndex.OpeningReport report = index.openingReport();
     LOG.info("memory index {} in {} ms: {} memories indexed, {} changes replayed ({})",
         report.rebuilt() ? "rebuilt" : "opened", report.millis(), report.documents(), report.replayedChanges(),
         report.reason());
-    return new MemoryService(store, index, Embedder.shared(config.inference().modelCacheDir()), clock);
+    return new MemoryService(stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
   }
 
   public MemoryService memory() {

@@ -53,14 +53,14 @@ public final class ActivationRanker {
     this.useActivation = useActivation;
   }
 
-  public List<Ranked> rank(String query, List<MemoryRecord> candidates, List<MemoryIndex.Hit> lexical,
-                           List<MemoryIndex.Hit> vectorHits, float[] queryVector, Instant now) {
+  public List<Ranked> rank(String query, List<MemoryRecord> candidates, List<MemorySearch.Hit> lexical,
+                           List<MemorySearch.Hit> vectorHits, float[] queryVector, Instant now) {
     String queryWords = words(query);
     Map<String, Integer> lexicalRanks = ranks(lexical);
     Map<String, Integer> vectorRanks = ranks(vectorHits);
     Map<String, Float> bm25 = new HashMap<>();
     lexical.forEach(hit -> bm25.put(hit.memoryId(), hit.score()));
-    double bestBm25 = lexical.stream().mapToDouble(MemoryIndex.Hit::score).max().orElse(1);
+    double bestBm25 = lexical.stream().mapToDouble(MemorySearch.Hit::score).max().orElse(1);
     List<Ranked> ranked = new ArrayList<>(candidates.size());
     for (MemoryRecord memory : candidates) {
       Float lexicalScore = bm25.get(memory.id());
@@ -93,7 +93,7 @@ public final class ActivationRanker {
     return " " + String.join(" ", NON_WORD.split(text.toLowerCase(Locale.ROOT).strip())) + " ";
   }
 
-  private static Map<String, Integer> ranks(List<MemoryIndex.Hit> hits) {
+  private static Map<String, Integer> ranks(List<MemorySearch.Hit> hits) {
     Map<String, Integer> ranks = new HashMap<>();
     for (int i = 0; i < hits.size(); i++) {
       ranks.putIfAbsent(hits.get(i).memoryId(), i + 1);

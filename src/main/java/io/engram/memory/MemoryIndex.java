@@ -53,8 +53,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The retrieval index: BM25 over each memory's text and an HNSW graph over its embedding, in one
- * Lucene index on local disk. It is derived data. It holds exactly the durable memories, so
+ * The retrieval index's lifecycle: BM25 over each memory's text and an HNSW graph over its
+ * embedding, in one Lucene index on local disk ({@link MemoryDocument} is its layout,
+ * {@link MemorySearch} its queries). It is derived data. It holds exactly the durable memories, so
  * candidates, suppressed and tombstoned memories can never be found by normal retrieval, and it is
  * brought in line with the database by {@link #sync}, which reads a memory's current row and
  * writes or removes its document (so replaying a change twice, or out of order, is harmless).
@@ -65,40 +66,24 @@ import org.slf4j.LoggerFactory;
  */
 public final class MemoryIndex implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MemoryIndex.class);
-  /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
-  static final String LAYOUT = "2";
   /** Changes logged this long before the last commit are replayed too: their index write may have been in flight. */
   static final Duration REPLAY_OVERLAP = Duration.ofMinutes(1);
-  private static final String ORGANIZATION_WIDE = "-";
-  /**
-   * BM25 with k1 0.9 and b 0.4 (the usual values for short passages) rather than Lucene's 1.2 and
-   * 0.75: memories are a sentence or two, and long ones should not be penalized much for length.
-   */
-  static final BM25Similarity SIMILARITY = new BM25Similarity(0.9f, 0.4f);
   private static final int LOCK_STRIPES = 64;
-  static final int MAX_QUERY_TERMS = 256;
   /** How far back each look at the change log goes again, for transactions that committed late. */
   static final Duration TAIL_OVERLAP = Duration.ofSeconds(10);
 
   private final MemoryStore store;
+  private final ChangeLog changeLog;
   private final Clock clock;
   private final Directory directory;
   private final Analyzer analyzer = new MemoryAnalyzer();
   private final IndexWriter writer;
   private final SearcherManager searchers;
+  private final MemorySearch search;
   private final Object[] locks = new Object[LOCK_STRIPES];
   private final AtomicLong tailSeq = new AtomicLong();
   /** Change-log entries applied in the last moments, by position: what following the log need not redo. */
   private final Map<Long, Long> applied = new ConcurrentHashMap<>();
-
-  /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
-  public record Hit(String memoryId, float score) {
-  }
-
-  /** What a search may return: the organization, the agents it sees, and the caller's filters. */
-  public record Filter(String orgId, AgentScope scope, String subject, Set<MemoryKind> kinds, Instant after,
-                       Instant before) {
-  }
 
   /** How the index came up: rebuilt or caught up, how many documents and memories, and how long it took. */
   public record OpeningReport(boolean rebuilt, String reason, long documents, long replayedChanges, long millis) {
@@ -106,8 +91,9 @@ public final class MemoryIndex implements AutoCloseable {
 
   private OpeningReport openingReport;
 
-  public MemoryIndex(Path directoryPath, MemoryStore store, Clock clock) {
+  public MemoryIndex(Path directoryPath, MemoryStore store, ChangeLog changeLog, Clock clock) {
     this.store = store;
+    this.changeLog = changeLog;
     this.clock = clock;
     for (int i = 0; i < LOCK_STRIPES; i++) {
       locks[i] = new Object();
@@ -121,16 +107,17 @@ public final class MemoryIndex implements AutoCloseable {
           .setOpenMode(staleReason == null ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
               : IndexWriterConfig.OpenMode.CREATE)
           .setRAMBufferSizeMB(64)
-          .setSimilarity(SIMILARITY);
+          .setSimilarity(MemoryDocument.SIMILARITY);
       this.writer = new IndexWriter(directory, config);
       this.searchers = new SearcherManager(writer, new SearcherFactory() {
         @Override
         public IndexSearcher newSearcher(IndexReader reader, IndexReader previousReader) {
           IndexSearcher searcher = new IndexSearcher(reader);
-          searcher.setSimilarity(SIMILARITY);
+          searcher.setSimilarity(MemoryDocument.SIMILARITY);
           return searcher;
         }
       });
+      this.search = new MemorySearch(searchers, analyzer);
       long started = System.nanoTime();
       long replayed = 0;
       if (staleReason != null) {
@@ -156,6 +143,11 @@ public final class MemoryIndex implements AutoCloseable {
     return openingReport;
   }
 
+  /** Searches over what this index last refreshed. */
+  public MemorySearch search() {
+    return search;
+  }
+
   /** The user data of the index's last commit; null when there is no readable index. */
   private Map<String, String> committedData() {
     try {
@@ -179,20 +171,20 @@ public final class MemoryIndex implements AutoCloseable {
     if (data.containsKey("unreadable")) {
       return "unreadable";
     }
-    if (!Embedder.MODEL_ID.equals(data.get("model")) || !LAYOUT.equals(data.get("layout"))) {
+    if (!Embedder.MODEL_ID.equals(data.get("model")) || !MemoryDocument.LAYOUT.equals(data.get("layout"))) {
       return "built by another model or layout";
     }
     return data.containsKey("seq") ? null : "no change-log position";
   }
 
   private void rebuild() throws IOException {
-    long seq = store.lastChangeSeq();
+    long seq = changeLog.lastSeq();
     Instant at = clock.instant();
     writer.deleteAll();
     AtomicLong count = new AtomicLong();
     store.forEachRetrievable(memory -> {
       try {
-        writer.addDocument(document(memory));
+        writer.addDocument(MemoryDocument.of(memory));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -218,10 +210,10 @@ public final class MemoryIndex implements AutoCloseable {
    * sharing a PostgreSQL database call this periodically to see each other's writes.
    */
   public long replay(long seq, Instant since) {
-    List<MemoryStore.Change> changes = store.changesSince(seq, since);
+    List<ChangeLog.Change> changes = changeLog.since(seq, since);
     Set<String> ids = new LinkedHashSet<>();
     long last = seq;
-    for (MemoryStore.Change change : changes) {
+    for (ChangeLog.Change change : changes) {
       // Skip what this node already applied (its own writes, and what an earlier look replayed).
       if (applied.putIfAbsent(change.seq(), change.changedAt().toEpochMilli()) == null) {
         ids.add(change.memoryId());
@@ -275,9 +267,9 @@ public final class MemoryIndex implements AutoCloseable {
 
   private void apply(String memoryId, MemoryRecord memory) {
     try {
-      Term id = new Term("id", memoryId);
+      Term id = new Term(MemoryDocument.ID, memoryId);
       if (memory != null && memory.isRetrievable()) {
-        writer.updateDocument(id, document(memory));
+        writer.updateDocument(id, MemoryDocument.of(memory));
       } else {
         writer.deleteDocuments(id);
       }
@@ -300,7 +292,7 @@ public final class MemoryIndex implements AutoCloseable {
     if (writer.hasUncommittedChanges()) {
       Instant at = clock.instant();
       try {
-        commit(store.lastChangeSeq(), at);
+        commit(changeLog.lastSeq(), at);
       } catch (IOException e) {
         LOG.warn("memory index commit failed: {}", e.toString());
       }
@@ -309,112 +301,8 @@ public final class MemoryIndex implements AutoCloseable {
 
   private void commit(long seq, Instant at) throws IOException {
     writer.setLiveCommitData(Map.of("seq", Long.toString(seq), "at", Long.toString(at.toEpochMilli()),
-        "model", Embedder.MODEL_ID, "layout", LAYOUT).entrySet());
+        "model", Embedder.MODEL_ID, "layout", MemoryDocument.LAYOUT).entrySet());
     writer.commit();
-  }
-
-  /** The best {@code k} lexical (BM25) matches for the query text. */
-  public List<Hit> lexical(String queryText, Filter filter, int k) {
-    Map<String, Integer> terms = queryTerms(queryText);
-    if (terms.isEmpty()) {
-      return List.of();
-    }
-    BooleanQuery.Builder any = new BooleanQuery.Builder();
-    // A word the query repeats weighs as many times, as one clause per occurrence would.
-    terms.forEach((term, count) -> any.add(new BoostQuery(new TermQuery(new Term("text", term)), count),
-        BooleanClause.Occur.SHOULD));
-    Query query = new BooleanQuery.Builder()
-        .add(any.build(), BooleanClause.Occur.MUST)
-        .add(filterQuery(filter), BooleanClause.Occur.FILTER)
-        .build();
-    return search(query, k);
-  }
-
-  /**
-   * The query's analyzed terms with their counts, the first {@value #MAX_QUERY_TERMS} distinct ones:
-   * a long query must not exceed Lucene's clause limit (1,024), which would fail the request.
-   */
-  private Map<String, Integer> queryTerms(String queryText) {
-    Map<String, Integer> terms = new LinkedHashMap<>();
-    try (TokenStream tokens = analyzer.tokenStream("text", queryText)) {
-      CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
-      tokens.reset();
-      while (tokens.incrementToken()) {
-        String text = term.toString();
-        if (terms.containsKey(text) || terms.size() < MAX_QUERY_TERMS) {
-          terms.merge(text, 1, Integer::sum);
-        }
-      }
-      tokens.end();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot analyze the query", e);
-    }
-    return terms;
-  }
-
-  /** The {@code k} nearest memories to the (unit-length) query vector. */
-  public List<Hit> vector(float[] queryVector, Filter filter, int k) {
-    return search(new KnnFloatVectorQuery("vector", queryVector, k, filterQuery(filter)), k);
-  }
-
-  private List<Hit> search(Query query, int k) {
-    try {
-      IndexSearcher searcher = searchers.acquire();
-      try {
-        TopDocs top = searcher.search(query, k);
-        StoredFields stored = searcher.storedFields();
-        List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
-        for (ScoreDoc doc : top.scoreDocs) {
-          hits.add(new Hit(stored.document(doc.doc, Set.of("id")).get("id"), doc.score));
-        }
-        return hits;
-      } finally {
-        searchers.release(searcher);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("memory index search failed", e);
-    }
-  }
-
-  private static Query filterQuery(Filter filter) {
-    BooleanQuery.Builder query = new BooleanQuery.Builder()
-        .add(new TermQuery(new Term("org", filter.orgId())), BooleanClause.Occur.FILTER);
-    List<BytesRef> agents = Stream.of(ORGANIZATION_WIDE, filter.scope().agent())
-        .filter(a -> a != null).map(BytesRef::new).toList();
-    query.add(new TermInSetQuery("agent", agents), BooleanClause.Occur.FILTER);
-    if (filter.subject() != null) {
-      query.add(new TermQuery(new Term("subject", subjectKey(filter.subject()))), BooleanClause.Occur.FILTER);
-    }
-    if (filter.kinds() != null && !filter.kinds().isEmpty()) {
-      query.add(new TermInSetQuery("kind", filter.kinds().stream().map(k -> new BytesRef(k.id())).toList()),
-          BooleanClause.Occur.FILTER);
-    }
-    if (filter.after() != null || filter.before() != null) {
-      long from = filter.after() == null ? Long.MIN_VALUE : filter.after().toEpochMilli();
-      long to = filter.before() == null ? Long.MAX_VALUE : filter.before().toEpochMilli() - 1;
-      query.add(LongPoint.newRangeQuery("occurred_at", from, to), BooleanClause.Occur.FILTER);
-    }
-    return query.build();
-  }
-
-  /** Subjects filter case-insensitively and ignoring surrounding spaces. */
-  public static String subjectKey(String subject) {
-    return subject.strip().toLowerCase(Locale.ROOT);
-  }
-
-  private static Document document(MemoryRecord memory) {
-    Document doc = new Document();
-    doc.add(new StringField("id", memory.id(), Field.Store.YES));
-    doc.add(new StringField("org", memory.orgId(), Field.Store.NO));
-    doc.add(new StringField("agent", memory.agent() == null ? ORGANIZATION_WIDE : memory.agent(), Field.Store.NO));
-    if (memory.subject() != null) {
-      doc.add(new StringField("subject", subjectKey(memory.subject()), Field.Store.NO));
-    }
-    doc.add(new StringField("kind", memory.kind().id(), Field.Store.NO));
-    doc.add(new LongPoint("occurred_at", memory.occurredAt().toEpochMilli()));
-    doc.add(new TextField("text", memory.indexedText(), Field.Store.NO));
-    doc.add(new KnnFloatVectorField("vector", memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));
-    return doc;
   }
 
   @Override

@@ -63,8 +63,8 @@ public final class MemoryMaintenance {
   }
 
   /** The {@code k} durable memories nearest to this one that its boundary sees, on its subject. */
-  public List<MemoryIndex.Hit> neighbours(MemoryRecord memory, int k) {
-    return index.vector(memory.embedding(), new MemoryIndex.Filter(memory.orgId(), new AgentScope(memory.agent()),
+  public List<MemorySearch.Hit> neighbours(MemoryRecord memory, int k) {
+    return index.search().vector(memory.embedding(), new MemorySearch.Filter(memory.orgId(), new AgentScope(memory.agent()),
         memory.subject(), null, null, null), k);
   }
 

@@ -34,6 +34,9 @@ public final class MemoryService implements AutoCloseable {
   private static final int MAX_CANDIDATES = 300;
 
   private final MemoryStore store;
+  private final ChangeLog changeLog;
+  private final EventStore events;
+  private final IdempotencyKeys idempotencyKeys;
   private final MemoryIndex index;
   private final Embedder embedder;
   private final UseRecorder uses;
@@ -57,12 +60,15 @@ public final class MemoryService implements AutoCloseable {
                           int candidates, long embedMicros, long searchMicros, long rankMicros) {
   }
 
-  public MemoryService(MemoryStore store, MemoryIndex index, Embedder embedder, Clock clock) {
-    this.store = store;
+  public MemoryService(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
+    this.store = stores.memories();
+    this.changeLog = stores.changeLog();
+    this.events = stores.events();
+    this.idempotencyKeys = stores.idempotencyKeys();
     this.index = index;
     this.embedder = embedder;
     this.uses = new UseRecorder(store);
-    this.changes = new StateChanges(store);
+    this.changes = new StateChanges(store, changeLog);
     this.clock = clock;
   }
 
@@ -97,7 +103,7 @@ public final class MemoryService implements AutoCloseable {
         embedder.embed(draft.indexedText()));
     String response = Json.write(MemoryViews.memory(memory));
     Long change = store.database().write(h -> {
-      if (idempotencyKey != null && !store.claimIdempotencyKey(h, caller.orgId(), caller.credentialId(),
+      if (idempotencyKey != null && !idempotencyKeys.claim(h, caller.orgId(), caller.credentialId(),
           idempotencyKey, hash, memory.id(), response, now, now.plus(IDEMPOTENCY_RETENTION))) {
         return null;
       }
@@ -105,7 +111,7 @@ public final class MemoryService implements AutoCloseable {
       store.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
       store.recordTransition(h, new Transition(memory.id(), null, state, "encode", null, null, caller.credentialId(),
           userId(caller), requestId, now));
-      return store.logChange(h, memory.id(), now);
+      return changeLog.append(h, memory.id(), now);
     });
     if (change == null) {
       // A racing retry with the same key committed first: answer as it did.
@@ -121,7 +127,7 @@ public final class MemoryService implements AutoCloseable {
   }
 
   private Optional<Encoded> replay(Principal caller, String key, String hash, Instant now) {
-    return store.findIdempotentWrite(caller.orgId(), caller.credentialId(), key, now).map(write -> {
+    return idempotencyKeys.find(caller.orgId(), caller.credentialId(), key, now).map(write -> {
       if (!write.requestHash().equals(hash)) {
         throw ApiException.conflict("idempotency_key_reused", "Idempotency-Key", "This Idempotency-Key was already "
             + "used with a different request body; use a new key for a new memory");
@@ -165,14 +171,14 @@ public final class MemoryService implements AutoCloseable {
         input.subject(), input.text(), input.metadata() == null ? null : Json.write(input.metadata()),
         Json.write(MemoryViews.staging(plan, candidates)), caller.credentialId(), userId(caller), requestId, now);
     store.database().write(h -> {
-      store.insertEvent(h, event);
+      events.insert(h, event);
       for (MemoryRecord candidate : candidates) {
         store.insert(h, candidate);
         store.recordUse(h, candidate.id(), UseKind.ENCODE, now, requestId);
         store.recordTransition(h, new Transition(candidate.id(), null, MemoryState.CANDIDATE, "stage",
             "staged from event " + eventId + " (" + input.type() + ")", input.source(), caller.credentialId(),
             userId(caller), requestId, now));
-        store.logChange(h, candidate.id(), now);
+        changeLog.append(h, candidate.id(), now);
       }
       return null;
     });
@@ -180,13 +186,13 @@ public final class MemoryService implements AutoCloseable {
   }
 
   public BusinessEvent event(Principal caller, AgentScope scope, String eventId) {
-    return store.findEvent(caller.orgId(), eventId).filter(e -> scope.owns(e.agent()))
+    return events.find(caller.orgId(), eventId).filter(e -> scope.owns(e.agent()))
         .orElseThrow(() -> ApiException.notFound("Event " + eventId + " not found in " + scope.describe()));
   }
 
   public List<BusinessEvent> events(Principal caller, AgentScope scope, String type, String source, String before,
                                     int limit) {
-    return store.events(caller.orgId(), scope, type, source, before, limit);
+    return events.list(caller.orgId(), scope, type, source, before, limit);
   }
 
   public List<MemoryRecord> candidates(Principal caller, AgentScope scope, String after, int limit) {
@@ -204,7 +210,7 @@ public final class MemoryService implements AutoCloseable {
   public Provenance provenance(Principal caller, AgentScope scope, String memoryId) {
     MemoryRecord memory = get(caller, scope, memoryId);
     String eventId = memory.origin().eventId();
-    BusinessEvent event = eventId == null ? null : store.findEvent(caller.orgId(), eventId)
+    BusinessEvent event = eventId == null ? null : events.find(caller.orgId(), eventId)
         .orElse(null);
     return new Provenance(memory, event, store.transitions(memoryId), clock.instant());
   }
@@ -241,11 +247,11 @@ public final class MemoryService implements AutoCloseable {
     boolean vector = request.mode() != RetrievalRequest.RankingMode.LEXICAL;
     float[] queryVector = vector ? embedder.embed(request.query()) : null;
     long embedded = System.nanoTime();
-    MemoryIndex.Filter filter = new MemoryIndex.Filter(caller.orgId(), scope, request.subject(), request.kinds(),
+    MemorySearch.Filter filter = new MemorySearch.Filter(caller.orgId(), scope, request.subject(), request.kinds(),
         request.after(), request.before());
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
-    List<MemoryIndex.Hit> lexicalHits = lexical ? index.lexical(request.query(), filter, k) : List.of();
-    List<MemoryIndex.Hit> vectorHits = vector ? index.vector(queryVector, filter, k) : List.of();
+    List<MemorySearch.Hit> lexicalHits = lexical ? index.search().lexical(request.query(), filter, k) : List.of();
+    List<MemorySearch.Hit> vectorHits = vector ? index.search().vector(queryVector, filter, k) : List.of();
     long searched = System.nanoTime();
     Set<String> ids = new LinkedHashSet<>();
     lexicalHits.forEach(hit -> ids.add(hit.memoryId()));
@@ -302,7 +308,7 @@ public final class MemoryService implements AutoCloseable {
 
   /** Hourly: forget Idempotency-Keys past their retention. */
   public int purgeExpiredIdempotencyKeys() {
-    return store.purgeExpiredIdempotencyKeys(clock.instant());
+    return idempotencyKeys.purgeExpired(clock.instant());
   }
 
   /** Brings the index in line with the committed row and makes it searchable before the caller hears back. */

@@ -14,8 +14,8 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
- * SQL for memories and what hangs off them: transitions, uses, the change log, events, idempotency
- * keys and the organization's write mode. Methods taking a {@link Handle} run inside the caller's
+ * SQL for memories and what hangs off each: its transitions and uses, and the organization's write
+ * mode. The change log, events and idempotency keys have stores of their own ({@link MemoryStores}). Methods taking a {@link Handle} run inside the caller's
  * transaction, so a memory and its history are always written together.
  */
 public final class MemoryStore {
@@ -52,29 +52,6 @@ public final class MemoryStore {
       rs.getString("user_id"),
       rs.getString("request_id"),
       Rows.instant(rs, "at"));
-
-  private static final RowMapper<BusinessEvent> EVENT = (rs, ctx) -> new BusinessEvent(
-      rs.getString("id"),
-      rs.getString("org_id"),
-      rs.getString("agent"),
-      rs.getString("type"),
-      rs.getString("source"),
-      rs.getString("subject"),
-      rs.getString("text"),
-      rs.getString("metadata"),
-      rs.getString("staging"),
-      rs.getString("credential_id"),
-      rs.getString("user_id"),
-      rs.getString("request_id"),
-      Rows.instant(rs, "received_at"));
-
-  /** A stored idempotency key: the hash of the request it first came with, and that request's response. */
-  public record IdempotentWrite(String requestHash, String memoryId, String response, Instant expiresAt) {
-  }
-
-  /** One entry of the change log. */
-  public record Change(long seq, String memoryId, Instant changedAt) {
-  }
 
   private final Database db;
 
@@ -318,96 +295,6 @@ public final class MemoryStore {
     h.createUpdate("INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)")
         .bind("id", memoryId).bind("kind", kind.id()).bind("at", at.toEpochMilli()).bind("request", requestId)
         .execute();
-  }
-
-  /** Appends to the change log, in the transaction that made the change; returns the entry's position. */
-  public long logChange(Handle h, String memoryId, Instant at) {
-    return h.createUpdate("INSERT INTO memory_changes (memory_id, changed_at) VALUES (:id, :at)")
-        .bind("id", memoryId).bind("at", at.toEpochMilli())
-        .executeAndReturnGeneratedKeys("seq").mapTo(Long.class).one();
-  }
-
-  /** Changes after {@code seq}, plus any logged since {@code since} (which covers late commits). */
-  public List<Change> changesSince(long seq, Instant since) {
-    return db.read(h -> h.createQuery("""
-            SELECT seq, memory_id, changed_at FROM memory_changes
-            WHERE seq > :seq OR changed_at >= :since ORDER BY seq""")
-        .bind("seq", seq).bind("since", since.toEpochMilli())
-        .map((rs, ctx) -> new Change(rs.getLong("seq"), rs.getString("memory_id"), Rows.instant(rs, "changed_at")))
-        .list());
-  }
-
-  public long lastChangeSeq() {
-    return db.read(h -> h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM memory_changes").mapTo(Long.class).one());
-  }
-
-  // ---- events
-
-  public void insertEvent(Handle h, BusinessEvent e) {
-    h.createUpdate("""
-            INSERT INTO business_events (id, org_id, agent, type, source, subject, text, metadata, staging,
-                                         credential_id, user_id, request_id, received_at)
-            VALUES (:id, :org, :agent, :type, :source, :subject, :text, :metadata, :staging, :credential, :user,
-                    :request, :at)""")
-        .bind("id", e.id()).bind("org", e.orgId()).bind("agent", e.agent()).bind("type", e.type())
-        .bind("source", e.source()).bind("subject", e.subject()).bind("text", e.text())
-        .bind("metadata", e.metadataJson()).bind("staging", e.stagingJson()).bind("credential", e.credentialId())
-        .bind("user", e.userId()).bind("request", e.requestId()).bind("at", e.receivedAt().toEpochMilli())
-        .execute();
-  }
-
-  public Optional<BusinessEvent> findEvent(String orgId, String id) {
-    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id = :id")
-        .bind("org", orgId).bind("id", id).map(EVENT).findOne());
-  }
-
-  /** Events newest first, with optional exact filters on type and source. */
-  public List<BusinessEvent> events(String orgId, AgentScope scope, String type, String source, String beforeId,
-                                    int limit) {
-    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id < :before"
-            + " AND (:type IS NULL OR type = :type) AND (:source IS NULL OR source = :source) AND "
-            + scope.sqlCondition("agent") + " ORDER BY id DESC LIMIT :limit")
-        .bind("org", orgId).bind("before", beforeId == null ? "~" : beforeId).bind("type", type)
-        .bind("source", source).bind("limit", limit).bindMap(scope.sqlBindings()).map(EVENT).list());
-  }
-
-  // ---- idempotency
-
-  /**
-   * Claims the key for this request, inside the encode transaction. False when the key is already
-   * held (by this request's earlier try, or a racing one, whose transaction has committed: on
-   * PostgreSQL the insert waits for it). An expired key is released first.
-   */
-  public boolean claimIdempotencyKey(Handle h, String orgId, String credentialId, String key, String requestHash,
-                                     String memoryId, String response, Instant now, Instant expiresAt) {
-    h.createUpdate("""
-            DELETE FROM memory_idempotency
-            WHERE org_id = :org AND credential_id = :credential AND idempotency_key = :key AND expires_at <= :now""")
-        .bind("org", orgId).bind("credential", credentialId).bind("key", key).bind("now", now.toEpochMilli())
-        .execute();
-    return h.createUpdate("""
-            INSERT INTO memory_idempotency (org_id, credential_id, idempotency_key, request_hash, memory_id, response,
-                                            created_at, expires_at)
-            VALUES (:org, :credential, :key, :hash, :memory, :response, :now, :expires)
-            ON CONFLICT (org_id, credential_id, idempotency_key) DO NOTHING""")
-        .bind("org", orgId).bind("credential", credentialId).bind("key", key).bind("hash", requestHash)
-        .bind("memory", memoryId).bind("response", response).bind("now", now.toEpochMilli())
-        .bind("expires", expiresAt.toEpochMilli()).execute() == 1;
-  }
-
-  public Optional<IdempotentWrite> findIdempotentWrite(String orgId, String credentialId, String key, Instant now) {
-    return db.read(h -> h.createQuery("""
-            SELECT request_hash, memory_id, response, expires_at FROM memory_idempotency
-            WHERE org_id = :org AND credential_id = :credential AND idempotency_key = :key AND expires_at > :now""")
-        .bind("org", orgId).bind("credential", credentialId).bind("key", key).bind("now", now.toEpochMilli())
-        .map((rs, ctx) -> new IdempotentWrite(rs.getString("request_hash"), rs.getString("memory_id"),
-            rs.getString("response"), Rows.instant(rs, "expires_at")))
-        .findOne());
-  }
-
-  public int purgeExpiredIdempotencyKeys(Instant now) {
-    return db.write(h -> h.createUpdate("DELETE FROM memory_idempotency WHERE expires_at <= :now")
-        .bind("now", now.toEpochMilli()).execute());
   }
 
   // ---- settings

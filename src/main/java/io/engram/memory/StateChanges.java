@@ -17,9 +17,11 @@ final class StateChanges {
   }
 
   private final MemoryStore store;
+  private final ChangeLog changeLog;
 
-  StateChanges(MemoryStore store) {
+  StateChanges(MemoryStore store, ChangeLog changeLog) {
     this.store = store;
+    this.changeLog = changeLog;
   }
 
   /**
@@ -44,7 +46,7 @@ final class StateChanges {
       store.updateUses(h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.counts().plusReinforcement());
     } else {
       store.updateState(h, id, action.to(), now);
-      change = store.logChange(h, id, now);
+      change = changeLog.append(h, id, now);
     }
     return new Outcome(memory, store.findForUpdate(h, orgId, id).orElseThrow(), change);
   }
@@ -64,7 +66,7 @@ final class StateChanges {
     store.recordTransition(h, new Transition(id, memory.state(), back, "undo", control.reason(), control.actor(),
         actor.credentialId(), actor.userId(), actor.requestId(), now));
     store.updateState(h, id, back, now);
-    long change = store.logChange(h, id, now);
+    long change = changeLog.append(h, id, now);
     return new Outcome(memory, store.findForUpdate(h, orgId, id).orElseThrow(), change);
   }
 }

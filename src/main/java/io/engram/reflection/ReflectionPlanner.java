@@ -1,7 +1,8 @@
 package io.engram.reflection;
 
 import io.engram.memory.Activation;
-import io.engram.memory.MemoryIndex;
+import io.engram.memory.MemoryDocument;
+import io.engram.memory.MemorySearch;
 import io.engram.memory.MemoryMaintenance;
 import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemoryState;
@@ -70,7 +71,7 @@ final class ReflectionPlanner {
     Map<String, List<String>> subjects = new TreeMap<>();
     Map<String, Integer> sizes = new HashMap<>();
     for (MemoryStore.SubjectCount subject : memory.subjects(orgId, LOADED)) {
-      String key = subject.subject() == null ? "" : MemoryIndex.subjectKey(subject.subject());
+      String key = subject.subject() == null ? "" : MemoryDocument.subjectKey(subject.subject());
       subjects.computeIfAbsent(key, k -> new ArrayList<>()).add(subject.subject());
       sizes.merge(key, subject.count(), Integer::sum);
     }
@@ -97,7 +98,7 @@ final class ReflectionPlanner {
       heartbeat.run();
       page = memory.withSubjects(orgId, variants, LOADED, after, PAGE);
       for (MemoryRecord m : page) {
-        List<String> ids = memory.neighbours(m, NEIGHBOURS).stream().map(MemoryIndex.Hit::memoryId)
+        List<String> ids = memory.neighbours(m, NEIGHBOURS).stream().map(MemorySearch.Hit::memoryId)
             .filter(id -> !id.equals(m.id())).toList();
         for (MemoryRecord other : memory.findAll(orgId, ids).values()) {
           String key = m.id().compareTo(other.id()) < 0 ? m.id() + " " + other.id() : other.id() + " " + m.id();
@@ -115,7 +116,7 @@ final class ReflectionPlanner {
 
   private static boolean sameSubject(MemoryRecord a, MemoryRecord b) {
     return a.subject() == null ? b.subject() == null
-        : b.subject() != null && MemoryIndex.subjectKey(a.subject()).equals(MemoryIndex.subjectKey(b.subject()));
+        : b.subject() != null && MemoryDocument.subjectKey(a.subject()).equals(MemoryDocument.subjectKey(b.subject()));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.engram.memory.bench;
 
 import io.engram.memory.ChangeAuthor;
+import io.engram.memory.ChangeLog;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryKind;
 import io.engram.memory.MemoryRecord;
@@ -56,6 +57,7 @@ public final class SeedMemories {
     try (SqliteDatabase database = new SqliteDatabase(dataDir.resolve("engram.db"));
          ExecutorService pool = Executors.newFixedThreadPool(Runtime.getRuntime().availableProcessors())) {
       MemoryStore store = new MemoryStore(database);
+      ChangeLog changeLog = new ChangeLog(database);
       int batch = 512;
       for (int done = 0; done < count; done += batch) {
         int size = Math.min(batch, count - done);
@@ -90,7 +92,7 @@ public final class SeedMemories {
           for (MemoryRecord record : records) {
             store.insert(h, record);
             store.recordUse(h, record.id(), UseKind.ENCODE, record.createdAt(), null);
-            store.logChange(h, record.id(), record.createdAt());
+            changeLog.append(h, record.id(), record.createdAt());
           }
           return null;
         });

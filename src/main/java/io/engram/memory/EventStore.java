@@ -1,0 +1,62 @@
+package io.engram.memory;
+
+import io.engram.store.Database;
+import io.engram.store.Rows;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+/** Developer events as received, with the staging decision each one led to. */
+public final class EventStore {
+
+  private static final RowMapper<BusinessEvent> EVENT = (rs, ctx) -> new BusinessEvent(
+      rs.getString("id"),
+      rs.getString("org_id"),
+      rs.getString("agent"),
+      rs.getString("type"),
+      rs.getString("source"),
+      rs.getString("subject"),
+      rs.getString("text"),
+      rs.getString("metadata"),
+      rs.getString("staging"),
+      rs.getString("credential_id"),
+      rs.getString("user_id"),
+      rs.getString("request_id"),
+      Rows.instant(rs, "received_at"));
+
+  private final Database db;
+
+  public EventStore(Database db) {
+    this.db = db;
+  }
+
+  public void insert(Handle h, BusinessEvent e) {
+    h.createUpdate("""
+            INSERT INTO business_events (id, org_id, agent, type, source, subject, text, metadata, staging,
+                                         credential_id, user_id, request_id, received_at)
+            VALUES (:id, :org, :agent, :type, :source, :subject, :text, :metadata, :staging, :credential, :user,
+                    :request, :at)""")
+        .bind("id", e.id()).bind("org", e.orgId()).bind("agent", e.agent()).bind("type", e.type())
+        .bind("source", e.source()).bind("subject", e.subject()).bind("text", e.text())
+        .bind("metadata", e.metadataJson()).bind("staging", e.stagingJson()).bind("credential", e.credentialId())
+        .bind("user", e.userId()).bind("request", e.requestId()).bind("at", e.receivedAt().toEpochMilli())
+        .execute();
+  }
+
+  public Optional<BusinessEvent> find(String orgId, String id) {
+    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id = :id")
+        .bind("org", orgId).bind("id", id).map(EVENT).findOne());
+  }
+
+  /** Events newest first, with optional exact filters on type and source. */
+  public List<BusinessEvent> list(String orgId, AgentScope scope, String type, String source, String beforeId,
+                                    int limit) {
+    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id < :before"
+            + " AND (:type IS NULL OR type = :type) AND (:source IS NULL OR source = :source) AND "
+            + scope.sqlCondition("agent") + " ORDER BY id DESC LIMIT :limit")
+        .bind("org", orgId).bind("before", beforeId == null ? "~" : beforeId).bind("type", type)
+        .bind("source", source).bind("limit", limit).bindMap(scope.sqlBindings()).map(EVENT).list());
+  }
+}

@@ -1,0 +1,58 @@
+package io.engram.memory;
+
+import java.util.Locale;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.similarities.BM25Similarity;
+
+/**
+ * How a memory is laid out in the Lucene index: the fields the index writes and the searches
+ * filter on, and the scoring both use. One place, so writer and searcher cannot disagree.
+ */
+public final class MemoryDocument {
+  /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
+  static final String LAYOUT = "2";
+  static final String ID = "id";
+  static final String ORG = "org";
+  static final String AGENT = "agent";
+  static final String SUBJECT = "subject";
+  static final String KIND = "kind";
+  static final String OCCURRED_AT = "occurred_at";
+  static final String TEXT = "text";
+  static final String VECTOR = "vector";
+  /** The agent field's value for organization-wide memories. */
+  static final String ORGANIZATION_WIDE = "-";
+  /**
+   * BM25 with k1 0.9 and b 0.4 (the usual values for short passages) rather than Lucene's 1.2 and
+   * 0.75: memories are a sentence or two, and long ones should not be penalized much for length.
+   */
+  static final BM25Similarity SIMILARITY = new BM25Similarity(0.9f, 0.4f);
+
+  private MemoryDocument() {
+  }
+
+  /** Subjects filter case-insensitively and ignoring surrounding spaces. */
+  public static String subjectKey(String subject) {
+    return subject.strip().toLowerCase(Locale.ROOT);
+  }
+
+  static Document of(MemoryRecord memory) {
+    Document doc = new Document();
+    doc.add(new StringField(ID, memory.id(), Field.Store.YES));
+    doc.add(new StringField(ORG, memory.orgId(), Field.Store.NO));
+    doc.add(new StringField(AGENT, memory.agent() == null ? ORGANIZATION_WIDE : memory.agent(), Field.Store.NO));
+    if (memory.subject() != null) {
+      doc.add(new StringField(SUBJECT, subjectKey(memory.subject()), Field.Store.NO));
+    }
+    doc.add(new StringField(KIND, memory.kind().id(), Field.Store.NO));
+    doc.add(new LongPoint(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
+    doc.add(new TextField(TEXT, memory.indexedText(), Field.Store.NO));
+    doc.add(new KnnFloatVectorField(VECTOR, memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));
+    return doc;
+  }
+}

@@ -1,0 +1,140 @@
+package io.engram.memory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * Searches of the memory index: BM25 over the text and nearest neighbours over the embedding,
+ * both within one organization, the agents a caller sees and the caller's filters. It reads what
+ * {@link MemoryIndex} last refreshed.
+ */
+public final class MemorySearch {
+  static final int MAX_QUERY_TERMS = 256;
+
+  /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
+  public record Hit(String memoryId, float score) {
+  }
+
+  /** What a search may return: the organization, the agents it sees, and the caller's filters. */
+  public record Filter(String orgId, AgentScope scope, String subject, Set<MemoryKind> kinds, Instant after,
+                       Instant before) {
+  }
+
+  private final SearcherManager searchers;
+  private final Analyzer analyzer;
+
+  MemorySearch(SearcherManager searchers, Analyzer analyzer) {
+    this.searchers = searchers;
+    this.analyzer = analyzer;
+  }
+
+  /** The best {@code k} lexical (BM25) matches for the query text. */
+  public List<Hit> lexical(String queryText, Filter filter, int k) {
+    Map<String, Integer> terms = queryTerms(queryText);
+    if (terms.isEmpty()) {
+      return List.of();
+    }
+    BooleanQuery.Builder any = new BooleanQuery.Builder();
+    // A word the query repeats weighs as many times, as one clause per occurrence would.
+    terms.forEach((term, count) -> any.add(new BoostQuery(new TermQuery(new Term(MemoryDocument.TEXT, term)), count),
+        BooleanClause.Occur.SHOULD));
+    Query query = new BooleanQuery.Builder()
+        .add(any.build(), BooleanClause.Occur.MUST)
+        .add(filterQuery(filter), BooleanClause.Occur.FILTER)
+        .build();
+    return search(query, k);
+  }
+
+  /** The {@code k} nearest memories to the (unit-length) query vector. */
+  public List<Hit> vector(float[] queryVector, Filter filter, int k) {
+    return search(new KnnFloatVectorQuery(MemoryDocument.VECTOR, queryVector, k, filterQuery(filter)), k);
+  }
+
+  /**
+   * The query's analyzed terms with their counts, the first {@value #MAX_QUERY_TERMS} distinct ones:
+   * a long query must not exceed Lucene's clause limit (1,024), which would fail the request.
+   */
+  private Map<String, Integer> queryTerms(String queryText) {
+    Map<String, Integer> terms = new LinkedHashMap<>();
+    try (TokenStream tokens = analyzer.tokenStream(MemoryDocument.TEXT, queryText)) {
+      CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+      tokens.reset();
+      while (tokens.incrementToken()) {
+        String text = term.toString();
+        if (terms.containsKey(text) || terms.size() < MAX_QUERY_TERMS) {
+          terms.merge(text, 1, Integer::sum);
+        }
+      }
+      tokens.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot analyze the query", e);
+    }
+    return terms;
+  }
+
+  private List<Hit> search(Query query, int k) {
+    try {
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        TopDocs top = searcher.search(query, k);
+        StoredFields stored = searcher.storedFields();
+        List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
+        for (ScoreDoc doc : top.scoreDocs) {
+          hits.add(new Hit(stored.document(doc.doc, Set.of(MemoryDocument.ID)).get(MemoryDocument.ID), doc.score));
+        }
+        return hits;
+      } finally {
+        searchers.release(searcher);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("memory index search failed", e);
+    }
+  }
+
+  private static Query filterQuery(Filter filter) {
+    BooleanQuery.Builder query = new BooleanQuery.Builder()
+        .add(new TermQuery(new Term(MemoryDocument.ORG, filter.orgId())), BooleanClause.Occur.FILTER);
+    List<BytesRef> agents = Stream.of(MemoryDocument.ORGANIZATION_WIDE, filter.scope().agent())
+        .filter(a -> a != null).map(BytesRef::new).toList();
+    query.add(new TermInSetQuery(MemoryDocument.AGENT, agents), BooleanClause.Occur.FILTER);
+    if (filter.subject() != null) {
+      query.add(new TermQuery(new Term(MemoryDocument.SUBJECT, MemoryDocument.subjectKey(filter.subject()))),
+          BooleanClause.Occur.FILTER);
+    }
+    if (filter.kinds() != null && !filter.kinds().isEmpty()) {
+      query.add(new TermInSetQuery(MemoryDocument.KIND, filter.kinds().stream().map(k -> new BytesRef(k.id())).toList()),
+          BooleanClause.Occur.FILTER);
+    }
+    if (filter.after() != null || filter.before() != null) {
+      long from = filter.after() == null ? Long.MIN_VALUE : filter.after().toEpochMilli();
+      long to = filter.before() == null ? Long.MAX_VALUE : filter.before().toEpochMilli() - 1;
+      query.add(LongPoint.newRangeQuery(MemoryDocument.OCCURRED_AT, from, to), BooleanClause.Occur.FILTER);
+    }
+    return query.build();
+  }
+}
