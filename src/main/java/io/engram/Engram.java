@@ -25,7 +25,7 @@ import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
-import io.engram.reflection.ReflectionMetrics;
+import io.engram.reflection.ReflectionReport;
 import io.engram.reflection.ReflectionRoutes;
 import io.engram.reflection.ReflectionService;
 import io.engram.platform.http.HttpServer;
@@ -171,8 +171,7 @@ public final class Engram implements AutoCloseable {
           new CapabilityRoutes(services.assistants(), guard, config.server().maxBodyBytes()),
           new MemoryRoutes(memory, reflection::provenance, guard, config.server().maxBodyBytes(), clock),
           new MemorySettingsRoutes(memory, guard, config.server().maxBodyBytes()),
-          new ReflectionRoutes(reflection, new ReflectionMetrics(services.database(), memory.maintenance(), reflection,
-              clock), guard, config.server().maxBodyBytes())));
+          new ReflectionRoutes(reflection, new ReflectionReport(reflection, memory.maintenance(), clock), guard, config.server().maxBodyBytes())));
       modules.addAll(inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();

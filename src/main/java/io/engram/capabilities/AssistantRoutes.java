@@ -17,9 +17,19 @@ import java.util.Map;
 import java.util.Set;
 
 /** /api/assistants: create, list, read and delete assistants (signed-in sessions and API keys). */
-public record AssistantRoutes(AssistantService assistants, Guard guard, long maxBodyBytes) implements RouteModule {
+public final class AssistantRoutes implements RouteModule  {
   static final String ASSISTANT = "/api/assistants/{assistantId}";
   private static final int MAX_NAME_LENGTH = 200;
+
+  private final AssistantService assistants;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public AssistantRoutes(AssistantService assistants, Guard guard, long maxBodyBytes) {
+    this.assistants = assistants;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
 
   @Override
   public void register(Routes routes) {

@@ -27,8 +27,18 @@ import java.util.stream.Collectors;
  * Field names and groupings follow the spec's table; docs/capabilities.md records every choice
  * the spec leaves open.
  */
-public record CapabilityRoutes(AssistantService assistants, Guard guard, long maxBodyBytes) implements RouteModule {
+public final class CapabilityRoutes implements RouteModule  {
   private static final String CAPABILITIES = AssistantRoutes.ASSISTANT + "/capabilities";
+
+  private final AssistantService assistants;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public CapabilityRoutes(AssistantService assistants, Guard guard, long maxBodyBytes) {
+    this.assistants = assistants;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
 
   @Override
   public void register(Routes routes) {

@@ -24,12 +24,25 @@ import java.util.regex.Pattern;
  * header also names the agent. Every route: token scope (401/403), agent boundary (403), body
  * (400), then the memory (404, 409).
  */
-public record MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock)
-    implements RouteModule {
+public final class MemoryRoutes implements RouteModule  {
   static final String ORGANIZATION_BASE = "/v1/memory";
   static final String AGENT_BASE = "/v1/memory/agents/{agent_slug}";
   private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
   private static final int MAX_PAGE = 200;
+
+  private final MemoryService memory;
+  private final ProvenanceNotes notes;
+  private final Guard guard;
+  private final long maxBodyBytes;
+  private final Clock clock;
+
+  public MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock) {
+    this.memory = memory;
+    this.notes = notes;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+    this.clock = clock;
+  }
 
   @Override
   public void register(Routes routes) {

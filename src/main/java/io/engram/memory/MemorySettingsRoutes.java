@@ -17,8 +17,18 @@ import java.util.Set;
  * (or any of its API keys) reads it; owners, admins and admin API keys change it, and only on a
  * paid plan can they choose the candidate review path.
  */
-public record MemorySettingsRoutes(MemoryService memory, Guard guard, long maxBodyBytes) implements RouteModule {
+public final class MemorySettingsRoutes implements RouteModule  {
   static final String PATH = "/api/memory/settings";
+
+  private final MemoryService memory;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public MemorySettingsRoutes(MemoryService memory, Guard guard, long maxBodyBytes) {
+    this.memory = memory;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
 
   @Override
   public void register(Routes routes) {

@@ -29,11 +29,22 @@ import java.util.Set;
  * a token with memory:control; changing settings needs an owner or admin. Tokens bound to agents
  * are refused: reflection spans every agent.
  */
-public record ReflectionRoutes(ReflectionService reflection, ReflectionMetrics metrics, Guard guard,
-                               long maxBodyBytes) implements RouteModule {
+public final class ReflectionRoutes implements RouteModule  {
   static final String BASE = "/api/memory/reflection";
   static final int AUDIT_CHANGES_IN_LIST = 100;
   static final int AUDIT_CHANGES_IN_ONE = 1_000;
+
+  private final ReflectionService reflection;
+  private final ReflectionReport report;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public ReflectionRoutes(ReflectionService reflection, ReflectionReport report, Guard guard, long maxBodyBytes) {
+    this.reflection = reflection;
+    this.report = report;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
 
   @Override
   public void register(Routes routes) {
@@ -59,28 +70,28 @@ public record ReflectionRoutes(ReflectionService reflection, ReflectionMetrics m
               reflection.runEvents(run, AUDIT_CHANGES_IN_ONE + 1), AUDIT_CHANGES_IN_ONE)));
         })
         .get(BASE + "/metrics", ctx -> Responses.json(ctx, Map.of("success", true,
-            "metrics", metrics.current(reader(ctx).orgId()))))
+            "metrics", report.current(reader(ctx).orgId()))))
         .get(BASE + "/metrics/summary", ctx -> {
           Principal caller = reader(ctx);
-          Duration window = ReflectionMetrics.span("window", ctx.queryParam("window"), Duration.ofDays(30));
+          Duration window = ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(30));
           Map<String, Object> summary = new LinkedHashMap<>();
           summary.put("window", ctx.queryParamAsClass("window", String.class).getOrDefault("30d"));
-          summary.putAll(metrics.summary(caller.orgId(), window));
+          summary.putAll(report.summary(caller.orgId(), window));
           Responses.json(ctx, Map.of("success", true, "summary", summary));
         })
         .get(BASE + "/metrics/trend", ctx -> {
           Principal caller = reader(ctx);
-          Duration window = ReflectionMetrics.span("window", ctx.queryParam("window"), Duration.ofDays(7));
-          Duration bucket = ReflectionMetrics.span("bucket", ctx.queryParam("bucket"),
+          Duration window = ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(7));
+          Duration bucket = ReflectionReport.span("bucket", ctx.queryParam("bucket"),
               window.compareTo(Duration.ofDays(2)) <= 0 ? Duration.ofHours(1) : Duration.ofDays(1));
-          Responses.json(ctx, Map.of("success", true, "trend", metrics.trend(caller.orgId(), window, bucket)));
+          Responses.json(ctx, Map.of("success", true, "trend", report.trend(caller.orgId(), window, bucket)));
         })
         .get(BASE + "/metrics/distribution", ctx -> {
           Principal caller = reader(ctx);
           String raw = ctx.queryParamAsClass("state", String.class).getOrDefault("durable");
           MemoryState state = raw.equals("all") ? null : MemoryState.fromId(raw).orElseThrow(() ->
               ApiException.badRequest("state", "'state' must be candidate, durable, suppressed, tombstoned or all"));
-          Responses.json(ctx, Map.of("success", true, "distribution", metrics.distribution(caller.orgId(), state)));
+          Responses.json(ctx, Map.of("success", true, "distribution", report.distribution(caller.orgId(), state)));
         })
         .post(BASE + "/run", this::run)
         .post(BASE + "/undo", this::undo);

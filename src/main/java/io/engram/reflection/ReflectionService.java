@@ -59,6 +59,11 @@ public final class ReflectionService implements AutoCloseable {
     this.applier = new ChangeApplier(memory, store, clock);
     this.clock = clock;
   }
+  /** The store the report reads its figures from. */
+  ReflectionStore store() {
+    return store;
+  }
+
 
   // ---- settings
 

@@ -4,6 +4,8 @@ import io.engram.platform.WireNames;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -243,7 +245,7 @@ final class ReflectionStore {
   /** The open flags of one kind in the organization: memory id to the related memory ids ("" for none). */
   Map<String, List<String>> openFlags(String orgId, String kind) {
     return db.read(h -> {
-      Map<String, List<String>> flags = new java.util.HashMap<>();
+      Map<String, List<String>> flags = new HashMap<>();
       h.createQuery("SELECT memory_id, related_memory_id FROM reflection_flags WHERE org_id = :org AND kind = :kind")
           .bind("org", orgId).bind("kind", kind)
           .map((rs, ctx) -> Map.entry(rs.getString("memory_id"), rs.getString("related_memory_id")))
@@ -274,7 +276,7 @@ final class ReflectionStore {
             + " WHERE memory_id = :memory ORDER BY raised_at")
         .bind("memory", memoryId)
         .map((rs, ctx) -> {
-          Map<String, Object> flag = new java.util.LinkedHashMap<>();
+          Map<String, Object> flag = new LinkedHashMap<>();
           flag.put("kind", rs.getString("kind"));
           String related = rs.getString("related_memory_id");
           flag.put("relatedMemoryId", related.isEmpty() ? null : related);
@@ -282,5 +284,81 @@ final class ReflectionStore {
           flag.put("raisedAt", Rows.instant(rs, "raised_at").toString());
           return flag;
         }).list());
+  }
+
+  // ---- report figures
+
+  /** Runs that started in [since, until): how many, how they ended, how long they took. */
+  record RunCounts(long total, long completed, long failed, long running, long dryRuns, long scheduled, long manual,
+                   long examined, long completedMillis, Long longest) {
+  }
+
+  /** Events of one change kind and outcome in a span (and, per bucket, which bucket). */
+  record ChangeCount(int bucket, String change, String outcome, long count, long undone) {
+  }
+
+  /** Open flags by kind. */
+  Map<String, Long> openFlags(String orgId) {
+    Map<String, Long> flags = new LinkedHashMap<>();
+    db.read(h -> h.createQuery("SELECT kind, COUNT(*) AS n FROM reflection_flags WHERE org_id = :org GROUP BY kind")
+        .bind("org", orgId).map((rs, ctx) -> Map.entry(rs.getString("kind"), rs.getLong("n"))).list())
+        .forEach(e -> flags.put(e.getKey(), e.getValue()));
+    return flags;
+  }
+
+  RunCounts runCounts(String orgId, Instant since, Instant until) {
+    return db.read(h -> h.createQuery("""
+            SELECT COUNT(*) AS total,
+                   COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed,
+                   COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
+                   COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS running,
+                   COALESCE(SUM(dry_run), 0) AS dry_runs,
+                   COALESCE(SUM(CASE WHEN trigger = 'schedule' THEN 1 ELSE 0 END), 0) AS scheduled,
+                   COALESCE(SUM(CASE WHEN trigger = 'manual' THEN 1 ELSE 0 END), 0) AS manual,
+                   COALESCE(SUM(examined), 0) AS examined,
+                   COALESCE(SUM(CASE WHEN status = 'completed' THEN finished_at - started_at END), 0) AS completed_millis,
+                   MAX(finished_at - started_at) AS longest
+            FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until""")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
+        .map((rs, ctx) -> new RunCounts(rs.getLong("total"), rs.getLong("completed"), rs.getLong("failed"),
+            rs.getLong("running"), rs.getLong("dry_runs"), rs.getLong("scheduled"), rs.getLong("manual"),
+            rs.getLong("examined"), rs.getLong("completed_millis"), Rows.nullableLong(rs, "longest")))
+        .one());
+  }
+
+  /** Events in [since, until) by change kind and outcome; {@code bucket} is 0. */
+  List<ChangeCount> changeCounts(String orgId, Instant since, Instant until) {
+    return db.read(h -> h.createQuery("""
+            SELECT change, outcome, COUNT(*) AS n, SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
+            FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
+            GROUP BY change, outcome ORDER BY change""")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
+        .map((rs, ctx) -> new ChangeCount(0, rs.getString("change"), rs.getString("outcome"), rs.getLong("n"),
+            rs.getLong("undone")))
+        .list());
+  }
+
+  /** Runs started per bucket of {@code width} from {@code since}, by bucket index. */
+  Map<Integer, Long> runsPerBucket(String orgId, Instant since, Instant until, long width) {
+    Map<Integer, Long> runs = new HashMap<>();
+    db.read(h -> h.createQuery("SELECT (started_at - :since) / :width AS b, COUNT(*) AS n FROM reflection_runs"
+            + " WHERE org_id = :org AND started_at >= :since AND started_at < :until GROUP BY (started_at - :since) / :width")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
+        .map((rs, ctx) -> Map.entry(rs.getInt("b"), rs.getLong("n"))).list())
+        .forEach(e -> runs.put(e.getKey(), e.getValue()));
+    return runs;
+  }
+
+  /** Events per bucket of {@code width} from {@code since}, by change kind and outcome. */
+  List<ChangeCount> changesPerBucket(String orgId, Instant since, Instant until, long width) {
+    return db.read(h -> h.createQuery("""
+            SELECT (at - :since) / :width AS b, change, outcome, COUNT(*) AS n,
+                   SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
+            FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
+            GROUP BY (at - :since) / :width, change, outcome""")
+        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
+        .map((rs, ctx) -> new ChangeCount(rs.getInt("b"), rs.getString("change"), rs.getString("outcome"),
+            rs.getLong("n"), rs.getLong("undone")))
+        .list());
   }
 }

@@ -4,8 +4,6 @@ import io.engram.memory.Activation;
 import io.engram.memory.MemoryMaintenance;
 import io.engram.memory.MemoryState;
 import io.engram.platform.http.ApiException;
-import io.engram.store.Database;
-import io.engram.store.Rows;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,23 +15,25 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The numbers behind the metrics routes, computed from the data on every call (nothing cached, so
- * they always agree with the memories, runs and events they describe).
+ * The report behind the reflection metrics routes: current state, summaries, trends and
+ * distributions, computed from the data on every call (nothing cached, so they always agree with
+ * the memories, runs and events they describe). The figures come from {@link ReflectionStore};
+ * this class shapes them.
  */
-public final class ReflectionMetrics {
+public final class ReflectionReport {
   private static final Pattern SPAN = Pattern.compile("([1-9][0-9]{0,4})([hd])");
   static final Duration MAX_WINDOW = Duration.ofDays(365);
   static final int MAX_BUCKETS = 400;
   static final int ACTIVATION_BINS = 10;
   private static final double[] AGE_EDGES_DAYS = {0, 1, 7, 30, 90, 365};
 
-  private final Database db;
+  private final ReflectionStore store;
   private final MemoryMaintenance memory;
   private final ReflectionService reflection;
   private final Clock clock;
 
-  public ReflectionMetrics(Database db, MemoryMaintenance memory, ReflectionService reflection, Clock clock) {
-    this.db = db;
+  public ReflectionReport(ReflectionService reflection, MemoryMaintenance memory, Clock clock) {
+    this.store = reflection.store();
     this.memory = memory;
     this.reflection = reflection;
     this.clock = clock;
@@ -62,8 +62,7 @@ public final class ReflectionMetrics {
     view.put("memories", Map.of("total", byState.values().stream().mapToLong(Long::longValue).sum(),
         "byState", byState));
     Map<String, Long> flags = new LinkedHashMap<>(Map.of(ChangeApplier.FLAG_STALE, 0L, "conflicts", 0L));
-    db.read(h -> h.createQuery("SELECT kind, COUNT(*) AS n FROM reflection_flags WHERE org_id = :org GROUP BY kind")
-        .bind("org", orgId).map((rs, ctx) -> Map.entry(rs.getString("kind"), rs.getLong("n"))).list())
+    store.openFlags(orgId).entrySet()
         .forEach(e -> flags.put(e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? "conflicts" : e.getKey(),
             // A conflict is flagged on both of its memories.
             e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? e.getValue() / 2 : e.getValue()));
@@ -95,34 +94,19 @@ public final class ReflectionMetrics {
   }
 
   private Map<String, Object> runCounts(String orgId, Instant since, Instant until) {
-    return db.read(h -> h.createQuery("""
-            SELECT COUNT(*) AS total,
-                   COALESCE(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END), 0) AS completed,
-                   COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS failed,
-                   COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS running,
-                   COALESCE(SUM(dry_run), 0) AS dry_runs,
-                   COALESCE(SUM(CASE WHEN trigger = 'schedule' THEN 1 ELSE 0 END), 0) AS scheduled,
-                   COALESCE(SUM(CASE WHEN trigger = 'manual' THEN 1 ELSE 0 END), 0) AS manual,
-                   COALESCE(SUM(examined), 0) AS examined,
-                   SUM(CASE WHEN status = 'completed' THEN finished_at - started_at END) AS completed_millis,
-                   MAX(finished_at - started_at) AS longest
-            FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
-        .map((rs, ctx) -> {
-          Map<String, Object> view = new LinkedHashMap<>();
-          long completed = rs.getLong("completed");
-          view.put("total", rs.getLong("total"));
-          view.put("completed", completed);
-          view.put("failed", rs.getLong("failed"));
-          view.put("running", rs.getLong("running"));
-          view.put("dryRuns", rs.getLong("dry_runs"));
-          view.put("scheduled", rs.getLong("scheduled"));
-          view.put("manual", rs.getLong("manual"));
-          view.put("memoriesExamined", rs.getLong("examined"));
-          view.put("averageDurationMs", completed == 0 ? null : rs.getLong("completed_millis") / completed);
-          view.put("longestDurationMs", Rows.nullableLong(rs, "longest"));
-          return view;
-        }).one());
+    ReflectionStore.RunCounts runs = store.runCounts(orgId, since, until);
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("total", runs.total());
+    view.put("completed", runs.completed());
+    view.put("failed", runs.failed());
+    view.put("running", runs.running());
+    view.put("dryRuns", runs.dryRuns());
+    view.put("scheduled", runs.scheduled());
+    view.put("manual", runs.manual());
+    view.put("memoriesExamined", runs.examined());
+    view.put("averageDurationMs", runs.completed() == 0 ? null : runs.completedMillis() / runs.completed());
+    view.put("longestDurationMs", runs.longest());
+    return view;
   }
 
   private Map<String, Object> changeCounts(String orgId, Instant since, Instant until) {
@@ -130,19 +114,13 @@ public final class ReflectionMetrics {
     for (ReflectionEvent.Outcome outcome : ReflectionEvent.Outcome.values()) {
       byOutcome.put(outcome.id(), new LinkedHashMap<>());
     }
-    long[] undone = {0};
-    db.read(h -> h.createQuery("""
-            SELECT change, outcome, COUNT(*) AS n, SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
-            FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
-            GROUP BY change, outcome ORDER BY change""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
-        .map((rs, ctx) -> {
-          byOutcome.get(rs.getString("outcome")).put(rs.getString("change"), rs.getLong("n"));
-          undone[0] += rs.getLong("undone");
-          return null;
-        }).list());
+    long undone = 0;
+    for (ReflectionStore.ChangeCount count : store.changeCounts(orgId, since, until)) {
+      byOutcome.get(count.outcome()).put(count.change(), count.count());
+      undone += count.undone();
+    }
     Map<String, Object> view = new LinkedHashMap<>(byOutcome);
-    view.put("undone", undone[0]);
+    view.put("undone", undone);
     return view;
   }
 
@@ -168,31 +146,19 @@ public final class ReflectionMetrics {
       series.add(point);
     }
     long width = bucket.toMillis();
-    db.read(h -> h.createQuery("SELECT (started_at - :since) / :width AS b, COUNT(*) AS n FROM reflection_runs"
-            + " WHERE org_id = :org AND started_at >= :since AND started_at < :until GROUP BY (started_at - :since) / :width")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
-        .map((rs, ctx) -> series.get(rs.getInt("b")).put("runs", rs.getLong("n"))).list());
-    db.read(h -> h.createQuery("""
-            SELECT (at - :since) / :width AS b, change, outcome, COUNT(*) AS n,
-                   SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
-            FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
-            GROUP BY (at - :since) / :width, change, outcome""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
-        .map((rs, ctx) -> {
-          Map<String, Object> point = series.get(rs.getInt("b"));
-          long n = rs.getLong("n");
-          String outcome = rs.getString("outcome");
-          if (!outcome.equals(ReflectionEvent.Outcome.SKIPPED.id())) {
-            point.merge(outcome, n, (a, b) -> (Long) a + (Long) b);
-          }
-          if (outcome.equals(ReflectionEvent.Outcome.APPLIED.id())) {
-            @SuppressWarnings("unchecked")
-            Map<String, Long> byChange = (Map<String, Long>) point.get("byChange");
-            byChange.merge(rs.getString("change"), n, Long::sum);
-          }
-          point.merge("undone", rs.getLong("undone"), (a, b) -> (Long) a + (Long) b);
-          return null;
-        }).list());
+    store.runsPerBucket(orgId, since, until, width).forEach((b, n) -> series.get(b).put("runs", n));
+    for (ReflectionStore.ChangeCount count : store.changesPerBucket(orgId, since, until, width)) {
+      Map<String, Object> point = series.get(count.bucket());
+      if (!count.outcome().equals(ReflectionEvent.Outcome.SKIPPED.id())) {
+        point.merge(count.outcome(), count.count(), (a, b) -> (Long) a + (Long) b);
+      }
+      if (count.outcome().equals(ReflectionEvent.Outcome.APPLIED.id())) {
+        @SuppressWarnings("unchecked")
+        Map<String, Long> byChange = (Map<String, Long>) point.get("byChange");
+        byChange.merge(count.change(), count.count(), Long::sum);
+      }
+      point.merge("undone", count.undone(), (a, b) -> (Long) a + (Long) b);
+    }
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("since", since.toString());
     view.put("until", until.toString());
