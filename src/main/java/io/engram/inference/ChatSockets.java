@@ -19,6 +19,7 @@ import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.javalin.websocket.WsConfig;
 import io.javalin.websocket.WsContext;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * Errors are {@code {type: error, error: {...}}} on /ws and {@code {error: {...}}} on
  * /v1/chat/stream; a request error leaves the connection open, an authentication error closes it.
+ * The two protocols differ only in their frames ({@link TypedFraming}, {@link ChunkFraming}).
  * One inference runs at a time per connection, on its own virtual thread, with each frame's
  * send awaited so a slow reader slows the generation instead of filling memory.
  */
@@ -48,9 +50,6 @@ public final class ChatSockets implements RouteModule {
   private static final Logger LOG = LoggerFactory.getLogger(ChatSockets.class);
   static final int POLICY_VIOLATION = 1008;
   static final int TRY_AGAIN_LATER = 1013;
-
-  /** The two protocols. */
-  enum Protocol { TYPED, PLAIN }
 
   private final Gateway gateway;
   private final Guard guard;
@@ -72,8 +71,8 @@ public final class ChatSockets implements RouteModule {
     if (!settings.enabled()) {
       return;
     }
-    routes.ws("/ws", ws -> configure(ws, Protocol.TYPED))
-        .ws("/v1/chat/stream", ws -> configure(ws, Protocol.PLAIN));
+    routes.ws("/ws", ws -> configure(ws, new TypedFraming()))
+        .ws("/v1/chat/stream", ws -> configure(ws, new ChunkFraming()));
   }
 
   /** Open connections on this node (tests and metrics). */
@@ -81,8 +80,8 @@ public final class ChatSockets implements RouteModule {
     return open.get();
   }
 
-  private void configure(WsConfig ws, Protocol protocol) {
-    ws.onConnect(ctx -> connect(ctx, protocol));
+  private void configure(WsConfig ws, SocketFraming framing) {
+    ws.onConnect(ctx -> connect(ctx, framing));
     ws.onMessage(ctx -> {
       SocketSession session = sessions.get(ctx.sessionId());
       if (session != null) {
@@ -93,20 +92,20 @@ public final class ChatSockets implements RouteModule {
     ws.onError(ctx -> closed(ctx.sessionId()));
   }
 
-  private void connect(WsContext ctx, Protocol protocol) {
+  private void connect(WsContext ctx, SocketFraming framing) {
     if (open.incrementAndGet() > settings.maxConnections()) {
       open.decrementAndGet();
-      SocketSession refused = new SocketSession(ctx, protocol);
+      SocketSession refused = new SocketSession(ctx, framing);
       refused.sendError(ApiException.rateLimited("too_many_connections", "This server already has "
           + settings.maxConnections() + " WebSocket connections open, the most it allows; retry later", 1));
       ctx.closeSession(TRY_AGAIN_LATER, "too many connections");
       return;
     }
     ctx.session.setIdleTimeout(settings.idleTimeout());
-    SocketSession session = new SocketSession(ctx, protocol);
+    SocketSession session = new SocketSession(ctx, framing);
     sessions.put(ctx.sessionId(), session);
     String authorization = ctx.header("Authorization");
-    if (protocol == Protocol.PLAIN && authorization != null) {
+    if (framing.acceptsHeaderAuth() && authorization != null) {
       session.authenticate(bearer(authorization), false);
     }
     timers.schedule(session::closeIfUnauthenticated, settings.authTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -128,14 +127,14 @@ public final class ChatSockets implements RouteModule {
   /** One connection: its caller once authenticated, and the inference it is running. */
   private final class SocketSession {
     private final WsContext ctx;
-    private final Protocol protocol;
+    private final SocketFraming framing;
     private final FrameSender frames;
     private volatile Principal caller;
     private volatile boolean busy;
 
-    SocketSession(WsContext ctx, Protocol protocol) {
+    SocketSession(WsContext ctx, SocketFraming framing) {
       this.ctx = ctx;
-      this.protocol = protocol;
+      this.framing = framing;
       this.frames = new FrameSender(ctx.session);
     }
 
@@ -162,11 +161,8 @@ public final class ChatSockets implements RouteModule {
         authenticate(message.path("api_key").asText(""), true);
         return;
       }
-      boolean inference = protocol == Protocol.TYPED ? "inference".equals(type) : type == null
-          || "inference".equals(type);
-      if (!inference) {
-        sendError(ApiException.badRequest("type", protocol == Protocol.TYPED
-            ? "Messages after auth must have \"type\": \"inference\"" : "Send {model, messages, stream}"));
+      if (!framing.asksForInference(type)) {
+        sendError(ApiException.badRequest("type", framing.notAnInference()));
         return;
       }
       if (busy) {
@@ -246,10 +242,9 @@ public final class ChatSockets implements RouteModule {
 
         @Override
         public void text(String piece) {
-          if (protocol == Protocol.TYPED) {
-            send(Json.write(Map.of("type", "token", "content", piece)));
-          } else if (chat.stream()) {
-            send(Replies.piece(header, piece, first[0], chat.includeUsage()));
+          String frame = framing.piece(header, chat, piece, first[0]);
+          if (frame != null) {
+            send(frame);
           }
           first[0] = false;
         }
@@ -260,22 +255,9 @@ public final class ChatSockets implements RouteModule {
         }
       };
       Gateway.Outcome outcome = gateway.generate(caller, prepared, sink);
-      if (protocol == Protocol.TYPED) {
-        ObjectNode done = Json.MAPPER.createObjectNode().put("type", "done");
-        done.put("finish_reason", outcome.generation().finishReason());
-        done.set("usage", Replies.usage(outcome.usage(), prepared.memoryTokens()));
-        var ids = done.putArray("memory_ids");
-        prepared.memoryIds().forEach(ids::add);
-        sendLast(Json.write(done));
-      } else if (chat.stream()) {
-        send(Replies.finish(header, outcome.generation().finishReason(), chat.includeUsage()));
-        if (chat.includeUsage()) {
-          send(Replies.usageChunk(header, outcome.usage(), prepared.memoryTokens()));
-        }
-        sendLast("[DONE]");
-      } else {
-        sendLast(Json.write(Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens())));
-      }
+      List<String> end = framing.end(header, chat, prepared, outcome);
+      end.subList(0, end.size() - 1).forEach(this::send);
+      sendLast(end.getLast());
     }
 
     void send(String text) {
@@ -297,9 +279,7 @@ public final class ChatSockets implements RouteModule {
     }
 
     void sendError(ApiException e) {
-      Map<String, Object> body = ErrorResponses.openAiBody(e);
-      String frame = protocol == Protocol.TYPED ? Json.write(Map.of("type", "error", "error", body.get("error")))
-          : Json.write(body);
+      String frame = framing.error(ErrorResponses.openAiBody(e));
       try {
         frames.send(frame);
       } catch (ClientGoneException gone) {

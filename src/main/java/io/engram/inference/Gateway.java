@@ -15,6 +15,7 @@ import io.engram.memory.AgentScope;
 import io.engram.memory.ContextBlock;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
+import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
 import java.util.List;
@@ -118,7 +119,7 @@ public final class Gateway {
 
   public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
     ModelCatalog.Entry model = model(caller, completion.model());
-    int promptTokens = ContextBlock.count(completion.prompt());
+    int promptTokens = TokenCounter.count(completion.prompt());
     Admission admission = admit(caller, model, completion.sampling(), promptTokens);
     GenerationRequest request = new GenerationRequest(model.engineModel(), null, completion.prompt(),
         resolve(completion.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
@@ -183,7 +184,7 @@ public final class Gateway {
     try {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
-      record(caller, prepared, new Generation.Usage(prepared.promptTokens(), ContextBlock.count(delivered.toString())));
+      record(caller, prepared, new Generation.Usage(prepared.promptTokens(), TokenCounter.count(delivered.toString())));
       String outcome = e instanceof EngineException failure ? failure.failure().code()
           : e instanceof ClientGoneException ? "client_gone" : "internal_error";
       metrics.generation(model, outcome, System.nanoTime() - started);
@@ -201,7 +202,7 @@ public final class Gateway {
    */
   private Generation.Usage finish(Principal caller, Prepared prepared, Generation generation) {
     Generation.Usage counted = generation.usage() != null ? generation.usage()
-        : new Generation.Usage(prepared.promptTokens(), ContextBlock.count(generation.text()));
+        : new Generation.Usage(prepared.promptTokens(), TokenCounter.count(generation.text()));
     record(caller, prepared, counted);
     return counted;
   }
@@ -236,7 +237,7 @@ public final class Gateway {
   static int chatTokens(List<ChatMessage> messages) {
     int tokens = TOKENS_FOR_REPLY;
     for (ChatMessage message : messages) {
-      tokens += TOKENS_PER_MESSAGE + ContextBlock.count(message.content());
+      tokens += TOKENS_PER_MESSAGE + TokenCounter.count(message.content());
     }
     return tokens;
   }

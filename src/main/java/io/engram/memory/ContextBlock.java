@@ -1,8 +1,6 @@
 package io.engram.memory;
 
-import com.knuddels.jtokkit.Encodings;
-import com.knuddels.jtokkit.api.Encoding;
-import com.knuddels.jtokkit.api.EncodingType;
+import io.engram.platform.TokenCounter;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -11,11 +9,9 @@ import java.util.Locale;
 
 /**
  * The private runtime context block: retrieved memories written as a system prompt section, best
- * first, within a token budget (counted with the cl100k_base tokenizer, the common denominator of
- * today's chat models). Memories that would overflow the budget are left out whole, never cut.
+ * first, within a token budget ({@link TokenCounter}). Memories that would overflow the budget are left out whole, never cut.
  */
 public final class ContextBlock {
-  private static final Encoding TOKENIZER = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
   private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT)
       .withZone(ZoneOffset.UTC);
   static final String HEADER = "Relevant memories from this organization, most relevant first. "
@@ -35,11 +31,11 @@ public final class ContextBlock {
     if (mode == ContextMode.FULL) {
       block.append(HEADER).append('\n');
     }
-    int tokens = count(block + CLOSE);
+    int tokens = TokenCounter.count(block + CLOSE);
     List<String> included = new ArrayList<>();
     for (MemoryRecord memory : ranked) {
       String line = line(memory, mode) + '\n';
-      int lineTokens = count(line);
+      int lineTokens = TokenCounter.count(line);
       if (tokens + lineTokens > tokenBudget) {
         continue;
       }
@@ -51,7 +47,7 @@ public final class ContextBlock {
       return new Assembled("", 0, 0, ranked.size(), List.of());
     }
     block.append(CLOSE);
-    return new Assembled(block.toString(), count(block.toString()), included.size(), ranked.size() - included.size(),
+    return new Assembled(block.toString(), TokenCounter.count(block.toString()), included.size(), ranked.size() - included.size(),
         List.copyOf(included));
   }
 
@@ -69,9 +65,5 @@ public final class ContextBlock {
       label.append(String.format(Locale.ROOT, " | confidence %.2f", memory.confidence()));
     }
     return "- [" + label + "] " + text;
-  }
-
-  public static int count(String text) {
-    return TOKENIZER.countTokens(text);
   }
 }
