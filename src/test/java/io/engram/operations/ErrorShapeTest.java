@@ -150,4 +150,17 @@ class ErrorShapeTest {
     assertThat(http.get("/v1/health").header("X-Request-Id", "bad id with spaces").send().header("X-Request-Id"))
         .startsWith("req_");
   }
+
+  /**
+   * Jetty refuses some URIs (an encoded NUL in the path) before routing and without telling which
+   * path it was, so the answer cannot pick a family: it is JSON in the /v1 shape, never an HTML page.
+   */
+  @Test
+  void aUriTheContainerRefusesIsAnsweredAsJsonNotHtml() {
+    Http.Response refused = http.get("/v1/memory/mem_%00x").send();
+    assertThat(refused.status()).isEqualTo(400);
+    assertThat(refused.header("Content-Type")).startsWith("application/json");
+    assertThat(refused.json().at("/error/type").asText()).isEqualTo("invalid_request_error");
+    assertThat(refused.json().at("/error/message").asText()).isNotBlank();
+  }
 }

@@ -70,7 +70,7 @@ class ReflectionScheduleTest extends ServerTest {
     // Another node holds the lease, with a run it has not finished.
     server.engram.services().database().write(h -> {
       h.execute("INSERT INTO reflection_runs (id, org_id, trigger, dry_run, status, settings, node, started_at,"
-          + " examined) VALUES ('rrun_othernode', ?, 'schedule', 0, 'running', '{}', 'node-gone', ?, 0)",
+          + " examined) VALUES ('rrun_othernode', ?, 'schedule', 0, 'running', '{\"processes\":[\"decay\"]}', 'node-gone', ?, 0)",
           org.org(), now);
       return h.execute("INSERT INTO reflection_leases (org_id, run_id, holder, expires_at) VALUES (?, ?, ?, ?)",
           org.org(), "rrun_othernode", "node-gone", now + 60_000);

@@ -67,6 +67,26 @@ public final class Http {
       return contentType == null ? this : header("Content-Type", contentType);
     }
 
+    private String header(String name) {
+      for (int i = 0; i < headers.size(); i += 2) {
+        if (headers.get(i).equalsIgnoreCase(name)) {
+          return headers.get(i + 1);
+        }
+      }
+      return null;
+    }
+
+    /** Every exchange keeps the OpenAPI document's word, or the test that made it fails here. */
+    private void holdToContract(Response response) {
+      String requestType = header("Content-Type");
+      String requestBody = body == null ? null : new String(body, java.nio.charset.StandardCharsets.UTF_8);
+      List<String> violations = ApiContract.violations(new ApiContract.Exchange(method, path, requestType,
+          requestBody, response.status(), response.header("Content-Type"), response.text()));
+      if (!violations.isEmpty()) {
+        ContractReport.failed(violations);
+      }
+    }
+
     public Response send() {
       HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
           .timeout(Duration.ofSeconds(30))
@@ -76,7 +96,9 @@ public final class Http {
       }
       try {
         HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        return new Response(response.statusCode(), response.headers(), response.body());
+        Response answer = new Response(response.statusCode(), response.headers(), response.body());
+        holdToContract(answer);
+        return answer;
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       } catch (InterruptedException e) {

@@ -60,7 +60,10 @@ public final class HttpServer {
     javalinConfig.jetty.port = config.server().port();
     javalinConfig.http.prefer405over404 = true;
     javalinConfig.http.maxRequestSize = config.server().maxBodyBytes();
-    javalinConfig.jetty.modifyServer(server -> server.setStopTimeout(config.server().shutdownGraceSeconds() * 1000L));
+    javalinConfig.jetty.modifyServer(server -> {
+      server.setStopTimeout(config.server().shutdownGraceSeconds() * 1000L);
+      server.setErrorHandler(new ContainerErrors());
+    });
   }
 
   /**

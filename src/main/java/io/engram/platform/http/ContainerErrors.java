@@ -1,0 +1,33 @@
+package io.engram.platform.http;
+
+import io.engram.platform.json.Json;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The answers the servlet container gives before a request reaches a route, in the JSON error
+ * shapes of the routes instead of Jetty's HTML page. For a URI Jetty refuses while parsing (an
+ * encoded NUL in the path) it no longer knows the path ({@code /badMessage}), so that answer is in
+ * the /v1 shape whatever the family.
+ */
+final class ContainerErrors extends ErrorHandler {
+
+  @Override
+  protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
+                                  Callback callback) {
+    ApiException error = code >= 500 ? ApiException.internal()
+        : ApiException.of(code, ErrorType.INVALID_REQUEST_ERROR, code == 400 ? "invalid_request" : "http_" + code,
+            message == null || message.isBlank() ? ErrorResponses.title(code) : message, null);
+    String path = request.getHttpURI().getPath();
+    Map<String, Object> body = RouteFamily.of(path == null ? "/" : path) == RouteFamily.PRODUCT
+        ? ErrorResponses.productBody(error) : ErrorResponses.openAiBody(error);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    response.write(true, ByteBuffer.wrap(Json.write(body).getBytes(StandardCharsets.UTF_8)), callback);
+  }
+}
