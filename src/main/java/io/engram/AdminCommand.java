@@ -181,18 +181,20 @@ public final class AdminCommand {
       Map<String, Object> flags = new LinkedHashMap<>();
       List<String> positionals = new ArrayList<>();
       boolean json = false;
-      for (int i = 2; i < args.length; i++) {
-        String arg = args[i];
+      // A flag takes the argument after it as its value, so the walk moves one or two at a time.
+      int i = 2;
+      while (i < args.length) {
+        String arg = args[i++];
         if (arg.equals("--json")) {
           json = true;
         } else if (arg.equals("--password-stdin")) {
           flags.put("password-stdin", true);
         } else if (arg.startsWith("--")) {
           String name = arg.substring(2);
-          if (i + 1 >= args.length) {
+          if (i >= args.length) {
             throw new IllegalArgumentException("Flag " + arg + " needs a value");
           }
-          String value = args[++i];
+          String value = args[i++];
           if (LIST_FLAGS.containsKey(name)) {
             @SuppressWarnings("unchecked")
             List<String> list = (List<String>) flags.computeIfAbsent(LIST_FLAGS.get(name), k -> new ArrayList<String>());

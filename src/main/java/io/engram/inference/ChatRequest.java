@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Sampling;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.JsonBody;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -12,7 +12,6 @@ import io.engram.memory.AgentScope;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorResponses;
-import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;

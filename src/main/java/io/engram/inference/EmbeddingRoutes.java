@@ -11,7 +11,6 @@ import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.Embedder;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;

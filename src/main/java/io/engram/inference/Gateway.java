@@ -12,12 +12,10 @@ import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.memory.AgentScope;
-import io.engram.memory.ContextBlock;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import java.util.List;
 
 /**

@@ -4,9 +4,7 @@ import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * The memory change log: one entry per change to a memory, appended in the transaction that made

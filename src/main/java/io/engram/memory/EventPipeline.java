@@ -1,7 +1,6 @@
 package io.engram.memory;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import java.util.ArrayList;
 import java.util.HashSet;

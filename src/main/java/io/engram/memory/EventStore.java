@@ -2,7 +2,6 @@ package io.engram.memory;
 
 import io.engram.store.Database;
 import io.engram.store.Rows;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;

@@ -3,10 +3,8 @@ package io.engram.memory;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
  * Idempotency-Keys of memory writes, per organization and credential: a retried write answers what

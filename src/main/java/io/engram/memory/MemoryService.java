@@ -5,7 +5,6 @@ import io.engram.access.Principal;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import io.engram.platform.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
 import io.engram.support.ServerTest;
-import io.engram.support.TestServer;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -12,7 +12,6 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ValidationError;
 import io.engram.platform.json.Json;
 import io.engram.support.Seeded;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

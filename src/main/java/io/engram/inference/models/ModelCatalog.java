@@ -2,7 +2,6 @@ package io.engram.inference.models;
 
 import io.engram.inference.engine.Engine;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -6,7 +6,6 @@ import io.engram.inference.local.LocalModels;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.MultipartReader;
 import java.io.IOException;
 import java.io.InputStream;

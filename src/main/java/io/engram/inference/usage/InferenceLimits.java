@@ -1,11 +1,9 @@
 package io.engram.inference.usage;
 
 import io.engram.access.Principal;
-import io.engram.inference.usage.UsageLedger;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.http.ErrorType;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;

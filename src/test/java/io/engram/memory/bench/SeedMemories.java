@@ -8,7 +8,6 @@ import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemoryState;
 import io.engram.memory.MemoryStore;
 import io.engram.memory.UseKind;
-import io.engram.platform.Ids;
 import io.engram.store.SqliteDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,6 +44,9 @@ public final class SeedMemories {
       "since the price change", "this morning"};
   static final MemoryKind[] KINDS = {MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.EVENT,
       MemoryKind.OBSERVATION};
+
+  private SeedMemories() {
+  }
 
   public static void main(String[] args) throws Exception {
     Path dataDir = Path.of(args[0]);
