@@ -48,8 +48,9 @@ public final class AdminCommand {
       Add --json to print the JSON the HTTP route would answer. Secrets are printed once, at creation.""";
 
   /** Flags that may repeat; they become JSON arrays under the plural name. */
-  private static final Map<String, String> LIST_FLAGS = Map.of("scope", "scopes", "agent", "agents",
-      "permission", "permissions");
+  private static final Map<String, String> LIST_FLAGS =
+      Map.of("scope", "scopes", "agent", "agents", "permission", "permissions");
+
   private static final Set<String> INTEGER_FLAGS = Set.of("rate-limit", "requests-per-minute");
 
   private final EngramConfig config;
@@ -93,18 +94,23 @@ public final class AdminCommand {
 
   private Object dispatch(OrganizationService orgs, Parsed p) {
     return switch (p.resource + " " + p.verb) {
-      case "org create" -> OrganizationViews.organization(orgs.create(OrganizationRequests.organization(p.body())));
+      case "org create" ->
+        OrganizationViews.organization(orgs.create(OrganizationRequests.organization(p.body())));
       case "org get" -> OrganizationViews.organization(orgs.get(p.positional()));
       case "org list" -> OrganizationViews.organizations(orgs.list(null, 1000));
-      case "user create" -> OrganizationViews.user(orgs.createUser(p.require("org"),
-          OrganizationRequests.user(withPassword(p))));
+      case "user create" ->
+        OrganizationViews.user(
+            orgs.createUser(p.require("org"), OrganizationRequests.user(withPassword(p))));
       case "user list" -> OrganizationViews.users(orgs.users(p.require("org")));
-      case "token create" -> OrganizationViews.issued(orgs.createToken(p.require("org"),
-          OrganizationRequests.token(p.body()), "cli"));
-      case "api-key create" -> OrganizationViews.issued(orgs.createApiKey(p.require("org"),
-          OrganizationRequests.apiKey(p.body()), "cli"));
-      case "account-key create" -> OrganizationViews.issued(orgs.createAccountKey(
-          OrganizationRequests.accountKey(p.body()), "cli"));
+      case "token create" ->
+        OrganizationViews.issued(
+            orgs.createToken(p.require("org"), OrganizationRequests.token(p.body()), "cli"));
+      case "api-key create" ->
+        OrganizationViews.issued(
+            orgs.createApiKey(p.require("org"), OrganizationRequests.apiKey(p.body()), "cli"));
+      case "account-key create" ->
+        OrganizationViews.issued(
+            orgs.createAccountKey(OrganizationRequests.accountKey(p.body()), "cli"));
       case "token list", "api-key list", "account-key list" -> {
         CredentialKind kind = credentialKind(p.resource);
         yield OrganizationViews.credentials(orgs.credentials(kind, orgOf(kind, p)));
@@ -135,7 +141,8 @@ public final class AdminCommand {
   private JsonBody withPassword(Parsed p) {
     if (p.flags.containsKey("password-stdin")) {
       try {
-        String password = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
+        String password =
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
         p.flags.remove("password-stdin");
         p.flags.put("password", password == null ? "" : password);
       } catch (IOException e) {
@@ -156,8 +163,8 @@ public final class AdminCommand {
       return;
     }
     Map<?, ?> map = (Map<?, ?>) result;
-    map.forEach((key, value) -> out.println(key + ": " + (value instanceof Map || value instanceof List
-        ? Json.write(value) : value)));
+    map.forEach((key, value) -> out.println(
+        key + ": " + (value instanceof Map || value instanceof List ? Json.write(value) : value)));
     if (map.containsKey("token")) {
       out.println("\nThe token above is shown only now; store it safely.");
     }
@@ -165,7 +172,8 @@ public final class AdminCommand {
 
   private static String summary(Map<?, ?> item) {
     List<String> parts = new ArrayList<>();
-    for (String key : List.of("id", "name", "email", "role", "plan", "hint", "scopes", "permissions", "revoked")) {
+    for (String key : List.of(
+        "id", "name", "email", "role", "plan", "hint", "scopes", "permissions", "revoked")) {
       if (item.containsKey(key)) {
         parts.add(key + "=" + item.get(key));
       }
@@ -174,8 +182,12 @@ public final class AdminCommand {
   }
 
   /** The command line split into resource, verb, positional argument and flags. */
-  private record Parsed(String resource, String verb, List<String> positionals, Map<String, Object> flags,
-                        boolean json) {
+  private record Parsed(
+      String resource,
+      String verb,
+      List<String> positionals,
+      Map<String, Object> flags,
+      boolean json) {
 
     static Parsed of(String[] args) {
       Map<String, Object> flags = new LinkedHashMap<>();
@@ -197,7 +209,8 @@ public final class AdminCommand {
           String value = args[i++];
           if (LIST_FLAGS.containsKey(name)) {
             @SuppressWarnings("unchecked")
-            List<String> list = (List<String>) flags.computeIfAbsent(LIST_FLAGS.get(name), k -> new ArrayList<String>());
+            List<String> list = (List<String>)
+                flags.computeIfAbsent(LIST_FLAGS.get(name), k -> new ArrayList<String>());
             list.add(value);
           } else {
             flags.put(name, value);

@@ -1,13 +1,13 @@
 package io.engram;
 
-import io.engram.administration.OrganizationRoutes;
-import io.engram.administration.OrganizationService;
 import io.engram.access.CredentialService;
 import io.engram.access.CredentialStore;
 import io.engram.access.Guard;
 import io.engram.access.SessionRoutes;
 import io.engram.access.SessionService;
 import io.engram.access.SessionStore;
+import io.engram.administration.OrganizationRoutes;
+import io.engram.administration.OrganizationService;
 import io.engram.capabilities.AssistantRoutes;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.AssistantStore;
@@ -25,14 +25,14 @@ import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
-import io.engram.reflection.ReflectionReport;
-import io.engram.reflection.ReflectionRoutes;
-import io.engram.reflection.ReflectionService;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.FixedWindowRateLimiter;
+import io.engram.reflection.ReflectionReport;
+import io.engram.reflection.ReflectionRoutes;
+import io.engram.reflection.ReflectionService;
 import io.engram.store.Database;
 import io.engram.store.Databases;
 import java.time.Clock;
@@ -57,24 +57,37 @@ public final class Engram implements AutoCloseable {
   static final Duration REFLECTION_TICK = Duration.ofSeconds(30);
 
   /** The stores and services both the server and the admin CLI use. */
-  public record Services(Database database, OrganizationStore organizations, UserStore users,
-                         CredentialService credentials, SessionService sessions,
-                         OrganizationService organizationService,
-                         AssistantService assistants)
+  public record Services(
+      Database database,
+      OrganizationStore organizations,
+      UserStore users,
+      CredentialService credentials,
+      SessionService sessions,
+      OrganizationService organizationService,
+      AssistantService assistants)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
       Database database = Databases.open(config);
       OrganizationStore organizations = new OrganizationStore(database);
       UserStore users = new UserStore(database);
-      CredentialService credentials = new CredentialService(new CredentialStore(database), organizations, clock,
-          config.access().adminKey());
-      SessionService sessions = new SessionService(new SessionStore(database), users, organizations, clock,
+      CredentialService credentials = new CredentialService(
+          new CredentialStore(database), organizations, clock, config.access().adminKey());
+      SessionService sessions = new SessionService(
+          new SessionStore(database),
+          users,
+          organizations,
+          clock,
           Duration.ofMinutes(config.access().sessionTtlMinutes()));
-      OrganizationService administration = new OrganizationService(organizations, users, credentials, clock, config.access().rateLimitRequests());
-      AssistantService assistants = new AssistantService(new AssistantStore(database), users,
-          CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))), clock);
-      return new Services(database, organizations, users, credentials, sessions, administration, assistants);
+      OrganizationService administration = new OrganizationService(
+          organizations, users, credentials, clock, config.access().rateLimitRequests());
+      AssistantService assistants = new AssistantService(
+          new AssistantStore(database),
+          users,
+          CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))),
+          clock);
+      return new Services(
+          database, organizations, users, credentials, sessions, administration, assistants);
     }
 
     @Override
@@ -91,36 +104,59 @@ public final class Engram implements AutoCloseable {
   private final HttpServer server;
   private final ScheduledExecutorService housekeeping;
 
-  private Engram(Services services, MemoryService memory, ReflectionService reflection, Inference inference,
-                 HttpMetrics metrics, HttpServer server, boolean reflectionScheduler) {
+  private Engram(
+      Services services,
+      MemoryService memory,
+      ReflectionService reflection,
+      Inference inference,
+      HttpMetrics metrics,
+      HttpServer server,
+      boolean reflectionScheduler) {
     this.services = services;
     this.memory = memory;
     this.reflection = reflection;
     this.inference = inference;
     this.metrics = metrics;
     this.server = server;
-    this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("housekeeping").factory());
+    this.housekeeping = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofVirtual().name("housekeeping").factory());
     // Ended sessions can never authenticate again; deleting them keeps the table small.
-    housekeeping.scheduleWithFixedDelay(() -> quietly("purge ended sessions", services.sessions()::purgeEnded),
-        0, 1, TimeUnit.HOURS);
-    housekeeping.scheduleWithFixedDelay(() -> quietly("purge expired idempotency keys",
-        memory::purgeExpiredIdempotencyKeys), 1, 60, TimeUnit.MINUTES);
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("purge ended sessions", services.sessions()::purgeEnded),
+        0,
+        1,
+        TimeUnit.HOURS);
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("purge expired idempotency keys", memory::purgeExpiredIdempotencyKeys),
+        1,
+        60,
+        TimeUnit.MINUTES);
     // The index is derived data: committing every few seconds bounds what a restart replays.
-    // Requests never wait on usage writes: they are batched here, and read back by the hourly limit.
-    housekeeping.scheduleWithFixedDelay(() -> quietly("write inference usage", inference::flushUsage),
-        1, 1, TimeUnit.SECONDS);
-    housekeeping.scheduleWithFixedDelay(() -> quietly("commit the memory index", memory.index()::commitIfChanged),
-        5, 5, TimeUnit.SECONDS);
+    // Requests never wait on usage writes: they are batched here, and read back by the hourly
+    // limit.
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("write inference usage", inference::flushUsage), 1, 1, TimeUnit.SECONDS);
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("commit the memory index", memory.index()::commitIfChanged),
+        5,
+        5,
+        TimeUnit.SECONDS);
     if (services.database().kind() == Database.Kind.POSTGRESQL) {
       // Other nodes write to the same database: follow their changes through the change log.
-      housekeeping.scheduleWithFixedDelay(() -> quietly("follow the memory change log", memory.index()::tail),
-          1, 1, TimeUnit.SECONDS);
+      housekeeping.scheduleWithFixedDelay(
+          () -> quietly("follow the memory change log", memory.index()::tail),
+          1,
+          1,
+          TimeUnit.SECONDS);
     }
     if (reflectionScheduler) {
       // Each organization's interval is counted from its last run in the database, so the
       // schedule survives restarts, and the lease keeps nodes from running one organization twice.
-      housekeeping.scheduleWithFixedDelay(() -> quietly("start scheduled reflection runs", reflection::tick),
-          REFLECTION_TICK.toSeconds(), REFLECTION_TICK.toSeconds(), TimeUnit.SECONDS);
+      housekeeping.scheduleWithFixedDelay(
+          () -> quietly("start scheduled reflection runs", reflection::tick),
+          REFLECTION_TICK.toSeconds(),
+          REFLECTION_TICK.toSeconds(),
+          TimeUnit.SECONDS);
     }
   }
 
@@ -143,12 +179,16 @@ public final class Engram implements AutoCloseable {
   }
 
   /** Starts the service; {@code extraModules} lets tests mount probe routes behind the real guards. */
-  public static Engram start(EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules) {
-    return start(config, clock, extraModules, key -> { });
+  public static Engram start(
+      EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules) {
+    return start(config, clock, extraModules, key -> {});
   }
 
-  private static Engram start(EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules,
-                              Consumer<String> onFirstAccountKey) {
+  private static Engram start(
+      EngramConfig config,
+      Clock clock,
+      List<Function<Guard, RouteModule>> extraModules,
+      Consumer<String> onFirstAccountKey) {
     Services services = Services.open(config, clock);
     MemoryService memory = null;
     ReflectionService reflection = null;
@@ -157,25 +197,47 @@ public final class Engram implements AutoCloseable {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics();
-      inference = Inference.open(config, services.database(), memory, Embedder.shared(config.inference().modelCacheDir()),
-          metrics.registry(), clock);
+      inference = Inference.open(
+          config,
+          services.database(),
+          memory,
+          Embedder.shared(config.inference().modelCacheDir()),
+          metrics.registry(),
+          clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
-      Guard guard = new Guard(services.credentials(), services.sessions(),
-          new FixedWindowRateLimiter(clock), metrics, config.access().apiKeyRequired(), config.access().rateLimitRequests());
+      Guard guard = new Guard(
+          services.credentials(),
+          services.sessions(),
+          new FixedWindowRateLimiter(clock),
+          metrics,
+          config.access().apiKeyRequired(),
+          config.access().rateLimitRequests());
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), metrics, guard),
-          new OrganizationRoutes(services.organizationService(), guard, config.server().maxBodyBytes()),
-          new SessionRoutes(services.sessions(), guard, config.server().maxBodyBytes(), config.access().cookieSecure(),
+          new OrganizationRoutes(
+              services.organizationService(), guard, config.server().maxBodyBytes()),
+          new SessionRoutes(
+              services.sessions(),
+              guard,
+              config.server().maxBodyBytes(),
+              config.access().cookieSecure(),
               Duration.ofMinutes(config.access().sessionTtlMinutes())),
           new AssistantRoutes(services.assistants(), guard, config.server().maxBodyBytes()),
           new CapabilityRoutes(services.assistants(), guard, config.server().maxBodyBytes()),
-          new MemoryRoutes(memory, reflection::provenance, guard, config.server().maxBodyBytes(), clock),
+          new MemoryRoutes(
+              memory, reflection::provenance, guard, config.server().maxBodyBytes(), clock),
           new MemorySettingsRoutes(memory, guard, config.server().maxBodyBytes()),
-          new ReflectionRoutes(reflection, new ReflectionReport(reflection, memory.maintenance(), clock), guard, config.server().maxBodyBytes())));
-      modules.addAll(inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
+          new ReflectionRoutes(
+              reflection,
+              new ReflectionReport(reflection, memory.maintenance(), clock),
+              guard,
+              config.server().maxBodyBytes())));
+      modules.addAll(
+          inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
-      return new Engram(services, memory, reflection, inference, metrics, server, config.reflectionScheduler());
+      return new Engram(
+          services, memory, reflection, inference, metrics, server, config.reflectionScheduler());
     } catch (RuntimeException e) {
       if (inference != null) {
         inference.close();
@@ -197,13 +259,21 @@ public final class Engram implements AutoCloseable {
    */
   private static MemoryService openMemory(EngramConfig config, Services services, Clock clock) {
     MemoryStores stores = MemoryStores.open(services.database());
-    MemoryIndex index = new MemoryIndex(config.storage().dataDir().resolve("index").resolve("memory"),
-        stores.memories(), stores.changeLog(), clock);
+    MemoryIndex index = new MemoryIndex(
+        config.storage().dataDir().resolve("index").resolve("memory"),
+        stores.memories(),
+        stores.changeLog(),
+        clock);
     MemoryIndex.OpeningReport report = index.openingReport();
-    LOG.info("memory index {} in {} ms: {} memories indexed, {} changes replayed ({})",
-        report.rebuilt() ? "rebuilt" : "opened", report.millis(), report.documents(), report.replayedChanges(),
+    LOG.info(
+        "memory index {} in {} ms: {} memories indexed, {} changes replayed ({})",
+        report.rebuilt() ? "rebuilt" : "opened",
+        report.millis(),
+        report.documents(),
+        report.replayedChanges(),
         report.reason());
-    return new MemoryService(stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
+    return new MemoryService(
+        stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
   }
 
   public MemoryService memory() {

@@ -13,8 +13,7 @@ import org.slf4j.LoggerFactory;
 /** Entry point: {@code serve} runs the service; {@code admin ...} manages organizations and keys. */
 public final class Main {
 
-  private Main() {
-  }
+  private Main() {}
 
   public static void main(String[] args) {
     String command = args.length == 0 ? "serve" : args[0];
@@ -29,16 +28,19 @@ public final class Main {
     switch (command) {
       case "serve" -> serve(config);
       case "admin" -> {
-        LoggingSetup.applyForCommandLine(config.withOverrides(java.util.Map.of("LOG_LEVEL", "warning")));
+        LoggingSetup.applyForCommandLine(
+            config.withOverrides(java.util.Map.of("LOG_LEVEL", "warning")));
         System.exit(new AdminCommand(config, System.out, System.err, System.in)
             .run(Arrays.copyOfRange(args, 1, args.length)));
       }
       case "demo-model" -> {
-        // An untrained model in the real formats, so the local engine can be tried with no download.
+        // An untrained model in the real formats, so the local engine can be tried with no
+        // download.
         Path dir = TinyModel.write(config.inference().modelCacheDir(), 42);
-        System.out.println("Wrote the tiny untrained model '" + TinyModel.ID + "' to " + dir.toAbsolutePath()
-            + "\nIts weights are random: it exercises the local engine, its output is noise."
-            + "\nServe it with: DEFAULT_MODEL=" + TinyModel.ID + " ./engram serve");
+        System.out.println(
+            "Wrote the tiny untrained model '" + TinyModel.ID + "' to " + dir.toAbsolutePath()
+                + "\nIts weights are random: it exercises the local engine, its output is noise."
+                + "\nServe it with: DEFAULT_MODEL=" + TinyModel.ID + " ./engram serve");
       }
       case "help", "--help", "-h" -> System.out.println(AdminCommand.USAGE);
       default -> {
@@ -51,15 +53,19 @@ public final class Main {
   private static void serve(EngramConfig config) {
     LoggingSetup.apply(config);
     Logger log = LoggerFactory.getLogger(Main.class);
-    log.info("starting Engram {} on Java {}", Main.class.getPackage().getImplementationVersion(),
+    log.info(
+        "starting Engram {} on Java {}",
+        Main.class.getPackage().getImplementationVersion(),
         Runtime.version());
     log.info("configuration: {}", config.redactedValues());
     Engram engram;
     try {
       engram = Engram.start(config, Clock.systemUTC(), key -> {
         // Printed once, to the console only: the key is stored hashed and never logged.
-        System.err.printf("%n  No account key existed, so one was created. It is shown only now:%n%n    %s%n%n"
-            + "  Use it as 'Authorization: Bearer <key>' on /v1/organizations, or set ENGRAM_ADMIN_KEY.%n%n", key);
+        System.err.printf(
+            "%n  No account key existed, so one was created. It is shown only now:%n%n    %s%n%n"
+                + "  Use it as 'Authorization: Bearer <key>' on /v1/organizations, or set ENGRAM_ADMIN_KEY.%n%n",
+            key);
         log.warn("created the first account key; it was printed once on the console");
       });
     } catch (RuntimeException e) {
@@ -71,7 +77,11 @@ public final class Main {
       engram.close();
       LoggingSetup.flush();
     }));
-    log.info("Engram listening on http://{}:{} (database: {}, data dir: {})", config.server().host(), engram.port(),
-        engram.services().database().kind().name().toLowerCase(java.util.Locale.ROOT), config.storage().dataDir().toAbsolutePath());
+    log.info(
+        "Engram listening on http://{}:{} (database: {}, data dir: {})",
+        config.server().host(),
+        engram.port(),
+        engram.services().database().kind().name().toLowerCase(java.util.Locale.ROOT),
+        config.storage().dataDir().toAbsolutePath());
   }
 }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminCommandTest {
   @TempDir
   Path dataDir;
+
   EngramConfig config;
 
   record Result(int exit, String out, String err) {
@@ -34,10 +35,14 @@ class AdminCommandTest {
   Result runWithInput(String stdin, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = new AdminCommand(config, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8),
-        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))).run(args);
-    return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int exit = new AdminCommand(
+            config,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)))
+        .run(args);
+    return new Result(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   Result run(String... args) {
@@ -53,33 +58,75 @@ class AdminCommandTest {
 
     assertThat(run("org", "get", orgId, "--json").json().get("name").asText()).isEqualTo("Acme");
 
-    Result user = runWithInput("s3cret-password-long\n", "user", "create", "--org", orgId, "--email", "a@example.com", "--role",
-        "owner", "--password-stdin", "--json");
+    Result user = runWithInput(
+        "s3cret-password-long\n",
+        "user",
+        "create",
+        "--org",
+        orgId,
+        "--email",
+        "a@example.com",
+        "--role",
+        "owner",
+        "--password-stdin",
+        "--json");
     assertThat(user.exit()).as(user.err()).isZero();
     assertThat(user.json().get("role").asText()).isEqualTo("owner");
 
-    Result token = run("token", "create", "--org", orgId, "--name", "bot", "--scope", "memory:read", "--scope",
-        "memory:write", "--agent", "sales", "--json");
+    Result token = run(
+        "token",
+        "create",
+        "--org",
+        orgId,
+        "--name",
+        "bot",
+        "--scope",
+        "memory:read",
+        "--scope",
+        "memory:write",
+        "--agent",
+        "sales",
+        "--json");
     assertThat(token.exit()).as(token.err()).isZero();
     assertThat(token.json().get("token").asText()).startsWith("engc_");
     assertThat(token.json().get("scopes")).hasSize(2);
     String tokenId = token.json().get("id").asText();
 
     Result list = run("token", "list", "--org", orgId, "--json");
-    assertThat(list.out()).contains(tokenId).doesNotContain(token.json().get("token").asText());
-    assertThat(run("token", "revoke", "--org", orgId, "--id", tokenId, "--json").json().get("revoked").asBoolean())
+    assertThat(list.out())
+        .contains(tokenId)
+        .doesNotContain(token.json().get("token").asText());
+    assertThat(run("token", "revoke", "--org", orgId, "--id", tokenId, "--json")
+            .json()
+            .get("revoked")
+            .asBoolean())
         .isTrue();
 
-    Result key = run("api-key", "create", "--org", orgId, "--name", "ci", "--permission", "inference", "--rate-limit",
-        "250", "--json");
+    Result key = run(
+        "api-key",
+        "create",
+        "--org",
+        orgId,
+        "--name",
+        "ci",
+        "--permission",
+        "inference",
+        "--rate-limit",
+        "250",
+        "--json");
     assertThat(key.json().get("rate_limit").asInt()).isEqualTo(250);
-    assertThat(run("account-key", "create", "--name", "ops", "--json").json().get("token").asText()).startsWith("enga_");
+    assertThat(run("account-key", "create", "--name", "ops", "--json")
+            .json()
+            .get("token")
+            .asText())
+        .startsWith("enga_");
     assertThat(run("account-key", "list").out()).contains("name=ops").contains("1 item(s)");
   }
 
   @Test
   void humanOutputShowsTheSecretOnceWithAWarning() {
-    String orgId = run("org", "create", "--name", "Acme", "--json").json().get("id").asText();
+    String orgId =
+        run("org", "create", "--name", "Acme", "--json").json().get("id").asText();
     Result key = run("api-key", "create", "--org", orgId, "--name", "ci", "--permission", "admin");
     assertThat(key.out()).contains("token: engk_").contains("shown only now");
   }
@@ -92,7 +139,17 @@ class AdminCommandTest {
     Result missingOrg = run("token", "list", "--org", "org_missing");
     assertThat(missingOrg.exit()).isEqualTo(1);
     assertThat(missingOrg.err()).contains("Organization not found");
-    Result badRate = run("api-key", "create", "--org", "org_x", "--name", "k", "--permission", "admin", "--rate-limit", "x");
+    Result badRate = run(
+        "api-key",
+        "create",
+        "--org",
+        "org_x",
+        "--name",
+        "k",
+        "--permission",
+        "admin",
+        "--rate-limit",
+        "x");
     assertThat(badRate.exit()).isEqualTo(1);
   }
 

@@ -32,8 +32,15 @@ class MemoryDurabilityTest {
   Path dataDir;
 
   Map<String, String> env() {
-    return Map.of("ENGRAM_DATA_DIR", dataDir.toString(), "ENGRAM_ADMIN_KEY", TestServer.ADMIN_KEY,
-        "RATE_LIMIT_REQUESTS", "1000000", "LOG_FILE_PATH", dataDir.resolve("app.log").toString());
+    return Map.of(
+        "ENGRAM_DATA_DIR",
+        dataDir.toString(),
+        "ENGRAM_ADMIN_KEY",
+        TestServer.ADMIN_KEY,
+        "RATE_LIMIT_REQUESTS",
+        "1000000",
+        "LOG_FILE_PATH",
+        dataDir.resolve("app.log").toString());
   }
 
   ServerProcess start() {
@@ -41,10 +48,20 @@ class MemoryDurabilityTest {
   }
 
   static String token(Http http) {
-    String org = http.post("/v1/organizations").bearer(TestServer.ADMIN_KEY)
-        .json("{\"name\":\"Durable memory\",\"plan\":\"growth\"}").send().json().get("id").asText();
-    return http.post("/v1/organizations/" + org + "/tokens").bearer(TestServer.ADMIN_KEY)
-        .json("{\"name\":\"w\",\"scopes\":[\"memory:read\",\"memory:write\"]}").send().json().get("token").asText();
+    String org = http.post("/v1/organizations")
+        .bearer(TestServer.ADMIN_KEY)
+        .json("{\"name\":\"Durable memory\",\"plan\":\"growth\"}")
+        .send()
+        .json()
+        .get("id")
+        .asText();
+    return http.post("/v1/organizations/" + org + "/tokens")
+        .bearer(TestServer.ADMIN_KEY)
+        .json("{\"name\":\"w\",\"scopes\":[\"memory:read\",\"memory:write\"]}")
+        .send()
+        .json()
+        .get("token")
+        .asText();
   }
 
   /** A word no other memory contains, so BM25 finds exactly its memory. */
@@ -53,8 +70,10 @@ class MemoryDurabilityTest {
   }
 
   static void assertRetrievable(Http http, String token, String id, String marker) {
-    Http.Response found = http.post("/v1/memory/retrieve").bearer(token)
-        .json("{\"query\":\"" + marker + "\",\"limit\":3,\"recordUse\":false}").send();
+    Http.Response found = http.post("/v1/memory/retrieve")
+        .bearer(token)
+        .json("{\"query\":\"" + marker + "\",\"limit\":3,\"recordUse\":false}")
+        .send();
     assertThat(found.status()).as(found.text()).isEqualTo(200);
     assertThat(found.json().get("memories").findValuesAsText("id")).as(marker).contains(id);
   }
@@ -73,8 +92,10 @@ class MemoryDurabilityTest {
             while (!stop.get()) {
               String marker = marker();
               try {
-                Http.Response response = http.post("/v1/memory").bearer(token)
-                    .json("{\"text\":\"Durability check " + marker + " for the nightly job\",\"subject\":\"ops\"}")
+                Http.Response response = http.post("/v1/memory")
+                    .bearer(token)
+                    .json("{\"text\":\"Durability check " + marker
+                        + " for the nightly job\",\"subject\":\"ops\"}")
                     .send();
                 if (response.status() == 201) {
                   acknowledged.put(response.json().get("id").asText(), marker);
@@ -114,28 +135,46 @@ class MemoryDurabilityTest {
     try (ServerProcess server = start()) {
       Http http = server.http();
       token = token(http);
-      kept = http.post("/v1/memory").bearer(token).json("{\"text\":\"Kept " + keptMarker + "\"}").send()
-          .json().get("id").asText();
-      suppressed = http.post("/v1/memory").bearer(token).json("{\"text\":\"Changed " + suppressedMarker + "\"}")
-          .send().json().get("id").asText();
+      kept = http.post("/v1/memory")
+          .bearer(token)
+          .json("{\"text\":\"Kept " + keptMarker + "\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
+      suppressed = http.post("/v1/memory")
+          .bearer(token)
+          .json("{\"text\":\"Changed " + suppressedMarker + "\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
       assertThat(server.terminate()).isIn(0, 143);
     }
     // Another node (here: a direct write) suppresses a memory while this one is down.
     try (SqliteDatabase database = new SqliteDatabase(dataDir.resolve("engram.db"))) {
       database.write(h -> {
-        h.createUpdate("UPDATE memories SET state = 'suppressed' WHERE id = :id").bind("id", suppressed).execute();
-        return h.createUpdate("INSERT INTO memory_changes (memory_id, changed_at) VALUES (:id, :at)")
-            .bind("id", suppressed).bind("at", System.currentTimeMillis()).execute();
+        h.createUpdate("UPDATE memories SET state = 'suppressed' WHERE id = :id")
+            .bind("id", suppressed)
+            .execute();
+        return h.createUpdate(
+                "INSERT INTO memory_changes (memory_id, changed_at) VALUES (:id, :at)")
+            .bind("id", suppressed)
+            .bind("at", System.currentTimeMillis())
+            .execute();
       });
     }
     try (ServerProcess caughtUp = start()) {
       Http http = caughtUp.http();
       assertRetrievable(http, token, kept, keptMarker);
-      Http.Response gone = http.post("/v1/memory/retrieve").bearer(token)
-          .json("{\"query\":\"" + suppressedMarker + "\"}").send();
+      Http.Response gone = http.post("/v1/memory/retrieve")
+          .bearer(token)
+          .json("{\"query\":\"" + suppressedMarker + "\"}")
+          .send();
       assertThat(gone.json().get("memories").findValuesAsText("id")).doesNotContain(suppressed);
       assertThat(caughtUp.terminate()).isIn(0, 143);
-      assertThat(logLines(caughtUp)).anySatisfy(line -> assertThat(line).contains("memory index opened"));
+      assertThat(logLines(caughtUp))
+          .anySatisfy(line -> assertThat(line).contains("memory index opened"));
     }
     try (Stream<Path> files = Files.walk(dataDir.resolve("index"))) {
       files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
@@ -143,12 +182,17 @@ class MemoryDurabilityTest {
     try (ServerProcess rebuilt = start()) {
       assertRetrievable(rebuilt.http(), token, kept, keptMarker);
       assertThat(rebuilt.terminate()).isIn(0, 143);
-      assertThat(logLines(rebuilt)).anySatisfy(line -> assertThat(line).contains("memory index rebuilt")
-          .contains("(missing)"));
+      assertThat(logLines(rebuilt))
+          .anySatisfy(
+              line -> assertThat(line).contains("memory index rebuilt").contains("(missing)"));
     }
   }
 
   static java.util.List<String> logLines(ServerProcess server) {
-    return server.stdout().lines().map(line -> Json.read(line, JsonNode.class).get("message").asText()).toList();
+    return server
+        .stdout()
+        .lines()
+        .map(line -> Json.read(line, JsonNode.class).get("message").asText())
+        .toList();
   }
 }

@@ -40,7 +40,8 @@ class ProcessLifecycleTest {
 
   @Test
   void badVariablesStopStartUpNamingEachVariableAndItsRange() {
-    try (ServerProcess server = ServerProcess.start(env("REQUEST_TIMEOUT", "5", "LOG_FORMAT", "xml"), "serve")) {
+    try (ServerProcess server =
+        ServerProcess.start(env("REQUEST_TIMEOUT", "5", "LOG_FORMAT", "xml"), "serve")) {
       assertThat(server.awaitExit(Duration.ofSeconds(30))).isEqualTo(2);
       assertThat(server.stderr())
           .contains("REQUEST_TIMEOUT must be between 10 and 600, got '5'")
@@ -58,14 +59,20 @@ class ProcessLifecycleTest {
 
   @Test
   void logsAreJsonLinesAndShutdownIsGraceful() {
-    try (ServerProcess server = ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
       server.http().get("/v1/health").header("X-Request-Id", "trace-42").send();
       assertThat(server.terminate()).isIn(0, 143);
       List<String> lines = server.stdout().lines().toList();
-      assertThat(lines).isNotEmpty().allSatisfy(line -> assertThat(Json.read(line, JsonNode.class).has("message")).isTrue());
+      assertThat(lines)
+          .isNotEmpty()
+          .allSatisfy(
+              line -> assertThat(Json.read(line, JsonNode.class).has("message")).isTrue());
       assertThat(lines).anySatisfy(line -> assertThat(line).contains("Engram listening on"));
-      assertThat(lines).anySatisfy(line -> assertThat(line).contains("\"request_id\":\"trace-42\"")
-          .contains("\"route\":\"/v1/health\""));
+      assertThat(lines)
+          .anySatisfy(line -> assertThat(line)
+              .contains("\"request_id\":\"trace-42\"")
+              .contains("\"route\":\"/v1/health\""));
       assertThat(lines).anySatisfy(line -> assertThat(line).contains("shutdown complete"));
       assertThat(server.stdout() + server.stderr()).doesNotContain(TestServer.ADMIN_KEY);
     }
@@ -76,16 +83,31 @@ class ProcessLifecycleTest {
     Map<String, String> env = env();
     env.remove("ENGRAM_ADMIN_KEY");
     String key;
-    try (ServerProcess first = ServerProcess.start(env, "serve").awaitHealthy(Duration.ofSeconds(60))) {
-      key = first.stderr().lines().map(String::trim).filter(l -> l.startsWith("enga_")).findFirst().orElseThrow();
+    try (ServerProcess first =
+        ServerProcess.start(env, "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      key = first
+          .stderr()
+          .lines()
+          .map(String::trim)
+          .filter(l -> l.startsWith("enga_"))
+          .findFirst()
+          .orElseThrow();
       assertThat(first.stdout()).doesNotContain(key);
-      assertThat(first.http().post("/v1/organizations").bearer(key).json("{\"name\":\"Boot\"}").send().status())
+      assertThat(first
+              .http()
+              .post("/v1/organizations")
+              .bearer(key)
+              .json("{\"name\":\"Boot\"}")
+              .send()
+              .status())
           .isEqualTo(201);
       first.terminate();
     }
-    try (ServerProcess second = ServerProcess.start(env, "serve").awaitHealthy(Duration.ofSeconds(60))) {
+    try (ServerProcess second =
+        ServerProcess.start(env, "serve").awaitHealthy(Duration.ofSeconds(60))) {
       assertThat(second.stderr()).doesNotContain("enga_");
-      assertThat(second.http().get("/v1/organizations").bearer(key).send().status()).isEqualTo(200);
+      assertThat(second.http().get("/v1/organizations").bearer(key).send().status())
+          .isEqualTo(200);
     }
   }
 
@@ -93,10 +115,16 @@ class ProcessLifecycleTest {
   void everyAcknowledgedWriteSurvivesKillDashNine() throws Exception {
     Set<String> acknowledged = ConcurrentHashMap.newKeySet();
     String org;
-    try (ServerProcess server = ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
       Http http = server.http();
-      org = http.post("/v1/organizations").bearer(TestServer.ADMIN_KEY).json("{\"name\":\"Durable\",\"plan\":\"seed\"}")
-          .send().json().get("id").asText();
+      org = http.post("/v1/organizations")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{\"name\":\"Durable\",\"plan\":\"seed\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
       acknowledged.add(org);
       AtomicBoolean stop = new AtomicBoolean();
       try (ExecutorService writers = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -104,8 +132,10 @@ class ProcessLifecycleTest {
           writers.submit(() -> {
             while (!stop.get()) {
               try {
-                Http.Response response = http.post("/v1/organizations/" + org + "/tokens").bearer(TestServer.ADMIN_KEY)
-                    .json("{\"name\":\"t\",\"scopes\":[\"memory:write\"]}").send();
+                Http.Response response = http.post("/v1/organizations/" + org + "/tokens")
+                    .bearer(TestServer.ADMIN_KEY)
+                    .json("{\"name\":\"t\",\"scopes\":[\"memory:write\"]}")
+                    .send();
                 if (response.status() == 201) {
                   acknowledged.add(response.json().get("id").asText());
                 }
@@ -123,9 +153,15 @@ class ProcessLifecycleTest {
       }
     }
     assertThat(acknowledged).hasSizeGreaterThanOrEqualTo(150);
-    try (ServerProcess restarted = ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
-      JsonNode tokens = restarted.http().get("/v1/organizations/" + org + "/tokens").bearer(TestServer.ADMIN_KEY)
-          .send().json().get("data");
+    try (ServerProcess restarted =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      JsonNode tokens = restarted
+          .http()
+          .get("/v1/organizations/" + org + "/tokens")
+          .bearer(TestServer.ADMIN_KEY)
+          .send()
+          .json()
+          .get("data");
       Set<String> stored = new java.util.HashSet<>(tokens.findValuesAsText("id"));
       stored.add(org);
       assertThat(stored).containsAll(acknowledged);
@@ -134,8 +170,8 @@ class ProcessLifecycleTest {
 
   @Test
   void adminCommandsPrintJsonOnStdoutOnly() throws IOException {
-    try (ServerProcess cli = ServerProcess.start(env(), "admin", "org", "create", "--name", "From CLI", "--plan", "rise",
-        "--json")) {
+    try (ServerProcess cli = ServerProcess.start(
+        env(), "admin", "org", "create", "--name", "From CLI", "--plan", "rise", "--json")) {
       assertThat(cli.awaitExit(Duration.ofSeconds(60))).as(cli.stderr()).isZero();
       JsonNode org = Json.read(cli.stdout().trim(), JsonNode.class);
       assertThat(org.get("plan").asText()).isEqualTo("rise");

@@ -10,8 +10,7 @@ import java.util.regex.Pattern;
 public final class AgentSlug {
   private static final Pattern SLUG = Pattern.compile("^[a-z0-9][a-z0-9_-]{0,63}$");
 
-  private AgentSlug() {
-  }
+  private AgentSlug() {}
 
   public static boolean isValid(String slug) {
     return slug != null && SLUG.matcher(slug).matches();

@@ -17,8 +17,7 @@ final class CredentialCache {
   static final Duration TTL = Duration.ofSeconds(2);
   static final int MAX_ENTRIES = 10_000;
 
-  record Verified(Credential credential, Organization organization, long verifiedAtNanos) {
-  }
+  record Verified(Credential credential, Organization organization, long verifiedAtNanos) {}
 
   private final ConcurrentHashMap<String, Verified> bySecretHash = new ConcurrentHashMap<>();
 

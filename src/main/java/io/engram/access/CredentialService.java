@@ -17,12 +17,10 @@ import java.util.Set;
 public final class CredentialService {
 
   /** A just-created credential and its secret, which is shown once and never again. */
-  public record Issued(Credential credential, String secret) {
-  }
+  public record Issued(Credential credential, String secret) {}
 
   /** What a new credential is allowed to do; grants are already-validated wire names. */
-  public record Grant(Set<String> grants, List<String> agents, Integer rateLimit) {
-  }
+  public record Grant(Set<String> grants, List<String> agents, Integer rateLimit) {}
 
   private static final String ENV_ADMIN_KEY_ID = "env:ENGRAM_ADMIN_KEY";
 
@@ -32,18 +30,37 @@ public final class CredentialService {
   private final String envAdminKeyHash;
   private final CredentialCache verified = new CredentialCache();
 
-  public CredentialService(CredentialStore store, OrganizationStore organizations, Clock clock, String envAdminKey) {
+  public CredentialService(
+      CredentialStore store, OrganizationStore organizations, Clock clock, String envAdminKey) {
     this.store = store;
     this.organizations = organizations;
     this.clock = clock;
-    this.envAdminKeyHash = envAdminKey == null || envAdminKey.isEmpty() ? null : SecretFormat.hash(envAdminKey);
+    this.envAdminKeyHash =
+        envAdminKey == null || envAdminKey.isEmpty() ? null : SecretFormat.hash(envAdminKey);
   }
 
-  public Issued issue(CredentialKind kind, String orgId, String name, Grant grant, Instant expiresAt, String createdBy) {
+  public Issued issue(
+      CredentialKind kind,
+      String orgId,
+      String name,
+      Grant grant,
+      Instant expiresAt,
+      String createdBy) {
     Instant now = clock.instant();
     String secret = SecretFormat.generate(kind.prefix());
-    Credential credential = new Credential(Ids.newId(kind.idPrefix(), now.toEpochMilli()), kind, orgId, name,
-        SecretFormat.hint(secret), grant.grants(), grant.agents(), grant.rateLimit(), createdBy, now, expiresAt, null);
+    Credential credential = new Credential(
+        Ids.newId(kind.idPrefix(), now.toEpochMilli()),
+        kind,
+        orgId,
+        name,
+        SecretFormat.hint(secret),
+        grant.grants(),
+        grant.agents(),
+        grant.rateLimit(),
+        createdBy,
+        now,
+        expiresAt,
+        null);
     store.insert(credential, SecretFormat.hash(secret));
     return new Issued(credential, secret);
   }
@@ -70,7 +87,12 @@ public final class CredentialService {
     if (envAdminKeyHash != null || store.countActiveAccountKeys(clock.instant()) > 0) {
       return Optional.empty();
     }
-    Issued issued = issue(CredentialKind.ACCOUNT_KEY, null, "bootstrap", new Grant(Set.of(), null, null), null,
+    Issued issued = issue(
+        CredentialKind.ACCOUNT_KEY,
+        null,
+        "bootstrap",
+        new Grant(Set.of(), null, null),
+        null,
         "first-start");
     return Optional.of(issued.secret());
   }
@@ -79,7 +101,8 @@ public final class CredentialService {
   public Principal authenticate(String secret) {
     String hash = SecretFormat.hash(secret);
     if (envAdminKeyHash != null && SecretFormat.sameHash(envAdminKeyHash, hash)) {
-      return new Principal(Principal.Kind.ACCOUNT, ENV_ADMIN_KEY_ID, null, Set.of(), null, null, null, null);
+      return new Principal(
+          Principal.Kind.ACCOUNT, ENV_ADMIN_KEY_ID, null, Set.of(), null, null, null, null);
     }
     CredentialKind kind = CredentialKind.ofSecret(secret).orElseThrow(CredentialService::invalid);
     if (!SecretFormat.isWellFormed(kind.prefix(), secret)) {
@@ -99,8 +122,15 @@ public final class CredentialService {
       case API_KEY -> Principal.Kind.API_KEY;
       case CONTEXT_TOKEN -> Principal.Kind.CONTEXT_TOKEN;
     };
-    return new Principal(principalKind, credential.id(), org, credential.grants(), credential.agents(),
-        credential.rateLimit(), null, null);
+    return new Principal(
+        principalKind,
+        credential.id(),
+        org,
+        credential.grants(),
+        credential.agents(),
+        credential.rateLimit(),
+        null,
+        null);
   }
 
   /** Reads a credential and its organization from the database and remembers them if valid. */
@@ -109,7 +139,8 @@ public final class CredentialService {
     if (credential.isRevoked()) {
       throw ApiException.unauthorized("revoked_api_key", "This credential has been revoked");
     }
-    Organization org = credential.orgId() == null ? null
+    Organization org = credential.orgId() == null
+        ? null
         : organizations.find(credential.orgId()).orElseThrow(CredentialService::invalid);
     return verified.put(hash, credential, org);
   }

@@ -53,13 +53,17 @@ public final class CredentialStore {
         .bind("rateLimit", credential.rateLimit())
         .bind("createdBy", credential.createdBy())
         .bind("createdAt", credential.createdAt().toEpochMilli())
-        .bind("expiresAt", credential.expiresAt() == null ? null : credential.expiresAt().toEpochMilli())
+        .bind(
+            "expiresAt",
+            credential.expiresAt() == null ? null : credential.expiresAt().toEpochMilli())
         .execute());
   }
 
   public Optional<Credential> findBySecretHash(String secretHash) {
     return db.read(h -> h.createQuery("SELECT * FROM credentials WHERE secret_hash = :hash")
-        .bind("hash", secretHash).map(MAPPER).findOne());
+        .bind("hash", secretHash)
+        .map(MAPPER)
+        .findOne());
   }
 
   /** A credential of this kind in this organization (null org: account keys). */
@@ -67,14 +71,21 @@ public final class CredentialStore {
     return db.read(h -> h.createQuery("""
             SELECT * FROM credentials WHERE id = :id AND kind = :kind
               AND (org_id = :org OR (org_id IS NULL AND :org IS NULL))""")
-        .bind("id", id).bind("kind", kind.id()).bind("org", orgId).map(MAPPER).findOne());
+        .bind("id", id)
+        .bind("kind", kind.id())
+        .bind("org", orgId)
+        .map(MAPPER)
+        .findOne());
   }
 
   public List<Credential> list(CredentialKind kind, String orgId) {
     return db.read(h -> h.createQuery("""
             SELECT * FROM credentials WHERE kind = :kind
               AND (org_id = :org OR (org_id IS NULL AND :org IS NULL)) ORDER BY id""")
-        .bind("kind", kind.id()).bind("org", orgId).map(MAPPER).list());
+        .bind("kind", kind.id())
+        .bind("org", orgId)
+        .map(MAPPER)
+        .list());
   }
 
   /** Marks the credential revoked (the first revocation time is kept) and returns it. */
@@ -82,7 +93,11 @@ public final class CredentialStore {
     db.write(h -> h.createUpdate("""
             UPDATE credentials SET revoked_at = :at WHERE id = :id AND kind = :kind AND revoked_at IS NULL
               AND (org_id = :org OR (org_id IS NULL AND :org IS NULL))""")
-        .bind("at", at.toEpochMilli()).bind("id", id).bind("kind", kind.id()).bind("org", orgId).execute());
+        .bind("at", at.toEpochMilli())
+        .bind("id", id)
+        .bind("kind", kind.id())
+        .bind("org", orgId)
+        .execute());
     return find(kind, orgId, id);
   }
 
@@ -90,8 +105,10 @@ public final class CredentialStore {
     return db.read(h -> h.createQuery("""
             SELECT COUNT(*) FROM credentials WHERE kind = :kind AND revoked_at IS NULL
               AND (expires_at IS NULL OR expires_at > :now)""")
-        .bind("kind", CredentialKind.ACCOUNT_KEY.id()).bind("now", now.toEpochMilli())
-        .mapTo(Integer.class).one());
+        .bind("kind", CredentialKind.ACCOUNT_KEY.id())
+        .bind("now", now.toEpochMilli())
+        .mapTo(Integer.class)
+        .one());
   }
 
   private static Set<String> readSet(String json) {
@@ -100,7 +117,7 @@ public final class CredentialStore {
 
   private static List<String> readList(String json) {
     try {
-      return JSON.readValue(json, new TypeReference<List<String>>() { });
+      return JSON.readValue(json, new TypeReference<List<String>>() {});
     } catch (java.io.IOException e) {
       throw new IllegalStateException("stored credential list is not JSON", e);
     }

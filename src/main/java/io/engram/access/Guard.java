@@ -25,8 +25,12 @@ public final class Guard {
   public static final String CSRF_HEADER = "X-CSRF-Token";
   private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
   /** The headers {@link #limited} sets, for the module that exposes them to browsers. */
-  public static final List<String> RATE_LIMIT_HEADERS = List.of("X-RateLimit-Limit", "X-RateLimit-Remaining",
-      "X-RateLimit-Reset", "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
+  public static final List<String> RATE_LIMIT_HEADERS = List.of(
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+      "x-ratelimit-limit-requests",
+      "x-ratelimit-remaining-requests",
       "x-ratelimit-reset-requests");
 
   private final CredentialService credentials;
@@ -36,8 +40,13 @@ public final class Guard {
   private final boolean apiKeyRequired;
   private final int defaultKeyRateLimit;
 
-  public Guard(CredentialService credentials, SessionService sessions,
-               RateLimiter rateLimiter, HttpMetrics metrics, boolean apiKeyRequired, int defaultKeyRateLimit) {
+  public Guard(
+      CredentialService credentials,
+      SessionService sessions,
+      RateLimiter rateLimiter,
+      HttpMetrics metrics,
+      boolean apiKeyRequired,
+      int defaultKeyRateLimit) {
     this.credentials = credentials;
     this.sessions = sessions;
     this.rateLimiter = rateLimiter;
@@ -50,7 +59,8 @@ public final class Guard {
   public Principal account(Context ctx) {
     Principal principal = authenticate(ctx);
     if (principal.kind() != Principal.Kind.ACCOUNT) {
-      throw ApiException.forbidden("insufficient_permissions", "This route needs an account-level key");
+      throw ApiException.forbidden(
+          "insufficient_permissions", "This route needs an account-level key");
     }
     return principal;
   }
@@ -62,14 +72,16 @@ public final class Guard {
   public Principal organizationAdmin(Context ctx, String orgId) {
     Principal principal = authenticate(ctx);
     if (principal.kind() == Principal.Kind.ACCOUNT) {
-      // The operator reaches every organization; the operation itself answers 404 for a missing one.
+      // The operator reaches every organization; the operation itself answers 404 for a missing
+      // one.
       return principal;
     }
     if (!orgId.equals(principal.orgId())) {
       throw organizationNotFound();
     }
     if (!principal.hasPermission(Permission.ADMIN)) {
-      throw ApiException.forbidden("insufficient_permissions", "This route needs an API key with the admin permission");
+      throw ApiException.forbidden(
+          "insufficient_permissions", "This route needs an API key with the admin permission");
     }
     return limited(ctx, principal);
   }
@@ -78,8 +90,9 @@ public final class Guard {
   public Principal scope(Context ctx, Scope scope) {
     Principal principal = authenticate(ctx);
     if (!principal.hasScope(scope)) {
-      throw ApiException.forbidden("insufficient_scope", "This route needs a context access token with the scope "
-          + scope.wireName());
+      throw ApiException.forbidden(
+          "insufficient_scope",
+          "This route needs a context access token with the scope " + scope.wireName());
     }
     return limited(ctx, principal);
   }
@@ -88,8 +101,9 @@ public final class Guard {
   public Principal permission(Context ctx, Permission permission) {
     Principal principal = authenticate(ctx);
     if (!principal.hasPermission(permission)) {
-      throw ApiException.forbidden("insufficient_permissions", "This route needs an API key with the "
-          + permission.wireName() + " permission");
+      throw ApiException.forbidden(
+          "insufficient_permissions",
+          "This route needs an API key with the " + permission.wireName() + " permission");
     }
     return limited(ctx, principal);
   }
@@ -116,13 +130,18 @@ public final class Guard {
       allowed |= principal.hasPermission(permission);
     }
     if (!allowed) {
-      StringBuilder needed = new StringBuilder("This route needs a context access token with the scope ")
-          .append(scope.wireName()).append(" or an API key with the ");
+      StringBuilder needed = new StringBuilder(
+              "This route needs a context access token with the scope ")
+          .append(scope.wireName())
+          .append(" or an API key with the ");
       for (int i = 0; i < permissions.length; i++) {
         needed.append(i == 0 ? "" : " or ").append(permissions[i].wireName());
       }
-      throw ApiException.forbidden(principal.kind() == Principal.Kind.CONTEXT_TOKEN ? "insufficient_scope"
-          : "insufficient_permissions", needed.append(" permission").toString());
+      throw ApiException.forbidden(
+          principal.kind() == Principal.Kind.CONTEXT_TOKEN
+              ? "insufficient_scope"
+              : "insufficient_permissions",
+          needed.append(" permission").toString());
     }
     return principal;
   }
@@ -134,10 +153,12 @@ public final class Guard {
    */
   public Principal inferenceSecret(String secret) {
     if (secret == null || secret.isBlank()) {
-      throw ApiException.unauthorized("missing_api_key", "Authentication required: send {\"type\": \"auth\", "
-          + "\"api_key\": \"<key>\"}");
+      throw ApiException.unauthorized(
+          "missing_api_key",
+          "Authentication required: send {\"type\": \"auth\", " + "\"api_key\": \"<key>\"}");
     }
-    return requireAny(credentials.authenticate(secret.strip()), Scope.INFERENCE_CHAT, Permission.INFERENCE);
+    return requireAny(
+        credentials.authenticate(secret.strip()), Scope.INFERENCE_CHAT, Permission.INFERENCE);
   }
 
   /** Counts one request of a WebSocket caller against its per-minute budget; 429 when spent. */
@@ -149,7 +170,8 @@ public final class Guard {
   public Principal signedIn(Context ctx) {
     Principal principal = authenticate(ctx);
     if (principal.kind() != Principal.Kind.SESSION && principal.kind() != Principal.Kind.API_KEY) {
-      throw ApiException.forbidden("insufficient_permissions",
+      throw ApiException.forbidden(
+          "insufficient_permissions",
           "This route needs a signed-in session or an API key of the organization");
     }
     return limited(ctx, principal);
@@ -163,20 +185,26 @@ public final class Guard {
   public Principal organizationWide(Context ctx, Scope scope) {
     Principal principal = authenticate(ctx);
     switch (principal.kind()) {
-      case SESSION, API_KEY -> {
-      }
+      case SESSION, API_KEY -> {}
       case CONTEXT_TOKEN -> {
         if (!principal.hasScope(scope)) {
-          throw ApiException.forbidden("insufficient_scope", "This route needs a context access token with the "
-              + "scope " + scope.wireName());
+          throw ApiException.forbidden(
+              "insufficient_scope",
+              "This route needs a context access token with the " + "scope " + scope.wireName());
         }
         if (principal.agents() != null) {
-          throw ApiException.forbidden("agent_bound_token", "This route spans every agent of the organization; a "
-              + "token bound to agents cannot use it");
+          throw ApiException.forbidden(
+              "agent_bound_token",
+              "This route spans every agent of the organization; a "
+                  + "token bound to agents cannot use it");
         }
       }
-      default -> throw ApiException.forbidden("insufficient_permissions", "This route needs a signed-in session, an "
-          + "API key of the organization, or a context access token with the scope " + scope.wireName());
+      default ->
+        throw ApiException.forbidden(
+            "insufficient_permissions",
+            "This route needs a signed-in session, an "
+                + "API key of the organization, or a context access token with the scope "
+                + scope.wireName());
     }
     return limited(ctx, principal);
   }
@@ -192,7 +220,8 @@ public final class Guard {
   private Principal authenticate(Context ctx) {
     Principal principal = resolve(ctx);
     Caller.set(ctx, new Caller(principal.credentialId(), principal.orgId()));
-    if (principal.kind() == Principal.Kind.SESSION && !SAFE_METHODS.contains(ctx.method().name())) {
+    if (principal.kind() == Principal.Kind.SESSION
+        && !SAFE_METHODS.contains(ctx.method().name())) {
       requireCsrf(ctx, principal);
     }
     return principal;
@@ -203,7 +232,8 @@ public final class Guard {
     if (authorization != null) {
       String[] parts = authorization.trim().split("\\s+", 2);
       if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer") || parts[1].isBlank()) {
-        throw ApiException.unauthorized("invalid_api_key", "The Authorization header must be 'Bearer <key>'");
+        throw ApiException.unauthorized(
+            "invalid_api_key", "The Authorization header must be 'Bearer <key>'");
       }
       return credentials.authenticate(parts[1].trim());
     }
@@ -211,15 +241,17 @@ public final class Guard {
     if (session != null && RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT) {
       return sessions.authenticate(session);
     }
-    throw ApiException.unauthorized("missing_api_key",
-        "Authentication required: send 'Authorization: Bearer <key>'" +
-            (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? " or sign in" : ""));
+    throw ApiException.unauthorized(
+        "missing_api_key",
+        "Authentication required: send 'Authorization: Bearer <key>'"
+            + (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? " or sign in" : ""));
   }
 
   private static void requireCsrf(Context ctx, Principal principal) {
     String token = ctx.header(CSRF_HEADER);
     if (token == null || !SecretFormat.sameHash(SecretFormat.hash(token), principal.csrfHash())) {
-      throw ApiException.forbidden("csrf_failed", "Missing or invalid " + CSRF_HEADER + " header for this session");
+      throw ApiException.forbidden(
+          "csrf_failed", "Missing or invalid " + CSRF_HEADER + " header for this session");
     }
   }
 
@@ -235,7 +267,8 @@ public final class Guard {
     RateLimitDecision decision;
     if (product) {
       Organization org = principal.organization();
-      decision = rateLimiter.acquire("org:" + org.id(), org.apiRequestsPerMinute().value());
+      decision =
+          rateLimiter.acquire("org:" + org.id(), org.apiRequestsPerMinute().value());
     } else {
       decision = credentialWindow(principal);
     }
@@ -261,8 +294,10 @@ public final class Guard {
   private void enforce(RateLimitDecision decision, String limitName) {
     if (!decision.allowed()) {
       metrics.rateLimitRejected(limitName);
-      throw ApiException.rateLimited("Rate limit of " + decision.limit() + " requests per minute exceeded for this "
-          + limitName + "; retry after " + decision.retryAfterSeconds() + " seconds", decision.retryAfterSeconds());
+      throw ApiException.rateLimited(
+          "Rate limit of " + decision.limit() + " requests per minute exceeded for this "
+              + limitName + "; retry after " + decision.retryAfterSeconds() + " seconds",
+          decision.retryAfterSeconds());
     }
   }
 
@@ -275,8 +310,10 @@ public final class Guard {
     if (failures >= failuresPerMinute) {
       metrics.rateLimitRejected("sign_in");
       RateLimitDecision window = rateLimiter.acquire(signInKey(ctx), failuresPerMinute);
-      throw ApiException.rateLimited("Too many failed sign-in attempts; retry after " + window.retryAfterSeconds()
-          + " seconds", window.retryAfterSeconds());
+      throw ApiException.rateLimited(
+          "Too many failed sign-in attempts; retry after " + window.retryAfterSeconds()
+              + " seconds",
+          window.retryAfterSeconds());
     }
   }
 

@@ -19,15 +19,15 @@ public final class PasswordHasher {
   /** Verified when no user matches, so an unknown email costs as much time as a wrong password. */
   private static final String DECOY = hash("decoy-password-for-timing");
 
-  private PasswordHasher() {
-  }
+  private PasswordHasher() {}
 
   public static String hash(String password) {
     byte[] salt = new byte[SALT_BYTES];
     RANDOM.nextBytes(salt);
     byte[] hash = derive(password, salt, ITERATIONS);
     Base64.Encoder b64 = Base64.getEncoder().withoutPadding();
-    return "pbkdf2-sha256$" + ITERATIONS + "$" + b64.encodeToString(salt) + "$" + b64.encodeToString(hash);
+    return "pbkdf2-sha256$" + ITERATIONS + "$" + b64.encodeToString(salt) + "$"
+        + b64.encodeToString(hash);
   }
 
   public static boolean verify(String password, String stored) {
@@ -48,7 +48,9 @@ public final class PasswordHasher {
   private static byte[] derive(String password, byte[] salt, int iterations) {
     PBEKeySpec spec = new PBEKeySpec(password.toCharArray(), salt, iterations, HASH_BITS);
     try {
-      return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
+      return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+          .generateSecret(spec)
+          .getEncoded();
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("PBKDF2WithHmacSHA256 is part of every JDK", e);
     } finally {

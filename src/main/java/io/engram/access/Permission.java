@@ -7,7 +7,10 @@ import java.util.stream.Collectors;
 
 /** Permissions an API key can carry; {@code admin} grants every operation. */
 public enum Permission {
-  INFERENCE, TRAINING, MODELS, ADMIN;
+  INFERENCE,
+  TRAINING,
+  MODELS,
+  ADMIN;
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);

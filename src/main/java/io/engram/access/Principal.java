@@ -20,9 +20,16 @@ public record Principal(
     User user,
     String csrfHash) {
 
-  public enum Kind { ACCOUNT, API_KEY, CONTEXT_TOKEN, SESSION, ANONYMOUS }
+  public enum Kind {
+    ACCOUNT,
+    API_KEY,
+    CONTEXT_TOKEN,
+    SESSION,
+    ANONYMOUS
+  }
 
-  public static final Principal ANONYMOUS = new Principal(Kind.ANONYMOUS, null, null, Set.of(), List.of(), null, null, null);
+  public static final Principal ANONYMOUS =
+      new Principal(Kind.ANONYMOUS, null, null, Set.of(), List.of(), null, null, null);
 
   public String orgId() {
     return organization == null ? null : organization.id();
@@ -43,7 +50,9 @@ public record Principal(
     if (kind == Kind.API_KEY) {
       return hasPermission(Permission.ADMIN);
     }
-    return kind == Kind.SESSION && user != null && (user.role() == Role.OWNER || user.role() == Role.ADMIN);
+    return kind == Kind.SESSION
+        && user != null
+        && (user.role() == Role.OWNER || user.role() == Role.ADMIN);
   }
 
   /** True when the credential is not bound to agents or lists this one. */

@@ -15,13 +15,13 @@ import java.util.zip.CRC32;
  * guessable inputs, which these are not.
  */
 public final class SecretFormat {
-  private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  private static final String BASE62 =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   private static final int RANDOM_LENGTH = 32;
   private static final int CHECKSUM_LENGTH = 6;
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private SecretFormat() {
-  }
+  private SecretFormat() {}
 
   public static String generate(String prefix) {
     StringBuilder body = new StringBuilder(RANDOM_LENGTH + CHECKSUM_LENGTH);
@@ -34,7 +34,8 @@ public final class SecretFormat {
 
   /** True when the secret has this prefix, the right length and alphabet, and a matching checksum. */
   public static boolean isWellFormed(String prefix, String secret) {
-    if (secret == null || !secret.startsWith(prefix + "_")
+    if (secret == null
+        || !secret.startsWith(prefix + "_")
         || secret.length() != prefix.length() + 1 + RANDOM_LENGTH + CHECKSUM_LENGTH) {
       return false;
     }
@@ -59,7 +60,8 @@ public final class SecretFormat {
 
   public static String hash(String secret) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JDK", e);
@@ -68,7 +70,8 @@ public final class SecretFormat {
 
   /** Compares two hashes in constant time. */
   public static boolean sameHash(String a, String b) {
-    return MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
+    return MessageDigest.isEqual(
+        a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
   }
 
   /** What a listing shows of a secret: its prefix and last four characters. */

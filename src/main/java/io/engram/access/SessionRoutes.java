@@ -32,7 +32,12 @@ public final class SessionRoutes implements RouteModule {
   private final boolean secureCookies;
   private final Duration ttl;
 
-  public SessionRoutes(SessionService sessions, Guard guard, long maxBodyBytes, boolean secureCookies, Duration ttl) {
+  public SessionRoutes(
+      SessionService sessions,
+      Guard guard,
+      long maxBodyBytes,
+      boolean secureCookies,
+      Duration ttl) {
     this.sessions = sessions;
     this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
@@ -42,16 +47,19 @@ public final class SessionRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    // Every guarded route of every module may set the rate-limit headers; access declares them once.
+    // Every guarded route of every module may set the rate-limit headers; access declares them
+    // once.
     routes.exposeHeaders(Guard.RATE_LIMIT_HEADERS.toArray(String[]::new));
-    routes.post("/api/auth/login", this::login)
+    routes
+        .post("/api/auth/login", this::login)
         .post("/api/auth/logout", this::logout)
         .get("/api/auth/session", this::session);
   }
 
   private void login(Context ctx) {
     guard.checkSignInAllowed(ctx, FAILED_SIGN_INS_PER_MINUTE);
-    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("email", "password", "organizationId"));
+    JsonBody body =
+        JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("email", "password", "organizationId"));
     String email = body.requiredString("email", 254).toLowerCase(Locale.ROOT);
     String password = body.requiredString("password", 1024);
     String orgId = body.optionalString("organizationId", 64).orElse(null);
@@ -64,7 +72,8 @@ public final class SessionRoutes implements RouteModule {
     }
     ctx.cookie(cookie(Guard.SESSION_COOKIE, signedIn.secret(), (int) ttl.toSeconds(), true));
     ctx.cookie(cookie(Guard.CSRF_COOKIE, signedIn.csrfToken(), (int) ttl.toSeconds(), false));
-    Map<String, Object> response = sessionView(signedIn.user(), signedIn.organization(), signedIn.expiresAt());
+    Map<String, Object> response =
+        sessionView(signedIn.user(), signedIn.organization(), signedIn.expiresAt());
     response.put("csrfToken", signedIn.csrfToken());
     Responses.json(ctx, response);
   }
@@ -92,10 +101,29 @@ public final class SessionRoutes implements RouteModule {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("success", true);
     if (user != null) {
-      view.put("user", Map.of("id", user.id(), "email", user.email(), "name", user.name(), "role", user.role().id()));
+      view.put(
+          "user",
+          Map.of(
+              "id",
+              user.id(),
+              "email",
+              user.email(),
+              "name",
+              user.name(),
+              "role",
+              user.role().id()));
     }
-    view.put("organization", Map.of("id", org.id(), "name", org.name(), "plan", org.plan().id(),
-        "tier", org.plan().tier().id()));
+    view.put(
+        "organization",
+        Map.of(
+            "id",
+            org.id(),
+            "name",
+            org.name(),
+            "plan",
+            org.plan().id(),
+            "tier",
+            org.plan().tier().id()));
     if (expiresAt != null) {
       view.put("expiresAt", expiresAt.toString());
     }

@@ -21,8 +21,8 @@ public final class SessionService {
   static final String PREFIX = "engs";
 
   /** A new session: the cookie secret and CSRF token exist in clear only here. */
-  public record SignedIn(String secret, String csrfToken, User user, Organization organization, Instant expiresAt) {
-  }
+  public record SignedIn(
+      String secret, String csrfToken, User user, Organization organization, Instant expiresAt) {}
 
   private final SessionStore sessions;
   private final UserStore users;
@@ -30,8 +30,12 @@ public final class SessionService {
   private final Clock clock;
   private final Duration ttl;
 
-  public SessionService(SessionStore sessions, UserStore users, OrganizationStore organizations, Clock clock,
-                        Duration ttl) {
+  public SessionService(
+      SessionStore sessions,
+      UserStore users,
+      OrganizationStore organizations,
+      Clock clock,
+      Duration ttl) {
     this.sessions = sessions;
     this.users = users;
     this.organizations = organizations;
@@ -48,7 +52,8 @@ public final class SessionService {
         .filter(c -> orgId == null || c.user().orgId().equals(orgId))
         .toList();
     if (candidates.size() > 1) {
-      throw ApiException.badRequest("organizationId",
+      throw ApiException.badRequest(
+          "organizationId",
           "This email belongs to several organizations; send organizationId to choose one");
     }
     String storedHash = candidates.isEmpty() ? null : candidates.getFirst().passwordHash();
@@ -61,8 +66,16 @@ public final class SessionService {
     String secret = SecretFormat.generate(PREFIX);
     String csrf = SecretFormat.generate("csrf");
     Instant expiresAt = now.plus(ttl);
-    sessions.insert(new SessionStore.Session(Ids.newId("sess", now.toEpochMilli()), user.id(), org.id(),
-        SecretFormat.hash(csrf), expiresAt, null), SecretFormat.hash(secret), now);
+    sessions.insert(
+        new SessionStore.Session(
+            Ids.newId("sess", now.toEpochMilli()),
+            user.id(),
+            org.id(),
+            SecretFormat.hash(csrf),
+            expiresAt,
+            null),
+        SecretFormat.hash(secret),
+        now);
     return new SignedIn(secret, csrf, user, org, expiresAt);
   }
 
@@ -71,13 +84,15 @@ public final class SessionService {
     if (!SecretFormat.isWellFormed(PREFIX, secret)) {
       throw expired();
     }
-    SessionStore.Session session = sessions.findBySecretHash(SecretFormat.hash(secret)).orElseThrow(SessionService::expired);
+    SessionStore.Session session =
+        sessions.findBySecretHash(SecretFormat.hash(secret)).orElseThrow(SessionService::expired);
     if (session.revokedAt() != null || !clock.instant().isBefore(session.expiresAt())) {
       throw expired();
     }
     User user = users.find(session.orgId(), session.userId()).orElseThrow(SessionService::expired);
     Organization org = organizations.find(session.orgId()).orElseThrow(SessionService::expired);
-    return new Principal(Principal.Kind.SESSION, session.id(), org, Set.of(), null, null, user, session.csrfHash());
+    return new Principal(
+        Principal.Kind.SESSION, session.id(), org, Set.of(), null, null, user, session.csrfHash());
   }
 
   public void signOut(Principal principal) {
@@ -90,6 +105,7 @@ public final class SessionService {
   }
 
   private static ApiException expired() {
-    return ApiException.unauthorized("invalid_session", "The session is missing, expired or signed out; sign in again");
+    return ApiException.unauthorized(
+        "invalid_session", "The session is missing, expired or signed out; sign in again");
   }
 }

@@ -26,35 +26,33 @@ public final class OrganizationRequests {
   private static final int NAME_MAX = 200;
 
   /** {@code requestsPerMinute} is null for the plan's own /api budget. */
-  public record NewOrganization(String name, Plan plan, Long requestsPerMinute) {
-  }
+  public record NewOrganization(String name, Plan plan, Long requestsPerMinute) {}
 
   /** {@code password} is null for a user who cannot sign in yet. */
-  public record NewUser(String email, String name, Role role, String password) {
-  }
+  public record NewUser(String email, String name, Role role, String password) {}
 
   /** {@code agents} is null for a token that reaches every agent. */
-  public record NewToken(String name, Set<String> scopes, List<String> agents, Instant expiresAt) {
-  }
+  public record NewToken(String name, Set<String> scopes, List<String> agents, Instant expiresAt) {}
 
   /** {@code rateLimit} is null for RATE_LIMIT_REQUESTS. */
-  public record NewApiKey(String name, Set<String> permissions, Integer rateLimit, Instant expiresAt) {
-  }
+  public record NewApiKey(
+      String name, Set<String> permissions, Integer rateLimit, Instant expiresAt) {}
 
-  public record NewAccountKey(String name, Instant expiresAt) {
-  }
+  public record NewAccountKey(String name, Instant expiresAt) {}
 
-  private OrganizationRequests() {
-  }
+  private OrganizationRequests() {}
 
   public static NewOrganization organization(JsonBody body) {
     body.allowOnly(Set.of("name", "plan", "requests_per_minute"));
     String name = body.requiredString("name", NAME_MAX);
     Plan plan = body.optionalString("plan", 32)
-        .map(id -> Plan.fromId(id).orElseThrow(() -> ApiException.badRequest("plan",
-            "Unknown plan '" + id + "'; plans: " + Plan.allIds())))
+        .map(id -> Plan.fromId(id)
+            .orElseThrow(() -> ApiException.badRequest(
+                "plan", "Unknown plan '" + id + "'; plans: " + Plan.allIds())))
         .orElse(Plan.FREE);
-    Long requestsPerMinute = body.optionalInt("requests_per_minute", 1, 1_000_000).map(Integer::longValue).orElse(null);
+    Long requestsPerMinute = body.optionalInt("requests_per_minute", 1, 1_000_000)
+        .map(Integer::longValue)
+        .orElse(null);
     return new NewOrganization(name, plan, requestsPerMinute);
   }
 
@@ -66,8 +64,9 @@ public final class OrganizationRequests {
     }
     String name = body.optionalString("name", NAME_MAX).orElse(email);
     Role role = body.optionalString("role", 16)
-        .map(r -> Role.fromId(r).orElseThrow(() -> ApiException.badRequest("role",
-            "'role' must be one of owner, admin, member")))
+        .map(r -> Role.fromId(r)
+            .orElseThrow(() ->
+                ApiException.badRequest("role", "'role' must be one of owner, admin, member")))
         .orElse(Role.MEMBER);
     Optional<String> password = body.optionalString("password", 1024);
     if (password.isPresent() && password.get().length() < 12) {
@@ -79,16 +78,19 @@ public final class OrganizationRequests {
   public static NewToken token(JsonBody body) {
     body.allowOnly(Set.of("name", "scopes", "agents", "expires_at"));
     String name = body.requiredString("name", NAME_MAX);
-    Set<String> scopes = wireNames(body, "scopes", value -> Scope.fromWire(value).map(Scope::wireName),
-        Scope.allWireNames());
+    Set<String> scopes = wireNames(
+        body, "scopes", value -> Scope.fromWire(value).map(Scope::wireName), Scope.allWireNames());
     List<String> agents = body.optionalStringList("agents", 100, 64).orElse(null);
     if (agents != null) {
       if (agents.isEmpty()) {
-        throw ApiException.badRequest("agents", "'agents' must list at least one agent, or be omitted for all agents");
+        throw ApiException.badRequest(
+            "agents", "'agents' must list at least one agent, or be omitted for all agents");
       }
       agents.stream().filter(a -> !AgentSlug.isValid(a)).findFirst().ifPresent(bad -> {
-        throw ApiException.badRequest("agents", "Agent slug '" + bad
-            + "' must be 1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
+        throw ApiException.badRequest(
+            "agents",
+            "Agent slug '" + bad
+                + "' must be 1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit");
       });
       agents = List.copyOf(new LinkedHashSet<>(agents));
     }
@@ -98,10 +100,14 @@ public final class OrganizationRequests {
   public static NewApiKey apiKey(JsonBody body) {
     body.allowOnly(Set.of("name", "permissions", "rate_limit", "expires_at"));
     String name = body.requiredString("name", NAME_MAX);
-    Set<String> permissions = wireNames(body, "permissions",
-        value -> Permission.fromWire(value).map(Permission::wireName), Permission.allWireNames());
+    Set<String> permissions = wireNames(
+        body,
+        "permissions",
+        value -> Permission.fromWire(value).map(Permission::wireName),
+        Permission.allWireNames());
     Integer rateLimit = body.optionalInt("rate_limit", 1, 1_000_000).orElse(null);
-    return new NewApiKey(name, permissions, rateLimit, body.optionalInstant("expires_at").orElse(null));
+    return new NewApiKey(
+        name, permissions, rateLimit, body.optionalInstant("expires_at").orElse(null));
   }
 
   public static NewAccountKey accountKey(JsonBody body) {
@@ -110,17 +116,21 @@ public final class OrganizationRequests {
     return new NewAccountKey(name, body.optionalInstant("expires_at").orElse(null));
   }
 
-  private static Set<String> wireNames(JsonBody body, String field, Function<String, Optional<String>> parse,
-                                       String allowed) {
+  private static Set<String> wireNames(
+      JsonBody body, String field, Function<String, Optional<String>> parse, String allowed) {
     List<String> values = body.optionalStringList(field, 32, 64)
-        .orElseThrow(() -> ApiException.badRequest(field, "'" + field + "' is required; allowed: " + allowed));
+        .orElseThrow(() ->
+            ApiException.badRequest(field, "'" + field + "' is required; allowed: " + allowed));
     if (values.isEmpty()) {
-      throw ApiException.badRequest(field, "'" + field + "' must not be empty; allowed: " + allowed);
+      throw ApiException.badRequest(
+          field, "'" + field + "' must not be empty; allowed: " + allowed);
     }
     Set<String> parsed = new LinkedHashSet<>();
     for (String value : values) {
-      parsed.add(parse.apply(value).orElseThrow(() -> ApiException.badRequest(field,
-          "Unknown value '" + value + "' in '" + field + "'; allowed: " + allowed)));
+      parsed.add(parse
+          .apply(value)
+          .orElseThrow(() -> ApiException.badRequest(
+              field, "Unknown value '" + value + "' in '" + field + "'; allowed: " + allowed)));
     }
     return parsed;
   }

@@ -30,32 +30,54 @@ public final class OrganizationRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.post("/v1/organizations", this::createOrganization)
+    routes
+        .post("/v1/organizations", this::createOrganization)
         .get("/v1/organizations", this::listOrganizations)
-        .get(ORG, ctx -> Responses.json(ctx, OrganizationViews.organization(organizations.get(adminOf(ctx).orgId))))
+        .get(
+            ORG,
+            ctx -> Responses.json(
+                ctx, OrganizationViews.organization(organizations.get(adminOf(ctx).orgId))))
         .post(ORG + "/users", ctx -> {
           String orgId = adminOf(ctx).orgId;
           var user = organizations.createUser(orgId, OrganizationRequests.user(body(ctx)));
           Responses.json(ctx, 201, OrganizationViews.user(user));
         })
-        .get(ORG + "/users", ctx -> Responses.json(ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))));
-    credentialRoutes(routes, "tokens", "token_id", CredentialKind.CONTEXT_TOKEN,
-        (orgId, body, createdBy) -> organizations.createToken(orgId, OrganizationRequests.token(body), createdBy));
-    credentialRoutes(routes, "api-keys", "key_id", CredentialKind.API_KEY,
-        (orgId, body, createdBy) -> organizations.createApiKey(orgId, OrganizationRequests.apiKey(body), createdBy));
-    routes.post("/v1/account/keys", ctx -> {
+        .get(
+            ORG + "/users",
+            ctx -> Responses.json(
+                ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))));
+    credentialRoutes(
+        routes,
+        "tokens",
+        "token_id",
+        CredentialKind.CONTEXT_TOKEN,
+        (orgId, body, createdBy) ->
+            organizations.createToken(orgId, OrganizationRequests.token(body), createdBy));
+    credentialRoutes(
+        routes,
+        "api-keys",
+        "key_id",
+        CredentialKind.API_KEY,
+        (orgId, body, createdBy) ->
+            organizations.createApiKey(orgId, OrganizationRequests.apiKey(body), createdBy));
+    routes
+        .post("/v1/account/keys", ctx -> {
           Principal operator = guard.account(ctx);
-          var issued = organizations.createAccountKey(OrganizationRequests.accountKey(body(ctx)),
-              operator.credentialId());
+          var issued = organizations.createAccountKey(
+              OrganizationRequests.accountKey(body(ctx)), operator.credentialId());
           Responses.json(ctx, 201, OrganizationViews.issued(issued));
         })
         .get("/v1/account/keys", ctx -> {
           guard.account(ctx);
-          Responses.json(ctx, OrganizationViews.credentials(organizations.credentials(CredentialKind.ACCOUNT_KEY, null)));
+          Responses.json(
+              ctx,
+              OrganizationViews.credentials(
+                  organizations.credentials(CredentialKind.ACCOUNT_KEY, null)));
         })
         .delete("/v1/account/keys/{key_id}", ctx -> {
           guard.account(ctx);
-          var revoked = organizations.revoke(CredentialKind.ACCOUNT_KEY, null, ctx.pathParam("key_id"));
+          var revoked =
+              organizations.revoke(CredentialKind.ACCOUNT_KEY, null, ctx.pathParam("key_id"));
           Responses.json(ctx, OrganizationViews.credential(revoked, null));
         });
   }
@@ -67,16 +89,24 @@ public final class OrganizationRoutes implements RouteModule {
   }
 
   /** Create, list and revoke routes of one credential collection of an organization. */
-  private void credentialRoutes(Routes routes, String collection, String idParam, CredentialKind kind,
-                                CredentialIssuer issuer) {
+  private void credentialRoutes(
+      Routes routes,
+      String collection,
+      String idParam,
+      CredentialKind kind,
+      CredentialIssuer issuer) {
     String path = ORG + "/" + collection;
-    routes.post(path, ctx -> {
+    routes
+        .post(path, ctx -> {
           Admin admin = adminOf(ctx);
           var issued = issuer.issue(admin.orgId, body(ctx), admin.principal.credentialId());
           Responses.json(ctx, 201, OrganizationViews.issued(issued));
         })
-        .get(path, ctx -> Responses.json(ctx,
-            OrganizationViews.credentials(organizations.credentials(kind, adminOf(ctx).orgId))))
+        .get(
+            path,
+            ctx -> Responses.json(
+                ctx,
+                OrganizationViews.credentials(organizations.credentials(kind, adminOf(ctx).orgId))))
         .delete(path + "/{" + idParam + "}", ctx -> {
           var revoked = organizations.revoke(kind, adminOf(ctx).orgId, ctx.pathParam(idParam));
           Responses.json(ctx, OrganizationViews.credential(revoked, null));
@@ -92,11 +122,11 @@ public final class OrganizationRoutes implements RouteModule {
   private void listOrganizations(Context ctx) {
     guard.account(ctx);
     int limit = QueryParams.integer(ctx, "limit", 100, 1, 1000);
-    Responses.json(ctx, OrganizationViews.organizations(organizations.list(ctx.queryParam("after"), limit)));
+    Responses.json(
+        ctx, OrganizationViews.organizations(organizations.list(ctx.queryParam("after"), limit)));
   }
 
-  private record Admin(Principal principal, String orgId) {
-  }
+  private record Admin(Principal principal, String orgId) {}
 
   /**
    * The caller managing the organization of the path. An organization's own key proves it exists;

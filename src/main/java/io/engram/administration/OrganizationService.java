@@ -27,8 +27,7 @@ public final class OrganizationService {
   private static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59Z");
 
   /** One page of organizations and whether another follows. */
-  public record Page(List<Organization> organizations, boolean hasMore) {
-  }
+  public record Page(List<Organization> organizations, boolean hasMore) {}
 
   private final OrganizationStore organizations;
   private final UserStore users;
@@ -36,8 +35,12 @@ public final class OrganizationService {
   private final Clock clock;
   private final int defaultKeyRateLimit;
 
-  public OrganizationService(OrganizationStore organizations, UserStore users, CredentialService credentials,
-                             Clock clock, int defaultKeyRateLimit) {
+  public OrganizationService(
+      OrganizationStore organizations,
+      UserStore users,
+      CredentialService credentials,
+      Clock clock,
+      int defaultKeyRateLimit) {
     this.organizations = organizations;
     this.users = users;
     this.credentials = credentials;
@@ -48,18 +51,27 @@ public final class OrganizationService {
   public Organization create(OrganizationRequests.NewOrganization request) {
     Plan plan = request.plan();
     if (request.requestsPerMinute() != null && !plan.tier().atLeast(Tier.GROWTH)) {
-      throw ApiException.badRequest("requests_per_minute", "A contract-specific 'requests_per_minute' is for "
-          + "Growth plans and above; plan " + plan.id() + " has " + plan.limits().requestsPerMinute());
+      throw ApiException.badRequest(
+          "requests_per_minute",
+          "A contract-specific 'requests_per_minute' is for " + "Growth plans and above; plan "
+              + plan.id() + " has " + plan.limits().requestsPerMinute());
     }
     Instant now = clock.instant();
-    Organization org = new Organization(Ids.newId("org", now.toEpochMilli()), request.name(), plan,
-        request.requestsPerMinute(), now, now);
+    Organization org = new Organization(
+        Ids.newId("org", now.toEpochMilli()),
+        request.name(),
+        plan,
+        request.requestsPerMinute(),
+        now,
+        now);
     organizations.insert(org);
     return org;
   }
 
   public Organization get(String orgId) {
-    return organizations.find(orgId).orElseThrow(() -> ApiException.notFound("Organization not found"));
+    return organizations
+        .find(orgId)
+        .orElseThrow(() -> ApiException.notFound("Organization not found"));
   }
 
   /** A page of organizations after the given id. */
@@ -71,11 +83,18 @@ public final class OrganizationService {
   public User createUser(String orgId, OrganizationRequests.NewUser request) {
     get(orgId);
     Instant now = clock.instant();
-    User user = new User(Ids.newId("user", now.toEpochMilli()), orgId, request.email(), request.name(),
-        request.role(), now);
-    String passwordHash = request.password() == null ? null : PasswordHasher.hash(request.password());
+    User user = new User(
+        Ids.newId("user", now.toEpochMilli()),
+        orgId,
+        request.email(),
+        request.name(),
+        request.role(),
+        now);
+    String passwordHash =
+        request.password() == null ? null : PasswordHasher.hash(request.password());
     if (!users.insert(user, passwordHash)) {
-      throw ApiException.conflict("user_exists", "The organization already has a user with this email");
+      throw ApiException.conflict(
+          "user_exists", "The organization already has a user with this email");
     }
     return user;
   }
@@ -85,23 +104,40 @@ public final class OrganizationService {
     return users.list(orgId);
   }
 
-  public CredentialService.Issued createToken(String orgId, OrganizationRequests.NewToken request, String createdBy) {
+  public CredentialService.Issued createToken(
+      String orgId, OrganizationRequests.NewToken request, String createdBy) {
     get(orgId);
-    return credentials.issue(CredentialKind.CONTEXT_TOKEN, orgId, request.name(),
-        new CredentialService.Grant(request.scopes(), request.agents(), null), future(request.expiresAt()), createdBy);
+    return credentials.issue(
+        CredentialKind.CONTEXT_TOKEN,
+        orgId,
+        request.name(),
+        new CredentialService.Grant(request.scopes(), request.agents(), null),
+        future(request.expiresAt()),
+        createdBy);
   }
 
-  public CredentialService.Issued createApiKey(String orgId, OrganizationRequests.NewApiKey request,
-                                               String createdBy) {
+  public CredentialService.Issued createApiKey(
+      String orgId, OrganizationRequests.NewApiKey request, String createdBy) {
     get(orgId);
     int rateLimit = request.rateLimit() == null ? defaultKeyRateLimit : request.rateLimit();
-    return credentials.issue(CredentialKind.API_KEY, orgId, request.name(),
-        new CredentialService.Grant(request.permissions(), null, rateLimit), future(request.expiresAt()), createdBy);
+    return credentials.issue(
+        CredentialKind.API_KEY,
+        orgId,
+        request.name(),
+        new CredentialService.Grant(request.permissions(), null, rateLimit),
+        future(request.expiresAt()),
+        createdBy);
   }
 
-  public CredentialService.Issued createAccountKey(OrganizationRequests.NewAccountKey request, String createdBy) {
-    return credentials.issue(CredentialKind.ACCOUNT_KEY, null, request.name(),
-        new CredentialService.Grant(Set.of(), null, null), future(request.expiresAt()), createdBy);
+  public CredentialService.Issued createAccountKey(
+      OrganizationRequests.NewAccountKey request, String createdBy) {
+    return credentials.issue(
+        CredentialKind.ACCOUNT_KEY,
+        null,
+        request.name(),
+        new CredentialService.Grant(Set.of(), null, null),
+        future(request.expiresAt()),
+        createdBy);
   }
 
   /** Credentials of a kind; {@code orgId} is null for account keys. */
@@ -117,11 +153,14 @@ public final class OrganizationService {
     if (orgId != null) {
       get(orgId);
     }
-    return credentials.revoke(kind, orgId, id).orElseThrow(() -> ApiException.notFound(switch (kind) {
-      case CONTEXT_TOKEN -> "Token not found";
-      case API_KEY -> "API key not found";
-      case ACCOUNT_KEY -> "Account key not found";
-    }));
+    return credentials
+        .revoke(kind, orgId, id)
+        .orElseThrow(() -> ApiException.notFound(
+            switch (kind) {
+              case CONTEXT_TOKEN -> "Token not found";
+              case API_KEY -> "API key not found";
+              case ACCOUNT_KEY -> "Account key not found";
+            }));
   }
 
   /** An expiry must lie ahead of now, and within what the views can print. */

@@ -17,8 +17,7 @@ import java.util.Map;
  */
 public final class OrganizationViews {
 
-  private OrganizationViews() {
-  }
+  private OrganizationViews() {}
 
   public static Map<String, Object> organization(Organization org) {
     PlanLimits limits = org.plan().limits();
@@ -70,7 +69,7 @@ public final class OrganizationViews {
         view.put("permissions", List.copyOf(credential.grants()));
         view.put("rate_limit", credential.rateLimit());
       }
-      case ACCOUNT_KEY -> { }
+      case ACCOUNT_KEY -> {}
     }
     view.put("hint", credential.hint());
     view.put("created_by", credential.createdBy());
@@ -90,7 +89,8 @@ public final class OrganizationViews {
   }
 
   public static Map<String, Object> organizations(OrganizationService.Page page) {
-    Map<String, Object> view = list(page.organizations().stream().map(OrganizationViews::organization).toList());
+    Map<String, Object> view =
+        list(page.organizations().stream().map(OrganizationViews::organization).toList());
     view.put("has_more", page.hasMore());
     return view;
   }

@@ -10,7 +10,9 @@ import io.engram.platform.WireNames;
 public record Actor(String kind, String credentialId, String userId) {
 
   public static Actor of(Principal principal) {
-    return new Actor(WireNames.of(principal.kind()), principal.credentialId(),
+    return new Actor(
+        WireNames.of(principal.kind()),
+        principal.credentialId(),
         principal.user() == null ? null : principal.user().id());
   }
 }

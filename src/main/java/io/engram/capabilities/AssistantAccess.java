@@ -19,11 +19,11 @@ import io.engram.access.Principal;
  */
 final class AssistantAccess {
 
-  private AssistantAccess() {
-  }
+  private AssistantAccess() {}
 
   static boolean canRead(Principal principal, Assistant assistant) {
-    return managesOrganization(principal) || assistant.type() == AssistantType.ORG_SHARED
+    return managesOrganization(principal)
+        || assistant.type() == AssistantType.ORG_SHARED
         || isOwner(principal, assistant);
   }
 
@@ -45,7 +45,8 @@ final class AssistantAccess {
     if (managesOrganization(principal)) {
       return AssistantStore.Visibility.ALL;
     }
-    return new AssistantStore.Visibility(false, principal.user() == null ? null : principal.user().id());
+    return new AssistantStore.Visibility(
+        false, principal.user() == null ? null : principal.user().id());
   }
 
   private static boolean isOwner(Principal principal, Assistant assistant) {

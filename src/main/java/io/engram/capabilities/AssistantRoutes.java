@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** /api/assistants: create, list, read and delete assistants (signed-in sessions and API keys). */
-public final class AssistantRoutes implements RouteModule  {
+public final class AssistantRoutes implements RouteModule {
   static final String ASSISTANT = "/api/assistants/{assistantId}";
   private static final int MAX_NAME_LENGTH = 200;
 
@@ -34,7 +34,8 @@ public final class AssistantRoutes implements RouteModule  {
   @Override
   public void register(Routes routes) {
     routes.exposeHeaders("ETag");
-    routes.post("/api/assistants", this::create)
+    routes
+        .post("/api/assistants", this::create)
         .get("/api/assistants", this::list)
         .get(ASSISTANT, ctx -> {
           Assistant assistant = assistants.get(guard.signedIn(ctx), ctx.pathParam("assistantId"));
@@ -52,9 +53,14 @@ public final class AssistantRoutes implements RouteModule  {
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("name", "type", "ownerId"));
     String name = body.requiredString("name", MAX_NAME_LENGTH);
     String typeId = body.requiredString("type", 64);
-    AssistantType type = AssistantType.fromId(typeId).orElseThrow(() -> ApiException.badRequest("type",
-        "'type' must be org_shared or employee_personal, got '" + typeId + "'"));
-    Assistant assistant = assistants.create(caller, name, type, body.optionalString("ownerId", 64).orElse(null),
+    AssistantType type = AssistantType.fromId(typeId)
+        .orElseThrow(() -> ApiException.badRequest(
+            "type", "'type' must be org_shared or employee_personal, got '" + typeId + "'"));
+    Assistant assistant = assistants.create(
+        caller,
+        name,
+        type,
+        body.optionalString("ownerId", 64).orElse(null),
         HttpServer.requestId(ctx));
     respond(ctx, 201, assistant, Map.of("message", "Assistant " + name + " created"));
   }
@@ -62,8 +68,11 @@ public final class AssistantRoutes implements RouteModule  {
   private void list(Context ctx) {
     Principal caller = guard.signedIn(ctx);
     String typeFilter = ctx.queryParam("type");
-    AssistantType type = typeFilter == null ? null : AssistantType.fromFilter(typeFilter).orElseThrow(() ->
-        ApiException.badRequest("type", "'type' must be org_shared or employee_personal"));
+    AssistantType type = typeFilter == null
+        ? null
+        : AssistantType.fromFilter(typeFilter)
+            .orElseThrow(() ->
+                ApiException.badRequest("type", "'type' must be org_shared or employee_personal"));
     int limit = QueryParams.integer(ctx, "limit", 50, 1, 200);
     List<Assistant> page = assistants.list(caller, type, ctx.queryParam("after"), limit);
     Map<String, Object> body = new LinkedHashMap<>();

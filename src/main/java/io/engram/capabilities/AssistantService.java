@@ -29,7 +29,8 @@ public final class AssistantService {
   private final CapabilitySetValidator validator;
   private final Clock clock;
 
-  public AssistantService(AssistantStore store, UserStore users, CapabilityRegistry registry, Clock clock) {
+  public AssistantService(
+      AssistantStore store, UserStore users, CapabilityRegistry registry, Clock clock) {
     this.store = store;
     this.users = users;
     this.registry = registry;
@@ -42,14 +43,17 @@ public final class AssistantService {
   }
 
   /** A new assistant with only the always-enabled capabilities; its owner is checked here. */
-  public Assistant create(Principal caller, String name, AssistantType type, String ownerId, String requestId) {
+  public Assistant create(
+      Principal caller, String name, AssistantType type, String ownerId, String requestId) {
     String owner = switch (type) {
       case ORG_SHARED -> {
         if (ownerId != null) {
-          throw ApiException.badRequest("ownerId", "'ownerId' is only for employee_personal assistants");
+          throw ApiException.badRequest(
+              "ownerId", "'ownerId' is only for employee_personal assistants");
         }
         if (!AssistantAccess.managesOrganization(caller)) {
-          throw ApiException.forbidden("insufficient_permissions",
+          throw ApiException.forbidden(
+              "insufficient_permissions",
               "Only owners, admins and API keys with admin create organization-level assistants");
         }
         yield null;
@@ -57,8 +61,16 @@ public final class AssistantService {
       case EMPLOYEE_PERSONAL -> personalOwner(caller, ownerId);
     };
     Instant now = now();
-    Assistant assistant = new Assistant(Ids.newId("asst", now.toEpochMilli()), caller.orgId(), name, type, owner, 1,
-        CapabilitySet.initial(registry), now, now);
+    Assistant assistant = new Assistant(
+        Ids.newId("asst", now.toEpochMilli()),
+        caller.orgId(),
+        name,
+        type,
+        owner,
+        1,
+        CapabilitySet.initial(registry),
+        now,
+        now);
     store.create(assistant, Actor.of(caller), requestId);
     return assistant;
   }
@@ -66,15 +78,17 @@ public final class AssistantService {
   private String personalOwner(Principal caller, String ownerId) {
     if (ownerId == null) {
       if (caller.user() == null) {
-        throw ApiException.badRequest("ownerId", "'ownerId' (a user id of the organization) is required "
-            + "when an API key creates an employee_personal assistant");
+        throw ApiException.badRequest(
+            "ownerId",
+            "'ownerId' (a user id of the organization) is required "
+                + "when an API key creates an employee_personal assistant");
       }
       return caller.user().id();
     }
     boolean self = caller.user() != null && caller.user().id().equals(ownerId);
     if (!self && !AssistantAccess.managesOrganization(caller)) {
-      throw ApiException.forbidden("insufficient_permissions",
-          "Members create personal assistants for themselves only");
+      throw ApiException.forbidden(
+          "insufficient_permissions", "Members create personal assistants for themselves only");
     }
     if (users.find(caller.orgId(), ownerId).isEmpty()) {
       throw ApiException.badRequest("ownerId", "No user '" + ownerId + "' in this organization");
@@ -88,7 +102,8 @@ public final class AssistantService {
 
   /** The assistant if the caller may read it; 404 otherwise, so its existence does not leak. */
   public Assistant get(Principal caller, String assistantId) {
-    return store.find(caller.orgId(), assistantId)
+    return store
+        .find(caller.orgId(), assistantId)
         .filter(assistant -> AssistantAccess.canRead(caller, assistant))
         .orElseThrow(() -> notFound(assistantId));
   }
@@ -105,32 +120,49 @@ public final class AssistantService {
    * (the If-Match header) makes it conditional: a stale version is a 412. Without it the change
    * applies to whatever version is current, and is still one whole set, never a mix of two requests.
    */
-  public Assistant replaceCapabilities(Principal caller, String assistantId, Supplier<CapabilityChange> body,
-                                       String ifMatch, String requestId) {
+  public Assistant replaceCapabilities(
+      Principal caller,
+      String assistantId,
+      Supplier<CapabilityChange> body,
+      String ifMatch,
+      String requestId) {
     requireModify(caller, get(caller, assistantId));
     // The body is read only once the caller may modify: a stranger learns nothing from a 400.
     CapabilityChange change = body.get();
     LongPredicate accepts = EntityTags.ifMatch(ifMatch);
     Organization org = caller.organization();
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      AssistantStore.Replacement outcome = store.replace(org.id(), assistantId, accepts, Actor.of(caller), requestId,
-          current -> current.withCapabilities(validator.validate(change.applyTo(current.capabilities(), registry),
-              current.type(), org.plan().tier(), org.plan().limits().capabilityCount()), now()));
+      AssistantStore.Replacement outcome = store.replace(
+          org.id(),
+          assistantId,
+          accepts,
+          Actor.of(caller),
+          requestId,
+          current -> current.withCapabilities(
+              validator.validate(
+                  change.applyTo(current.capabilities(), registry),
+                  current.type(),
+                  org.plan().tier(),
+                  org.plan().limits().capabilityCount()),
+              now()));
       switch (outcome) {
         case AssistantStore.Replacement.Done done -> {
           return done.assistant();
         }
         case AssistantStore.Replacement.Missing missing -> throw notFound(assistantId);
-        case AssistantStore.Replacement.Stale stale -> throw ApiException.preconditionFailed(
-            "The assistant's capabilities changed: they are at version " + stale.currentVersion() + " (ETag "
-                + EntityTags.of(stale.currentVersion()) + "), not the one If-Match names; read them again and resend");
+        case AssistantStore.Replacement.Stale stale ->
+          throw ApiException.preconditionFailed(
+              "The assistant's capabilities changed: they are at version " + stale.currentVersion()
+                  + " (ETag " + EntityTags.of(stale.currentVersion())
+                  + "), not the one If-Match names; read them again and resend");
         case AssistantStore.Replacement.Raced raced -> {
           // Try again on the version that won: If-Match is then checked against it.
         }
       }
     }
-    throw ApiException.conflict("concurrent_update", "The assistant kept changing while this update was applied; "
-        + "retry it");
+    throw ApiException.conflict(
+        "concurrent_update",
+        "The assistant kept changing while this update was applied; " + "retry it");
   }
 
   /**
@@ -138,23 +170,34 @@ public final class AssistantService {
    * capability must be enabled on the assistant and have a handler (a metadata entry is a 501).
    * The {@code arguments} are read only after those checks, as a PATCH body is.
    */
-  public JsonNode execute(Principal caller, String assistantId, String capabilityId, Supplier<JsonNode> arguments) {
+  public JsonNode execute(
+      Principal caller, String assistantId, String capabilityId, Supplier<JsonNode> arguments) {
     Assistant assistant = get(caller, assistantId);
-    Capability capability = registry.find(capabilityId)
+    Capability capability = registry
+        .find(capabilityId)
         .orElseThrow(() -> ApiException.notFound("Capability " + capabilityId + " not found"));
     if (!assistant.capabilities().capabilities().contains(capabilityId)) {
-      throw ApiException.forbidden("capability_not_enabled", "Capability " + capability.label()
-          + " is not enabled on assistant " + assistantId);
+      throw ApiException.forbidden(
+          "capability_not_enabled",
+          "Capability " + capability.label() + " is not enabled on assistant " + assistantId);
     }
-    CapabilityHandler handler = registry.handler(capabilityId).orElseThrow(() -> ApiException.notImplemented(
-        "capability_not_executable", "Capability " + capability.label() + " is a metadata entry: no handler "
-            + "executes it in this server"));
-    return handler.execute(new CapabilityHandler.Invocation(caller.orgId(), assistantId,
-        assistant.capabilities().configs().get(capabilityId), arguments.get(), now()));
+    CapabilityHandler handler = registry
+        .handler(capabilityId)
+        .orElseThrow(() -> ApiException.notImplemented(
+            "capability_not_executable",
+            "Capability " + capability.label() + " is a metadata entry: no handler "
+                + "executes it in this server"));
+    return handler.execute(new CapabilityHandler.Invocation(
+        caller.orgId(),
+        assistantId,
+        assistant.capabilities().configs().get(capabilityId),
+        arguments.get(),
+        now()));
   }
 
   /** Newest first, before {@code beforeVersion} (exclusive); each with the set it replaced. */
-  public List<CapabilityVersion> history(Principal caller, String assistantId, long beforeVersion, int limit) {
+  public List<CapabilityVersion> history(
+      Principal caller, String assistantId, long beforeVersion, int limit) {
     get(caller, assistantId);
     return store.versions(assistantId, beforeVersion, limit);
   }
@@ -162,16 +205,20 @@ public final class AssistantService {
   /** The set in force at {@code at} for the caller's view of the assistant. */
   public CapabilityVersion inForceAt(Principal caller, String assistantId, Instant at) {
     Assistant assistant = get(caller, assistantId);
-    return store.inForceAt(assistant.id(), at).orElseThrow(() -> ApiException.notFound("Assistant " + assistantId
-        + " did not exist at " + at + "; it was created at " + assistant.createdAt()));
+    return store
+        .inForceAt(assistant.id(), at)
+        .orElseThrow(() -> ApiException.notFound("Assistant " + assistantId + " did not exist at "
+            + at + "; it was created at " + assistant.createdAt()));
   }
 
   /**
    * For inference: the capability set in force for an assistant when a message arrived, so a
    * change made while a conversation runs applies from the next message on.
    */
-  public Optional<CapabilitySet> setInForce(String orgId, String assistantId, Instant messageArrivedAt) {
-    return store.find(orgId, assistantId)
+  public Optional<CapabilitySet> setInForce(
+      String orgId, String assistantId, Instant messageArrivedAt) {
+    return store
+        .find(orgId, assistantId)
         .flatMap(assistant -> store.inForceAt(assistant.id(), messageArrivedAt))
         .map(CapabilityVersion::set);
   }
@@ -183,8 +230,10 @@ public final class AssistantService {
 
   private static void requireModify(Principal caller, Assistant assistant) {
     if (!AssistantAccess.canModify(caller, assistant)) {
-      throw ApiException.forbidden("insufficient_permissions", "You may read this assistant but not modify it: "
-          + "changes need an owner or admin, the owner of a personal assistant, or an API key with admin");
+      throw ApiException.forbidden(
+          "insufficient_permissions",
+          "You may read this assistant but not modify it: "
+              + "changes need an owner or admin, the owner of a personal assistant, or an API key with admin");
     }
   }
 

@@ -32,7 +32,10 @@ public final class AssistantStore {
       rs.getLong("version"),
       CapabilitySet.fromText(rs.getString("capabilities"), rs.getString("capability_configs")),
       Rows.instant(rs, "changed_at"),
-      new Actor(rs.getString("actor_kind"), rs.getString("actor_credential_id"), rs.getString("actor_user_id")),
+      new Actor(
+          rs.getString("actor_kind"),
+          rs.getString("actor_credential_id"),
+          rs.getString("actor_user_id")),
       rs.getString("request_id"));
 
   /** Which assistants a list shows: all, or the shared ones plus one user's personal ones (if any). */
@@ -43,19 +46,15 @@ public final class AssistantStore {
   /** What a conditional replacement of the capability set came to. */
   public sealed interface Replacement {
     /** No such assistant in the organization (or it was deleted). */
-    record Missing() implements Replacement {
-    }
+    record Missing() implements Replacement {}
 
     /** The assistant is at a version the caller's precondition does not accept. */
-    record Stale(long currentVersion) implements Replacement {
-    }
+    record Stale(long currentVersion) implements Replacement {}
 
     /** Another writer changed the assistant between this one's read and write; nothing was written. */
-    record Raced() implements Replacement {
-    }
+    record Raced() implements Replacement {}
 
-    record Done(Assistant assistant) implements Replacement {
-    }
+    record Done(Assistant assistant) implements Replacement {}
   }
 
   private final Database db;
@@ -91,24 +90,33 @@ public final class AssistantStore {
   public Optional<Assistant> find(String orgId, String id) {
     return db.read(h -> h.createQuery(
             "SELECT * FROM assistants WHERE org_id = :org AND id = :id AND deleted_at IS NULL")
-        .bind("org", orgId).bind("id", id).map(ASSISTANT).findOne());
+        .bind("org", orgId)
+        .bind("id", id)
+        .map(ASSISTANT)
+        .findOne());
   }
 
   /**
    * The organization's assistants visible under {@code visibility}, in id (creation) order after
    * {@code afterId}; with a type, only that type.
    */
-  public List<Assistant> list(String orgId, Visibility visibility, AssistantType type, String afterId, int limit) {
+  public List<Assistant> list(
+      String orgId, Visibility visibility, AssistantType type, String afterId, int limit) {
     String visibleToUser = visibility.everything() ? null : visibility.ownerUserId();
     // Optional filters are added as clauses rather than ":x IS NULL OR ..." tests, which
     // PostgreSQL cannot type when the parameter is null.
-    String sql = "SELECT * FROM assistants WHERE org_id = :org AND deleted_at IS NULL AND id > :after"
-        + (visibility.everything() ? "" : " AND (type = 'org_shared'"
-            + (visibleToUser == null ? ")" : " OR owner_user_id = :user)"))
-        + (type == null ? "" : " AND type = :type")
-        + " ORDER BY id LIMIT :limit";
+    String sql =
+        "SELECT * FROM assistants WHERE org_id = :org AND deleted_at IS NULL AND id > :after"
+            + (visibility.everything()
+                ? ""
+                : " AND (type = 'org_shared'"
+                    + (visibleToUser == null ? ")" : " OR owner_user_id = :user)"))
+            + (type == null ? "" : " AND type = :type")
+            + " ORDER BY id LIMIT :limit";
     return db.read(h -> {
-      var query = h.createQuery(sql).bind("org", orgId).bind("after", afterId == null ? "" : afterId)
+      var query = h.createQuery(sql)
+          .bind("org", orgId)
+          .bind("after", afterId == null ? "" : afterId)
           .bind("limit", limit);
       if (visibleToUser != null) {
         query.bind("user", visibleToUser);
@@ -123,8 +131,12 @@ public final class AssistantStore {
   /** Marks the assistant deleted; its history stays. False when there was nothing to delete. */
   public boolean markDeleted(String orgId, String id, Instant at) {
     return db.write(h -> h.createUpdate(
-            "UPDATE assistants SET deleted_at = :at WHERE org_id = :org AND id = :id AND deleted_at IS NULL")
-        .bind("at", at.toEpochMilli()).bind("org", orgId).bind("id", id).execute() == 1);
+                "UPDATE assistants SET deleted_at = :at WHERE org_id = :org AND id = :id AND deleted_at IS NULL")
+            .bind("at", at.toEpochMilli())
+            .bind("org", orgId)
+            .bind("id", id)
+            .execute()
+        == 1);
   }
 
   /**
@@ -132,12 +144,20 @@ public final class AssistantStore {
    * against the caller's precondition (when given), asks {@code decide} for the next set (it may throw to refuse), and
    * writes it only if nobody else wrote in between (compare-and-set on the version).
    */
-  public Replacement replace(String orgId, String id, LongPredicate acceptsVersion, Actor actor, String requestId,
-                             UnaryOperator<Assistant> decide) {
+  public Replacement replace(
+      String orgId,
+      String id,
+      LongPredicate acceptsVersion,
+      Actor actor,
+      String requestId,
+      UnaryOperator<Assistant> decide) {
     return db.write(h -> {
       Optional<Assistant> found = h.createQuery(
               "SELECT * FROM assistants WHERE org_id = :org AND id = :id AND deleted_at IS NULL")
-          .bind("org", orgId).bind("id", id).map(ASSISTANT).findOne();
+          .bind("org", orgId)
+          .bind("id", id)
+          .map(ASSISTANT)
+          .findOne();
       if (found.isEmpty()) {
         return new Replacement.Missing();
       }
@@ -170,7 +190,11 @@ public final class AssistantStore {
     return db.read(h -> h.createQuery("""
             SELECT * FROM assistant_capability_versions
             WHERE assistant_id = :id AND version < :before ORDER BY version DESC LIMIT :limit""")
-        .bind("id", assistantId).bind("before", beforeVersion).bind("limit", limit).map(VERSION).list());
+        .bind("id", assistantId)
+        .bind("before", beforeVersion)
+        .bind("limit", limit)
+        .map(VERSION)
+        .list());
   }
 
   /** The version in force at {@code at}: the last one written at or before it. */
@@ -178,7 +202,10 @@ public final class AssistantStore {
     return db.read(h -> h.createQuery("""
             SELECT * FROM assistant_capability_versions
             WHERE assistant_id = :id AND changed_at <= :at ORDER BY version DESC LIMIT 1""")
-        .bind("id", assistantId).bind("at", at.toEpochMilli()).map(VERSION).findOne());
+        .bind("id", assistantId)
+        .bind("at", at.toEpochMilli())
+        .map(VERSION)
+        .findOne());
   }
 
   /** Appends the version row of the assistant's current set. */

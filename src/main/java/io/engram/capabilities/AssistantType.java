@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /** The two kinds of assistant: one shared by the organization, or one employee's own. */
 public enum AssistantType {
-  ORG_SHARED, EMPLOYEE_PERSONAL;
+  ORG_SHARED,
+  EMPLOYEE_PERSONAL;
 
   /**
    * One description of the spec's registry filter names {@code organization_wide}; it is read as

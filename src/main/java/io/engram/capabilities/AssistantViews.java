@@ -7,8 +7,7 @@ import java.util.Map;
 /** The wire form of assistants and capability versions (camelCase, times as RFC 3339 strings). */
 final class AssistantViews {
 
-  private AssistantViews() {
-  }
+  private AssistantViews() {}
 
   static Map<String, Object> assistant(Assistant assistant) {
     Map<String, Object> view = new LinkedHashMap<>();
@@ -37,7 +36,8 @@ final class AssistantViews {
     view.put("requestId", version.requestId());
     CapabilitySet after = version.set();
     // The first version replaced nothing: everything in it was added.
-    CapabilitySet before = previous == null ? new CapabilitySet(List.of(), Map.of()) : previous.set();
+    CapabilitySet before =
+        previous == null ? new CapabilitySet(List.of(), Map.of()) : previous.set();
     view.put("before", previous == null ? null : set(before));
     view.put("after", set(after));
     view.put("added", after.without(before));

@@ -26,7 +26,10 @@ public record Capability(
 
   /** The names of the required config fields (the spec's {@code configFields}). */
   public List<String> configFields() {
-    return config.values().stream().filter(ConfigField::required).map(ConfigField::name).toList();
+    return config.values().stream()
+        .filter(ConfigField::required)
+        .map(ConfigField::name)
+        .toList();
   }
 
   /** How validation messages name it: {@code Create Orders (create_orders)}. */

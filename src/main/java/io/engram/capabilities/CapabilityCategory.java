@@ -5,7 +5,10 @@ import java.util.Optional;
 
 /** The categories the available-capabilities response groups by; the four the spec shows. */
 public enum CapabilityCategory {
-  ORG_INTELLIGENCE, COMMERCE, PRODUCTIVITY, INTELLIGENCE;
+  ORG_INTELLIGENCE,
+  COMMERCE,
+  PRODUCTIVITY,
+  INTELLIGENCE;
 
   public String id() {
     return WireNames.of(this);

@@ -12,8 +12,8 @@ import java.time.Instant;
 public interface CapabilityHandler {
 
   /** What one execution is given: whose assistant, its config as in force now, and the arguments. */
-  record Invocation(String orgId, String assistantId, ObjectNode config, JsonNode arguments, Instant at) {
-  }
+  record Invocation(
+      String orgId, String assistantId, ObjectNode config, JsonNode arguments, Instant at) {}
 
   /** The registry id this handler executes. */
   String capabilityId();
@@ -23,8 +23,7 @@ public interface CapabilityHandler {
    * example that every allowed value of a field is one it implements), so a mismatch between the
    * file and the code stops start-up instead of failing a request.
    */
-  default void checkEntry(Capability entry) {
-  }
+  default void checkEntry(Capability entry) {}
 
   /**
    * Carries out the capability within its config. Arguments the config does not allow are an

@@ -29,16 +29,33 @@ import java.util.regex.Pattern;
 public final class CapabilityRegistry {
   public static final String RESOURCE = "capabilities/registry.yaml";
   private static final Pattern ID = Pattern.compile("[a-z][a-z0-9_]{1,63}");
-  private static final Set<String> ENTRY_KEYS = Set.of("id", "name", "description", "category", "scope",
-      "tierRequirement", "alwaysEnabled", "config");
-  private static final Set<String> FIELD_KEYS = Set.of("type", "required", "description", "minimum", "maximum",
-      "minLength", "maxLength", "minItems", "maxItems", "enum");
+  private static final Set<String> ENTRY_KEYS = Set.of(
+      "id",
+      "name",
+      "description",
+      "category",
+      "scope",
+      "tierRequirement",
+      "alwaysEnabled",
+      "config");
+  private static final Set<String> FIELD_KEYS = Set.of(
+      "type",
+      "required",
+      "description",
+      "minimum",
+      "maximum",
+      "minLength",
+      "maxLength",
+      "minItems",
+      "maxItems",
+      "enum");
 
   private final Map<String, Capability> byId;
   private final List<Capability> ordered;
   private final Map<String, CapabilityHandler> handlers;
 
-  private CapabilityRegistry(Map<String, Capability> inFileOrder, Map<String, CapabilityHandler> handlers) {
+  private CapabilityRegistry(
+      Map<String, Capability> inFileOrder, Map<String, CapabilityHandler> handlers) {
     this.byId = Map.copyOf(inFileOrder);
     this.ordered = List.copyOf(inFileOrder.values());
     this.handlers = Map.copyOf(handlers);
@@ -56,8 +73,8 @@ public final class CapabilityRegistry {
     }
   }
 
-  static CapabilityRegistry parse(InputStream yaml, Collection<? extends CapabilityHandler> handlers)
-      throws IOException {
+  static CapabilityRegistry parse(
+      InputStream yaml, Collection<? extends CapabilityHandler> handlers) throws IOException {
     JsonNode root = new YAMLMapper().readTree(yaml);
     JsonNode entries = root == null ? null : root.get("capabilities");
     if (entries == null || !entries.isArray() || entries.isEmpty()) {
@@ -80,7 +97,8 @@ public final class CapabilityRegistry {
     for (CapabilityHandler handler : byCapability.values()) {
       Capability entry = byId.get(handler.capabilityId());
       if (entry == null) {
-        throw invalid("a handler is registered for '" + handler.capabilityId() + "', which the registry does not list");
+        throw invalid("a handler is registered for '" + handler.capabilityId()
+            + "', which the registry does not list");
       }
       try {
         handler.checkEntry(entry);
@@ -114,15 +132,31 @@ public final class CapabilityRegistry {
       if (!fields.isObject()) {
         throw invalid(where + ": config must map field names to field definitions");
       }
-      fields.fields().forEachRemaining(field -> config.put(field.getKey(),
-          field(field.getKey(), field.getValue(), where + " config field '" + field.getKey() + "'")));
+      fields
+          .fields()
+          .forEachRemaining(field -> config.put(
+              field.getKey(),
+              field(
+                  field.getKey(),
+                  field.getValue(),
+                  where + " config field '" + field.getKey() + "'")));
     }
     boolean alwaysEnabled = always != null && always.asBoolean();
-    if (alwaysEnabled && (scope != CapabilityScope.BOTH || tier != Tier.FREE || !config.isEmpty())) {
-      throw invalid(where + ": an alwaysEnabled capability must have scope both, tier free and no config");
+    if (alwaysEnabled
+        && (scope != CapabilityScope.BOTH || tier != Tier.FREE || !config.isEmpty())) {
+      throw invalid(
+          where + ": an alwaysEnabled capability must have scope both, tier free and no config");
     }
-    return new Capability(id, text(entry, "name", where), text(entry, "description", where), category, scope, tier,
-        alwaysEnabled, Collections.unmodifiableMap(config), executable.contains(id));
+    return new Capability(
+        id,
+        text(entry, "name", where),
+        text(entry, "description", where),
+        category,
+        scope,
+        tier,
+        alwaysEnabled,
+        Collections.unmodifiableMap(config),
+        executable.contains(id));
   }
 
   private static ConfigField field(String name, JsonNode node, String where) {
@@ -130,8 +164,8 @@ public final class CapabilityRegistry {
       throw invalid(where + " must be an object with at least a type");
     }
     onlyKeys(node, FIELD_KEYS, where);
-    ConfigField.Type type = parsed(node, "type", where,
-        id -> WireNames.parse(ConfigField.Type.class, id));
+    ConfigField.Type type =
+        parsed(node, "type", where, id -> WireNames.parse(ConfigField.Type.class, id));
     JsonNode required = node.get("required");
     if (required == null || !required.isBoolean()) {
       throw invalid(where + ": required must be true or false");
@@ -147,24 +181,37 @@ public final class CapabilityRegistry {
       }
     }
     String description = node.has("description") ? text(node, "description", where) : null;
-    ConfigField field = new ConfigField(name, type, required.asBoolean(), description,
-        decimal(node, "minimum", where), decimal(node, "maximum", where), count(node, "minLength", where),
-        count(node, "maxLength", where), count(node, "minItems", where), count(node, "maxItems", where), allowed);
+    ConfigField field = new ConfigField(
+        name,
+        type,
+        required.asBoolean(),
+        description,
+        decimal(node, "minimum", where),
+        decimal(node, "maximum", where),
+        count(node, "minLength", where),
+        count(node, "maxLength", where),
+        count(node, "minItems", where),
+        count(node, "maxItems", where),
+        allowed);
     checkBounds(field, where);
     return field;
   }
 
   /** Bounds that only fit their type, and lower bounds not above upper ones. */
   private static void checkBounds(ConfigField f, String where) {
-    boolean numeric = f.fieldType() == ConfigField.Type.INTEGER || f.fieldType() == ConfigField.Type.NUMBER;
-    boolean text = f.fieldType() == ConfigField.Type.STRING || f.fieldType() == ConfigField.Type.STRING_ARRAY;
+    boolean numeric =
+        f.fieldType() == ConfigField.Type.INTEGER || f.fieldType() == ConfigField.Type.NUMBER;
+    boolean text =
+        f.fieldType() == ConfigField.Type.STRING || f.fieldType() == ConfigField.Type.STRING_ARRAY;
     if (!numeric && (f.minimum() != null || f.maximum() != null)) {
       throw invalid(where + ": minimum and maximum apply to integer and number fields only");
     }
     if (!text && (f.minLength() != null || f.maxLength() != null || f.allowed() != null)) {
-      throw invalid(where + ": minLength, maxLength and enum apply to string and string_array fields only");
+      throw invalid(
+          where + ": minLength, maxLength and enum apply to string and string_array fields only");
     }
-    if (f.fieldType() != ConfigField.Type.STRING_ARRAY && (f.minItems() != null || f.maxItems() != null)) {
+    if (f.fieldType() != ConfigField.Type.STRING_ARRAY
+        && (f.minItems() != null || f.maxItems() != null)) {
       throw invalid(where + ": minItems and maxItems apply to string_array fields only");
     }
     if ((f.minimum() != null && f.maximum() != null && f.minimum().compareTo(f.maximum()) > 0)
@@ -191,9 +238,12 @@ public final class CapabilityRegistry {
     return value.asText().strip();
   }
 
-  private static <T> T parsed(JsonNode node, String key, String where, Function<String, Optional<T>> parser) {
+  private static <T> T parsed(
+      JsonNode node, String key, String where, Function<String, Optional<T>> parser) {
     String value = text(node, key, where);
-    return parser.apply(value).orElseThrow(() -> invalid(where + ": unknown " + key + " '" + value + "'"));
+    return parser
+        .apply(value)
+        .orElseThrow(() -> invalid(where + ": unknown " + key + " '" + value + "'"));
   }
 
   private static BigDecimal decimal(JsonNode node, String key, String where) {

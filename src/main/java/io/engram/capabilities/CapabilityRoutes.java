@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  * Field names and groupings follow the spec's table; docs/capabilities.md records every choice
  * the spec leaves open.
  */
-public final class CapabilityRoutes implements RouteModule  {
+public final class CapabilityRoutes implements RouteModule {
   private static final String CAPABILITIES = AssistantRoutes.ASSISTANT + "/capabilities";
 
   private final AssistantService assistants;
@@ -43,7 +43,8 @@ public final class CapabilityRoutes implements RouteModule  {
   @Override
   public void register(Routes routes) {
     routes.exposeHeaders("ETag");
-    routes.get("/api/capabilities/registry", this::registry)
+    routes
+        .get("/api/capabilities/registry", this::registry)
         .get(CAPABILITIES, this::current)
         .patch(CAPABILITIES, this::update)
         .get(CAPABILITIES + "/history", this::history)
@@ -54,20 +55,33 @@ public final class CapabilityRoutes implements RouteModule  {
   private void registry(Context ctx) {
     guard.signedIn(ctx);
     String typeFilter = ctx.queryParam("assistantType");
-    AssistantType type = typeFilter == null ? null : AssistantType.fromFilter(typeFilter).orElseThrow(() ->
-        ApiException.badRequest("assistantType", "'assistantType' must be org_shared, employee_personal or "
-            + "organization_wide (the same as org_shared)"));
+    AssistantType type = typeFilter == null
+        ? null
+        : AssistantType.fromFilter(typeFilter)
+            .orElseThrow(() -> ApiException.badRequest(
+                "assistantType",
+                "'assistantType' must be org_shared, employee_personal or "
+                    + "organization_wide (the same as org_shared)"));
     String categoryFilter = ctx.queryParam("category");
-    CapabilityCategory category = categoryFilter == null ? null : CapabilityCategory.fromId(categoryFilter)
-        .orElseThrow(() -> ApiException.badRequest("category", "'category' must be one of "
-            + Arrays.stream(CapabilityCategory.values()).map(CapabilityCategory::id).collect(Collectors.joining(", "))));
+    CapabilityCategory category = categoryFilter == null
+        ? null
+        : CapabilityCategory.fromId(categoryFilter)
+            .orElseThrow(() -> ApiException.badRequest(
+                "category",
+                "'category' must be one of "
+                    + Arrays.stream(CapabilityCategory.values())
+                        .map(CapabilityCategory::id)
+                        .collect(Collectors.joining(", "))));
     List<Capability> matching = assistants.registry().all().stream()
         .filter(c -> type == null || c.scope().allows(type))
         .filter(c -> category == null || c.category() == category)
         .toList();
     Map<String, Object> grouped = new LinkedHashMap<>();
     for (CapabilityScope scope : CapabilityScope.values()) {
-      grouped.put(scope.id(), CapabilityViews.registryEntries(matching.stream().filter(c -> c.scope() == scope).toList()));
+      grouped.put(
+          scope.id(),
+          CapabilityViews.registryEntries(
+              matching.stream().filter(c -> c.scope() == scope).toList()));
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
@@ -105,11 +119,20 @@ public final class CapabilityRoutes implements RouteModule  {
 
   private void update(Context ctx) {
     Principal caller = guard.signedIn(ctx);
-    Assistant updated = assistants.replaceCapabilities(caller, ctx.pathParam("assistantId"),
-        () -> CapabilityChange.parse(JsonBody.parse(ctx, maxBodyBytes)), ctx.header("If-Match"),
+    Assistant updated = assistants.replaceCapabilities(
+        caller,
+        ctx.pathParam("assistantId"),
+        () -> CapabilityChange.parse(JsonBody.parse(ctx, maxBodyBytes)),
+        ctx.header("If-Match"),
         HttpServer.requestId(ctx));
-    AssistantRoutes.respond(ctx, 200, updated, Map.of("message", "Capabilities of assistant " + updated.name()
-        + " updated to version " + updated.version() + "; they apply to new messages"));
+    AssistantRoutes.respond(
+        ctx,
+        200,
+        updated,
+        Map.of(
+            "message",
+            "Capabilities of assistant " + updated.name() + " updated to version "
+                + updated.version() + "; they apply to new messages"));
   }
 
   private void history(Context ctx) {
@@ -118,7 +141,8 @@ public final class CapabilityRoutes implements RouteModule  {
     int limit = QueryParams.integer(ctx, "limit", 20, 1, 100);
     Long before = QueryParams.longValue(ctx, "before", 1, Long.MAX_VALUE);
     // One row more than the page: the set the page's oldest version replaced.
-    List<CapabilityVersion> rows = assistants.history(caller, id, before == null ? Long.MAX_VALUE : before, limit + 1);
+    List<CapabilityVersion> rows =
+        assistants.history(caller, id, before == null ? Long.MAX_VALUE : before, limit + 1);
     List<Map<String, Object>> page = new ArrayList<>();
     for (int i = 0; i < Math.min(limit, rows.size()); i++) {
       page.add(AssistantViews.version(rows.get(i), i + 1 < rows.size() ? rows.get(i + 1) : null));
@@ -137,7 +161,8 @@ public final class CapabilityRoutes implements RouteModule  {
     String assistantId = ctx.pathParam("assistantId");
     String capabilityId = ctx.pathParam("capabilityId");
     JsonNode result = assistants.execute(caller, assistantId, capabilityId, () -> {
-      JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("arguments")).rawNotNull("arguments");
+      JsonNode arguments =
+          JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("arguments")).rawNotNull("arguments");
       if (arguments != null && !arguments.isObject()) {
         throw ApiException.badRequest("arguments", "'arguments' must be an object");
       }
@@ -161,8 +186,10 @@ public final class CapabilityRoutes implements RouteModule  {
         .toList();
     Map<String, Object> grouped = new LinkedHashMap<>();
     for (CapabilityCategory category : CapabilityCategory.values()) {
-      grouped.put(category.id(), CapabilityViews.availableEntries(
-          available.stream().filter(c -> c.category() == category).toList()));
+      grouped.put(
+          category.id(),
+          CapabilityViews.availableEntries(
+              available.stream().filter(c -> c.category() == category).toList()));
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);

@@ -5,7 +5,9 @@ import java.util.Optional;
 
 /** Which assistants a capability may be assigned to (validation rules 1 to 3). */
 public enum CapabilityScope {
-  ORGANIZATION, USER, BOTH;
+  ORGANIZATION,
+  USER,
+  BOTH;
 
   public String id() {
     return WireNames.of(this);

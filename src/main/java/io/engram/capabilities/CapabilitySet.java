@@ -46,7 +46,9 @@ public record CapabilitySet(List<String> capabilities, Map<String, ObjectNode> c
     ObjectNode stored = Json.read(configsText, ObjectNode.class);
     Map<String, ObjectNode> configs = new LinkedHashMap<>();
     for (String id : ids) {
-      configs.put(id, stored.get(id) instanceof ObjectNode config ? config : Json.MAPPER.createObjectNode());
+      configs.put(
+          id,
+          stored.get(id) instanceof ObjectNode config ? config : Json.MAPPER.createObjectNode());
     }
     return new CapabilitySet(ids, configs);
   }
@@ -59,8 +61,8 @@ public record CapabilitySet(List<String> capabilities, Map<String, ObjectNode> c
   /** Ids in both sets whose config differs. */
   public List<String> reconfiguredSince(CapabilitySet before) {
     return capabilities.stream()
-        .filter(id -> before.configs.containsKey(id) && !before.configs.get(id).equals(configs.get(id)))
+        .filter(
+            id -> before.configs.containsKey(id) && !before.configs.get(id).equals(configs.get(id)))
         .toList();
   }
-
 }

@@ -12,8 +12,7 @@ import java.util.Map;
  */
 final class CapabilityViews {
 
-  private CapabilityViews() {
-  }
+  private CapabilityViews() {}
 
   static Map<String, Object> registryEntry(Capability capability) {
     return entry(capability, true);

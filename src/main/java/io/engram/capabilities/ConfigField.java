@@ -16,8 +16,18 @@ import java.util.Optional;
  * Serialized as the field's entry in a capability's {@code configSchema}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"type", "required", "description", "minimum", "maximum", "minLength", "maxLength",
-    "minItems", "maxItems", "enum"})
+@JsonPropertyOrder({
+  "type",
+  "required",
+  "description",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "enum"
+})
 public record ConfigField(
     @JsonIgnore String name,
     @JsonIgnore Type fieldType,
@@ -33,7 +43,11 @@ public record ConfigField(
 
   /** The JSON types a config field may have. */
   public enum Type {
-    STRING, INTEGER, NUMBER, BOOLEAN, STRING_ARRAY;
+    STRING,
+    INTEGER,
+    NUMBER,
+    BOOLEAN,
+    STRING_ARRAY;
 
     public String id() {
       return WireNames.of(this);
@@ -49,13 +63,16 @@ public record ConfigField(
   public Optional<String> problem(JsonNode value) {
     return switch (fieldType) {
       case BOOLEAN -> value.isBoolean() ? Optional.empty() : Optional.of("must be true or false");
-      case INTEGER -> value.isIntegralNumber() || (value.isNumber() && isWhole(value.decimalValue()))
-          ? rangeProblem(value.decimalValue(), "an integer")
-          : Optional.of("must be " + describeRange("an integer"));
-      case NUMBER -> value.isNumber()
-          ? rangeProblem(value.decimalValue(), "a number")
-          : Optional.of("must be " + describeRange("a number"));
-      case STRING -> value.isTextual() ? textProblem(value.asText(), "") : Optional.of("must be a string");
+      case INTEGER ->
+        value.isIntegralNumber() || (value.isNumber() && isWhole(value.decimalValue()))
+            ? rangeProblem(value.decimalValue(), "an integer")
+            : Optional.of("must be " + describeRange("an integer"));
+      case NUMBER ->
+        value.isNumber()
+            ? rangeProblem(value.decimalValue(), "a number")
+            : Optional.of("must be " + describeRange("a number"));
+      case STRING ->
+        value.isTextual() ? textProblem(value.asText(), "") : Optional.of("must be a string");
       case STRING_ARRAY -> arrayProblem(value);
     };
   }
@@ -84,7 +101,8 @@ public record ConfigField(
     if (allowed != null && !allowed.contains(text)) {
       return Optional.of(itemWords + "must be one of " + String.join(", ", allowed));
     }
-    if ((minLength != null && text.length() < minLength) || (maxLength != null && text.length() > maxLength)) {
+    if ((minLength != null && text.length() < minLength)
+        || (maxLength != null && text.length() > maxLength)) {
       return Optional.of(itemWords + "must be " + lengthWords() + " characters long");
     }
     return Optional.empty();
@@ -92,16 +110,20 @@ public record ConfigField(
 
   private String lengthWords() {
     int min = minLength == null ? 0 : minLength;
-    return maxLength == null ? "at least " + min : min == maxLength ? "exactly " + min : min + " to " + maxLength;
+    return maxLength == null
+        ? "at least " + min
+        : min == maxLength ? "exactly " + min : min + " to " + maxLength;
   }
 
   private Optional<String> arrayProblem(JsonNode value) {
     if (!value.isArray()) {
       return Optional.of("must be an array of strings");
     }
-    if ((minItems != null && value.size() < minItems) || (maxItems != null && value.size() > maxItems)) {
+    if ((minItems != null && value.size() < minItems)
+        || (maxItems != null && value.size() > maxItems)) {
       int min = minItems == null ? 0 : minItems;
-      return Optional.of("must hold " + (maxItems == null ? "at least " + min : min + " to " + maxItems) + " items");
+      return Optional.of("must hold "
+          + (maxItems == null ? "at least " + min : min + " to " + maxItems) + " items");
     }
     for (JsonNode item : value) {
       if (!item.isTextual()) {

@@ -24,8 +24,14 @@ public final class OrganizationAnalytics implements CapabilityHandler {
   public static final String ID = "access_org_analytics";
   private static final String METRICS_FIELD = "allowedMetrics";
   /** The metrics {@link #metric} computes; the registry's allowedMetrics may offer only these. */
-  private static final Set<String> METRICS = Set.of("assistants", "assistants_by_type", "capability_adoption",
-      "capability_changes", "members", "members_by_role", "api_keys");
+  private static final Set<String> METRICS = Set.of(
+      "assistants",
+      "assistants_by_type",
+      "capability_adoption",
+      "capability_changes",
+      "members",
+      "members_by_role",
+      "api_keys");
 
   private final Database db;
 
@@ -42,7 +48,8 @@ public final class OrganizationAnalytics implements CapabilityHandler {
   public void checkEntry(Capability entry) {
     ConfigField field = entry.config().get(METRICS_FIELD);
     if (field == null || field.allowed() == null || !METRICS.containsAll(field.allowed())) {
-      throw new IllegalStateException(METRICS_FIELD + " must list its values (enum), all among " + METRICS);
+      throw new IllegalStateException(
+          METRICS_FIELD + " must list its values (enum), all among " + METRICS);
     }
   }
 
@@ -50,16 +57,23 @@ public final class OrganizationAnalytics implements CapabilityHandler {
   public JsonNode execute(Invocation invocation) {
     List<String> allowed = strings(invocation.config().get(METRICS_FIELD));
     List<String> requested = requestedMetrics(invocation.arguments(), allowed);
-    Instant from = invocation.at().minus(Duration.ofDays(invocation.config().get("dataRetention").asLong()));
+    Instant from = invocation
+        .at()
+        .minus(Duration.ofDays(invocation.config().get("dataRetention").asLong()));
     ObjectNode metrics = Json.MAPPER.createObjectNode();
     db.read(h -> {
       for (String metric : requested) {
-        metrics.set(metric, Json.MAPPER.valueToTree(metric(h, metric, invocation.orgId(), from, invocation.at())));
+        metrics.set(
+            metric,
+            Json.MAPPER.valueToTree(metric(h, metric, invocation.orgId(), from, invocation.at())));
       }
       return null;
     });
     ObjectNode result = Json.MAPPER.createObjectNode();
-    result.putObject("window").put("from", from.toString()).put("to", invocation.at().toString());
+    result
+        .putObject("window")
+        .put("from", from.toString())
+        .put("to", invocation.at().toString());
     result.set("metrics", metrics);
     return result;
   }
@@ -71,17 +85,21 @@ public final class OrganizationAnalytics implements CapabilityHandler {
       return allowed;
     }
     if (!named.isArray() || named.isEmpty()) {
-      throw ApiException.badRequest("arguments.metrics", "'arguments.metrics' must be a non-empty array of metric "
-          + "names");
+      throw ApiException.badRequest(
+          "arguments.metrics",
+          "'arguments.metrics' must be a non-empty array of metric " + "names");
     }
     if (!named.valueStream().allMatch(JsonNode::isTextual)) {
-      throw ApiException.badRequest("arguments.metrics", "'arguments.metrics' must contain metric names (strings)");
+      throw ApiException.badRequest(
+          "arguments.metrics", "'arguments.metrics' must contain metric names (strings)");
     }
     List<String> requested = strings(named);
     for (String metric : requested) {
       if (!allowed.contains(metric)) {
-        throw ApiException.forbidden("metric_not_allowed", "Metric '" + metric + "' is not in this assistant's "
-            + "allowedMetrics: " + String.join(", ", allowed));
+        throw ApiException.forbidden(
+            "metric_not_allowed",
+            "Metric '" + metric + "' is not in this assistant's " + "allowedMetrics: "
+                + String.join(", ", allowed));
       }
     }
     return requested;
@@ -89,23 +107,41 @@ public final class OrganizationAnalytics implements CapabilityHandler {
 
   private static Object metric(Handle h, String metric, String orgId, Instant from, Instant now) {
     return switch (metric) {
-      case "assistants" -> count(h, "SELECT COUNT(*) FROM assistants WHERE org_id = :org AND deleted_at IS NULL",
-          orgId);
-      case "assistants_by_type" -> grouped(h, "SELECT type AS k, COUNT(*) AS n FROM assistants "
-          + "WHERE org_id = :org AND deleted_at IS NULL GROUP BY type", orgId);
+      case "assistants" ->
+        count(
+            h, "SELECT COUNT(*) FROM assistants WHERE org_id = :org AND deleted_at IS NULL", orgId);
+      case "assistants_by_type" ->
+        grouped(
+            h,
+            "SELECT type AS k, COUNT(*) AS n FROM assistants "
+                + "WHERE org_id = :org AND deleted_at IS NULL GROUP BY type",
+            orgId);
       case "capability_adoption" -> adoption(h, orgId);
-      case "capability_changes" -> h.createQuery("""
+      case "capability_changes" ->
+        h.createQuery("""
               SELECT COUNT(*) FROM assistant_capability_versions v JOIN assistants a ON a.id = v.assistant_id
               WHERE a.org_id = :org AND v.version > 1 AND v.changed_at >= :from""")
-          .bind("org", orgId).bind("from", from.toEpochMilli()).mapTo(Long.class).one();
+            .bind("org", orgId)
+            .bind("from", from.toEpochMilli())
+            .mapTo(Long.class)
+            .one();
       case "members" -> count(h, "SELECT COUNT(*) FROM users WHERE org_id = :org", orgId);
-      case "members_by_role" -> grouped(h, "SELECT role AS k, COUNT(*) AS n FROM users WHERE org_id = :org "
-          + "GROUP BY role", orgId);
-      case "api_keys" -> h.createQuery("""
+      case "members_by_role" ->
+        grouped(
+            h,
+            "SELECT role AS k, COUNT(*) AS n FROM users WHERE org_id = :org " + "GROUP BY role",
+            orgId);
+      case "api_keys" ->
+        h.createQuery("""
               SELECT COUNT(*) FROM credentials WHERE org_id = :org AND kind = 'api_key' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > :now)""")
-          .bind("org", orgId).bind("now", now.toEpochMilli()).mapTo(Long.class).one();
-      default -> throw new IllegalStateException("checkEntry admits only computed metrics, not '" + metric + "'");
+            .bind("org", orgId)
+            .bind("now", now.toEpochMilli())
+            .mapTo(Long.class)
+            .one();
+      default ->
+        throw new IllegalStateException(
+            "checkEntry admits only computed metrics, not '" + metric + "'");
     };
   }
 
@@ -115,8 +151,10 @@ public final class OrganizationAnalytics implements CapabilityHandler {
 
   private static Map<String, Long> grouped(Handle h, String sql, String orgId) {
     Map<String, Long> counts = new LinkedHashMap<>();
-    h.createQuery(sql + " ORDER BY k").bind("org", orgId)
-        .map((rs, ctx) -> counts.put(rs.getString("k"), rs.getLong("n"))).list();
+    h.createQuery(sql + " ORDER BY k")
+        .bind("org", orgId)
+        .map((rs, ctx) -> counts.put(rs.getString("k"), rs.getLong("n")))
+        .list();
     return counts;
   }
 
@@ -124,8 +162,10 @@ public final class OrganizationAnalytics implements CapabilityHandler {
   private static Map<String, Long> adoption(Handle h, String orgId) {
     Map<String, Long> counts = new TreeMap<>();
     h.createQuery("SELECT capabilities FROM assistants WHERE org_id = :org AND deleted_at IS NULL")
-        .bind("org", orgId).mapTo(String.class)
-        .forEach(text -> List.of(Json.read(text, String[].class)).forEach(id -> counts.merge(id, 1L, Long::sum)));
+        .bind("org", orgId)
+        .mapTo(String.class)
+        .forEach(text -> List.of(Json.read(text, String[].class))
+            .forEach(id -> counts.merge(id, 1L, Long::sum)));
     return counts;
   }
 

@@ -17,14 +17,30 @@ import java.util.function.Predicate;
  * gateway does not carry out (tools, log probabilities, several choices...) are refused by name
  * rather than ignored, so a client never believes it got something it did not.
  */
-public record ChatRequest(String model, List<ChatMessage> messages, Sampling sampling, boolean stream,
-                          boolean includeUsage, String user, MemoryOptions memory) {
+public record ChatRequest(
+    String model,
+    List<ChatMessage> messages,
+    Sampling sampling,
+    boolean stream,
+    boolean includeUsage,
+    String user,
+    MemoryOptions memory) {
   public static final int MAX_MESSAGES = 2048;
   public static final int MAX_MODEL_ID = 256;
   public static final int MAX_USER = 256;
 
-  static final Set<String> FIELDS = fields("model", "messages", "stream", "stream_options", "n", "user", "memory",
-      "logprobs", "response_format", "logit_bias", "store");
+  static final Set<String> FIELDS = fields(
+      "model",
+      "messages",
+      "stream",
+      "stream_options",
+      "n",
+      "user",
+      "memory",
+      "logprobs",
+      "response_format",
+      "logit_bias",
+      "store");
 
   /** Parameters OpenAI defines that this gateway does not carry out, with why. */
   static final Map<String, String> UNSUPPORTED = Map.ofEntries(
@@ -51,7 +67,13 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
     boolean stream = body.optionalBoolean("stream").orElse(false);
     boolean includeUsage = streamOptions(body, stream);
     String user = body.optionalString("user", MAX_USER).orElse(null);
-    return new ChatRequest(model, messages, Sampling.parse(body), stream, includeUsage, user,
+    return new ChatRequest(
+        model,
+        messages,
+        Sampling.parse(body),
+        stream,
+        includeUsage,
+        user,
         MemoryOptions.parse(body.get("memory")));
   }
 
@@ -64,7 +86,9 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
   static void refuseUnsupported(JsonBody body, Map<String, String> unsupported) {
     for (var entry : unsupported.entrySet()) {
       if (body.has(entry.getKey())) {
-        throw ApiException.invalid("unsupported_parameter", entry.getKey(),
+        throw ApiException.invalid(
+            "unsupported_parameter",
+            entry.getKey(),
             "'" + entry.getKey() + "' is not supported: " + entry.getValue());
       }
     }
@@ -72,16 +96,32 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
 
   /** Default values clients send for parameters this gateway does not carry out. */
   static final Predicate<JsonNode> ONE = n -> n.isIntegralNumber() && n.asLong() == 1;
+
   static final Predicate<JsonNode> FALSE = n -> n.isBoolean() && !n.asBoolean();
   static final Predicate<JsonNode> EMPTY_OBJECT = n -> n.isObject() && n.isEmpty();
 
   /** Fields clients send with their default value: accepted only at that value. */
   static void acceptOnlyDefaults(JsonBody body) {
     onlyAt(body, "n", ONE, "'n' must be 1: this gateway returns one choice per request");
-    onlyAt(body, "logprobs", FALSE, "'logprobs' is not supported by this gateway (only false is accepted)");
-    onlyAt(body, "store", FALSE, "stored completions are not supported by this gateway (only false is accepted)");
-    onlyAt(body, "logit_bias", EMPTY_OBJECT, "'logit_bias' is not supported by this gateway (only {} is accepted)");
-    onlyAt(body, "response_format", f -> f.isObject() && f.size() == 1 && "text".equals(f.path("type").asText()),
+    onlyAt(
+        body,
+        "logprobs",
+        FALSE,
+        "'logprobs' is not supported by this gateway (only false is accepted)");
+    onlyAt(
+        body,
+        "store",
+        FALSE,
+        "stored completions are not supported by this gateway (only false is accepted)");
+    onlyAt(
+        body,
+        "logit_bias",
+        EMPTY_OBJECT,
+        "'logit_bias' is not supported by this gateway (only {} is accepted)");
+    onlyAt(
+        body,
+        "response_format",
+        f -> f.isObject() && f.size() == 1 && "text".equals(f.path("type").asText()),
         "only {\"type\": \"text\"} is supported as 'response_format'");
   }
 
@@ -104,7 +144,8 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
       return false;
     }
     if (!stream) {
-      throw ApiException.badRequest("stream_options", "'stream_options' is only allowed when 'stream' is true");
+      throw ApiException.badRequest(
+          "stream_options", "'stream_options' is only allowed when 'stream' is true");
     }
     if (!options.isObject()) {
       throw ApiException.badRequest("stream_options", "'stream_options' must be an object");
@@ -112,13 +153,15 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
     for (var names = options.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!name.equals("include_usage")) {
-        throw ApiException.badRequest("stream_options", "Unknown stream option '" + name
-            + "'; the only option is include_usage");
+        throw ApiException.badRequest(
+            "stream_options",
+            "Unknown stream option '" + name + "'; the only option is include_usage");
       }
     }
     JsonNode include = options.get("include_usage");
     if (include != null && !include.isNull() && !include.isBoolean()) {
-      throw ApiException.badRequest("stream_options", "'stream_options.include_usage' must be true or false");
+      throw ApiException.badRequest(
+          "stream_options", "'stream_options.include_usage' must be true or false");
     }
     return include != null && include.asBoolean(false);
   }
@@ -131,7 +174,8 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
       throw ApiException.badRequest("messages", "'messages' must be a non-empty array of messages");
     }
     if (value.size() > MAX_MESSAGES) {
-      throw ApiException.badRequest("messages", "'messages' may hold at most " + MAX_MESSAGES + " messages");
+      throw ApiException.badRequest(
+          "messages", "'messages' may hold at most " + MAX_MESSAGES + " messages");
     }
     List<ChatMessage> messages = new ArrayList<>(value.size());
     for (int i = 0; i < value.size(); i++) {
@@ -147,8 +191,10 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
     for (var names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!Set.of("role", "content", "name").contains(name)) {
-        throw unsupported(where + "." + name, "Unsupported message field '" + name + "' in " + where
-            + "; messages take role, content and name");
+        throw unsupported(
+            where + "." + name,
+            "Unsupported message field '" + name + "' in " + where
+                + "; messages take role, content and name");
       }
     }
     String role = node.path("role").asText("");
@@ -156,14 +202,21 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
       case "system", "developer" -> ChatMessage.SYSTEM;
       case "user" -> ChatMessage.USER;
       case "assistant" -> ChatMessage.ASSISTANT;
-      case "tool", "function" -> throw unsupported(where + ".role", "Messages with role '" + role
-          + "' are not supported: tool calling is not supported by this gateway");
-      default -> throw ApiException.badRequest(where + ".role", where + ".role must be system, user or assistant"
-          + (role.isEmpty() ? "" : ", got '" + role + "'"));
+      case "tool", "function" ->
+        throw unsupported(
+            where + ".role",
+            "Messages with role '" + role
+                + "' are not supported: tool calling is not supported by this gateway");
+      default ->
+        throw ApiException.badRequest(
+            where + ".role",
+            where + ".role must be system, user or assistant"
+                + (role.isEmpty() ? "" : ", got '" + role + "'"));
     };
     JsonNode name = node.get("name");
     if (name != null && !name.isNull() && (!name.isTextual() || name.asText().length() > 64)) {
-      throw ApiException.badRequest(where + ".name", where + ".name must be a string of at most 64 characters");
+      throw ApiException.badRequest(
+          where + ".name", where + ".name must be a string of at most 64 characters");
     }
     return new ChatMessage(normalized, content(node.get("content"), where + ".content"));
   }
@@ -179,9 +232,13 @@ public record ChatRequest(String model, List<ChatMessage> messages, Sampling sam
     if (content.isArray() && !content.isEmpty()) {
       StringBuilder text = new StringBuilder();
       for (JsonNode part : content) {
-        if (!part.isObject() || !"text".equals(part.path("type").asText()) || !part.path("text").isTextual()) {
-          throw unsupported(where, where + ": only text content parts ({\"type\": \"text\", \"text\": ...}) "
-              + "are supported");
+        if (!part.isObject()
+            || !"text".equals(part.path("type").asText())
+            || !part.path("text").isTextual()) {
+          throw unsupported(
+              where,
+              where + ": only text content parts ({\"type\": \"text\", \"text\": ...}) "
+                  + "are supported");
         }
         text.append(part.get("text").asText());
       }

@@ -57,8 +57,11 @@ public final class ChatSockets implements RouteModule {
   private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger open = new AtomicInteger();
 
-  public ChatSockets(Gateway gateway, Guard guard, EngramConfig.WebSocketSettings settings,
-                     ScheduledExecutorService timers) {
+  public ChatSockets(
+      Gateway gateway,
+      Guard guard,
+      EngramConfig.WebSocketSettings settings,
+      ScheduledExecutorService timers) {
     this.gateway = gateway;
     this.guard = guard;
     this.settings = settings;
@@ -70,7 +73,8 @@ public final class ChatSockets implements RouteModule {
     if (!settings.enabled()) {
       return;
     }
-    routes.ws("/ws", ws -> configure(ws, new TypedFraming()))
+    routes
+        .ws("/ws", ws -> configure(ws, new TypedFraming()))
         .ws("/v1/chat/stream", ws -> configure(ws, new ChunkFraming()));
   }
 
@@ -95,8 +99,11 @@ public final class ChatSockets implements RouteModule {
     if (open.incrementAndGet() > settings.maxConnections()) {
       open.decrementAndGet();
       SocketSession refused = new SocketSession(ctx, framing);
-      refused.sendError(ApiException.rateLimited("too_many_connections", "This server already has "
-          + settings.maxConnections() + " WebSocket connections open, the most it allows; retry later", 1));
+      refused.sendError(ApiException.rateLimited(
+          "too_many_connections",
+          "This server already has " + settings.maxConnections()
+              + " WebSocket connections open, the most it allows; retry later",
+          1));
       ctx.closeSession(TRY_AGAIN_LATER, "too many connections");
       return;
     }
@@ -107,7 +114,8 @@ public final class ChatSockets implements RouteModule {
     if (framing.acceptsHeaderAuth() && authorization != null) {
       session.authenticate(bearer(authorization), false);
     }
-    timers.schedule(session::closeIfUnauthenticated, settings.authTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    timers.schedule(
+        session::closeIfUnauthenticated, settings.authTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void closed(String sessionId) {
@@ -152,8 +160,9 @@ public final class ChatSockets implements RouteModule {
       String type = message.path("type").asText(null);
       if (caller == null) {
         if (!"auth".equals(type)) {
-          sendError(ApiException.unauthorized("missing_api_key", "The first message must be {\"type\": \"auth\", "
-              + "\"api_key\": \"<key>\"}"));
+          sendError(ApiException.unauthorized(
+              "missing_api_key",
+              "The first message must be {\"type\": \"auth\", " + "\"api_key\": \"<key>\"}"));
           ctx.closeSession(POLICY_VIOLATION, "authentication required");
           return;
         }
@@ -165,8 +174,10 @@ public final class ChatSockets implements RouteModule {
         return;
       }
       if (busy) {
-        sendError(ApiException.conflict("inference_in_progress", "This connection is already running an inference; "
-            + "wait for its end or open another connection"));
+        sendError(ApiException.conflict(
+            "inference_in_progress",
+            "This connection is already running an inference; "
+                + "wait for its end or open another connection"));
         return;
       }
       busy = true;
@@ -194,8 +205,9 @@ public final class ChatSockets implements RouteModule {
 
     void closeIfUnauthenticated() {
       if (caller == null && ctx.session.isOpen()) {
-        sendError(ApiException.unauthorized("auth_timeout", "No auth message within "
-            + settings.authTimeout().toSeconds() + " seconds"));
+        sendError(ApiException.unauthorized(
+            "auth_timeout",
+            "No auth message within " + settings.authTimeout().toSeconds() + " seconds"));
         ctx.closeSession(POLICY_VIOLATION, "authentication timed out");
       }
     }
@@ -206,12 +218,14 @@ public final class ChatSockets implements RouteModule {
         if (agentField != null && !agentField.isNull() && !agentField.isTextual()) {
           throw ApiException.badRequest("agent", "'agent' must be an agent slug");
         }
-        String agent = agentField != null && agentField.isTextual() ? agentField.asText()
+        String agent = agentField != null && agentField.isTextual()
+            ? agentField.asText()
             : ctx.header(AgentBoundary.HEADER);
         message.remove("type");
         guard.countRequest(caller);
         ChatRequest chat = ChatRequest.parse(JsonBody.received(message));
-        try (Gateway.Prepared prepared = gateway.prepareChat(caller, scope(agent), chat, true, null)) {
+        try (Gateway.Prepared prepared =
+            gateway.prepareChat(caller, scope(agent), chat, true, null)) {
           run(prepared, chat);
         }
       } catch (ApiException e) {
@@ -227,7 +241,9 @@ public final class ChatSockets implements RouteModule {
     }
 
     private AgentScope scope(String agent) {
-      return AgentBoundary.resolve(agent == null || agent.isBlank() ? null : agent.strip(), caller,
+      return AgentBoundary.resolve(
+          agent == null || agent.isBlank() ? null : agent.strip(),
+          caller,
           "name one in the message's \"agent\" field or the X-Service-Agent header");
     }
 
@@ -236,8 +252,7 @@ public final class ChatSockets implements RouteModule {
       boolean[] first = {true};
       TokenSink sink = new TokenSink() {
         @Override
-        public void begin() {
-        }
+        public void begin() {}
 
         @Override
         public void text(String piece) {

@@ -33,11 +33,11 @@ final class ChunkFraming implements SocketFraming {
   }
 
   @Override
-  public List<String> end(Replies.Header header, ChatRequest chat, Gateway.Prepared prepared,
-                          Gateway.Outcome outcome) {
+  public List<String> end(
+      Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome) {
     if (!chat.stream()) {
-      return List.of(Json.write(Replies.whole(header, outcome.generation(), outcome.usage(),
-          prepared.memoryTokens())));
+      return List.of(Json.write(
+          Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens())));
     }
     List<String> frames = new ArrayList<>();
     frames.add(Replies.finish(header, outcome.generation().finishReason(), chat.includeUsage()));

@@ -12,28 +12,52 @@ import java.util.Set;
  * is a string, or a list holding one string as OpenAI's clients may send it; several prompts, echo,
  * best_of and suffix are refused by name.
  */
-public record CompletionRequest(String model, String prompt, Sampling sampling, boolean stream, boolean includeUsage,
-                                String user) {
+public record CompletionRequest(
+    String model,
+    String prompt,
+    Sampling sampling,
+    boolean stream,
+    boolean includeUsage,
+    String user) {
   public static final int MAX_PROMPT = 1_000_000;
 
-  static final Set<String> FIELDS = ChatRequest.fields("model", "prompt", "stream", "stream_options", "n", "user",
-      "logprobs", "logit_bias", "echo", "best_of");
+  static final Set<String> FIELDS = ChatRequest.fields(
+      "model",
+      "prompt",
+      "stream",
+      "stream_options",
+      "n",
+      "user",
+      "logprobs",
+      "logit_bias",
+      "echo",
+      "best_of");
 
-  static final Map<String, String> UNSUPPORTED = Map.of(
-      "suffix", "insertion (suffix) is not supported by this gateway");
+  static final Map<String, String> UNSUPPORTED =
+      Map.of("suffix", "insertion (suffix) is not supported by this gateway");
 
   public static CompletionRequest parse(JsonBody body) {
     ChatRequest.refuseUnsupported(body, UNSUPPORTED);
     body.allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     String prompt = prompt(body.get("prompt"));
-    ChatRequest.onlyAt(body, "n", ChatRequest.ONE, "'n' must be 1: this gateway returns one choice per request");
+    ChatRequest.onlyAt(
+        body, "n", ChatRequest.ONE, "'n' must be 1: this gateway returns one choice per request");
     ChatRequest.onlyAt(body, "best_of", ChatRequest.ONE, "'best_of' must be 1 on this gateway");
-    ChatRequest.onlyAt(body, "echo", ChatRequest.FALSE,
+    ChatRequest.onlyAt(
+        body,
+        "echo",
+        ChatRequest.FALSE,
         "'echo' is not supported by this gateway (only false is accepted)");
-    ChatRequest.onlyAt(body, "logprobs", v -> v.isIntegralNumber() && v.asLong() == 0,
+    ChatRequest.onlyAt(
+        body,
+        "logprobs",
+        v -> v.isIntegralNumber() && v.asLong() == 0,
         "log probabilities are not supported by this gateway");
-    ChatRequest.onlyAt(body, "logit_bias", ChatRequest.EMPTY_OBJECT,
+    ChatRequest.onlyAt(
+        body,
+        "logit_bias",
+        ChatRequest.EMPTY_OBJECT,
         "'logit_bias' is not supported by this gateway (only {} is accepted)");
     boolean stream = body.optionalBoolean("stream").orElse(false);
     boolean includeUsage = ChatRequest.streamOptions(body, stream);
@@ -47,13 +71,15 @@ public record CompletionRequest(String model, String prompt, Sampling sampling, 
     }
     JsonNode text = value.isArray() && value.size() == 1 ? value.get(0) : value;
     if (value.isArray() && value.size() != 1) {
-      throw ChatRequest.unsupported("prompt", "'prompt' must be a string (or a list of exactly one string)");
+      throw ChatRequest.unsupported(
+          "prompt", "'prompt' must be a string (or a list of exactly one string)");
     }
     if (!text.isTextual() || text.asText().isEmpty()) {
       throw ApiException.badRequest("prompt", "'prompt' must be a non-empty string");
     }
     if (text.asText().length() > MAX_PROMPT) {
-      throw ApiException.badRequest("prompt", "'prompt' must be at most " + MAX_PROMPT + " characters");
+      throw ApiException.badRequest(
+          "prompt", "'prompt' must be at most " + MAX_PROMPT + " characters");
     }
     return text.asText();
   }

@@ -33,7 +33,8 @@ public final class EmbeddingRoutes implements RouteModule {
   public static final String MODEL_ID = "all-minilm-l6-v2";
   public static final int MAX_INPUTS = 2048;
   public static final int MAX_INPUT_CHARS = 100_000;
-  static final Set<String> FIELDS = Set.of("model", "input", "encoding_format", "dimensions", "user");
+  static final Set<String> FIELDS =
+      Set.of("model", "input", "encoding_format", "dimensions", "user");
 
   private final Embedder embedder;
   private final Gateway gateway;
@@ -62,8 +63,10 @@ public final class EmbeddingRoutes implements RouteModule {
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
-      throw ApiException.notFound("model_not_found", "model", "The embedding model '" + model
-          + "' is not served here; use '" + MODEL_ID + "'");
+      throw ApiException.notFound(
+          "model_not_found",
+          "model",
+          "The embedding model '" + model + "' is not served here; use '" + MODEL_ID + "'");
     }
     List<String> inputs = inputs(body.get("input"));
     boolean base64 = encoding(body);
@@ -76,7 +79,10 @@ public final class EmbeddingRoutes implements RouteModule {
       embeddings = embedder.embedCounted(inputs);
     }
     int tokens = embeddings.tokens();
-    gateway.usage().record(caller.orgId(), caller.credentialId(), MODEL_ID, new Generation.Usage(tokens, 0), 0);
+    gateway
+        .usage()
+        .record(
+            caller.orgId(), caller.credentialId(), MODEL_ID, new Generation.Usage(tokens, 0), 0);
     TokenHeaders.write(ctx, budget);
     ObjectNode reply = Json.MAPPER.createObjectNode();
     reply.put("object", "list");
@@ -115,13 +121,16 @@ public final class EmbeddingRoutes implements RouteModule {
     List<String> texts = new ArrayList<>(items.size());
     for (JsonNode item : items) {
       if (item.isNumber() || item.isArray()) {
-        throw ChatRequest.unsupported("input", "token arrays are not supported as 'input'; send text");
+        throw ChatRequest.unsupported(
+            "input", "token arrays are not supported as 'input'; send text");
       }
       if (!item.isTextual() || item.asText().isBlank()) {
-        throw ApiException.badRequest("input", "'input' must be a non-empty string or a list of non-empty strings");
+        throw ApiException.badRequest(
+            "input", "'input' must be a non-empty string or a list of non-empty strings");
       }
       if (item.asText().length() > MAX_INPUT_CHARS) {
-        throw ApiException.badRequest("input", "each input must be at most " + MAX_INPUT_CHARS + " characters");
+        throw ApiException.badRequest(
+            "input", "each input must be at most " + MAX_INPUT_CHARS + " characters");
       }
       texts.add(item.asText());
     }
@@ -133,12 +142,15 @@ public final class EmbeddingRoutes implements RouteModule {
     return switch (format) {
       case "float" -> false;
       case "base64" -> true;
-      default -> throw ApiException.badRequest("encoding_format", "'encoding_format' must be float or base64");
+      default ->
+        throw ApiException.badRequest(
+            "encoding_format", "'encoding_format' must be float or base64");
     };
   }
 
   private static String base64(float[] vector) {
-    ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer bytes =
+        ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     for (float v : vector) {
       bytes.putFloat(v);
     }

@@ -30,7 +30,7 @@ final class EventStream implements AutoCloseable {
   private final AtomicBoolean keepAliveRunning = new AtomicBoolean();
   private volatile long lastWrite;
   private volatile boolean gone;
-  private volatile Runnable onGone = () -> { };
+  private volatile Runnable onGone = () -> {};
 
   EventStream(Context ctx, ScheduledExecutorService scheduler, Duration keepAlive) {
     this.ctx = ctx;
@@ -52,7 +52,8 @@ final class EventStream implements AutoCloseable {
     }
     lastWrite = System.nanoTime();
     long period = Math.max(100, keepAlive.toMillis() / 4);
-    keepAliveTask = scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
+    keepAliveTask =
+        scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
   }
 
   boolean isOpen() {
@@ -95,7 +96,8 @@ final class EventStream implements AutoCloseable {
    * silent, and a second write behind it would only wait too).
    */
   private void keepAlive() {
-    if (System.nanoTime() - lastWrite < keepAlive.toNanos() || !keepAliveRunning.compareAndSet(false, true)) {
+    if (System.nanoTime() - lastWrite < keepAlive.toNanos()
+        || !keepAliveRunning.compareAndSet(false, true)) {
       return;
     }
     Thread.ofVirtual().name("sse-keepalive").start(() -> {

@@ -17,7 +17,7 @@ final class FrameSender {
 
   private final Session session;
   private volatile boolean gone;
-  private volatile Runnable onGone = () -> { };
+  private volatile Runnable onGone = () -> {};
 
   FrameSender(Session session) {
     this.session = session;

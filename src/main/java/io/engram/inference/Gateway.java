@@ -26,11 +26,17 @@ import java.util.List;
 public final class Gateway {
   /** OpenAI's accounting of a chat prompt: a few tokens of framing per message and for the reply. */
   private static final int TOKENS_PER_MESSAGE = 4;
+
   private static final int TOKENS_FOR_REPLY = 3;
 
   /** A request ready for its engine, holding a concurrency slot until {@link #close()}. */
-  public record Prepared(ModelCatalog.Entry model, GenerationRequest request, MemoryContext.Injection memory,
-                         int promptTokens, InferenceLimits.TokenBudget budget, InferenceLimits.Permit permit)
+  public record Prepared(
+      ModelCatalog.Entry model,
+      GenerationRequest request,
+      MemoryContext.Injection memory,
+      int promptTokens,
+      InferenceLimits.TokenBudget budget,
+      InferenceLimits.Permit permit)
       implements AutoCloseable {
 
     public List<String> memoryIds() {
@@ -53,8 +59,12 @@ public final class Gateway {
   private final UsageLedger usage;
   private final InferenceMetrics metrics;
 
-  Gateway(ModelCatalog catalog, MemoryService memory, InferenceLimits limits, UsageLedger usage,
-          InferenceMetrics metrics) {
+  Gateway(
+      ModelCatalog catalog,
+      MemoryService memory,
+      InferenceLimits limits,
+      UsageLedger usage,
+      InferenceMetrics metrics) {
     this.catalog = catalog;
     this.memory = new MemoryContext(memory);
     this.limits = limits;
@@ -86,12 +96,16 @@ public final class Gateway {
 
   /** The current gateway (context access tokens) serves its one advertised model. */
   ModelCatalog.Entry advertised(String id) {
-    return catalog.advertised().filter(e -> e.card().id().equals(id)).orElseThrow(() -> ModelCatalog.notFound(id));
+    return catalog
+        .advertised()
+        .filter(e -> e.card().id().equals(id))
+        .orElseThrow(() -> ModelCatalog.notFound(id));
   }
 
-  public Prepared prepareChat(Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn,
-                              String requestId) {
-    ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN ? advertised(chat.model())
+  public Prepared prepareChat(
+      Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn, String requestId) {
+    ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN
+        ? advertised(chat.model())
         : model(caller, chat.model());
     int conversationTokens = chatTokens(chat.messages());
     Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
@@ -99,16 +113,31 @@ public final class Gateway {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
       if (memoryOn && chat.memory().enabled()) {
         // The memory block takes what the context has left, never the reply's room.
-        int room = model.card().contextLength() - conversationTokens - admission.reserved() - TOKENS_PER_MESSAGE;
-        injection = memory.retrieve(caller, scope, chat.messages(), chat.memory().limit(),
-            Math.min(chat.memory().maxTokens(), room), requestId);
+        int room = model.card().contextLength()
+            - conversationTokens
+            - admission.reserved()
+            - TOKENS_PER_MESSAGE;
+        injection = memory.retrieve(
+            caller,
+            scope,
+            chat.messages(),
+            chat.memory().limit(),
+            Math.min(chat.memory().maxTokens(), room),
+            requestId);
       }
-      int promptTokens = injection.isEmpty() ? conversationTokens
+      int promptTokens = injection.isEmpty()
+          ? conversationTokens
           : conversationTokens + injection.tokens() + TOKENS_PER_MESSAGE;
-      GenerationRequest request = new GenerationRequest(model.engineModel(), injection.applyTo(chat.messages()),
-          null, resolve(chat.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
-          chat.stream(), chat.user());
-      return new Prepared(model, request, injection, promptTokens, admission.budget(), admission.permit());
+      GenerationRequest request = new GenerationRequest(
+          model.engineModel(),
+          injection.applyTo(chat.messages()),
+          null,
+          resolve(
+              chat.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
+          chat.stream(),
+          chat.user());
+      return new Prepared(
+          model, request, injection, promptTokens, admission.budget(), admission.permit());
     } catch (RuntimeException e) {
       admission.permit().close();
       throw e;
@@ -119,22 +148,36 @@ public final class Gateway {
     ModelCatalog.Entry model = model(caller, completion.model());
     int promptTokens = TokenCounter.count(completion.prompt());
     Admission admission = admit(caller, model, completion.sampling(), promptTokens);
-    GenerationRequest request = new GenerationRequest(model.engineModel(), null, completion.prompt(),
-        resolve(completion.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
-        completion.stream(), completion.user());
-    return new Prepared(model, request, MemoryContext.Injection.NONE, promptTokens, admission.budget(),
+    GenerationRequest request = new GenerationRequest(
+        model.engineModel(),
+        null,
+        completion.prompt(),
+        resolve(
+            completion.sampling(),
+            caller.organization(),
+            model.card().contextLength(),
+            promptTokens),
+        completion.stream(),
+        completion.user());
+    return new Prepared(
+        model,
+        request,
+        MemoryContext.Injection.NONE,
+        promptTokens,
+        admission.budget(),
         admission.permit());
   }
 
   /** A request let in: the tokens kept for the reply, the hourly budget it saw, its concurrency slot. */
-  private record Admission(int reserved, InferenceLimits.TokenBudget budget, InferenceLimits.Permit permit) {
-  }
+  private record Admission(
+      int reserved, InferenceLimits.TokenBudget budget, InferenceLimits.Permit permit) {}
 
   /**
    * The checks every generation passes before work starts, cheapest and permanent first: tokens
    * per request and context (400s), then the hourly budget and a concurrency slot (429s).
    */
-  private Admission admit(Principal caller, ModelCatalog.Entry model, Sampling sampling, int promptTokens) {
+  private Admission admit(
+      Principal caller, ModelCatalog.Entry model, Sampling sampling, int promptTokens) {
     Organization org = caller.organization();
     if (sampling.maxTokens() != null) {
       limits.checkTokensPerRequest(org, sampling.maxTokens(), "max_tokens");
@@ -146,8 +189,7 @@ public final class Gateway {
   }
 
   /** A generation and the usage it was charged. */
-  public record Outcome(Generation generation, Generation.Usage usage) {
-  }
+  public record Outcome(Generation generation, Generation.Usage usage) {}
 
   /**
    * Runs the prepared request on its engine, delivering to {@code sink}, and charges its usage
@@ -182,8 +224,12 @@ public final class Gateway {
     try {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
-      record(caller, prepared, new Generation.Usage(prepared.promptTokens(), TokenCounter.count(delivered.toString())));
-      String outcome = e instanceof EngineException failure ? failure.failure().code()
+      record(
+          caller,
+          prepared,
+          new Generation.Usage(prepared.promptTokens(), TokenCounter.count(delivered.toString())));
+      String outcome = e instanceof EngineException failure
+          ? failure.failure().code()
           : e instanceof ClientGoneException ? "client_gone" : "internal_error";
       metrics.generation(model, outcome, System.nanoTime() - started);
       throw e;
@@ -199,7 +245,8 @@ public final class Gateway {
    * the gateway's (cl100k_base over what was sent and received).
    */
   private Generation.Usage finish(Principal caller, Prepared prepared, Generation generation) {
-    Generation.Usage counted = generation.usage() != null ? generation.usage()
+    Generation.Usage counted = generation.usage() != null
+        ? generation.usage()
         : new Generation.Usage(prepared.promptTokens(), TokenCounter.count(generation.text()));
     record(caller, prepared, counted);
     return counted;
@@ -207,12 +254,17 @@ public final class Gateway {
 
   private void record(Principal caller, Prepared prepared, Generation.Usage counted) {
     metrics.tokens(prepared.model().card().id(), counted, prepared.memoryTokens());
-    usage.record(caller.orgId(), caller.credentialId(), prepared.model().card().id(), counted,
+    usage.record(
+        caller.orgId(),
+        caller.credentialId(),
+        prepared.model().card().id(),
+        counted,
         prepared.memoryTokens());
   }
 
   /** Fills in max_tokens when the caller left it out: the spec's 2048, within the plan and the context. */
-  private static Sampling resolve(Sampling sampling, Organization org, int contextLength, int promptTokens) {
+  private static Sampling resolve(
+      Sampling sampling, Organization org, int contextLength, int promptTokens) {
     if (sampling.maxTokens() != null) {
       return sampling;
     }
@@ -227,8 +279,11 @@ public final class Gateway {
 
   private static void checkContext(int tokens, int contextLength) {
     if (tokens > contextLength) {
-      throw ApiException.invalid("context_length_exceeded", "messages", "This model's context is " + contextLength
-          + " tokens; the messages and max_tokens need " + tokens);
+      throw ApiException.invalid(
+          "context_length_exceeded",
+          "messages",
+          "This model's context is " + contextLength + " tokens; the messages and max_tokens need "
+              + tokens);
     }
   }
 

@@ -32,6 +32,7 @@ public final class GenerationRoutes implements RouteModule {
   public static final String MEMORY_HEADER = "X-Engram-Memory";
   /** The ids of the memories put in the prompt, best first, comma-separated. */
   public static final String MEMORY_IDS_HEADER = "X-Engram-Memory-Ids";
+
   public static final String MEMORY_TOKENS_HEADER = "X-Engram-Memory-Tokens";
 
   private final Gateway gateway;
@@ -40,8 +41,12 @@ public final class GenerationRoutes implements RouteModule {
   private final ScheduledExecutorService keepAlives;
   private final Duration keepAlive;
 
-  public GenerationRoutes(Gateway gateway, Guard guard, long maxBodyBytes, ScheduledExecutorService keepAlives,
-                          Duration keepAlive) {
+  public GenerationRoutes(
+      Gateway gateway,
+      Guard guard,
+      long maxBodyBytes,
+      ScheduledExecutorService keepAlives,
+      Duration keepAlive) {
     this.gateway = gateway;
     this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
@@ -53,7 +58,8 @@ public final class GenerationRoutes implements RouteModule {
   public void register(Routes routes) {
     routes.exposeHeaders(MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
-    routes.post("/v1/chat/completions", this::chat)
+    routes
+        .post("/v1/chat/completions", this::chat)
         .post(AGENT_CHAT, this::chat)
         .post("/v1/completions", this::completion);
   }
@@ -62,11 +68,16 @@ public final class GenerationRoutes implements RouteModule {
     Principal caller = guard.inference(ctx);
     ChatRequest chat = ChatRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
-    try (Gateway.Prepared prepared = gateway.prepareChat(caller, scope, chat, memoryHeader(ctx),
-        HttpServer.requestId(ctx))) {
+    try (Gateway.Prepared prepared =
+        gateway.prepareChat(caller, scope, chat, memoryHeader(ctx), HttpServer.requestId(ctx))) {
       ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
       ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
-      respond(ctx, caller, prepared, Replies.Header.create(Replies.Kind.CHAT, chat.model()), chat.includeUsage());
+      respond(
+          ctx,
+          caller,
+          prepared,
+          Replies.Header.create(Replies.Kind.CHAT, chat.model()),
+          chat.includeUsage());
     }
   }
 
@@ -74,7 +85,11 @@ public final class GenerationRoutes implements RouteModule {
     Principal caller = guard.permission(ctx, Permission.INFERENCE);
     CompletionRequest completion = CompletionRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
     try (Gateway.Prepared prepared = gateway.prepareCompletion(caller, completion)) {
-      respond(ctx, caller, prepared, Replies.Header.create(Replies.Kind.TEXT, completion.model()),
+      respond(
+          ctx,
+          caller,
+          prepared,
+          Replies.Header.create(Replies.Kind.TEXT, completion.model()),
           completion.includeUsage());
     }
   }
@@ -88,12 +103,17 @@ public final class GenerationRoutes implements RouteModule {
     return switch (value.strip().toLowerCase(Locale.ROOT)) {
       case "on" -> true;
       case "off" -> false;
-      default -> throw ApiException.badRequest(MEMORY_HEADER, MEMORY_HEADER + " must be 'on' or 'off'");
+      default ->
+        throw ApiException.badRequest(MEMORY_HEADER, MEMORY_HEADER + " must be 'on' or 'off'");
     };
   }
 
-  private void respond(Context ctx, Principal caller, Gateway.Prepared prepared, Replies.Header header,
-                       boolean includeUsage) {
+  private void respond(
+      Context ctx,
+      Principal caller,
+      Gateway.Prepared prepared,
+      Replies.Header header,
+      boolean includeUsage) {
     TokenHeaders.write(ctx, prepared.budget());
     if (!prepared.request().stream()) {
       Gateway.Outcome outcome;
@@ -103,18 +123,22 @@ public final class GenerationRoutes implements RouteModule {
         LOG.warn("generation failed: {}", e.getMessage());
         throw e.toApiException();
       }
-      Responses.json(ctx, Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens()));
+      Responses.json(
+          ctx,
+          Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens()));
       return;
     }
     try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
       StreamingReply reply = new StreamingReply(events, header, includeUsage);
       try {
         Gateway.Outcome outcome = gateway.generate(caller, prepared, reply);
-        reply.complete(outcome.generation().finishReason(), outcome.usage(), prepared.memoryTokens());
+        reply.complete(
+            outcome.generation().finishReason(), outcome.usage(), prepared.memoryTokens());
       } catch (ClientGoneException e) {
         LOG.debug("client left during a stream; generation stopped");
       } catch (EngineException e) {
-        LOG.warn("generation failed{}: {}", events.isOpen() ? " during the stream" : "", e.getMessage());
+        LOG.warn(
+            "generation failed{}: {}", events.isOpen() ? " during the stream" : "", e.getMessage());
         if (!events.isOpen()) {
           throw e.toApiException();
         }
@@ -134,11 +158,9 @@ public final class GenerationRoutes implements RouteModule {
     INSTANCE;
 
     @Override
-    public void begin() {
-    }
+    public void begin() {}
 
     @Override
-    public void text(String piece) {
-    }
+    public void text(String piece) {}
   }
 }

@@ -48,9 +48,15 @@ public final class Inference implements AutoCloseable {
   private final EngramConfig.WebSocketSettings webSockets;
   private final long started;
 
-  private Inference(Gateway gateway, ModelUploads uploads, OptionalInt maxModelSizeGb, Embedder embedder,
-                    List<AutoCloseable> engines, Duration keepAlive, EngramConfig.WebSocketSettings webSockets,
-                    long started) {
+  private Inference(
+      Gateway gateway,
+      ModelUploads uploads,
+      OptionalInt maxModelSizeGb,
+      Embedder embedder,
+      List<AutoCloseable> engines,
+      Duration keepAlive,
+      EngramConfig.WebSocketSettings webSockets,
+      long started) {
     this.gateway = gateway;
     this.uploads = uploads;
     this.maxModelSizeGb = maxModelSizeGb;
@@ -60,58 +66,100 @@ public final class Inference implements AutoCloseable {
     this.webSockets = webSockets;
     this.started = started;
     // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
-    this.keepAlives = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("stream-timers")
-        .factory());
+    this.keepAlives = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().daemon().name("stream-timers").factory());
   }
 
-  public static Inference open(EngramConfig config, Database database, MemoryService memory, Embedder embedder,
-                               MeterRegistry registry, Clock clock) {
+  public static Inference open(
+      EngramConfig config,
+      Database database,
+      MemoryService memory,
+      Embedder embedder,
+      MeterRegistry registry,
+      Clock clock) {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
-    long queueTimeout = Duration.ofSeconds(config.server().requestTimeoutSeconds()).toMillis();
-    int workers = config.inference().workerProcesses().orElse(Runtime.getRuntime().availableProcessors());
-    Function<Path, LocalEngine> localEngine = directory -> new LocalEngine(directory, workers, queueTimeout);
+    long queueTimeout =
+        Duration.ofSeconds(config.server().requestTimeoutSeconds()).toMillis();
+    int workers =
+        config.inference().workerProcesses().orElse(Runtime.getRuntime().availableProcessors());
+    Function<Path, LocalEngine> localEngine =
+        directory -> new LocalEngine(directory, workers, queueTimeout);
     for (LocalModels.Found found : LocalModels.scan(config.inference().modelCacheDir())) {
       LocalEngine local = localEngine.apply(found.directory());
       engines.add(local);
-      catalog.add(new ModelCatalog.Entry(new ModelCard(found.id(), found.createdEpochSeconds(), "engram",
-          found.contextLength(), found.parametersLabel()), local, found.id()));
-      LOG.info("inference: model '{}' ({} parameters) served in-process from {}", found.id(), found.parametersLabel(),
+      catalog.add(new ModelCatalog.Entry(
+          new ModelCard(
+              found.id(),
+              found.createdEpochSeconds(),
+              "engram",
+              found.contextLength(),
+              found.parametersLabel()),
+          local,
+          found.id()));
+      LOG.info(
+          "inference: model '{}' ({} parameters) served in-process from {}",
+          found.id(),
+          found.parametersLabel(),
           found.directory());
     }
     config.inference().upstream().ifPresent(upstream -> {
-      String id = !config.inference().defaultModel().isEmpty() ? config.inference().defaultModel() : upstream.model();
+      String id = !config.inference().defaultModel().isEmpty()
+          ? config.inference().defaultModel()
+          : upstream.model();
       if (id.isEmpty()) {
-        throw new ConfigException(List.of("ENGRAM_UPSTREAM_URL is set: set DEFAULT_MODEL (the id clients use) or "
-            + "ENGRAM_UPSTREAM_MODEL (the upstream's model name) too"));
+        throw new ConfigException(
+            List.of("ENGRAM_UPSTREAM_URL is set: set DEFAULT_MODEL (the id clients use) or "
+                + "ENGRAM_UPSTREAM_MODEL (the upstream's model name) too"));
       }
-      RemoteEngine remote = new RemoteEngine(upstream.baseUrl(), upstream.apiKey(), upstream.model(),
+      RemoteEngine remote = new RemoteEngine(
+          upstream.baseUrl(),
+          upstream.apiKey(),
+          upstream.model(),
           Duration.ofSeconds(config.server().requestTimeoutSeconds()));
       engines.add(remote);
-      catalog.add(new ModelCatalog.Entry(new ModelCard(id, started, "engram", upstream.contextLength(), null), remote,
+      catalog.add(new ModelCatalog.Entry(
+          new ModelCard(id, started, "engram", upstream.contextLength(), null),
+          remote,
           upstream.model().isEmpty() ? id : upstream.model()));
       LOG.info("inference: model '{}' served by the upstream at {}", id, upstream.baseUrl());
     });
     if (catalog.all().isEmpty()) {
-      LOG.info("inference: no generation model configured (set ENGRAM_UPSTREAM_URL or put a model in {})",
+      LOG.info(
+          "inference: no generation model configured (set ENGRAM_UPSTREAM_URL or put a model in {})",
           config.inference().modelCacheDir());
     }
-    ModelUploads uploads = new ModelUploads(config.inference().modelCacheDir(), localEngine,
+    ModelUploads uploads = new ModelUploads(
+        config.inference().modelCacheDir(),
+        localEngine,
         id -> catalog.find(id).isPresent() || id.equals(EmbeddingRoutes.MODEL_ID));
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
     InferenceLimits limits = new InferenceLimits(usage, config.inference().maxConcurrentRequests());
     Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
-    return new Inference(gateway, uploads, config.inference().maxModelSizeGb(), embedder, engines,
-        Duration.ofSeconds(config.inference().streamKeepAliveSeconds()), config.inference().webSockets(), started);
+    return new Inference(
+        gateway,
+        uploads,
+        config.inference().maxModelSizeGb(),
+        embedder,
+        engines,
+        Duration.ofSeconds(config.inference().streamKeepAliveSeconds()),
+        config.inference().webSockets(),
+        started);
   }
 
-  public List<RouteModule> routes(Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
+  public List<RouteModule> routes(
+      Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
-        new ModelRoutes(gateway.catalog(), guard, List.of(EmbeddingRoutes.card(started)), uploads, maxModelSizeGb),
+        new ModelRoutes(
+            gateway.catalog(),
+            guard,
+            List.of(EmbeddingRoutes.card(started)),
+            uploads,
+            maxModelSizeGb),
         new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
         new UsageRoutes(gateway.usage(), gateway.limits(), organizations, guard, clock),
         new ChatSockets(gateway, guard, webSockets, keepAlives));

@@ -19,7 +19,8 @@ final class InferenceMetrics {
   InferenceMetrics(MeterRegistry registry) {
     this.registry = registry;
     Gauge.builder("engram_inference_generations_in_flight", inFlight, AtomicInteger::get)
-        .description("Generations running on an engine now (a leak shows as a floor that never returns to 0)")
+        .description(
+            "Generations running on an engine now (a leak shows as a floor that never returns to 0)")
         .register(registry);
   }
 
@@ -40,9 +41,11 @@ final class InferenceMetrics {
   void generation(String model, String outcome, long durationNanos) {
     Timer.builder("engram_inference_generation_seconds")
         .description("Generations, from the engine call to its end, by model and outcome")
-        .tag("model", model).tag("outcome", outcome)
+        .tag("model", model)
+        .tag("outcome", outcome)
         .publishPercentileHistogram()
-        .register(registry).record(Duration.ofNanos(durationNanos));
+        .register(registry)
+        .record(Duration.ofNanos(durationNanos));
   }
 
   void firstToken(String model, long nanos) {
@@ -50,7 +53,8 @@ final class InferenceMetrics {
         .description("From the engine call to the first piece of text")
         .tag("model", model)
         .publishPercentileHistogram()
-        .register(registry).record(Duration.ofNanos(nanos));
+        .register(registry)
+        .record(Duration.ofNanos(nanos));
   }
 
   void tokens(String model, Generation.Usage usage, int memoryTokens) {
@@ -61,8 +65,10 @@ final class InferenceMetrics {
 
   private Counter counter(String model, String kind) {
     return Counter.builder("engram_inference_tokens_total")
-        .description("Tokens by model and kind (memory tokens are counted inside prompt tokens too)")
-        .tag("model", model).tag("kind", kind)
+        .description(
+            "Tokens by model and kind (memory tokens are counted inside prompt tokens too)")
+        .tag("model", model)
+        .tag("kind", kind)
         .register(registry);
   }
 }

@@ -47,17 +47,35 @@ final class MemoryContext {
     this.memory = memory;
   }
 
-  Injection retrieve(Principal caller, AgentScope scope, List<ChatMessage> messages, int limit, int tokenBudget,
-                     String requestId) {
+  Injection retrieve(
+      Principal caller,
+      AgentScope scope,
+      List<ChatMessage> messages,
+      int limit,
+      int tokenBudget,
+      String requestId) {
     String query = query(messages);
     if (query.isBlank() || tokenBudget < RetrievalRequest.MIN_CONTEXT_TOKENS) {
       return Injection.NONE;
     }
-    RetrievalRequest request = new RetrievalRequest(query, limit, true, ContextMode.FULL, tokenBudget, null, Set.of(),
-        null, null, RetrievalRequest.RankingMode.HYBRID, true, false);
+    RetrievalRequest request = new RetrievalRequest(
+        query,
+        limit,
+        true,
+        ContextMode.FULL,
+        tokenBudget,
+        null,
+        Set.of(),
+        null,
+        null,
+        RetrievalRequest.RankingMode.HYBRID,
+        true,
+        false);
     MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
     ContextBlock.Assembled block = ContextBlock.assemble(
-        retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(), ContextMode.FULL, tokenBudget);
+        retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(),
+        ContextMode.FULL,
+        tokenBudget);
     if (block.included() == 0) {
       return Injection.NONE;
     }
@@ -79,6 +97,7 @@ final class MemoryContext {
     }
     String query = String.join("\n", turns);
     return query.length() > RetrievalRequest.MAX_QUERY
-        ? query.substring(query.length() - RetrievalRequest.MAX_QUERY) : query;
+        ? query.substring(query.length() - RetrievalRequest.MAX_QUERY)
+        : query;
   }
 }

@@ -14,8 +14,10 @@ import java.util.Set;
 public record MemoryOptions(boolean enabled, int limit, int maxTokens) {
   public static final int DEFAULT_LIMIT = 8;
   public static final int DEFAULT_MAX_TOKENS = 1024;
-  public static final MemoryOptions DEFAULT = new MemoryOptions(true, DEFAULT_LIMIT, DEFAULT_MAX_TOKENS);
-  public static final MemoryOptions OFF = new MemoryOptions(false, DEFAULT_LIMIT, DEFAULT_MAX_TOKENS);
+  public static final MemoryOptions DEFAULT =
+      new MemoryOptions(true, DEFAULT_LIMIT, DEFAULT_MAX_TOKENS);
+  public static final MemoryOptions OFF =
+      new MemoryOptions(false, DEFAULT_LIMIT, DEFAULT_MAX_TOKENS);
 
   static MemoryOptions parse(JsonNode value) {
     if (value == null) {
@@ -25,22 +27,29 @@ public record MemoryOptions(boolean enabled, int limit, int maxTokens) {
       return value.asBoolean() ? DEFAULT : OFF;
     }
     if (!value.isObject()) {
-      throw ApiException.badRequest("memory", "'memory' must be true, false or {enabled, limit, max_tokens}");
+      throw ApiException.badRequest(
+          "memory", "'memory' must be true, false or {enabled, limit, max_tokens}");
     }
     for (var names = value.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!Set.of("enabled", "limit", "max_tokens").contains(name)) {
-        throw ApiException.badRequest("memory." + name, "Unknown memory option '" + name
-            + "'; options: enabled, limit, max_tokens");
+        throw ApiException.badRequest(
+            "memory." + name,
+            "Unknown memory option '" + name + "'; options: enabled, limit, max_tokens");
       }
     }
     JsonNode enabled = value.get("enabled");
     if (enabled != null && !enabled.isBoolean()) {
       throw ApiException.badRequest("memory.enabled", "'memory.enabled' must be true or false");
     }
-    int limit = bounded(value.get("limit"), "memory.limit", 1, RetrievalRequest.MAX_LIMIT, DEFAULT_LIMIT);
-    int maxTokens = bounded(value.get("max_tokens"), "memory.max_tokens", RetrievalRequest.MIN_CONTEXT_TOKENS,
-        RetrievalRequest.MAX_CONTEXT_TOKENS, DEFAULT_MAX_TOKENS);
+    int limit =
+        bounded(value.get("limit"), "memory.limit", 1, RetrievalRequest.MAX_LIMIT, DEFAULT_LIMIT);
+    int maxTokens = bounded(
+        value.get("max_tokens"),
+        "memory.max_tokens",
+        RetrievalRequest.MIN_CONTEXT_TOKENS,
+        RetrievalRequest.MAX_CONTEXT_TOKENS,
+        DEFAULT_MAX_TOKENS);
     return new MemoryOptions(enabled == null || enabled.asBoolean(), limit, maxTokens);
   }
 
@@ -48,8 +57,12 @@ public record MemoryOptions(boolean enabled, int limit, int maxTokens) {
     if (value == null) {
       return fallback;
     }
-    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.asInt() < min || value.asInt() > max) {
-      throw ApiException.badRequest(field, "'" + field + "' must be an integer between " + min + " and " + max);
+    if (!value.isIntegralNumber()
+        || !value.canConvertToInt()
+        || value.asInt() < min
+        || value.asInt() > max) {
+      throw ApiException.badRequest(
+          field, "'" + field + "' must be an integer between " + min + " and " + max);
     }
     return value.asInt();
   }

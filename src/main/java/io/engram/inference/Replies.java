@@ -37,20 +37,26 @@ final class Replies {
     static Header create(Kind kind, String model) {
       byte[] bytes = new byte[12];
       RANDOM.nextBytes(bytes);
-      return new Header(kind, kind.idPrefix + HexFormat.of().formatHex(bytes), System.currentTimeMillis() / 1000,
+      return new Header(
+          kind,
+          kind.idPrefix + HexFormat.of().formatHex(bytes),
+          System.currentTimeMillis() / 1000,
           model);
     }
   }
 
-  private Replies() {
-  }
+  private Replies() {}
 
-  static ObjectNode whole(Header header, Generation generation, Generation.Usage usage, int memoryTokens) {
+  static ObjectNode whole(
+      Header header, Generation generation, Generation.Usage usage, int memoryTokens) {
     ObjectNode reply = start(header, header.kind().object);
     ObjectNode choice = reply.putArray("choices").addObject();
     if (header.kind() == Kind.CHAT) {
       choice.put("index", 0);
-      choice.putObject("message").put("role", ChatMessage.ASSISTANT).put("content", generation.text())
+      choice
+          .putObject("message")
+          .put("role", ChatMessage.ASSISTANT)
+          .put("content", generation.text())
           .putNull("refusal");
     } else {
       choice.put("text", generation.text()).put("index", 0);

@@ -23,7 +23,8 @@ interface SocketFraming {
   String piece(Replies.Header header, ChatRequest chat, String text, boolean first);
 
   /** The frames that end an inference, in order; the last one frees the connection. */
-  List<String> end(Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome);
+  List<String> end(
+      Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome);
 
   /** An error frame around the OpenAI error body {@code {error: {...}}}. */
   String error(Map<String, Object> openAiBody);

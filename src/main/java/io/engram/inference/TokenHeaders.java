@@ -6,11 +6,10 @@ import java.util.List;
 
 /** OpenAI's token budget headers, from the plan's tokens per hour (left out when unlimited). */
 final class TokenHeaders {
-  static final List<String> NAMES = List.of("x-ratelimit-limit-tokens",
-      "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens");
+  static final List<String> NAMES = List.of(
+      "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens");
 
-  private TokenHeaders() {
-  }
+  private TokenHeaders() {}
 
   static void write(Context ctx, InferenceLimits.TokenBudget budget) {
     if (budget == null) {

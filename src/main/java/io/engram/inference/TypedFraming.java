@@ -33,8 +33,8 @@ final class TypedFraming implements SocketFraming {
   }
 
   @Override
-  public List<String> end(Replies.Header header, ChatRequest chat, Gateway.Prepared prepared,
-                          Gateway.Outcome outcome) {
+  public List<String> end(
+      Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome) {
     ObjectNode done = Json.MAPPER.createObjectNode().put("type", "done");
     done.put("finish_reason", outcome.generation().finishReason());
     done.set("usage", Replies.usage(outcome.usage(), prepared.memoryTokens()));

@@ -16,10 +16,10 @@ public final class Activation {
   static final double MIN_AGE_SECONDS = 1.0;
   /** B of a single encode one week ago: such a memory has normalized activation 0.5. */
   static final double CENTER = -DECAY * Math.log(Duration.ofDays(7).toSeconds());
+
   static final double SCALE = 1.0;
 
-  private Activation() {
-  }
+  private Activation() {}
 
   public static double baseLevel(UseHistory history, Instant now) {
     double sum = 0;
@@ -32,7 +32,8 @@ public final class Activation {
       if (oldest - newestOlder < 1) {
         sum += history.olderWeight() * Math.pow(oldest, -DECAY);
       } else {
-        sum += history.olderWeight() * (Math.pow(oldest, 1 - DECAY) - Math.pow(newestOlder, 1 - DECAY))
+        sum += history.olderWeight()
+            * (Math.pow(oldest, 1 - DECAY) - Math.pow(newestOlder, 1 - DECAY))
             / ((1 - DECAY) * (oldest - newestOlder));
       }
     }

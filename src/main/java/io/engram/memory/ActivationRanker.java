@@ -28,14 +28,22 @@ public final class ActivationRanker {
   static final double LEXICAL_WEIGHT = 0.4;
   /** Relevance is raised by this share when the query names the memory's subject. */
   static final double SUBJECT_BOOST = 0.3;
+
   static final double ACTIVATION_WEIGHT = 0.2;
   static final double CONFIDENCE_WEIGHT = 0.1;
 
   /** Why a memory got its score: every input of the formula. */
-  public record Explanation(Integer lexicalRank, Double bm25, Integer vectorRank, Double similarity,
-                            boolean subjectMatch, double relevance, double baseLevel, double activation, double confidence,
-                            double score) {
-  }
+  public record Explanation(
+      Integer lexicalRank,
+      Double bm25,
+      Integer vectorRank,
+      Double similarity,
+      boolean subjectMatch,
+      double relevance,
+      double baseLevel,
+      double activation,
+      double confidence,
+      double score) {}
 
   public record Ranked(MemoryRecord memory, Explanation explanation) {
     public double score() {
@@ -53,38 +61,63 @@ public final class ActivationRanker {
     this.useActivation = useActivation;
   }
 
-  public List<Ranked> rank(String query, List<MemoryRecord> candidates, List<MemorySearch.Hit> lexical,
-                           List<MemorySearch.Hit> vectorHits, float[] queryVector, Instant now) {
+  public List<Ranked> rank(
+      String query,
+      List<MemoryRecord> candidates,
+      List<MemorySearch.Hit> lexical,
+      List<MemorySearch.Hit> vectorHits,
+      float[] queryVector,
+      Instant now) {
     String queryWords = words(query);
     Map<String, Integer> lexicalRanks = ranks(lexical);
     Map<String, Integer> vectorRanks = ranks(vectorHits);
     Map<String, Float> bm25 = new HashMap<>();
     lexical.forEach(hit -> bm25.put(hit.memoryId(), hit.score()));
-    double bestBm25 = lexical.stream().mapToDouble(MemorySearch.Hit::score).max().orElse(1);
+    double bestBm25 =
+        lexical.stream().mapToDouble(MemorySearch.Hit::score).max().orElse(1);
     List<Ranked> ranked = new ArrayList<>(candidates.size());
     for (MemoryRecord memory : candidates) {
       Float lexicalScore = bm25.get(memory.id());
       double lexicalPart = lexicalScore == null ? 0 : lexicalScore / bestBm25;
-      Double similarity = queryVector == null ? null : Embedder.dot(queryVector, memory.embedding());
+      Double similarity =
+          queryVector == null ? null : Embedder.dot(queryVector, memory.embedding());
       double match = switch (mode) {
         case LEXICAL -> lexicalPart;
         case VECTOR -> Math.max(0, similarity);
-        case HYBRID -> LEXICAL_WEIGHT * lexicalPart + (1 - LEXICAL_WEIGHT) * Math.max(0, similarity);
+        case HYBRID ->
+          LEXICAL_WEIGHT * lexicalPart + (1 - LEXICAL_WEIGHT) * Math.max(0, similarity);
       };
-      boolean subjectMatch = mode == RetrievalRequest.RankingMode.HYBRID && memory.subject() != null
+      boolean subjectMatch = mode == RetrievalRequest.RankingMode.HYBRID
+          && memory.subject() != null
           && queryWords.contains(words(memory.subject()));
       double relevance = subjectMatch ? match * (1 + SUBJECT_BOOST) : match;
       double baseLevel = Activation.baseLevel(memory.uses(), now);
       double activation = Activation.normalized(baseLevel);
       double score = useActivation
-          ? relevance * (1 - ACTIVATION_WEIGHT - CONFIDENCE_WEIGHT + ACTIVATION_WEIGHT * activation
-              + CONFIDENCE_WEIGHT * memory.confidence())
+          ? relevance
+              * (1
+                  - ACTIVATION_WEIGHT
+                  - CONFIDENCE_WEIGHT
+                  + ACTIVATION_WEIGHT * activation
+                  + CONFIDENCE_WEIGHT * memory.confidence())
           : relevance;
-      ranked.add(new Ranked(memory, new Explanation(lexicalRanks.get(memory.id()),
-          lexicalScore == null ? null : (double) lexicalScore, vectorRanks.get(memory.id()), similarity, subjectMatch, relevance,
-          baseLevel, activation, memory.confidence(), score)));
+      ranked.add(new Ranked(
+          memory,
+          new Explanation(
+              lexicalRanks.get(memory.id()),
+              lexicalScore == null ? null : (double) lexicalScore,
+              vectorRanks.get(memory.id()),
+              similarity,
+              subjectMatch,
+              relevance,
+              baseLevel,
+              activation,
+              memory.confidence(),
+              score)));
     }
-    ranked.sort(Comparator.comparingDouble(Ranked::score).reversed().thenComparing(r -> r.memory().id()));
+    ranked.sort(Comparator.comparingDouble(Ranked::score)
+        .reversed()
+        .thenComparing(r -> r.memory().id()));
     return ranked;
   }
 

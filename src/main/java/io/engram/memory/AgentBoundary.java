@@ -14,8 +14,7 @@ import io.javalin.http.Context;
 public final class AgentBoundary {
   public static final String HEADER = "X-Service-Agent";
 
-  private AgentBoundary() {
-  }
+  private AgentBoundary() {}
 
   /**
    * @param pathParam the path parameter that names the agent on this route family
@@ -28,10 +27,14 @@ public final class AgentBoundary {
     checkSlug(fromPath, pathParam);
     checkSlug(fromHeader, HEADER);
     if (fromPath != null && fromHeader != null && !fromPath.equals(fromHeader)) {
-      throw ApiException.badRequest(HEADER, "The path names agent '" + fromPath + "' but " + HEADER
-          + " names '" + fromHeader + "'");
+      throw ApiException.badRequest(
+          HEADER,
+          "The path names agent '" + fromPath + "' but " + HEADER + " names '" + fromHeader + "'");
     }
-    return resolve(fromPath != null ? fromPath : fromHeader, caller, "call " + agentRoute + " or send " + HEADER);
+    return resolve(
+        fromPath != null ? fromPath : fromHeader,
+        caller,
+        "call " + agentRoute + " or send " + HEADER);
   }
 
   /**
@@ -41,21 +44,24 @@ public final class AgentBoundary {
   public static AgentScope resolve(String agent, Principal caller, String howToName) {
     if (agent == null) {
       if (caller.agents() != null) {
-        throw ApiException.forbidden("agent_required", "This token is bound to agents " + caller.agents()
-            + "; " + howToName);
+        throw ApiException.forbidden(
+            "agent_required",
+            "This token is bound to agents " + caller.agents() + "; " + howToName);
       }
       return AgentScope.ORGANIZATION;
     }
     checkSlug(agent, "agent");
     if (!caller.canReachAgent(agent)) {
-      throw ApiException.forbidden("agent_not_allowed", "This token is not bound to agent '" + agent + "'");
+      throw ApiException.forbidden(
+          "agent_not_allowed", "This token is not bound to agent '" + agent + "'");
     }
     return new AgentScope(agent);
   }
 
   private static void checkSlug(String slug, String param) {
     if (slug != null && !AgentSlug.isValid(slug)) {
-      throw ApiException.badRequest(param, "Agent '" + slug + "' is not a valid agent slug: " + AgentSlug.rule());
+      throw ApiException.badRequest(
+          param, "Agent '" + slug + "' is not a valid agent slug: " + AgentSlug.rule());
     }
   }
 }

@@ -19,5 +19,4 @@ public record BusinessEvent(
     String credentialId,
     String userId,
     String requestId,
-    Instant receivedAt) {
-}
+    Instant receivedAt) {}

@@ -10,7 +10,8 @@ import io.engram.access.Principal;
 public record ChangeAuthor(String credentialId, String userId, String requestId) {
 
   public static ChangeAuthor of(Principal caller, String requestId) {
-    return new ChangeAuthor(caller.credentialId(), caller.user() == null ? null : caller.user().id(), requestId);
+    return new ChangeAuthor(
+        caller.credentialId(), caller.user() == null ? null : caller.user().id(), requestId);
   }
 
   /** A reflection run's own change: no credential, no user, the run in place of a request. */

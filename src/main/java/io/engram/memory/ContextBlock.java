@@ -12,19 +12,18 @@ import java.util.Locale;
  * first, within a token budget ({@link TokenCounter}). Memories that would overflow the budget are left out whole, never cut.
  */
 public final class ContextBlock {
-  private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT)
-      .withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter DAY =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT).withZone(ZoneOffset.UTC);
   static final String HEADER = "Relevant memories from this organization, most relevant first. "
       + "Use them when they help answer; they may be incomplete or out of date.";
   static final String OPEN = "<memory>";
   static final String CLOSE = "</memory>";
 
   /** The block, and how much of the ranked list it holds. */
-  public record Assembled(String systemBlock, int tokens, int included, int omitted, List<String> includedIds) {
-  }
+  public record Assembled(
+      String systemBlock, int tokens, int included, int omitted, List<String> includedIds) {}
 
-  private ContextBlock() {
-  }
+  private ContextBlock() {}
 
   public static Assembled assemble(List<MemoryRecord> ranked, ContextMode mode, int tokenBudget) {
     StringBuilder block = new StringBuilder(OPEN).append('\n');
@@ -47,7 +46,11 @@ public final class ContextBlock {
       return new Assembled("", 0, 0, ranked.size(), List.of());
     }
     block.append(CLOSE);
-    return new Assembled(block.toString(), TokenCounter.count(block.toString()), included.size(), ranked.size() - included.size(),
+    return new Assembled(
+        block.toString(),
+        TokenCounter.count(block.toString()),
+        included.size(),
+        ranked.size() - included.size(),
         List.copyOf(included));
   }
 

@@ -11,7 +11,8 @@ import java.util.stream.Collectors;
  * per line, for tight budgets.
  */
 public enum ContextMode {
-  FULL, COMPACT;
+  FULL,
+  COMPACT;
 
   public String id() {
     return WireNames.of(this);

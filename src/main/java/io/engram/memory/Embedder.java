@@ -25,6 +25,7 @@ import java.util.concurrent.Semaphore;
 public final class Embedder {
   /** Written into the index; a different model id makes the index stale and it is rebuilt. */
   public static final String MODEL_ID = "all-minilm-l6-v2-q";
+
   public static final int DIMENSIONS = 384;
 
   private static final String MODEL_FILE = "all-minilm-l6-v2-q.onnx";
@@ -62,7 +63,8 @@ public final class Embedder {
    * {@link #slots} to one call per core.
    */
   private static EmbeddingModel load() {
-    try (InputStream weights = resource(MODEL_FILE); InputStream tokenizer = resource(TOKENIZER_FILE)) {
+    try (InputStream weights = resource(MODEL_FILE);
+        InputStream tokenizer = resource(TOKENIZER_FILE)) {
       OrtEnvironment environment = OrtEnvironment.getEnvironment();
       OrtSession.SessionOptions options = new OrtSession.SessionOptions();
       options.setIntraOpNumThreads(1);
@@ -70,7 +72,8 @@ public final class Embedder {
       options.addConfigEntry("session.intra_op.allow_spinning", "0");
       options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
       OrtSession session = environment.createSession(weights.readAllBytes(), options);
-      OnnxBertBiEncoder encoder = new OnnxBertBiEncoder(environment, session, tokenizer, PoolingMode.MEAN);
+      OnnxBertBiEncoder encoder =
+          new OnnxBertBiEncoder(environment, session, tokenizer, PoolingMode.MEAN);
       return new AbstractInProcessEmbeddingModel(Runnable::run) {
         @Override
         protected OnnxBertBiEncoder model() {
@@ -105,15 +108,16 @@ public final class Embedder {
   }
 
   /** Unit vectors of several texts and the tokens the model read (for usage accounting). */
-  public record Embeddings(List<float[]> vectors, int tokens) {
-  }
+  public record Embeddings(List<float[]> vectors, int tokens) {}
 
   public Embeddings embedCounted(List<String> texts) {
     slots.acquireUninterruptibly();
     try {
       var response = model.embedAll(texts.stream().map(TextSegment::from).toList());
-      Integer tokens = response.tokenUsage() == null ? null : response.tokenUsage().inputTokenCount();
-      return new Embeddings(response.content().stream().map(embedding -> unit(embedding.vector())).toList(),
+      Integer tokens =
+          response.tokenUsage() == null ? null : response.tokenUsage().inputTokenCount();
+      return new Embeddings(
+          response.content().stream().map(embedding -> unit(embedding.vector())).toList(),
           tokens == null ? 0 : tokens);
     } finally {
       slots.release();
@@ -129,7 +133,8 @@ public final class Embedder {
   }
 
   static byte[] toBytes(float[] vector) {
-    ByteBuffer buffer = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer buffer =
+        ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
     buffer.asFloatBuffer().put(vector);
     return buffer.array();
   }

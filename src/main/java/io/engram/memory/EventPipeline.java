@@ -48,8 +48,7 @@ public final class EventPipeline {
     }
   }
 
-  private EventPipeline() {
-  }
+  private EventPipeline() {}
 
   /** Reads the event fields the pipeline interprets from metadata; a wrong type is the caller's 400. */
   static Plan plan(String text, ObjectNode metadata, Predicate<String> alreadyKnown) {
@@ -82,7 +81,8 @@ public final class EventPipeline {
     return new Plan(List.copyOf(statements), kind, confidence);
   }
 
-  private static String skipReason(String statement, Set<String> seen, Predicate<String> alreadyKnown, int staged) {
+  private static String skipReason(
+      String statement, Set<String> seen, Predicate<String> alreadyKnown, int staged) {
     if (WORD.matcher(statement).results().count() < MIN_WORDS) {
       return "too_short";
     }

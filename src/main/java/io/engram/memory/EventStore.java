@@ -37,25 +37,45 @@ public final class EventStore {
                                          credential_id, user_id, request_id, received_at)
             VALUES (:id, :org, :agent, :type, :source, :subject, :text, :metadata, :staging, :credential, :user,
                     :request, :at)""")
-        .bind("id", e.id()).bind("org", e.orgId()).bind("agent", e.agent()).bind("type", e.type())
-        .bind("source", e.source()).bind("subject", e.subject()).bind("text", e.text())
-        .bind("metadata", e.metadataJson()).bind("staging", e.stagingJson()).bind("credential", e.credentialId())
-        .bind("user", e.userId()).bind("request", e.requestId()).bind("at", e.receivedAt().toEpochMilli())
+        .bind("id", e.id())
+        .bind("org", e.orgId())
+        .bind("agent", e.agent())
+        .bind("type", e.type())
+        .bind("source", e.source())
+        .bind("subject", e.subject())
+        .bind("text", e.text())
+        .bind("metadata", e.metadataJson())
+        .bind("staging", e.stagingJson())
+        .bind("credential", e.credentialId())
+        .bind("user", e.userId())
+        .bind("request", e.requestId())
+        .bind("at", e.receivedAt().toEpochMilli())
         .execute();
   }
 
   public Optional<BusinessEvent> find(String orgId, String id) {
-    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id = :id")
-        .bind("org", orgId).bind("id", id).map(EVENT).findOne());
+    return db.read(
+        h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id = :id")
+            .bind("org", orgId)
+            .bind("id", id)
+            .map(EVENT)
+            .findOne());
   }
 
   /** Events newest first, with optional exact filters on type and source. */
-  public List<BusinessEvent> list(String orgId, AgentScope scope, String type, String source, String beforeId,
-                                    int limit) {
-    return db.read(h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id < :before"
-            + " AND (:type IS NULL OR type = :type) AND (:source IS NULL OR source = :source) AND "
-            + scope.sqlCondition("agent") + " ORDER BY id DESC LIMIT :limit")
-        .bind("org", orgId).bind("before", beforeId == null ? "~" : beforeId).bind("type", type)
-        .bind("source", source).bind("limit", limit).bindMap(scope.sqlBindings()).map(EVENT).list());
+  public List<BusinessEvent> list(
+      String orgId, AgentScope scope, String type, String source, String beforeId, int limit) {
+    return db.read(
+        h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id < :before"
+                + " AND (:type IS NULL OR type = :type) AND (:source IS NULL OR source = :source) AND "
+                + scope.sqlCondition("agent") + " ORDER BY id DESC LIMIT :limit")
+            .bind("org", orgId)
+            .bind("before", beforeId == null ? "~" : beforeId)
+            .bind("type", type)
+            .bind("source", source)
+            .bind("limit", limit)
+            .bindMap(scope.sqlBindings())
+            .map(EVENT)
+            .list());
   }
 }

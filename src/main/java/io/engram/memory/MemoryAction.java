@@ -10,12 +10,16 @@ import java.util.Set;
  */
 public enum MemoryAction {
   REINFORCE(Set.of(MemoryState.DURABLE), MemoryState.DURABLE, Set.of(), false),
-  SUPPRESS(Set.of(MemoryState.DURABLE), MemoryState.SUPPRESSED, Set.of(MemoryState.SUPPRESSED), true),
+  SUPPRESS(
+      Set.of(MemoryState.DURABLE), MemoryState.SUPPRESSED, Set.of(MemoryState.SUPPRESSED), true),
   RESTORE(Set.of(MemoryState.SUPPRESSED), MemoryState.DURABLE, Set.of(), true),
   APPROVE(Set.of(MemoryState.CANDIDATE), MemoryState.DURABLE, Set.of(), true),
   REJECT(Set.of(MemoryState.CANDIDATE), MemoryState.TOMBSTONED, Set.of(), true),
-  DELETE(Set.of(MemoryState.DURABLE, MemoryState.SUPPRESSED, MemoryState.CANDIDATE), MemoryState.TOMBSTONED,
-      Set.of(MemoryState.TOMBSTONED), true),
+  DELETE(
+      Set.of(MemoryState.DURABLE, MemoryState.SUPPRESSED, MemoryState.CANDIDATE),
+      MemoryState.TOMBSTONED,
+      Set.of(MemoryState.TOMBSTONED),
+      true),
   /** Reflection only: a near-duplicate absorbed by another memory, which takes over its uses. */
   MERGE(Set.of(MemoryState.DURABLE), MemoryState.SUPPRESSED, Set.of(), true),
   /** Reflection only: a candidate nobody reviewed within the organization's expiry. */
@@ -26,7 +30,8 @@ public enum MemoryAction {
   private final Set<MemoryState> alreadyDone;
   private final boolean changesContent;
 
-  MemoryAction(Set<MemoryState> from, MemoryState to, Set<MemoryState> alreadyDone, boolean changesContent) {
+  MemoryAction(
+      Set<MemoryState> from, MemoryState to, Set<MemoryState> alreadyDone, boolean changesContent) {
     this.from = from;
     this.to = to;
     this.alreadyDone = alreadyDone;

@@ -17,6 +17,7 @@ import org.apache.lucene.search.similarities.BM25Similarity;
 public final class MemoryDocument {
   /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
   static final String LAYOUT = "2";
+
   static final String ID = "id";
   static final String ORG = "org";
   static final String AGENT = "agent";
@@ -33,8 +34,7 @@ public final class MemoryDocument {
    */
   static final BM25Similarity SIMILARITY = new BM25Similarity(0.9f, 0.4f);
 
-  private MemoryDocument() {
-  }
+  private MemoryDocument() {}
 
   /** Subjects filter case-insensitively and ignoring surrounding spaces. */
   public static String subjectKey(String subject) {
@@ -45,14 +45,16 @@ public final class MemoryDocument {
     Document doc = new Document();
     doc.add(new StringField(ID, memory.id(), Field.Store.YES));
     doc.add(new StringField(ORG, memory.orgId(), Field.Store.NO));
-    doc.add(new StringField(AGENT, memory.agent() == null ? ORGANIZATION_WIDE : memory.agent(), Field.Store.NO));
+    doc.add(new StringField(
+        AGENT, memory.agent() == null ? ORGANIZATION_WIDE : memory.agent(), Field.Store.NO));
     if (memory.subject() != null) {
       doc.add(new StringField(SUBJECT, subjectKey(memory.subject()), Field.Store.NO));
     }
     doc.add(new StringField(KIND, memory.kind().id(), Field.Store.NO));
     doc.add(new LongPoint(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
     doc.add(new TextField(TEXT, memory.indexedText(), Field.Store.NO));
-    doc.add(new KnnFloatVectorField(VECTOR, memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));
+    doc.add(
+        new KnnFloatVectorField(VECTOR, memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));
     return doc;
   }
 }

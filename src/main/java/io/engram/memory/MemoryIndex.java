@@ -43,6 +43,7 @@ public final class MemoryIndex implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MemoryIndex.class);
   /** Changes logged this long before the last commit are replayed too: their index write may have been in flight. */
   static final Duration REPLAY_OVERLAP = Duration.ofMinutes(1);
+
   private static final int LOCK_STRIPES = 64;
   /** How far back each look at the change log goes again, for transactions that committed late. */
   static final Duration TAIL_OVERLAP = Duration.ofSeconds(10);
@@ -61,8 +62,8 @@ public final class MemoryIndex implements AutoCloseable {
   private final Map<Long, Long> applied = new ConcurrentHashMap<>();
 
   /** How the index came up: rebuilt or caught up, how many documents and memories, and how long it took. */
-  public record OpeningReport(boolean rebuilt, String reason, long documents, long replayedChanges, long millis) {
-  }
+  public record OpeningReport(
+      boolean rebuilt, String reason, long documents, long replayedChanges, long millis) {}
 
   private OpeningReport openingReport;
 
@@ -79,8 +80,10 @@ public final class MemoryIndex implements AutoCloseable {
       Map<String, String> committed = committedData();
       String staleReason = staleReason(committed);
       IndexWriterConfig config = new IndexWriterConfig(analyzer)
-          .setOpenMode(staleReason == null ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
-              : IndexWriterConfig.OpenMode.CREATE)
+          .setOpenMode(
+              staleReason == null
+                  ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
+                  : IndexWriterConfig.OpenMode.CREATE)
           .setRAMBufferSizeMB(64)
           .setSimilarity(MemoryDocument.SIMILARITY);
       this.writer = new IndexWriter(directory, config);
@@ -107,8 +110,12 @@ public final class MemoryIndex implements AutoCloseable {
       } finally {
         searchers.release(searcher);
       }
-      openingReport = new OpeningReport(staleReason != null, staleReason == null ? "current" : staleReason,
-          documents, replayed, (System.nanoTime() - started) / 1_000_000);
+      openingReport = new OpeningReport(
+          staleReason != null,
+          staleReason == null ? "current" : staleReason,
+          documents,
+          replayed,
+          (System.nanoTime() - started) / 1_000_000);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the memory index at " + directoryPath, e);
     }
@@ -146,7 +153,8 @@ public final class MemoryIndex implements AutoCloseable {
     if (data.containsKey("unreadable")) {
       return "unreadable";
     }
-    if (!Embedder.MODEL_ID.equals(data.get("model")) || !MemoryDocument.LAYOUT.equals(data.get("layout"))) {
+    if (!Embedder.MODEL_ID.equals(data.get("model"))
+        || !MemoryDocument.LAYOUT.equals(data.get("layout"))) {
       return "built by another model or layout";
     }
     return data.containsKey("seq") ? null : "no change-log position";
@@ -275,8 +283,16 @@ public final class MemoryIndex implements AutoCloseable {
   }
 
   private void commit(long seq, Instant at) throws IOException {
-    writer.setLiveCommitData(Map.of("seq", Long.toString(seq), "at", Long.toString(at.toEpochMilli()),
-        "model", Embedder.MODEL_ID, "layout", MemoryDocument.LAYOUT).entrySet());
+    writer.setLiveCommitData(Map.of(
+            "seq",
+            Long.toString(seq),
+            "at",
+            Long.toString(at.toEpochMilli()),
+            "model",
+            Embedder.MODEL_ID,
+            "layout",
+            MemoryDocument.LAYOUT)
+        .entrySet());
     writer.commit();
   }
 
@@ -288,7 +304,8 @@ public final class MemoryIndex implements AutoCloseable {
       writer.close();
       directory.close();
     } catch (IOException e) {
-      LOG.warn("memory index did not close cleanly (it catches up on the next start): {}", e.toString());
+      LOG.warn(
+          "memory index did not close cleanly (it catches up on the next start): {}", e.toString());
     }
   }
 }

@@ -14,8 +14,13 @@ import java.util.Set;
  * when it is written). Every field is bounded; unknown fields are refused, so a typo
  * ({@code memorykind}) is an error rather than a silent default.
  */
-public record MemoryInput(String text, String subject, MemoryKind kind, double confidence, String metadataJson,
-                          Instant occurredAt) {
+public record MemoryInput(
+    String text,
+    String subject,
+    MemoryKind kind,
+    double confidence,
+    String metadataJson,
+    Instant occurredAt) {
   public static final int MAX_TEXT = 8_000;
   public static final int MAX_SUBJECT = 200;
   public static final int MAX_METADATA_BYTES = 8_192;
@@ -23,13 +28,15 @@ public record MemoryInput(String text, String subject, MemoryKind kind, double c
   /** A memory may be dated a little ahead of this server's clock, not more. */
   static final long MAX_FUTURE_SECONDS = 300;
 
-  static final Set<String> FIELDS = Set.of("text", "subject", "memoryKind", "confidence", "metadata", "occurredAt");
+  static final Set<String> FIELDS =
+      Set.of("text", "subject", "memoryKind", "confidence", "metadata", "occurredAt");
 
   public static MemoryInput parse(JsonBody body, Instant now) {
     body.allowOnly(FIELDS);
     String text = body.requiredString("text", MAX_TEXT);
     String subject = body.optionalString("subject", MAX_SUBJECT).orElse(null);
-    MemoryKind kind = body.optionalString("memoryKind", 64).map(MemoryInput::kind).orElse(MemoryKind.FACT);
+    MemoryKind kind =
+        body.optionalString("memoryKind", 64).map(MemoryInput::kind).orElse(MemoryKind.FACT);
     double confidence = body.optionalNumber("confidence", 0, 1).orElse(DEFAULT_CONFIDENCE);
     String metadata = metadata(body);
     Instant occurredAt = body.optionalInstant("occurredAt").orElse(null);
@@ -40,8 +47,10 @@ public record MemoryInput(String text, String subject, MemoryKind kind, double c
   }
 
   static MemoryKind kind(String id) {
-    return MemoryKind.fromId(id).orElseThrow(() -> ApiException.badRequest("memoryKind",
-        "'memoryKind' must be one of " + MemoryKind.allIds() + ", got '" + id + "'"));
+    return MemoryKind.fromId(id)
+        .orElseThrow(() -> ApiException.badRequest(
+            "memoryKind",
+            "'memoryKind' must be one of " + MemoryKind.allIds() + ", got '" + id + "'"));
   }
 
   /** The metadata object as compact JSON, bounded in size; null when absent. */
@@ -52,13 +61,17 @@ public record MemoryInput(String text, String subject, MemoryKind kind, double c
 
   /** The metadata object, checked to serialize within {@value #MAX_METADATA_BYTES} bytes; null when absent. */
   static ObjectNode metadataObject(JsonBody body) {
-    return body.optionalObject("metadata").map(object -> {
-      if (Json.write(object).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_METADATA_BYTES) {
-        throw ApiException.badRequest("metadata", "'metadata' must serialize to at most " + MAX_METADATA_BYTES
-            + " bytes");
-      }
-      return object;
-    }).orElse(null);
+    return body.optionalObject("metadata")
+        .map(object -> {
+          if (Json.write(object).getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+              > MAX_METADATA_BYTES) {
+            throw ApiException.badRequest(
+                "metadata",
+                "'metadata' must serialize to at most " + MAX_METADATA_BYTES + " bytes");
+          }
+          return object;
+        })
+        .orElse(null);
   }
 
   /**

@@ -20,12 +20,10 @@ public final class MemoryMaintenance {
   public static final String ACTOR = "reflection";
 
   /** A memory before and after one change. */
-  public record Change(MemoryRecord before, MemoryRecord after) {
-  }
+  public record Change(MemoryRecord before, MemoryRecord after) {}
 
   /** Both memories of a merge (or of its undo), before and after. */
-  public record Merge(Change survivor, Change absorbed) {
-  }
+  public record Merge(Change survivor, Change absorbed) {}
 
   private final MemoryStore store;
   private final MemoryIndex index;
@@ -45,8 +43,12 @@ public final class MemoryMaintenance {
     return store.subjects(orgId, states);
   }
 
-  public List<MemoryRecord> withSubjects(String orgId, Collection<String> subjects, Collection<MemoryState> states,
-                                         String afterId, int limit) {
+  public List<MemoryRecord> withSubjects(
+      String orgId,
+      Collection<String> subjects,
+      Collection<MemoryState> states,
+      String afterId,
+      int limit) {
     return store.withSubjects(orgId, subjects, states, afterId, limit);
   }
 
@@ -54,7 +56,8 @@ public final class MemoryMaintenance {
     return store.findAll(orgId, ids);
   }
 
-  public void forEachVitals(String orgId, MemoryState state, java.util.function.Consumer<MemoryStore.Vitals> consumer) {
+  public void forEachVitals(
+      String orgId, MemoryState state, java.util.function.Consumer<MemoryStore.Vitals> consumer) {
     store.forEachVitals(orgId, state, consumer);
   }
 
@@ -64,8 +67,13 @@ public final class MemoryMaintenance {
 
   /** The {@code k} durable memories nearest to this one that its boundary sees, on its subject. */
   public List<MemorySearch.Hit> neighbours(MemoryRecord memory, int k) {
-    return index.search().vector(memory.embedding(), new MemorySearch.Filter(memory.orgId(), new AgentScope(memory.agent()),
-        memory.subject(), null, null, null), k);
+    return index
+        .search()
+        .vector(
+            memory.embedding(),
+            new MemorySearch.Filter(
+                memory.orgId(), new AgentScope(memory.agent()), memory.subject(), null, null, null),
+            k);
   }
 
   // ---- changes
@@ -74,12 +82,23 @@ public final class MemoryMaintenance {
    * Applies a state-machine action as reflection, with its reason; {@code record} runs in the same
    * transaction (the audit entry commits with the change or not at all).
    */
-  public Change act(String orgId, String id, MemoryAction action, String reason, ChangeAuthor author,
-                    BiConsumer<Handle, Change> record) {
+  public Change act(
+      String orgId,
+      String id,
+      MemoryAction action,
+      String reason,
+      ChangeAuthor author,
+      BiConsumer<Handle, Change> record) {
     StateChanges.Outcome outcome = store.database().write(h -> {
-      StateChanges.Outcome applied = changes.apply(h, orgId, id, action, new MemoryService.Control(reason, ACTOR),
-          author, clock.instant(), found -> found.orElseThrow(() -> ApiException.notFound("Memory " + id
-              + " not found")));
+      StateChanges.Outcome applied = changes.apply(
+          h,
+          orgId,
+          id,
+          action,
+          new MemoryService.Control(reason, ACTOR),
+          author,
+          clock.instant(),
+          found -> found.orElseThrow(() -> ApiException.notFound("Memory " + id + " not found")));
       record.accept(h, new Change(applied.before(), applied.after()));
       return applied;
     });
@@ -88,10 +107,17 @@ public final class MemoryMaintenance {
   }
 
   /** Undoes a state change: the memory goes back to {@code back} if it is still {@code expected}. */
-  public Change revert(String orgId, String id, MemoryState expected, MemoryState back, MemoryService.Control control,
-                       ChangeAuthor author, BiConsumer<Handle, Change> record) {
+  public Change revert(
+      String orgId,
+      String id,
+      MemoryState expected,
+      MemoryState back,
+      MemoryService.Control control,
+      ChangeAuthor author,
+      BiConsumer<Handle, Change> record) {
     StateChanges.Outcome outcome = store.database().write(h -> {
-      StateChanges.Outcome reverted = changes.revert(h, orgId, id, expected, back, control, author, clock.instant());
+      StateChanges.Outcome reverted =
+          changes.revert(h, orgId, id, expected, back, control, author, clock.instant());
       record.accept(h, new Change(reverted.before(), reverted.after()));
       return reverted;
     });
@@ -105,22 +131,47 @@ public final class MemoryMaintenance {
    * counters and confidence (the higher of the two) are recomputed, and the survivor's history
    * gets an "absorb" transition. Both must be durable.
    */
-  public Merge merge(String orgId, String survivorId, String absorbedId, String reason, ChangeAuthor author,
-                     BiConsumer<Handle, Merge> record) {
+  public Merge merge(
+      String orgId,
+      String survivorId,
+      String absorbedId,
+      String reason,
+      ChangeAuthor author,
+      BiConsumer<Handle, Merge> record) {
     Instant now = clock.instant();
     long[] change = {0};
     Merge merge = store.database().write(h -> {
-      MemoryRecord survivor = durable(store.findForUpdate(h, orgId, survivorId).orElse(null), survivorId);
-      StateChanges.Outcome absorbed = changes.apply(h, orgId, absorbedId, MemoryAction.MERGE,
-          new MemoryService.Control(reason, ACTOR), author, now, found -> durable(found.orElse(null), absorbedId));
+      MemoryRecord survivor =
+          durable(store.findForUpdate(h, orgId, survivorId).orElse(null), survivorId);
+      StateChanges.Outcome absorbed = changes.apply(
+          h,
+          orgId,
+          absorbedId,
+          MemoryAction.MERGE,
+          new MemoryService.Control(reason, ACTOR),
+          author,
+          now,
+          found -> durable(found.orElse(null), absorbedId));
       change[0] = absorbed.change();
       store.copyUses(h, absorbedId, survivorId);
-      store.updateConfidence(h, survivorId, Math.max(survivor.confidence(), absorbed.before().confidence()), now);
+      store.updateConfidence(
+          h, survivorId, Math.max(survivor.confidence(), absorbed.before().confidence()), now);
       recount(h, survivorId);
-      store.recordTransition(h, new Transition(survivorId, MemoryState.DURABLE, MemoryState.DURABLE, "absorb",
-          "absorbed " + absorbedId + " (" + reason + ")", ACTOR, author.credentialId(), author.userId(),
-          author.requestId(), now));
-      Change survivorChange = new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow());
+      store.recordTransition(
+          h,
+          new Transition(
+              survivorId,
+              MemoryState.DURABLE,
+              MemoryState.DURABLE,
+              "absorb",
+              "absorbed " + absorbedId + " (" + reason + ")",
+              ACTOR,
+              author.credentialId(),
+              author.userId(),
+              author.requestId(),
+              now));
+      Change survivorChange =
+          new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow());
       Merge done = new Merge(survivorChange, new Change(absorbed.before(), absorbed.after()));
       record.accept(h, done);
       return done;
@@ -133,22 +184,40 @@ public final class MemoryMaintenance {
    * Undoes a merge: the absorbed memory is durable again (if it is still suppressed), the survivor
    * gives back the uses it took and returns to its earlier confidence.
    */
-  public Merge unmerge(String orgId, String survivorId, String absorbedId, double survivorConfidence,
-                       MemoryService.Control control, ChangeAuthor author, BiConsumer<Handle, Merge> record) {
+  public Merge unmerge(
+      String orgId,
+      String survivorId,
+      String absorbedId,
+      double survivorConfidence,
+      MemoryService.Control control,
+      ChangeAuthor author,
+      BiConsumer<Handle, Merge> record) {
     Instant now = clock.instant();
     long[] change = {0};
     Merge merge = store.database().write(h -> {
-      StateChanges.Outcome absorbed = changes.revert(h, orgId, absorbedId, MemoryState.SUPPRESSED,
-          MemoryState.DURABLE, control, author, now);
+      StateChanges.Outcome absorbed = changes.revert(
+          h, orgId, absorbedId, MemoryState.SUPPRESSED, MemoryState.DURABLE, control, author, now);
       change[0] = absorbed.change();
       MemoryRecord survivor = store.findForUpdate(h, orgId, survivorId).orElseThrow();
       store.removeMergedUses(h, absorbedId, survivorId);
       store.updateConfidence(h, survivorId, survivorConfidence, now);
       recount(h, survivorId);
-      store.recordTransition(h, new Transition(survivorId, survivor.state(), survivor.state(), "undo",
-          "gave back the uses of " + absorbedId + (control.reason() == null ? "" : " (" + control.reason() + ")"),
-          control.actor(), author.credentialId(), author.userId(), author.requestId(), now));
-      Merge done = new Merge(new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow()),
+      store.recordTransition(
+          h,
+          new Transition(
+              survivorId,
+              survivor.state(),
+              survivor.state(),
+              "undo",
+              "gave back the uses of " + absorbedId
+                  + (control.reason() == null ? "" : " (" + control.reason() + ")"),
+              control.actor(),
+              author.credentialId(),
+              author.userId(),
+              author.requestId(),
+              now));
+      Merge done = new Merge(
+          new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow()),
           new Change(absorbed.before(), absorbed.after()));
       record.accept(h, done);
       return done;
@@ -165,9 +234,11 @@ public final class MemoryMaintenance {
   /** A memory's use summary and counters, recomputed from every use it has (its own and merged ones). */
   private void recount(Handle h, String memoryId) {
     List<UseHistory.Use> all = store.uses(h, memoryId);
-    long reinforcements = all.stream().filter(u -> u.kind() == UseKind.REINFORCE).count();
+    long reinforcements =
+        all.stream().filter(u -> u.kind() == UseKind.REINFORCE).count();
     long retrievals = all.stream().filter(u -> u.kind() == UseKind.RETRIEVAL).count();
-    store.updateUses(h, memoryId, UseHistory.of(all), new MemoryRecord.UseCounts(reinforcements, retrievals));
+    store.updateUses(
+        h, memoryId, UseHistory.of(all), new MemoryRecord.UseCounts(reinforcements, retrievals));
   }
 
   private static MemoryRecord durable(MemoryRecord memory, String id) {
@@ -175,8 +246,9 @@ public final class MemoryMaintenance {
       throw ApiException.notFound("Memory " + id + " not found");
     }
     if (memory.state() != MemoryState.DURABLE) {
-      throw ApiException.conflict("invalid_state", "Memory " + id + " is " + memory.state().id()
-          + "; only durable memories are merged");
+      throw ApiException.conflict(
+          "invalid_state",
+          "Memory " + id + " is " + memory.state().id() + "; only durable memories are merged");
     }
     return memory;
   }

@@ -31,7 +31,8 @@ public record MemoryRecord(
    * Where a memory came from: written by a client (with the Idempotency-Key it was sent with, if
    * any) or staged from a developer event, and by whom.
    */
-  public record Origin(MemorySource source, String eventId, String idempotencyKey, ChangeAuthor author) {
+  public record Origin(
+      MemorySource source, String eventId, String idempotencyKey, ChangeAuthor author) {
 
     public static Origin encoded(String idempotencyKey, ChangeAuthor author) {
       return new Origin(MemorySource.ENCODE, null, idempotencyKey, author);
@@ -56,8 +57,14 @@ public record MemoryRecord(
   }
 
   /** What a client or an event says a new memory is, before it has an id, a state or a vector. */
-  public record Draft(String orgId, String agent, String text, String subject, MemoryKind kind, double confidence,
-                      String metadataJson) {
+  public record Draft(
+      String orgId,
+      String agent,
+      String text,
+      String subject,
+      MemoryKind kind,
+      double confidence,
+      String metadataJson) {
 
     /** What the embedding is computed from. */
     public String indexedText() {
@@ -69,18 +76,52 @@ public record MemoryRecord(
    * A memory written now. Its first use is its encoding, at the time it happened (a past
    * {@code occurredAt}) or now, whichever is earlier.
    */
-  public static MemoryRecord created(Draft draft, MemoryState state, Origin origin, Instant occurredAt, Instant now,
-                                     float[] embedding) {
+  public static MemoryRecord created(
+      Draft draft,
+      MemoryState state,
+      Origin origin,
+      Instant occurredAt,
+      Instant now,
+      float[] embedding) {
     Instant firstUse = occurredAt.isBefore(now) ? occurredAt : now;
-    return new MemoryRecord(Ids.newId("mem", now.toEpochMilli()), draft.orgId(), draft.agent(), draft.text(),
-        draft.subject(), draft.kind(), draft.confidence(), draft.metadataJson(), state, origin, occurredAt, now, now,
-        UseHistory.first(UseKind.ENCODE, firstUse), UseCounts.NONE, embedding);
+    return new MemoryRecord(
+        Ids.newId("mem", now.toEpochMilli()),
+        draft.orgId(),
+        draft.agent(),
+        draft.text(),
+        draft.subject(),
+        draft.kind(),
+        draft.confidence(),
+        draft.metadataJson(),
+        state,
+        origin,
+        occurredAt,
+        now,
+        now,
+        UseHistory.first(UseKind.ENCODE, firstUse),
+        UseCounts.NONE,
+        embedding);
   }
 
   /** This memory without its vector, for lists held longer than the search that needed it. */
   public MemoryRecord withoutEmbedding() {
-    return new MemoryRecord(id, orgId, agent, text, subject, kind, confidence, metadataJson, state, origin,
-        occurredAt, createdAt, updatedAt, uses, counts, null);
+    return new MemoryRecord(
+        id,
+        orgId,
+        agent,
+        text,
+        subject,
+        kind,
+        confidence,
+        metadataJson,
+        state,
+        origin,
+        occurredAt,
+        createdAt,
+        updatedAt,
+        uses,
+        counts,
+        null);
   }
 
   /** What the lexical and vector indexes see: the subject, then the text. */

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * header also names the agent. Every route: token scope (401/403), agent boundary (403), body
  * (400), then the memory (404, 409).
  */
-public final class MemoryRoutes implements RouteModule  {
+public final class MemoryRoutes implements RouteModule {
   static final String ORGANIZATION_BASE = "/v1/memory";
   static final String AGENT_BASE = "/v1/memory/agents/{agent_slug}";
   private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
@@ -36,7 +36,8 @@ public final class MemoryRoutes implements RouteModule  {
   private final long maxBodyBytes;
   private final Clock clock;
 
-  public MemoryRoutes(MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock) {
+  public MemoryRoutes(
+      MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock) {
     this.memory = memory;
     this.notes = notes;
     this.guard = guard;
@@ -52,32 +53,47 @@ public final class MemoryRoutes implements RouteModule  {
       for (String verb : List.of("/retrieve", "/recall", "/search")) {
         routes.post(base + verb, this::retrieve);
       }
-      routes.post(base, this::encode)
+      routes
+          .post(base, this::encode)
           .post(base + "/events", this::ingest)
           .get(base + "/events", this::events)
           .get(base + "/events/{event_id}", this::event)
           .get(base + "/candidates", this::candidates);
-      for (MemoryAction action : List.of(MemoryAction.REINFORCE, MemoryAction.SUPPRESS, MemoryAction.RESTORE,
-          MemoryAction.APPROVE, MemoryAction.REJECT)) {
+      for (MemoryAction action : List.of(
+          MemoryAction.REINFORCE,
+          MemoryAction.SUPPRESS,
+          MemoryAction.RESTORE,
+          MemoryAction.APPROVE,
+          MemoryAction.REJECT)) {
         control(routes, base, action);
       }
       routes.get(base + "/{memory_id}/provenance", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
         AgentScope scope = scope(ctx, caller);
-        MemoryService.Provenance provenance = memory.provenance(caller, scope, ctx.pathParam("memory_id"));
+        MemoryService.Provenance provenance =
+            memory.provenance(caller, scope, ctx.pathParam("memory_id"));
         Map<String, Object> view = MemoryViews.provenance(provenance);
         view.putAll(notes.about(caller.orgId(), provenance.memory().id(), scope));
         Responses.json(ctx, view);
       });
       routes.get(base + "/{memory_id}", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
-        Responses.json(ctx, MemoryViews.memory(memory.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
+        Responses.json(
+            ctx,
+            MemoryViews.memory(memory.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
       });
       routes.delete(base + "/{memory_id}", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_DELETE);
         AgentScope scope = scope(ctx, caller);
-        Responses.json(ctx, MemoryViews.memory(memory.act(caller, scope, ctx.pathParam("memory_id"),
-            MemoryAction.DELETE, control(ctx), HttpServer.requestId(ctx))));
+        Responses.json(
+            ctx,
+            MemoryViews.memory(memory.act(
+                caller,
+                scope,
+                ctx.pathParam("memory_id"),
+                MemoryAction.DELETE,
+                control(ctx),
+                HttpServer.requestId(ctx))));
       });
     }
   }
@@ -87,8 +103,15 @@ public final class MemoryRoutes implements RouteModule  {
       Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
       AgentScope boundary = scope(ctx, caller);
       MemoryService.Control control = control(ctx);
-      Responses.json(ctx, MemoryViews.memory(memory.act(caller, boundary, ctx.pathParam("memory_id"), action, control,
-          HttpServer.requestId(ctx))));
+      Responses.json(
+          ctx,
+          MemoryViews.memory(memory.act(
+              caller,
+              boundary,
+              ctx.pathParam("memory_id"),
+              action,
+              control,
+              HttpServer.requestId(ctx))));
     });
   }
 
@@ -97,7 +120,8 @@ public final class MemoryRoutes implements RouteModule  {
     AgentScope scope = scope(ctx, caller);
     RetrievalRequest request = RetrievalRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
     long started = System.nanoTime();
-    MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, HttpServer.requestId(ctx));
+    MemoryService.Retrieval retrieval =
+        memory.retrieve(caller, scope, request, HttpServer.requestId(ctx));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("object", "memory.retrieval");
     body.put("query", request.query());
@@ -110,10 +134,11 @@ public final class MemoryRoutes implements RouteModule  {
     Responses.json(ctx, body);
   }
 
-  private static Map<String, Object> context(RetrievalRequest request, MemoryService.Retrieval retrieval,
-                                             long started) {
+  private static Map<String, Object> context(
+      RetrievalRequest request, MemoryService.Retrieval retrieval, long started) {
     ContextBlock.Assembled block = ContextBlock.assemble(
-        retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(), request.contextMode(),
+        retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(),
+        request.contextMode(),
         request.maxContextTokens());
     Map<String, Object> statistics = new LinkedHashMap<>();
     statistics.put("lexicalCandidates", retrieval.lexicalCandidates());
@@ -141,7 +166,8 @@ public final class MemoryRoutes implements RouteModule  {
     AgentScope scope = scope(ctx, caller);
     String key = MemoryService.idempotencyKey(ctx.header("Idempotency-Key"));
     MemoryInput input = MemoryInput.parse(JsonBody.parse(ctx, maxBodyBytes), clock.instant());
-    MemoryService.Encoded encoded = memory.encode(caller, scope, input, key, HttpServer.requestId(ctx));
+    MemoryService.Encoded encoded =
+        memory.encode(caller, scope, input, key, HttpServer.requestId(ctx));
     if (encoded.replayed()) {
       ctx.header("Idempotent-Replayed", "true");
     }
@@ -155,16 +181,23 @@ public final class MemoryRoutes implements RouteModule  {
         .allowOnly(Set.of("type", "source", "subject", "text", "metadata"));
     String type = body.requiredString("type", 128);
     if (!EVENT_TYPE.matcher(type).matches()) {
-      throw ApiException.badRequest("type", "'type' must be 1-128 characters of letters, digits and _ . : / -, "
-          + "such as 'customer.plan_changed'");
+      throw ApiException.badRequest(
+          "type",
+          "'type' must be 1-128 characters of letters, digits and _ . : / -, "
+              + "such as 'customer.plan_changed'");
     }
-    MemoryService.EventInput input = new MemoryService.EventInput(type, body.requiredString("source", 128),
+    MemoryService.EventInput input = new MemoryService.EventInput(
+        type,
+        body.requiredString("source", 128),
         body.optionalString("subject", MemoryInput.MAX_SUBJECT).orElse(null),
-        body.requiredString("text", MemoryInput.MAX_TEXT), MemoryInput.metadataObject(body));
-    MemoryService.Ingested ingested = memory.ingest(caller, scope, input, HttpServer.requestId(ctx));
+        body.requiredString("text", MemoryInput.MAX_TEXT),
+        MemoryInput.metadataObject(body));
+    MemoryService.Ingested ingested =
+        memory.ingest(caller, scope, input, HttpServer.requestId(ctx));
     Map<String, Object> response = new LinkedHashMap<>();
     response.put("event", MemoryViews.event(ingested.event()));
-    response.put("candidates", ingested.candidates().stream().map(MemoryViews::memory).toList());
+    response.put(
+        "candidates", ingested.candidates().stream().map(MemoryViews::memory).toList());
     Responses.json(ctx, 201, response);
   }
 
@@ -172,15 +205,26 @@ public final class MemoryRoutes implements RouteModule  {
     Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
-    List<BusinessEvent> page = memory.events(caller, scope, ctx.queryParam("type"), ctx.queryParam("source"),
-        ctx.queryParam("before"), limit);
-    Responses.json(ctx, list(page.stream().map(MemoryViews::event).toList(),
-        "nextBefore", page.size() == limit ? page.getLast().id() : null));
+    List<BusinessEvent> page = memory.events(
+        caller,
+        scope,
+        ctx.queryParam("type"),
+        ctx.queryParam("source"),
+        ctx.queryParam("before"),
+        limit);
+    Responses.json(
+        ctx,
+        list(
+            page.stream().map(MemoryViews::event).toList(),
+            "nextBefore",
+            page.size() == limit ? page.getLast().id() : null));
   }
 
   private void event(Context ctx) {
     Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
-    Responses.json(ctx, MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
+    Responses.json(
+        ctx,
+        MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
   }
 
   private void candidates(Context ctx) {
@@ -188,8 +232,12 @@ public final class MemoryRoutes implements RouteModule  {
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
     List<MemoryRecord> page = memory.candidates(caller, scope, ctx.queryParam("after"), limit);
-    Responses.json(ctx, list(page.stream().map(MemoryViews::memory).toList(),
-        "nextAfter", page.size() == limit ? page.getLast().id() : null));
+    Responses.json(
+        ctx,
+        list(
+            page.stream().map(MemoryViews::memory).toList(),
+            "nextAfter",
+            page.size() == limit ? page.getLast().id() : null));
   }
 
   private static Map<String, Object> list(List<?> data, String cursorName, String cursor) {
@@ -210,7 +258,8 @@ public final class MemoryRoutes implements RouteModule  {
       return MemoryService.Control.NONE;
     }
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("reason", "actor"));
-    return new MemoryService.Control(body.optionalString("reason", 1_000).orElse(null),
+    return new MemoryService.Control(
+        body.optionalString("reason", 1_000).orElse(null),
         body.optionalString("actor", 200).orElse(null));
   }
 }

@@ -37,13 +37,16 @@ public final class MemorySearch {
   static final int MAX_QUERY_TERMS = 256;
 
   /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
-  public record Hit(String memoryId, float score) {
-  }
+  public record Hit(String memoryId, float score) {}
 
   /** What a search may return: the organization, the agents it sees, and the caller's filters. */
-  public record Filter(String orgId, AgentScope scope, String subject, Set<MemoryKind> kinds, Instant after,
-                       Instant before) {
-  }
+  public record Filter(
+      String orgId,
+      AgentScope scope,
+      String subject,
+      Set<MemoryKind> kinds,
+      Instant after,
+      Instant before) {}
 
   private final SearcherManager searchers;
   private final Analyzer analyzer;
@@ -61,7 +64,8 @@ public final class MemorySearch {
     }
     BooleanQuery.Builder any = new BooleanQuery.Builder();
     // A word the query repeats weighs as many times, as one clause per occurrence would.
-    terms.forEach((term, count) -> any.add(new BoostQuery(new TermQuery(new Term(MemoryDocument.TEXT, term)), count),
+    terms.forEach((term, count) -> any.add(
+        new BoostQuery(new TermQuery(new Term(MemoryDocument.TEXT, term)), count),
         BooleanClause.Occur.SHOULD));
     Query query = new BooleanQuery.Builder()
         .add(any.build(), BooleanClause.Occur.MUST)
@@ -72,7 +76,8 @@ public final class MemorySearch {
 
   /** The {@code k} nearest memories to the (unit-length) query vector. */
   public List<Hit> vector(float[] queryVector, Filter filter, int k) {
-    return search(new KnnFloatVectorQuery(MemoryDocument.VECTOR, queryVector, k, filterQuery(filter)), k);
+    return search(
+        new KnnFloatVectorQuery(MemoryDocument.VECTOR, queryVector, k, filterQuery(filter)), k);
   }
 
   /**
@@ -105,7 +110,9 @@ public final class MemorySearch {
         StoredFields stored = searcher.storedFields();
         List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
         for (ScoreDoc doc : top.scoreDocs) {
-          hits.add(new Hit(stored.document(doc.doc, Set.of(MemoryDocument.ID)).get(MemoryDocument.ID), doc.score));
+          hits.add(new Hit(
+              stored.document(doc.doc, Set.of(MemoryDocument.ID)).get(MemoryDocument.ID),
+              doc.score));
         }
         return hits;
       } finally {
@@ -118,22 +125,34 @@ public final class MemorySearch {
 
   private static Query filterQuery(Filter filter) {
     BooleanQuery.Builder query = new BooleanQuery.Builder()
-        .add(new TermQuery(new Term(MemoryDocument.ORG, filter.orgId())), BooleanClause.Occur.FILTER);
-    List<BytesRef> agents = Stream.of(MemoryDocument.ORGANIZATION_WIDE, filter.scope().agent())
-        .filter(a -> a != null).map(BytesRef::new).toList();
+        .add(
+            new TermQuery(new Term(MemoryDocument.ORG, filter.orgId())),
+            BooleanClause.Occur.FILTER);
+    List<BytesRef> agents = Stream.of(
+            MemoryDocument.ORGANIZATION_WIDE, filter.scope().agent())
+        .filter(a -> a != null)
+        .map(BytesRef::new)
+        .toList();
     query.add(new TermInSetQuery(MemoryDocument.AGENT, agents), BooleanClause.Occur.FILTER);
     if (filter.subject() != null) {
-      query.add(new TermQuery(new Term(MemoryDocument.SUBJECT, MemoryDocument.subjectKey(filter.subject()))),
+      query.add(
+          new TermQuery(
+              new Term(MemoryDocument.SUBJECT, MemoryDocument.subjectKey(filter.subject()))),
           BooleanClause.Occur.FILTER);
     }
     if (filter.kinds() != null && !filter.kinds().isEmpty()) {
-      query.add(new TermInSetQuery(MemoryDocument.KIND, filter.kinds().stream().map(k -> new BytesRef(k.id())).toList()),
+      query.add(
+          new TermInSetQuery(
+              MemoryDocument.KIND,
+              filter.kinds().stream().map(k -> new BytesRef(k.id())).toList()),
           BooleanClause.Occur.FILTER);
     }
     if (filter.after() != null || filter.before() != null) {
       long from = filter.after() == null ? Long.MIN_VALUE : filter.after().toEpochMilli();
       long to = filter.before() == null ? Long.MAX_VALUE : filter.before().toEpochMilli() - 1;
-      query.add(LongPoint.newRangeQuery(MemoryDocument.OCCURRED_AT, from, to), BooleanClause.Occur.FILTER);
+      query.add(
+          LongPoint.newRangeQuery(MemoryDocument.OCCURRED_AT, from, to),
+          BooleanClause.Occur.FILTER);
     }
     return query.build();
   }

@@ -28,6 +28,7 @@ import java.util.Set;
 public final class MemoryService implements AutoCloseable {
   /** How long an Idempotency-Key is remembered after its first use. */
   public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
+
   public static final int MAX_IDEMPOTENCY_KEY = 255;
   private static final int MIN_CANDIDATES = 50;
   private static final int MAX_CANDIDATES = 300;
@@ -43,21 +44,24 @@ public final class MemoryService implements AutoCloseable {
   private final Clock clock;
 
   /** The result of an encode: the memory and the exact response body, replayed for a retried key. */
-  public record Encoded(MemoryRecord memory, String responseJson, boolean replayed) {
-  }
+  public record Encoded(MemoryRecord memory, String responseJson, boolean replayed) {}
 
   /** An ingested event and the candidates it staged. */
-  public record Ingested(BusinessEvent event, List<MemoryRecord> candidates) {
-  }
+  public record Ingested(BusinessEvent event, List<MemoryRecord> candidates) {}
 
   /** Why a memory exists: the record, its event (if any), every transition and its uses. */
-  public record Provenance(MemoryRecord memory, BusinessEvent event, List<Transition> transitions, Instant at) {
-  }
+  public record Provenance(
+      MemoryRecord memory, BusinessEvent event, List<Transition> transitions, Instant at) {}
 
   /** A retrieval's results and how it went. */
-  public record Retrieval(List<ActivationRanker.Ranked> results, int lexicalCandidates, int vectorCandidates,
-                          int candidates, long embedMicros, long searchMicros, long rankMicros) {
-  }
+  public record Retrieval(
+      List<ActivationRanker.Ranked> results,
+      int lexicalCandidates,
+      int vectorCandidates,
+      int candidates,
+      long embedMicros,
+      long searchMicros,
+      long rankMicros) {}
 
   public MemoryService(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
     this.store = stores.memories();
@@ -82,8 +86,12 @@ public final class MemoryService implements AutoCloseable {
 
   // ---- encode
 
-  public Encoded encode(Principal caller, AgentScope scope, MemoryInput input, String idempotencyKey,
-                        String requestId) {
+  public Encoded encode(
+      Principal caller,
+      AgentScope scope,
+      MemoryInput input,
+      String idempotencyKey,
+      String requestId) {
     Instant now = clock.instant();
     String hash = idempotencyKey == null ? null : hash(Json.write(input.canonical(scope.agent())));
     if (idempotencyKey != null) {
@@ -93,29 +101,62 @@ public final class MemoryService implements AutoCloseable {
       }
     }
     MemoryState state = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
-        ? MemoryState.CANDIDATE : MemoryState.DURABLE;
+        ? MemoryState.CANDIDATE
+        : MemoryState.DURABLE;
     Instant occurredAt = input.occurredAt() == null ? now : input.occurredAt();
-    MemoryRecord.Draft draft = new MemoryRecord.Draft(caller.orgId(), scope.agent(), input.text(), input.subject(),
-        input.kind(), input.confidence(), input.metadataJson());
-    MemoryRecord memory = MemoryRecord.created(draft, state,
-        MemoryRecord.Origin.encoded(idempotencyKey, ChangeAuthor.of(caller, requestId)), occurredAt, now,
+    MemoryRecord.Draft draft = new MemoryRecord.Draft(
+        caller.orgId(),
+        scope.agent(),
+        input.text(),
+        input.subject(),
+        input.kind(),
+        input.confidence(),
+        input.metadataJson());
+    MemoryRecord memory = MemoryRecord.created(
+        draft,
+        state,
+        MemoryRecord.Origin.encoded(idempotencyKey, ChangeAuthor.of(caller, requestId)),
+        occurredAt,
+        now,
         embedder.embed(draft.indexedText()));
     String response = Json.write(MemoryViews.memory(memory));
     Long change = store.database().write(h -> {
-      if (idempotencyKey != null && !idempotencyKeys.claim(h, caller.orgId(), caller.credentialId(),
-          idempotencyKey, hash, memory.id(), response, now, now.plus(IDEMPOTENCY_RETENTION))) {
+      if (idempotencyKey != null
+          && !idempotencyKeys.claim(
+              h,
+              caller.orgId(),
+              caller.credentialId(),
+              idempotencyKey,
+              hash,
+              memory.id(),
+              response,
+              now,
+              now.plus(IDEMPOTENCY_RETENTION))) {
         return null;
       }
       store.insert(h, memory);
       store.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
-      store.recordTransition(h, new Transition(memory.id(), null, state, "encode", null, null, caller.credentialId(),
-          userId(caller), requestId, now));
+      store.recordTransition(
+          h,
+          new Transition(
+              memory.id(),
+              null,
+              state,
+              "encode",
+              null,
+              null,
+              caller.credentialId(),
+              userId(caller),
+              requestId,
+              now));
       return changeLog.append(h, memory.id(), now);
     });
     if (change == null) {
       // A racing retry with the same key committed first: answer as it did.
-      return replay(caller, idempotencyKey, hash, now).orElseThrow(() -> ApiException.conflict(
-          "idempotency_key_in_use", "Another request with this Idempotency-Key is in progress; retry it"));
+      return replay(caller, idempotencyKey, hash, now)
+          .orElseThrow(() -> ApiException.conflict(
+              "idempotency_key_in_use",
+              "Another request with this Idempotency-Key is in progress; retry it"));
     }
     if (state == MemoryState.DURABLE) {
       index.added(memory);
@@ -128,8 +169,11 @@ public final class MemoryService implements AutoCloseable {
   private Optional<Encoded> replay(Principal caller, String key, String hash, Instant now) {
     return idempotencyKeys.find(caller.orgId(), caller.credentialId(), key, now).map(write -> {
       if (!write.requestHash().equals(hash)) {
-        throw ApiException.conflict("idempotency_key_reused", "Idempotency-Key", "This Idempotency-Key was already "
-            + "used with a different request body; use a new key for a new memory");
+        throw ApiException.conflict(
+            "idempotency_key_reused",
+            "Idempotency-Key",
+            "This Idempotency-Key was already "
+                + "used with a different request body; use a new key for a new memory");
       }
       MemoryRecord memory = store.find(caller.orgId(), write.memoryId()).orElseThrow();
       return new Encoded(memory, write.response(), true);
@@ -141,10 +185,13 @@ public final class MemoryService implements AutoCloseable {
     if (header == null) {
       return null;
     }
-    if (header.isEmpty() || header.length() > MAX_IDEMPOTENCY_KEY
+    if (header.isEmpty()
+        || header.length() > MAX_IDEMPOTENCY_KEY
         || !header.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-      throw ApiException.badRequest("Idempotency-Key", "Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY
-          + " visible ASCII characters (a UUID is a good choice)");
+      throw ApiException.badRequest(
+          "Idempotency-Key",
+          "Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY
+              + " visible ASCII characters (a UUID is a good choice)");
     }
     return header;
   }
@@ -153,30 +200,65 @@ public final class MemoryService implements AutoCloseable {
 
   public Ingested ingest(Principal caller, AgentScope scope, EventInput input, String requestId) {
     Instant now = clock.instant();
-    EventPipeline.Plan plan = EventPipeline.plan(input.text(), input.metadata(),
-        statement -> store.knows(caller.orgId(), scope, statement));
+    EventPipeline.Plan plan = EventPipeline.plan(
+        input.text(), input.metadata(), statement -> store.knows(caller.orgId(), scope, statement));
     List<String> staged = plan.staged();
-    List<float[]> vectors = staged.isEmpty() ? List.of()
-        : embedder.embedAll(staged.stream().map(s -> MemoryRecord.indexedText(input.subject(), s)).toList());
+    List<float[]> vectors = staged.isEmpty()
+        ? List.of()
+        : embedder.embedAll(staged.stream()
+            .map(s -> MemoryRecord.indexedText(input.subject(), s))
+            .toList());
     String eventId = Ids.newId("evt", now.toEpochMilli());
     List<MemoryRecord> candidates = new ArrayList<>();
     for (int i = 0; i < staged.size(); i++) {
-      MemoryRecord.Draft draft = new MemoryRecord.Draft(caller.orgId(), scope.agent(), staged.get(i),
-          input.subject(), plan.kind(), plan.confidence(), null);
-      candidates.add(MemoryRecord.created(draft, MemoryState.CANDIDATE,
-          MemoryRecord.Origin.staged(eventId, ChangeAuthor.of(caller, requestId)), now, now, vectors.get(i)));
+      MemoryRecord.Draft draft = new MemoryRecord.Draft(
+          caller.orgId(),
+          scope.agent(),
+          staged.get(i),
+          input.subject(),
+          plan.kind(),
+          plan.confidence(),
+          null);
+      candidates.add(MemoryRecord.created(
+          draft,
+          MemoryState.CANDIDATE,
+          MemoryRecord.Origin.staged(eventId, ChangeAuthor.of(caller, requestId)),
+          now,
+          now,
+          vectors.get(i)));
     }
-    BusinessEvent event = new BusinessEvent(eventId, caller.orgId(), scope.agent(), input.type(), input.source(),
-        input.subject(), input.text(), input.metadata() == null ? null : Json.write(input.metadata()),
-        Json.write(MemoryViews.staging(plan, candidates)), caller.credentialId(), userId(caller), requestId, now);
+    BusinessEvent event = new BusinessEvent(
+        eventId,
+        caller.orgId(),
+        scope.agent(),
+        input.type(),
+        input.source(),
+        input.subject(),
+        input.text(),
+        input.metadata() == null ? null : Json.write(input.metadata()),
+        Json.write(MemoryViews.staging(plan, candidates)),
+        caller.credentialId(),
+        userId(caller),
+        requestId,
+        now);
     store.database().write(h -> {
       events.insert(h, event);
       for (MemoryRecord candidate : candidates) {
         store.insert(h, candidate);
         store.recordUse(h, candidate.id(), UseKind.ENCODE, now, requestId);
-        store.recordTransition(h, new Transition(candidate.id(), null, MemoryState.CANDIDATE, "stage",
-            "staged from event " + eventId + " (" + input.type() + ")", input.source(), caller.credentialId(),
-            userId(caller), requestId, now));
+        store.recordTransition(
+            h,
+            new Transition(
+                candidate.id(),
+                null,
+                MemoryState.CANDIDATE,
+                "stage",
+                "staged from event " + eventId + " (" + input.type() + ")",
+                input.source(),
+                caller.credentialId(),
+                userId(caller),
+                requestId,
+                now));
         changeLog.append(h, candidate.id(), now);
       }
       return null;
@@ -185,16 +267,20 @@ public final class MemoryService implements AutoCloseable {
   }
 
   public BusinessEvent event(Principal caller, AgentScope scope, String eventId) {
-    return events.find(caller.orgId(), eventId).filter(e -> scope.owns(e.agent()))
-        .orElseThrow(() -> ApiException.notFound("Event " + eventId + " not found in " + scope.describe()));
+    return events
+        .find(caller.orgId(), eventId)
+        .filter(e -> scope.owns(e.agent()))
+        .orElseThrow(
+            () -> ApiException.notFound("Event " + eventId + " not found in " + scope.describe()));
   }
 
-  public List<BusinessEvent> events(Principal caller, AgentScope scope, String type, String source, String before,
-                                    int limit) {
+  public List<BusinessEvent> events(
+      Principal caller, AgentScope scope, String type, String source, String before, int limit) {
     return events.list(caller.orgId(), scope, type, source, before, limit);
   }
 
-  public List<MemoryRecord> candidates(Principal caller, AgentScope scope, String after, int limit) {
+  public List<MemoryRecord> candidates(
+      Principal caller, AgentScope scope, String after, int limit) {
     return store.candidates(caller.orgId(), scope, after, limit);
   }
 
@@ -202,15 +288,17 @@ public final class MemoryService implements AutoCloseable {
 
   /** A memory the boundary can see, in any state; 404 otherwise (whether it exists elsewhere or not). */
   public MemoryRecord get(Principal caller, AgentScope scope, String memoryId) {
-    return store.find(caller.orgId(), memoryId).filter(m -> scope.sees(m.agent()))
+    return store
+        .find(caller.orgId(), memoryId)
+        .filter(m -> scope.sees(m.agent()))
         .orElseThrow(() -> notFound(memoryId, scope));
   }
 
   public Provenance provenance(Principal caller, AgentScope scope, String memoryId) {
     MemoryRecord memory = get(caller, scope, memoryId);
     String eventId = memory.origin().eventId();
-    BusinessEvent event = eventId == null ? null : events.find(caller.orgId(), eventId)
-        .orElse(null);
+    BusinessEvent event =
+        eventId == null ? null : events.find(caller.orgId(), eventId).orElse(null);
     return new Provenance(memory, event, store.transitions(memoryId), clock.instant());
   }
 
@@ -220,17 +308,34 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /** Applies a control action of the state machine to a memory the boundary can see. */
-  public MemoryRecord act(Principal caller, AgentScope scope, String id, MemoryAction action, Control control,
-                          String requestId) {
-    StateChanges.Outcome outcome = store.database().write(h -> changes.apply(h, caller.orgId(), id, action, control,
-        ChangeAuthor.of(caller, requestId), clock.instant(), found -> {
-          MemoryRecord memory = found.filter(m -> scope.sees(m.agent())).orElseThrow(() -> notFound(id, scope));
-          if (action.changesContent() && !scope.owns(memory.agent())) {
-            throw ApiException.forbidden("shared_memory", "Memory " + id + " is organization-wide; only a call at "
-                + "the organization level may " + action.id() + " it");
-          }
-          return memory;
-        }));
+  public MemoryRecord act(
+      Principal caller,
+      AgentScope scope,
+      String id,
+      MemoryAction action,
+      Control control,
+      String requestId) {
+    StateChanges.Outcome outcome = store
+        .database()
+        .write(h -> changes.apply(
+            h,
+            caller.orgId(),
+            id,
+            action,
+            control,
+            ChangeAuthor.of(caller, requestId),
+            clock.instant(),
+            found -> {
+              MemoryRecord memory =
+                  found.filter(m -> scope.sees(m.agent())).orElseThrow(() -> notFound(id, scope));
+              if (action.changesContent() && !scope.owns(memory.agent())) {
+                throw ApiException.forbidden(
+                    "shared_memory",
+                    "Memory " + id + " is organization-wide; only a call at "
+                        + "the organization level may " + action.id() + " it");
+              }
+              return memory;
+            }));
     if (outcome.change() != 0) {
       makeVisible(id, outcome.change());
     }
@@ -239,18 +344,26 @@ public final class MemoryService implements AutoCloseable {
 
   // ---- retrieval
 
-  public Retrieval retrieve(Principal caller, AgentScope scope, RetrievalRequest request, String requestId) {
+  public Retrieval retrieve(
+      Principal caller, AgentScope scope, RetrievalRequest request, String requestId) {
     Instant now = clock.instant();
     long started = System.nanoTime();
     boolean lexical = request.mode() != RetrievalRequest.RankingMode.VECTOR;
     boolean vector = request.mode() != RetrievalRequest.RankingMode.LEXICAL;
     float[] queryVector = vector ? embedder.embed(request.query()) : null;
     long embedded = System.nanoTime();
-    MemorySearch.Filter filter = new MemorySearch.Filter(caller.orgId(), scope, request.subject(), request.kinds(),
-        request.after(), request.before());
+    MemorySearch.Filter filter = new MemorySearch.Filter(
+        caller.orgId(),
+        scope,
+        request.subject(),
+        request.kinds(),
+        request.after(),
+        request.before());
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
-    List<MemorySearch.Hit> lexicalHits = lexical ? index.search().lexical(request.query(), filter, k) : List.of();
-    List<MemorySearch.Hit> vectorHits = vector ? index.search().vector(queryVector, filter, k) : List.of();
+    List<MemorySearch.Hit> lexicalHits =
+        lexical ? index.search().lexical(request.query(), filter, k) : List.of();
+    List<MemorySearch.Hit> vectorHits =
+        vector ? index.search().vector(queryVector, filter, k) : List.of();
     long searched = System.nanoTime();
     Set<String> ids = new LinkedHashSet<>();
     lexicalHits.forEach(hit -> ids.add(hit.memoryId()));
@@ -258,16 +371,25 @@ public final class MemoryService implements AutoCloseable {
     Map<String, MemoryRecord> rows = store.findAll(caller.orgId(), ids);
     // The index is derived: the database has the last word on state and boundary.
     List<MemoryRecord> candidates = rows.values().stream()
-        .filter(m -> m.isRetrievable() && scope.sees(m.agent())).toList();
-    List<ActivationRanker.Ranked> ranked = new ActivationRanker(request.mode(), request.useActivation())
+        .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
+        .toList();
+    List<ActivationRanker.Ranked> ranked = new ActivationRanker(
+            request.mode(), request.useActivation())
         .rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
-    List<ActivationRanker.Ranked> top = List.copyOf(ranked.subList(0, Math.min(request.limit(), ranked.size())));
+    List<ActivationRanker.Ranked> top =
+        List.copyOf(ranked.subList(0, Math.min(request.limit(), ranked.size())));
     if (request.recordUse() && !top.isEmpty()) {
       uses.record(caller.orgId(), top.stream().map(r -> r.memory().id()).toList(), now, requestId);
     }
     long rankedAt = System.nanoTime();
-    return new Retrieval(top, lexicalHits.size(), vectorHits.size(), ids.size(), (embedded - started) / 1000,
-        (searched - embedded) / 1000, (rankedAt - searched) / 1000);
+    return new Retrieval(
+        top,
+        lexicalHits.size(),
+        vectorHits.size(),
+        ids.size(),
+        (embedded - started) / 1000,
+        (searched - embedded) / 1000,
+        (rankedAt - searched) / 1000);
   }
 
   /**
@@ -294,12 +416,15 @@ public final class MemoryService implements AutoCloseable {
 
   public WriteMode setWriteMode(Principal caller, WriteMode mode) {
     if (!caller.managesOrganization()) {
-      throw ApiException.forbidden("insufficient_permissions",
+      throw ApiException.forbidden(
+          "insufficient_permissions",
           "Only an organization owner or admin (or an admin API key) may change the memory write mode");
     }
     if (mode == WriteMode.CANDIDATE_REVIEW && !caller.organization().plan().isPaid()) {
-      throw ApiException.forbidden("plan_required", "The candidate review path needs a paid plan; the "
-          + caller.organization().plan().id() + " plan writes memories directly");
+      throw ApiException.forbidden(
+          "plan_required",
+          "The candidate review path needs a paid plan; the "
+              + caller.organization().plan().id() + " plan writes memories directly");
     }
     store.setWriteMode(caller.orgId(), mode, caller.credentialId(), clock.instant());
     return mode;
@@ -327,15 +452,17 @@ public final class MemoryService implements AutoCloseable {
 
   private static String hash(String text) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
   }
 
   /** An event as received, validated. */
-  public record EventInput(String type, String source, String subject, String text, ObjectNode metadata) {
-  }
+  public record EventInput(
+      String type, String source, String subject, String text, ObjectNode metadata) {}
 
   @Override
   public void close() {

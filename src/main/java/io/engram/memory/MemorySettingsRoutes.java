@@ -17,7 +17,7 @@ import java.util.Set;
  * (or any of its API keys) reads it; owners, admins and admin API keys change it, and only on a
  * paid plan can they choose the candidate review path.
  */
-public final class MemorySettingsRoutes implements RouteModule  {
+public final class MemorySettingsRoutes implements RouteModule {
   static final String PATH = "/api/memory/settings";
 
   private final MemoryService memory;
@@ -32,13 +32,15 @@ public final class MemorySettingsRoutes implements RouteModule  {
 
   @Override
   public void register(Routes routes) {
-    routes.get(PATH, ctx -> Responses.json(ctx, view(guard.signedIn(ctx), null)))
+    routes
+        .get(PATH, ctx -> Responses.json(ctx, view(guard.signedIn(ctx), null)))
         .patch(PATH, ctx -> {
           Principal caller = guard.signedIn(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("writeMode"));
           String id = body.requiredString("writeMode", 32);
-          WriteMode mode = WriteMode.fromId(id).orElseThrow(() -> ApiException.badRequest("writeMode",
-              "'writeMode' must be direct or candidate_review, got '" + id + "'"));
+          WriteMode mode = WriteMode.fromId(id)
+              .orElseThrow(() -> ApiException.badRequest(
+                  "writeMode", "'writeMode' must be direct or candidate_review, got '" + id + "'"));
           memory.setWriteMode(caller, mode);
           Responses.json(ctx, view(caller, "Memory write mode set to " + mode.id()));
         });
@@ -48,8 +50,11 @@ public final class MemorySettingsRoutes implements RouteModule  {
     boolean paid = caller.organization().plan().isPaid();
     Map<String, Object> settings = new LinkedHashMap<>();
     settings.put("writeMode", memory.writeMode(caller.organization()).id());
-    settings.put("availableWriteModes", paid ? List.of(WriteMode.DIRECT.id(), WriteMode.CANDIDATE_REVIEW.id())
-        : List.of(WriteMode.DIRECT.id()));
+    settings.put(
+        "availableWriteModes",
+        paid
+            ? List.of(WriteMode.DIRECT.id(), WriteMode.CANDIDATE_REVIEW.id())
+            : List.of(WriteMode.DIRECT.id()));
     settings.put("plan", caller.organization().plan().id());
     settings.put("idempotencyRetentionHours", MemoryService.IDEMPOTENCY_RETENTION.toHours());
     Map<String, Object> body = new LinkedHashMap<>();

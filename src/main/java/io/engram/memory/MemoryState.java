@@ -8,7 +8,10 @@ import java.util.Optional;
  * in the database for review, provenance and audit.
  */
 public enum MemoryState {
-  CANDIDATE, DURABLE, SUPPRESSED, TOMBSTONED;
+  CANDIDATE,
+  DURABLE,
+  SUPPRESSED,
+  TOMBSTONED;
 
   public String id() {
     return WireNames.of(this);

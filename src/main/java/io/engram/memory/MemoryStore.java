@@ -30,20 +30,28 @@ public final class MemoryStore {
       rs.getDouble("confidence"),
       rs.getString("metadata"),
       MemoryState.fromId(rs.getString("state")).orElseThrow(),
-      new MemoryRecord.Origin(MemorySource.valueOf(rs.getString("source").toUpperCase(java.util.Locale.ROOT)),
-          rs.getString("event_id"), rs.getString("idempotency_key"),
-          new ChangeAuthor(rs.getString("credential_id"), rs.getString("user_id"), rs.getString("request_id"))),
+      new MemoryRecord.Origin(
+          MemorySource.valueOf(rs.getString("source").toUpperCase(java.util.Locale.ROOT)),
+          rs.getString("event_id"),
+          rs.getString("idempotency_key"),
+          new ChangeAuthor(
+              rs.getString("credential_id"), rs.getString("user_id"), rs.getString("request_id"))),
       Rows.instant(rs, "occurred_at"),
       Rows.instant(rs, "created_at"),
       Rows.instant(rs, "updated_at"),
-      new UseHistory(UseHistory.parseRecent(rs.getString("recent_uses")), rs.getLong("older_use_count"),
-          rs.getDouble("older_use_weight"), Rows.instant(rs, "first_use_at")),
+      new UseHistory(
+          UseHistory.parseRecent(rs.getString("recent_uses")),
+          rs.getLong("older_use_count"),
+          rs.getDouble("older_use_weight"),
+          Rows.instant(rs, "first_use_at")),
       new MemoryRecord.UseCounts(rs.getLong("reinforcement_count"), rs.getLong("retrieval_count")),
       Embedder.fromBytes(rs.getBytes("embedding")));
 
   private static final RowMapper<Transition> TRANSITION = (rs, ctx) -> new Transition(
       rs.getString("memory_id"),
-      rs.getString("from_state") == null ? null : MemoryState.fromId(rs.getString("from_state")).orElseThrow(),
+      rs.getString("from_state") == null
+          ? null
+          : MemoryState.fromId(rs.getString("from_state")).orElseThrow(),
       MemoryState.fromId(rs.getString("to_state")).orElseThrow(),
       rs.getString("action"),
       rs.getString("reason"),
@@ -76,18 +84,31 @@ public final class MemoryStore {
                     :credential, :user, :request, :idempotencyKey, :occurredAt, :createdAt, :updatedAt,
                     :recentUses, :olderCount, :olderWeight, :firstUseAt, :lastUsedAt, :reinforcements,
                     :retrievals, :embedding)""")
-        .bind("id", m.id()).bind("org", m.orgId()).bind("agent", m.agent()).bind("text", m.text())
-        .bind("subject", m.subject()).bind("kind", m.kind().id()).bind("confidence", m.confidence())
-        .bind("state", m.state().id()).bind("source", m.origin().source().id())
-        .bind("event", m.origin().eventId()).bind("metadata", m.metadataJson())
-        .bind("credential", m.origin().author().credentialId()).bind("user", m.origin().author().userId())
-        .bind("request", m.origin().author().requestId()).bind("idempotencyKey", m.origin().idempotencyKey())
-        .bind("occurredAt", m.occurredAt().toEpochMilli()).bind("createdAt", m.createdAt().toEpochMilli())
-        .bind("updatedAt", m.updatedAt().toEpochMilli()).bind("recentUses", m.uses().recentText())
-        .bind("olderCount", m.uses().olderCount()).bind("olderWeight", m.uses().olderWeight())
+        .bind("id", m.id())
+        .bind("org", m.orgId())
+        .bind("agent", m.agent())
+        .bind("text", m.text())
+        .bind("subject", m.subject())
+        .bind("kind", m.kind().id())
+        .bind("confidence", m.confidence())
+        .bind("state", m.state().id())
+        .bind("source", m.origin().source().id())
+        .bind("event", m.origin().eventId())
+        .bind("metadata", m.metadataJson())
+        .bind("credential", m.origin().author().credentialId())
+        .bind("user", m.origin().author().userId())
+        .bind("request", m.origin().author().requestId())
+        .bind("idempotencyKey", m.origin().idempotencyKey())
+        .bind("occurredAt", m.occurredAt().toEpochMilli())
+        .bind("createdAt", m.createdAt().toEpochMilli())
+        .bind("updatedAt", m.updatedAt().toEpochMilli())
+        .bind("recentUses", m.uses().recentText())
+        .bind("olderCount", m.uses().olderCount())
+        .bind("olderWeight", m.uses().olderWeight())
         .bind("firstUseAt", m.uses().firstUseAt().toEpochMilli())
         .bind("lastUsedAt", m.uses().lastUsedAt().toEpochMilli())
-        .bind("reinforcements", m.counts().reinforcements()).bind("retrievals", m.counts().retrievals())
+        .bind("reinforcements", m.counts().reinforcements())
+        .bind("retrievals", m.counts().retrievals())
         .bind("embedding", Embedder.toBytes(m.embedding()))
         .execute();
   }
@@ -102,8 +123,12 @@ public final class MemoryStore {
   }
 
   private static Optional<MemoryRecord> find(Handle h, String orgId, String id, boolean lock) {
-    return h.createQuery("SELECT * FROM memories WHERE org_id = :org AND id = :id" + (lock ? " FOR UPDATE" : ""))
-        .bind("org", orgId).bind("id", id).map(MEMORY).findOne();
+    return h.createQuery(
+            "SELECT * FROM memories WHERE org_id = :org AND id = :id" + (lock ? " FOR UPDATE" : ""))
+        .bind("org", orgId)
+        .bind("id", id)
+        .map(MEMORY)
+        .findOne();
   }
 
   /** The memories among {@code ids}, by id; ids of other organizations are not returned. */
@@ -116,7 +141,8 @@ public final class MemoryStore {
     return db.read(h -> {
       Map<String, MemoryRecord> found = new LinkedHashMap<>();
       h.createQuery("SELECT * FROM memories WHERE id IN (<ids>)")
-          .bindList("ids", List.copyOf(ids)).map(MEMORY)
+          .bindList("ids", List.copyOf(ids))
+          .map(MEMORY)
           .forEach(m -> {
             if (m.orgId().equals(orgId)) {
               found.put(m.id(), m);
@@ -128,12 +154,18 @@ public final class MemoryStore {
 
   /** The memory by id alone, for the index (which has no organization to go by when it catches up). */
   public Optional<MemoryRecord> findById(String id) {
-    return db.read(h -> h.createQuery("SELECT * FROM memories WHERE id = :id").bind("id", id).map(MEMORY).findOne());
+    return db.read(h -> h.createQuery("SELECT * FROM memories WHERE id = :id")
+        .bind("id", id)
+        .map(MEMORY)
+        .findOne());
   }
 
   public void updateState(Handle h, String id, MemoryState to, Instant at) {
     h.createUpdate("UPDATE memories SET state = :state, updated_at = :at WHERE id = :id")
-        .bind("state", to.id()).bind("at", at.toEpochMilli()).bind("id", id).execute();
+        .bind("state", to.id())
+        .bind("at", at.toEpochMilli())
+        .bind("id", id)
+        .execute();
   }
 
   /** Stores a memory's new use summary and counters (the caller read the row for update). */
@@ -143,33 +175,51 @@ public final class MemoryStore {
                    older_use_weight = :olderWeight, first_use_at = :first, last_used_at = :last,
                    reinforcement_count = :reinforcements, retrieval_count = :retrievals
             WHERE id = :id""")
-        .bind("recent", uses.recentText()).bind("olderCount", uses.olderCount())
-        .bind("olderWeight", uses.olderWeight()).bind("first", uses.firstUseAt().toEpochMilli())
-        .bind("last", uses.lastUsedAt().toEpochMilli()).bind("reinforcements", counts.reinforcements())
-        .bind("retrievals", counts.retrievals()).bind("id", id).execute();
+        .bind("recent", uses.recentText())
+        .bind("olderCount", uses.olderCount())
+        .bind("olderWeight", uses.olderWeight())
+        .bind("first", uses.firstUseAt().toEpochMilli())
+        .bind("last", uses.lastUsedAt().toEpochMilli())
+        .bind("reinforcements", counts.reinforcements())
+        .bind("retrievals", counts.retrievals())
+        .bind("id", id)
+        .execute();
   }
 
   /** True when the boundary already holds a candidate or durable memory with exactly this text. */
   public boolean knows(String orgId, AgentScope scope, String text) {
-    return db.read(h -> h.createQuery("SELECT 1 FROM memories WHERE org_id = :org AND state IN ('candidate', 'durable')"
-            + " AND text = :text AND " + scope.sqlCondition("agent") + " LIMIT 1")
-        .bind("org", orgId).bind("text", text).bindMap(scope.sqlBindings()).mapTo(Integer.class).findOne()
+    return db.read(h -> h.createQuery(
+            "SELECT 1 FROM memories WHERE org_id = :org AND state IN ('candidate', 'durable')"
+                + " AND text = :text AND " + scope.sqlCondition("agent") + " LIMIT 1")
+        .bind("org", orgId)
+        .bind("text", text)
+        .bindMap(scope.sqlBindings())
+        .mapTo(Integer.class)
+        .findOne()
         .isPresent());
   }
 
   /** The boundary's candidates awaiting review, oldest first. */
   public List<MemoryRecord> candidates(String orgId, AgentScope scope, String afterId, int limit) {
-    return db.read(h -> h.createQuery("SELECT * FROM memories WHERE org_id = :org AND state = 'candidate'"
-            + " AND id > :after AND " + scope.sqlCondition("agent") + " ORDER BY id LIMIT :limit")
-        .bind("org", orgId).bind("after", afterId == null ? "" : afterId).bind("limit", limit)
-        .bindMap(scope.sqlBindings()).map(MEMORY).list());
+    return db.read(
+        h -> h.createQuery("SELECT * FROM memories WHERE org_id = :org AND state = 'candidate'"
+                + " AND id > :after AND " + scope.sqlCondition("agent")
+                + " ORDER BY id LIMIT :limit")
+            .bind("org", orgId)
+            .bind("after", afterId == null ? "" : afterId)
+            .bind("limit", limit)
+            .bindMap(scope.sqlBindings())
+            .map(MEMORY)
+            .list());
   }
 
   /** Every retrievable memory, in id order, for rebuilding the index. */
   public void forEachRetrievable(Consumer<MemoryRecord> consumer) {
     db.read(h -> {
       h.createQuery("SELECT * FROM memories WHERE state = 'durable' ORDER BY id")
-          .setFetchSize(500).map(MEMORY).forEach(consumer);
+          .setFetchSize(500)
+          .map(MEMORY)
+          .forEach(consumer);
       return null;
     });
   }
@@ -177,33 +227,41 @@ public final class MemoryStore {
   // ---- reflection's reads and merges
 
   /** How many memories one subject (null: no subject) has. */
-  public record SubjectCount(String subject, int count) {
-  }
+  public record SubjectCount(String subject, int count) {}
 
   /** The distinct subjects of the organization's memories in these states, with counts. */
   public List<SubjectCount> subjects(String orgId, Collection<MemoryState> states) {
-    return db.read(h -> h.createQuery("SELECT subject, COUNT(*) AS n FROM memories WHERE org_id = :org"
-            + " AND state IN (<states>) GROUP BY subject")
-        .bind("org", orgId).bindList("states", states.stream().map(MemoryState::id).toList())
-        .map((rs, ctx) -> new SubjectCount(rs.getString("subject"), rs.getInt("n")))
-        .list());
+    return db.read(
+        h -> h.createQuery("SELECT subject, COUNT(*) AS n FROM memories WHERE org_id = :org"
+                + " AND state IN (<states>) GROUP BY subject")
+            .bind("org", orgId)
+            .bindList("states", states.stream().map(MemoryState::id).toList())
+            .map((rs, ctx) -> new SubjectCount(rs.getString("subject"), rs.getInt("n")))
+            .list());
   }
 
   /**
    * The organization's memories in these states whose subject is one of {@code subjects} (null
    * meaning "no subject"), after {@code afterId} in id order, at most {@code limit}.
    */
-  public List<MemoryRecord> withSubjects(String orgId, Collection<String> subjects, Collection<MemoryState> states,
-                                         String afterId, int limit) {
+  public List<MemoryRecord> withSubjects(
+      String orgId,
+      Collection<String> subjects,
+      Collection<MemoryState> states,
+      String afterId,
+      int limit) {
     List<String> named = subjects.stream().filter(java.util.Objects::nonNull).toList();
     boolean none = subjects.contains(null);
-    String subjectCondition = named.isEmpty() ? "subject IS NULL"
+    String subjectCondition = named.isEmpty()
+        ? "subject IS NULL"
         : none ? "(subject IN (<subjects>) OR subject IS NULL)" : "subject IN (<subjects>)";
     return db.read(h -> {
       var query = h.createQuery("SELECT * FROM memories WHERE org_id = :org AND " + subjectCondition
               + " AND state IN (<states>) AND id > :after ORDER BY id LIMIT :limit")
-          .bind("org", orgId).bindList("states", states.stream().map(MemoryState::id).toList())
-          .bind("after", afterId == null ? "" : afterId).bind("limit", limit);
+          .bind("org", orgId)
+          .bindList("states", states.stream().map(MemoryState::id).toList())
+          .bind("after", afterId == null ? "" : afterId)
+          .bind("limit", limit);
       if (!named.isEmpty()) {
         query.bindList("subjects", named);
       }
@@ -212,19 +270,26 @@ public final class MemoryStore {
   }
 
   /** What distributions need of one memory, without its text or vector. */
-  public record Vitals(MemoryState state, double confidence, Instant createdAt, UseHistory uses) {
-  }
+  public record Vitals(MemoryState state, double confidence, Instant createdAt, UseHistory uses) {}
 
   /** Streams the vitals of the organization's memories in one state (every state when null). */
   public void forEachVitals(String orgId, MemoryState state, Consumer<Vitals> consumer) {
     db.read(h -> {
-      h.createQuery("SELECT state, confidence, created_at, recent_uses, older_use_count, older_use_weight,"
-              + " first_use_at FROM memories WHERE org_id = :org AND (:state IS NULL OR state = :state)")
-          .bind("org", orgId).bind("state", state == null ? null : state.id()).setFetchSize(1_000)
-          .map((rs, ctx) -> new Vitals(MemoryState.fromId(rs.getString("state")).orElseThrow(),
-              rs.getDouble("confidence"), Rows.instant(rs, "created_at"),
-              new UseHistory(UseHistory.parseRecent(rs.getString("recent_uses")), rs.getLong("older_use_count"),
-                  rs.getDouble("older_use_weight"), Rows.instant(rs, "first_use_at"))))
+      h.createQuery(
+              "SELECT state, confidence, created_at, recent_uses, older_use_count, older_use_weight,"
+                  + " first_use_at FROM memories WHERE org_id = :org AND (:state IS NULL OR state = :state)")
+          .bind("org", orgId)
+          .bind("state", state == null ? null : state.id())
+          .setFetchSize(1_000)
+          .map((rs, ctx) -> new Vitals(
+              MemoryState.fromId(rs.getString("state")).orElseThrow(),
+              rs.getDouble("confidence"),
+              Rows.instant(rs, "created_at"),
+              new UseHistory(
+                  UseHistory.parseRecent(rs.getString("recent_uses")),
+                  rs.getLong("older_use_count"),
+                  rs.getDouble("older_use_weight"),
+                  Rows.instant(rs, "first_use_at"))))
           .forEach(consumer);
       return null;
     });
@@ -239,7 +304,8 @@ public final class MemoryStore {
       }
       h.createQuery("SELECT state, COUNT(*) AS n FROM memories WHERE org_id = :org GROUP BY state")
           .bind("org", orgId)
-          .map((rs, ctx) -> Map.entry(MemoryState.fromId(rs.getString("state")).orElseThrow(), rs.getLong("n")))
+          .map((rs, ctx) ->
+              Map.entry(MemoryState.fromId(rs.getString("state")).orElseThrow(), rs.getLong("n")))
           .forEach(e -> counts.put(e.getKey(), e.getValue()));
       return counts;
     });
@@ -247,14 +313,18 @@ public final class MemoryStore {
 
   public void updateConfidence(Handle h, String id, double confidence, Instant at) {
     h.createUpdate("UPDATE memories SET confidence = :confidence, updated_at = :at WHERE id = :id")
-        .bind("confidence", confidence).bind("at", at.toEpochMilli()).bind("id", id).execute();
+        .bind("confidence", confidence)
+        .bind("at", at.toEpochMilli())
+        .bind("id", id)
+        .execute();
   }
 
   /** Every use of a memory, its own and those merged into it. */
   public List<UseHistory.Use> uses(Handle h, String memoryId) {
     return h.createQuery("SELECT kind, used_at FROM memory_uses WHERE memory_id = :id")
         .bind("id", memoryId)
-        .map((rs, ctx) -> new UseHistory.Use(WireNames.parse(UseKind.class, rs.getString("kind")).orElseThrow(),
+        .map((rs, ctx) -> new UseHistory.Use(
+            WireNames.parse(UseKind.class, rs.getString("kind")).orElseThrow(),
             Rows.instant(rs, "used_at")))
         .list();
   }
@@ -263,14 +333,15 @@ public final class MemoryStore {
   public int copyUses(Handle h, String from, String to) {
     return h.createUpdate("""
             INSERT INTO memory_uses (memory_id, kind, used_at, request_id, merged_from)
-            SELECT :to, kind, used_at, request_id, :from FROM memory_uses WHERE memory_id = :from""")
-        .bind("from", from).bind("to", to).execute();
+            SELECT :to, kind, used_at, request_id, :from FROM memory_uses WHERE memory_id = :from""").bind("from", from).bind("to", to).execute();
   }
 
   /** Takes back the copies {@link #copyUses} made. */
   public int removeMergedUses(Handle h, String from, String to) {
     return h.createUpdate("DELETE FROM memory_uses WHERE memory_id = :to AND merged_from = :from")
-        .bind("from", from).bind("to", to).execute();
+        .bind("from", from)
+        .bind("to", to)
+        .execute();
   }
 
   // ---- history
@@ -280,20 +351,34 @@ public final class MemoryStore {
             INSERT INTO memory_transitions (memory_id, from_state, to_state, action, reason, actor, credential_id,
                                             user_id, request_id, at)
             VALUES (:memory, :from, :to, :action, :reason, :actor, :credential, :user, :request, :at)""")
-        .bind("memory", t.memoryId()).bind("from", t.from() == null ? null : t.from().id())
-        .bind("to", t.to().id()).bind("action", t.action()).bind("reason", t.reason()).bind("actor", t.actor())
-        .bind("credential", t.credentialId()).bind("user", t.userId()).bind("request", t.requestId())
-        .bind("at", t.at().toEpochMilli()).execute();
+        .bind("memory", t.memoryId())
+        .bind("from", t.from() == null ? null : t.from().id())
+        .bind("to", t.to().id())
+        .bind("action", t.action())
+        .bind("reason", t.reason())
+        .bind("actor", t.actor())
+        .bind("credential", t.credentialId())
+        .bind("user", t.userId())
+        .bind("request", t.requestId())
+        .bind("at", t.at().toEpochMilli())
+        .execute();
   }
 
   public List<Transition> transitions(String memoryId) {
-    return db.read(h -> h.createQuery("SELECT * FROM memory_transitions WHERE memory_id = :id ORDER BY seq")
-        .bind("id", memoryId).map(TRANSITION).list());
+    return db.read(
+        h -> h.createQuery("SELECT * FROM memory_transitions WHERE memory_id = :id ORDER BY seq")
+            .bind("id", memoryId)
+            .map(TRANSITION)
+            .list());
   }
 
   public void recordUse(Handle h, String memoryId, UseKind kind, Instant at, String requestId) {
-    h.createUpdate("INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)")
-        .bind("id", memoryId).bind("kind", kind.id()).bind("at", at.toEpochMilli()).bind("request", requestId)
+    h.createUpdate(
+            "INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)")
+        .bind("id", memoryId)
+        .bind("kind", kind.id())
+        .bind("at", at.toEpochMilli())
+        .bind("request", requestId)
         .execute();
   }
 
@@ -301,14 +386,21 @@ public final class MemoryStore {
 
   public WriteMode writeMode(String orgId) {
     return db.read(h -> h.createQuery("SELECT write_mode FROM memory_settings WHERE org_id = :org")
-        .bind("org", orgId).mapTo(String.class).findOne())
-        .flatMap(WriteMode::fromId).orElse(WriteMode.DIRECT);
+            .bind("org", orgId)
+            .mapTo(String.class)
+            .findOne())
+        .flatMap(WriteMode::fromId)
+        .orElse(WriteMode.DIRECT);
   }
 
   public void setWriteMode(String orgId, WriteMode mode, String updatedBy, Instant at) {
     db.write(h -> h.createUpdate("""
             INSERT INTO memory_settings (org_id, write_mode, updated_at, updated_by) VALUES (:org, :mode, :at, :by)
             ON CONFLICT (org_id) DO UPDATE SET write_mode = :mode, updated_at = :at, updated_by = :by""")
-        .bind("org", orgId).bind("mode", mode.id()).bind("at", at.toEpochMilli()).bind("by", updatedBy).execute());
+        .bind("org", orgId)
+        .bind("mode", mode.id())
+        .bind("at", at.toEpochMilli())
+        .bind("by", updatedBy)
+        .execute());
   }
 }

@@ -11,8 +11,7 @@ import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 public final class MemoryText {
   private static final MemoryAnalyzer ANALYZER = new MemoryAnalyzer();
 
-  private MemoryText() {
-  }
+  private MemoryText() {}
 
   /** The distinct content terms of {@code text}, in order of first appearance. */
   public static Set<String> terms(String text) {

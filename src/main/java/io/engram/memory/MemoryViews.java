@@ -11,8 +11,7 @@ import java.util.Map;
 /** The JSON shapes of the memory routes (camelCase, as the memory spec writes its fields). */
 final class MemoryViews {
 
-  private MemoryViews() {
-  }
+  private MemoryViews() {}
 
   static Map<String, Object> memory(MemoryRecord m) {
     Map<String, Object> view = new LinkedHashMap<>();
@@ -26,7 +25,8 @@ final class MemoryViews {
     view.put("agent", m.agent());
     view.put("source", m.origin().source().id());
     view.put("eventId", m.origin().eventId());
-    view.put("metadata", m.metadataJson() == null ? null : Json.read(m.metadataJson(), JsonNode.class));
+    view.put(
+        "metadata", m.metadataJson() == null ? null : Json.read(m.metadataJson(), JsonNode.class));
     view.put("occurredAt", m.occurredAt().toString());
     view.put("createdAt", m.createdAt().toString());
     view.put("updatedAt", m.updatedAt().toString());
@@ -43,11 +43,16 @@ final class MemoryViews {
     for (EventPipeline.Statement statement : plan.statements()) {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("text", statement.text());
-      view.put("candidateId", statement.skipReason() == null ? candidates.get(next++).id() : null);
+      view.put(
+          "candidateId", statement.skipReason() == null ? candidates.get(next++).id() : null);
       view.put("skipped", statement.skipReason());
       statements.add(view);
     }
-    return Map.of("statements", statements, "candidateIds", candidates.stream().map(MemoryRecord::id).toList());
+    return Map.of(
+        "statements",
+        statements,
+        "candidateIds",
+        candidates.stream().map(MemoryRecord::id).toList());
   }
 
   static Map<String, Object> event(BusinessEvent e) {
@@ -58,7 +63,8 @@ final class MemoryViews {
     view.put("source", e.source());
     view.put("subject", e.subject());
     view.put("text", e.text());
-    view.put("metadata", e.metadataJson() == null ? null : Json.read(e.metadataJson(), JsonNode.class));
+    view.put(
+        "metadata", e.metadataJson() == null ? null : Json.read(e.metadataJson(), JsonNode.class));
     view.put("agent", e.agent());
     view.put("receivedAt", e.receivedAt().toString());
     view.put("staging", Json.read(e.stagingJson(), JsonNode.class));
@@ -94,7 +100,8 @@ final class MemoryViews {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("memory", memory(m));
     view.put("origin", origin);
-    view.put("transitions", p.transitions().stream().map(MemoryViews::transition).toList());
+    view.put(
+        "transitions", p.transitions().stream().map(MemoryViews::transition).toList());
     view.put("uses", uses(m, p.at()));
     return view;
   }
@@ -107,10 +114,20 @@ final class MemoryViews {
     view.put("retrievals", m.counts().retrievals());
     view.put("firstUseAt", m.uses().firstUseAt().toString());
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());
-    view.put("recent", m.uses().recent().stream()
-        .map(u -> Map.of("kind", u.kind().id(), "at", u.at().toString())).toList());
-    view.put("activation", Map.of("baseLevel", round(baseLevel), "normalized", round(Activation.normalized(baseLevel)),
-        "at", at.toString()));
+    view.put(
+        "recent",
+        m.uses().recent().stream()
+            .map(u -> Map.of("kind", u.kind().id(), "at", u.at().toString()))
+            .toList());
+    view.put(
+        "activation",
+        Map.of(
+            "baseLevel",
+            round(baseLevel),
+            "normalized",
+            round(Activation.normalized(baseLevel)),
+            "at",
+            at.toString()));
     return view;
   }
 
@@ -119,11 +136,15 @@ final class MemoryViews {
     ActivationRanker.Explanation e = r.explanation();
     view.put("score", round(e.score()));
     Map<String, Object> explanation = new LinkedHashMap<>();
-    explanation.put("lexical", e.lexicalRank() == null ? null : Map.of("rank", e.lexicalRank(), "bm25", round(e.bm25())));
+    explanation.put(
+        "lexical",
+        e.lexicalRank() == null ? null : Map.of("rank", e.lexicalRank(), "bm25", round(e.bm25())));
     explanation.put("vector", e.similarity() == null ? null : vector(e));
     explanation.put("subjectMatch", e.subjectMatch());
     explanation.put("relevance", round(e.relevance()));
-    explanation.put("activation", Map.of("baseLevel", round(e.baseLevel()), "normalized", round(e.activation())));
+    explanation.put(
+        "activation",
+        Map.of("baseLevel", round(e.baseLevel()), "normalized", round(e.activation())));
     explanation.put("confidence", e.confidence());
     explanation.put("score", round(e.score()));
     view.put("explanation", explanation);

@@ -13,9 +13,19 @@ import java.util.Set;
  * memoryKind, a time range on occurredAt), the context budget, the ranking mode (for comparing
  * and debugging; hybrid with activation is what ships) and whether the results count as a use.
  */
-public record RetrievalRequest(String query, int limit, boolean includeContext, ContextMode contextMode,
-                               int maxContextTokens, String subject, Set<MemoryKind> kinds, Instant after,
-                               Instant before, RankingMode mode, boolean useActivation, boolean recordUse) {
+public record RetrievalRequest(
+    String query,
+    int limit,
+    boolean includeContext,
+    ContextMode contextMode,
+    int maxContextTokens,
+    String subject,
+    Set<MemoryKind> kinds,
+    Instant after,
+    Instant before,
+    RankingMode mode,
+    boolean useActivation,
+    boolean recordUse) {
   public static final int DEFAULT_LIMIT = 10;
   public static final int MAX_LIMIT = 100;
   public static final int MAX_QUERY = 4_000;
@@ -25,26 +35,43 @@ public record RetrievalRequest(String query, int limit, boolean includeContext, 
 
   /** Which candidates relevance is computed from. */
   public enum RankingMode {
-    HYBRID, LEXICAL, VECTOR;
+    HYBRID,
+    LEXICAL,
+    VECTOR;
 
     String id() {
       return WireNames.of(this);
     }
   }
 
-  static final Set<String> FIELDS = Set.of("query", "limit", "includeContext", "contextMode", "maxContextTokens",
-      "subject", "memoryKind", "after", "before", "mode", "useActivation", "recordUse");
+  static final Set<String> FIELDS = Set.of(
+      "query",
+      "limit",
+      "includeContext",
+      "contextMode",
+      "maxContextTokens",
+      "subject",
+      "memoryKind",
+      "after",
+      "before",
+      "mode",
+      "useActivation",
+      "recordUse");
 
   public static RetrievalRequest parse(JsonBody body) {
     body.allowOnly(FIELDS);
     String query = body.requiredString("query", MAX_QUERY);
     int limit = body.optionalInt("limit", 1, MAX_LIMIT).orElse(DEFAULT_LIMIT);
     boolean includeContext = body.optionalBoolean("includeContext").orElse(false);
-    ContextMode contextMode = body.optionalString("contextMode", 32).map(id -> ContextMode.fromId(id)
-        .orElseThrow(() -> ApiException.badRequest("contextMode", "'contextMode' must be one of "
-            + ContextMode.allIds() + ", got '" + id + "'"))).orElse(ContextMode.FULL);
+    ContextMode contextMode = body.optionalString("contextMode", 32)
+        .map(id -> ContextMode.fromId(id)
+            .orElseThrow(() -> ApiException.badRequest(
+                "contextMode",
+                "'contextMode' must be one of " + ContextMode.allIds() + ", got '" + id + "'")))
+        .orElse(ContextMode.FULL);
     if (!includeContext && (body.has("contextMode") || body.has("maxContextTokens"))) {
-      throw ApiException.badRequest(body.has("contextMode") ? "contextMode" : "maxContextTokens",
+      throw ApiException.badRequest(
+          body.has("contextMode") ? "contextMode" : "maxContextTokens",
           "'contextMode' and 'maxContextTokens' shape the context block: send them with \"includeContext\": true");
     }
     int maxTokens = body.optionalInt("maxContextTokens", MIN_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS)
@@ -56,11 +83,24 @@ public record RetrievalRequest(String query, int limit, boolean includeContext, 
     if (after != null && before != null && !after.isBefore(before)) {
       throw ApiException.badRequest("before", "'before' must be later than 'after'");
     }
-    RankingMode mode = body.optionalString("mode", 16).map(id -> WireNames.parse(RankingMode.class, id)
-        .orElseThrow(() -> ApiException.badRequest("mode", "'mode' must be hybrid, lexical or vector, got '" + id
-            + "'"))).orElse(RankingMode.HYBRID);
-    return new RetrievalRequest(query, limit, includeContext, contextMode, maxTokens, subject, kinds, after, before,
-        mode, body.optionalBoolean("useActivation").orElse(true), body.optionalBoolean("recordUse").orElse(true));
+    RankingMode mode = body.optionalString("mode", 16)
+        .map(id -> WireNames.parse(RankingMode.class, id)
+            .orElseThrow(() -> ApiException.badRequest(
+                "mode", "'mode' must be hybrid, lexical or vector, got '" + id + "'")))
+        .orElse(RankingMode.HYBRID);
+    return new RetrievalRequest(
+        query,
+        limit,
+        includeContext,
+        contextMode,
+        maxTokens,
+        subject,
+        kinds,
+        after,
+        before,
+        mode,
+        body.optionalBoolean("useActivation").orElse(true),
+        body.optionalBoolean("recordUse").orElse(true));
   }
 
   /** {@code memoryKind}: one kind, or a list of kinds (any of them matches). */
@@ -75,13 +115,15 @@ public record RetrievalRequest(String query, int limit, boolean includeContext, 
     } else if (value.isArray() && !value.isEmpty() && value.size() <= MemoryKind.values().length) {
       for (JsonNode item : value) {
         if (!item.isTextual()) {
-          throw ApiException.badRequest("memoryKind", "'memoryKind' must be a kind or a list of kinds");
+          throw ApiException.badRequest(
+              "memoryKind", "'memoryKind' must be a kind or a list of kinds");
         }
         kinds.add(MemoryInput.kind(item.asText()));
       }
     } else {
-      throw ApiException.badRequest("memoryKind", "'memoryKind' must be a kind or a list of 1 to "
-          + MemoryKind.values().length + " kinds");
+      throw ApiException.badRequest(
+          "memoryKind",
+          "'memoryKind' must be a kind or a list of 1 to " + MemoryKind.values().length + " kinds");
     }
     return Set.copyOf(kinds);
   }

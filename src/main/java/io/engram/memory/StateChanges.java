@@ -13,8 +13,7 @@ import org.jdbi.v3.core.Handle;
  */
 final class StateChanges {
   /** A memory before and after a change; {@code change} is its change-log position, 0 if the index is unaffected. */
-  record Outcome(MemoryRecord before, MemoryRecord after, long change) {
-  }
+  record Outcome(MemoryRecord before, MemoryRecord after, long change) {}
 
   private final MemoryStore store;
   private final ChangeLog changeLog;
@@ -28,22 +27,44 @@ final class StateChanges {
    * Applies the action to the memory; {@code resolve} gets the locked row (empty when there is
    * none) and returns it or refuses (404 outside the caller's boundary, 403 for a shared memory). Repeating a done action changes nothing; any other disallowed start is a 409.
    */
-  Outcome apply(Handle h, String orgId, String id, MemoryAction action, MemoryService.Control control, ChangeAuthor actor,
-                Instant now, Function<Optional<MemoryRecord>, MemoryRecord> resolve) {
+  Outcome apply(
+      Handle h,
+      String orgId,
+      String id,
+      MemoryAction action,
+      MemoryService.Control control,
+      ChangeAuthor actor,
+      Instant now,
+      Function<Optional<MemoryRecord>, MemoryRecord> resolve) {
     MemoryRecord memory = resolve.apply(store.findForUpdate(h, orgId, id));
     if (action.isDoneIn(memory.state())) {
       return new Outcome(memory, memory, 0);
     }
     if (!action.startsFrom(memory.state())) {
-      throw ApiException.conflict("invalid_state", "Cannot " + action.id() + " memory " + id + ": it is "
-          + memory.state().id() + ", and " + action.id() + " applies to " + action.allowedFrom() + " memories");
+      throw ApiException.conflict(
+          "invalid_state",
+          "Cannot " + action.id() + " memory " + id + ": it is "
+              + memory.state().id() + ", and " + action.id() + " applies to " + action.allowedFrom()
+              + " memories");
     }
-    store.recordTransition(h, new Transition(id, memory.state(), action.to(), action.id(), control.reason(),
-        control.actor(), actor.credentialId(), actor.userId(), actor.requestId(), now));
+    store.recordTransition(
+        h,
+        new Transition(
+            id,
+            memory.state(),
+            action.to(),
+            action.id(),
+            control.reason(),
+            control.actor(),
+            actor.credentialId(),
+            actor.userId(),
+            actor.requestId(),
+            now));
     long change = 0;
     if (action == MemoryAction.REINFORCE) {
       store.recordUse(h, id, UseKind.REINFORCE, now, actor.requestId());
-      store.updateUses(h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.counts().plusReinforcement());
+      store.updateUses(
+          h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.counts().plusReinforcement());
     } else {
       store.updateState(h, id, action.to(), now);
       change = changeLog.append(h, id, now);
@@ -55,16 +76,37 @@ final class StateChanges {
    * Takes a memory back to the state it had before a change, provided nothing moved it since
    * (it is still {@code expected}); otherwise a 409 that says where it is now.
    */
-  Outcome revert(Handle h, String orgId, String id, MemoryState expected, MemoryState back,
-                 MemoryService.Control control, ChangeAuthor actor, Instant now) {
-    MemoryRecord memory = store.findForUpdate(h, orgId, id)
+  Outcome revert(
+      Handle h,
+      String orgId,
+      String id,
+      MemoryState expected,
+      MemoryState back,
+      MemoryService.Control control,
+      ChangeAuthor actor,
+      Instant now) {
+    MemoryRecord memory = store
+        .findForUpdate(h, orgId, id)
         .orElseThrow(() -> ApiException.notFound("Memory " + id + " not found"));
     if (memory.state() != expected) {
-      throw ApiException.conflict("memory_changed", "Memory " + id + " is " + memory.state().id() + " now, not "
-          + expected.id() + " as the change left it; undo it by hand if it is still wanted");
+      throw ApiException.conflict(
+          "memory_changed",
+          "Memory " + id + " is " + memory.state().id() + " now, not " + expected.id()
+              + " as the change left it; undo it by hand if it is still wanted");
     }
-    store.recordTransition(h, new Transition(id, memory.state(), back, "undo", control.reason(), control.actor(),
-        actor.credentialId(), actor.userId(), actor.requestId(), now));
+    store.recordTransition(
+        h,
+        new Transition(
+            id,
+            memory.state(),
+            back,
+            "undo",
+            control.reason(),
+            control.actor(),
+            actor.credentialId(),
+            actor.userId(),
+            actor.requestId(),
+            now));
     store.updateState(h, id, back, now);
     long change = changeLog.append(h, id, now);
     return new Outcome(memory, store.findForUpdate(h, orgId, id).orElseThrow(), change);

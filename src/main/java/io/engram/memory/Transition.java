@@ -17,5 +17,4 @@ public record Transition(
     String credentialId,
     String userId,
     String requestId,
-    Instant at) {
-}
+    Instant at) {}

@@ -11,11 +11,11 @@ import java.util.List;
  * weight and the time of the first. {@link Activation} turns this into a base level. Every use is
  * also kept in full in {@code memory_uses} for audit.
  */
-public record UseHistory(List<Use> recent, long olderCount, double olderWeight, Instant firstUseAt) {
+public record UseHistory(
+    List<Use> recent, long olderCount, double olderWeight, Instant firstUseAt) {
   static final int RECENT = 16;
 
-  public record Use(UseKind kind, Instant at) {
-  }
+  public record Use(UseKind kind, Instant at) {}
 
   public UseHistory {
     recent = List.copyOf(recent);

@@ -25,8 +25,7 @@ final class UseRecorder implements AutoCloseable {
   private static final int CAPACITY = 100_000;
   private static final int MAX_BATCH = 2_000;
 
-  record PendingUse(String orgId, String memoryId, Instant at, String requestId) {
-  }
+  record PendingUse(String orgId, String memoryId, Instant at, String requestId) {}
 
   private final MemoryStore store;
   private final BlockingQueue<PendingUse> queue = new LinkedBlockingQueue<>(CAPACITY);
@@ -99,7 +98,8 @@ final class UseRecorder implements AutoCloseable {
         return;
       }
       Map<String, List<PendingUse>> byMemory = new LinkedHashMap<>();
-      batch.forEach(use -> byMemory.computeIfAbsent(use.memoryId(), id -> new ArrayList<>()).add(use));
+      batch.forEach(use ->
+          byMemory.computeIfAbsent(use.memoryId(), id -> new ArrayList<>()).add(use));
       try {
         writeUses(byMemory);
       } finally {
@@ -110,22 +110,24 @@ final class UseRecorder implements AutoCloseable {
 
   private void writeUses(Map<String, List<PendingUse>> byMemory) {
     store.database().write(h -> {
-      byMemory.forEach((id, uses) -> store.findForUpdate(h, uses.getFirst().orgId(), id).ifPresent(memory -> {
-        UseHistory history = memory.uses();
-        for (PendingUse use : uses) {
-          history = history.plus(UseKind.RETRIEVAL, use.at());
-          store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
-        }
-        store.updateUses(h, id, history, memory.counts().plusRetrievals(uses.size()));
-      }));
+      byMemory.forEach((id, uses) -> store
+          .findForUpdate(h, uses.getFirst().orgId(), id)
+          .ifPresent(memory -> {
+            UseHistory history = memory.uses();
+            for (PendingUse use : uses) {
+              history = history.plus(UseKind.RETRIEVAL, use.at());
+              store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
+            }
+            store.updateUses(h, id, history, memory.counts().plusRetrievals(uses.size()));
+          }));
       return null;
     });
   }
 
-
   @Override
   public void close() {
-    // No interrupt: the worker may be inside a database write; it sees the flag within a batch period.
+    // No interrupt: the worker may be inside a database write; it sees the flag within a batch
+    // period.
     running = false;
     try {
       worker.join(5_000);

@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /** How encode lands: durable at once (the default), or as a candidate awaiting review. */
 public enum WriteMode {
-  DIRECT, CANDIDATE_REVIEW;
+  DIRECT,
+  CANDIDATE_REVIEW;
 
   public String id() {
     return WireNames.of(this);

@@ -49,14 +49,26 @@ public final class OperationsRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.get("/v1/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
+    routes
+        .get("/v1/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
         .get("/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
         .get("/v1/health/ready", ctx -> {
           if (!database.isReachable()) {
             throw ApiException.unavailable("not_ready", "The database is not reachable");
           }
-          Responses.json(ctx, Map.of("status", "ready", "checks",
-              Map.of("database", Map.of("status", "ok", "kind", database.kind().name().toLowerCase(Locale.ROOT)))));
+          Responses.json(
+              ctx,
+              Map.of(
+                  "status",
+                  "ready",
+                  "checks",
+                  Map.of(
+                      "database",
+                      Map.of(
+                          "status",
+                          "ok",
+                          "kind",
+                          database.kind().name().toLowerCase(Locale.ROOT)))));
         })
         .get("/metrics", ctx -> {
           guard.operatorOrOpen(ctx);

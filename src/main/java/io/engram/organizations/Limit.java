@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 public record Limit(long value) {
   /** Written for "unlimited" in the plan table. */
   static final long U = -1;
+
   public static final Limit UNLIMITED = new Limit(U);
 
   public static Limit of(long value) {

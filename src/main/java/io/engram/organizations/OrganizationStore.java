@@ -38,12 +38,18 @@ public final class OrganizationStore {
 
   public Optional<Organization> find(String id) {
     return db.read(h -> h.createQuery("SELECT * FROM organizations WHERE id = :id")
-        .bind("id", id).map(MAPPER).findOne());
+        .bind("id", id)
+        .map(MAPPER)
+        .findOne());
   }
 
   /** Organizations in id (creation) order, after the given id when paging. */
   public List<Organization> list(String afterId, int limit) {
-    return db.read(h -> h.createQuery("SELECT * FROM organizations WHERE id > :after ORDER BY id LIMIT :limit")
-        .bind("after", afterId == null ? "" : afterId).bind("limit", limit).map(MAPPER).list());
+    return db.read(
+        h -> h.createQuery("SELECT * FROM organizations WHERE id > :after ORDER BY id LIMIT :limit")
+            .bind("after", afterId == null ? "" : afterId)
+            .bind("limit", limit)
+            .map(MAPPER)
+            .list());
   }
 }

@@ -17,33 +17,45 @@ import java.util.stream.Collectors;
  */
 public enum Plan {
   //          tier            caps  rpm     conc   tok/req  tok/hour   storageGB  paid
-  FOUNDER(Tier.FREE,            3,    30,     2,    2_048,    10_000,        1,   false),
-  FREE(Tier.FREE,               3,    30,     2,    1_024,     5_000,        1,   false),
-  SPARK(Tier.SPARK,             3,    60,     5,    2_048,    10_000,       10,   true),
-  SEED(Tier.SEED,               7,   200,    20,    4_096,   100_000,       50,   true),
-  RISE(Tier.RISE,               7,   200,    20,    4_096,   100_000,      100,   true),
-  GROWTH(Tier.GROWTH,           U,  1000,    50,    8_192,   500_000,      150,   true),
-  BOOST(Tier.BOOST,             U,  1000,    50,    8_192,   500_000,      200,   true),
-  SCALE(Tier.SCALE,             U,  1000,   100,    8_192,         U,      500,   true),
-  GROW(Tier.GROW,               U,  1000,   100,    8_192,         U,    1_000,   true),
-  EXPAND(Tier.EXPAND,           U,  1000,   100,    8_192,         U,    2_000,   true),
-  PRIME(Tier.PRIME,             U,  1000,   100,    8_192,         U,    5_000,   true),
-  PUBLIC(Tier.PUBLIC,           U,  1000,   100,    8_192,         U,   10_000,   true),
-  ELITE(Tier.ELITE,             U,  1000,   100,    8_192,         U,   20_000,   true),
-  TITAN(Tier.TITAN,             U,  1000,   100,    8_192,         U,   50_000,   true),
-  GOD(Tier.GOD,                 U,  1000,   100,    8_192,         U,        U,   true),
-  DEDICATED(Tier.DEDICATED,     U, 10000,     U,   16_384,         U,        U,   true);
+  FOUNDER(Tier.FREE, 3, 30, 2, 2_048, 10_000, 1, false),
+  FREE(Tier.FREE, 3, 30, 2, 1_024, 5_000, 1, false),
+  SPARK(Tier.SPARK, 3, 60, 5, 2_048, 10_000, 10, true),
+  SEED(Tier.SEED, 7, 200, 20, 4_096, 100_000, 50, true),
+  RISE(Tier.RISE, 7, 200, 20, 4_096, 100_000, 100, true),
+  GROWTH(Tier.GROWTH, U, 1000, 50, 8_192, 500_000, 150, true),
+  BOOST(Tier.BOOST, U, 1000, 50, 8_192, 500_000, 200, true),
+  SCALE(Tier.SCALE, U, 1000, 100, 8_192, U, 500, true),
+  GROW(Tier.GROW, U, 1000, 100, 8_192, U, 1_000, true),
+  EXPAND(Tier.EXPAND, U, 1000, 100, 8_192, U, 2_000, true),
+  PRIME(Tier.PRIME, U, 1000, 100, 8_192, U, 5_000, true),
+  PUBLIC(Tier.PUBLIC, U, 1000, 100, 8_192, U, 10_000, true),
+  ELITE(Tier.ELITE, U, 1000, 100, 8_192, U, 20_000, true),
+  TITAN(Tier.TITAN, U, 1000, 100, 8_192, U, 50_000, true),
+  GOD(Tier.GOD, U, 1000, 100, 8_192, U, U, true),
+  DEDICATED(Tier.DEDICATED, U, 10000, U, 16_384, U, U, true);
 
   private final Tier tier;
   private final PlanLimits limits;
   private final boolean paid;
 
-  Plan(Tier tier, long capabilities, long requestsPerMinute, long concurrent, long tokensPerRequest,
-       long tokensPerHour, long storageGb, boolean paid) {
+  Plan(
+      Tier tier,
+      long capabilities,
+      long requestsPerMinute,
+      long concurrent,
+      long tokensPerRequest,
+      long tokensPerHour,
+      long storageGb,
+      boolean paid) {
     this.tier = tier;
     this.paid = paid;
-    this.limits = new PlanLimits(limit(capabilities), limit(requestsPerMinute), limit(concurrent),
-        limit(tokensPerRequest), limit(tokensPerHour), limit(storageGb));
+    this.limits = new PlanLimits(
+        limit(capabilities),
+        limit(requestsPerMinute),
+        limit(concurrent),
+        limit(tokensPerRequest),
+        limit(tokensPerHour),
+        limit(storageGb));
   }
 
   private static Limit limit(long value) {
@@ -68,7 +80,9 @@ public enum Plan {
   }
 
   public static Optional<Plan> fromId(String id) {
-    return Arrays.stream(values()).filter(p -> p.id().equalsIgnoreCase(id == null ? "" : id.trim())).findFirst();
+    return Arrays.stream(values())
+        .filter(p -> p.id().equalsIgnoreCase(id == null ? "" : id.trim()))
+        .findFirst();
   }
 
   public static String allIds() {

@@ -10,5 +10,4 @@ public record PlanLimits(
     Limit concurrentRequests,
     Limit tokensPerRequest,
     Limit tokensPerHour,
-    Limit storageGb) {
-}
+    Limit storageGb) {}

@@ -5,7 +5,9 @@ import java.util.Optional;
 
 /** A user's role inside an organization. Owners and admins manage it; members use it. */
 public enum Role {
-  OWNER, ADMIN, MEMBER;
+  OWNER,
+  ADMIN,
+  MEMBER;
 
   public String id() {
     return name().toLowerCase(Locale.ROOT);

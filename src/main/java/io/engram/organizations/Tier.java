@@ -8,7 +8,21 @@ import java.util.Optional;
  * tier after it. Plan ids normalize into these (see {@link Plan}).
  */
 public enum Tier {
-  FREE, SPARK, SEED, RISE, GROWTH, BOOST, SCALE, GROW, EXPAND, PRIME, PUBLIC, ELITE, TITAN, GOD, DEDICATED;
+  FREE,
+  SPARK,
+  SEED,
+  RISE,
+  GROWTH,
+  BOOST,
+  SCALE,
+  GROW,
+  EXPAND,
+  PRIME,
+  PUBLIC,
+  ELITE,
+  TITAN,
+  GOD,
+  DEDICATED;
 
   public String id() {
     return name().toLowerCase(Locale.ROOT);

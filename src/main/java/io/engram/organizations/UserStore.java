@@ -18,8 +18,7 @@ public final class UserStore {
       Rows.instant(rs, "created_at"));
 
   /** A user with the stored password hash, for sign-in. */
-  public record WithPassword(User user, String passwordHash) {
-  }
+  public record WithPassword(User user, String passwordHash) {}
 
   private final Database db;
 
@@ -37,24 +36,30 @@ public final class UserStore {
               INSERT INTO users (id, org_id, email, name, role, password_hash, created_at)
               VALUES (:id, :org, :email, :name, :role, :password, :createdAt)
               ON CONFLICT (org_id, email) DO NOTHING""")
-          .bind("id", user.id())
-          .bind("org", user.orgId())
-          .bind("email", user.email())
-          .bind("name", user.name())
-          .bind("role", user.role().id())
-          .bind("password", passwordHash)
-          .bind("createdAt", user.createdAt().toEpochMilli())
-          .execute() == 1);
+            .bind("id", user.id())
+            .bind("org", user.orgId())
+            .bind("email", user.email())
+            .bind("name", user.name())
+            .bind("role", user.role().id())
+            .bind("password", passwordHash)
+            .bind("createdAt", user.createdAt().toEpochMilli())
+            .execute()
+        == 1);
   }
 
   public Optional<User> find(String orgId, String id) {
     return db.read(h -> h.createQuery("SELECT * FROM users WHERE org_id = :org AND id = :id")
-        .bind("org", orgId).bind("id", id).map(MAPPER).findOne());
+        .bind("org", orgId)
+        .bind("id", id)
+        .map(MAPPER)
+        .findOne());
   }
 
   public List<User> list(String orgId) {
     return db.read(h -> h.createQuery("SELECT * FROM users WHERE org_id = :org ORDER BY id")
-        .bind("org", orgId).map(MAPPER).list());
+        .bind("org", orgId)
+        .map(MAPPER)
+        .list());
   }
 
   /** Every organization's user with this email, for sign-in without an organization id. */

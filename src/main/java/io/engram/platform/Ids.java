@@ -17,8 +17,7 @@ public final class Ids {
   private static long lastMillis = -1;
   private static final int[] LAST = new int[BODY_CHARS];
 
-  private Ids() {
-  }
+  private Ids() {}
 
   public static String newId(String prefix, long epochMillis) {
     char[] body = new char[BODY_CHARS];

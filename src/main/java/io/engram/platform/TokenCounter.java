@@ -10,10 +10,10 @@ import com.knuddels.jtokkit.api.EncodingType;
  * (it is thread-safe, and loading its vocabulary takes tens of milliseconds).
  */
 public final class TokenCounter {
-  private static final Encoding CL100K = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
+  private static final Encoding CL100K =
+      Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
 
-  private TokenCounter() {
-  }
+  private TokenCounter() {}
 
   public static int count(String text) {
     return CL100K.countTokens(text);

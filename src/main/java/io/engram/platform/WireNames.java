@@ -6,8 +6,7 @@ import java.util.Optional;
 /** Enums written on the wire as their lowercase constant name ({@code ORG_SHARED} is {@code org_shared}). */
 public final class WireNames {
 
-  private WireNames() {
-  }
+  private WireNames() {}
 
   public static String of(Enum<?> value) {
     return value.name().toLowerCase(Locale.ROOT);

@@ -43,15 +43,16 @@ final class ChangeApplier {
       heartbeat.run();
       List<Proposal> batch = proposals.subList(from, Math.min(proposals.size(), from + BATCH));
       store.database().write(h -> {
-        batch.forEach(p -> store.insertEvent(h, event(orgId, runId, p, ReflectionEvent.Outcome.PROPOSED, p.reason(),
-            p.after())));
+        batch.forEach(p -> store.insertEvent(
+            h, event(orgId, runId, p, ReflectionEvent.Outcome.PROPOSED, p.reason(), p.after())));
         return null;
       });
     }
   }
 
   /** Applies the proposals in order; returns how many of each change were applied and skipped. */
-  Map<String, Map<String, Integer>> apply(String orgId, String runId, List<Proposal> proposals, Runnable heartbeat) {
+  Map<String, Map<String, Integer>> apply(
+      String orgId, String runId, List<Proposal> proposals, Runnable heartbeat) {
     Map<String, Integer> applied = new LinkedHashMap<>();
     Map<String, Integer> skipped = new LinkedHashMap<>();
     List<Proposal> flags = new ArrayList<>();
@@ -71,8 +72,15 @@ final class ChangeApplier {
       } catch (ApiException e) {
         // The memory changed between planning and now (a person acted on it): record why, move on.
         store.database().write(h -> {
-          store.insertEvent(h, event(orgId, runId, p, ReflectionEvent.Outcome.SKIPPED,
-              "skipped: " + e.getMessage(), null));
+          store.insertEvent(
+              h,
+              event(
+                  orgId,
+                  runId,
+                  p,
+                  ReflectionEvent.Outcome.SKIPPED,
+                  "skipped: " + e.getMessage(),
+                  null));
           return null;
         });
         skipped.merge(p.change().id(), 1, Integer::sum);
@@ -94,16 +102,26 @@ final class ChangeApplier {
     return change == ChangeKind.FLAG_STALE || change == ChangeKind.FLAG_CONFLICT;
   }
 
-  private void applyFlags(String orgId, String runId, List<Proposal> flags, Map<String, Integer> applied) {
+  private void applyFlags(
+      String orgId, String runId, List<Proposal> flags, Map<String, Integer> applied) {
     if (flags.isEmpty()) {
       return;
     }
     Instant now = clock.instant();
     store.database().write(h -> {
       for (Proposal p : flags) {
-        ReflectionEvent e = event(orgId, runId, p, ReflectionEvent.Outcome.APPLIED, p.reason(), p.after());
+        ReflectionEvent e =
+            event(orgId, runId, p, ReflectionEvent.Outcome.APPLIED, p.reason(), p.after());
         store.insertEvent(h, e);
-        setFlag(h, orgId, p.change(), p.memoryId(), p.relatedMemoryId(), e.id(), now, raises(p.change()));
+        setFlag(
+            h,
+            orgId,
+            p.change(),
+            p.memoryId(),
+            p.relatedMemoryId(),
+            e.id(),
+            now,
+            raises(p.change()));
       }
       return null;
     });
@@ -112,11 +130,19 @@ final class ChangeApplier {
   }
 
   /** Raises ({@code raise}) or clears the flag a change kind is about; a conflict flag is set on both memories. */
-  private void setFlag(Handle h, String orgId, ChangeKind change, String memoryId, String related, String eventId,
-                       Instant at, boolean raise) {
+  private void setFlag(
+      Handle h,
+      String orgId,
+      ChangeKind change,
+      String memoryId,
+      String related,
+      String eventId,
+      Instant at,
+      boolean raise) {
     boolean conflict = change == ChangeKind.FLAG_CONFLICT || change == ChangeKind.CLEAR_CONFLICT;
     String kind = conflict ? FLAG_CONFLICT : FLAG_STALE;
-    List<String[]> rows = conflict ? List.of(new String[] {memoryId, related}, new String[] {related, memoryId})
+    List<String[]> rows = conflict
+        ? List.of(new String[] {memoryId, related}, new String[] {related, memoryId})
         : List.<String[]>of(new String[] {memoryId, null});
     for (String[] row : rows) {
       if (raise) {
@@ -132,12 +158,26 @@ final class ChangeApplier {
     String reason = "reflection run " + runId + ": " + p.reason();
     if (p.change() == ChangeKind.MERGE) {
       memory.merge(orgId, p.relatedMemoryId(), p.memoryId(), reason, author, (h, merge) -> {
-        Map<String, Object> after = Map.of("absorbed", Snapshots.of(merge.absorbed().after(), clock.instant()),
-            "survivor", Snapshots.of(merge.survivor().after(), clock.instant()));
-        Map<String, Object> before = Map.of("absorbed", Snapshots.of(merge.absorbed().before(), clock.instant()),
-            "survivor", Snapshots.of(merge.survivor().before(), clock.instant()));
-        store.insertEvent(h, event(orgId, runId, new Proposal(p.change(), p.memoryId(), p.relatedMemoryId(),
-            p.reason(), before, after), ReflectionEvent.Outcome.APPLIED, p.reason(), after));
+        Map<String, Object> after = Map.of(
+            "absorbed",
+            Snapshots.of(merge.absorbed().after(), clock.instant()),
+            "survivor",
+            Snapshots.of(merge.survivor().after(), clock.instant()));
+        Map<String, Object> before = Map.of(
+            "absorbed",
+            Snapshots.of(merge.absorbed().before(), clock.instant()),
+            "survivor",
+            Snapshots.of(merge.survivor().before(), clock.instant()));
+        store.insertEvent(
+            h,
+            event(
+                orgId,
+                runId,
+                new Proposal(
+                    p.change(), p.memoryId(), p.relatedMemoryId(), p.reason(), before, after),
+                ReflectionEvent.Outcome.APPLIED,
+                p.reason(),
+                after));
       });
       return;
     }
@@ -149,21 +189,51 @@ final class ChangeApplier {
     };
     memory.act(orgId, p.memoryId(), action, reason, author, (h, change) -> {
       if (change.before().state() == change.after().state()) {
-        throw ApiException.conflict("memory_changed", "memory " + p.memoryId() + " is already "
-            + change.after().state().id());
+        throw ApiException.conflict(
+            "memory_changed",
+            "memory " + p.memoryId() + " is already " + change.after().state().id());
       }
-      store.insertEvent(h, event(orgId, runId, new Proposal(p.change(), p.memoryId(), p.relatedMemoryId(),
-          p.reason(), Snapshots.of(change.before(), clock.instant()), p.after()), ReflectionEvent.Outcome.APPLIED,
-          p.reason(), Snapshots.of(change.after(), clock.instant())));
+      store.insertEvent(
+          h,
+          event(
+              orgId,
+              runId,
+              new Proposal(
+                  p.change(),
+                  p.memoryId(),
+                  p.relatedMemoryId(),
+                  p.reason(),
+                  Snapshots.of(change.before(), clock.instant()),
+                  p.after()),
+              ReflectionEvent.Outcome.APPLIED,
+              p.reason(),
+              Snapshots.of(change.after(), clock.instant())));
     });
   }
 
-  private ReflectionEvent event(String orgId, String runId, Proposal p, ReflectionEvent.Outcome outcome, String reason,
-                                Map<String, Object> after) {
+  private ReflectionEvent event(
+      String orgId,
+      String runId,
+      Proposal p,
+      ReflectionEvent.Outcome outcome,
+      String reason,
+      Map<String, Object> after) {
     Instant now = clock.instant();
-    return new ReflectionEvent(0, Ids.newId("rev", now.toEpochMilli()), runId, orgId, p.change(), p.memoryId(),
-        p.relatedMemoryId(), outcome, reason, Json.write(p.before()), after == null ? null : Json.write(after), now,
-        null, null);
+    return new ReflectionEvent(
+        0,
+        Ids.newId("rev", now.toEpochMilli()),
+        runId,
+        orgId,
+        p.change(),
+        p.memoryId(),
+        p.relatedMemoryId(),
+        outcome,
+        reason,
+        Json.write(p.before()),
+        after == null ? null : Json.write(after),
+        now,
+        null,
+        null);
   }
 
   // ---- undo
@@ -174,34 +244,67 @@ final class ChangeApplier {
    */
   void undo(String orgId, ReflectionEvent e, ChangeAuthor author, String undoneBy, String why) {
     if (e.outcome() != ReflectionEvent.Outcome.APPLIED) {
-      throw ApiException.conflict("not_applied", "Reflection event " + e.id() + " was " + e.outcome().id()
-          + "; only applied changes can be undone");
+      throw ApiException.conflict(
+          "not_applied",
+          "Reflection event " + e.id() + " was " + e.outcome().id()
+              + "; only applied changes can be undone");
     }
     if (e.undoneAt() != null) {
-      throw ApiException.conflict("already_undone", "Reflection event " + e.id() + " was undone at " + e.undoneAt());
+      throw ApiException.conflict(
+          "already_undone", "Reflection event " + e.id() + " was undone at " + e.undoneAt());
     }
     Instant now = clock.instant();
-    MemoryService.Control control = new MemoryService.Control("undo of reflection change " + e.id() + " (run "
-        + e.runId() + ")" + (why == null ? "" : ": " + why), undoneBy);
+    MemoryService.Control control = new MemoryService.Control(
+        "undo of reflection change " + e.id() + " (run " + e.runId() + ")"
+            + (why == null ? "" : ": " + why),
+        undoneBy);
     switch (e.change()) {
-      case MERGE -> memory.unmerge(orgId, e.relatedMemoryId(), e.memoryId(), survivorConfidence(e), control, author,
-          (h, merge) -> store.markEventUndone(h, e.id(), now, undoneBy));
-      case SUPPRESS, PROMOTE, EXPIRE -> memory.revert(orgId, e.memoryId(), state(e.afterJson()),
-          state(e.beforeJson()), control, author, (h, change) -> store.markEventUndone(h, e.id(), now, undoneBy));
-      case FLAG_STALE, FLAG_CONFLICT, CLEAR_STALE, CLEAR_CONFLICT -> store.database().write(h -> {
-        setFlag(h, orgId, e.change(), e.memoryId(), e.relatedMemoryId(), e.id(), now, !raises(e.change()));
-        store.markEventUndone(h, e.id(), now, undoneBy);
-        return null;
-      });
+      case MERGE ->
+        memory.unmerge(
+            orgId,
+            e.relatedMemoryId(),
+            e.memoryId(),
+            survivorConfidence(e),
+            control,
+            author,
+            (h, merge) -> store.markEventUndone(h, e.id(), now, undoneBy));
+      case SUPPRESS, PROMOTE, EXPIRE ->
+        memory.revert(
+            orgId,
+            e.memoryId(),
+            state(e.afterJson()),
+            state(e.beforeJson()),
+            control,
+            author,
+            (h, change) -> store.markEventUndone(h, e.id(), now, undoneBy));
+      case FLAG_STALE, FLAG_CONFLICT, CLEAR_STALE, CLEAR_CONFLICT ->
+        store.database().write(h -> {
+          setFlag(
+              h,
+              orgId,
+              e.change(),
+              e.memoryId(),
+              e.relatedMemoryId(),
+              e.id(),
+              now,
+              !raises(e.change()));
+          store.markEventUndone(h, e.id(), now, undoneBy);
+          return null;
+        });
     }
     memory.refresh();
   }
 
   private static MemoryState state(String snapshotJson) {
-    return MemoryState.fromId(Json.read(snapshotJson, JsonNode.class).path("state").asText()).orElseThrow();
+    return MemoryState.fromId(
+            Json.read(snapshotJson, JsonNode.class).path("state").asText())
+        .orElseThrow();
   }
 
   private static double survivorConfidence(ReflectionEvent e) {
-    return Json.read(e.beforeJson(), JsonNode.class).path("survivor").path("confidence").asDouble();
+    return Json.read(e.beforeJson(), JsonNode.class)
+        .path("survivor")
+        .path("confidence")
+        .asDouble();
   }
 }

@@ -24,11 +24,34 @@ import java.util.TreeSet;
  */
 final class ConflictRule {
   static final double NEGATION_OVERLAP = 0.75;
-  private static final Set<String> NEGATIONS = Set.of("not", "no", "never", "none", "nobody", "nothing", "neither",
-      "nor", "cannot", "without", "dont", "doesnt", "didnt", "isnt", "wasnt", "arent", "werent", "wont", "cant",
-      "couldnt", "shouldnt", "wouldnt", "hasnt", "havent", "hadnt");
-  private static final Set<MemoryKind> STATEMENT_KINDS = Set.of(MemoryKind.FACT, MemoryKind.PREFERENCE,
-      MemoryKind.INSTRUCTION, MemoryKind.PROCEDURE);
+  private static final Set<String> NEGATIONS = Set.of(
+      "not",
+      "no",
+      "never",
+      "none",
+      "nobody",
+      "nothing",
+      "neither",
+      "nor",
+      "cannot",
+      "without",
+      "dont",
+      "doesnt",
+      "didnt",
+      "isnt",
+      "wasnt",
+      "arent",
+      "werent",
+      "wont",
+      "cant",
+      "couldnt",
+      "shouldnt",
+      "wouldnt",
+      "hasnt",
+      "havent",
+      "hadnt");
+  private static final Set<MemoryKind> STATEMENT_KINDS =
+      Set.of(MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.INSTRUCTION, MemoryKind.PROCEDURE);
 
   /** What the rule needs of one memory, computed once per run. */
   record Reading(Set<String> terms, boolean negated) {
@@ -50,8 +73,7 @@ final class ConflictRule {
     }
   }
 
-  private ConflictRule() {
-  }
+  private ConflictRule() {}
 
   /**
    * A cheap necessary condition for {@link #check}, by counting shared terms only: reflection asks
@@ -70,7 +92,9 @@ final class ConflictRule {
       int union = ra.terms().size() + rb.terms().size() - shared;
       return shared >= 2 && shared >= NEGATION_OVERLAP * union;
     }
-    return shared >= 2 && ra.terms().size() == rb.terms().size() && shared == ra.terms().size() - 1;
+    return shared >= 2
+        && ra.terms().size() == rb.terms().size()
+        && shared == ra.terms().size() - 1;
   }
 
   /** Why {@code a} and {@code b} contradict each other, or empty when the rule sees no contradiction. */
@@ -87,15 +111,19 @@ final class ConflictRule {
     int union = shared.size() + onlyA.size() + onlyB.size();
     if (ra.negated() != rb.negated()) {
       if (shared.size() >= 2 && shared.size() >= NEGATION_OVERLAP * union) {
-        return Optional.of("negation: both say " + shared + " and only " + (ra.negated() ? a.id() : b.id())
-            + " negates it");
+        return Optional.of("negation: both say " + shared + " and only "
+            + (ra.negated() ? a.id() : b.id()) + " negates it");
       }
       return Optional.empty();
     }
-    if (STATEMENT_KINDS.contains(a.kind()) && STATEMENT_KINDS.contains(b.kind()) && shared.size() >= 2
-        && onlyA.size() == 1 && onlyB.size() == 1) {
-      return Optional.of("different value: both say " + shared + ", one with '" + onlyA.iterator().next()
-          + "' and the other with '" + onlyB.iterator().next() + "'");
+    if (STATEMENT_KINDS.contains(a.kind())
+        && STATEMENT_KINDS.contains(b.kind())
+        && shared.size() >= 2
+        && onlyA.size() == 1
+        && onlyB.size() == 1) {
+      return Optional.of("different value: both say " + shared + ", one with '"
+          + onlyA.iterator().next() + "' and the other with '"
+          + onlyB.iterator().next() + "'");
     }
     return Optional.empty();
   }

@@ -6,6 +6,10 @@ import java.util.Map;
  * One change the planner found worth making: to which memory (and which other memory it concerns,
  * if any), why, and what the memory looked like when planned and should look like after.
  */
-record Proposal(ChangeKind change, String memoryId, String relatedMemoryId, String reason,
-                Map<String, Object> before, Map<String, Object> after) {
-}
+record Proposal(
+    ChangeKind change,
+    String memoryId,
+    String relatedMemoryId,
+    String reason,
+    Map<String, Object> before,
+    Map<String, Object> after) {}

@@ -2,9 +2,9 @@ package io.engram.reflection;
 
 import io.engram.memory.Activation;
 import io.engram.memory.MemoryDocument;
-import io.engram.memory.MemorySearch;
 import io.engram.memory.MemoryMaintenance;
 import io.engram.memory.MemoryRecord;
+import io.engram.memory.MemorySearch;
 import io.engram.memory.MemoryState;
 import io.engram.memory.MemoryStore;
 import java.time.Duration;
@@ -33,14 +33,13 @@ final class ReflectionPlanner {
   static final int ALL_PAIRS_LIMIT = 10_000;
   static final int PAGE = 1_000;
   static final int NEIGHBOURS = 16;
-  private static final List<MemoryState> LOADED = List.of(MemoryState.CANDIDATE, MemoryState.DURABLE);
+  private static final List<MemoryState> LOADED =
+      List.of(MemoryState.CANDIDATE, MemoryState.DURABLE);
 
   /** What a run will do, and how many memories it looked at. */
-  record Plan(List<Proposal> proposals, long examined) {
-  }
+  record Plan(List<Proposal> proposals, long examined) {}
 
-  private record Pair(MemoryRecord a, MemoryRecord b, double similarity) {
-  }
+  private record Pair(MemoryRecord a, MemoryRecord b, double similarity) {}
 
   private final MemoryMaintenance memory;
   private final ReflectionSettings settings;
@@ -54,9 +53,15 @@ final class ReflectionPlanner {
   private final Set<String> durableIds = new HashSet<>();
   private long examined;
 
-  ReflectionPlanner(MemoryMaintenance memory, ReflectionSettings settings, Set<ReflectionProcess> processes,
-                    Instant now, Map<String, List<String>> staleFlags, Map<String, List<String>> conflictFlags,
-                    Runnable heartbeat, int allPairsLimit) {
+  ReflectionPlanner(
+      MemoryMaintenance memory,
+      ReflectionSettings settings,
+      Set<ReflectionProcess> processes,
+      Instant now,
+      Map<String, List<String>> staleFlags,
+      Map<String, List<String>> conflictFlags,
+      Runnable heartbeat,
+      int allPairsLimit) {
     this.memory = memory;
     this.settings = settings;
     this.processes = processes;
@@ -78,7 +83,8 @@ final class ReflectionPlanner {
     for (Map.Entry<String, List<String>> subject : subjects.entrySet()) {
       heartbeat.run();
       if (sizes.get(subject.getKey()) <= allPairsLimit) {
-        List<MemoryRecord> members = memory.withSubjects(orgId, subject.getValue(), LOADED, null, Integer.MAX_VALUE);
+        List<MemoryRecord> members =
+            memory.withSubjects(orgId, subject.getValue(), LOADED, null, Integer.MAX_VALUE);
         planSubject(members, allPairs(members));
       } else {
         planLargeSubject(orgId, subject.getValue());
@@ -98,10 +104,14 @@ final class ReflectionPlanner {
       heartbeat.run();
       page = memory.withSubjects(orgId, variants, LOADED, after, PAGE);
       for (MemoryRecord m : page) {
-        List<String> ids = memory.neighbours(m, NEIGHBOURS).stream().map(MemorySearch.Hit::memoryId)
-            .filter(id -> !id.equals(m.id())).toList();
+        List<String> ids = memory.neighbours(m, NEIGHBOURS).stream()
+            .map(MemorySearch.Hit::memoryId)
+            .filter(id -> !id.equals(m.id()))
+            .toList();
         for (MemoryRecord other : memory.findAll(orgId, ids).values()) {
-          String key = m.id().compareTo(other.id()) < 0 ? m.id() + " " + other.id() : other.id() + " " + m.id();
+          String key = m.id().compareTo(other.id()) < 0
+              ? m.id() + " " + other.id()
+              : other.id() + " " + m.id();
           if (sameSubject(m, other) && compared.add(key)) {
             pairs.add(new Pair(m, other, VectorUtil.dotProduct(m.embedding(), other.embedding())));
           }
@@ -115,8 +125,11 @@ final class ReflectionPlanner {
   }
 
   private static boolean sameSubject(MemoryRecord a, MemoryRecord b) {
-    return a.subject() == null ? b.subject() == null
-        : b.subject() != null && MemoryDocument.subjectKey(a.subject()).equals(MemoryDocument.subjectKey(b.subject()));
+    return a.subject() == null
+        ? b.subject() == null
+        : b.subject() != null
+            && MemoryDocument.subjectKey(a.subject())
+                .equals(MemoryDocument.subjectKey(b.subject()));
   }
 
   /**
@@ -125,22 +138,27 @@ final class ReflectionPlanner {
    * a subject of thousands of look-alike memories has millions of them.
    */
   private List<Pair> allPairs(List<MemoryRecord> members) {
-    double keep = Math.min(settings.consolidation().similarityThreshold(),
+    double keep = Math.min(
+        settings.consolidation().similarityThreshold(),
         settings.candidates().corroborationThreshold());
-    double conflictFloor = on(ReflectionProcess.CONFLICT_DETECTION) ? settings.conflicts().minSimilarity() : 2;
+    double conflictFloor =
+        on(ReflectionProcess.CONFLICT_DETECTION) ? settings.conflicts().minSimilarity() : 2;
     ConflictRule.Reading[] readings = new ConflictRule.Reading[members.size()];
     List<Pair> pairs = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
       if (i % 256 == 0) {
-        heartbeat.run();  // a subject of 10,000 takes seconds: keep the lease, notice a shutdown
+        heartbeat.run(); // a subject of 10,000 takes seconds: keep the lease, notice a shutdown
       }
       MemoryRecord a = members.get(i);
       float[] vector = a.embedding();
       for (int j = i + 1; j < members.size(); j++) {
         MemoryRecord b = members.get(j);
         double similarity = VectorUtil.dotProduct(vector, b.embedding());
-        if (similarity >= keep || similarity >= conflictFloor && couldConflict(a, b)
-            && ConflictRule.mayConflict(reading(readings, members, i), reading(readings, members, j))) {
+        if (similarity >= keep
+            || similarity >= conflictFloor
+                && couldConflict(a, b)
+                && ConflictRule.mayConflict(
+                    reading(readings, members, i), reading(readings, members, j))) {
           pairs.add(new Pair(a, b, similarity));
         }
       }
@@ -149,10 +167,13 @@ final class ReflectionPlanner {
   }
 
   private static boolean couldConflict(MemoryRecord a, MemoryRecord b) {
-    return a.state() == MemoryState.DURABLE && b.state() == MemoryState.DURABLE && Objects.equals(a.agent(), b.agent());
+    return a.state() == MemoryState.DURABLE
+        && b.state() == MemoryState.DURABLE
+        && Objects.equals(a.agent(), b.agent());
   }
 
-  private static ConflictRule.Reading reading(ConflictRule.Reading[] readings, List<MemoryRecord> members, int i) {
+  private static ConflictRule.Reading reading(
+      ConflictRule.Reading[] readings, List<MemoryRecord> members, int i) {
     if (readings[i] == null) {
       readings[i] = ConflictRule.Reading.of(members.get(i).text());
     }
@@ -161,14 +182,19 @@ final class ReflectionPlanner {
 
   private void planSubject(List<MemoryRecord> members, List<Pair> pairs) {
     examined += members.size();
-    members.stream().filter(m -> m.state() == MemoryState.DURABLE).forEach(m -> durableIds.add(m.id()));
-    Set<String> conflicting = on(ReflectionProcess.CONFLICT_DETECTION) ? planConflicts(pairs) : Set.of();
-    Set<String> merged = on(ReflectionProcess.CONSOLIDATION) ? planConsolidation(pairs, conflicting) : Set.of();
+    members.stream()
+        .filter(m -> m.state() == MemoryState.DURABLE)
+        .forEach(m -> durableIds.add(m.id()));
+    Set<String> conflicting =
+        on(ReflectionProcess.CONFLICT_DETECTION) ? planConflicts(pairs) : Set.of();
+    Set<String> merged =
+        on(ReflectionProcess.CONSOLIDATION) ? planConsolidation(pairs, conflicting) : Set.of();
     if (on(ReflectionProcess.CANDIDATE_EVALUATION)) {
       planCandidates(members, pairs);
     }
     if (on(ReflectionProcess.DECAY)) {
-      members.stream().filter(m -> m.state() == MemoryState.DURABLE && !merged.contains(m.id()))
+      members.stream()
+          .filter(m -> m.state() == MemoryState.DURABLE && !merged.contains(m.id()))
           .forEach(this::planDecay);
     }
   }
@@ -197,15 +223,22 @@ final class ReflectionPlanner {
       if (!couldConflict(a, b) || pair.similarity() < settings.conflicts().minSimilarity()) {
         continue;
       }
-      Optional<String> why = ConflictRule.check(a, readings.computeIfAbsent(a.id(), id -> ConflictRule.Reading.of(a.text())),
-          b, readings.computeIfAbsent(b.id(), id -> ConflictRule.Reading.of(b.text())));
+      Optional<String> why = ConflictRule.check(
+          a,
+          readings.computeIfAbsent(a.id(), id -> ConflictRule.Reading.of(a.text())),
+          b,
+          readings.computeIfAbsent(b.id(), id -> ConflictRule.Reading.of(b.text())));
       if (why.isEmpty()) {
         continue;
       }
       conflicting.add(pairKey(a, b));
       if (!conflictFlags.getOrDefault(a.id(), List.of()).contains(b.id())) {
-        proposals.add(new Proposal(ChangeKind.FLAG_CONFLICT, a.id(), b.id(), why.get() + String.format(Locale.ROOT,
-            " (similarity %.3f)", pair.similarity()), Map.of("state", a.state().id(), "flags", List.of()),
+        proposals.add(new Proposal(
+            ChangeKind.FLAG_CONFLICT,
+            a.id(),
+            b.id(),
+            why.get() + String.format(Locale.ROOT, " (similarity %.3f)", pair.similarity()),
+            Map.of("state", a.state().id(), "flags", List.of()),
             Map.of("state", a.state().id(), "flags", List.of("conflict"))));
       }
     }
@@ -225,8 +258,10 @@ final class ReflectionPlanner {
     Map<String, MemoryRecord> byId = new HashMap<>();
     Map<String, Double> similarity = new HashMap<>();
     for (Pair pair : pairs) {
-      if (pair.similarity() >= threshold && pair.a().state() == MemoryState.DURABLE
-          && pair.b().state() == MemoryState.DURABLE && Objects.equals(pair.a().agent(), pair.b().agent())
+      if (pair.similarity() >= threshold
+          && pair.a().state() == MemoryState.DURABLE
+          && pair.b().state() == MemoryState.DURABLE
+          && Objects.equals(pair.a().agent(), pair.b().agent())
           && !conflicting.contains(pairKey(pair.a(), pair.b()))) {
         byId.put(pair.a().id(), pair.a());
         byId.put(pair.b().id(), pair.b());
@@ -235,30 +270,56 @@ final class ReflectionPlanner {
       }
     }
     Map<String, List<MemoryRecord>> clusters = new TreeMap<>();
-    byId.values().forEach(m -> clusters.computeIfAbsent(find(parent, m.id()), k -> new ArrayList<>()).add(m));
+    byId.values()
+        .forEach(m -> clusters
+            .computeIfAbsent(find(parent, m.id()), k -> new ArrayList<>())
+            .add(m));
     for (List<MemoryRecord> cluster : clusters.values()) {
-      MemoryRecord survivor = cluster.stream().max(Comparator.comparingDouble(this::activation)
-          .thenComparingLong(m -> m.uses().count()).thenComparing(MemoryRecord::createdAt, Comparator.reverseOrder())
-          .thenComparing(MemoryRecord::id, Comparator.reverseOrder())).orElseThrow();
-      cluster.stream().filter(m -> m != survivor).sorted(Comparator.comparing(MemoryRecord::id)).forEach(m -> {
-        Double direct = similarity.get(pairKey(m, survivor));
-        double sim = direct != null ? direct : similarityOf(m, survivor);
-        if (sim >= threshold && !conflicting.contains(pairKey(m, survivor))) {
-          proposals.add(new Proposal(ChangeKind.MERGE, m.id(), survivor.id(), String.format(Locale.ROOT,
-              "near-duplicate of %s on subject '%s' (similarity %.3f >= %.3f); %s is more active and survives",
-              survivor.id(), Objects.requireNonNullElse(m.subject(), "(none)"), sim, threshold, survivor.id()),
-              Map.of("absorbed", Snapshots.of(m, now), "survivor", Snapshots.of(survivor, now)),
-              Map.of("absorbed", Map.of("state", MemoryState.SUPPRESSED.id(), "mergedInto", survivor.id()),
-                  "survivor", Map.of("useCount", survivor.uses().count() + m.uses().count(),
-                      "confidence", Math.max(survivor.confidence(), m.confidence())))));
-        }
-      });
+      MemoryRecord survivor = cluster.stream()
+          .max(Comparator.comparingDouble(this::activation)
+              .thenComparingLong(m -> m.uses().count())
+              .thenComparing(MemoryRecord::createdAt, Comparator.reverseOrder())
+              .thenComparing(MemoryRecord::id, Comparator.reverseOrder()))
+          .orElseThrow();
+      cluster.stream()
+          .filter(m -> m != survivor)
+          .sorted(Comparator.comparing(MemoryRecord::id))
+          .forEach(m -> {
+            Double direct = similarity.get(pairKey(m, survivor));
+            double sim = direct != null ? direct : similarityOf(m, survivor);
+            if (sim >= threshold && !conflicting.contains(pairKey(m, survivor))) {
+              proposals.add(new Proposal(
+                  ChangeKind.MERGE,
+                  m.id(),
+                  survivor.id(),
+                  String.format(
+                      Locale.ROOT,
+                      "near-duplicate of %s on subject '%s' (similarity %.3f >= %.3f); %s is more active and survives",
+                      survivor.id(),
+                      Objects.requireNonNullElse(m.subject(), "(none)"),
+                      sim,
+                      threshold,
+                      survivor.id()),
+                  Map.of("absorbed", Snapshots.of(m, now), "survivor", Snapshots.of(survivor, now)),
+                  Map.of(
+                      "absorbed",
+                      Map.of("state", MemoryState.SUPPRESSED.id(), "mergedInto", survivor.id()),
+                      "survivor",
+                      Map.of(
+                          "useCount",
+                          survivor.uses().count() + m.uses().count(),
+                          "confidence",
+                          Math.max(survivor.confidence(), m.confidence())))));
+            }
+          });
     }
     return byId.keySet();
   }
 
   private static double similarityOf(MemoryRecord a, MemoryRecord b) {
-    return a.embedding() == null || b.embedding() == null ? 0 : VectorUtil.dotProduct(a.embedding(), b.embedding());
+    return a.embedding() == null || b.embedding() == null
+        ? 0
+        : VectorUtil.dotProduct(a.embedding(), b.embedding());
   }
 
   private static void union(Map<String, String> parent, String a, String b) {
@@ -281,10 +342,12 @@ final class ReflectionPlanner {
     for (Pair pair : pairs) {
       MemoryRecord candidate = pair.a().state() == MemoryState.CANDIDATE ? pair.a() : pair.b();
       MemoryRecord durable = candidate == pair.a() ? pair.b() : pair.a();
-      if (candidate.state() == MemoryState.CANDIDATE && durable.state() == MemoryState.DURABLE
+      if (candidate.state() == MemoryState.CANDIDATE
+          && durable.state() == MemoryState.DURABLE
           && (durable.agent() == null || durable.agent().equals(candidate.agent()))
           && pair.similarity() >= rules.corroborationThreshold()) {
-        corroboration.merge(candidate.id(), pair, (x, y) -> x.similarity() >= y.similarity() ? x : y);
+        corroboration.merge(
+            candidate.id(), pair, (x, y) -> x.similarity() >= y.similarity() ? x : y);
       }
     }
     for (MemoryRecord candidate : members) {
@@ -295,18 +358,47 @@ final class ReflectionPlanner {
       Map<String, Object> before = Snapshots.of(candidate, now);
       if (best != null) {
         MemoryRecord durable = best.a() == candidate ? best.b() : best.a();
-        proposals.add(new Proposal(ChangeKind.PROMOTE, candidate.id(), durable.id(), String.format(Locale.ROOT,
-            "corroborated by durable memory %s (similarity %.3f >= %.3f)", durable.id(), best.similarity(),
-            rules.corroborationThreshold()), before, Map.of("state", MemoryState.DURABLE.id())));
-      } else if (rules.autoApproveConfidence() != null && candidate.confidence() >= rules.autoApproveConfidence()) {
-        proposals.add(new Proposal(ChangeKind.PROMOTE, candidate.id(), null, String.format(Locale.ROOT,
-            "confidence %.3f >= %.3f", candidate.confidence(), rules.autoApproveConfidence()), before,
+        proposals.add(new Proposal(
+            ChangeKind.PROMOTE,
+            candidate.id(),
+            durable.id(),
+            String.format(
+                Locale.ROOT,
+                "corroborated by durable memory %s (similarity %.3f >= %.3f)",
+                durable.id(),
+                best.similarity(),
+                rules.corroborationThreshold()),
+            before,
+            Map.of("state", MemoryState.DURABLE.id())));
+      } else if (rules.autoApproveConfidence() != null
+          && candidate.confidence() >= rules.autoApproveConfidence()) {
+        proposals.add(new Proposal(
+            ChangeKind.PROMOTE,
+            candidate.id(),
+            null,
+            String.format(
+                Locale.ROOT,
+                "confidence %.3f >= %.3f",
+                candidate.confidence(),
+                rules.autoApproveConfidence()),
+            before,
             Map.of("state", MemoryState.DURABLE.id())));
       } else if (rules.expireAfterDays() != null
-          && candidate.createdAt().plus(Duration.ofDays(rules.expireAfterDays())).compareTo(now) <= 0) {
-        proposals.add(new Proposal(ChangeKind.EXPIRE, candidate.id(), null, "unreviewed for "
-            + Duration.between(candidate.createdAt(), now).toDays() + " days (expiry " + rules.expireAfterDays()
-            + " days)", before, Map.of("state", MemoryState.TOMBSTONED.id())));
+          && candidate
+                  .createdAt()
+                  .plus(Duration.ofDays(rules.expireAfterDays()))
+                  .compareTo(now)
+              <= 0) {
+        proposals.add(new Proposal(
+            ChangeKind.EXPIRE,
+            candidate.id(),
+            null,
+            "unreviewed for "
+                + Duration.between(candidate.createdAt(), now).toDays() + " days (expiry "
+                + rules.expireAfterDays()
+                + " days)",
+            before,
+            Map.of("state", MemoryState.TOMBSTONED.id())));
       }
     }
   }
@@ -323,21 +415,44 @@ final class ReflectionPlanner {
     boolean flagged = staleFlags.containsKey(m.id());
     Map<String, Object> before = Snapshots.of(m, now);
     if (decayed && rules.action() == ReflectionSettings.DecayAction.SUPPRESS) {
-      proposals.add(new Proposal(ChangeKind.SUPPRESS, m.id(), null, decayReason(m, then, rules), before,
+      proposals.add(new Proposal(
+          ChangeKind.SUPPRESS,
+          m.id(),
+          null,
+          decayReason(m, then, rules),
+          before,
           Map.of("state", MemoryState.SUPPRESSED.id())));
     } else if (decayed && !flagged) {
-      proposals.add(new Proposal(ChangeKind.FLAG_STALE, m.id(), null, decayReason(m, then, rules), before,
+      proposals.add(new Proposal(
+          ChangeKind.FLAG_STALE,
+          m.id(),
+          null,
+          decayReason(m, then, rules),
+          before,
           Map.of("state", m.state().id(), "flags", List.of("stale"))));
     } else if (!decayed && flagged) {
-      proposals.add(new Proposal(ChangeKind.CLEAR_STALE, m.id(), null, "used again since it was flagged (last use "
-          + m.uses().lastUsedAt() + "); activation no longer below the threshold for " + rules.belowForDays()
-          + " days", before, Map.of("state", m.state().id(), "flags", List.of())));
+      proposals.add(new Proposal(
+          ChangeKind.CLEAR_STALE,
+          m.id(),
+          null,
+          "used again since it was flagged (last use "
+              + m.uses().lastUsedAt() + "); activation no longer below the threshold for "
+              + rules.belowForDays()
+              + " days",
+          before,
+          Map.of("state", m.state().id(), "flags", List.of())));
     }
   }
 
   private String decayReason(MemoryRecord m, double then, ReflectionSettings.Decay rules) {
-    return String.format(Locale.ROOT, "activation below %.3f for at least %d days (%.3f then, %.3f now; last used %s)",
-        rules.activationThreshold(), rules.belowForDays(), then, activation(m), m.uses().lastUsedAt());
+    return String.format(
+        Locale.ROOT,
+        "activation below %.3f for at least %d days (%.3f then, %.3f now; last used %s)",
+        rules.activationThreshold(),
+        rules.belowForDays(),
+        then,
+        activation(m),
+        m.uses().lastUsedAt());
   }
 
   private double activation(MemoryRecord m) {
@@ -348,17 +463,32 @@ final class ReflectionPlanner {
 
   private void clearResolvedFlags() {
     if (on(ReflectionProcess.DECAY)) {
-      staleFlags.keySet().stream().filter(id -> !durableIds.contains(id)).sorted().forEach(id -> proposals.add(
-          new Proposal(ChangeKind.CLEAR_STALE, id, null, "no longer durable", Map.of("flags", List.of("stale")),
+      staleFlags.keySet().stream()
+          .filter(id -> !durableIds.contains(id))
+          .sorted()
+          .forEach(id -> proposals.add(new Proposal(
+              ChangeKind.CLEAR_STALE,
+              id,
+              null,
+              "no longer durable",
+              Map.of("flags", List.of("stale")),
               Map.of("flags", List.of()))));
     }
     if (on(ReflectionProcess.CONFLICT_DETECTION)) {
-      conflictFlags.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(flag -> flag.getValue().stream()
-          .filter(other -> flag.getKey().compareTo(other) < 0
-              && (!durableIds.contains(flag.getKey()) || !durableIds.contains(other)))
-          .sorted().forEach(other -> proposals.add(new Proposal(ChangeKind.CLEAR_CONFLICT, flag.getKey(), other,
-              (durableIds.contains(flag.getKey()) ? other : flag.getKey()) + " is no longer durable",
-              Map.of("flags", List.of("conflict")), Map.of("flags", List.of())))));
+      conflictFlags.entrySet().stream()
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(flag -> flag.getValue().stream()
+              .filter(other -> flag.getKey().compareTo(other) < 0
+                  && (!durableIds.contains(flag.getKey()) || !durableIds.contains(other)))
+              .sorted()
+              .forEach(other -> proposals.add(new Proposal(
+                  ChangeKind.CLEAR_CONFLICT,
+                  flag.getKey(),
+                  other,
+                  (durableIds.contains(flag.getKey()) ? other : flag.getKey())
+                      + " is no longer durable",
+                  Map.of("flags", List.of("conflict")),
+                  Map.of("flags", List.of())))));
     }
   }
 }

@@ -5,7 +5,10 @@ import java.util.Optional;
 
 /** The four processes a reflection run performs, in the order they are planned. */
 public enum ReflectionProcess {
-  CANDIDATE_EVALUATION, CONFLICT_DETECTION, CONSOLIDATION, DECAY;
+  CANDIDATE_EVALUATION,
+  CONFLICT_DETECTION,
+  CONSOLIDATION,
+  DECAY;
 
   public String id() {
     return WireNames.of(this);

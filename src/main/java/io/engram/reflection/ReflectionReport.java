@@ -45,11 +45,15 @@ public final class ReflectionReport {
       return fallback;
     }
     Matcher m = SPAN.matcher(raw.strip());
-    Duration span = m.matches() ? (m.group(2).equals("h") ? Duration.ofHours(Long.parseLong(m.group(1)))
-        : Duration.ofDays(Long.parseLong(m.group(1)))) : null;
+    Duration span = m.matches()
+        ? (m.group(2).equals("h")
+            ? Duration.ofHours(Long.parseLong(m.group(1)))
+            : Duration.ofDays(Long.parseLong(m.group(1))))
+        : null;
     if (span == null || span.compareTo(MAX_WINDOW) > 0) {
-      throw ApiException.badRequest(name, "'" + name + "' must be a number of hours or days such as 24h or 30d, at "
-          + "most 365d");
+      throw ApiException.badRequest(
+          name,
+          "'" + name + "' must be a number of hours or days such as 24h or 30d, at " + "most 365d");
     }
     return span;
   }
@@ -59,11 +63,20 @@ public final class ReflectionReport {
     Map<String, Object> view = new LinkedHashMap<>();
     Map<String, Long> byState = new LinkedHashMap<>();
     memory.countByState(orgId).forEach((state, n) -> byState.put(state.id(), n));
-    view.put("memories", Map.of("total", byState.values().stream().mapToLong(Long::longValue).sum(),
-        "byState", byState));
-    Map<String, Long> flags = new LinkedHashMap<>(Map.of(ChangeApplier.FLAG_STALE, 0L, "conflicts", 0L));
-    store.openFlags(orgId).entrySet()
-        .forEach(e -> flags.put(e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? "conflicts" : e.getKey(),
+    view.put(
+        "memories",
+        Map.of(
+            "total",
+            byState.values().stream().mapToLong(Long::longValue).sum(),
+            "byState",
+            byState));
+    Map<String, Long> flags =
+        new LinkedHashMap<>(Map.of(ChangeApplier.FLAG_STALE, 0L, "conflicts", 0L));
+    store
+        .openFlags(orgId)
+        .entrySet()
+        .forEach(e -> flags.put(
+            e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? "conflicts" : e.getKey(),
             // A conflict is flagged on both of its memories.
             e.getKey().equals(ChangeApplier.FLAG_CONFLICT) ? e.getValue() / 2 : e.getValue()));
     view.put("openFlags", flags);
@@ -104,7 +117,9 @@ public final class ReflectionReport {
     view.put("scheduled", runs.scheduled());
     view.put("manual", runs.manual());
     view.put("memoriesExamined", runs.examined());
-    view.put("averageDurationMs", runs.completed() == 0 ? null : runs.completedMillis() / runs.completed());
+    view.put(
+        "averageDurationMs",
+        runs.completed() == 0 ? null : runs.completedMillis() / runs.completed());
     view.put("longestDurationMs", runs.longest());
     return view;
   }
@@ -128,8 +143,10 @@ public final class ReflectionReport {
   public Map<String, Object> trend(String orgId, Duration window, Duration bucket) {
     long buckets = (window.toMillis() + bucket.toMillis() - 1) / bucket.toMillis();
     if (bucket.compareTo(window) > 0 || buckets > MAX_BUCKETS) {
-      throw ApiException.badRequest("bucket", "'bucket' must be no longer than the window, and the window at most "
-          + MAX_BUCKETS + " buckets long");
+      throw ApiException.badRequest(
+          "bucket",
+          "'bucket' must be no longer than the window, and the window at most " + MAX_BUCKETS
+              + " buckets long");
     }
     Instant until = windowEnd();
     Instant since = until.minus(bucket.multipliedBy(buckets));
@@ -146,7 +163,9 @@ public final class ReflectionReport {
       series.add(point);
     }
     long width = bucket.toMillis();
-    store.runsPerBucket(orgId, since, until, width).forEach((b, n) -> series.get(b).put("runs", n));
+    store
+        .runsPerBucket(orgId, since, until, width)
+        .forEach((b, n) -> series.get(b).put("runs", n));
     for (ReflectionStore.ChangeCount count : store.changesPerBucket(orgId, since, until, width)) {
       Map<String, Object> point = series.get(count.bucket());
       if (!count.outcome().equals(ReflectionEvent.Outcome.SKIPPED.id())) {

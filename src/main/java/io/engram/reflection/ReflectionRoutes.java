@@ -29,7 +29,7 @@ import java.util.Set;
  * a token with memory:control; changing settings needs an owner or admin. Tokens bound to agents
  * are refused: reflection spans every agent.
  */
-public final class ReflectionRoutes implements RouteModule  {
+public final class ReflectionRoutes implements RouteModule {
   static final String BASE = "/api/memory/reflection";
   static final int AUDIT_CHANGES_IN_LIST = 100;
   static final int AUDIT_CHANGES_IN_ONE = 1_000;
@@ -39,7 +39,8 @@ public final class ReflectionRoutes implements RouteModule  {
   private final Guard guard;
   private final long maxBodyBytes;
 
-  public ReflectionRoutes(ReflectionService reflection, ReflectionReport report, Guard guard, long maxBodyBytes) {
+  public ReflectionRoutes(
+      ReflectionService reflection, ReflectionReport report, Guard guard, long maxBodyBytes) {
     this.reflection = reflection;
     this.report = report;
     this.guard = guard;
@@ -48,7 +49,8 @@ public final class ReflectionRoutes implements RouteModule  {
 
   @Override
   public void register(Routes routes) {
-    routes.get(BASE + "/settings", ctx -> settings(ctx, reader(ctx), null))
+    routes
+        .get(BASE + "/settings", ctx -> settings(ctx, reader(ctx), null))
         .patch(BASE + "/settings", ctx -> {
           Principal caller = guard.organizationWide(ctx, Scope.MEMORY_CONTROL);
           requireAdmin(caller, "change reflection settings");
@@ -66,14 +68,26 @@ public final class ReflectionRoutes implements RouteModule  {
         .get(BASE + "/audits/{run_id}", ctx -> {
           Principal caller = reader(ctx);
           ReflectionRun run = reflection.run(caller, ctx.pathParam("run_id"));
-          Responses.json(ctx, Map.of("success", true, "audit", ReflectionViews.audit(run,
-              reflection.runEvents(run, AUDIT_CHANGES_IN_ONE + 1), AUDIT_CHANGES_IN_ONE)));
+          Responses.json(
+              ctx,
+              Map.of(
+                  "success",
+                  true,
+                  "audit",
+                  ReflectionViews.audit(
+                      run,
+                      reflection.runEvents(run, AUDIT_CHANGES_IN_ONE + 1),
+                      AUDIT_CHANGES_IN_ONE)));
         })
-        .get(BASE + "/metrics", ctx -> Responses.json(ctx, Map.of("success", true,
-            "metrics", report.current(reader(ctx).orgId()))))
+        .get(
+            BASE + "/metrics",
+            ctx -> Responses.json(
+                ctx,
+                Map.of("success", true, "metrics", report.current(reader(ctx).orgId()))))
         .get(BASE + "/metrics/summary", ctx -> {
           Principal caller = reader(ctx);
-          Duration window = ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(30));
+          Duration window =
+              ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(30));
           Map<String, Object> summary = new LinkedHashMap<>();
           summary.put("window", ctx.queryParamAsClass("window", String.class).getOrDefault("30d"));
           summary.putAll(report.summary(caller.orgId(), window));
@@ -81,17 +95,27 @@ public final class ReflectionRoutes implements RouteModule  {
         })
         .get(BASE + "/metrics/trend", ctx -> {
           Principal caller = reader(ctx);
-          Duration window = ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(7));
-          Duration bucket = ReflectionReport.span("bucket", ctx.queryParam("bucket"),
+          Duration window =
+              ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(7));
+          Duration bucket = ReflectionReport.span(
+              "bucket",
+              ctx.queryParam("bucket"),
               window.compareTo(Duration.ofDays(2)) <= 0 ? Duration.ofHours(1) : Duration.ofDays(1));
-          Responses.json(ctx, Map.of("success", true, "trend", report.trend(caller.orgId(), window, bucket)));
+          Responses.json(
+              ctx, Map.of("success", true, "trend", report.trend(caller.orgId(), window, bucket)));
         })
         .get(BASE + "/metrics/distribution", ctx -> {
           Principal caller = reader(ctx);
           String raw = ctx.queryParamAsClass("state", String.class).getOrDefault("durable");
-          MemoryState state = raw.equals("all") ? null : MemoryState.fromId(raw).orElseThrow(() ->
-              ApiException.badRequest("state", "'state' must be candidate, durable, suppressed, tombstoned or all"));
-          Responses.json(ctx, Map.of("success", true, "distribution", report.distribution(caller.orgId(), state)));
+          MemoryState state = raw.equals("all")
+              ? null
+              : MemoryState.fromId(raw)
+                  .orElseThrow(() -> ApiException.badRequest(
+                      "state",
+                      "'state' must be candidate, durable, suppressed, tombstoned or all"));
+          Responses.json(
+              ctx,
+              Map.of("success", true, "distribution", report.distribution(caller.orgId(), state)));
         })
         .post(BASE + "/run", this::run)
         .post(BASE + "/undo", this::undo);
@@ -103,8 +127,9 @@ public final class ReflectionRoutes implements RouteModule  {
 
   private static void requireAdmin(Principal caller, String what) {
     if (!caller.managesOrganization()) {
-      throw ApiException.forbidden("insufficient_permissions", "Only an organization owner or admin (or an admin "
-          + "API key) may " + what);
+      throw ApiException.forbidden(
+          "insufficient_permissions",
+          "Only an organization owner or admin (or an admin " + "API key) may " + what);
     }
   }
 
@@ -134,19 +159,30 @@ public final class ReflectionRoutes implements RouteModule  {
     Principal caller = reader(ctx);
     String kind = ctx.queryParam("kind");
     String change = ctx.queryParam("change");
-    ReflectionStore.EventFilter filter = new ReflectionStore.EventFilter(ctx.queryParam("run"),
-        kind == null ? null : ReflectionProcess.fromId(kind).orElseThrow(() -> ApiException.badRequest("kind",
-            "'kind' must be one of " + ids(ReflectionProcess.values()))),
-        change == null ? null : ChangeKind.fromId(change).orElseThrow(() -> ApiException.badRequest("change",
-            "'change' must be one of " + ids(ChangeKind.values()))),
-        ctx.queryParam("memory"), QueryParams.instant(ctx, "since"), QueryParams.instant(ctx, "until"));
+    ReflectionStore.EventFilter filter = new ReflectionStore.EventFilter(
+        ctx.queryParam("run"),
+        kind == null
+            ? null
+            : ReflectionProcess.fromId(kind)
+                .orElseThrow(() -> ApiException.badRequest(
+                    "kind", "'kind' must be one of " + ids(ReflectionProcess.values()))),
+        change == null
+            ? null
+            : ChangeKind.fromId(change)
+                .orElseThrow(() -> ApiException.badRequest(
+                    "change", "'change' must be one of " + ids(ChangeKind.values()))),
+        ctx.queryParam("memory"),
+        QueryParams.instant(ctx, "since"),
+        QueryParams.instant(ctx, "until"));
     int limit = QueryParams.integer(ctx, "limit", 100, 1, 500);
     Long cursor = QueryParams.longValue(ctx, "cursor", 0, Long.MAX_VALUE);
-    List<ReflectionEvent> page = reflection.events(caller, filter, cursor == null ? 0 : cursor, limit + 1);
+    List<ReflectionEvent> page =
+        reflection.events(caller, filter, cursor == null ? 0 : cursor, limit + 1);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
     body.put("events", page.stream().limit(limit).map(ReflectionViews::event).toList());
-    body.put("nextCursor", page.size() > limit ? String.valueOf(page.get(limit - 1).seq()) : null);
+    body.put(
+        "nextCursor", page.size() > limit ? String.valueOf(page.get(limit - 1).seq()) : null);
     Responses.json(ctx, body);
   }
 
@@ -155,12 +191,21 @@ public final class ReflectionRoutes implements RouteModule  {
     Instant since = QueryParams.instant(ctx, "since");
     Instant until = QueryParams.instant(ctx, "until");
     int limit = QueryParams.integer(ctx, "limit", 20, 1, 100);
-    List<ReflectionRun> page = reflection.runs(caller, since == null ? Instant.EPOCH : since,
-        until == null ? Instant.parse("9999-12-31T23:59:59Z") : until, ctx.queryParam("cursor"), limit + 1);
+    List<ReflectionRun> page = reflection.runs(
+        caller,
+        since == null ? Instant.EPOCH : since,
+        until == null ? Instant.parse("9999-12-31T23:59:59Z") : until,
+        ctx.queryParam("cursor"),
+        limit + 1);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
-    body.put("audits", page.stream().limit(limit).map(run -> ReflectionViews.audit(run,
-        reflection.runEvents(run, AUDIT_CHANGES_IN_LIST + 1), AUDIT_CHANGES_IN_LIST)).toList());
+    body.put(
+        "audits",
+        page.stream()
+            .limit(limit)
+            .map(run -> ReflectionViews.audit(
+                run, reflection.runEvents(run, AUDIT_CHANGES_IN_LIST + 1), AUDIT_CHANGES_IN_LIST))
+            .toList());
     body.put("nextCursor", page.size() > limit ? page.get(limit - 1).id() : null);
     Responses.json(ctx, body);
   }
@@ -169,19 +214,23 @@ public final class ReflectionRoutes implements RouteModule  {
     Principal caller = operator(ctx, "start a reflection run");
     // The body is optional: an empty POST starts a full run.
     boolean empty = ctx.contentLength() <= 0 && ctx.header("Transfer-Encoding") == null;
-    JsonBody body = empty ? null : JsonBody.parse(ctx, maxBodyBytes)
-        .allowOnly(Set.of("dryRun", "processes"));
+    JsonBody body =
+        empty ? null : JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("dryRun", "processes"));
     boolean dryRun = body != null && body.optionalBoolean("dryRun").orElse(false);
     Set<ReflectionProcess> processes = EnumSet.allOf(ReflectionProcess.class);
     if (body != null && body.has("processes")) {
-      List<String> ids = body.optionalStringList("processes", ReflectionProcess.values().length, 64).orElseThrow();
+      List<String> ids = body.optionalStringList("processes", ReflectionProcess.values().length, 64)
+          .orElseThrow();
       if (ids.isEmpty()) {
         throw ApiException.badRequest("processes", "'processes' must name at least one process");
       }
       processes = EnumSet.noneOf(ReflectionProcess.class);
       for (String id : ids) {
-        processes.add(ReflectionProcess.fromId(id).orElseThrow(() -> ApiException.badRequest("processes",
-            "'processes' may contain " + ids(ReflectionProcess.values()) + "; got '" + id + "'")));
+        processes.add(ReflectionProcess.fromId(id)
+            .orElseThrow(() -> ApiException.badRequest(
+                "processes",
+                "'processes' may contain " + ids(ReflectionProcess.values()) + "; got '" + id
+                    + "'")));
       }
     }
     ReflectionRun run = reflection.start(caller, dryRun, processes, HttpServer.requestId(ctx));
@@ -190,19 +239,23 @@ public final class ReflectionRoutes implements RouteModule  {
     response.put("success", true);
     response.put("runId", run.id());
     response.put("run", ReflectionViews.audit(run, null, 0));
-    response.put("message", (dryRun ? "Dry run" : "Reflection run") + " started; follow it at " + BASE + "/audits/"
-        + run.id());
+    response.put(
+        "message",
+        (dryRun ? "Dry run" : "Reflection run") + " started; follow it at " + BASE + "/audits/"
+            + run.id());
     Responses.json(ctx, 202, response);
   }
 
   private void undo(Context ctx) {
     Principal caller = operator(ctx, "undo reflection changes");
-    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("runId", "eventId", "reason"));
+    JsonBody body =
+        JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("runId", "eventId", "reason"));
     String runId = body.optionalString("runId", 64).orElse(null);
     String eventId = body.optionalString("eventId", 64).orElse(null);
     String reason = body.optionalString("reason", 1_000).orElse(null);
     if ((runId == null) == (eventId == null)) {
-      throw ApiException.badRequest(runId == null ? "runId" : "eventId",
+      throw ApiException.badRequest(
+          runId == null ? "runId" : "eventId",
           "Send exactly one of 'runId' (undo a whole run) and 'eventId' (undo one change)");
     }
     ReflectionService.Undone undone = runId != null
@@ -212,8 +265,12 @@ public final class ReflectionRoutes implements RouteModule  {
     response.put("success", true);
     response.put("undone", undone.undone());
     response.put("skipped", undone.skipped());
-    response.put("message", "Undid " + undone.undone().size() + " change(s)"
-        + (undone.skipped().isEmpty() ? "" : "; " + undone.skipped().size() + " could not be undone (see skipped)"));
+    response.put(
+        "message",
+        "Undid " + undone.undone().size() + " change(s)"
+            + (undone.skipped().isEmpty()
+                ? ""
+                : "; " + undone.skipped().size() + " could not be undone (see skipped)"));
     Responses.json(ctx, response);
   }
 

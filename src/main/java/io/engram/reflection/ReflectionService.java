@@ -46,8 +46,11 @@ public final class ReflectionService implements AutoCloseable {
   private final ChangeApplier applier;
   private final Clock clock;
   private final String node = "node-" + UUID.randomUUID().toString().substring(0, 8);
-  private final ExecutorService runner = Executors.newSingleThreadExecutor(
-      Thread.ofPlatform().name("reflection").daemon().priority(Thread.MIN_PRIORITY).factory());
+  private final ExecutorService runner = Executors.newSingleThreadExecutor(Thread.ofPlatform()
+      .name("reflection")
+      .daemon()
+      .priority(Thread.MIN_PRIORITY)
+      .factory());
   /** Runs this node accepted and has not finished: their leases and rows are settled on shutdown. */
   private final Map<String, ReflectionRun> pending = new ConcurrentHashMap<>();
   /** Set on shutdown; a run checks it at every step. (Not an interrupt: see {@link #close}.) */
@@ -64,11 +67,13 @@ public final class ReflectionService implements AutoCloseable {
     return store;
   }
 
-
   // ---- settings
 
   public ReflectionSettings settings(String orgId) {
-    return store.settings(orgId).map(ReflectionSettings::fromJson).orElse(ReflectionSettings.DEFAULTS);
+    return store
+        .settings(orgId)
+        .map(ReflectionSettings::fromJson)
+        .orElse(ReflectionSettings.DEFAULTS);
   }
 
   public ReflectionSettings updateSettings(Principal caller, ObjectNode patch) {
@@ -91,14 +96,24 @@ public final class ReflectionService implements AutoCloseable {
   // ---- runs
 
   /** Starts a run now for the caller's organization; a 409 naming the run in progress if there is one. */
-  public ReflectionRun start(Principal caller, boolean dryRun, Set<ReflectionProcess> processes, String requestId) {
+  public ReflectionRun start(
+      Principal caller, boolean dryRun, Set<ReflectionProcess> processes, String requestId) {
     ReflectionSettings settings = settings(caller.orgId());
-    ReflectionRun run = newRun(caller.orgId(), ReflectionRun.Trigger.MANUAL, caller.credentialId(),
-        caller.user() == null ? null : caller.user().id(), requestId, dryRun, settings, processes);
+    ReflectionRun run = newRun(
+        caller.orgId(),
+        ReflectionRun.Trigger.MANUAL,
+        caller.credentialId(),
+        caller.user() == null ? null : caller.user().id(),
+        requestId,
+        dryRun,
+        settings,
+        processes);
     if (!claim(run, settings, false)) {
       String holder = store.leaseHolderRun(caller.orgId(), clock.instant()).orElse("another run");
-      throw ApiException.conflict("reflection_running", "Reflection run " + holder + " is in progress for this "
-          + "organization; one run at a time. Try again when it has finished.");
+      throw ApiException.conflict(
+          "reflection_running",
+          "Reflection run " + holder + " is in progress for this "
+              + "organization; one run at a time. Try again when it has finished.");
     }
     submit(run, settings, processes);
     return run;
@@ -113,13 +128,15 @@ public final class ReflectionService implements AutoCloseable {
     Instant now = clock.instant();
     List<ReflectionRun> started = new ArrayList<>();
     for (ReflectionStore.ScheduleState state : store.scheduleStates()) {
-      ReflectionSettings settings = state.settingsJson() == null ? ReflectionSettings.DEFAULTS
+      ReflectionSettings settings = state.settingsJson() == null
+          ? ReflectionSettings.DEFAULTS
           : ReflectionSettings.fromJson(state.settingsJson());
       if (!settings.enabled() || !due(state.lastRunAt(), settings, now)) {
         continue;
       }
       Set<ReflectionProcess> all = EnumSet.allOf(ReflectionProcess.class);
-      ReflectionRun run = newRun(state.orgId(), ReflectionRun.Trigger.SCHEDULE, null, null, null, false, settings, all);
+      ReflectionRun run = newRun(
+          state.orgId(), ReflectionRun.Trigger.SCHEDULE, null, null, null, false, settings, all);
       if (claim(run, settings, true)) {
         submit(run, settings, all);
         started.add(run);
@@ -129,17 +146,41 @@ public final class ReflectionService implements AutoCloseable {
   }
 
   private static boolean due(Instant lastRunAt, ReflectionSettings settings, Instant now) {
-    return lastRunAt == null || !lastRunAt.plus(Duration.ofMinutes(settings.intervalMinutes())).isAfter(now);
+    return lastRunAt == null
+        || !lastRunAt.plus(Duration.ofMinutes(settings.intervalMinutes())).isAfter(now);
   }
 
-  private ReflectionRun newRun(String orgId, ReflectionRun.Trigger trigger, String credentialId, String userId,
-                               String requestId, boolean dryRun, ReflectionSettings settings,
-                               Set<ReflectionProcess> processes) {
+  private ReflectionRun newRun(
+      String orgId,
+      ReflectionRun.Trigger trigger,
+      String credentialId,
+      String userId,
+      String requestId,
+      boolean dryRun,
+      ReflectionSettings settings,
+      Set<ReflectionProcess> processes) {
     Instant now = clock.instant();
     Map<String, Object> inForce = new LinkedHashMap<>(settings.view());
-    inForce.put("processes", processes.stream().map(ReflectionProcess::id).sorted().toList());
-    return new ReflectionRun(Ids.newId("rrun", now.toEpochMilli()), orgId, trigger, credentialId, userId, requestId,
-        dryRun, ReflectionRun.Status.RUNNING, Json.write(inForce), node, now, null, 0, null, null, null, null);
+    inForce.put(
+        "processes", processes.stream().map(ReflectionProcess::id).sorted().toList());
+    return new ReflectionRun(
+        Ids.newId("rrun", now.toEpochMilli()),
+        orgId,
+        trigger,
+        credentialId,
+        userId,
+        requestId,
+        dryRun,
+        ReflectionRun.Status.RUNNING,
+        Json.write(inForce),
+        node,
+        now,
+        null,
+        0,
+        null,
+        null,
+        null,
+        null);
   }
 
   /**
@@ -155,7 +196,8 @@ public final class ReflectionService implements AutoCloseable {
     }
   }
 
-  private boolean claim(Handle h, ReflectionRun run, ReflectionSettings settings, boolean scheduled, Instant now) {
+  private boolean claim(
+      Handle h, ReflectionRun run, ReflectionSettings settings, boolean scheduled, Instant now) {
     if (!store.acquireLease(h, run.orgId(), run.id(), node, now, now.plus(LEASE))) {
       return false;
     }
@@ -165,8 +207,10 @@ public final class ReflectionService implements AutoCloseable {
     }
     int abandoned = store.abandonRuns(h, run.orgId(), run.id(), now);
     if (abandoned > 0) {
-      LOG.warn("reflection: {} run(s) of organization {} were left running by a stopped node; marked failed",
-          abandoned, run.orgId());
+      LOG.warn(
+          "reflection: {} run(s) of organization {} were left running by a stopped node; marked failed",
+          abandoned,
+          run.orgId());
     }
     store.insertRun(h, run);
     return true;
@@ -178,20 +222,28 @@ public final class ReflectionService implements AutoCloseable {
     }
   }
 
-  private void submit(ReflectionRun run, ReflectionSettings settings, Set<ReflectionProcess> processes) {
+  private void submit(
+      ReflectionRun run, ReflectionSettings settings, Set<ReflectionProcess> processes) {
     pending.put(run.id(), run);
     runner.execute(() -> execute(run, settings, processes));
   }
 
-  private void execute(ReflectionRun run, ReflectionSettings settings, Set<ReflectionProcess> processes) {
+  private void execute(
+      ReflectionRun run, ReflectionSettings settings, Set<ReflectionProcess> processes) {
     long started = System.nanoTime();
     Heartbeat heartbeat = new Heartbeat(run);
     long examined = 0;
     try {
       heartbeat.renew();
-      ReflectionPlanner.Plan plan = new ReflectionPlanner(memory, settings, processes, clock.instant(),
-          store.openFlags(run.orgId(), ChangeApplier.FLAG_STALE),
-          store.openFlags(run.orgId(), ChangeApplier.FLAG_CONFLICT), heartbeat, ReflectionPlanner.ALL_PAIRS_LIMIT)
+      ReflectionPlanner.Plan plan = new ReflectionPlanner(
+              memory,
+              settings,
+              processes,
+              clock.instant(),
+              store.openFlags(run.orgId(), ChangeApplier.FLAG_STALE),
+              store.openFlags(run.orgId(), ChangeApplier.FLAG_CONFLICT),
+              heartbeat,
+              ReflectionPlanner.ALL_PAIRS_LIMIT)
           .plan(run.orgId());
       examined = plan.examined();
       Map<String, Object> counts = new LinkedHashMap<>();
@@ -201,14 +253,28 @@ public final class ReflectionService implements AutoCloseable {
       } else {
         counts.putAll(applier.apply(run.orgId(), run.id(), plan.proposals(), heartbeat));
       }
-      store.finishRun(run.id(), ReflectionRun.Status.COMPLETED, clock.instant(), examined, Json.write(counts), null);
-      LOG.info("reflection run {} of organization {} completed in {} ms: {} memories examined, {} changes {}",
-          run.id(), run.orgId(), (System.nanoTime() - started) / 1_000_000, examined, plan.proposals().size(),
+      store.finishRun(
+          run.id(),
+          ReflectionRun.Status.COMPLETED,
+          clock.instant(),
+          examined,
+          Json.write(counts),
+          null);
+      LOG.info(
+          "reflection run {} of organization {} completed in {} ms: {} memories examined, {} changes {}",
+          run.id(),
+          run.orgId(),
+          (System.nanoTime() - started) / 1_000_000,
+          examined,
+          plan.proposals().size(),
           run.dryRun() ? "proposed" : "planned");
     } catch (RuntimeException e) {
-      String error = e instanceof LeaseLost || e instanceof Stopped ? e.getMessage() : "internal error: " + e;
-      LOG.warn("reflection run {} of organization {} failed: {}", run.id(), run.orgId(), e.toString());
-      store.finishRun(run.id(), ReflectionRun.Status.FAILED, clock.instant(), examined, null, error);
+      String error =
+          e instanceof LeaseLost || e instanceof Stopped ? e.getMessage() : "internal error: " + e;
+      LOG.warn(
+          "reflection run {} of organization {} failed: {}", run.id(), run.orgId(), e.toString());
+      store.finishRun(
+          run.id(), ReflectionRun.Status.FAILED, clock.instant(), examined, null, error);
     } finally {
       store.releaseLease(run.orgId(), run.id());
       pending.remove(run.id());
@@ -266,21 +332,28 @@ public final class ReflectionService implements AutoCloseable {
   // ---- reads
 
   public ReflectionRun run(Principal caller, String runId) {
-    return store.run(caller.orgId(), runId)
+    return store
+        .run(caller.orgId(), runId)
         .orElseThrow(() -> ApiException.notFound("Reflection run " + runId + " not found"));
   }
 
-  public List<ReflectionRun> runs(Principal caller, Instant since, Instant until, String beforeId, int limit) {
+  public List<ReflectionRun> runs(
+      Principal caller, Instant since, Instant until, String beforeId, int limit) {
     return store.runs(caller.orgId(), since, until, beforeId, limit);
   }
 
-  public List<ReflectionEvent> events(Principal caller, ReflectionStore.EventFilter filter, long afterSeq, int limit) {
+  public List<ReflectionEvent> events(
+      Principal caller, ReflectionStore.EventFilter filter, long afterSeq, int limit) {
     return store.events(caller.orgId(), filter, afterSeq, limit);
   }
 
   /** A run's events in order, the first {@code limit}; for the audit. */
   public List<ReflectionEvent> runEvents(ReflectionRun run, int limit) {
-    return store.events(run.orgId(), new ReflectionStore.EventFilter(run.id(), null, null, null, null, null), 0, limit);
+    return store.events(
+        run.orgId(),
+        new ReflectionStore.EventFilter(run.id(), null, null, null, null, null),
+        0,
+        limit);
   }
 
   /**
@@ -291,28 +364,37 @@ public final class ReflectionService implements AutoCloseable {
     List<ReflectionEvent> events = store.eventsAbout(orgId, memoryId);
     List<Map<String, Object>> flags = store.flagsOn(memoryId);
     Set<String> others = new HashSet<>();
-    events.forEach(e -> others.add(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()));
+    events.forEach(
+        e -> others.add(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()));
     flags.forEach(f -> others.add((String) f.get("relatedMemoryId")));
     others.remove(null);
     Map<String, MemoryRecord> visible = memory.findAll(orgId, others);
-    Predicate<String> shown = id -> id == null
-        || visible.containsKey(id) && scope.sees(visible.get(id).agent());
+    Predicate<String> shown = id ->
+        id == null || visible.containsKey(id) && scope.sees(visible.get(id).agent());
     Map<String, Object> view = new LinkedHashMap<>();
-    view.put("flags", flags.stream().filter(f -> shown.test((String) f.get("relatedMemoryId"))).toList());
-    view.put("events", events.stream()
-        .filter(e -> shown.test(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()))
-        .map(ReflectionViews::event).toList());
+    view.put(
+        "flags",
+        flags.stream()
+            .filter(f -> shown.test((String) f.get("relatedMemoryId")))
+            .toList());
+    view.put(
+        "events",
+        events.stream()
+            .filter(
+                e -> shown.test(e.memoryId().equals(memoryId) ? e.relatedMemoryId() : e.memoryId()))
+            .map(ReflectionViews::event)
+            .toList());
     return Map.of("reflection", view);
   }
 
   // ---- undo
 
   /** What an undo did: the events it took back and those it could not, with why. */
-  public record Undone(List<String> undone, List<Map<String, String>> skipped) {
-  }
+  public record Undone(List<String> undone, List<Map<String, String>> skipped) {}
 
   public ReflectionEvent event(Principal caller, String eventId) {
-    return store.event(caller.orgId(), eventId)
+    return store
+        .event(caller.orgId(), eventId)
         .orElseThrow(() -> ApiException.notFound("Reflection event " + eventId + " not found"));
   }
 
@@ -326,11 +408,13 @@ public final class ReflectionService implements AutoCloseable {
   public Undone undoRun(Principal caller, String runId, String reason, String requestId) {
     ReflectionRun run = run(caller, runId);
     if (run.status() == ReflectionRun.Status.RUNNING) {
-      throw ApiException.conflict("reflection_running", "Reflection run " + runId + " is still running; undo it "
-          + "when it has finished");
+      throw ApiException.conflict(
+          "reflection_running",
+          "Reflection run " + runId + " is still running; undo it " + "when it has finished");
     }
     if (run.dryRun()) {
-      throw ApiException.conflict("not_applied", "Reflection run " + runId + " was a dry run: it changed nothing");
+      throw ApiException.conflict(
+          "not_applied", "Reflection run " + runId + " was a dry run: it changed nothing");
     }
     List<String> undone = new ArrayList<>();
     List<Map<String, String>> skipped = new ArrayList<>();
@@ -353,7 +437,9 @@ public final class ReflectionService implements AutoCloseable {
   }
 
   private static String undoneBy(Principal caller) {
-    return caller.user() != null ? "user:" + caller.user().id() : "credential:" + caller.credentialId();
+    return caller.user() != null
+        ? "user:" + caller.user().id()
+        : "credential:" + caller.credentialId();
   }
 
   /**
@@ -372,7 +458,13 @@ public final class ReflectionService implements AutoCloseable {
     }
     for (ReflectionRun run : pending.values()) {
       try {
-        store.finishRun(run.id(), ReflectionRun.Status.FAILED, clock.instant(), 0, null, new Stopped().getMessage());
+        store.finishRun(
+            run.id(),
+            ReflectionRun.Status.FAILED,
+            clock.instant(),
+            0,
+            null,
+            new Stopped().getMessage());
         store.releaseLease(run.orgId(), run.id());
       } catch (RuntimeException e) {
         LOG.warn("could not settle reflection run {} on shutdown: {}", run.id(), e.toString());

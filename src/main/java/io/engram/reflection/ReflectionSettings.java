@@ -20,19 +20,24 @@ import java.util.Set;
  * the whole result validated, every problem reported at once. docs/reflection.md explains each
  * threshold and its default.
  */
-public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolidation consolidation, Decay decay,
-                                 Candidates candidates, Conflicts conflicts) {
+public record ReflectionSettings(
+    boolean enabled,
+    int intervalMinutes,
+    Consolidation consolidation,
+    Decay decay,
+    Candidates candidates,
+    Conflicts conflicts) {
 
   public static final int MIN_INTERVAL_MINUTES = 15;
   public static final int MAX_INTERVAL_MINUTES = 43_200;
 
   /** Near-duplicates on one subject merged when their similarity reaches the threshold. */
-  public record Consolidation(boolean enabled, double similarityThreshold) {
-  }
+  public record Consolidation(boolean enabled, double similarityThreshold) {}
 
   /** What decay does to a memory whose activation stayed below the threshold. */
   public enum DecayAction {
-    FLAG, SUPPRESS;
+    FLAG,
+    SUPPRESS;
 
     String id() {
       return WireNames.of(this);
@@ -40,44 +45,59 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
   }
 
   /** Memories below {@code activationThreshold} (normalized) for {@code belowForDays} are flagged stale or suppressed. */
-  public record Decay(boolean enabled, double activationThreshold, int belowForDays, DecayAction action) {
-  }
+  public record Decay(
+      boolean enabled, double activationThreshold, int belowForDays, DecayAction action) {}
 
   /**
    * Candidates promoted when a durable memory corroborates them or their confidence reaches
    * {@code autoApproveConfidence} (null: never on confidence alone); expired after
    * {@code expireAfterDays} unreviewed (null: never).
    */
-  public record Candidates(boolean enabled, double corroborationThreshold, Double autoApproveConfidence,
-                           Integer expireAfterDays) {
-  }
+  public record Candidates(
+      boolean enabled,
+      double corroborationThreshold,
+      Double autoApproveConfidence,
+      Integer expireAfterDays) {}
 
   /** Contradictions on one subject flagged for review, among memories at least this similar. */
-  public record Conflicts(boolean enabled, double minSimilarity) {
-  }
+  public record Conflicts(boolean enabled, double minSimilarity) {}
 
-  public static final ReflectionSettings DEFAULTS = new ReflectionSettings(true, 1_440,
-      new Consolidation(true, 0.95), new Decay(true, 0.2, 30, DecayAction.FLAG),
-      new Candidates(true, 0.9, 0.95, 30), new Conflicts(true, 0.6));
+  public static final ReflectionSettings DEFAULTS = new ReflectionSettings(
+      true,
+      1_440,
+      new Consolidation(true, 0.95),
+      new Decay(true, 0.2, 30, DecayAction.FLAG),
+      new Candidates(true, 0.9, 0.95, 30),
+      new Conflicts(true, 0.6));
 
   /** The settings as the routes show and the database stores them. */
   public Map<String, Object> view() {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("enabled", enabled);
     view.put("intervalMinutes", intervalMinutes);
-    view.put("consolidation", ordered("enabled", consolidation.enabled(), "similarityThreshold",
-        consolidation.similarityThreshold()));
-    Map<String, Object> decayView = ordered("enabled", decay.enabled(), "activationThreshold",
-        decay.activationThreshold());
+    view.put(
+        "consolidation",
+        ordered(
+            "enabled",
+            consolidation.enabled(),
+            "similarityThreshold",
+            consolidation.similarityThreshold()));
+    Map<String, Object> decayView =
+        ordered("enabled", decay.enabled(), "activationThreshold", decay.activationThreshold());
     decayView.put("belowForDays", decay.belowForDays());
     decayView.put("action", decay.action().id());
     view.put("decay", decayView);
-    Map<String, Object> candidatesView = ordered("enabled", candidates.enabled(), "corroborationThreshold",
+    Map<String, Object> candidatesView = ordered(
+        "enabled",
+        candidates.enabled(),
+        "corroborationThreshold",
         candidates.corroborationThreshold());
     candidatesView.put("autoApproveConfidence", candidates.autoApproveConfidence());
     candidatesView.put("expireAfterDays", candidates.expireAfterDays());
     view.put("candidates", candidatesView);
-    view.put("conflicts", ordered("enabled", conflicts.enabled(), "minSimilarity", conflicts.minSimilarity()));
+    view.put(
+        "conflicts",
+        ordered("enabled", conflicts.enabled(), "minSimilarity", conflicts.minSimilarity()));
     return view;
   }
 
@@ -117,8 +137,10 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
   }
 
   /** Merges {@code patch} into {@code target}: objects field by field, anything else replaced; unknown fields refused. */
-  private static void merge(ObjectNode target, ObjectNode patch, String prefix, List<ValidationError> errors) {
-    for (Iterator<Map.Entry<String, JsonNode>> fields = patch.properties().iterator(); fields.hasNext(); ) {
+  private static void merge(
+      ObjectNode target, ObjectNode patch, String prefix, List<ValidationError> errors) {
+    for (Iterator<Map.Entry<String, JsonNode>> fields = patch.properties().iterator();
+        fields.hasNext(); ) {
       Map.Entry<String, JsonNode> field = fields.next();
       String path = prefix + field.getKey();
       JsonNode current = target.get(field.getKey());
@@ -153,22 +175,64 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
       JsonNode f = section("conflicts");
       return new ReflectionSettings(
           bool(root, "enabled", d.enabled()),
-          (int) number(root, "intervalMinutes", MIN_INTERVAL_MINUTES, MAX_INTERVAL_MINUTES, d.intervalMinutes(), true,
+          (int) number(
+              root,
+              "intervalMinutes",
+              MIN_INTERVAL_MINUTES,
+              MAX_INTERVAL_MINUTES,
+              d.intervalMinutes(),
+              true,
               false),
-          new Consolidation(bool(c, "consolidation.enabled", d.consolidation().enabled()),
-              number(c, "consolidation.similarityThreshold", 0.8, 1.0, d.consolidation().similarityThreshold(),
-                  false, false)),
-          new Decay(bool(y, "decay.enabled", d.decay().enabled()),
-              number(y, "decay.activationThreshold", 0.01, 0.99, d.decay().activationThreshold(), false, false),
+          new Consolidation(
+              bool(c, "consolidation.enabled", d.consolidation().enabled()),
+              number(
+                  c,
+                  "consolidation.similarityThreshold",
+                  0.8,
+                  1.0,
+                  d.consolidation().similarityThreshold(),
+                  false,
+                  false)),
+          new Decay(
+              bool(y, "decay.enabled", d.decay().enabled()),
+              number(
+                  y,
+                  "decay.activationThreshold",
+                  0.01,
+                  0.99,
+                  d.decay().activationThreshold(),
+                  false,
+                  false),
               (int) number(y, "decay.belowForDays", 1, 3650, d.decay().belowForDays(), true, false),
               decayAction(y)),
-          new Candidates(bool(v, "candidates.enabled", d.candidates().enabled()),
-              number(v, "candidates.corroborationThreshold", 0.5, 1.0, d.candidates().corroborationThreshold(), false,
+          new Candidates(
+              bool(v, "candidates.enabled", d.candidates().enabled()),
+              number(
+                  v,
+                  "candidates.corroborationThreshold",
+                  0.5,
+                  1.0,
+                  d.candidates().corroborationThreshold(),
+                  false,
                   false),
-              nullable(v, "candidates.autoApproveConfidence", 0.0, 1.0, false, d.candidates().autoApproveConfidence()),
+              nullable(
+                  v,
+                  "candidates.autoApproveConfidence",
+                  0.0,
+                  1.0,
+                  false,
+                  d.candidates().autoApproveConfidence()),
               nullableDays(v, "candidates.expireAfterDays", d.candidates().expireAfterDays())),
-          new Conflicts(bool(f, "conflicts.enabled", d.conflicts().enabled()),
-              number(f, "conflicts.minSimilarity", 0.3, 0.99, d.conflicts().minSimilarity(), false, false)));
+          new Conflicts(
+              bool(f, "conflicts.enabled", d.conflicts().enabled()),
+              number(
+                  f,
+                  "conflicts.minSimilarity",
+                  0.3,
+                  0.99,
+                  d.conflicts().minSimilarity(),
+                  false,
+                  false)));
     }
 
     private JsonNode section(String name) {
@@ -184,12 +248,14 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
       Set<String> known = switch (name) {
         case "consolidation" -> Set.of("enabled", "similarityThreshold");
         case "decay" -> Set.of("enabled", "activationThreshold", "belowForDays", "action");
-        case "candidates" -> Set.of("enabled", "corroborationThreshold", "autoApproveConfidence", "expireAfterDays");
+        case "candidates" ->
+          Set.of("enabled", "corroborationThreshold", "autoApproveConfidence", "expireAfterDays");
         default -> Set.of("enabled", "minSimilarity");
       };
       node.fieldNames().forEachRemaining(field -> {
         if (!known.contains(field)) {
-          errors.add(new ValidationError(null, name + "." + field, "Unknown setting '" + name + "." + field + "'"));
+          errors.add(new ValidationError(
+              null, name + "." + field, "Unknown setting '" + name + "." + field + "'"));
         }
       });
     }
@@ -206,23 +272,34 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
       return node.booleanValue();
     }
 
-    private double number(JsonNode parent, String path, double min, double max, double fallback, boolean integer,
-                          boolean nullAllowed) {
+    private double number(
+        JsonNode parent,
+        String path,
+        double min,
+        double max,
+        double fallback,
+        boolean integer,
+        boolean nullAllowed) {
       JsonNode node = parent.get(leaf(path));
       if (node == null || (nullAllowed && node.isNull())) {
         return fallback;
       }
       boolean ok = integer ? node.isIntegralNumber() : node.isNumber();
       if (!ok || node.doubleValue() < min || node.doubleValue() > max) {
-        errors.add(new ValidationError(null, path, "'" + path + "' must be " + (integer ? "an integer" : "a number")
-            + " from " + format(min) + " to " + format(max) + (nullAllowed ? ", or null to turn it off" : "")));
+        errors.add(new ValidationError(
+            null,
+            path,
+            "'" + path + "' must be " + (integer ? "an integer" : "a number") + " from "
+                + format(min) + " to " + format(max)
+                + (nullAllowed ? ", or null to turn it off" : "")));
         return fallback;
       }
       return node.doubleValue();
     }
 
     /** A number that null turns off; absent means {@code fallback}. */
-    private Double nullable(JsonNode parent, String path, double min, double max, boolean integer, Double fallback) {
+    private Double nullable(
+        JsonNode parent, String path, double min, double max, boolean integer, Double fallback) {
       JsonNode node = parent.get(leaf(path));
       if (node == null) {
         return fallback;
@@ -235,7 +312,8 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
     }
 
     private Integer nullableDays(JsonNode parent, String path, Integer fallback) {
-      Double days = nullable(parent, path, 1, 3650, true, fallback == null ? null : fallback.doubleValue());
+      Double days =
+          nullable(parent, path, 1, 3650, true, fallback == null ? null : fallback.doubleValue());
       return days == null ? null : days.intValue();
     }
 
@@ -244,11 +322,13 @@ public record ReflectionSettings(boolean enabled, int intervalMinutes, Consolida
       if (node == null) {
         return DEFAULTS.decay().action();
       }
-      Optional<DecayAction> action = WireNames.parse(DecayAction.class, node.isTextual() ? node.textValue() : null);
+      Optional<DecayAction> action =
+          WireNames.parse(DecayAction.class, node.isTextual() ? node.textValue() : null);
       if (action.isPresent()) {
         return action.get();
       }
-      errors.add(new ValidationError(null, "decay.action", "'decay.action' must be 'flag' or 'suppress'"));
+      errors.add(
+          new ValidationError(null, "decay.action", "'decay.action' must be 'flag' or 'suppress'"));
       return DEFAULTS.decay().action();
     }
 

@@ -54,13 +54,16 @@ final class ReflectionStore {
       rs.getString("undone_by"));
 
   /** An organization whose schedule may be due: its stored settings (null: defaults) and last real run. */
-  record ScheduleState(String orgId, String settingsJson, Instant lastRunAt) {
-  }
+  record ScheduleState(String orgId, String settingsJson, Instant lastRunAt) {}
 
   /** Filters of the events route; nulls match everything. */
-  record EventFilter(String runId, ReflectionProcess process, ChangeKind change, String memoryId, Instant since,
-                     Instant until) {
-  }
+  record EventFilter(
+      String runId,
+      ReflectionProcess process,
+      ChangeKind change,
+      String memoryId,
+      Instant since,
+      Instant until) {}
 
   private final Database db;
 
@@ -75,15 +78,22 @@ final class ReflectionStore {
   // ---- settings
 
   Optional<String> settings(String orgId) {
-    return db.read(h -> h.createQuery("SELECT settings FROM reflection_settings WHERE org_id = :org")
-        .bind("org", orgId).mapTo(String.class).findOne());
+    return db.read(
+        h -> h.createQuery("SELECT settings FROM reflection_settings WHERE org_id = :org")
+            .bind("org", orgId)
+            .mapTo(String.class)
+            .findOne());
   }
 
   void saveSettings(String orgId, String json, String updatedBy, Instant at) {
     db.write(h -> h.createUpdate("""
             INSERT INTO reflection_settings (org_id, settings, updated_at, updated_by) VALUES (:org, :json, :at, :by)
             ON CONFLICT (org_id) DO UPDATE SET settings = :json, updated_at = :at, updated_by = :by""")
-        .bind("org", orgId).bind("json", json).bind("at", at.toEpochMilli()).bind("by", updatedBy).execute());
+        .bind("org", orgId)
+        .bind("json", json)
+        .bind("at", at.toEpochMilli())
+        .bind("by", updatedBy)
+        .execute());
   }
 
   /** Every organization that has memories, with what its schedule depends on. */
@@ -93,14 +103,18 @@ final class ReflectionStore {
                    (SELECT MAX(r.started_at) FROM reflection_runs r WHERE r.org_id = o.id AND r.dry_run = 0) AS last_run
             FROM organizations o LEFT JOIN reflection_settings s ON s.org_id = o.id
             WHERE EXISTS (SELECT 1 FROM memories m WHERE m.org_id = o.id)""")
-        .map((rs, ctx) -> new ScheduleState(rs.getString("id"), rs.getString("settings"),
-            Rows.nullableInstant(rs, "last_run")))
+        .map((rs, ctx) -> new ScheduleState(
+            rs.getString("id"), rs.getString("settings"), Rows.nullableInstant(rs, "last_run")))
         .list());
   }
 
   Optional<Instant> lastRunStart(Handle h, String orgId) {
-    return h.createQuery("SELECT MAX(started_at) FROM reflection_runs WHERE org_id = :org AND dry_run = 0")
-        .bind("org", orgId).mapTo(Long.class).findOne().map(Instant::ofEpochMilli);
+    return h.createQuery(
+            "SELECT MAX(started_at) FROM reflection_runs WHERE org_id = :org AND dry_run = 0")
+        .bind("org", orgId)
+        .mapTo(Long.class)
+        .findOne()
+        .map(Instant::ofEpochMilli);
   }
 
   // ---- lease
@@ -109,31 +123,48 @@ final class ReflectionStore {
    * Takes the organization's lease for a run unless another holder's lease is still valid. On
    * PostgreSQL a racing insert waits for the other transaction and then sees its row.
    */
-  boolean acquireLease(Handle h, String orgId, String runId, String holder, Instant now, Instant expiresAt) {
+  boolean acquireLease(
+      Handle h, String orgId, String runId, String holder, Instant now, Instant expiresAt) {
     return h.createUpdate("""
             INSERT INTO reflection_leases (org_id, run_id, holder, expires_at) VALUES (:org, :run, :holder, :expires)
             ON CONFLICT (org_id) DO UPDATE SET run_id = excluded.run_id, holder = excluded.holder,
                                                expires_at = excluded.expires_at
             WHERE reflection_leases.expires_at <= :now""")
-        .bind("org", orgId).bind("run", runId).bind("holder", holder).bind("expires", expiresAt.toEpochMilli())
-        .bind("now", now.toEpochMilli()).execute() == 1;
+            .bind("org", orgId)
+            .bind("run", runId)
+            .bind("holder", holder)
+            .bind("expires", expiresAt.toEpochMilli())
+            .bind("now", now.toEpochMilli())
+            .execute()
+        == 1;
   }
 
   /** Extends the lease if this run still holds it; false when it was lost (it expired and another took it). */
   boolean renewLease(String orgId, String runId, Instant expiresAt) {
     return db.write(h -> h.createUpdate("UPDATE reflection_leases SET expires_at = :expires"
-            + " WHERE org_id = :org AND run_id = :run")
-        .bind("expires", expiresAt.toEpochMilli()).bind("org", orgId).bind("run", runId).execute() == 1);
+                + " WHERE org_id = :org AND run_id = :run")
+            .bind("expires", expiresAt.toEpochMilli())
+            .bind("org", orgId)
+            .bind("run", runId)
+            .execute()
+        == 1);
   }
 
   void releaseLease(String orgId, String runId) {
-    db.write(h -> h.createUpdate("DELETE FROM reflection_leases WHERE org_id = :org AND run_id = :run")
-        .bind("org", orgId).bind("run", runId).execute());
+    db.write(
+        h -> h.createUpdate("DELETE FROM reflection_leases WHERE org_id = :org AND run_id = :run")
+            .bind("org", orgId)
+            .bind("run", runId)
+            .execute());
   }
 
   Optional<String> leaseHolderRun(String orgId, Instant now) {
-    return db.read(h -> h.createQuery("SELECT run_id FROM reflection_leases WHERE org_id = :org AND expires_at > :now")
-        .bind("org", orgId).bind("now", now.toEpochMilli()).mapTo(String.class).findOne());
+    return db.read(h -> h.createQuery(
+            "SELECT run_id FROM reflection_leases WHERE org_id = :org AND expires_at > :now")
+        .bind("org", orgId)
+        .bind("now", now.toEpochMilli())
+        .mapTo(String.class)
+        .findOne());
   }
 
   // ---- runs
@@ -143,10 +174,18 @@ final class ReflectionStore {
             INSERT INTO reflection_runs (id, org_id, trigger, credential_id, user_id, request_id, dry_run, status,
                                          settings, node, started_at, examined)
             VALUES (:id, :org, :trigger, :credential, :user, :request, :dryRun, :status, :settings, :node, :started, 0)""")
-        .bind("id", run.id()).bind("org", run.orgId()).bind("trigger", run.trigger().id())
-        .bind("credential", run.credentialId()).bind("user", run.userId()).bind("request", run.requestId())
-        .bind("dryRun", run.dryRun() ? 1 : 0).bind("status", run.status().id()).bind("settings", run.settingsJson())
-        .bind("node", run.node()).bind("started", run.startedAt().toEpochMilli()).execute();
+        .bind("id", run.id())
+        .bind("org", run.orgId())
+        .bind("trigger", run.trigger().id())
+        .bind("credential", run.credentialId())
+        .bind("user", run.userId())
+        .bind("request", run.requestId())
+        .bind("dryRun", run.dryRun() ? 1 : 0)
+        .bind("status", run.status().id())
+        .bind("settings", run.settingsJson())
+        .bind("node", run.node())
+        .bind("started", run.startedAt().toEpochMilli())
+        .execute();
   }
 
   /** Runs of the organization still marked running whose lease is gone: their node stopped mid-run. */
@@ -155,27 +194,48 @@ final class ReflectionStore {
             UPDATE reflection_runs SET status = 'failed', finished_at = :now,
                    error = 'the node running it stopped before it finished'
             WHERE org_id = :org AND status = 'running' AND id <> :run""")
-        .bind("org", orgId).bind("run", exceptRunId).bind("now", now.toEpochMilli()).execute();
+        .bind("org", orgId)
+        .bind("run", exceptRunId)
+        .bind("now", now.toEpochMilli())
+        .execute();
   }
 
-  void finishRun(String runId, ReflectionRun.Status status, Instant at, long examined, String countsJson,
-                 String error) {
+  void finishRun(
+      String runId,
+      ReflectionRun.Status status,
+      Instant at,
+      long examined,
+      String countsJson,
+      String error) {
     db.write(h -> h.createUpdate("""
             UPDATE reflection_runs SET status = :status, finished_at = :at, examined = :examined, counts = :counts,
                    error = :error
             WHERE id = :id""")
-        .bind("status", status.id()).bind("at", at.toEpochMilli()).bind("examined", examined)
-        .bind("counts", countsJson).bind("error", error).bind("id", runId).execute());
+        .bind("status", status.id())
+        .bind("at", at.toEpochMilli())
+        .bind("examined", examined)
+        .bind("counts", countsJson)
+        .bind("error", error)
+        .bind("id", runId)
+        .execute());
   }
 
   void markRunUndone(String runId, Instant at, String by) {
-    db.write(h -> h.createUpdate("UPDATE reflection_runs SET undone_at = :at, undone_by = :by WHERE id = :id")
-        .bind("at", at.toEpochMilli()).bind("by", by).bind("id", runId).execute());
+    db.write(h -> h.createUpdate(
+            "UPDATE reflection_runs SET undone_at = :at, undone_by = :by WHERE id = :id")
+        .bind("at", at.toEpochMilli())
+        .bind("by", by)
+        .bind("id", runId)
+        .execute());
   }
 
   Optional<ReflectionRun> run(String orgId, String runId) {
-    return db.read(h -> h.createQuery("SELECT * FROM reflection_runs WHERE org_id = :org AND id = :id")
-        .bind("org", orgId).bind("id", runId).map(RUN).findOne());
+    return db.read(
+        h -> h.createQuery("SELECT * FROM reflection_runs WHERE org_id = :org AND id = :id")
+            .bind("org", orgId)
+            .bind("id", runId)
+            .map(RUN)
+            .findOne());
   }
 
   /** Runs newest first, started in [since, until), before the cursor run id. */
@@ -183,8 +243,13 @@ final class ReflectionStore {
     return db.read(h -> h.createQuery("""
             SELECT * FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until
               AND id < :before ORDER BY id DESC LIMIT :limit""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
-        .bind("before", beforeId == null ? "~" : beforeId).bind("limit", limit).map(RUN).list());
+        .bind("org", orgId)
+        .bind("since", since.toEpochMilli())
+        .bind("until", until.toEpochMilli())
+        .bind("before", beforeId == null ? "~" : beforeId)
+        .bind("limit", limit)
+        .map(RUN)
+        .list());
   }
 
   // ---- events
@@ -194,15 +259,28 @@ final class ReflectionStore {
             INSERT INTO reflection_events (id, run_id, org_id, process, change, memory_id, related_memory_id, outcome,
                                            reason, before, after, at)
             VALUES (:id, :run, :org, :process, :change, :memory, :related, :outcome, :reason, :before, :after, :at)""")
-        .bind("id", e.id()).bind("run", e.runId()).bind("org", e.orgId()).bind("process", e.change().process().id())
-        .bind("change", e.change().id()).bind("memory", e.memoryId()).bind("related", e.relatedMemoryId())
-        .bind("outcome", e.outcome().id()).bind("reason", e.reason()).bind("before", e.beforeJson())
-        .bind("after", e.afterJson()).bind("at", e.at().toEpochMilli()).execute();
+        .bind("id", e.id())
+        .bind("run", e.runId())
+        .bind("org", e.orgId())
+        .bind("process", e.change().process().id())
+        .bind("change", e.change().id())
+        .bind("memory", e.memoryId())
+        .bind("related", e.relatedMemoryId())
+        .bind("outcome", e.outcome().id())
+        .bind("reason", e.reason())
+        .bind("before", e.beforeJson())
+        .bind("after", e.afterJson())
+        .bind("at", e.at().toEpochMilli())
+        .execute();
   }
 
   Optional<ReflectionEvent> event(String orgId, String eventId) {
-    return db.read(h -> h.createQuery("SELECT * FROM reflection_events WHERE org_id = :org AND id = :id")
-        .bind("org", orgId).bind("id", eventId).map(EVENT).findOne());
+    return db.read(
+        h -> h.createQuery("SELECT * FROM reflection_events WHERE org_id = :org AND id = :id")
+            .bind("org", orgId)
+            .bind("id", eventId)
+            .map(EVENT)
+            .findOne());
   }
 
   /** Events oldest first after the cursor position, filtered. */
@@ -214,12 +292,17 @@ final class ReflectionStore {
               AND (:memory IS NULL OR memory_id = :memory OR related_memory_id = :memory)
               AND at >= :since AND at < :until
             ORDER BY seq LIMIT :limit""")
-        .bind("org", orgId).bind("after", afterSeq).bind("run", filter.runId())
+        .bind("org", orgId)
+        .bind("after", afterSeq)
+        .bind("run", filter.runId())
         .bind("process", filter.process() == null ? null : filter.process().id())
-        .bind("change", filter.change() == null ? null : filter.change().id()).bind("memory", filter.memoryId())
+        .bind("change", filter.change() == null ? null : filter.change().id())
+        .bind("memory", filter.memoryId())
         .bind("since", filter.since() == null ? Long.MIN_VALUE : filter.since().toEpochMilli())
         .bind("until", filter.until() == null ? Long.MAX_VALUE : filter.until().toEpochMilli())
-        .bind("limit", limit).map(EVENT).list());
+        .bind("limit", limit)
+        .map(EVENT)
+        .list());
   }
 
   /** Every event about a memory (as the changed memory or the related one), oldest first. */
@@ -231,13 +314,15 @@ final class ReflectionStore {
   List<ReflectionEvent> undoableEvents(String runId) {
     return db.read(h -> h.createQuery("""
             SELECT * FROM reflection_events WHERE run_id = :run AND outcome = 'applied' AND undone_at IS NULL
-            ORDER BY seq DESC""")
-        .bind("run", runId).map(EVENT).list());
+            ORDER BY seq DESC""").bind("run", runId).map(EVENT).list());
   }
 
   void markEventUndone(Handle h, String eventId, Instant at, String by) {
     h.createUpdate("UPDATE reflection_events SET undone_at = :at, undone_by = :by WHERE id = :id")
-        .bind("at", at.toEpochMilli()).bind("by", by).bind("id", eventId).execute();
+        .bind("at", at.toEpochMilli())
+        .bind("by", by)
+        .bind("id", eventId)
+        .execute();
   }
 
   // ---- flags
@@ -246,34 +331,54 @@ final class ReflectionStore {
   Map<String, List<String>> openFlags(String orgId, String kind) {
     return db.read(h -> {
       Map<String, List<String>> flags = new HashMap<>();
-      h.createQuery("SELECT memory_id, related_memory_id FROM reflection_flags WHERE org_id = :org AND kind = :kind")
-          .bind("org", orgId).bind("kind", kind)
+      h.createQuery(
+              "SELECT memory_id, related_memory_id FROM reflection_flags WHERE org_id = :org AND kind = :kind")
+          .bind("org", orgId)
+          .bind("kind", kind)
           .map((rs, ctx) -> Map.entry(rs.getString("memory_id"), rs.getString("related_memory_id")))
-          .forEach(e -> flags.computeIfAbsent(e.getKey(), k -> new java.util.ArrayList<>()).add(e.getValue()));
+          .forEach(e -> flags
+              .computeIfAbsent(e.getKey(), k -> new java.util.ArrayList<>())
+              .add(e.getValue()));
       return flags;
     });
   }
 
-  boolean raiseFlag(Handle h, String orgId, String memoryId, String kind, String related, String eventId,
-                    Instant at) {
+  boolean raiseFlag(
+      Handle h,
+      String orgId,
+      String memoryId,
+      String kind,
+      String related,
+      String eventId,
+      Instant at) {
     return h.createUpdate("""
             INSERT INTO reflection_flags (memory_id, kind, related_memory_id, org_id, event_id, raised_at)
             VALUES (:memory, :kind, :related, :org, :event, :at) ON CONFLICT DO NOTHING""")
-        .bind("memory", memoryId).bind("kind", kind).bind("related", related == null ? "" : related)
-        .bind("org", orgId).bind("event", eventId).bind("at", at.toEpochMilli()).execute() == 1;
+            .bind("memory", memoryId)
+            .bind("kind", kind)
+            .bind("related", related == null ? "" : related)
+            .bind("org", orgId)
+            .bind("event", eventId)
+            .bind("at", at.toEpochMilli())
+            .execute()
+        == 1;
   }
 
   boolean clearFlag(Handle h, String memoryId, String kind, String related) {
     return h.createUpdate("DELETE FROM reflection_flags WHERE memory_id = :memory AND kind = :kind"
-            + " AND related_memory_id = :related")
-        .bind("memory", memoryId).bind("kind", kind).bind("related", related == null ? "" : related)
-        .execute() == 1;
+                + " AND related_memory_id = :related")
+            .bind("memory", memoryId)
+            .bind("kind", kind)
+            .bind("related", related == null ? "" : related)
+            .execute()
+        == 1;
   }
 
   /** Open flags on one memory, for provenance. */
   List<Map<String, Object>> flagsOn(String memoryId) {
-    return db.read(h -> h.createQuery("SELECT kind, related_memory_id, event_id, raised_at FROM reflection_flags"
-            + " WHERE memory_id = :memory ORDER BY raised_at")
+    return db.read(h -> h.createQuery(
+            "SELECT kind, related_memory_id, event_id, raised_at FROM reflection_flags"
+                + " WHERE memory_id = :memory ORDER BY raised_at")
         .bind("memory", memoryId)
         .map((rs, ctx) -> {
           Map<String, Object> flag = new LinkedHashMap<>();
@@ -283,25 +388,36 @@ final class ReflectionStore {
           flag.put("eventId", rs.getString("event_id"));
           flag.put("raisedAt", Rows.instant(rs, "raised_at").toString());
           return flag;
-        }).list());
+        })
+        .list());
   }
 
   // ---- report figures
 
   /** Runs that started in [since, until): how many, how they ended, how long they took. */
-  record RunCounts(long total, long completed, long failed, long running, long dryRuns, long scheduled, long manual,
-                   long examined, long completedMillis, Long longest) {
-  }
+  record RunCounts(
+      long total,
+      long completed,
+      long failed,
+      long running,
+      long dryRuns,
+      long scheduled,
+      long manual,
+      long examined,
+      long completedMillis,
+      Long longest) {}
 
   /** Events of one change kind and outcome in a span (and, per bucket, which bucket). */
-  record ChangeCount(int bucket, String change, String outcome, long count, long undone) {
-  }
+  record ChangeCount(int bucket, String change, String outcome, long count, long undone) {}
 
   /** Open flags by kind. */
   Map<String, Long> openFlags(String orgId) {
     Map<String, Long> flags = new LinkedHashMap<>();
-    db.read(h -> h.createQuery("SELECT kind, COUNT(*) AS n FROM reflection_flags WHERE org_id = :org GROUP BY kind")
-        .bind("org", orgId).map((rs, ctx) -> Map.entry(rs.getString("kind"), rs.getLong("n"))).list())
+    db.read(h -> h.createQuery(
+                "SELECT kind, COUNT(*) AS n FROM reflection_flags WHERE org_id = :org GROUP BY kind")
+            .bind("org", orgId)
+            .map((rs, ctx) -> Map.entry(rs.getString("kind"), rs.getLong("n")))
+            .list())
         .forEach(e -> flags.put(e.getKey(), e.getValue()));
     return flags;
   }
@@ -319,10 +435,20 @@ final class ReflectionStore {
                    COALESCE(SUM(CASE WHEN status = 'completed' THEN finished_at - started_at END), 0) AS completed_millis,
                    MAX(finished_at - started_at) AS longest
             FROM reflection_runs WHERE org_id = :org AND started_at >= :since AND started_at < :until""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
-        .map((rs, ctx) -> new RunCounts(rs.getLong("total"), rs.getLong("completed"), rs.getLong("failed"),
-            rs.getLong("running"), rs.getLong("dry_runs"), rs.getLong("scheduled"), rs.getLong("manual"),
-            rs.getLong("examined"), rs.getLong("completed_millis"), Rows.nullableLong(rs, "longest")))
+        .bind("org", orgId)
+        .bind("since", since.toEpochMilli())
+        .bind("until", until.toEpochMilli())
+        .map((rs, ctx) -> new RunCounts(
+            rs.getLong("total"),
+            rs.getLong("completed"),
+            rs.getLong("failed"),
+            rs.getLong("running"),
+            rs.getLong("dry_runs"),
+            rs.getLong("scheduled"),
+            rs.getLong("manual"),
+            rs.getLong("examined"),
+            rs.getLong("completed_millis"),
+            Rows.nullableLong(rs, "longest")))
         .one());
   }
 
@@ -332,8 +458,14 @@ final class ReflectionStore {
             SELECT change, outcome, COUNT(*) AS n, SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
             FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
             GROUP BY change, outcome ORDER BY change""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli())
-        .map((rs, ctx) -> new ChangeCount(0, rs.getString("change"), rs.getString("outcome"), rs.getLong("n"),
+        .bind("org", orgId)
+        .bind("since", since.toEpochMilli())
+        .bind("until", until.toEpochMilli())
+        .map((rs, ctx) -> new ChangeCount(
+            0,
+            rs.getString("change"),
+            rs.getString("outcome"),
+            rs.getLong("n"),
             rs.getLong("undone")))
         .list());
   }
@@ -341,10 +473,15 @@ final class ReflectionStore {
   /** Runs started per bucket of {@code width} from {@code since}, by bucket index. */
   Map<Integer, Long> runsPerBucket(String orgId, Instant since, Instant until, long width) {
     Map<Integer, Long> runs = new HashMap<>();
-    db.read(h -> h.createQuery("SELECT (started_at - :since) / :width AS b, COUNT(*) AS n FROM reflection_runs"
-            + " WHERE org_id = :org AND started_at >= :since AND started_at < :until GROUP BY (started_at - :since) / :width")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
-        .map((rs, ctx) -> Map.entry(rs.getInt("b"), rs.getLong("n"))).list())
+    db.read(h -> h.createQuery(
+                "SELECT (started_at - :since) / :width AS b, COUNT(*) AS n FROM reflection_runs"
+                    + " WHERE org_id = :org AND started_at >= :since AND started_at < :until GROUP BY (started_at - :since) / :width")
+            .bind("org", orgId)
+            .bind("since", since.toEpochMilli())
+            .bind("until", until.toEpochMilli())
+            .bind("width", width)
+            .map((rs, ctx) -> Map.entry(rs.getInt("b"), rs.getLong("n")))
+            .list())
         .forEach(e -> runs.put(e.getKey(), e.getValue()));
     return runs;
   }
@@ -356,9 +493,16 @@ final class ReflectionStore {
                    SUM(CASE WHEN undone_at IS NULL THEN 0 ELSE 1 END) AS undone
             FROM reflection_events WHERE org_id = :org AND at >= :since AND at < :until
             GROUP BY (at - :since) / :width, change, outcome""")
-        .bind("org", orgId).bind("since", since.toEpochMilli()).bind("until", until.toEpochMilli()).bind("width", width)
-        .map((rs, ctx) -> new ChangeCount(rs.getInt("b"), rs.getString("change"), rs.getString("outcome"),
-            rs.getLong("n"), rs.getLong("undone")))
+        .bind("org", orgId)
+        .bind("since", since.toEpochMilli())
+        .bind("until", until.toEpochMilli())
+        .bind("width", width)
+        .map((rs, ctx) -> new ChangeCount(
+            rs.getInt("b"),
+            rs.getString("change"),
+            rs.getString("outcome"),
+            rs.getLong("n"),
+            rs.getLong("undone")))
         .list());
   }
 }

@@ -9,8 +9,7 @@ import java.util.Map;
 
 /** The JSON shapes of reflection's routes (docs/reflection.md shows each). */
 final class ReflectionViews {
-  private ReflectionViews() {
-  }
+  private ReflectionViews() {}
 
   static Map<String, Object> event(ReflectionEvent e) {
     Map<String, Object> view = new LinkedHashMap<>();
@@ -26,7 +25,9 @@ final class ReflectionViews {
     view.put("before", json(e.beforeJson()));
     view.put("after", json(e.afterJson()));
     view.put("at", e.at().toString());
-    view.put("undone", e.undoneAt() == null ? null : Map.of("at", e.undoneAt().toString(), "by", e.undoneBy()));
+    view.put(
+        "undone",
+        e.undoneAt() == null ? null : Map.of("at", e.undoneAt().toString(), "by", e.undoneBy()));
     return view;
   }
 
@@ -50,14 +51,22 @@ final class ReflectionViews {
     view.put("settings", inForce);
     view.put("startedAt", run.startedAt().toString());
     view.put("finishedAt", run.finishedAt() == null ? null : run.finishedAt().toString());
-    view.put("durationMs", run.finishedAt() == null ? null
-        : Duration.between(run.startedAt(), run.finishedAt()).toMillis());
+    view.put(
+        "durationMs",
+        run.finishedAt() == null
+            ? null
+            : Duration.between(run.startedAt(), run.finishedAt()).toMillis());
     view.put("examined", run.examined());
     view.put("counts", run.countsJson() == null ? null : json(run.countsJson()));
     view.put("error", run.error());
-    view.put("undone", run.undoneAt() == null ? null : Map.of("at", run.undoneAt().toString(), "by", run.undoneBy()));
+    view.put(
+        "undone",
+        run.undoneAt() == null
+            ? null
+            : Map.of("at", run.undoneAt().toString(), "by", run.undoneBy()));
     if (changes != null) {
-      view.put("changes", changes.stream().limit(limit).map(ReflectionViews::event).toList());
+      view.put(
+          "changes", changes.stream().limit(limit).map(ReflectionViews::event).toList());
       view.put("changesTruncated", changes.size() > limit);
       view.put("allChanges", "/api/memory/reflection/events?run=" + run.id());
     }

@@ -8,8 +8,7 @@ import java.util.Map;
 
 /** What an audit shows of a memory before and after a change: its state, confidence, uses and activation. */
 final class Snapshots {
-  private Snapshots() {
-  }
+  private Snapshots() {}
 
   static Map<String, Object> of(MemoryRecord m, Instant at) {
     Map<String, Object> view = new LinkedHashMap<>();
@@ -18,7 +17,9 @@ final class Snapshots {
     view.put("useCount", m.uses().count());
     view.put("reinforcementCount", m.counts().reinforcements());
     view.put("retrievalCount", m.counts().retrievals());
-    view.put("activation", Math.round(Activation.normalized(Activation.baseLevel(m.uses(), at)) * 10_000) / 10_000.0);
+    view.put(
+        "activation",
+        Math.round(Activation.normalized(Activation.baseLevel(m.uses(), at)) * 10_000) / 10_000.0);
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());
     return view;
   }

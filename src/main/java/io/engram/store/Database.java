@@ -10,7 +10,10 @@ import org.jdbi.v3.core.Handle;
  */
 public interface Database extends AutoCloseable {
 
-  enum Kind { SQLITE, POSTGRESQL }
+  enum Kind {
+    SQLITE,
+    POSTGRESQL
+  }
 
   /** Work done with one handle; exceptions propagate unchecked. */
   @FunctionalInterface

@@ -10,8 +10,7 @@ import org.slf4j.LoggerFactory;
 final class Migrations {
   private static final Logger LOG = LoggerFactory.getLogger(Migrations.class);
 
-  private Migrations() {
-  }
+  private Migrations() {}
 
   static void apply(DataSource dataSource, Database.Kind kind, String schema) {
     var configuration = Flyway.configure()
@@ -22,7 +21,9 @@ final class Migrations {
       configuration.schemas(schema).createSchemas(true);
     }
     MigrateResult result = configuration.load().migrate();
-    LOG.info("database migrations applied: {} (schema version {})", result.migrationsExecuted,
+    LOG.info(
+        "database migrations applied: {} (schema version {})",
+        result.migrationsExecuted,
         result.targetSchemaVersion == null ? "unchanged" : result.targetSchemaVersion);
   }
 }

@@ -7,8 +7,7 @@ import java.time.Instant;
 /** Reading nullable columns the same way on SQLite and PostgreSQL (their drivers differ on getObject). */
 public final class Rows {
 
-  private Rows() {
-  }
+  private Rows() {}
 
   public static Integer nullableInt(ResultSet rs, String column) throws SQLException {
     int value = rs.getInt(column);

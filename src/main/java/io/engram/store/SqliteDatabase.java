@@ -27,7 +27,8 @@ public final class SqliteDatabase extends JdbiDatabase {
   }
 
   private SqliteDatabase(String url) {
-    this(pool(url, "sqlite-writer", 1, SQLiteConfig.TransactionMode.IMMEDIATE),
+    this(
+        pool(url, "sqlite-writer", 1, SQLiteConfig.TransactionMode.IMMEDIATE),
         pool(url, "sqlite-reader", 4, SQLiteConfig.TransactionMode.DEFERRED));
   }
 
@@ -47,7 +48,8 @@ public final class SqliteDatabase extends JdbiDatabase {
     return "jdbc:sqlite:" + file.toAbsolutePath();
   }
 
-  private static HikariDataSource pool(String url, String name, int size, SQLiteConfig.TransactionMode mode) {
+  private static HikariDataSource pool(
+      String url, String name, int size, SQLiteConfig.TransactionMode mode) {
     SQLiteConfig sqlite = new SQLiteConfig();
     sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
     sqlite.setSynchronous(SQLiteConfig.SynchronousMode.FULL);

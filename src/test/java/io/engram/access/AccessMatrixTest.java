@@ -23,20 +23,25 @@ class AccessMatrixTest {
 
   @BeforeAll
   static void start() {
-    server = TestServer.builder().probe(guard -> routes -> {
-      for (Scope scope : Scope.values()) {
-        routes.get("/v1/probe/scope/" + scope.wireName(), ctx -> {
-          Principal p = guard.scope(ctx, scope);
-          Responses.json(ctx, Map.of("org", p.orgId(), "agents", p.agents() == null ? List.of("*") : p.agents()));
-        });
-      }
-      for (Permission permission : Permission.values()) {
-        routes.get("/v1/probe/permission/" + permission.wireName(), ctx -> {
-          guard.permission(ctx, permission);
-          Responses.json(ctx, Map.of("ok", true));
-        });
-      }
-    }).start();
+    server = TestServer.builder()
+        .probe(guard -> routes -> {
+          for (Scope scope : Scope.values()) {
+            routes.get("/v1/probe/scope/" + scope.wireName(), ctx -> {
+              Principal p = guard.scope(ctx, scope);
+              Responses.json(
+                  ctx,
+                  Map.of(
+                      "org", p.orgId(), "agents", p.agents() == null ? List.of("*") : p.agents()));
+            });
+          }
+          for (Permission permission : Permission.values()) {
+            routes.get("/v1/probe/permission/" + permission.wireName(), ctx -> {
+              guard.permission(ctx, permission);
+              Responses.json(ctx, Map.of("ok", true));
+            });
+          }
+        })
+        .start();
     http = server.http;
     org = server.createOrganization("seed");
   }
@@ -51,7 +56,8 @@ class AccessMatrixTest {
     for (Scope granted : Scope.values()) {
       String token = server.token(org, null, granted.wireName());
       for (Scope asked : Scope.values()) {
-        Http.Response response = http.get("/v1/probe/scope/" + asked.wireName()).bearer(token).send();
+        Http.Response response =
+            http.get("/v1/probe/scope/" + asked.wireName()).bearer(token).send();
         if (asked == granted) {
           assertThat(response.status()).as(granted + " -> " + asked).isEqualTo(200);
         } else {
@@ -68,7 +74,10 @@ class AccessMatrixTest {
     for (Permission granted : Permission.values()) {
       String key = server.apiKey(org, 1000, granted.wireName());
       for (Permission asked : Permission.values()) {
-        int status = http.get("/v1/probe/permission/" + asked.wireName()).bearer(key).send().status();
+        int status = http.get("/v1/probe/permission/" + asked.wireName())
+            .bearer(key)
+            .send()
+            .status();
         boolean allowed = asked == granted || granted == Permission.ADMIN;
         assertThat(status).as(granted + " -> " + asked).isEqualTo(allowed ? 200 : 403);
       }
@@ -79,13 +88,23 @@ class AccessMatrixTest {
   void credentialKindsDoNotStandInForEachOther() {
     String token = server.token(org, null, "inference:chat");
     String key = server.apiKey(org, 1000, "admin");
-    assertThat(http.get("/v1/probe/permission/inference").bearer(token).send().status()).isEqualTo(403);
-    assertThat(http.get("/v1/probe/scope/inference:chat").bearer(key).send().status()).isEqualTo(403);
-    assertThat(server.asOperator(http.get("/v1/probe/scope/memory:read")).status()).isEqualTo(403);
-    assertThat(http.post("/v1/organizations").bearer(token).json("{\"name\":\"x\"}").send().status()).isEqualTo(403);
-    assertThat(http.get("/v1/organizations/" + org).bearer(token).send().status()).isEqualTo(403);
+    assertThat(http.get("/v1/probe/permission/inference").bearer(token).send().status())
+        .isEqualTo(403);
+    assertThat(http.get("/v1/probe/scope/inference:chat").bearer(key).send().status())
+        .isEqualTo(403);
+    assertThat(server.asOperator(http.get("/v1/probe/scope/memory:read")).status())
+        .isEqualTo(403);
+    assertThat(http.post("/v1/organizations")
+            .bearer(token)
+            .json("{\"name\":\"x\"}")
+            .send()
+            .status())
+        .isEqualTo(403);
+    assertThat(http.get("/v1/organizations/" + org).bearer(token).send().status())
+        .isEqualTo(403);
     String inferenceKey = server.apiKey(org, 1000, "inference");
-    Http.Response notAdmin = http.get("/v1/organizations/" + org + "/tokens").bearer(inferenceKey).send();
+    Http.Response notAdmin =
+        http.get("/v1/organizations/" + org + "/tokens").bearer(inferenceKey).send();
     assertThat(notAdmin.status()).isEqualTo(403);
     assertThat(notAdmin.json().at("/error/code").asText()).isEqualTo("insufficient_permissions");
   }
@@ -101,7 +120,8 @@ class AccessMatrixTest {
   @Test
   void missingMalformedForgedAndUnknownCredentialsAre401() {
     String realKey = server.apiKey(org, 1000, "admin");
-    String forged = realKey.substring(0, realKey.length() - 1) + (realKey.endsWith("A") ? "B" : "A");
+    String forged =
+        realKey.substring(0, realKey.length() - 1) + (realKey.endsWith("A") ? "B" : "A");
     String wellFormedUnknown = SecretFormat.generate("engk");
     Map<String, String> cases = Map.of(
         "none", "",
@@ -117,8 +137,11 @@ class AccessMatrixTest {
       }
       Http.Response response = call.send();
       assertThat(response.status()).as(name).isEqualTo(401);
-      assertThat(response.json().at("/error/type").asText()).as(name).isEqualTo("authentication_error");
-      assertThat(response.json().at("/error/code").asText()).as(name)
+      assertThat(response.json().at("/error/type").asText())
+          .as(name)
+          .isEqualTo("authentication_error");
+      assertThat(response.json().at("/error/code").asText())
+          .as(name)
           .isIn("missing_api_key", "invalid_api_key");
       assertThat(response.header("X-Request-Id")).isNotBlank();
     });
@@ -126,12 +149,17 @@ class AccessMatrixTest {
 
   @Test
   void aRevokedTokenStopsWorkingAtOnce() {
-    JsonNode created = server.asOperator(http.post("/v1/organizations/" + org + "/tokens")
-        .json("{\"name\":\"t\",\"scopes\":[\"memory:read\"]}")).json();
+    JsonNode created = server
+        .asOperator(http.post("/v1/organizations/" + org + "/tokens")
+            .json("{\"name\":\"t\",\"scopes\":[\"memory:read\"]}"))
+        .json();
     String secret = created.get("token").asText();
-    assertThat(http.get("/v1/probe/scope/memory:read").bearer(secret).send().status()).isEqualTo(200);
-    server.asOperator(http.delete("/v1/organizations/" + org + "/tokens/" + created.get("id").asText()));
-    Http.Response refused = http.get("/v1/probe/scope/memory:read").bearer(secret).send();
+    assertThat(http.get("/v1/probe/scope/memory:read").bearer(secret).send().status())
+        .isEqualTo(200);
+    server.asOperator(
+        http.delete("/v1/organizations/" + org + "/tokens/" + created.get("id").asText()));
+    Http.Response refused =
+        http.get("/v1/probe/scope/memory:read").bearer(secret).send();
     assertThat(refused.status()).isEqualTo(401);
     assertThat(refused.json().at("/error/code").asText()).isEqualTo("revoked_api_key");
   }

@@ -16,23 +16,36 @@ class PostgresRevocationAcrossNodesTest {
   @Test
   void aKeyRevokedOnOneNodeIsRefusedOnTheOtherWithinTheCacheTtl() throws InterruptedException {
     try (TestServer first = TestServer.builder().postgres().start();
-         TestServer second = TestServer.builder().sharing(first).start()) {
+        TestServer second = TestServer.builder().sharing(first).start()) {
       String org = first.createOrganization("seed");
-      JsonNode key = first.asOperator(first.http.post("/v1/organizations/" + org + "/api-keys")
-          .json("{\"name\":\"k\",\"permissions\":[\"inference\"]}")).json();
+      JsonNode key = first
+          .asOperator(first
+              .http
+              .post("/v1/organizations/" + org + "/api-keys")
+              .json("{\"name\":\"k\",\"permissions\":[\"inference\"]}"))
+          .json();
       String secret = key.get("token").asText();
       assertThat(first.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
       assertThat(second.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
 
-      first.asOperator(first.http.delete("/v1/organizations/" + org + "/api-keys/" + key.get("id").asText()));
+      first.asOperator(first.http.delete(
+          "/v1/organizations/" + org + "/api-keys/" + key.get("id").asText()));
       long revokedAt = System.nanoTime();
       assertThat(first.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(401);
       while (second.http.get("/v1/models").bearer(secret).send().status() == 200) {
         assertThat(Duration.ofNanos(System.nanoTime() - revokedAt))
-            .isLessThan(CredentialCache.TTL.plusSeconds(1)); // the margin: one request's latency on a loaded machine
+            .isLessThan(CredentialCache.TTL.plusSeconds(
+                1)); // the margin: one request's latency on a loaded machine
         Thread.sleep(50);
       }
-      assertThat(second.http.get("/v1/models").bearer(secret).send().json().at("/error/code").asText())
+      assertThat(second
+              .http
+              .get("/v1/models")
+              .bearer(secret)
+              .send()
+              .json()
+              .at("/error/code")
+              .asText())
           .isEqualTo("revoked_api_key");
     }
   }

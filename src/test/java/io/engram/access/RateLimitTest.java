@@ -18,7 +18,8 @@ class RateLimitTest {
 
   @BeforeAll
   static void start() {
-    server = TestServer.builder().env("RATE_LIMIT_REQUESTS", "7")
+    server = TestServer.builder()
+        .env("RATE_LIMIT_REQUESTS", "7")
         .probe(guard -> routes -> routes.get("/v1/probe/read", ctx -> {
           guard.scope(ctx, Scope.MEMORY_READ);
           ctx.result("ok");
@@ -46,7 +47,8 @@ class RateLimitTest {
       if (last.status() == 200) {
         passed++;
         assertThat(last.header("X-RateLimit-Limit")).isEqualTo(String.valueOf(perMinute));
-        assertThat(last.header("X-RateLimit-Remaining")).isEqualTo(String.valueOf(perMinute - passed));
+        assertThat(last.header("X-RateLimit-Remaining"))
+            .isEqualTo(String.valueOf(perMinute - passed));
       }
     }
     long now = server.clock.instant().getEpochSecond();
@@ -80,7 +82,9 @@ class RateLimitTest {
     assertThat(last.json().at("/error/type").asText()).isEqualTo("rate_limit_error");
     assertThat(last.json().at("/error/retry_after").asLong())
         .isEqualTo(60 - server.clock.instant().getEpochSecond() % 60);
-    assertThat(http.get("/v1/organizations/" + org).bearer(sibling).send().status()).as("per key").isEqualTo(200);
+    assertThat(http.get("/v1/organizations/" + org).bearer(sibling).send().status())
+        .as("per key")
+        .isEqualTo(200);
 
     server.clock.advance(Duration.ofSeconds(60));
     Http.Response nextWindow = http.get("/v1/organizations/" + org).bearer(key).send();
@@ -99,10 +103,12 @@ class RateLimitTest {
     assertThat(passed).as("RATE_LIMIT_REQUESTS=7").isEqualTo(7);
     for (int i = 0; i < 10; i++) {
       // Refused for lacking the permission (403) before any limit is counted.
-      assertThat(http.get("/v1/organizations/" + org).bearer(token).send().status()).isEqualTo(403);
+      assertThat(http.get("/v1/organizations/" + org).bearer(token).send().status())
+          .isEqualTo(403);
     }
     for (int i = 0; i < 20; i++) {
-      assertThat(server.asOperator(http.get("/v1/organizations/" + org)).status()).isEqualTo(200);
+      assertThat(server.asOperator(http.get("/v1/organizations/" + org)).status())
+          .isEqualTo(200);
     }
   }
 

@@ -41,8 +41,12 @@ class SecretFormatTest {
       assertThat(seen.add(SecretFormat.generate("engc"))).isTrue();
     }
     String secret = SecretFormat.generate("engc");
-    assertThat(SecretFormat.hash(secret)).isEqualTo(SecretFormat.hash(secret)).hasSize(64).doesNotContain(secret);
-    assertThat(SecretFormat.hint(secret)).isEqualTo("engc_..." + secret.substring(secret.length() - 4));
+    assertThat(SecretFormat.hash(secret))
+        .isEqualTo(SecretFormat.hash(secret))
+        .hasSize(64)
+        .doesNotContain(secret);
+    assertThat(SecretFormat.hint(secret))
+        .isEqualTo("engc_..." + secret.substring(secret.length() - 4));
   }
 
   @Test

@@ -22,10 +22,12 @@ class SessionRoutesTest {
 
   @BeforeAll
   static void start() {
-    server = TestServer.builder().probe(guard -> routes -> routes.patch("/api/probe/settings", ctx -> {
-      guard.signedIn(ctx);
-      Responses.json(ctx, Map.of("success", true));
-    })).start();
+    server = TestServer.builder()
+        .probe(guard -> routes -> routes.patch("/api/probe/settings", ctx -> {
+          guard.signedIn(ctx);
+          Responses.json(ctx, Map.of("success", true));
+        }))
+        .start();
     http = server.http;
     org = server.createOrganization("seed");
     server.createUser(org, "ada@example.com", "admin", PASSWORD);
@@ -45,7 +47,8 @@ class SessionRoutesTest {
 
   static Browser signIn(String email, String password) {
     Http.Response login = http.post("/api/auth/login")
-        .json("{\"email\":\"" + email + "\",\"password\":\"" + password + "\"}").send();
+        .json("{\"email\":\"" + email + "\",\"password\":\"" + password + "\"}")
+        .send();
     assertThat(login.status()).as(login.text()).isEqualTo(200);
     String session = cookie(login, Guard.SESSION_COOKIE).getValue();
     return new Browser(session, login.json().get("csrfToken").asText(), login);
@@ -54,15 +57,23 @@ class SessionRoutesTest {
   static HttpCookie cookie(Http.Response response, String name) {
     return response.headerValues("Set-Cookie").stream()
         .flatMap(header -> HttpCookie.parse(header).stream())
-        .filter(c -> c.getName().equals(name)).findFirst().orElseThrow();
+        .filter(c -> c.getName().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test
   void signingInSetsAnHttpOnlySameSiteCookieAndReturnsTheCsrfToken() {
     Browser browser = signIn("ADA@example.com", PASSWORD);
     String setCookie = browser.login.headerValues("Set-Cookie").stream()
-        .filter(h -> h.startsWith(Guard.SESSION_COOKIE + "=")).findFirst().orElseThrow();
-    assertThat(setCookie).contains("HttpOnly").contains("SameSite=Lax").contains("Path=/").doesNotContain("Secure");
+        .filter(h -> h.startsWith(Guard.SESSION_COOKIE + "="))
+        .findFirst()
+        .orElseThrow();
+    assertThat(setCookie)
+        .contains("HttpOnly")
+        .contains("SameSite=Lax")
+        .contains("Path=/")
+        .doesNotContain("Secure");
     assertThat(browser.cookie).startsWith("engs_");
     JsonNode body = browser.login.json();
     assertThat(body.get("success").asBoolean()).isTrue();
@@ -77,37 +88,53 @@ class SessionRoutesTest {
 
   @Test
   void secureCookiesWhenConfigured() {
-    try (TestServer secure = TestServer.builder().env("ENGRAM_COOKIE_SECURE", "true").start()) {
+    try (TestServer secure =
+        TestServer.builder().env("ENGRAM_COOKIE_SECURE", "true").start()) {
       String secureOrg = secure.createOrganization("spark");
       secure.createUser(secureOrg, "sec@example.com", "member", PASSWORD);
-      Http.Response login = secure.http.post("/api/auth/login")
-          .json("{\"email\":\"sec@example.com\",\"password\":\"" + PASSWORD + "\"}").send();
-      assertThat(login.headerValues("Set-Cookie")).allSatisfy(h -> assertThat(h).contains("Secure"));
+      Http.Response login = secure
+          .http
+          .post("/api/auth/login")
+          .json("{\"email\":\"sec@example.com\",\"password\":\"" + PASSWORD + "\"}")
+          .send();
+      assertThat(login.headerValues("Set-Cookie"))
+          .allSatisfy(h -> assertThat(h).contains("Secure"));
     }
   }
 
   @Test
   void stateChangingRequestsNeedTheCsrfTokenButBearerCallsDoNot() {
     Browser browser = signIn("ada@example.com", PASSWORD);
-    Http.Response missing = browser.with(http.patch("/api/probe/settings").json("{}")).send();
+    Http.Response missing =
+        browser.with(http.patch("/api/probe/settings").json("{}")).send();
     assertThat(missing.status()).isEqualTo(403);
     assertThat(missing.json().get("success").asBoolean()).isFalse();
     assertThat(missing.json().get("message").asText()).contains("X-CSRF-Token");
-    Http.Response wrong = browser.with(http.patch("/api/probe/settings").json("{}"))
-        .header(Guard.CSRF_HEADER, "csrf_forged").send();
+    Http.Response wrong = browser
+        .with(http.patch("/api/probe/settings").json("{}"))
+        .header(Guard.CSRF_HEADER, "csrf_forged")
+        .send();
     assertThat(wrong.status()).isEqualTo(403);
-    Http.Response right = browser.with(http.patch("/api/probe/settings").json("{}"))
-        .header(Guard.CSRF_HEADER, browser.csrf).send();
+    Http.Response right = browser
+        .with(http.patch("/api/probe/settings").json("{}"))
+        .header(Guard.CSRF_HEADER, browser.csrf)
+        .send();
     assertThat(right.status()).isEqualTo(200);
     String key = server.apiKey(org, 1000, "inference");
-    assertThat(http.patch("/api/probe/settings").bearer(key).json("{}").send().status()).isEqualTo(200);
+    assertThat(http.patch("/api/probe/settings").bearer(key).json("{}").send().status())
+        .isEqualTo(200);
   }
 
   @Test
   void signingOutEndsTheSession() {
     Browser browser = signIn("ada@example.com", PASSWORD);
-    assertThat(browser.with(http.post("/api/auth/logout")).send().status()).as("CSRF required").isEqualTo(403);
-    Http.Response out = browser.with(http.post("/api/auth/logout")).header(Guard.CSRF_HEADER, browser.csrf).send();
+    assertThat(browser.with(http.post("/api/auth/logout")).send().status())
+        .as("CSRF required")
+        .isEqualTo(403);
+    Http.Response out = browser
+        .with(http.post("/api/auth/logout"))
+        .header(Guard.CSRF_HEADER, browser.csrf)
+        .send();
     assertThat(out.status()).isEqualTo(200);
     assertThat(cookie(out, Guard.SESSION_COOKIE).getMaxAge()).isZero();
     Http.Response after = browser.with(http.get("/api/auth/session")).send();
@@ -125,9 +152,11 @@ class SessionRoutesTest {
   @Test
   void wrongPasswordAndUnknownEmailAnswerTheSame() {
     Http.Response wrongPassword = http.post("/api/auth/login")
-        .json("{\"email\":\"ada@example.com\",\"password\":\"not the password\"}").send();
+        .json("{\"email\":\"ada@example.com\",\"password\":\"not the password\"}")
+        .send();
     Http.Response unknown = http.post("/api/auth/login")
-        .json("{\"email\":\"nobody@example.com\",\"password\":\"not the password\"}").send();
+        .json("{\"email\":\"nobody@example.com\",\"password\":\"not the password\"}")
+        .send();
     assertThat(wrongPassword.status()).isEqualTo(401);
     assertThat(unknown.status()).isEqualTo(401);
     assertThat(wrongPassword.json()).isEqualTo(unknown.json());
@@ -142,8 +171,13 @@ class SessionRoutesTest {
       String good = "{\"email\":\"bob@example.com\",\"password\":\"" + PASSWORD + "\"}";
       assertThat(fresh.http.post("/api/auth/login").json(good).send().status()).isEqualTo(200);
       for (int i = 0; i < SessionRoutes.FAILED_SIGN_INS_PER_MINUTE; i++) {
-        assertThat(fresh.http.post("/api/auth/login").json("{\"email\":\"bob@example.com\",\"password\":\"guess" + i
-            + "\"}").send().status()).isEqualTo(401);
+        assertThat(fresh
+                .http
+                .post("/api/auth/login")
+                .json("{\"email\":\"bob@example.com\",\"password\":\"guess" + i + "\"}")
+                .send()
+                .status())
+            .isEqualTo(401);
       }
       Http.Response refused = fresh.http.post("/api/auth/login").json(good).send();
       assertThat(refused.status()).isEqualTo(429);
@@ -157,12 +191,17 @@ class SessionRoutesTest {
   @Test
   void sessionCookiesDoNotAuthenticateTheV1Routes() {
     Browser browser = signIn("ada@example.com", PASSWORD);
-    assertThat(browser.with(http.get("/v1/organizations/" + org)).send().status()).isEqualTo(401);
+    assertThat(browser.with(http.get("/v1/organizations/" + org)).send().status())
+        .isEqualTo(401);
   }
 
   @Test
   void badSignInInputIs400InTheProductShape() {
-    for (String body : List.of("{\"email\":\"a@b.c\"}", "{\"password\":\"x\"}", "{\"email\":1,\"password\":\"x\"}", "[]")) {
+    for (String body : List.of(
+        "{\"email\":\"a@b.c\"}",
+        "{\"password\":\"x\"}",
+        "{\"email\":1,\"password\":\"x\"}",
+        "[]")) {
       Http.Response response = http.post("/api/auth/login").json(body).send();
       assertThat(response.status()).as(body).isEqualTo(400);
       assertThat(response.json().get("success").asBoolean()).isFalse();

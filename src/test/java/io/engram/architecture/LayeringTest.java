@@ -43,9 +43,11 @@ class LayeringTest {
       List.of(""));
 
   private static final Path SOURCES = Path.of("src/main/java");
-  private static final Pattern PACKAGE = Pattern.compile("^package (io\\.engram[\\w.]*);", Pattern.MULTILINE);
+  private static final Pattern PACKAGE =
+      Pattern.compile("^package (io\\.engram[\\w.]*);", Pattern.MULTILINE);
   /** An import or a qualified name: the package is everything before the first capitalized part. */
-  private static final Pattern REFERENCE = Pattern.compile("\\bio\\.engram((?:\\.[a-z]\\w*)*)\\.[A-Z]");
+  private static final Pattern REFERENCE =
+      Pattern.compile("\\bio\\.engram((?:\\.[a-z]\\w*)*)\\.[A-Z]");
 
   @Test
   void everyPackageIsInALayer() {
@@ -94,8 +96,7 @@ class LayeringTest {
     return -1;
   }
 
-  private record SourceFile(Path path, String pkg, String text) {
-  }
+  private record SourceFile(Path path, String pkg, String text) {}
 
   private static List<SourceFile> sources() {
     try (Stream<Path> files = Files.walk(SOURCES)) {
@@ -104,7 +105,8 @@ class LayeringTest {
         String text = Files.readString(path);
         Matcher pkg = PACKAGE.matcher(text);
         assertThat(pkg.find()).as("package of " + path).isTrue();
-        String name = pkg.group(1).equals("io.engram") ? "" : pkg.group(1).substring("io.engram.".length());
+        String name =
+            pkg.group(1).equals("io.engram") ? "" : pkg.group(1).substring("io.engram.".length());
         result.add(new SourceFile(path, name, text));
       }
       assertThat(result).as("sources under " + SOURCES.toAbsolutePath()).hasSizeGreaterThan(100);
@@ -113,5 +115,4 @@ class LayeringTest {
       throw new UncheckedIOException(e);
     }
   }
-
 }

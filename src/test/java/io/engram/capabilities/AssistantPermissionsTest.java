@@ -62,7 +62,8 @@ class AssistantPermissionsTest {
 
   @Test
   void aPersonalAssistantBelongsToItsCreator() {
-    JsonNode assistant = member.send(member.http.get("/api/assistants/" + membersOwn)).json().get("assistant");
+    JsonNode assistant =
+        member.send(member.http.get("/api/assistants/" + membersOwn)).json().get("assistant");
     assertThat(assistant.get("ownerId").asText()).isEqualTo(memberId);
     assertThat(assistant.get("type").asText()).isEqualTo("employee_personal");
     assertThat(Assistants.ids(assistant.get("capabilities"))).containsExactly("answer_questions");
@@ -77,8 +78,14 @@ class AssistantPermissionsTest {
     // A personal assistant is its owner's and the admins': for this key it does not exist.
     assertNotFound(inferenceKey.capabilities(membersOwn));
     assertNotFound(inferenceKey.patch(membersOwn, TRACK));
-    List<String> listed = inferenceKey.send(inferenceKey.http.get("/api/assistants")).json().get("assistants")
-        .valueStream().map(assistant -> assistant.get("type").asText()).distinct().toList();
+    List<String> listed = inferenceKey
+        .send(inferenceKey.http.get("/api/assistants"))
+        .json()
+        .get("assistants")
+        .valueStream()
+        .map(assistant -> assistant.get("type").asText())
+        .distinct()
+        .toList();
     assertThat(listed).containsExactly("org_shared");
     assertForbidden(inferenceKey.create("Nope", "org_shared", null));
     assertForbidden(inferenceKey.send(inferenceKey.http.delete("/api/assistants/" + shared)));
@@ -91,7 +98,11 @@ class AssistantPermissionsTest {
     for (Assistants manager : List.of(owner, admin)) {
       assertThat(manager.patch(shared, TRACK).status()).isEqualTo(200);
       assertThat(manager.patch(othersOwn, TRACK).status()).isEqualTo(200);
-      assertThat(manager.send(manager.http.get("/api/assistants")).json().get("assistants").size())
+      assertThat(manager
+              .send(manager.http.get("/api/assistants"))
+              .json()
+              .get("assistants")
+              .size())
           .isGreaterThanOrEqualTo(3);
     }
     String forMember = admin.created("Assigned", "employee_personal", memberId);
@@ -112,15 +123,25 @@ class AssistantPermissionsTest {
 
   @Test
   void aMemberModifiesTheirOwnPersonalAssistantOnly() {
-    assertThat(member.patch(membersOwn, "{\"capabilities\":[\"set_reminders\"]}").status()).isEqualTo(200);
-    for (Http.Response response : List.of(member.capabilities(othersOwn), member.available(othersOwn),
-        member.history(othersOwn, ""), member.patch(othersOwn, TRACK),
+    assertThat(
+            member.patch(membersOwn, "{\"capabilities\":[\"set_reminders\"]}").status())
+        .isEqualTo(200);
+    for (Http.Response response : List.of(
+        member.capabilities(othersOwn),
+        member.available(othersOwn),
+        member.history(othersOwn, ""),
+        member.patch(othersOwn, TRACK),
         member.send(member.http.get("/api/assistants/" + othersOwn)),
         member.send(member.http.delete("/api/assistants/" + othersOwn)))) {
       assertNotFound(response);
     }
-    List<String> listed = member.send(member.http.get("/api/assistants")).json().get("assistants").valueStream()
-        .map(assistant -> assistant.get("_id").asText()).toList();
+    List<String> listed = member
+        .send(member.http.get("/api/assistants"))
+        .json()
+        .get("assistants")
+        .valueStream()
+        .map(assistant -> assistant.get("_id").asText())
+        .toList();
     assertThat(listed).contains(shared, membersOwn).doesNotContain(othersOwn);
   }
 
@@ -135,21 +156,29 @@ class AssistantPermissionsTest {
         assertNotFound(stranger.send(stranger.http.get("/api/assistants/" + id)));
         assertNotFound(stranger.send(stranger.http.delete("/api/assistants/" + id)));
       }
-      assertThat(stranger.send(stranger.http.get("/api/assistants")).json().get("assistants").toString())
+      assertThat(stranger
+              .send(stranger.http.get("/api/assistants"))
+              .json()
+              .get("assistants")
+              .toString())
           .doesNotContain(shared, membersOwn);
     }
     // A personal assistant cannot be given to a user of another organization.
     Http.Response foreignOwner = strangerKey.create("Spy", "employee_personal", memberId);
     assertThat(foreignOwner.status()).isEqualTo(400);
-    assertThat(foreignOwner.json().get("message").asText()).isEqualTo("No user '" + memberId + "' in this organization");
+    assertThat(foreignOwner.json().get("message").asText())
+        .isEqualTo("No user '" + memberId + "' in this organization");
   }
 
   @Test
   void withoutCredentialsOrWithTheWrongOnes() {
     Http http = server.http;
     String path = "/api/assistants/" + shared + "/capabilities";
-    for (Http.Response response : List.of(http.get(path).send(), http.patch(path).json(TRACK).send(),
-        http.get("/api/capabilities/registry").send(), http.get(path).bearer("engk_not_a_real_key").send())) {
+    for (Http.Response response : List.of(
+        http.get(path).send(),
+        http.patch(path).json(TRACK).send(),
+        http.get("/api/capabilities/registry").send(),
+        http.get(path).bearer("engk_not_a_real_key").send())) {
       assertThat(response.status()).isEqualTo(401);
       assertThat(response.json().get("success").asBoolean()).isFalse();
       assertThat(response.json().get("error").asText()).isEqualTo("Unauthorized");
@@ -161,11 +190,16 @@ class AssistantPermissionsTest {
 
   @Test
   void aSessionMustSendItsCsrfTokenToChangeAnything() {
-    TestServer.Session session = server.signedIn(server.createOrganization("rise"), "csrf@c.example", "owner");
+    TestServer.Session session =
+        server.signedIn(server.createOrganization("rise"), "csrf@c.example", "owner");
     Assistants browser = Assistants.as(server, session);
     String mine = browser.created("Mine", "employee_personal", null);
-    Http.Response withoutCsrf = server.http.patch("/api/assistants/" + mine + "/capabilities").json(TRACK)
-        .header("Cookie", "engram_session=" + session.cookie()).send();
+    Http.Response withoutCsrf = server
+        .http
+        .patch("/api/assistants/" + mine + "/capabilities")
+        .json(TRACK)
+        .header("Cookie", "engram_session=" + session.cookie())
+        .send();
     assertForbidden(withoutCsrf);
     assertThat(browser.capabilities(mine).json().get("version").asInt()).isEqualTo(1);
   }

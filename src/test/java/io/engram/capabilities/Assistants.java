@@ -111,8 +111,10 @@ final class Assistants {
   private static JsonNode validValue(JsonNode schema) {
     return switch (schema.get("type").asText()) {
       case "boolean" -> Json.MAPPER.getNodeFactory().booleanNode(true);
-      case "integer" -> Json.MAPPER.getNodeFactory().numberNode(schema.path("minimum").asLong(0));
-      case "number" -> Json.MAPPER.getNodeFactory().numberNode(schema.path("minimum").decimalValue());
+      case "integer" ->
+        Json.MAPPER.getNodeFactory().numberNode(schema.path("minimum").asLong(0));
+      case "number" ->
+        Json.MAPPER.getNodeFactory().numberNode(schema.path("minimum").decimalValue());
       case "string" -> Json.MAPPER.getNodeFactory().textNode(validText(schema, 0));
       case "string_array" -> {
         ArrayNode items = Json.MAPPER.createArrayNode();

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class CapabilityExecutionContract {
-  static final String ANALYTICS_CONFIG = "{\"allowedMetrics\":[\"assistants\",\"assistants_by_type\","
-      + "\"capability_adoption\",\"capability_changes\",\"members\",\"members_by_role\"],\"dataRetention\":30}";
+  static final String ANALYTICS_CONFIG =
+      "{\"allowedMetrics\":[\"assistants\",\"assistants_by_type\","
+          + "\"capability_adoption\",\"capability_changes\",\"members\",\"members_by_role\"],\"dataRetention\":30}";
   TestServer server;
   Assistants key;
   Assistants member;
@@ -37,8 +38,10 @@ abstract class CapabilityExecutionContract {
     member = Assistants.as(server, session);
     shared = key.created("Analyst", "org_shared", null);
     personal = member.created("Mine", "employee_personal", null);
-    Http.Response enabled = key.patch(shared, "{\"capabilities\":[\"access_org_analytics\",\"track_orders\"],"
-        + "\"capabilityConfigs\":{\"access_org_analytics\":" + ANALYTICS_CONFIG + "}}");
+    Http.Response enabled = key.patch(
+        shared,
+        "{\"capabilities\":[\"access_org_analytics\",\"track_orders\"],"
+            + "\"capabilityConfigs\":{\"access_org_analytics\":" + ANALYTICS_CONFIG + "}}");
     assertThat(enabled.status()).as(enabled.text()).isEqualTo(200);
   }
 
@@ -47,15 +50,19 @@ abstract class CapabilityExecutionContract {
     server.close();
   }
 
-  static Http.Response execute(Assistants caller, String assistantId, String capabilityId, String body) {
-    return caller.send(caller.http.post("/api/assistants/" + assistantId + "/capabilities/" + capabilityId
-        + "/execute").json(body));
+  static Http.Response execute(
+      Assistants caller, String assistantId, String capabilityId, String body) {
+    return caller.send(caller
+        .http
+        .post("/api/assistants/" + assistantId + "/capabilities/" + capabilityId + "/execute")
+        .json(body));
   }
 
   @Test
   void theRegistryMarksOnlyCapabilitiesWithAHandlerExecutable() {
     for (JsonNode entry : key.registry("").get("capabilities")) {
-      assertThat(entry.get("executable").asBoolean()).as(entry.get("id").asText())
+      assertThat(entry.get("executable").asBoolean())
+          .as(entry.get("id").asText())
           .isEqualTo(entry.get("id").asText().equals("access_org_analytics"));
     }
   }
@@ -73,33 +80,48 @@ abstract class CapabilityExecutionContract {
     assertThat(metrics.get("capability_changes").asInt()).isEqualTo(1);
     assertThat(metrics.get("members").asInt()).isEqualTo(1);
     assertThat(metrics.at("/members_by_role/member").asInt()).isEqualTo(1);
-    assertThat(response.json().at("/result/window/to").asText()).isEqualTo(server.clock.instant().toString());
+    assertThat(response.json().at("/result/window/to").asText())
+        .isEqualTo(server.clock.instant().toString());
 
-    Http.Response some = execute(key, shared, "access_org_analytics", "{\"arguments\":{\"metrics\":[\"members\"]}}");
+    Http.Response some =
+        execute(key, shared, "access_org_analytics", "{\"arguments\":{\"metrics\":[\"members\"]}}");
     assertThat(some.json().at("/result/metrics").size()).isEqualTo(1);
   }
 
   @Test
   void changesOlderThanTheRetentionWindowAreNotReported() {
     // Its own organization, so the figures of the other tests stay as they are.
-    Assistants owner = Assistants.withKey(server, server.apiKey(server.createOrganization("seed"), 1000, "admin"));
+    Assistants owner =
+        Assistants.withKey(server, server.apiKey(server.createOrganization("seed"), 1000, "admin"));
     String other = owner.created("Later", "org_shared", null);
-    owner.patch(other, "{\"capabilities\":[\"access_org_analytics\"],\"capabilityConfigs\":{\"access_org_analytics\":"
-        + ANALYTICS_CONFIG.replace("30", "1") + "}}");
+    owner.patch(
+        other,
+        "{\"capabilities\":[\"access_org_analytics\"],\"capabilityConfigs\":{\"access_org_analytics\":"
+            + ANALYTICS_CONFIG.replace("30", "1") + "}}");
     server.clock.advance(Duration.ofDays(2));
-    JsonNode metrics = execute(owner, other, "access_org_analytics", "{}").json().at("/result/metrics");
+    JsonNode metrics =
+        execute(owner, other, "access_org_analytics", "{}").json().at("/result/metrics");
     assertThat(metrics.get("capability_changes").asInt()).isZero();
   }
 
   @Test
   void theConfigLimitsWhatMayBeAskedFor() {
-    Http.Response notAllowed = execute(key, shared, "access_org_analytics",
-        "{\"arguments\":{\"metrics\":[\"api_keys\"]}}");
+    Http.Response notAllowed = execute(
+        key, shared, "access_org_analytics", "{\"arguments\":{\"metrics\":[\"api_keys\"]}}");
     assertThat(notAllowed.status()).isEqualTo(403);
-    assertThat(notAllowed.json().get("message").asText()).startsWith("Metric 'api_keys' is not in this assistant's");
-    for (String bad : new String[] {"{\"arguments\":{\"metrics\":[]}}", "{\"arguments\":{\"metrics\":[1]}}", "{\"arguments\":[]}", "{\"arguments\":null}",
-        "{\"args\":{}}", "[]"}) {
-      assertThat(execute(key, shared, "access_org_analytics", bad).status()).as(bad).isEqualTo(400);
+    assertThat(notAllowed.json().get("message").asText())
+        .startsWith("Metric 'api_keys' is not in this assistant's");
+    for (String bad : new String[] {
+      "{\"arguments\":{\"metrics\":[]}}",
+      "{\"arguments\":{\"metrics\":[1]}}",
+      "{\"arguments\":[]}",
+      "{\"arguments\":null}",
+      "{\"args\":{}}",
+      "[]"
+    }) {
+      assertThat(execute(key, shared, "access_org_analytics", bad).status())
+          .as(bad)
+          .isEqualTo(400);
     }
   }
 
@@ -111,10 +133,12 @@ abstract class CapabilityExecutionContract {
     Http.Response notEnabled = execute(member, personal, "access_org_analytics", "{}");
     assertThat(notEnabled.status()).isEqualTo(403);
     assertThat(notEnabled.json().get("message").asText())
-        .isEqualTo("Capability Access Organization Analytics (access_org_analytics) is not enabled on assistant "
-            + personal);
+        .isEqualTo(
+            "Capability Access Organization Analytics (access_org_analytics) is not enabled on assistant "
+                + personal);
     assertThat(execute(key, shared, "teleport", "{}").status()).isEqualTo(404);
-    Assistants stranger = Assistants.withKey(server, server.apiKey(server.createOrganization("seed"), 1000, "admin"));
+    Assistants stranger =
+        Assistants.withKey(server, server.apiKey(server.createOrganization("seed"), 1000, "admin"));
     assertThat(execute(stranger, shared, "access_org_analytics", "{}").status()).isEqualTo(404);
   }
 }

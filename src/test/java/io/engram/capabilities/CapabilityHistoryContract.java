@@ -61,22 +61,29 @@ abstract class CapabilityHistoryContract {
     server.clock.advance(Duration.ofHours(1));
     Http.Response second = admin.patch(id, orders(10));
     server.clock.advance(Duration.ofHours(1));
-    Http.Response third = key.patch(id, "{\"capabilities\":[\"create_orders\",\"track_orders\"],"
-        + "\"capabilityConfigs\":{\"create_orders\":{\"allowedOrderTypes\":[\"purchase\"],\"maxOrdersPerDay\":20,"
-        + "\"requiresApproval\":false}}}");
+    Http.Response third = key.patch(
+        id,
+        "{\"capabilities\":[\"create_orders\",\"track_orders\"],"
+            + "\"capabilityConfigs\":{\"create_orders\":{\"allowedOrderTypes\":[\"purchase\"],\"maxOrdersPerDay\":20,"
+            + "\"requiresApproval\":false}}}");
     assertThat(third.status()).as(third.text()).isEqualTo(200);
 
     JsonNode history = key.history(id, "").json().get("history");
     assertThat(history).hasSize(3);
     JsonNode latest = history.get(0);
     assertThat(latest.get("version").asInt()).isEqualTo(3);
-    assertThat(latest.get("changedAt").asText()).isEqualTo(created.plus(Duration.ofHours(2)).toString());
+    assertThat(latest.get("changedAt").asText())
+        .isEqualTo(created.plus(Duration.ofHours(2)).toString());
     assertThat(latest.at("/changedBy/kind").asText()).isEqualTo("api_key");
     assertThat(latest.get("requestId").asText()).isEqualTo(third.header("X-Request-Id"));
     assertThat(Assistants.ids(latest.get("added"))).containsExactly("track_orders");
     assertThat(Assistants.ids(latest.get("reconfigured"))).containsExactly("create_orders");
-    assertThat(latest.at("/before/capabilityConfigs/create_orders/maxOrdersPerDay").asInt()).isEqualTo(10);
-    assertThat(latest.at("/after/capabilityConfigs/create_orders/maxOrdersPerDay").asInt()).isEqualTo(20);
+    assertThat(
+            latest.at("/before/capabilityConfigs/create_orders/maxOrdersPerDay").asInt())
+        .isEqualTo(10);
+    assertThat(
+            latest.at("/after/capabilityConfigs/create_orders/maxOrdersPerDay").asInt())
+        .isEqualTo(20);
 
     JsonNode bySession = history.get(1);
     assertThat(bySession.at("/changedBy/kind").asText()).isEqualTo("session");
@@ -95,7 +102,12 @@ abstract class CapabilityHistoryContract {
     assertThat(Assistants.ids(removal.at("/history/0/removed"))).containsExactly("create_orders");
     assertThat(removal.get("nextBefore").asInt()).isEqualTo(4);
     JsonNode older = key.history(id, "?limit=2&before=4").json();
-    assertThat(older.get("history").valueStream().map(v -> v.get("version").asInt()).toList()).containsExactly(3, 2);
+    assertThat(older
+            .get("history")
+            .valueStream()
+            .map(v -> v.get("version").asInt())
+            .toList())
+        .containsExactly(3, 2);
     assertThat(key.history(id, "?limit=0").status()).isEqualTo(400);
     assertThat(key.history(id, "?before=abc").status()).isEqualTo(400);
   }
@@ -113,24 +125,33 @@ abstract class CapabilityHistoryContract {
     assertThat(early.get("version").asInt()).isEqualTo(1);
     assertThat(Assistants.ids(early.get("capabilities"))).containsExactly("answer_questions");
     JsonNode middle = at(id, String.valueOf(created.plus(Duration.ofMinutes(15)).getEpochSecond()));
-    assertThat(middle.at("/capabilityConfigs/create_orders/maxOrdersPerDay").asInt()).isEqualTo(5);
+    assertThat(middle.at("/capabilityConfigs/create_orders/maxOrdersPerDay").asInt())
+        .isEqualTo(5);
     assertThat(at(id, server.clock.instant().toString()).get("version").asInt()).isEqualTo(3);
 
-    Http.Response beforeCreation = key.send(key.http.get("/api/assistants/" + id + "/capabilities?at="
-        + created.minusSeconds(60)));
+    Http.Response beforeCreation = key.send(
+        key.http.get("/api/assistants/" + id + "/capabilities?at=" + created.minusSeconds(60)));
     assertThat(beforeCreation.status()).isEqualTo(404);
-    Http.Response badTime = key.send(key.http.get("/api/assistants/" + id + "/capabilities?at=yesterday"));
+    Http.Response badTime =
+        key.send(key.http.get("/api/assistants/" + id + "/capabilities?at=yesterday"));
     assertThat(badTime.status()).isEqualTo(400);
 
     // The same question, asked by inference in-process when a message arrives.
     AssistantService service = server.engram.services().assistants();
-    assertThat(service.setInForce(org, id, created.plus(Duration.ofMinutes(15))).orElseThrow()
-        .configs().get("create_orders").get("maxOrdersPerDay").asInt()).isEqualTo(5);
+    assertThat(service
+            .setInForce(org, id, created.plus(Duration.ofMinutes(15)))
+            .orElseThrow()
+            .configs()
+            .get("create_orders")
+            .get("maxOrdersPerDay")
+            .asInt())
+        .isEqualTo(5);
     assertThat(service.setInForce("org_other", id, server.clock.instant())).isEmpty();
   }
 
   private JsonNode at(String id, String time) {
-    Http.Response response = key.send(key.http.get("/api/assistants/" + id + "/capabilities?at=" + time));
+    Http.Response response =
+        key.send(key.http.get("/api/assistants/" + id + "/capabilities?at=" + time));
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     return response.json();
   }
@@ -140,29 +161,51 @@ abstract class CapabilityHistoryContract {
     String id = key.created("Guarded", "org_shared", null);
     Http.Response read = key.capabilities(id);
     assertThat(read.header("ETag")).isEqualTo("\"1\"");
-    Http.Response first = key.send(key.http.patch("/api/assistants/" + id + "/capabilities")
-        .header("If-Match", "\"1\"").json(orders(1)));
+    Http.Response first = key.send(key.http
+        .patch("/api/assistants/" + id + "/capabilities")
+        .header("If-Match", "\"1\"")
+        .json(orders(1)));
     assertThat(first.status()).isEqualTo(200);
     assertThat(first.header("ETag")).isEqualTo("\"2\"");
     // A second editor still holding version 1 is refused, and nothing changes.
-    Http.Response stale = key.send(key.http.patch("/api/assistants/" + id + "/capabilities")
-        .header("If-Match", "\"1\"").json(orders(99)));
+    Http.Response stale = key.send(key.http
+        .patch("/api/assistants/" + id + "/capabilities")
+        .header("If-Match", "\"1\"")
+        .json(orders(99)));
     assertThat(stale.status()).isEqualTo(412);
     assertThat(stale.json().get("success").asBoolean()).isFalse();
     assertThat(stale.json().get("error").asText()).isEqualTo("Precondition failed");
     assertThat(stale.json().get("message").asText()).contains("version 2");
-    assertThat(key.capabilities(id).json().at("/capabilityConfigs/create_orders/maxOrdersPerDay").asInt()).isEqualTo(1);
+    assertThat(key.capabilities(id)
+            .json()
+            .at("/capabilityConfigs/create_orders/maxOrdersPerDay")
+            .asInt())
+        .isEqualTo(1);
 
     for (String weakOrOther : List.of("W/\"2\"", "\"3\", \"4\"")) {
-      assertThat(key.send(key.http.patch("/api/assistants/" + id + "/capabilities")
-          .header("If-Match", weakOrOther).json(orders(7))).status()).isEqualTo(412);
+      assertThat(key.send(key.http
+                  .patch("/api/assistants/" + id + "/capabilities")
+                  .header("If-Match", weakOrOther)
+                  .json(orders(7)))
+              .status())
+          .isEqualTo(412);
     }
-    assertThat(key.send(key.http.patch("/api/assistants/" + id + "/capabilities")
-        .header("If-Match", "\"9\", \"2\"").json(orders(2))).status()).isEqualTo(200);
-    assertThat(key.send(key.http.patch("/api/assistants/" + id + "/capabilities")
-        .header("If-Match", "*").json(orders(3))).status()).isEqualTo(200);
-    Http.Response malformed = key.send(key.http.patch("/api/assistants/" + id + "/capabilities")
-        .header("If-Match", "version-4").json(orders(4)));
+    assertThat(key.send(key.http
+                .patch("/api/assistants/" + id + "/capabilities")
+                .header("If-Match", "\"9\", \"2\"")
+                .json(orders(2)))
+            .status())
+        .isEqualTo(200);
+    assertThat(key.send(key.http
+                .patch("/api/assistants/" + id + "/capabilities")
+                .header("If-Match", "*")
+                .json(orders(3)))
+            .status())
+        .isEqualTo(200);
+    Http.Response malformed = key.send(key.http
+        .patch("/api/assistants/" + id + "/capabilities")
+        .header("If-Match", "version-4")
+        .json(orders(4)));
     assertThat(malformed.status()).isEqualTo(400);
     assertThat(key.capabilities(id).json().get("version").asInt()).isEqualTo(4);
   }
@@ -179,21 +222,28 @@ abstract class CapabilityHistoryContract {
     Set<Integer> perDay = new HashSet<>();
     for (int v = 0; v < writers; v++) {
       JsonNode after = history.get(v).get("after");
-      assertThat(Assistants.ids(after.get("capabilities"))).containsExactly("answer_questions", "create_orders");
-      assertThat(after.at("/capabilityConfigs/create_orders/allowedOrderTypes").toString()).isEqualTo("[\"purchase\"]");
+      assertThat(Assistants.ids(after.get("capabilities")))
+          .containsExactly("answer_questions", "create_orders");
+      assertThat(after.at("/capabilityConfigs/create_orders/allowedOrderTypes").toString())
+          .isEqualTo("[\"purchase\"]");
       perDay.add(after.at("/capabilityConfigs/create_orders/maxOrdersPerDay").asInt());
     }
     assertThat(perDay).hasSize(writers);
     JsonNode current = key.capabilities(id).json();
     assertThat(current.get("version").asInt()).isEqualTo(writers + 1);
-    assertThat(current.get("capabilityConfigs")).isEqualTo(history.get(0).at("/after/capabilityConfigs"));
+    assertThat(current.get("capabilityConfigs"))
+        .isEqualTo(history.get(0).at("/after/capabilityConfigs"));
   }
 
   @Test
   void concurrentConditionalPatchesOnOneVersionHaveOneWinner() throws Exception {
     String id = key.created("Contested", "org_shared", null);
-    List<Http.Response> responses = inParallel(12, i -> key.send(key.http.patch("/api/assistants/" + id
-        + "/capabilities").header("If-Match", "\"1\"").json(orders(200 + i))));
+    List<Http.Response> responses = inParallel(
+        12,
+        i -> key.send(key.http
+            .patch("/api/assistants/" + id + "/capabilities")
+            .header("If-Match", "\"1\"")
+            .json(orders(200 + i))));
     assertThat(responses.stream().filter(r -> r.status() == 200)).hasSize(1);
     assertThat(responses.stream().filter(r -> r.status() == 412)).hasSize(11);
     assertThat(key.capabilities(id).json().get("version").asInt()).isEqualTo(2);

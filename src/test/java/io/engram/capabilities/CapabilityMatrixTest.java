@@ -28,7 +28,8 @@ class CapabilityMatrixTest {
   @BeforeAll
   static void start() {
     server = TestServer.start();
-    Assistants reader = Assistants.withKey(server, server.apiKey(server.createOrganization("dedicated"), 1000, "admin"));
+    Assistants reader = Assistants.withKey(
+        server, server.apiKey(server.createOrganization("dedicated"), 1000, "admin"));
     registry = new ArrayList<>();
     reader.registry("").get("capabilities").forEach(registry::add);
   }
@@ -45,9 +46,14 @@ class CapabilityMatrixTest {
       server.clock.advance(Duration.ofMinutes(1));
       String org = server.createOrganization(plan.id());
       Assistants calls = Assistants.withKey(server, server.apiKey(org, 1000, "admin"));
-      String owner = server.createUser(org, "m@" + plan.id() + ".example", "member", "long enough password")
-          .get("id").asText();
-      return new Org(plan, calls, calls.created("Shared", "org_shared", null),
+      String owner = server
+          .createUser(org, "m@" + plan.id() + ".example", "member", "long enough password")
+          .get("id")
+          .asText();
+      return new Org(
+          plan,
+          calls,
+          calls.created("Shared", "org_shared", null),
           calls.created("Personal", "employee_personal", owner));
     }
 
@@ -65,16 +71,21 @@ class CapabilityMatrixTest {
     if (plan.limits().capabilityCount().isUnlimited()) {
       Http.Response all = org.calls.patch(org.personal, Assistants.validBody(available));
       assertThat(all.status()).as(all.text()).isEqualTo(200);
-      assertThat(all.json().at("/assistant/capabilities").size()).isEqualTo(available.size()).isGreaterThan(7);
+      assertThat(all.json().at("/assistant/capabilities").size())
+          .isEqualTo(available.size())
+          .isGreaterThan(7);
       return;
     }
     int limit = (int) plan.limits().capabilityCount().value();
     assertThat(available.size()).as("enough capabilities to go one over").isGreaterThan(limit);
-    Http.Response atLimit = org.calls.patch(org.personal, Assistants.validBody(available.subList(0, limit)));
+    Http.Response atLimit =
+        org.calls.patch(org.personal, Assistants.validBody(available.subList(0, limit)));
     assertThat(atLimit.status()).as(atLimit.text()).isEqualTo(200);
-    Http.Response over = org.calls.patch(org.personal, Assistants.validBody(available.subList(0, limit + 1)));
-    assertThat(CapabilityValidationTest.errors(over)).containsExactly("Organization tier " + plan.tier().id()
-        + " allows maximum " + limit + " capabilities, but " + (limit + 1) + " were provided");
+    Http.Response over =
+        org.calls.patch(org.personal, Assistants.validBody(available.subList(0, limit + 1)));
+    assertThat(CapabilityValidationTest.errors(over))
+        .containsExactly("Organization tier " + plan.tier().id() + " allows maximum " + limit
+            + " capabilities, but " + (limit + 1) + " were provided");
   }
 
   @ParameterizedTest
@@ -83,16 +94,24 @@ class CapabilityMatrixTest {
     Org org = Org.on(plan);
     for (JsonNode capability : registry) {
       String id = capability.get("id").asText();
-      Http.Response response = org.calls.patch(org.assistantFor(capability), Assistants.validBody(List.of(capability)));
-      boolean allowed = plan.tier().atLeast(io.engram.organizations.Tier.fromId(
-          capability.get("tierRequirement").asText()).orElseThrow());
+      Http.Response response =
+          org.calls.patch(org.assistantFor(capability), Assistants.validBody(List.of(capability)));
+      boolean allowed = plan.tier()
+          .atLeast(io.engram.organizations.Tier.fromId(
+                  capability.get("tierRequirement").asText())
+              .orElseThrow());
       if (allowed) {
-        assertThat(response.status()).as(plan + " " + id + ": " + response.text()).isEqualTo(200);
+        assertThat(response.status())
+            .as(plan + " " + id + ": " + response.text())
+            .isEqualTo(200);
       } else {
         String tier = capability.get("tierRequirement").asText();
-        assertThat(CapabilityValidationTest.errors(response)).as(plan + " " + id).containsExactly("Capability "
-            + capability.get("name").asText() + " (" + id + ") requires "
-            + tier.substring(0, 1).toUpperCase(Locale.ROOT) + tier.substring(1) + " tier or higher");
+        assertThat(CapabilityValidationTest.errors(response))
+            .as(plan + " " + id)
+            .containsExactly("Capability "
+                + capability.get("name").asText() + " (" + id + ") requires "
+                + tier.substring(0, 1).toUpperCase(Locale.ROOT) + tier.substring(1)
+                + " tier or higher");
       }
     }
   }
@@ -104,8 +123,10 @@ class CapabilityMatrixTest {
       String id = capability.get("id").asText();
       String scope = capability.get("scope").asText();
       String label = capability.get("name").asText() + " (" + id + ")";
-      Http.Response onShared = org.calls.patch(org.shared, Assistants.validBody(List.of(capability)));
-      Http.Response onPersonal = org.calls.patch(org.personal, Assistants.validBody(List.of(capability)));
+      Http.Response onShared =
+          org.calls.patch(org.shared, Assistants.validBody(List.of(capability)));
+      Http.Response onPersonal =
+          org.calls.patch(org.personal, Assistants.validBody(List.of(capability)));
       if (scope.equals("user")) {
         assertThat(CapabilityValidationTest.errors(onShared))
             .containsExactly("Capability " + label + " is only available for personal assistants");
@@ -114,7 +135,8 @@ class CapabilityMatrixTest {
       }
       if (scope.equals("organization")) {
         assertThat(CapabilityValidationTest.errors(onPersonal))
-            .containsExactly("Capability " + label + " is only available for organization-level assistants");
+            .containsExactly(
+                "Capability " + label + " is only available for organization-level assistants");
       } else {
         assertThat(onPersonal.status()).as(id + ": " + onPersonal.text()).isEqualTo(200);
       }

@@ -23,8 +23,10 @@ class CapabilityRegistryFileTest {
           alwaysEnabled: true
       """;
 
-  private static CapabilityRegistry parse(String yaml, List<CapabilityHandler> handlers) throws Exception {
-    return CapabilityRegistry.parse(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), handlers);
+  private static CapabilityRegistry parse(String yaml, List<CapabilityHandler> handlers)
+      throws Exception {
+    return CapabilityRegistry.parse(
+        new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), handlers);
   }
 
   private static String withEntry(String extra) {
@@ -43,7 +45,9 @@ class CapabilityRegistryFileTest {
   void theBundledRegistryLoads() {
     CapabilityRegistry registry = CapabilityRegistry.load(List.of());
     assertThat(registry.size()).isBetween(15, 22);
-    assertThat(registry.alwaysEnabled()).extracting(Capability::id).containsExactly("answer_questions");
+    assertThat(registry.alwaysEnabled())
+        .extracting(Capability::id)
+        .containsExactly("answer_questions");
     assertThat(registry.all()).noneMatch(Capability::executable);
   }
 
@@ -54,7 +58,8 @@ class CapabilityRegistryFileTest {
     assertThat(registry.handler("answer_questions")).isPresent();
     assertThatThrownBy(() -> parse(withEntry(""), List.of(new Echo("fly"))))
         .hasMessageContaining("a handler is registered for 'fly'");
-    assertThatThrownBy(() -> parse(withEntry(""), List.of(new Echo("answer_questions"), new Echo("answer_questions"))))
+    assertThatThrownBy(() -> parse(
+            withEntry(""), List.of(new Echo("answer_questions"), new Echo("answer_questions"))))
         .hasMessageContaining("two handlers are registered for 'answer_questions'");
   }
 
@@ -72,23 +77,30 @@ class CapabilityRegistryFileTest {
               dataRetention: {type: integer, required: true, minimum: 1}
         """;
     assertThatThrownBy(() -> parse(withEntry(analytics), List.of(new OrganizationAnalytics(null))))
-        .hasMessageStartingWith("capabilities/registry.yaml: capability 'access_org_analytics': allowedMetrics");
+        .hasMessageStartingWith(
+            "capabilities/registry.yaml: capability 'access_org_analytics': allowedMetrics");
     String honourable = analytics.replace("revenue", "api_keys");
     assertThat(parse(withEntry(honourable), List.of(new OrganizationAnalytics(null)))
-        .find("access_org_analytics").orElseThrow().executable()).isTrue();
+            .find("access_org_analytics")
+            .orElseThrow()
+            .executable())
+        .isTrue();
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "category: marketing|unknown category 'marketing'",
-      "scope: everyone|unknown scope 'everyone'",
-      "tierRequirement: platinum|unknown tierRequirement 'platinum'",
-      "colour: blue|unknown key 'colour'",
-      "config: {limit: {type: integer, required: true, minimum: 5, maximum: 1}}|a lower bound is above its upper bound",
-      "config: {limit: {type: decimal, required: true}}|unknown type 'decimal'",
-      "config: {limit: {type: integer}}|required must be true or false",
-      "config: {limit: {type: boolean, required: true, maxLength: 3}}|apply to string and string_array fields only",
-      "config: {limit: {type: string, required: true, minimum: 3}}|apply to integer and number fields only"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "category: marketing|unknown category 'marketing'",
+        "scope: everyone|unknown scope 'everyone'",
+        "tierRequirement: platinum|unknown tierRequirement 'platinum'",
+        "colour: blue|unknown key 'colour'",
+        "config: {limit: {type: integer, required: true, minimum: 5, maximum: 1}}|a lower bound is above its upper bound",
+        "config: {limit: {type: decimal, required: true}}|unknown type 'decimal'",
+        "config: {limit: {type: integer}}|required must be true or false",
+        "config: {limit: {type: boolean, required: true, maxLength: 3}}|apply to string and string_array fields only",
+        "config: {limit: {type: string, required: true, minimum: 3}}|apply to integer and number fields only"
+      })
   void malformedEntriesAreRefusedWithTheirReason(String line, String reason) {
     // The line replaces the entry's line with the same key, or is added when no line has its key.
     String key = line.substring(0, line.indexOf(':'));
@@ -100,7 +112,8 @@ class CapabilityRegistryFileTest {
             name: Extra
             description: Extra.
         """;
-    String entry = template.contains("    " + key + ":") ? template.replaceFirst("    " + key + ": .*", "    " + line)
+    String entry = template.contains("    " + key + ":")
+        ? template.replaceFirst("    " + key + ": .*", "    " + line)
         : template + "    " + line + "\n";
     assertThatThrownBy(() -> parse(withEntry(entry), List.of()))
         .isInstanceOf(IllegalStateException.class)
@@ -110,9 +123,13 @@ class CapabilityRegistryFileTest {
 
   @Test
   void duplicateIdsAndAMissingAlwaysEnabledCapabilityAreRefused() {
-    assertThatThrownBy(() -> parse(withEntry(VALID_ENTRY), List.of())).hasMessageContaining("listed twice");
-    assertThatThrownBy(() -> parse("capabilities:\n" + VALID_ENTRY.replace("alwaysEnabled: true", "alwaysEnabled: false"),
-        List.of())).hasMessageContaining("no capability is alwaysEnabled");
-    assertThatThrownBy(() -> parse("capabilities: []", List.of())).hasMessageContaining("non-empty");
+    assertThatThrownBy(() -> parse(withEntry(VALID_ENTRY), List.of()))
+        .hasMessageContaining("listed twice");
+    assertThatThrownBy(() -> parse(
+            "capabilities:\n" + VALID_ENTRY.replace("alwaysEnabled: true", "alwaysEnabled: false"),
+            List.of()))
+        .hasMessageContaining("no capability is alwaysEnabled");
+    assertThatThrownBy(() -> parse("capabilities: []", List.of()))
+        .hasMessageContaining("non-empty");
   }
 }

@@ -24,7 +24,8 @@ class CapabilityRegistryRoutesTest {
   @BeforeAll
   static void start() {
     server = TestServer.start();
-    seed = Assistants.withKey(server, server.apiKey(server.createOrganization("seed"), 1000, "admin"));
+    seed =
+        Assistants.withKey(server, server.apiKey(server.createOrganization("seed"), 1000, "admin"));
     growthOrg = server.createOrganization("growth");
     growth = Assistants.withKey(server, server.apiKey(growthOrg, 1000, "admin"));
   }
@@ -57,11 +58,16 @@ class CapabilityRegistryRoutesTest {
         assertThat(entry.get(field).asText()).isNotBlank();
       }
       // configFields is present exactly when config is required, and names the required fields.
-      assertThat(entry.has("configFields")).isEqualTo(entry.get("requiresConfig").asBoolean());
-      entry.path("configFields").forEach(field ->
-          assertThat(entry.at("/configSchema/" + field.asText() + "/required").asBoolean()).isTrue());
+      assertThat(entry.has("configFields"))
+          .isEqualTo(entry.get("requiresConfig").asBoolean());
+      entry
+          .path("configFields")
+          .forEach(field -> assertThat(
+                  entry.at("/configSchema/" + field.asText() + "/required").asBoolean())
+              .isTrue());
     }
-    assertThat(categories).containsExactlyInAnyOrder("org_intelligence", "commerce", "productivity", "intelligence");
+    assertThat(categories)
+        .containsExactlyInAnyOrder("org_intelligence", "commerce", "productivity", "intelligence");
   }
 
   @Test
@@ -73,13 +79,15 @@ class CapabilityRegistryRoutesTest {
     JsonNode orders = seed.entry("create_orders");
     assertThat(Assistants.ids(orders.get("configFields")))
         .containsExactly("allowedOrderTypes", "maxOrdersPerDay", "requiresApproval");
-    assertThat(orders.at("/configSchema/allowedOrderTypes/type").asText()).isEqualTo("string_array");
+    assertThat(orders.at("/configSchema/allowedOrderTypes/type").asText())
+        .isEqualTo("string_array");
     assertThat(orders.at("/configSchema/maxOrdersPerDay/type").asText()).isEqualTo("integer");
     assertThat(orders.at("/configSchema/maxOrdersPerDay/minimum").asInt()).isEqualTo(1);
     assertThat(orders.at("/configSchema/requiresApproval/type").asText()).isEqualTo("boolean");
 
     JsonNode analytics = seed.entry("access_org_analytics");
-    assertThat(Assistants.ids(analytics.get("configFields"))).containsExactly("allowedMetrics", "dataRetention");
+    assertThat(Assistants.ids(analytics.get("configFields")))
+        .containsExactly("allowedMetrics", "dataRetention");
     assertThat(analytics.get("scope").asText()).isEqualTo("organization");
   }
 
@@ -90,7 +98,9 @@ class CapabilityRegistryRoutesTest {
     JsonNode personal = seed.registry("?assistantType=employee_personal");
     assertThat(shared.at("/grouped/user").size()).isZero();
     assertThat(personal.at("/grouped/organization").size()).isZero();
-    assertThat(shared.get("total").asInt() + personal.get("total").asInt() - personal.at("/grouped/both").size())
+    assertThat(shared.get("total").asInt()
+            + personal.get("total").asInt()
+            - personal.at("/grouped/both").size())
         .isEqualTo(total);
     assertThat(seed.registry("?assistantType=organization_wide")).isEqualTo(shared);
 
@@ -103,7 +113,13 @@ class CapabilityRegistryRoutesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"?assistantType=robot", "?category=marketing", "?assistantType=", "?category=COMMERCE"})
+  @ValueSource(
+      strings = {
+        "?assistantType=robot",
+        "?category=marketing",
+        "?assistantType=",
+        "?category=COMMERCE"
+      })
   void unknownFiltersAreRefusedInTheProductShape(String query) {
     Http.Response response = seed.send(seed.http.get("/api/capabilities/registry" + query));
     assertThat(response.status()).isEqualTo(400);
@@ -118,27 +134,37 @@ class CapabilityRegistryRoutesTest {
     assertThat(available.get("success").asBoolean()).isTrue();
     assertThat(available.get("organizationTier").asText()).isEqualTo("seed");
     assertThat(available.get("capabilityLimit").asInt()).isEqualTo(7);
-    assertThat(Assistants.ids(available.get("currentCapabilities"))).containsExactly("answer_questions");
+    assertThat(Assistants.ids(available.get("currentCapabilities")))
+        .containsExactly("answer_questions");
     Set<String> tiersAllowed = Set.of("free", "spark", "seed");
-    List<String> expected = seed.registry("?assistantType=org_shared").get("capabilities").valueStream()
+    List<String> expected = seed.registry("?assistantType=org_shared")
+        .get("capabilities")
+        .valueStream()
         .filter(entry -> tiersAllowed.contains(entry.get("tierRequirement").asText()))
-        .map(entry -> entry.get("id").asText()).toList();
-    assertThat(Assistants.ids(available.get("capabilities"))).containsExactlyElementsOf(expected)
-        .contains("create_orders").doesNotContain("process_refunds", "schedule_meetings");
+        .map(entry -> entry.get("id").asText())
+        .toList();
+    assertThat(Assistants.ids(available.get("capabilities")))
+        .containsExactlyElementsOf(expected)
+        .contains("create_orders")
+        .doesNotContain("process_refunds", "schedule_meetings");
     int grouped = 0;
-    for (String category : List.of("org_intelligence", "commerce", "productivity", "intelligence")) {
+    for (String category :
+        List.of("org_intelligence", "commerce", "productivity", "intelligence")) {
       for (JsonNode entry : available.at("/grouped/" + category)) {
         assertThat(entry.get("category").asText()).isEqualTo(category);
         grouped++;
       }
     }
     assertThat(grouped).isEqualTo(available.get("capabilities").size());
-    available.get("capabilities").forEach(entry -> assertThat(entry.has("alwaysEnabled")).isFalse());
+    available
+        .get("capabilities")
+        .forEach(entry -> assertThat(entry.has("alwaysEnabled")).isFalse());
   }
 
   @Test
   void theRoutesShareTheOrganizationsPerMinuteBudget() {
-    Assistants spark = Assistants.withKey(server, server.apiKey(server.createOrganization("spark"), 1000, "admin"));
+    Assistants spark = Assistants.withKey(
+        server, server.apiKey(server.createOrganization("spark"), 1000, "admin"));
     String id = spark.created("Budgeted", "org_shared", null);
     int passed = 1;
     Http.Response last = null;
@@ -160,11 +186,16 @@ class CapabilityRegistryRoutesTest {
 
   @Test
   void unlimitedTiersWriteTheCapabilityLimitAsNull() {
-    String owner = server.createUser(growthOrg, "pat@example.com", "member", "long enough password").get("id").asText();
+    String owner = server
+        .createUser(growthOrg, "pat@example.com", "member", "long enough password")
+        .get("id")
+        .asText();
     String personal = growth.created("Mine", "employee_personal", owner);
     JsonNode available = growth.available(personal).json();
     assertThat(available.get("organizationTier").asText()).isEqualTo("growth");
     assertThat(available.get("capabilityLimit").isNull()).isTrue();
-    available.get("capabilities").forEach(entry -> assertThat(entry.get("scope").asText()).isNotEqualTo("organization"));
+    available
+        .get("capabilities")
+        .forEach(entry -> assertThat(entry.get("scope").asText()).isNotEqualTo("organization"));
   }
 }

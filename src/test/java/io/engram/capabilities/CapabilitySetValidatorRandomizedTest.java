@@ -30,7 +30,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(Seeded.class)
 class CapabilitySetValidatorRandomizedTest {
-  private static final CapabilityRegistry REGISTRY = CapabilityRegistry.load(List.of(new OrganizationAnalytics(null)));
+  private static final CapabilityRegistry REGISTRY =
+      CapabilityRegistry.load(List.of(new OrganizationAnalytics(null)));
   private static final CapabilitySetValidator VALIDATOR = new CapabilitySetValidator(REGISTRY);
 
   private static JsonNode validValue(ConfigField field, Random random) {
@@ -39,7 +40,9 @@ class CapabilitySetValidatorRandomizedTest {
       case INTEGER, NUMBER -> {
         long min = field.minimum() == null ? -1000 : field.minimum().longValue();
         long max = field.maximum() == null ? min + 1000 : field.maximum().longValue();
-        yield Json.MAPPER.getNodeFactory().numberNode(min + (long) (random.nextDouble() * (max - min)));
+        yield Json.MAPPER
+            .getNodeFactory()
+            .numberNode(min + (long) (random.nextDouble() * (max - min)));
       }
       case STRING -> Json.MAPPER.getNodeFactory().textNode(validText(field, random));
       case STRING_ARRAY -> {
@@ -71,8 +74,11 @@ class CapabilitySetValidatorRandomizedTest {
     ObjectNode config = Json.MAPPER.createObjectNode();
     capability.config().forEach((name, field) -> {
       if (field.required() ? random.nextInt(10) > 0 : random.nextBoolean()) {
-        config.set(name, random.nextInt(12) == 0 ? Json.MAPPER.getNodeFactory().textNode("wrong") : validValue(field,
-            random));
+        config.set(
+            name,
+            random.nextInt(12) == 0
+                ? Json.MAPPER.getNodeFactory().textNode("wrong")
+                : validValue(field, random));
       }
     });
     if (random.nextInt(12) == 0) {
@@ -82,13 +88,15 @@ class CapabilitySetValidatorRandomizedTest {
   }
 
   /** The capabilities the rules say fail, in list order (null stands for the organization-wide limit). */
-  private static Set<String> failing(List<String> ids, Map<String, JsonNode> configs, AssistantType type, Tier tier,
-                                     Limit limit) {
+  private static Set<String> failing(
+      List<String> ids, Map<String, JsonNode> configs, AssistantType type, Tier tier, Limit limit) {
     Set<String> failing = new LinkedHashSet<>();
     Set<String> seen = new HashSet<>();
     for (String id : ids) {
       Capability capability = REGISTRY.find(id).orElse(null);
-      if (!seen.add(id) || capability == null || !capability.scope().allows(type)
+      if (!seen.add(id)
+          || capability == null
+          || !capability.scope().allows(type)
           || !tier.atLeast(capability.tierRequirement())) {
         failing.add(id);
         continue;
@@ -123,9 +131,13 @@ class CapabilitySetValidatorRandomizedTest {
       List<String> ids = new ArrayList<>();
       Map<String, JsonNode> configs = new LinkedHashMap<>();
       for (int i = 0, n = random.nextInt(9); i < n; i++) {
-        String id = random.nextInt(25) == 0 ? "no_such_capability" : all.get(random.nextInt(all.size())).id();
+        String id = random.nextInt(25) == 0
+            ? "no_such_capability"
+            : all.get(random.nextInt(all.size())).id();
         ids.add(random.nextInt(20) == 0 && !ids.isEmpty() ? ids.getFirst() : id);
-        REGISTRY.find(id).filter(c -> !c.config().isEmpty() && random.nextInt(4) > 0)
+        REGISTRY
+            .find(id)
+            .filter(c -> !c.config().isEmpty() && random.nextInt(4) > 0)
             .ifPresent(c -> configs.put(id, config(c, random)));
       }
       if (random.nextInt(25) == 0) {
@@ -139,8 +151,8 @@ class CapabilitySetValidatorRandomizedTest {
         accepted++;
         continue;
       }
-      ApiException refused = catchThrowableOfType(ApiException.class,
-          () -> VALIDATOR.validate(proposal, type, tier, limit));
+      ApiException refused = catchThrowableOfType(
+          ApiException.class, () -> VALIDATOR.validate(proposal, type, tier, limit));
       assertThat(refused).as("%s %s %s %s %s", ids, configs, type, tier, limit).isNotNull();
       List<String> named = new ArrayList<>();
       for (ValidationError error : refused.validationErrors()) {
@@ -149,7 +161,9 @@ class CapabilitySetValidatorRandomizedTest {
         }
         assertThat(error.error()).isNotBlank();
       }
-      assertThat(named).as("%s %s %s %s %s", ids, configs, type, tier, limit).containsExactlyElementsOf(expected);
+      assertThat(named)
+          .as("%s %s %s %s %s", ids, configs, type, tier, limit)
+          .containsExactlyElementsOf(expected);
     }
     assertThat(accepted).as("the generator makes valid sets too").isGreaterThan(100);
   }

@@ -28,7 +28,8 @@ class AbortedStreamsLeakTest {
   private static final int CONCURRENCY = 16;
 
   @RegisterExtension
-  // Scale: 100 concurrent requests, as an abandoned stream holds its slot until the gateway notices.
+  // Scale: 100 concurrent requests, as an abandoned stream holds its slot until the gateway
+  // notices.
   static final GatewayFixture gateway = new GatewayFixture("scale", java.util.Map.of());
   /** A key whose requests per minute do not stop the run (the fixture's allows 1,000). */
   static final String key = gateway.server.apiKey(gateway.orgId, 100_000, "inference");
@@ -36,7 +37,8 @@ class AbortedStreamsLeakTest {
   @Test
   void aThousandAbortedStreamsLeakNothing() throws Exception {
     // An upstream that would stream for 40 seconds: every stream ends because its client left.
-    gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces(StreamingTest.words(2_000)).interval(20));
+    gateway.upstream.script(
+        FakeUpstream.Script.NORMAL.pieces(StreamingTest.words(2_000)).interval(20));
     abortStreams(50); // warm-up: thread pools, connection pools and JIT reach their steady size
     awaitQuiet();
     Snapshot before = Snapshot.take();
@@ -46,25 +48,37 @@ class AbortedStreamsLeakTest {
     abortStreams(STREAMS);
     awaitQuiet();
     Snapshot after = Snapshot.take();
-    System.out.printf("aborted streams: %d in %d ms; platform threads %d -> %d; open file descriptors %d -> %d;"
-            + " upstream requests abandoned %d; generations in flight %d; upstream in flight %d%n", STREAMS,
-        (System.nanoTime() - started) / 1_000_000, before.threads, after.threads, before.descriptors,
-        after.descriptors, gateway.upstream.streamsAbandoned() - abandonedBefore,
-        gateway.server.engram.inference().gateway().generationsInFlight(), gateway.upstream.inFlight());
+    System.out.printf(
+        "aborted streams: %d in %d ms; platform threads %d -> %d; open file descriptors %d -> %d;"
+            + " upstream requests abandoned %d; generations in flight %d; upstream in flight %d%n",
+        STREAMS,
+        (System.nanoTime() - started) / 1_000_000,
+        before.threads,
+        after.threads,
+        before.descriptors,
+        after.descriptors,
+        gateway.upstream.streamsAbandoned() - abandonedBefore,
+        gateway.server.engram.inference().gateway().generationsInFlight(),
+        gateway.upstream.inFlight());
 
     assertThat(gateway.upstream.streamsAbandoned() - abandonedBefore).isEqualTo(STREAMS);
     assertThat(after.threads).isLessThanOrEqualTo(before.threads + 4);
     assertThat(after.descriptors).isLessThanOrEqualTo(before.descriptors + 16);
     // The gateway still serves.
     gateway.upstream.script(FakeUpstream.Script.NORMAL);
-    assertThat(gateway.chat(gateway.key, GatewayFixture.body("still there?", "")).send().status()).isEqualTo(200);
+    assertThat(gateway
+            .chat(gateway.key, GatewayFixture.body("still there?", ""))
+            .send()
+            .status())
+        .isEqualTo(200);
   }
 
   private record Snapshot(int threads, long descriptors) {
     static Snapshot take() {
       System.gc(); // closed sockets' descriptors are released by the collector when a close raced
       var os = (UnixOperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-      return new Snapshot(ManagementFactory.getThreadMXBean().getThreadCount(), os.getOpenFileDescriptorCount());
+      return new Snapshot(
+          ManagementFactory.getThreadMXBean().getThreadCount(), os.getOpenFileDescriptorCount());
     }
   }
 
@@ -77,16 +91,20 @@ class AbortedStreamsLeakTest {
   /** Opens {@code count} streams, 16 at a time; each reads its first chunk, then closes the socket. */
   private static void abortStreams(int count) throws Exception {
     String body = GatewayFixture.body("Tell me everything", "\"stream\":true,\"memory\":false");
-    byte[] request = ("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
-        + key + "\r\nContent-Type: application/json\r\nContent-Length: "
-        + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8);
+    byte[] request =
+        ("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                + key + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
+            .getBytes(StandardCharsets.UTF_8);
     try (ExecutorService clients = Executors.newFixedThreadPool(CONCURRENCY)) {
       List<Future<String>> streams = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         streams.add(clients.submit(() -> abortOne(request)));
       }
       for (Future<String> stream : streams) {
-        assertThat(stream.get()).as("the stream started before it was abandoned").startsWith("HTTP/1.1 200");
+        assertThat(stream.get())
+            .as("the stream started before it was abandoned")
+            .startsWith("HTTP/1.1 200");
       }
     }
   }

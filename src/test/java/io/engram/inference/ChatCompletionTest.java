@@ -15,8 +15,14 @@ class ChatCompletionTest {
 
   @Test
   void answersInOpenAisShapeAndCallsTheUpstreamWithItsOwnModelAndKey() {
-    Http.Response response = gateway.chat(gateway.token, GatewayFixture.body("Say hello", "\"temperature\":0.2,"
-        + "\"max_tokens\":50,\"stop\":[\"END\"],\"seed\":7,\"user\":\"u-1\",\"n\":1")).send();
+    Http.Response response = gateway
+        .chat(
+            gateway.token,
+            GatewayFixture.body(
+                "Say hello",
+                "\"temperature\":0.2,"
+                    + "\"max_tokens\":50,\"stop\":[\"END\"],\"seed\":7,\"user\":\"u-1\",\"n\":1"))
+        .send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     JsonNode reply = response.json();
     assertThat(reply.get("id").asText()).startsWith("chatcmpl-");
@@ -30,7 +36,8 @@ class ChatCompletionTest {
     assertThat(choice.get("finish_reason").asText()).isEqualTo("stop");
     JsonNode usage = reply.get("usage");
     assertThat(usage.get("total_tokens").asInt())
-        .isEqualTo(usage.get("prompt_tokens").asInt() + usage.get("completion_tokens").asInt());
+        .isEqualTo(
+            usage.get("prompt_tokens").asInt() + usage.get("completion_tokens").asInt());
 
     JsonNode sent = gateway.upstream.lastRequest();
     assertThat(sent.get("model").asText()).isEqualTo(GatewayFixture.UPSTREAM_MODEL);
@@ -39,7 +46,8 @@ class ChatCompletionTest {
     assertThat(sent.get("stop").get(0).asText()).isEqualTo("END");
     assertThat(sent.get("seed").asLong()).isEqualTo(7);
     assertThat(sent.get("stream").asBoolean()).isFalse();
-    assertThat(gateway.upstream.authorizations().getLast()).isEqualTo("Bearer " + GatewayFixture.UPSTREAM_KEY);
+    assertThat(gateway.upstream.authorizations().getLast())
+        .isEqualTo("Bearer " + GatewayFixture.UPSTREAM_KEY);
   }
 
   @Test
@@ -53,8 +61,9 @@ class ChatCompletionTest {
   @Test
   void putsRelevantMemoriesAheadOfTheMessagesAndSaysWhichAndCountsThem() {
     String id = gateway.remember("The Lisbon office moved to Rua Augusta 100 in March.", null);
-    Http.Response response = gateway.chat(gateway.token,
-        GatewayFixture.body("Where is the Lisbon office now?", "")).send();
+    Http.Response response = gateway
+        .chat(gateway.token, GatewayFixture.body("Where is the Lisbon office now?", ""))
+        .send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     assertThat(response.header("X-Engram-Memory-Ids")).contains(id);
     int memoryTokens = Integer.parseInt(response.header("X-Engram-Memory-Tokens"));
@@ -64,26 +73,39 @@ class ChatCompletionTest {
     JsonNode messages = gateway.upstream.lastRequest().get("messages");
     assertThat(messages).hasSize(2);
     assertThat(messages.get(0).get("role").asText()).isEqualTo("system");
-    assertThat(messages.get(0).get("content").asText()).contains("<memory>").contains("Rua Augusta 100");
-    assertThat(messages.get(1).get("content").asText()).isEqualTo("Where is the Lisbon office now?");
+    assertThat(messages.get(0).get("content").asText())
+        .contains("<memory>")
+        .contains("Rua Augusta 100");
+    assertThat(messages.get(1).get("content").asText())
+        .isEqualTo("Where is the Lisbon office now?");
     // The injected block is part of the prompt the engine counted.
     int withMemory = response.json().get("usage").get("prompt_tokens").asInt();
-    Http.Response without = gateway.chat(gateway.token,
-        GatewayFixture.body("Where is the Lisbon office now?", "\"memory\":false")).send();
+    Http.Response without = gateway
+        .chat(
+            gateway.token,
+            GatewayFixture.body("Where is the Lisbon office now?", "\"memory\":false"))
+        .send();
     assertThat(without.json().get("usage").get("prompt_tokens").asInt()).isLessThan(withMemory);
   }
 
   @Test
   void injectionCountsAsAUseOfTheMemory() {
-    String id = gateway.remember("Quarterly reviews happen on the first Tuesday of the quarter.", null);
+    String id =
+        gateway.remember("Quarterly reviews happen on the first Tuesday of the quarter.", null);
     int before = uses(id);
-    gateway.chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", "")).send();
+    gateway
+        .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
+        .send();
     assertThat(uses(id)).isEqualTo(before + 1);
   }
 
   private int uses(String id) {
     gateway.server.engram.memory().flushUses();
-    Http.Response provenance = gateway.server.http.get("/v1/memory/" + id + "/provenance").bearer(gateway.token)
+    Http.Response provenance = gateway
+        .server
+        .http
+        .get("/v1/memory/" + id + "/provenance")
+        .bearer(gateway.token)
         .send();
     assertThat(provenance.status()).as(provenance.text()).isEqualTo(200);
     return provenance.json().get("uses").get("retrievals").asInt();
@@ -93,10 +115,15 @@ class ChatCompletionTest {
   void memoryCanBeTurnedOffByBodyOrHeader() {
     gateway.remember("The staging database password rotates every Friday.", null);
     for (Http.Call call : List.of(
-        gateway.chat(gateway.token, GatewayFixture.body("When does the staging password rotate?", "\"memory\":false")),
-        gateway.chat(gateway.token, GatewayFixture.body("When does the staging password rotate?",
-            "\"memory\":{\"enabled\":false}")),
-        gateway.chat(gateway.token, GatewayFixture.body("When does the staging password rotate?", ""))
+        gateway.chat(
+            gateway.token,
+            GatewayFixture.body("When does the staging password rotate?", "\"memory\":false")),
+        gateway.chat(
+            gateway.token,
+            GatewayFixture.body(
+                "When does the staging password rotate?", "\"memory\":{\"enabled\":false}")),
+        gateway
+            .chat(gateway.token, GatewayFixture.body("When does the staging password rotate?", ""))
             .header("X-Engram-Memory", "off"))) {
       Http.Response response = call.send();
       assertThat(response.status()).as(response.text()).isEqualTo(200);
@@ -109,28 +136,47 @@ class ChatCompletionTest {
 
   @Test
   void agentBoundariesDecideWhichMemoriesAConversationSees() {
-    String sales = gateway.remember("The sales team's discount ceiling for Acme is 12 percent.", "sales");
+    String sales =
+        gateway.remember("The sales team's discount ceiling for Acme is 12 percent.", "sales");
     String question = GatewayFixture.body("What is the discount ceiling for Acme?", "");
 
     Http.Response organization = gateway.chat(gateway.token, question).send();
     assertThat(organization.header("X-Engram-Memory-Ids")).doesNotContain(sales);
 
-    Http.Response inAgent = gateway.server.http.post("/v1/agents/sales/chat/completions").bearer(gateway.token)
-        .json(question).send();
+    Http.Response inAgent = gateway
+        .server
+        .http
+        .post("/v1/agents/sales/chat/completions")
+        .bearer(gateway.token)
+        .json(question)
+        .send();
     assertThat(inAgent.status()).as(inAgent.text()).isEqualTo(200);
     assertThat(inAgent.header("X-Engram-Memory-Ids")).contains(sales);
-    assertThat(gateway.upstream.lastRequest().get("messages").get(0).get("content").asText()).contains("12 percent");
+    assertThat(
+            gateway.upstream.lastRequest().get("messages").get(0).get("content").asText())
+        .contains("12 percent");
 
-    Http.Response byHeader = gateway.chat(gateway.token, question).header("X-Service-Agent", "sales").send();
+    Http.Response byHeader =
+        gateway.chat(gateway.token, question).header("X-Service-Agent", "sales").send();
     assertThat(byHeader.header("X-Engram-Memory-Ids")).contains(sales);
 
-    Http.Response otherAgent = gateway.server.http.post("/v1/agents/support/chat/completions").bearer(gateway.token)
-        .json(question).send();
+    Http.Response otherAgent = gateway
+        .server
+        .http
+        .post("/v1/agents/support/chat/completions")
+        .bearer(gateway.token)
+        .json(question)
+        .send();
     assertThat(otherAgent.header("X-Engram-Memory-Ids")).doesNotContain(sales);
 
     String supportOnly = gateway.server.token(gateway.orgId, List.of("support"), "inference:chat");
-    Http.Response bound = gateway.server.http.post("/v1/agents/sales/chat/completions").bearer(supportOnly)
-        .json(question).send();
+    Http.Response bound = gateway
+        .server
+        .http
+        .post("/v1/agents/sales/chat/completions")
+        .bearer(supportOnly)
+        .json(question)
+        .send();
     assertThat(bound.status()).isEqualTo(403);
     assertThat(bound.json().get("error").get("code").asText()).isEqualTo("agent_not_allowed");
     Http.Response unnamed = gateway.chat(supportOnly, question).send();
@@ -143,32 +189,47 @@ class ChatCompletionTest {
     gateway.remember("Project Nightjar launches on the ninth of May.", null);
     String otherOrg = gateway.server.createOrganization("seed");
     String otherToken = gateway.server.token(otherOrg, null, "inference:chat");
-    Http.Response response = gateway.chat(otherToken, GatewayFixture.body("When does Project Nightjar launch?", ""))
+    Http.Response response = gateway
+        .chat(otherToken, GatewayFixture.body("When does Project Nightjar launch?", ""))
         .send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     assertThat(response.header("X-Engram-Memory-Ids")).isEmpty();
-    assertThat(gateway.upstream.lastRequest().get("messages").toString()).doesNotContain("Nightjar launches");
+    assertThat(gateway.upstream.lastRequest().get("messages").toString())
+        .doesNotContain("Nightjar launches");
   }
 
   @Test
   void apiKeysWithInferenceMayChatAndTextCompletionsWork() {
-    Http.Response chat = gateway.chat(gateway.key, GatewayFixture.body("Hello", "")).send();
+    Http.Response chat =
+        gateway.chat(gateway.key, GatewayFixture.body("Hello", "")).send();
     assertThat(chat.status()).as(chat.text()).isEqualTo(200);
-    Http.Response completion = gateway.server.http.post("/v1/completions").bearer(gateway.key)
-        .json("{\"model\":\"engram-chat\",\"prompt\":\"Once upon a time\",\"max_tokens\":20}").send();
+    Http.Response completion = gateway
+        .server
+        .http
+        .post("/v1/completions")
+        .bearer(gateway.key)
+        .json("{\"model\":\"engram-chat\",\"prompt\":\"Once upon a time\",\"max_tokens\":20}")
+        .send();
     assertThat(completion.status()).as(completion.text()).isEqualTo(200);
     assertThat(completion.json().get("object").asText()).isEqualTo("text_completion");
-    assertThat(completion.json().get("choices").get(0).get("text").asText()).isEqualTo("Hello from the upstream.");
+    assertThat(completion.json().get("choices").get(0).get("text").asText())
+        .isEqualTo("Hello from the upstream.");
     assertThat(gateway.upstream.lastRequest().get("prompt").asText()).isEqualTo("Once upon a time");
   }
 
   @Test
   void metricsCountGenerationsTokensAndTimeToFirstToken() {
-    gateway.chat(gateway.token, GatewayFixture.body("Count me", "\"stream\":true")).send();
-    String metrics = gateway.server.asOperator(gateway.server.http.get("/metrics")).text();
-    assertThat(metrics).contains("engram_inference_tokens_total{kind=\"completion\",model=\"engram-chat\"}");
+    gateway
+        .chat(gateway.token, GatewayFixture.body("Count me", "\"stream\":true"))
+        .send();
+    String metrics =
+        gateway.server.asOperator(gateway.server.http.get("/metrics")).text();
     assertThat(metrics)
-        .contains("engram_inference_generation_seconds_count{model=\"engram-chat\",outcome=\"completed\"}");
-    assertThat(metrics).contains("engram_inference_time_to_first_token_seconds_count{model=\"engram-chat\"}");
+        .contains("engram_inference_tokens_total{kind=\"completion\",model=\"engram-chat\"}");
+    assertThat(metrics)
+        .contains(
+            "engram_inference_generation_seconds_count{model=\"engram-chat\",outcome=\"completed\"}");
+    assertThat(metrics)
+        .contains("engram_inference_time_to_first_token_seconds_count{model=\"engram-chat\"}");
   }
 }

@@ -18,12 +18,19 @@ class EmbeddingAndModelTest {
   static final GatewayFixture gateway = GatewayFixture.start();
 
   private Http.Response embed(String json) {
-    return gateway.server.http.post("/v1/embeddings").bearer(gateway.key).json(json).send();
+    return gateway
+        .server
+        .http
+        .post("/v1/embeddings")
+        .bearer(gateway.key)
+        .json(json)
+        .send();
   }
 
   @Test
   void embedsOneStringOrManyInOpenAisShape() {
-    Http.Response single = embed("{\"model\":\"all-minilm-l6-v2\",\"input\":\"The cat sat on the mat\"}");
+    Http.Response single =
+        embed("{\"model\":\"all-minilm-l6-v2\",\"input\":\"The cat sat on the mat\"}");
     assertThat(single.status()).as(single.text()).isEqualTo(200);
     JsonNode body = single.json();
     assertThat(body.get("object").asText()).isEqualTo("list");
@@ -33,16 +40,20 @@ class EmbeddingAndModelTest {
     assertThat(item.get("object").asText()).isEqualTo("embedding");
     assertThat(item.get("index").asInt()).isZero();
     assertThat(item.get("embedding")).hasSize(384);
-    assertThat(norm(floats(item.get("embedding")))).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-3));
+    assertThat(norm(floats(item.get("embedding"))))
+        .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-3));
     assertThat(body.get("usage").get("prompt_tokens").asInt()).isPositive();
-    assertThat(body.get("usage").get("total_tokens").asInt()).isEqualTo(body.get("usage").get("prompt_tokens").asInt());
+    assertThat(body.get("usage").get("total_tokens").asInt())
+        .isEqualTo(body.get("usage").get("prompt_tokens").asInt());
 
-    Http.Response batch = embed("{\"model\":\"all-minilm-l6-v2\",\"input\":[\"The cat sat on the mat\","
-        + "\"A feline rested on the rug\",\"Quarterly revenue grew 8 percent\"]}");
+    Http.Response batch =
+        embed("{\"model\":\"all-minilm-l6-v2\",\"input\":[\"The cat sat on the mat\","
+            + "\"A feline rested on the rug\",\"Quarterly revenue grew 8 percent\"]}");
     JsonNode data = batch.json().get("data");
     assertThat(data).hasSize(3);
     float[] cat = floats(data.get(0).get("embedding"));
-    assertThat(cat).containsExactly(floats(item.get("embedding")), org.assertj.core.data.Offset.offset(1e-5f));
+    assertThat(cat)
+        .containsExactly(floats(item.get("embedding")), org.assertj.core.data.Offset.offset(1e-5f));
     double similar = dot(cat, floats(data.get(1).get("embedding")));
     double unrelated = dot(cat, floats(data.get(2).get("embedding")));
     assertThat(similar).isGreaterThan(unrelated);
@@ -51,37 +62,58 @@ class EmbeddingAndModelTest {
 
   @Test
   void base64EncodingIsLittleEndianFloat32AsOpenAisNodeClientReadsIt() {
-    JsonNode floatsItem = embed("{\"model\":\"all-minilm-l6-v2\",\"input\":\"hello\"}").json().get("data").get(0);
-    JsonNode base64Item = embed("{\"model\":\"all-minilm-l6-v2\",\"input\":\"hello\",\"encoding_format\":\"base64\"}")
-        .json().get("data").get(0);
-    ByteBuffer bytes = ByteBuffer.wrap(Base64.getDecoder().decode(base64Item.get("embedding").asText()))
+    JsonNode floatsItem = embed("{\"model\":\"all-minilm-l6-v2\",\"input\":\"hello\"}")
+        .json()
+        .get("data")
+        .get(0);
+    JsonNode base64Item = embed(
+            "{\"model\":\"all-minilm-l6-v2\",\"input\":\"hello\",\"encoding_format\":\"base64\"}")
+        .json()
+        .get("data")
+        .get(0);
+    ByteBuffer bytes = ByteBuffer.wrap(
+            Base64.getDecoder().decode(base64Item.get("embedding").asText()))
         .order(ByteOrder.LITTLE_ENDIAN);
     float[] decoded = new float[bytes.remaining() / 4];
     bytes.asFloatBuffer().get(decoded);
-    assertThat(decoded).containsExactly(floats(floatsItem.get("embedding")), org.assertj.core.data.Offset.offset(1e-6f));
+    assertThat(decoded)
+        .containsExactly(
+            floats(floatsItem.get("embedding")), org.assertj.core.data.Offset.offset(1e-6f));
   }
 
   @Test
   void badEmbeddingRequestsAre400sAndTokensCannotUseTheExtendedSurface() {
-    for (String json : List.of("{\"input\":\"x\"}", "{\"model\":\"all-minilm-l6-v2\"}",
-        "{\"model\":\"all-minilm-l6-v2\",\"input\":[]}", "{\"model\":\"all-minilm-l6-v2\",\"input\":\"\"}",
-        "{\"model\":\"all-minilm-l6-v2\",\"input\":[1,2,3]}", "{\"model\":\"all-minilm-l6-v2\",\"input\":5}",
+    for (String json : List.of(
+        "{\"input\":\"x\"}",
+        "{\"model\":\"all-minilm-l6-v2\"}",
+        "{\"model\":\"all-minilm-l6-v2\",\"input\":[]}",
+        "{\"model\":\"all-minilm-l6-v2\",\"input\":\"\"}",
+        "{\"model\":\"all-minilm-l6-v2\",\"input\":[1,2,3]}",
+        "{\"model\":\"all-minilm-l6-v2\",\"input\":5}",
         "{\"model\":\"all-minilm-l6-v2\",\"input\":\"x\",\"encoding_format\":\"int8\"}",
         "{\"model\":\"all-minilm-l6-v2\",\"input\":\"x\",\"dimensions\":128}",
         "{\"model\":\"all-minilm-l6-v2\",\"input\":\"x\",\"extra\":1}")) {
       Http.Response response = embed(json);
       assertThat(response.status()).as(json + " -> " + response.text()).isEqualTo(400);
-      assertThat(response.json().get("error").get("type").asText()).isEqualTo("invalid_request_error");
+      assertThat(response.json().get("error").get("type").asText())
+          .isEqualTo("invalid_request_error");
     }
-    assertThat(embed("{\"model\":\"text-embedding-3-small\",\"input\":\"x\"}").status()).isEqualTo(404);
-    Http.Response token = gateway.server.http.post("/v1/embeddings").bearer(gateway.token)
-        .json("{\"model\":\"all-minilm-l6-v2\",\"input\":\"x\"}").send();
+    assertThat(embed("{\"model\":\"text-embedding-3-small\",\"input\":\"x\"}").status())
+        .isEqualTo(404);
+    Http.Response token = gateway
+        .server
+        .http
+        .post("/v1/embeddings")
+        .bearer(gateway.token)
+        .json("{\"model\":\"all-minilm-l6-v2\",\"input\":\"x\"}")
+        .send();
     assertThat(token.status()).isEqualTo(403);
   }
 
   @Test
   void aTokenSeesTheOneAdvertisedModelAndAKeySeesEveryModelWithItsParameters() {
-    Http.Response forToken = gateway.server.http.get("/v1/models").bearer(gateway.token).send();
+    Http.Response forToken =
+        gateway.server.http.get("/v1/models").bearer(gateway.token).send();
     assertThat(forToken.status()).isEqualTo(200);
     assertThat(forToken.json().get("object").asText()).isEqualTo("list");
     assertThat(forToken.json().get("data")).hasSize(1);
@@ -91,7 +123,8 @@ class EmbeddingAndModelTest {
     assertThat(model.get("context_length").asInt()).isEqualTo(8192);
     assertThat(model.has("parameters")).isFalse();
 
-    Http.Response forKey = gateway.server.http.get("/v1/models").bearer(gateway.key).send();
+    Http.Response forKey =
+        gateway.server.http.get("/v1/models").bearer(gateway.key).send();
     List<String> ids = new ArrayList<>();
     forKey.json().get("data").forEach(m -> {
       ids.add(m.get("id").asText());
@@ -99,14 +132,33 @@ class EmbeddingAndModelTest {
     });
     assertThat(ids).containsExactlyInAnyOrder(GatewayFixture.MODEL, "all-minilm-l6-v2");
 
-    Http.Response one = gateway.server.http.get("/v1/models/all-minilm-l6-v2").bearer(gateway.key).send();
+    Http.Response one = gateway
+        .server
+        .http
+        .get("/v1/models/all-minilm-l6-v2")
+        .bearer(gateway.key)
+        .send();
     assertThat(one.json().get("parameters").asText()).isEqualTo("22M");
-    assertThat(gateway.server.http.get("/v1/models/all-minilm-l6-v2").bearer(gateway.token).send().status())
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/models/all-minilm-l6-v2")
+            .bearer(gateway.token)
+            .send()
+            .status())
         .isEqualTo(404);
-    assertThat(gateway.server.http.get("/v1/models/nope").bearer(gateway.key).send().status()).isEqualTo(404);
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/models/nope")
+            .bearer(gateway.key)
+            .send()
+            .status())
+        .isEqualTo(404);
     assertThat(gateway.server.http.get("/v1/models").send().status()).isEqualTo(401);
     String memoryToken = gateway.server.token(gateway.orgId, null, "memory:read");
-    assertThat(gateway.server.http.get("/v1/models").bearer(memoryToken).send().status()).isEqualTo(403);
+    assertThat(gateway.server.http.get("/v1/models").bearer(memoryToken).send().status())
+        .isEqualTo(403);
   }
 
   private static float[] floats(JsonNode array) {

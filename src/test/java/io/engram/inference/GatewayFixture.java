@@ -42,8 +42,8 @@ final class GatewayFixture implements AutoCloseable, AfterAllCallback, AfterEach
     env.forEach(builder::env);
     this.server = builder.start();
     this.orgId = server.createOrganization(plan);
-    this.token = server.token(orgId, null, "inference:chat", "memory:read", "memory:write",
-        "memory:control");
+    this.token = server.token(
+        orgId, null, "inference:chat", "memory:read", "memory:write", "memory:control");
     this.key = server.apiKey(orgId, 1000, "inference");
   }
 
@@ -56,14 +56,19 @@ final class GatewayFixture implements AutoCloseable, AfterAllCallback, AfterEach
   }
 
   static String body(String content, String extra) {
-    return "{\"model\":\"" + MODEL + "\",\"messages\":[{\"role\":\"user\",\"content\":" + Json.write(content) + "}]"
-        + (extra.isEmpty() ? "" : "," + extra) + "}";
+    return "{\"model\":\"" + MODEL + "\",\"messages\":[{\"role\":\"user\",\"content\":"
+        + Json.write(content) + "}]" + (extra.isEmpty() ? "" : "," + extra) + "}";
   }
 
   /** Encodes a memory (organization-wide, or in an agent) and returns its id. */
   String remember(String text, String agent) {
     String path = agent == null ? "/v1/memory" : "/v1/memory/agents/" + agent;
-    Http.Response response = server.http.post(path).bearer(token).json(Json.write(Map.of("text", text))).send();
+    Http.Response response = server
+        .http
+        .post(path)
+        .bearer(token)
+        .json(Json.write(Map.of("text", text)))
+        .send();
     assertThat(response.status()).as(response.text()).isEqualTo(201);
     return response.json().get("id").asText();
   }
@@ -80,7 +85,10 @@ final class GatewayFixture implements AutoCloseable, AfterAllCallback, AfterEach
   }
 
   static List<JsonNode> chunks(String body) {
-    return events(body).stream().filter(d -> !d.equals("[DONE]")).map(d -> Json.read(d, JsonNode.class)).toList();
+    return events(body).stream()
+        .filter(d -> !d.equals("[DONE]"))
+        .map(d -> Json.read(d, JsonNode.class))
+        .toList();
   }
 
   @Override

@@ -16,74 +16,101 @@ class InferenceLimitsTest {
 
   @Test
   void concurrentRequestsBeyondTheLimitGet429AndASlotFreesWhenOneFinishes() throws Exception {
-    try (GatewayFixture gateway = new GatewayFixture("seed", Map.of("MAX_CONCURRENT_REQUESTS", "2"))) {
+    try (GatewayFixture gateway =
+        new GatewayFixture("seed", Map.of("MAX_CONCURRENT_REQUESTS", "2"))) {
       gateway.upstream.script(FakeUpstream.Script.NORMAL.interval(300));
       List<CompletableFuture<Http.Response>> running = List.of(
-          CompletableFuture.supplyAsync(() -> gateway.chat(gateway.token, GatewayFixture.body("a", "\"stream\":true"))
+          CompletableFuture.supplyAsync(() -> gateway
+              .chat(gateway.token, GatewayFixture.body("a", "\"stream\":true"))
               .send()),
-          CompletableFuture.supplyAsync(() -> gateway.chat(gateway.token, GatewayFixture.body("b", "")).send()));
+          CompletableFuture.supplyAsync(
+              () -> gateway.chat(gateway.token, GatewayFixture.body("b", "")).send()));
       StreamingTest.awaitUntil(() -> gateway.upstream.inFlight() == 2);
-      Http.Response third = gateway.chat(gateway.key, GatewayFixture.body("c", "")).send();
+      Http.Response third =
+          gateway.chat(gateway.key, GatewayFixture.body("c", "")).send();
       assertThat(third.status()).isEqualTo(429);
       assertThat(third.json().get("error").get("type").asText()).isEqualTo("rate_limit_error");
-      assertThat(third.json().get("error").get("code").asText()).isEqualTo("concurrency_limit_exceeded");
+      assertThat(third.json().get("error").get("code").asText())
+          .isEqualTo("concurrency_limit_exceeded");
       assertThat(third.json().get("error").get("retry_after").asInt()).isEqualTo(1);
       assertThat(third.header("Retry-After")).isEqualTo("1");
       running.forEach(f -> assertThat(f.join().status()).isEqualTo(200));
       gateway.upstream.script(FakeUpstream.Script.NORMAL);
-      assertThat(gateway.chat(gateway.key, GatewayFixture.body("d", "")).send().status()).isEqualTo(200);
+      assertThat(gateway.chat(gateway.key, GatewayFixture.body("d", "")).send().status())
+          .isEqualTo(200);
     }
   }
 
   @Test
   void theHourlyTokenBudgetCountsRealUsageAndRenewsWithTheHour() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
-      Http.Response small = gateway.chat(gateway.token, GatewayFixture.body("Hello there", "\"memory\":false")).send();
+      Http.Response small = gateway
+          .chat(gateway.token, GatewayFixture.body("Hello there", "\"memory\":false"))
+          .send();
       assertThat(small.status()).isEqualTo(200);
       assertThat(small.header("x-ratelimit-limit-tokens")).isEqualTo("5000");
       assertThat(small.header("x-ratelimit-remaining-tokens")).isEqualTo("5000");
 
       String big = "word ".repeat(4_990);
-      Http.Response large = gateway.chat(gateway.token, GatewayFixture.body(big, "\"memory\":false")).send();
+      Http.Response large = gateway
+          .chat(gateway.token, GatewayFixture.body(big, "\"memory\":false"))
+          .send();
       assertThat(large.status()).as(large.text()).isEqualTo(200);
       int used = small.json().get("usage").get("total_tokens").asInt()
           + large.json().get("usage").get("total_tokens").asInt();
       assertThat(used).isGreaterThan(5_000);
 
-      Http.Response refused = gateway.chat(gateway.token, GatewayFixture.body("One more", "")).send();
+      Http.Response refused =
+          gateway.chat(gateway.token, GatewayFixture.body("One more", "")).send();
       assertThat(refused.status()).isEqualTo(429);
       JsonNode error = refused.json().get("error");
       assertThat(error.get("code").asText()).isEqualTo("tokens_per_hour_exceeded");
-      assertThat(error.get("retry_after").asLong()).isEqualTo(3_600); // the test clock stands at 10:00:00
+      assertThat(error.get("retry_after").asLong())
+          .isEqualTo(3_600); // the test clock stands at 10:00:00
       assertThat(gateway.upstream.lastRequest().toString()).doesNotContain("One more");
 
       gateway.server.engram.inference().flushUsage();
-      Http.Response usage = gateway.server.asOperator(gateway.server.http.get("/v1/organizations/" + gateway.orgId
-          + "/usage"));
+      Http.Response usage = gateway.server.asOperator(
+          gateway.server.http.get("/v1/organizations/" + gateway.orgId + "/usage"));
       assertThat(usage.status()).as(usage.text()).isEqualTo(200);
       assertThat(usage.json().get("totals").get("total_tokens").asInt()).isEqualTo(used);
       assertThat(usage.json().get("totals").get("requests").asInt()).isEqualTo(2);
-      assertThat(usage.json().get("current_hour").get("tokens_remaining").asInt()).isZero();
+      assertThat(usage.json().get("current_hour").get("tokens_remaining").asInt())
+          .isZero();
       JsonNode row = usage.json().get("data").get(0);
       assertThat(row.get("model").asText()).isEqualTo(GatewayFixture.MODEL);
-      assertThat(row.get("hour_start").asLong()).isEqualTo(gateway.server.clock.instant().getEpochSecond());
+      assertThat(row.get("hour_start").asLong())
+          .isEqualTo(gateway.server.clock.instant().getEpochSecond());
 
       gateway.server.clock.advance(Duration.ofHours(1));
-      assertThat(gateway.chat(gateway.token, GatewayFixture.body("New hour", "")).send().status()).isEqualTo(200);
+      assertThat(gateway
+              .chat(gateway.token, GatewayFixture.body("New hour", ""))
+              .send()
+              .status())
+          .isEqualTo(200);
     }
   }
 
   @Test
   void usageIsWrittenToTheDatabaseInHourlyRows() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
-      Http.Response large = gateway.chat(gateway.token, GatewayFixture.body("word ".repeat(5_000), "\"memory\":false"))
+      Http.Response large = gateway
+          .chat(gateway.token, GatewayFixture.body("word ".repeat(5_000), "\"memory\":false"))
           .send();
       assertThat(large.status()).isEqualTo(200);
       gateway.server.engram.inference().flushUsage();
-      // Straight from the table: an empty ledger plus a written row is the same answer as a pending one.
-      long rows = gateway.server.engram.services().database().read(handle -> handle.createQuery(
-          "SELECT COUNT(*) FROM inference_usage WHERE org_id = :org").bind("org", gateway.orgId)
-          .mapTo(Long.class).one());
+      // Straight from the table: an empty ledger plus a written row is the same answer as a pending
+      // one.
+      long rows = gateway
+          .server
+          .engram
+          .services()
+          .database()
+          .read(handle -> handle
+              .createQuery("SELECT COUNT(*) FROM inference_usage WHERE org_id = :org")
+              .bind("org", gateway.orgId)
+              .mapTo(Long.class)
+              .one());
       assertThat(rows).isEqualTo(1);
     }
   }
@@ -98,12 +125,14 @@ class InferenceLimitsTest {
       assertThat(first.header("x-ratelimit-limit-requests")).isEqualTo("2");
       assertThat(first.header("x-ratelimit-remaining-requests")).isEqualTo("1");
       assertThat(first.header("x-ratelimit-reset-requests")).endsWith("s");
-      assertThat(gateway.chat(key, GatewayFixture.body("2", "")).send().status()).isEqualTo(200);
+      assertThat(gateway.chat(key, GatewayFixture.body("2", "")).send().status())
+          .isEqualTo(200);
       Http.Response third = gateway.chat(key, GatewayFixture.body("3", "")).send();
       assertThat(third.status()).isEqualTo(429);
       assertThat(third.json().get("error").get("retry_after").asLong()).isPositive();
       // Another key of the same organization has its own budget.
-      assertThat(gateway.chat(gateway.key, GatewayFixture.body("4", "")).send().status()).isEqualTo(200);
+      assertThat(gateway.chat(gateway.key, GatewayFixture.body("4", "")).send().status())
+          .isEqualTo(200);
     }
   }
 
@@ -113,20 +142,51 @@ class InferenceLimitsTest {
       String path = "/v1/organizations/" + gateway.orgId + "/usage";
       String admin = gateway.server.apiKey(gateway.orgId, 100, "admin");
       assertThat(gateway.server.http.get(path).bearer(admin).send().status()).isEqualTo(200);
-      assertThat(gateway.server.http.get(path).bearer(gateway.key).send().status()).isEqualTo(403);
-      assertThat(gateway.server.http.get(path).bearer(gateway.token).send().status()).isEqualTo(403);
+      assertThat(gateway.server.http.get(path).bearer(gateway.key).send().status())
+          .isEqualTo(403);
+      assertThat(gateway.server.http.get(path).bearer(gateway.token).send().status())
+          .isEqualTo(403);
       String other = gateway.server.createOrganization("seed");
       String otherAdmin = gateway.server.apiKey(other, 100, "admin");
-      assertThat(gateway.server.http.get(path).bearer(otherAdmin).send().status()).isEqualTo(404);
-      assertThat(gateway.server.asOperator(gateway.server.http.get("/v1/organizations/org_nope/usage")).status())
+      assertThat(gateway.server.http.get(path).bearer(otherAdmin).send().status())
           .isEqualTo(404);
-      assertThat(gateway.server.http.get(path + "?start=2030-01-02T00:00:00Z&end=2030-01-01T00:00:00Z").bearer(admin)
-          .send().status()).isEqualTo(400);
-      assertThat(gateway.server.http.get(path + "?start=yesterday").bearer(admin).send().status()).isEqualTo(400);
-      assertThat(gateway.server.http.get(path + "?end=%2B999999999-12-31T00:00:00Z").bearer(admin).send().status())
+      assertThat(gateway
+              .server
+              .asOperator(gateway.server.http.get("/v1/organizations/org_nope/usage"))
+              .status())
+          .isEqualTo(404);
+      assertThat(gateway
+              .server
+              .http
+              .get(path + "?start=2030-01-02T00:00:00Z&end=2030-01-01T00:00:00Z")
+              .bearer(admin)
+              .send()
+              .status())
           .isEqualTo(400);
-      assertThat(gateway.server.http.get(path + "?start=1900-01-01T00:00:00Z&end=1900-01-02T00:00:00Z")
-          .bearer(admin).send().status()).isEqualTo(400);
+      assertThat(gateway
+              .server
+              .http
+              .get(path + "?start=yesterday")
+              .bearer(admin)
+              .send()
+              .status())
+          .isEqualTo(400);
+      assertThat(gateway
+              .server
+              .http
+              .get(path + "?end=%2B999999999-12-31T00:00:00Z")
+              .bearer(admin)
+              .send()
+              .status())
+          .isEqualTo(400);
+      assertThat(gateway
+              .server
+              .http
+              .get(path + "?start=1900-01-01T00:00:00Z&end=1900-01-02T00:00:00Z")
+              .bearer(admin)
+              .send()
+              .status())
+          .isEqualTo(400);
     }
   }
 }

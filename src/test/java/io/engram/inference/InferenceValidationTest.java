@@ -53,9 +53,11 @@ class InferenceValidationTest {
       """)
   void refusesWithAClearInvalidRequestError(String name, String json, String param) {
     int before = gateway.upstream.requests().size();
-    Http.Response response = gateway.chat(gateway.token, json.replace("MESSAGES", MESSAGES)).send();
+    Http.Response response =
+        gateway.chat(gateway.token, json.replace("MESSAGES", MESSAGES)).send();
     assertThat(response.status()).as(response.text()).isEqualTo(400);
-    assertThat(response.json().get("error").get("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(response.json().get("error").get("type").asText())
+        .isEqualTo("invalid_request_error");
     assertThat(response.json().get("error").get("param").asText()).isEqualTo(param);
     assertThat(response.json().get("error").get("message").asText()).isNotBlank();
     assertThat(gateway.upstream.requests()).hasSize(before);
@@ -75,19 +77,30 @@ class InferenceValidationTest {
       temperature         | {"model":"engram-chat","prompt":"a","temperature":-1}     | temperature
       """)
   void completionsRefuseWithAClearInvalidRequestError(String name, String json, String param) {
-    Http.Response response = gateway.server.http.post("/v1/completions").bearer(gateway.key).json(json).send();
+    Http.Response response = gateway
+        .server
+        .http
+        .post("/v1/completions")
+        .bearer(gateway.key)
+        .json(json)
+        .send();
     assertThat(response.status()).as(response.text()).isEqualTo(400);
-    assertThat(response.json().get("error").get("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(response.json().get("error").get("type").asText())
+        .isEqualTo("invalid_request_error");
     assertThat(response.json().get("error").get("param").asText()).isEqualTo(param);
   }
 
   @Test
   void acceptsWhatOpenAiClientsSendAtTheirDefaults() {
-    Http.Response ok = gateway.chat(gateway.token, "{\"model\":\"engram-chat\",\"n\":1,\"logprobs\":false,"
-        + "\"store\":false,\"logit_bias\":{},\"response_format\":{\"type\":\"text\"},\"user\":\"someone\","
-        + "\"seed\":42,\"max_completion_tokens\":100,\"stream\":false,\"memory\":false,"
-        + "\"messages\":[{\"role\":\"developer\",\"content\":\"Be brief\"},{\"role\":\"user\",\"content\":"
-        + "[{\"type\":\"text\",\"text\":\"Hi \"},{\"type\":\"text\",\"text\":\"there\"}],\"name\":\"ann\"}]}").send();
+    Http.Response ok = gateway
+        .chat(
+            gateway.token,
+            "{\"model\":\"engram-chat\",\"n\":1,\"logprobs\":false,"
+                + "\"store\":false,\"logit_bias\":{},\"response_format\":{\"type\":\"text\"},\"user\":\"someone\","
+                + "\"seed\":42,\"max_completion_tokens\":100,\"stream\":false,\"memory\":false,"
+                + "\"messages\":[{\"role\":\"developer\",\"content\":\"Be brief\"},{\"role\":\"user\",\"content\":"
+                + "[{\"type\":\"text\",\"text\":\"Hi \"},{\"type\":\"text\",\"text\":\"there\"}],\"name\":\"ann\"}]}")
+        .send();
     assertThat(ok.status()).as(ok.text()).isEqualTo(200);
     var sent = gateway.upstream.lastRequest();
     assertThat(sent.get("messages").get(0).get("role").asText()).isEqualTo("system");
@@ -103,7 +116,8 @@ class InferenceValidationTest {
 
   @Test
   void anUnknownModelIsA404InOpenAisWords() {
-    Http.Response response = gateway.chat(gateway.token, "{\"model\":\"gpt-9\"," + MESSAGES + "}").send();
+    Http.Response response =
+        gateway.chat(gateway.token, "{\"model\":\"gpt-9\"," + MESSAGES + "}").send();
     assertThat(response.status()).isEqualTo(404);
     assertThat(response.json().get("error").get("code").asText()).isEqualTo("model_not_found");
     assertThat(response.json().get("error").get("param").asText()).isEqualTo("model");
@@ -112,41 +126,71 @@ class InferenceValidationTest {
   @Test
   void malformedBodiesAndMemoryHeadersAre400s() {
     assertThat(gateway.chat(gateway.token, "{\"model\":").send().status()).isEqualTo(400);
-    assertThat(gateway.server.http.post("/v1/chat/completions").bearer(gateway.token).body("text/plain", "hi")
-        .send().status()).isEqualTo(415);
-    Http.Response header = gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).header("X-Engram-Memory",
-        "maybe").send();
+    assertThat(gateway
+            .server
+            .http
+            .post("/v1/chat/completions")
+            .bearer(gateway.token)
+            .body("text/plain", "hi")
+            .send()
+            .status())
+        .isEqualTo(415);
+    Http.Response header = gateway
+        .chat(gateway.token, GatewayFixture.body("Hi", ""))
+        .header("X-Engram-Memory", "maybe")
+        .send();
     assertThat(header.status()).isEqualTo(400);
     assertThat(header.json().get("error").get("param").asText()).isEqualTo("X-Engram-Memory");
-    Http.Response agent = gateway.server.http.post("/v1/agents/Not%20A%20Slug/chat/completions")
-        .bearer(gateway.token).json(GatewayFixture.body("Hi", "")).send();
+    Http.Response agent = gateway
+        .server
+        .http
+        .post("/v1/agents/Not%20A%20Slug/chat/completions")
+        .bearer(gateway.token)
+        .json(GatewayFixture.body("Hi", ""))
+        .send();
     assertThat(agent.status()).isEqualTo(400);
   }
 
   @Test
   void credentialsNeedInferenceChatOrTheInferencePermission() {
-    Http.Response none = gateway.server.http.post("/v1/chat/completions").json(GatewayFixture.body("Hi", "")).send();
+    Http.Response none = gateway
+        .server
+        .http
+        .post("/v1/chat/completions")
+        .json(GatewayFixture.body("Hi", ""))
+        .send();
     assertThat(none.status()).isEqualTo(401);
     assertThat(none.json().get("error").get("type").asText()).isEqualTo("authentication_error");
-    Http.Response bad = gateway.chat("engk_not-a-real-key-at-all-000000000000", GatewayFixture.body("Hi", "")).send();
+    Http.Response bad = gateway
+        .chat("engk_not-a-real-key-at-all-000000000000", GatewayFixture.body("Hi", ""))
+        .send();
     assertThat(bad.status()).isEqualTo(401);
     assertThat(bad.json().get("error").get("code").asText()).isEqualTo("invalid_api_key");
 
     String memoryOnly = gateway.server.token(gateway.orgId, null, "memory:read");
-    Http.Response noScope = gateway.chat(memoryOnly, GatewayFixture.body("Hi", "")).send();
+    Http.Response noScope =
+        gateway.chat(memoryOnly, GatewayFixture.body("Hi", "")).send();
     assertThat(noScope.status()).isEqualTo(403);
     assertThat(noScope.json().get("error").get("type").asText()).isEqualTo("authorization_error");
 
     String modelsKey = gateway.server.apiKey(gateway.orgId, 100, "models");
-    assertThat(gateway.chat(modelsKey, GatewayFixture.body("Hi", "")).send().status()).isEqualTo(403);
+    assertThat(gateway.chat(modelsKey, GatewayFixture.body("Hi", "")).send().status())
+        .isEqualTo(403);
     String adminKey = gateway.server.apiKey(gateway.orgId, 100, "admin");
-    assertThat(gateway.chat(adminKey, GatewayFixture.body("Hi", "")).send().status()).isEqualTo(200);
-    Http.Response operator = gateway.chat(io.engram.support.TestServer.ADMIN_KEY, GatewayFixture.body("Hi", ""))
+    assertThat(gateway.chat(adminKey, GatewayFixture.body("Hi", "")).send().status())
+        .isEqualTo(200);
+    Http.Response operator = gateway
+        .chat(io.engram.support.TestServer.ADMIN_KEY, GatewayFixture.body("Hi", ""))
         .send();
     assertThat(operator.status()).isEqualTo(403);
     // Text completions and embeddings are the extended surface: API keys only.
-    Http.Response tokenCompletion = gateway.server.http.post("/v1/completions").bearer(gateway.token)
-        .json("{\"model\":\"engram-chat\",\"prompt\":\"x\"}").send();
+    Http.Response tokenCompletion = gateway
+        .server
+        .http
+        .post("/v1/completions")
+        .bearer(gateway.token)
+        .json("{\"model\":\"engram-chat\",\"prompt\":\"x\"}")
+        .send();
     assertThat(tokenCompletion.status()).isEqualTo(403);
   }
 }

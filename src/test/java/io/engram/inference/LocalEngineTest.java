@@ -33,8 +33,11 @@ class LocalEngineTest {
   static void start() throws IOException {
     Path models = Files.createTempDirectory("engram-models");
     TinyModel.write(models, 7);
-    server = TestServer.builder().env("MODEL_CACHE_DIR", models.toString())
-        .env("DEFAULT_MODEL", TinyModel.ID).env("WORKER_PROCESSES", "1").start();
+    server = TestServer.builder()
+        .env("MODEL_CACHE_DIR", models.toString())
+        .env("DEFAULT_MODEL", TinyModel.ID)
+        .env("WORKER_PROCESSES", "1")
+        .start();
     orgId = server.createOrganization("seed");
     token = server.token(orgId, null, "inference:chat", "memory:write");
     key = server.apiKey(orgId, 1000, "inference");
@@ -46,8 +49,8 @@ class LocalEngineTest {
   }
 
   private static String chat(String content, String extra) {
-    return "{\"model\":\"" + TinyModel.ID + "\",\"messages\":[{\"role\":\"user\",\"content\":\"" + content + "\"}]"
-        + (extra.isEmpty() ? "" : "," + extra) + "}";
+    return "{\"model\":\"" + TinyModel.ID + "\",\"messages\":[{\"role\":\"user\",\"content\":\""
+        + content + "\"}]" + (extra.isEmpty() ? "" : "," + extra) + "}";
   }
 
   private static Http.Response send(String json) {
@@ -72,7 +75,8 @@ class LocalEngineTest {
 
   @Test
   void generatesWithTheChatTemplateAndCountsExactTokens() {
-    Http.Response response = send(chat("Hello there", "\"max_tokens\":12,\"temperature\":0.8,\"memory\":false"));
+    Http.Response response =
+        send(chat("Hello there", "\"max_tokens\":12,\"temperature\":0.8,\"memory\":false"));
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     JsonNode reply = response.json();
     assertThat(reply.get("model").asText()).isEqualTo(TinyModel.ID);
@@ -88,52 +92,94 @@ class LocalEngineTest {
 
   @Test
   void aSeedMakesTheOutputRepeatableAndTemperatureZeroIsGreedy() {
-    String seeded = chat("Tell me about the office", "\"max_tokens\":16,\"seed\":99,\"memory\":false");
-    String first = send(seeded).json().get("choices").get(0).get("message").get("content").asText();
-    String second = send(seeded).json().get("choices").get(0).get("message").get("content").asText();
+    String seeded =
+        chat("Tell me about the office", "\"max_tokens\":16,\"seed\":99,\"memory\":false");
+    String first =
+        send(seeded).json().get("choices").get(0).get("message").get("content").asText();
+    String second =
+        send(seeded).json().get("choices").get(0).get("message").get("content").asText();
     assertThat(second).isEqualTo(first);
-    String greedy = chat("Tell me about the office", "\"max_tokens\":16,\"temperature\":0,\"memory\":false");
-    assertThat(send(greedy).json().get("choices").get(0).get("message").get("content").asText())
-        .isEqualTo(send(greedy).json().get("choices").get(0).get("message").get("content").asText());
+    String greedy =
+        chat("Tell me about the office", "\"max_tokens\":16,\"temperature\":0,\"memory\":false");
+    assertThat(send(greedy)
+            .json()
+            .get("choices")
+            .get(0)
+            .get("message")
+            .get("content")
+            .asText())
+        .isEqualTo(send(greedy)
+            .json()
+            .get("choices")
+            .get(0)
+            .get("message")
+            .get("content")
+            .asText());
   }
 
   @Test
   void streamsTokensAsTheyAreProduced() {
-    Http.Response response = send(chat("Stream please", "\"max_tokens\":10,\"stream\":true,"
-        + "\"stream_options\":{\"include_usage\":true},\"memory\":false,\"seed\":3"));
+    Http.Response response = send(chat(
+        "Stream please",
+        "\"max_tokens\":10,\"stream\":true,"
+            + "\"stream_options\":{\"include_usage\":true},\"memory\":false,\"seed\":3"));
     assertThat(response.status()).isEqualTo(200);
     List<JsonNode> chunks = GatewayFixture.chunks(response.text());
     assertThat(GatewayFixture.events(response.text()).getLast()).isEqualTo("[DONE]");
-    assertThat(chunks.getFirst().get("choices").get(0).get("delta").get("role").asText()).isEqualTo("assistant");
+    assertThat(chunks.getFirst().get("choices").get(0).get("delta").get("role").asText())
+        .isEqualTo("assistant");
     JsonNode usage = chunks.getLast().get("usage");
-    List<JsonNode> content = chunks.stream().filter(c -> !c.get("choices").isEmpty()
-        && c.get("choices").get(0).get("delta").has("content")).toList();
-    String text = content.stream().map(c -> c.get("choices").get(0).get("delta").get("content").asText())
+    List<JsonNode> content = chunks.stream()
+        .filter(c ->
+            !c.get("choices").isEmpty() && c.get("choices").get(0).get("delta").has("content"))
+        .toList();
+    String text = content.stream()
+        .map(c -> c.get("choices").get(0).get("delta").get("content").asText())
         .collect(Collectors.joining());
-    assertThat(content.size()).isLessThanOrEqualTo(usage.get("completion_tokens").asInt() + 1);
-    String whole = send(chat("Stream please", "\"max_tokens\":10,\"memory\":false,\"seed\":3")).json()
-        .get("choices").get(0).get("message").get("content").asText();
+    assertThat(content.size())
+        .isLessThanOrEqualTo(usage.get("completion_tokens").asInt() + 1);
+    String whole = send(chat("Stream please", "\"max_tokens\":10,\"memory\":false,\"seed\":3"))
+        .json()
+        .get("choices")
+        .get(0)
+        .get("message")
+        .get("content")
+        .asText();
     assertThat(text).isEqualTo(whole);
   }
 
   @Test
   void memoryGoesIntoTheLocalPromptToo() {
-    Http.Response encoded = server.http.post("/v1/memory").bearer(token)
-        .json("{\"text\":\"The data team meets on Thursday mornings.\"}").send();
+    Http.Response encoded = server
+        .http
+        .post("/v1/memory")
+        .bearer(token)
+        .json("{\"text\":\"The data team meets on Thursday mornings.\"}")
+        .send();
     assertThat(encoded.status()).isEqualTo(201);
     Http.Response with = send(chat("When does the data team meet?", "\"max_tokens\":2"));
-    Http.Response without = send(chat("When does the data team meet?", "\"max_tokens\":2,\"memory\":false"));
-    assertThat(with.header("X-Engram-Memory-Ids")).contains(encoded.json().get("id").asText());
+    Http.Response without =
+        send(chat("When does the data team meet?", "\"max_tokens\":2,\"memory\":false"));
+    assertThat(with.header("X-Engram-Memory-Ids"))
+        .contains(encoded.json().get("id").asText());
     assertThat(with.json().get("usage").get("prompt_tokens").asInt())
         .isGreaterThan(without.json().get("usage").get("prompt_tokens").asInt() + 10);
   }
 
   @Test
   void concurrencyIsBoundedAndRequestsQueueRatherThanFail() {
-    List<CompletableFuture<Http.Response>> calls = List.of(1, 2, 3).stream().map(i -> CompletableFuture.supplyAsync(
-        () -> send(chat("Request " + i, "\"max_tokens\":200,\"memory\":false,\"stop\":[\"</never>\"]")))).toList();
+    List<CompletableFuture<Http.Response>> calls = List.of(1, 2, 3).stream()
+        .map(i -> CompletableFuture.supplyAsync(() -> send(
+            chat("Request " + i, "\"max_tokens\":200,\"memory\":false,\"stop\":[\"</never>\"]"))))
+        .toList();
     calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
-    LocalEngine engine = (LocalEngine) server.engram.inference().gateway().catalog().find(TinyModel.ID).orElseThrow()
+    LocalEngine engine = (LocalEngine) server
+        .engram
+        .inference()
+        .gateway()
+        .catalog()
+        .find(TinyModel.ID)
+        .orElseThrow()
         .engine();
     assertThat(engine.peakRunning()).as("WORKER_PROCESSES=1").isEqualTo(1);
   }
@@ -141,26 +187,38 @@ class LocalEngineTest {
   @Test
   void aClientThatLeavesStopsTheGeneration() throws Exception {
     HttpClient client = HttpClient.newHttpClient();
-    HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + server.engram.port() + "/v1/chat/completions"))
-        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(chat("Go on", "\"max_tokens\":1900,\"stream\":true,"
-            + "\"memory\":false,\"stop\":[\"</never>\"]"))).build(),
+    HttpResponse<InputStream> response = client.send(
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.engram.port() + "/v1/chat/completions"))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(chat(
+                "Go on",
+                "\"max_tokens\":1900,\"stream\":true,"
+                    + "\"memory\":false,\"stop\":[\"</never>\"]")))
+            .build(),
         HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream body = response.body()) {
       assertThat(new String(body.readNBytes(200))).startsWith("data: ");
     }
     client.close();
-    StreamingTest.awaitUntil(() -> server.engram.inference().gateway().limits().inFlight(orgId) == 0);
+    StreamingTest.awaitUntil(
+        () -> server.engram.inference().gateway().limits().inFlight(orgId) == 0);
     // It ended because the client left, not because it ran to its 1,900 tokens.
     assertThat(server.asOperator(server.http.get("/metrics")).text())
-        .contains("engram_inference_generation_seconds_count{model=\"" + TinyModel.ID + "\",outcome=\"client_gone\"}");
+        .contains("engram_inference_generation_seconds_count{model=\"" + TinyModel.ID
+            + "\",outcome=\"client_gone\"}");
   }
 
   @Test
   void textCompletionsUseTheRawPrompt() {
-    Http.Response response = server.http.post("/v1/completions").bearer(key)
-        .json("{\"model\":\"" + TinyModel.ID + "\",\"prompt\":\"Once upon a time\",\"max_tokens\":5}").send();
+    Http.Response response = server
+        .http
+        .post("/v1/completions")
+        .bearer(key)
+        .json(
+            "{\"model\":\"" + TinyModel.ID + "\",\"prompt\":\"Once upon a time\",\"max_tokens\":5}")
+        .send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     assertThat(response.json().get("usage").get("prompt_tokens").asInt()).isBetween(3, 20);
   }

@@ -42,8 +42,11 @@ class ModelUploadTest {
     tiny.put("config", Files.readAllBytes(source.resolve("config.json")));
     tiny.put("tokenizer", Files.readAllBytes(source.resolve("tokenizer.json")));
     tiny.put("tokenizer_config", Files.readAllBytes(source.resolve("tokenizer_config.json")));
-    server = TestServer.builder().env("MODEL_CACHE_DIR", models.toString()).env("WORKER_PROCESSES", "1")
-        .env("MAX_MODEL_SIZE_GB", "1").start();
+    server = TestServer.builder()
+        .env("MODEL_CACHE_DIR", models.toString())
+        .env("WORKER_PROCESSES", "1")
+        .env("MAX_MODEL_SIZE_GB", "1")
+        .start();
     orgId = server.createOrganization("seed");
     modelsKey = server.apiKey(orgId, 1000, "models", "inference");
     otherOrgKey = server.apiKey(server.createOrganization("seed"), 1000, "admin");
@@ -55,18 +58,30 @@ class ModelUploadTest {
   }
 
   private static MultipartForm form(String modelId, String modelType) {
-    MultipartForm form = new MultipartForm().field("model_id", modelId).field("model_type", modelType);
+    MultipartForm form =
+        new MultipartForm().field("model_id", modelId).field("model_type", modelType);
     tiny.forEach((part, bytes) -> form.file(part, part + ".bin", bytes));
     return form;
   }
 
   private static Http.Response upload(String key, MultipartForm form) {
-    return server.http.post("/v1/models").bearer(key).bytes(form.contentType(), form.bytes()).send();
+    return server
+        .http
+        .post("/v1/models")
+        .bearer(key)
+        .bytes(form.contentType(), form.bytes())
+        .send();
   }
 
   private static Http.Response chat(String key, String model) {
-    return server.http.post("/v1/chat/completions").bearer(key).json("{\"model\":\"" + model
-        + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}],\"max_tokens\":4,\"memory\":false}").send();
+    return server
+        .http
+        .post("/v1/chat/completions")
+        .bearer(key)
+        .json(
+            "{\"model\":\"" + model
+                + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}],\"max_tokens\":4,\"memory\":false}")
+        .send();
   }
 
   @Test
@@ -77,20 +92,35 @@ class ModelUploadTest {
     assertThat(created.json().get("owned_by").asText()).isEqualTo(orgId);
     assertThat(created.json().get("context_length").asInt()).isEqualTo(2048);
     assertThat(created.json().get("parameters").asText()).endsWith("K");
-    assertThat(models.resolve(".uploads").resolve(orgId).resolve("team-tiny").resolve("model.safetensors"))
+    assertThat(models
+            .resolve(".uploads")
+            .resolve(orgId)
+            .resolve("team-tiny")
+            .resolve("model.safetensors"))
         .exists();
 
-    JsonNode listed = server.http.get("/v1/models").bearer(modelsKey).send().json().get("data");
+    JsonNode listed =
+        server.http.get("/v1/models").bearer(modelsKey).send().json().get("data");
     assertThat(listed.findValuesAsText("id")).contains("team-tiny");
-    assertThat(server.http.get("/v1/models/team-tiny").bearer(modelsKey).send().status()).isEqualTo(200);
+    assertThat(server.http.get("/v1/models/team-tiny").bearer(modelsKey).send().status())
+        .isEqualTo(200);
     Http.Response reply = chat(modelsKey, "team-tiny");
     assertThat(reply.status()).as(reply.text()).isEqualTo(200);
     assertThat(reply.json().get("usage").get("completion_tokens").asInt()).isBetween(1, 4);
 
     // Another organization neither sees nor uses it, and may use the same id for its own.
-    assertThat(server.http.get("/v1/models/team-tiny").bearer(otherOrgKey).send().status()).isEqualTo(404);
-    assertThat(server.http.get("/v1/models").bearer(otherOrgKey).send().json().get("data")
-        .findValuesAsText("id")).doesNotContain("team-tiny");
+    assertThat(
+            server.http.get("/v1/models/team-tiny").bearer(otherOrgKey).send().status())
+        .isEqualTo(404);
+    assertThat(server
+            .http
+            .get("/v1/models")
+            .bearer(otherOrgKey)
+            .send()
+            .json()
+            .get("data")
+            .findValuesAsText("id"))
+        .doesNotContain("team-tiny");
     Http.Response foreign = chat(otherOrgKey, "team-tiny");
     assertThat(foreign.status()).isEqualTo(404);
     assertThat(foreign.json().get("error").get("code").asText()).isEqualTo("model_not_found");
@@ -104,7 +134,8 @@ class ModelUploadTest {
     Http.Response again = upload(modelsKey, form("taken-tiny", "llama"));
     assertThat(again.status()).isEqualTo(409);
     assertThat(again.json().get("error").get("code").asText()).isEqualTo("model_exists");
-    assertThat(upload(modelsKey, form(EmbeddingRoutes.MODEL_ID, "llama")).status()).isEqualTo(409);
+    assertThat(upload(modelsKey, form(EmbeddingRoutes.MODEL_ID, "llama")).status())
+        .isEqualTo(409);
     assertNoStagingLeft();
   }
 
@@ -117,18 +148,41 @@ class ModelUploadTest {
     String token = server.token(orgId, null, "inference:chat");
     assertThat(upload(token, form("not-allowed", "llama")).status()).isEqualTo(403);
     MultipartForm form = form("not-allowed", "llama");
-    assertThat(server.http.post("/v1/models").bytes(form.contentType(), form.bytes()).send().status())
+    assertThat(server
+            .http
+            .post("/v1/models")
+            .bytes(form.contentType(), form.bytes())
+            .send()
+            .status())
         .isEqualTo(401);
     assertThat(models.resolve(".uploads").resolve(orgId).resolve("not-allowed")).doesNotExist();
   }
 
   @Test
   void badUploadsAreRefusedWithTheirReasonAndLeaveNothingBehind() throws IOException {
-    assertBad(server.http.post("/v1/models").bearer(modelsKey).json("{\"model_id\":\"x\"}").send(), 415, null);
-    assertBad(server.http.post("/v1/models").bearer(modelsKey).bytes("multipart/form-data", new byte[10]).send(),
-        400, null);
-    MultipartForm noTokenizer = new MultipartForm().field("model_id", "bad").field("model_type", "llama")
-        .file("file", "w", tiny.get("file")).file("config", "c", tiny.get("config"));
+    assertBad(
+        server
+            .http
+            .post("/v1/models")
+            .bearer(modelsKey)
+            .json("{\"model_id\":\"x\"}")
+            .send(),
+        415,
+        null);
+    assertBad(
+        server
+            .http
+            .post("/v1/models")
+            .bearer(modelsKey)
+            .bytes("multipart/form-data", new byte[10])
+            .send(),
+        400,
+        null);
+    MultipartForm noTokenizer = new MultipartForm()
+        .field("model_id", "bad")
+        .field("model_type", "llama")
+        .file("file", "w", tiny.get("file"))
+        .file("config", "c", tiny.get("config"));
     assertBad(upload(modelsKey, noTokenizer), 400, "tokenizer");
     assertBad(upload(modelsKey, form("../escape", "llama")), 400, "model_id");
     assertBad(upload(modelsKey, form("", "llama")), 400, "model_id");
@@ -136,39 +190,93 @@ class ModelUploadTest {
     assertBad(upload(modelsKey, form("bad", "bert")), 400, "model_type");
     assertBad(upload(modelsKey, form("bad", "mistral")), 400, "config");
     assertBad(upload(modelsKey, form("bad", "llama").field("extra", "1")), 400, "extra");
-    assertBad(upload(modelsKey, form("bad", "llama").field("model_type", "llama")), 400, "model_type");
-    assertBad(upload(modelsKey, with("config", "{not json".getBytes(StandardCharsets.UTF_8))), 400, "config");
-    assertBad(upload(modelsKey, with("tokenizer", "[1,2]".getBytes(StandardCharsets.UTF_8))), 400, "tokenizer");
+    assertBad(
+        upload(modelsKey, form("bad", "llama").field("model_type", "llama")), 400, "model_type");
+    assertBad(
+        upload(modelsKey, with("config", "{not json".getBytes(StandardCharsets.UTF_8))),
+        400,
+        "config");
+    assertBad(
+        upload(modelsKey, with("tokenizer", "[1,2]".getBytes(StandardCharsets.UTF_8))),
+        400,
+        "tokenizer");
     // Dimensions that do not describe the weights, or would make the engine allocate without bound.
     String config = new String(tiny.get("config"), StandardCharsets.UTF_8);
-    assertBad(upload(modelsKey, with("config", config.replace("\"hidden_size\":64", "\"hidden_size\":1000000")
-        .getBytes(StandardCharsets.UTF_8))), 400, "config");
-    assertBad(upload(modelsKey, with("config", config.replace("\"max_position_embeddings\":2048",
-        "\"max_position_embeddings\":2000000000").getBytes(StandardCharsets.UTF_8))), 400, "config");
-    assertBad(upload(modelsKey, with("config", config.replace("\"num_attention_heads\":4",
-        "\"num_attention_heads\":3").getBytes(StandardCharsets.UTF_8))), 400, "config");
+    assertBad(
+        upload(
+            modelsKey,
+            with(
+                "config",
+                config
+                    .replace("\"hidden_size\":64", "\"hidden_size\":1000000")
+                    .getBytes(StandardCharsets.UTF_8))),
+        400,
+        "config");
+    assertBad(
+        upload(
+            modelsKey,
+            with(
+                "config",
+                config
+                    .replace(
+                        "\"max_position_embeddings\":2048",
+                        "\"max_position_embeddings\":2000000000")
+                    .getBytes(StandardCharsets.UTF_8))),
+        400,
+        "config");
+    assertBad(
+        upload(
+            modelsKey,
+            with(
+                "config",
+                config
+                    .replace("\"num_attention_heads\":4", "\"num_attention_heads\":3")
+                    .getBytes(StandardCharsets.UTF_8))),
+        400,
+        "config");
     byte[] weights = tiny.get("file");
-    assertBad(upload(modelsKey, with("file", Arrays.copyOf(weights, weights.length - 100))), 400, "file");
+    assertBad(
+        upload(modelsKey, with("file", Arrays.copyOf(weights, weights.length - 100))), 400, "file");
     byte[] hugeHeader = weights.clone();
     ByteBuffer.wrap(hugeHeader).order(ByteOrder.LITTLE_ENDIAN).putLong(0, Long.MAX_VALUE);
     assertBad(upload(modelsKey, with("file", hugeHeader)), 400, "file");
     // A well-formed safetensors file with the embedding config.json describes and nothing else: the
     // header checks pass, the engine's trial run refuses it.
     int embedding = 448 * 64 * 4;
-    Http.Response wrongTensors = upload(modelsKey, with("file", safetensors("{\"embed\":{\"dtype\":\"F32\","
-        + "\"shape\":[448,64],\"data_offsets\":[0," + embedding + "]}}", embedding)));
+    Http.Response wrongTensors = upload(
+        modelsKey,
+        with(
+            "file",
+            safetensors(
+                "{\"embed\":{\"dtype\":\"F32\"," + "\"shape\":[448,64],\"data_offsets\":[0,"
+                    + embedding + "]}}",
+                embedding)));
     assertBad(wrongTensors, 400, "file");
     assertThat(wrongTensors.json().get("error").get("code").asText()).isEqualTo("invalid_model");
     assertThat(wrongTensors.text()).doesNotContain(models.toString());
     // A body cut off before its closing boundary.
     byte[] whole = form("bad", "llama").bytes();
-    assertBad(server.http.post("/v1/models").bearer(modelsKey)
-        .bytes(form("bad", "llama").contentType(), Arrays.copyOf(whole, whole.length - 40)).send(), 400, null);
+    assertBad(
+        server
+            .http
+            .post("/v1/models")
+            .bearer(modelsKey)
+            .bytes(form("bad", "llama").contentType(), Arrays.copyOf(whole, whole.length - 40))
+            .send(),
+        400,
+        null);
 
     assertThat(models.resolve(".uploads").resolve(orgId).resolve("bad")).doesNotExist();
     assertNoStagingLeft();
-    assertThat(server.http.get("/v1/models").bearer(modelsKey).send().json().get("data")
-        .findValuesAsText("id")).doesNotContain("bad");
+    assertThat(server
+            .http
+            .get("/v1/models")
+            .bearer(modelsKey)
+            .send()
+            .json()
+            .get("data")
+            .findValuesAsText("id"))
+        .doesNotContain("bad");
   }
 
   @Test
@@ -176,7 +284,7 @@ class ModelUploadTest {
     try (Socket socket = new Socket("127.0.0.1", server.engram.port())) {
       OutputStream out = socket.getOutputStream();
       out.write(("POST /v1/models HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + modelsKey
-          + "\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 2000000001\r\n\r\n")
+              + "\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 2000000001\r\n\r\n")
           .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = socket.getInputStream();
@@ -191,9 +299,11 @@ class ModelUploadTest {
     try (Socket socket = new Socket("127.0.0.1", server.engram.port())) {
       socket.setSoTimeout(10_000);
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/models HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + inferenceOnly
-          + "\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 50000000\r\n"
-          + "Expect: 100-continue\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("POST /v1/models HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + inferenceOnly
+                  + "\r\nContent-Type: multipart/form-data; boundary=abc\r\nContent-Length: 50000000\r\n"
+                  + "Expect: 100-continue\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       String status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
       assertThat(status).isEqualTo("HTTP/1.1 403");
@@ -209,7 +319,9 @@ class ModelUploadTest {
     Files.write(dir.resolve("tokenizer.json"), tiny.get("tokenizer"));
     Files.write(dir.resolve("tokenizer_config.json"), tiny.get("tokenizer_config"));
     assertThat(chat(modelsKey, "from-node-b").status()).isEqualTo(200);
-    assertThat(server.http.get("/v1/models/from-node-b").bearer(otherOrgKey).send().status()).isEqualTo(404);
+    assertThat(
+            server.http.get("/v1/models/from-node-b").bearer(otherOrgKey).send().status())
+        .isEqualTo(404);
   }
 
   @Test
@@ -239,7 +351,8 @@ class ModelUploadTest {
 
   private static byte[] safetensors(String header, int dataBytes) {
     byte[] json = header.getBytes(StandardCharsets.UTF_8);
-    ByteBuffer file = ByteBuffer.allocate(8 + json.length + dataBytes).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer file =
+        ByteBuffer.allocate(8 + json.length + dataBytes).order(ByteOrder.LITTLE_ENDIAN);
     file.putLong(json.length).put(json);
     return file.array();
   }

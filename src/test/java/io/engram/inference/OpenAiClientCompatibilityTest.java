@@ -34,22 +34,29 @@ class OpenAiClientCompatibilityTest {
     Path models = Files.createTempDirectory("engram-compat-models");
     TinyModel.write(models, 7);
     try (FakeUpstream upstream = new FakeUpstream();
-         TestServer server = TestServer.builder()
-             .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
-             .env("ENGRAM_UPSTREAM_MODEL", GatewayFixture.UPSTREAM_MODEL)
-             .env("DEFAULT_MODEL", GatewayFixture.MODEL)
-             .env("MODEL_CACHE_DIR", models.toString())
-             .env("WORKER_PROCESSES", "2")
-             .start()) {
+        TestServer server = TestServer.builder()
+            .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
+            .env("ENGRAM_UPSTREAM_MODEL", GatewayFixture.UPSTREAM_MODEL)
+            .env("DEFAULT_MODEL", GatewayFixture.MODEL)
+            .env("MODEL_CACHE_DIR", models.toString())
+            .env("WORKER_PROCESSES", "2")
+            .start()) {
       String orgId = server.createOrganization("seed");
       Map<String, String> env = Map.of(
-          "ENGRAM_BASE_URL", "http://127.0.0.1:" + server.engram.port() + "/v1",
-          "ENGRAM_API_KEY", server.apiKey(orgId, 1000, "inference"),
-          "ENGRAM_TOKEN", server.token(orgId, null, "inference:chat"),
-          "ENGRAM_LIMITED_KEY", server.apiKey(orgId, 1, "inference"),
-          "ENGRAM_REMOTE_MODEL", GatewayFixture.MODEL,
-          "ENGRAM_LOCAL_MODEL", TinyModel.ID);
-      Result suite = run(List.of("node", "--test", "--test-reporter=tap", "openai-compat.test.mjs"), env);
+          "ENGRAM_BASE_URL",
+          "http://127.0.0.1:" + server.engram.port() + "/v1",
+          "ENGRAM_API_KEY",
+          server.apiKey(orgId, 1000, "inference"),
+          "ENGRAM_TOKEN",
+          server.token(orgId, null, "inference:chat"),
+          "ENGRAM_LIMITED_KEY",
+          server.apiKey(orgId, 1, "inference"),
+          "ENGRAM_REMOTE_MODEL",
+          GatewayFixture.MODEL,
+          "ENGRAM_LOCAL_MODEL",
+          TinyModel.ID);
+      Result suite =
+          run(List.of("node", "--test", "--test-reporter=tap", "openai-compat.test.mjs"), env);
       System.out.println(suite.output());
       assertThat(suite.exitCode()).as(suite.output()).isZero();
       // The TAP summary: every test ran and passed (a suite that ran nothing must not pass).
@@ -75,11 +82,14 @@ class OpenAiClientCompatibilityTest {
       present = false;
     }
     if (!present && "true".equalsIgnoreCase(System.getenv("CI"))) {
-      throw new IllegalStateException("Node.js is required in CI for the openai client suite (./engram test "
-          + "installs it with apt-get when it can)");
+      throw new IllegalStateException(
+          "Node.js is required in CI for the openai client suite (./engram test "
+              + "installs it with apt-get when it can)");
     }
-    Assumptions.assumeTrue(present, "Node.js is not installed: the openai client compatibility suite is skipped "
-        + "outside CI");
+    Assumptions.assumeTrue(
+        present,
+        "Node.js is not installed: the openai client compatibility suite is skipped "
+            + "outside CI");
   }
 
   /** npm ci from the lockfile when the client is not installed (./engram test does it before the build). */
@@ -91,13 +101,14 @@ class OpenAiClientCompatibilityTest {
     assertThat(install.exitCode()).as("npm ci in compat/: " + install.output()).isZero();
   }
 
-  private record Result(int exitCode, String output) {
-  }
+  private record Result(int exitCode, String output) {}
 
-  private static Result run(List<String> command, Map<String, String> env) throws IOException,
-      InterruptedException {
+  private static Result run(List<String> command, Map<String, String> env)
+      throws IOException, InterruptedException {
     Path log = Files.createTempFile("engram-compat", ".log");
-    ProcessBuilder builder = new ProcessBuilder(command).directory(SUITE.toFile()).redirectErrorStream(true)
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .directory(SUITE.toFile())
+        .redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().putAll(env);
     Process process = builder.start();

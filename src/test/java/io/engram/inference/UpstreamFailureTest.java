@@ -25,9 +25,11 @@ class UpstreamFailureTest {
 
   @Test
   void upstreamServerErrorsAreModelErrorsWhetherStreamedOrNot() {
-    gateway.upstream.script(FakeUpstream.Script.error(500, "{\"error\":{\"message\":\"GPU on fire\"}}", null));
+    gateway.upstream.script(
+        FakeUpstream.Script.error(500, "{\"error\":{\"message\":\"GPU on fire\"}}", null));
     for (String extra : List.of("", "\"stream\":true")) {
-      Http.Response response = gateway.chat(gateway.token, GatewayFixture.body("Hi", extra)).send();
+      Http.Response response =
+          gateway.chat(gateway.token, GatewayFixture.body("Hi", extra)).send();
       assertThat(response.status()).as(response.text()).isEqualTo(502);
       assertThat(error(response).get("type").asText()).isEqualTo("model_error");
       assertThat(error(response).get("code").asText()).isEqualTo("upstream_error");
@@ -38,7 +40,8 @@ class UpstreamFailureTest {
   @Test
   void upstreamRateLimitsBecomeRateLimitErrorsWithItsRetryAfter() {
     gateway.upstream.script(FakeUpstream.Script.named("429"));
-    Http.Response response = gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
+    Http.Response response =
+        gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
     assertThat(response.status()).isEqualTo(429);
     assertThat(error(response).get("type").asText()).isEqualTo("rate_limit_error");
     assertThat(error(response).get("retry_after").asInt()).isEqualTo(7);
@@ -48,13 +51,16 @@ class UpstreamFailureTest {
   @Test
   void upstreamRefusalsAreInvalidRequestsAndItsAuthFailuresAreTheOperators() {
     gateway.upstream.script(FakeUpstream.Script.named("400"));
-    Http.Response rejected = gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
+    Http.Response rejected =
+        gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
     assertThat(rejected.status()).isEqualTo(400);
     assertThat(error(rejected).get("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error(rejected).get("message").asText()).contains("bad things");
 
-    gateway.upstream.script(FakeUpstream.Script.error(401, "{\"error\":{\"message\":\"bad key\"}}", null));
-    Http.Response misconfigured = gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
+    gateway.upstream.script(
+        FakeUpstream.Script.error(401, "{\"error\":{\"message\":\"bad key\"}}", null));
+    Http.Response misconfigured =
+        gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
     assertThat(misconfigured.status()).isEqualTo(502);
     assertThat(error(misconfigured).get("type").asText()).isEqualTo("server_error");
     assertThat(error(misconfigured).get("code").asText()).isEqualTo("upstream_misconfigured");
@@ -63,7 +69,9 @@ class UpstreamFailureTest {
   @Test
   void aStreamCutByTheUpstreamEndsWithAnErrorEventAndNoDone() {
     gateway.upstream.script(FakeUpstream.Script.named("cut"));
-    Http.Response response = gateway.chat(gateway.token, GatewayFixture.body("Hi", "\"stream\":true")).send();
+    Http.Response response = gateway
+        .chat(gateway.token, GatewayFixture.body("Hi", "\"stream\":true"))
+        .send();
     assertThat(response.status()).isEqualTo(200);
     List<String> events = GatewayFixture.events(response.text());
     assertThat(events).doesNotContain("[DONE]");
@@ -71,25 +79,31 @@ class UpstreamFailureTest {
     assertThat(last.get("error").get("type").asText()).isEqualTo("model_error");
     assertThat(last.get("error").get("code").asText()).isEqualTo("upstream_stream_cut");
     assertThat(events).hasSize(3); // two pieces, then the error
-    assertThat(gateway.server.engram.inference().gateway().limits().inFlight(gateway.orgId)).isZero();
+    assertThat(gateway.server.engram.inference().gateway().limits().inFlight(gateway.orgId))
+        .isZero();
   }
 
   @Test
   void aSilentUpstreamTimesOutAfterRequestTimeoutBeforeOrDuringAStream() {
-    CompletableFuture<Http.Response> beforeAnswer = CompletableFuture.supplyAsync(() -> gateway.chat(gateway.token,
-        GatewayFixture.body("Hi [upstream:slow]", "")).send());
+    CompletableFuture<Http.Response> beforeAnswer = CompletableFuture.supplyAsync(() -> gateway
+        .chat(gateway.token, GatewayFixture.body("Hi [upstream:slow]", ""))
+        .send());
     gateway.upstream.script(FakeUpstream.Script.NORMAL.headerDelay(12_000));
-    Http.Response plain = gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
+    Http.Response plain =
+        gateway.chat(gateway.token, GatewayFixture.body("Hi", "")).send();
     assertThat(beforeAnswer.join().status()).isEqualTo(200);
     assertThat(plain.status()).as(plain.text()).isEqualTo(504);
     assertThat(error(plain).get("code").asText()).isEqualTo("upstream_timeout");
     assertThat(error(plain).get("type").asText()).isEqualTo("server_error");
 
     gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces("a", "b").interval(12_000));
-    Http.Response streamed = gateway.chat(gateway.token, GatewayFixture.body("Hi", "\"stream\":true")).send();
+    Http.Response streamed = gateway
+        .chat(gateway.token, GatewayFixture.body("Hi", "\"stream\":true"))
+        .send();
     List<String> events = GatewayFixture.events(streamed.text());
     assertThat(events).doesNotContain("[DONE]");
-    assertThat(Json.read(events.getLast(), JsonNode.class).get("error").get("code").asText())
+    assertThat(
+            Json.read(events.getLast(), JsonNode.class).get("error").get("code").asText())
         .isEqualTo("upstream_timeout");
   }
 
@@ -101,11 +115,16 @@ class UpstreamFailureTest {
     }
     try (TestServer server = TestServer.builder()
         .env("ENGRAM_UPSTREAM_URL", "http://127.0.0.1:" + closedPort + "/v1")
-        .env("DEFAULT_MODEL", "m").start()) {
+        .env("DEFAULT_MODEL", "m")
+        .start()) {
       String org = server.createOrganization("seed");
       String token = server.token(org, null, "inference:chat");
-      Http.Response response = server.http.post("/v1/chat/completions").bearer(token)
-          .json("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}").send();
+      Http.Response response = server
+          .http
+          .post("/v1/chat/completions")
+          .bearer(token)
+          .json("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
+          .send();
       assertThat(response.status()).as(response.text()).isEqualTo(503);
       assertThat(error(response).get("code").asText()).isEqualTo("upstream_unavailable");
       assertThat(error(response).get("type").asText()).isEqualTo("server_error");
@@ -114,15 +133,20 @@ class UpstreamFailureTest {
 
   @Test
   void anUpstreamThatDoesNotSpeakHttpOrOpenAiIsAMalformedResponse() throws Exception {
-    String[] answers = {"SSH-2.0-OpenSSH_9.6\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\nnot json!"};
+    String[] answers = {
+      "SSH-2.0-OpenSSH_9.6\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\nnot json!"
+    };
     for (String answer : answers) {
-      try (ServerSocket upstream = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      try (ServerSocket upstream =
+          new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
         Thread.ofVirtual().start(() -> {
           while (!upstream.isClosed()) {
             try (java.net.Socket socket = upstream.accept()) {
               socket.getInputStream().read(new byte[8192]);
-              socket.getOutputStream().write(answer.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+              socket
+                  .getOutputStream()
+                  .write(answer.getBytes(java.nio.charset.StandardCharsets.UTF_8));
               socket.getOutputStream().flush();
             } catch (java.io.IOException e) {
               return;
@@ -131,10 +155,15 @@ class UpstreamFailureTest {
         });
         try (TestServer server = TestServer.builder()
             .env("ENGRAM_UPSTREAM_URL", "http://127.0.0.1:" + upstream.getLocalPort() + "/v1")
-            .env("DEFAULT_MODEL", "m").start()) {
+            .env("DEFAULT_MODEL", "m")
+            .start()) {
           String token = server.token(server.createOrganization("seed"), null, "inference:chat");
-          Http.Response response = server.http.post("/v1/chat/completions").bearer(token)
-              .json("{\"model\":\"m\",\"memory\":false,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
+          Http.Response response = server
+              .http
+              .post("/v1/chat/completions")
+              .bearer(token)
+              .json(
+                  "{\"model\":\"m\",\"memory\":false,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}")
               .send();
           assertThat(response.status()).as(answer + ": " + response.text()).isEqualTo(502);
           assertThat(error(response).get("code").asText()).isEqualTo("upstream_malformed_response");

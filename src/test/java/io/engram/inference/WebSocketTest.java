@@ -23,8 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Both WebSocket protocols: /ws (typed messages) and /v1/chat/stream (OpenAI chunks as frames). */
 class WebSocketTest {
   @RegisterExtension
-  static final GatewayFixture gateway = new GatewayFixture("seed", Map.of("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "1",
-        "ENGRAM_WEBSOCKET_MAX_CONNECTIONS", "3"));
+  static final GatewayFixture gateway = new GatewayFixture(
+      "seed",
+      Map.of("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "1", "ENGRAM_WEBSOCKET_MAX_CONNECTIONS", "3"));
 
   /** A WebSocket client that queues what it receives. */
   static final class Client implements WebSocket.Listener, AutoCloseable {
@@ -38,7 +39,9 @@ class WebSocketTest {
       if (authorization != null) {
         builder.header("Authorization", "Bearer " + authorization);
       }
-      socket = builder.buildAsync(URI.create("ws://127.0.0.1:" + gateway.server.engram.port() + path), this).join();
+      socket = builder
+          .buildAsync(URI.create("ws://127.0.0.1:" + gateway.server.engram.port() + path), this)
+          .join();
     }
 
     @Override
@@ -70,7 +73,9 @@ class WebSocketTest {
     JsonNode next() throws InterruptedException {
       String frame = frames.poll(15, TimeUnit.SECONDS);
       assertThat(frame).as("a frame within 15 s").isNotNull();
-      return frame.equals("[DONE]") ? Json.MAPPER.getNodeFactory().textNode("[DONE]") : Json.read(frame, JsonNode.class);
+      return frame.equals("[DONE]")
+          ? Json.MAPPER.getNodeFactory().textNode("[DONE]")
+          : Json.read(frame, JsonNode.class);
     }
 
     /** Frames up to and including the first one the predicate accepts. */
@@ -111,7 +116,14 @@ class WebSocketTest {
       assertThat(done.get("finish_reason").asText()).isEqualTo("stop");
       assertThat(done.get("usage").get("completion_tokens").asInt()).isEqualTo(5);
       assertThat(done.get("memory_ids").toString()).contains(id);
-      assertThat(gateway.upstream.lastRequest().get("messages").get(0).get("content").asText()).contains("fridge");
+      assertThat(gateway
+              .upstream
+              .lastRequest()
+              .get("messages")
+              .get(0)
+              .get("content")
+              .asText())
+          .contains("fridge");
 
       // The connection stays usable: a bad request is an error frame, then another inference works.
       client.send("{\"type\":\"inference\",\"model\":\"engram-chat\"}");
@@ -122,7 +134,8 @@ class WebSocketTest {
       client.send(inference("Hi", "\"agent\":5"));
       assertThat(client.next().get("error").get("param").asText()).isEqualTo("agent");
       client.send(inference("Hi\u0000there", ""));
-      assertThat(client.next().get("error").get("type").asText()).isEqualTo("invalid_request_error");
+      assertThat(client.next().get("error").get("type").asText())
+          .isEqualTo("invalid_request_error");
       client.send(inference("Again", ""));
       List<JsonNode> again = client.until(f -> f.path("type").asText().equals("done"));
       assertThat(again).hasSize(2); // one token frame with the whole reply, then done
@@ -161,16 +174,21 @@ class WebSocketTest {
   @Test
   void chatStreamTakesTheHeaderAndAnswersWithOpenAiChunksThenDone() throws Exception {
     try (Client client = new Client("/v1/chat/stream", gateway.key)) {
-      client.send("{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"stream\":true,"
-          + "\"stream_options\":{\"include_usage\":true}}");
+      client.send(
+          "{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"stream\":true,"
+              + "\"stream_options\":{\"include_usage\":true}}");
       List<JsonNode> frames = client.until(f -> f.isTextual() && f.asText().equals("[DONE]"));
       List<JsonNode> chunks = frames.subList(0, frames.size() - 1);
-      assertThat(chunks).allSatisfy(c -> assertThat(c.get("object").asText()).isEqualTo("chat.completion.chunk"));
-      assertThat(chunks.getFirst().get("choices").get(0).get("delta").get("role").asText()).isEqualTo("assistant");
+      assertThat(chunks)
+          .allSatisfy(c -> assertThat(c.get("object").asText()).isEqualTo("chat.completion.chunk"));
+      assertThat(
+              chunks.getFirst().get("choices").get(0).get("delta").get("role").asText())
+          .isEqualTo("assistant");
       assertThat(chunks.getLast().get("choices")).isEmpty();
       assertThat(chunks.getLast().get("usage").get("completion_tokens").asInt()).isEqualTo(5);
 
-      client.send("{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
+      client.send(
+          "{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
       JsonNode whole = client.next();
       assertThat(whole.get("object").asText()).isEqualTo("chat.completion");
       assertThat(whole.get("choices").get(0).get("message").get("content").asText())
@@ -183,19 +201,22 @@ class WebSocketTest {
 
   @Test
   void connectionsBeyondTheCapAreRefusedAndClosingOneStopsItsGeneration() throws Exception {
-    gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces(StreamingTest.words(500)).interval(20));
+    gateway.upstream.script(
+        FakeUpstream.Script.NORMAL.pieces(StreamingTest.words(500)).interval(20));
     List<Client> clients = new ArrayList<>();
     try {
       for (int i = 0; i < 3; i++) {
         clients.add(new Client("/v1/chat/stream", gateway.key));
       }
       try (Client extra = new Client("/v1/chat/stream", gateway.key)) {
-        assertThat(extra.next().get("error").get("code").asText()).isEqualTo("too_many_connections");
+        assertThat(extra.next().get("error").get("code").asText())
+            .isEqualTo("too_many_connections");
         assertThat(extra.closed.get(5, TimeUnit.SECONDS)).isEqualTo(ChatSockets.TRY_AGAIN_LATER);
       }
       int abandoned = gateway.upstream.streamsAbandoned();
       Client first = clients.getFirst();
-      first.send("{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"stream\":true}");
+      first.send(
+          "{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"stream\":true}");
       first.next();
       first.socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").join();
       StreamingTest.awaitUntil(() -> gateway.upstream.streamsAbandoned() > abandoned
@@ -207,24 +228,30 @@ class WebSocketTest {
 
   @Test
   void idleConnectionsAreClosed() throws Exception {
-    try (GatewayFixture idle = new GatewayFixture("seed", Map.of("ENGRAM_WEBSOCKET_IDLE_TIMEOUT", "5"))) {
+    try (GatewayFixture idle =
+        new GatewayFixture("seed", Map.of("ENGRAM_WEBSOCKET_IDLE_TIMEOUT", "5"))) {
       HttpClient http = HttpClient.newHttpClient();
       CompletableFuture<Integer> closed = new CompletableFuture<>();
-      WebSocket socket = http.newWebSocketBuilder().header("Authorization", "Bearer " + idle.key)
-          .buildAsync(URI.create("ws://127.0.0.1:" + idle.server.engram.port() + "/v1/chat/stream"),
+      WebSocket socket = http.newWebSocketBuilder()
+          .header("Authorization", "Bearer " + idle.key)
+          .buildAsync(
+              URI.create("ws://127.0.0.1:" + idle.server.engram.port() + "/v1/chat/stream"),
               new WebSocket.Listener() {
                 @Override
-                public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+                public CompletionStage<?> onClose(
+                    WebSocket webSocket, int statusCode, String reason) {
                   closed.complete(statusCode);
                   return null;
                 }
 
                 @Override
-                public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                public CompletionStage<?> onText(
+                    WebSocket webSocket, CharSequence data, boolean last) {
                   webSocket.request(1);
                   return null;
                 }
-              }).join();
+              })
+          .join();
       assertThat(closed.get(12, TimeUnit.SECONDS)).isNotEqualTo(WebSocket.NORMAL_CLOSURE);
       socket.abort();
     }

@@ -21,8 +21,10 @@ class ActivationRandomizedTest {
   static List<UseHistory.Use> randomUses(Random random, int count) {
     List<UseHistory.Use> uses = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      long ageSeconds = (long) Math.exp(random.nextDouble() * Math.log(Duration.ofDays(3650).toSeconds()));
-      uses.add(new UseHistory.Use(KINDS[random.nextInt(KINDS.length)], NOW.minusSeconds(ageSeconds)));
+      long ageSeconds =
+          (long) Math.exp(random.nextDouble() * Math.log(Duration.ofDays(3650).toSeconds()));
+      uses.add(
+          new UseHistory.Use(KINDS[random.nextInt(KINDS.length)], NOW.minusSeconds(ageSeconds)));
     }
     return uses;
   }
@@ -30,7 +32,8 @@ class ActivationRandomizedTest {
   private static double exact(List<UseHistory.Use> uses, Instant now) {
     double sum = 0;
     for (UseHistory.Use use : uses) {
-      double age = Math.max(Activation.MIN_AGE_SECONDS, (now.toEpochMilli() - use.at().toEpochMilli()) / 1000.0);
+      double age = Math.max(
+          Activation.MIN_AGE_SECONDS, (now.toEpochMilli() - use.at().toEpochMilli()) / 1000.0);
       sum += use.kind().weight() * Math.pow(age, -Activation.DECAY);
     }
     return Math.log(sum);
@@ -40,7 +43,8 @@ class ActivationRandomizedTest {
   void withinTheExactWindowItIsTheFormulaItself(Random random) {
     for (int round = 0; round < 500; round++) {
       List<UseHistory.Use> uses = randomUses(random, 1 + random.nextInt(UseHistory.RECENT));
-      assertThat(Activation.baseLevel(UseHistory.of(uses), NOW)).isCloseTo(exact(uses, NOW), within(1e-9));
+      assertThat(Activation.baseLevel(UseHistory.of(uses), NOW))
+          .isCloseTo(exact(uses, NOW), within(1e-9));
     }
   }
 
@@ -53,10 +57,11 @@ class ActivationRandomizedTest {
       for (int i = 0; i < count; i++) {
         uses.add(new UseHistory.Use(UseKind.ENCODE, NOW.minusSeconds(60 + span * i / count)));
       }
-      // Petrov's approximation assumes an even spread; with one it stays within a few percent of B's sum.
+      // Petrov's approximation assumes an even spread; with one it stays within a few percent of
+      // B's sum.
       double approximate = Activation.baseLevel(UseHistory.of(uses), NOW);
-      assertThat(Math.exp(approximate)).isCloseTo(Math.exp(exact(uses, NOW)),
-          within(0.05 * Math.exp(exact(uses, NOW))));
+      assertThat(Math.exp(approximate))
+          .isCloseTo(Math.exp(exact(uses, NOW)), within(0.05 * Math.exp(exact(uses, NOW))));
     }
   }
 
@@ -65,7 +70,8 @@ class ActivationRandomizedTest {
     for (int round = 0; round < 500; round++) {
       UseHistory history = UseHistory.of(randomUses(random, 1 + random.nextInt(60)));
       Instant later = NOW.plusSeconds(1 + random.nextInt(1_000_000));
-      assertThat(Activation.baseLevel(history, later)).isLessThanOrEqualTo(Activation.baseLevel(history, NOW));
+      assertThat(Activation.baseLevel(history, later))
+          .isLessThanOrEqualTo(Activation.baseLevel(history, NOW));
     }
   }
 

@@ -18,11 +18,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ActivationRankerRandomizedTest {
   private static final Instant NOW = Instant.parse("2030-06-01T12:00:00Z");
   private static final int DIMENSIONS = 8;
-  private static final String[] WORDS = {"acme", "invoice", "april", "contract", "renewal", "beta", "support"};
+  private static final String[] WORDS = {
+    "acme", "invoice", "april", "contract", "renewal", "beta", "support"
+  };
 
-  private record Case(String query, List<MemoryRecord> candidates, List<MemorySearch.Hit> lexical,
-                      List<MemorySearch.Hit> vector, float[] queryVector) {
-  }
+  private record Case(
+      String query,
+      List<MemoryRecord> candidates,
+      List<MemorySearch.Hit> lexical,
+      List<MemorySearch.Hit> vector,
+      float[] queryVector) {}
 
   private static float[] unit(Random random) {
     float[] v = new float[DIMENSIONS];
@@ -49,17 +54,40 @@ class ActivationRankerRandomizedTest {
     List<MemoryRecord> candidates = new ArrayList<>();
     List<MemorySearch.Hit> lexical = new ArrayList<>();
     for (int i = 0, n = 1 + random.nextInt(30); i < n; i++) {
-      MemoryRecord.Draft draft = new MemoryRecord.Draft("org_1", null, phrase(random),
-          random.nextBoolean() ? null : WORDS[random.nextInt(WORDS.length)], MemoryKind.FACT, random.nextDouble(), null);
+      MemoryRecord.Draft draft = new MemoryRecord.Draft(
+          "org_1",
+          null,
+          phrase(random),
+          random.nextBoolean() ? null : WORDS[random.nextInt(WORDS.length)],
+          MemoryKind.FACT,
+          random.nextDouble(),
+          null);
       Instant at = NOW.minusSeconds(random.nextInt(100_000_000));
-      MemoryRecord memory = MemoryRecord.created(draft, MemoryState.DURABLE,
-          MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)), at, at, unit(random));
+      MemoryRecord memory = MemoryRecord.created(
+          draft,
+          MemoryState.DURABLE,
+          MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)),
+          at,
+          at,
+          unit(random));
       for (int uses = random.nextInt(20); uses > 0; uses--) {
-        memory = new MemoryRecord(memory.id(), memory.orgId(),
-            memory.agent(), memory.text(), memory.subject(), memory.kind(), memory.confidence(),
-            memory.metadataJson(), memory.state(), memory.origin(), memory.occurredAt(), memory.createdAt(),
-            memory.updatedAt(), memory.uses().plus(UseKind.RETRIEVAL, NOW.minusSeconds(random.nextInt(1_000_000))),
-            memory.counts(), memory.embedding());
+        memory = new MemoryRecord(
+            memory.id(),
+            memory.orgId(),
+            memory.agent(),
+            memory.text(),
+            memory.subject(),
+            memory.kind(),
+            memory.confidence(),
+            memory.metadataJson(),
+            memory.state(),
+            memory.origin(),
+            memory.occurredAt(),
+            memory.createdAt(),
+            memory.updatedAt(),
+            memory.uses().plus(UseKind.RETRIEVAL, NOW.minusSeconds(random.nextInt(1_000_000))),
+            memory.counts(),
+            memory.embedding());
       }
       candidates.add(memory);
       if (random.nextInt(3) > 0) {
@@ -68,13 +96,16 @@ class ActivationRankerRandomizedTest {
     }
     lexical.sort(Comparator.comparingDouble(MemorySearch.Hit::score).reversed());
     List<MemorySearch.Hit> vector = new ArrayList<>();
-    candidates.stream().filter(m -> random.nextBoolean()).forEach(m -> vector.add(new MemorySearch.Hit(m.id(), 0.5f)));
+    candidates.stream()
+        .filter(m -> random.nextBoolean())
+        .forEach(m -> vector.add(new MemorySearch.Hit(m.id(), 0.5f)));
     return new Case(phrase(random), candidates, lexical, vector, unit(random));
   }
 
-  private static List<ActivationRanker.Ranked> rank(Case c, RetrievalRequest.RankingMode mode, boolean activation) {
-    return new ActivationRanker(mode, activation).rank(c.query(), c.candidates(), c.lexical(), c.vector(),
-        c.queryVector(), NOW);
+  private static List<ActivationRanker.Ranked> rank(
+      Case c, RetrievalRequest.RankingMode mode, boolean activation) {
+    return new ActivationRanker(mode, activation)
+        .rank(c.query(), c.candidates(), c.lexical(), c.vector(), c.queryVector(), NOW);
   }
 
   @Test
@@ -88,13 +119,16 @@ class ActivationRankerRandomizedTest {
           ActivationRanker.Ranked before = ranked.get(i - 1);
           ActivationRanker.Ranked after = ranked.get(i);
           assertThat(before.score() > after.score()
-              || before.score() == after.score() && before.memory().id().compareTo(after.memory().id()) < 0)
-              .as("rank %d before rank %d", i - 1, i).isTrue();
+                  || before.score() == after.score()
+                      && before.memory().id().compareTo(after.memory().id()) < 0)
+              .as("rank %d before rank %d", i - 1, i)
+              .isTrue();
         }
         List<MemoryRecord> shuffled = new ArrayList<>(c.candidates());
         Collections.shuffle(shuffled, random);
         Case reordered = new Case(c.query(), shuffled, c.lexical(), c.vector(), c.queryVector());
-        assertThat(rank(reordered, mode, true).stream().map(r -> r.memory().id()).toList())
+        assertThat(
+                rank(reordered, mode, true).stream().map(r -> r.memory().id()).toList())
             .isEqualTo(ranked.stream().map(r -> r.memory().id()).toList());
       }
     }
@@ -111,7 +145,9 @@ class ActivationRankerRandomizedTest {
         assertThat(e.score()).isGreaterThanOrEqualTo(e.relevance() * floor - 1e-12);
         assertThat(e.activation()).isBetween(0.0, 1.0);
         if (e.bm25() == null && e.similarity() <= 0) {
-          assertThat(e.score()).as("an irrelevant memory cannot rise on activation").isZero();
+          assertThat(e.score())
+              .as("an irrelevant memory cannot rise on activation")
+              .isZero();
         }
       }
       for (ActivationRanker.Ranked r : rank(c, RetrievalRequest.RankingMode.HYBRID, false)) {
@@ -124,7 +160,8 @@ class ActivationRankerRandomizedTest {
   void lexicalRelevanceIsTheBm25ScoreOverTheBest(Random random) {
     for (int round = 0; round < 300; round++) {
       Case c = randomCase(random);
-      double best = c.lexical().stream().mapToDouble(MemorySearch.Hit::score).max().orElse(1);
+      double best =
+          c.lexical().stream().mapToDouble(MemorySearch.Hit::score).max().orElse(1);
       for (ActivationRanker.Ranked r : rank(c, RetrievalRequest.RankingMode.LEXICAL, false)) {
         double expected = r.explanation().bm25() == null ? 0 : r.explanation().bm25() / best;
         assertThat(r.explanation().relevance()).isCloseTo(expected, within(1e-9));

@@ -18,11 +18,13 @@ class ActivationRankingTest extends ServerTest {
 
   Memories organization() {
     String org = server.createOrganization("growth");
-    return Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
+    return Memories.of(
+        server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
   }
 
   static JsonNode retrieve(Memories memories, String query) {
-    Http.Response response = memories.retrieve("{\"query\":\"" + query + "\",\"limit\":10,\"recordUse\":false}");
+    Http.Response response =
+        memories.retrieve("{\"query\":\"" + query + "\",\"limit\":10,\"recordUse\":false}");
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     return response.json().get("memories");
   }
@@ -42,13 +44,16 @@ class ActivationRankingTest extends ServerTest {
     assertThat(memories.control(other, "reinforce", null).status()).isEqualTo(200);
     JsonNode after = retrieve(memories, "When are production deployments?");
     assertThat(after.get(0).get("id").asText()).isEqualTo(other);
-    assertThat(after.get(0).get("explanation").get("activation").get("normalized").asDouble())
-        .isGreaterThan(after.get(1).get("explanation").get("activation").get("normalized").asDouble());
+    assertThat(
+            after.get(0).get("explanation").get("activation").get("normalized").asDouble())
+        .isGreaterThan(
+            after.get(1).get("explanation").get("activation").get("normalized").asDouble());
 
     assertThat(memories.control(other, "suppress", null).status()).isEqualTo(200);
     for (int i = 0; i < 3; i++) {
       assertThat(retrieve(memories, "When are production deployments?").findValuesAsText("id"))
-          .doesNotContain(other).contains(tieWinner);
+          .doesNotContain(other)
+          .contains(tieWinner);
     }
   }
 
@@ -58,26 +63,34 @@ class ActivationRankingTest extends ServerTest {
     String old = memories.remember("The on-call rotation changes every Monday at nine");
     memories.control(old, "reinforce", null);
     memories.control(old, "reinforce", null);
-    double fresh = memories.provenance(old).get("uses").get("activation").get("baseLevel").asDouble();
+    double fresh =
+        memories.provenance(old).get("uses").get("activation").get("baseLevel").asDouble();
     server.clock.advance(Duration.ofDays(1));
-    double dayLater = memories.provenance(old).get("uses").get("activation").get("baseLevel").asDouble();
+    double dayLater =
+        memories.provenance(old).get("uses").get("activation").get("baseLevel").asDouble();
     server.clock.advance(Duration.ofDays(89));
-    double quarterLater = memories.provenance(old).get("uses").get("activation").get("baseLevel").asDouble();
+    double quarterLater =
+        memories.provenance(old).get("uses").get("activation").get("baseLevel").asDouble();
     assertThat(fresh).isGreaterThan(dayLater);
     assertThat(dayLater).isGreaterThan(quarterLater);
-    // Base level falls by d * ln(t2 / t1) once the uses are old: 0.5 * ln(90) between day 1 and day 90.
-    assertThat(dayLater - quarterLater).isCloseTo(0.5 * Math.log(90), org.assertj.core.data.Offset.offset(0.01));
+    // Base level falls by d * ln(t2 / t1) once the uses are old: 0.5 * ln(90) between day 1 and day
+    // 90.
+    assertThat(dayLater - quarterLater)
+        .isCloseTo(0.5 * Math.log(90), org.assertj.core.data.Offset.offset(0.01));
 
     String recent = memories.remember("The on-call rotation changes every Monday at nine");
-    List<String> ranked = retrieve(memories, "When does the on-call rotation change?").findValuesAsText("id");
-    assertThat(ranked.indexOf(recent)).as("a fresh memory outranks one whose uses were three months ago")
+    List<String> ranked =
+        retrieve(memories, "When does the on-call rotation change?").findValuesAsText("id");
+    assertThat(ranked.indexOf(recent))
+        .as("a fresh memory outranks one whose uses were three months ago")
         .isLessThan(ranked.indexOf(old));
   }
 
   @Test
   void retrievalCountsAsAUseAndAPeekDoesNot() {
     Memories memories = organization();
-    String id = memories.remember("Expense reports are due by the fifth", Map.of("subject", "expenses"));
+    String id =
+        memories.remember("Expense reports are due by the fifth", Map.of("subject", "expenses"));
     memories.retrieve("{\"query\":\"When are expense reports due?\",\"recordUse\":false}");
     server.engram.memory().flushUses();
     assertThat(memories.get(id).json().get("retrievalCount").asInt()).isZero();
@@ -93,24 +106,47 @@ class ActivationRankingTest extends ServerTest {
   @Test
   void filtersAndContextBudget() {
     Memories memories = organization();
-    memories.remember("Acme prefers email over phone calls", Map.of("subject", "Acme", "memoryKind", "preference"));
-    memories.remember("Acme signed a three year contract", Map.of("subject", "Acme", "memoryKind", "fact",
-        "occurredAt", "2029-06-01T00:00:00Z"));
-    memories.remember("Globex prefers phone calls over email", Map.of("subject", "Globex", "memoryKind", "preference"));
-    JsonNode acme = memories.retrieve("{\"query\":\"how to contact them\",\"subject\":\"acme\"}").json();
-    assertThat(acme.get("memories").findValuesAsText("subject")).isNotEmpty().allMatch("Acme"::equals);
-    JsonNode preferences = memories.retrieve("{\"query\":\"contact\",\"memoryKind\":[\"preference\"]}").json();
-    assertThat(preferences.get("memories").findValuesAsText("memoryKind")).hasSize(2).allMatch("preference"::equals);
-    JsonNode dated = memories.retrieve("{\"query\":\"contract\",\"before\":\"2029-12-31T00:00:00Z\"}").json();
-    assertThat(dated.get("memories").findValuesAsText("text")).containsExactly("Acme signed a three year contract");
+    memories.remember(
+        "Acme prefers email over phone calls",
+        Map.of("subject", "Acme", "memoryKind", "preference"));
+    memories.remember(
+        "Acme signed a three year contract",
+        Map.of("subject", "Acme", "memoryKind", "fact", "occurredAt", "2029-06-01T00:00:00Z"));
+    memories.remember(
+        "Globex prefers phone calls over email",
+        Map.of("subject", "Globex", "memoryKind", "preference"));
+    JsonNode acme = memories
+        .retrieve("{\"query\":\"how to contact them\",\"subject\":\"acme\"}")
+        .json();
+    assertThat(acme.get("memories").findValuesAsText("subject"))
+        .isNotEmpty()
+        .allMatch("Acme"::equals);
+    JsonNode preferences = memories
+        .retrieve("{\"query\":\"contact\",\"memoryKind\":[\"preference\"]}")
+        .json();
+    assertThat(preferences.get("memories").findValuesAsText("memoryKind"))
+        .hasSize(2)
+        .allMatch("preference"::equals);
+    JsonNode dated = memories
+        .retrieve("{\"query\":\"contract\",\"before\":\"2029-12-31T00:00:00Z\"}")
+        .json();
+    assertThat(dated.get("memories").findValuesAsText("text"))
+        .containsExactly("Acme signed a three year contract");
 
-    JsonNode tight = memories.retrieve("{\"query\":\"Acme\",\"includeContext\":true,\"contextMode\":\"compact\","
-        + "\"maxContextTokens\":64}").json().get("context");
+    JsonNode tight = memories
+        .retrieve("{\"query\":\"Acme\",\"includeContext\":true,\"contextMode\":\"compact\","
+            + "\"maxContextTokens\":64}")
+        .json()
+        .get("context");
     assertThat(tight.get("tokens").asInt()).isLessThanOrEqualTo(64);
-    assertThat(tight.get("statistics").get("included").asInt() + tight.get("statistics").get("omitted").asInt())
+    assertThat(tight.get("statistics").get("included").asInt()
+            + tight.get("statistics").get("omitted").asInt())
         .isEqualTo(tight.get("statistics").get("returned").asInt());
     assertThat(tight.get("systemBlock").asText()).startsWith("<memory>").doesNotContain("[fact");
-    JsonNode full = memories.retrieve("{\"query\":\"Acme\",\"includeContext\":true}").json().get("context");
-    assertThat(full.get("systemBlock").asText()).contains("[preference | Acme |").contains(ContextBlock.HEADER);
+    JsonNode full =
+        memories.retrieve("{\"query\":\"Acme\",\"includeContext\":true}").json().get("context");
+    assertThat(full.get("systemBlock").asText())
+        .contains("[preference | Acme |")
+        .contains(ContextBlock.HEADER);
   }
 }

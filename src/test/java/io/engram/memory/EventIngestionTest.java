@@ -15,7 +15,8 @@ class EventIngestionTest extends ServerTest {
   @BeforeAll
   static void organization() {
     String org = server.createOrganization("growth");
-    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
+    memories = Memories.of(
+        server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
   }
 
   static JsonNode ingest(Memories memories, String json) {
@@ -55,16 +56,25 @@ class EventIngestionTest extends ServerTest {
       assertThat(candidate.get("confidence").asDouble()).isEqualTo(0.7);
       assertThat(candidate.get("eventId").asText()).isEqualTo(event.get("id").asText());
       JsonNode provenance = memories.provenance(candidate.get("id").asText());
-      assertThat(provenance.get("origin").get("event").get("type").asText()).isEqualTo("customer.plan_changed");
+      assertThat(provenance.get("origin").get("event").get("type").asText())
+          .isEqualTo("customer.plan_changed");
       assertThat(provenance.get("transitions").get(0).get("action").asText()).isEqualTo("stage");
-      assertThat(provenance.get("transitions").get(0).get("reason").asText()).contains(event.get("id").asText());
+      assertThat(provenance.get("transitions").get(0).get("reason").asText())
+          .contains(event.get("id").asText());
     }
-    assertThat(memories.ids("When is Acme's renewal?", 20)).as("candidates are not retrieved")
+    assertThat(memories.ids("When is Acme's renewal?", 20))
+        .as("candidates are not retrieved")
         .doesNotContain(candidates.findValuesAsText("id").toArray(String[]::new));
 
-    JsonNode listed = memories.send("GET", "/events?type=customer.plan_changed", null).json();
-    assertThat(listed.get("data").findValuesAsText("id")).contains(event.get("id").asText());
-    assertThat(memories.send("GET", "/events/" + event.get("id").asText(), null).json().get("text").asText())
+    JsonNode listed =
+        memories.send("GET", "/events?type=customer.plan_changed", null).json();
+    assertThat(listed.get("data").findValuesAsText("id"))
+        .contains(event.get("id").asText());
+    assertThat(memories
+            .send("GET", "/events/" + event.get("id").asText(), null)
+            .json()
+            .get("text")
+            .asText())
         .contains("renewal date");
 
     JsonNode again = ingest(memories, """
@@ -86,10 +96,17 @@ class EventIngestionTest extends ServerTest {
     assertThat(quiet.get("candidates")).isEmpty();
     assertThat(quiet.get("event").get("agent").asText()).isEqualTo("billing-bot");
     String id = quiet.get("event").get("id").asText();
-    assertThat(memories.send("GET", "/events/" + id, null).status()).as("not in the organization boundary")
+    assertThat(memories.send("GET", "/events/" + id, null).status())
+        .as("not in the organization boundary")
         .isEqualTo(404);
-    assertThat(memories.inAgent("billing-bot").send("GET", "/events", null).json().get("data").findValuesAsText("id"))
+    assertThat(memories
+            .inAgent("billing-bot")
+            .send("GET", "/events", null)
+            .json()
+            .get("data")
+            .findValuesAsText("id"))
         .contains(id);
-    assertThat(memories.send("GET", "/events", null).json().get("data").findValuesAsText("id")).doesNotContain(id);
+    assertThat(memories.send("GET", "/events", null).json().get("data").findValuesAsText("id"))
+        .doesNotContain(id);
   }
 }

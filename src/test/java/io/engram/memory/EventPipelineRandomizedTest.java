@@ -15,15 +15,31 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** Staging over random event texts: what is staged always obeys the pipeline's rules. */
 @ExtendWith(Seeded.class)
 class EventPipelineRandomizedTest {
-  private static final String[] WORDS = {"Acme", "renewed", "the", "contract", "in", "April", "support", "plan",
-      "is", "Pro", "who", "called", "today", "invoice", "paid"};
+  private static final String[] WORDS = {
+    "Acme",
+    "renewed",
+    "the",
+    "contract",
+    "in",
+    "April",
+    "support",
+    "plan",
+    "is",
+    "Pro",
+    "who",
+    "called",
+    "today",
+    "invoice",
+    "paid"
+  };
   private static final String[] ENDS = {". ", "! ", "? ", "\n", "\r\n", " ", ".\n\n", "?\n"};
 
   private static String randomText(Random random) {
     StringBuilder text = new StringBuilder();
     for (int sentence = 0, n = random.nextInt(25); sentence < n; sentence++) {
       for (int word = 0, w = 1 + random.nextInt(7); word < w; word++) {
-        text.append(word == 0 ? "" : random.nextInt(8) == 0 ? "  " : " ").append(WORDS[random.nextInt(WORDS.length)]);
+        text.append(word == 0 ? "" : random.nextInt(8) == 0 ? "  " : " ")
+            .append(WORDS[random.nextInt(WORDS.length)]);
       }
       text.append(ENDS[random.nextInt(ENDS.length)]);
     }
@@ -42,7 +58,9 @@ class EventPipelineRandomizedTest {
       }
       Predicate<String> alreadyKnown = known::contains;
       EventPipeline.Plan plan = EventPipeline.plan(text, null, alreadyKnown);
-      assertThat(EventPipeline.plan(text, null, alreadyKnown)).as("deterministic").isEqualTo(plan);
+      assertThat(EventPipeline.plan(text, null, alreadyKnown))
+          .as("deterministic")
+          .isEqualTo(plan);
 
       List<String> staged = plan.staged();
       assertThat(staged.size()).isLessThanOrEqualTo(EventPipeline.MAX_CANDIDATES);
@@ -52,7 +70,9 @@ class EventPipelineRandomizedTest {
         assertThat(statement.split("\\s+")).hasSizeGreaterThanOrEqualTo(EventPipeline.MIN_WORDS);
         assertThat(statement).doesNotEndWith("?");
         assertThat(known).doesNotContain(statement);
-        assertThat(normalized.add(EventPipeline.normalized(statement))).as("staged twice: " + statement).isTrue();
+        assertThat(normalized.add(EventPipeline.normalized(statement)))
+            .as("staged twice: " + statement)
+            .isTrue();
       }
       int stagedSoFar = 0;
       for (EventPipeline.Statement statement : plan.statements()) {
@@ -71,7 +91,8 @@ class EventPipelineRandomizedTest {
   void anEventMarkedNotMemorableStagesNothing(Random random) {
     for (int round = 0; round < 200; round++) {
       var metadata = Json.MAPPER.createObjectNode().put("memorable", false);
-      assertThat(EventPipeline.plan(randomText(random), metadata, s -> false).staged()).isEmpty();
+      assertThat(EventPipeline.plan(randomText(random), metadata, s -> false).staged())
+          .isEmpty();
     }
   }
 }

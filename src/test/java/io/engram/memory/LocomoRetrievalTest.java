@@ -37,14 +37,14 @@ import org.junit.jupiter.api.Test;
  * recall@10. Skips, saying why, where the data set is absent.
  */
 class LocomoRetrievalTest {
-  static final Path DATASET = Path.of(System.getProperty("engram.locomo",
-      "../shared/datasets/locomo-dev/locomo-dev.json"));
+  static final Path DATASET =
+      Path.of(System.getProperty("engram.locomo", "../shared/datasets/locomo-dev/locomo-dev.json"));
   static final int[] KS = {5, 10, 20};
-  static final DateTimeFormatter SESSION_DATE = DateTimeFormatter.ofPattern("h:mm a 'on' d MMMM, yyyy", Locale.ENGLISH);
+  static final DateTimeFormatter SESSION_DATE =
+      DateTimeFormatter.ofPattern("h:mm a 'on' d MMMM, yyyy", Locale.ENGLISH);
 
   /** One ranking under comparison: the request fields that select it. */
-  record Ranking(String name, String mode, boolean activation) {
-  }
+  record Ranking(String name, String mode, boolean activation) {}
 
   static final List<Ranking> RANKINGS = List.of(
       new Ranking("BM25 only", "lexical", false),
@@ -54,25 +54,35 @@ class LocomoRetrievalTest {
 
   @Test
   void shippedRankingBeatsBothSingleModes() throws IOException {
-    Assumptions.assumeTrue(Files.exists(DATASET), "LoCoMo data set not found at " + DATASET.toAbsolutePath()
-        + "; this benchmark needs ../shared/datasets/locomo-dev (set -Dengram.locomo=<file> to point elsewhere)");
+    Assumptions.assumeTrue(
+        Files.exists(DATASET),
+        "LoCoMo data set not found at " + DATASET.toAbsolutePath()
+            + "; this benchmark needs ../shared/datasets/locomo-dev (set -Dengram.locomo=<file> to point elsewhere)");
     JsonNode conversations = Json.MAPPER.readTree(DATASET.toFile());
     Map<String, Map<Integer, int[]>> hits = new LinkedHashMap<>();
     Map<Integer, Integer> questions = new TreeMap<>();
     List<Long> latenciesMicros = new ArrayList<>();
     long turns = 0;
     long encodeNanos = 0;
-    try (TestServer server = TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start()) {
+    try (TestServer server =
+        TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start()) {
       for (JsonNode sample : conversations) {
         String org = server.createOrganization("growth");
-        Memories memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write"));
+        Memories memories =
+            Memories.of(server, server.token(org, null, "memory:read", "memory:write"));
         JsonNode conversation = sample.get("conversation");
         Instant last = Instant.EPOCH;
         List<JsonNode> sessionTurns = new ArrayList<>();
         List<Instant> sessionDates = new ArrayList<>();
         for (int session = 1; conversation.has("session_" + session); session++) {
-          Instant date = LocalDateTime.parse(conversation.get("session_" + session + "_date_time").asText()
-              .replace("am", "AM").replace("pm", "PM"), SESSION_DATE).toInstant(ZoneOffset.UTC);
+          Instant date = LocalDateTime.parse(
+                  conversation
+                      .get("session_" + session + "_date_time")
+                      .asText()
+                      .replace("am", "AM")
+                      .replace("pm", "PM"),
+                  SESSION_DATE)
+              .toInstant(ZoneOffset.UTC);
           last = date.isAfter(last) ? date : last;
           for (JsonNode turn : conversation.get("session_" + session)) {
             sessionTurns.add(turn);
@@ -89,10 +99,20 @@ class LocomoRetrievalTest {
             Instant date = sessionDates.get(i);
             writes.add(writers.submit(() -> {
               String text = turn.get("text").asText()
-                  + (turn.has("blip_caption") ? " [shares " + turn.get("blip_caption").asText() + "]" : "");
-              String id = memories.remember(text, Map.of("subject", turn.get("speaker").asText(),
-                  "memoryKind", "event", "occurredAt", date.toString(),
-                  "metadata", Map.of("diaId", turn.get("dia_id").asText())));
+                  + (turn.has("blip_caption")
+                      ? " [shares " + turn.get("blip_caption").asText() + "]"
+                      : "");
+              String id = memories.remember(
+                  text,
+                  Map.of(
+                      "subject",
+                      turn.get("speaker").asText(),
+                      "memoryKind",
+                      "event",
+                      "occurredAt",
+                      date.toString(),
+                      "metadata",
+                      Map.of("diaId", turn.get("dia_id").asText())));
               diaByMemory.put(id, turn.get("dia_id").asText());
             }));
           }
@@ -116,18 +136,31 @@ class LocomoRetrievalTest {
           qa.get("evidence").forEach(e -> evidence.add(e.asText()));
           for (Ranking ranking : RANKINGS) {
             long asked = System.nanoTime();
-            Http.Response response = memories.retrieve(Json.write(Map.of("query", qa.get("question").asText(),
-                "limit", 20, "mode", ranking.mode(), "useActivation", ranking.activation(), "recordUse", false)));
+            Http.Response response = memories.retrieve(Json.write(Map.of(
+                "query",
+                qa.get("question").asText(),
+                "limit",
+                20,
+                "mode",
+                ranking.mode(),
+                "useActivation",
+                ranking.activation(),
+                "recordUse",
+                false)));
             if (ranking.activation()) {
               latenciesMicros.add((System.nanoTime() - asked) / 1000);
             }
             assertThat(response.status()).as(response.text()).isEqualTo(200);
             List<String> ranked = new ArrayList<>();
-            response.json().get("memories").forEach(m -> ranked.add(diaByMemory.get(m.get("id").asText())));
+            response
+                .json()
+                .get("memories")
+                .forEach(m -> ranked.add(diaByMemory.get(m.get("id").asText())));
             int[] counts = hits.computeIfAbsent(ranking.name(), n -> new TreeMap<>())
                 .computeIfAbsent(category, c -> new int[KS.length]);
             for (int k = 0; k < KS.length; k++) {
-              if (ranked.subList(0, Math.min(KS[k], ranked.size())).stream().anyMatch(evidence::contains)) {
+              if (ranked.subList(0, Math.min(KS[k], ranked.size())).stream()
+                  .anyMatch(evidence::contains)) {
                 counts[k]++;
               }
             }
@@ -140,38 +173,55 @@ class LocomoRetrievalTest {
     Files.writeString(Path.of("target/locomo-report.md"), report);
     System.out.println(report);
     double shipped = recallAt10(hits, questions, RANKINGS.get(3).name());
-    assertThat(shipped).as("shipped ranking vs BM25 only").isGreaterThan(recallAt10(hits, questions, "BM25 only"));
-    assertThat(shipped).as("shipped ranking vs vector only").isGreaterThan(recallAt10(hits, questions, "vector only"));
+    assertThat(shipped)
+        .as("shipped ranking vs BM25 only")
+        .isGreaterThan(recallAt10(hits, questions, "BM25 only"));
+    assertThat(shipped)
+        .as("shipped ranking vs vector only")
+        .isGreaterThan(recallAt10(hits, questions, "vector only"));
     assertThat(shipped).as("shipped recall@10").isGreaterThanOrEqualTo(0.75);
   }
 
-  static double recallAt10(Map<String, Map<Integer, int[]>> hits, Map<Integer, Integer> questions, String ranking) {
+  static double recallAt10(
+      Map<String, Map<Integer, int[]>> hits, Map<Integer, Integer> questions, String ranking) {
     int total = questions.values().stream().mapToInt(Integer::intValue).sum();
     return hits.get(ranking).values().stream().mapToInt(c -> c[1]).sum() / (double) total;
   }
 
-  static String report(Map<String, Map<Integer, int[]>> hits, Map<Integer, Integer> questions,
-                       List<Long> latenciesMicros, long turns, long encodeNanos) {
+  static String report(
+      Map<String, Map<Integer, int[]>> hits,
+      Map<Integer, Integer> questions,
+      List<Long> latenciesMicros,
+      long turns,
+      long encodeNanos) {
     int total = questions.values().stream().mapToInt(Integer::intValue).sum();
-    StringBuilder out = new StringBuilder("LoCoMo dev: " + turns + " turns encoded in "
-        + encodeNanos / 1_000_000 + " ms; " + total + " questions (categories 1-4: " + questions + ")\n\n");
-    out.append("| Ranking | recall@5 | recall@10 | recall@20 | r@10 cat 1 | cat 2 | cat 3 | cat 4 |\n");
+    StringBuilder out =
+        new StringBuilder("LoCoMo dev: " + turns + " turns encoded in " + encodeNanos / 1_000_000
+            + " ms; " + total + " questions (categories 1-4: " + questions + ")\n\n");
+    out.append(
+        "| Ranking | recall@5 | recall@10 | recall@20 | r@10 cat 1 | cat 2 | cat 3 | cat 4 |\n");
     out.append("|---|---|---|---|---|---|---|---|\n");
     hits.forEach((ranking, byCategory) -> {
       out.append("| ").append(ranking);
       for (int k = 0; k < KS.length; k++) {
         final int index = k;
-        out.append(String.format(Locale.ROOT, " | %.3f",
+        out.append(String.format(
+            Locale.ROOT,
+            " | %.3f",
             byCategory.values().stream().mapToInt(c -> c[index]).sum() / (double) total));
       }
-      questions.forEach((category, count) -> out.append(String.format(Locale.ROOT, " | %.3f",
+      questions.forEach((category, count) -> out.append(String.format(
+          Locale.ROOT,
+          " | %.3f",
           byCategory.getOrDefault(category, new int[KS.length])[1] / (double) count)));
       out.append(" |\n");
     });
     long[] sorted = latenciesMicros.stream().mapToLong(Long::longValue).sorted().toArray();
-    out.append(String.format(Locale.ROOT, "%nShipped retrieval latency over HTTP (limit 20): p50 %.2f ms, p99 %.2f ms%n",
-        sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0));
+    out.append(String.format(
+        Locale.ROOT,
+        "%nShipped retrieval latency over HTTP (limit 20): p50 %.2f ms, p99 %.2f ms%n",
+        sorted[sorted.length / 2] / 1000.0,
+        sorted[(int) (sorted.length * 0.99)] / 1000.0));
     return out.toString();
   }
-
 }

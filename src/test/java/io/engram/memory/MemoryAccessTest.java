@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
  * boundaries, including a token bound to one agent probing another by path, header and id.
  */
 class MemoryAccessTest extends ServerTest {
-  static final List<String> ALL = List.of("memory:read", "memory:write", "memory:control", "memory:delete");
+  static final List<String> ALL =
+      List.of("memory:read", "memory:write", "memory:control", "memory:delete");
   static String org;
   static Memories full;
   static String orgWide;
@@ -23,15 +24,15 @@ class MemoryAccessTest extends ServerTest {
   static String betaOwn;
 
   /** A route, a body for it, and the scope it needs. */
-  record Route(String method, String path, String body, String scope) {
-  }
+  record Route(String method, String path, String body, String scope) {}
 
   @BeforeAll
   static void memories() {
     org = server.createOrganization("growth");
     full = Memories.of(server, server.token(org, null, ALL.toArray(String[]::new)));
     orgWide = full.remember("The support hotline is open from 8 to 18 on weekdays");
-    alphaOwn = full.inAgent("alpha").remember("Alpha's escalation contact for the hotline is Priya");
+    alphaOwn =
+        full.inAgent("alpha").remember("Alpha's escalation contact for the hotline is Priya");
     betaOwn = full.inAgent("beta").remember("Beta's escalation contact for the hotline is Omar");
   }
 
@@ -44,7 +45,10 @@ class MemoryAccessTest extends ServerTest {
         new Route("GET", "/candidates", null, "memory:read"),
         new Route("GET", "/events", null, "memory:read"),
         new Route("POST", "", "{\"text\":\"scope probe\"}", "memory:write"),
-        new Route("POST", "/events", "{\"type\":\"probe\",\"source\":\"test\",\"text\":\"scope probe event\"}",
+        new Route(
+            "POST",
+            "/events",
+            "{\"type\":\"probe\",\"source\":\"test\",\"text\":\"scope probe event\"}",
             "memory:write"),
         new Route("POST", "/" + id + "/reinforce", null, "memory:control"),
         new Route("POST", "/" + id + "/suppress", null, "memory:control"),
@@ -87,26 +91,41 @@ class MemoryAccessTest extends ServerTest {
         assertThat(response.status()).as(route.toString()).isEqualTo(404);
       }
     }
-    assertThat(outsider.ids("support hotline weekdays", 20)).doesNotContain(orgWide, alphaOwn, betaOwn);
-    assertThat(full.get(orgWide).json().get("state").asText()).as("nothing changed").isEqualTo("durable");
+    assertThat(outsider.ids("support hotline weekdays", 20))
+        .doesNotContain(orgWide, alphaOwn, betaOwn);
+    assertThat(full.get(orgWide).json().get("state").asText())
+        .as("nothing changed")
+        .isEqualTo("durable");
   }
 
   @Test
   void boundariesDecideWhatEachCallSees() {
-    assertThat(full.ids("hotline escalation contact", 20)).contains(orgWide).doesNotContain(alphaOwn, betaOwn);
-    assertThat(full.inAgent("alpha").ids("hotline escalation contact", 20)).contains(orgWide, alphaOwn)
+    assertThat(full.ids("hotline escalation contact", 20))
+        .contains(orgWide)
+        .doesNotContain(alphaOwn, betaOwn);
+    assertThat(full.inAgent("alpha").ids("hotline escalation contact", 20))
+        .contains(orgWide, alphaOwn)
         .doesNotContain(betaOwn);
-    Http.Response byHeader = full.server().http.post("/v1/memory/retrieve").bearer(full.token())
-        .header("X-Service-Agent", "beta").json("{\"query\":\"hotline escalation contact\",\"limit\":20}").send();
-    assertThat(byHeader.json().get("memories").findValuesAsText("id")).contains(betaOwn, orgWide)
+    Http.Response byHeader = full.server()
+        .http
+        .post("/v1/memory/retrieve")
+        .bearer(full.token())
+        .header("X-Service-Agent", "beta")
+        .json("{\"query\":\"hotline escalation contact\",\"limit\":20}")
+        .send();
+    assertThat(byHeader.json().get("memories").findValuesAsText("id"))
+        .contains(betaOwn, orgWide)
         .doesNotContain(alphaOwn);
-    assertThat(full.get(alphaOwn).status()).as("an agent's memory is reached in its boundary").isEqualTo(404);
+    assertThat(full.get(alphaOwn).status())
+        .as("an agent's memory is reached in its boundary")
+        .isEqualTo(404);
     assertThat(full.inAgent("alpha").get(alphaOwn).json().get("agent").asText()).isEqualTo("alpha");
   }
 
   @Test
   void aTokenBoundToOneAgentNeverReachesAnother() {
-    Memories bound = Memories.of(server, server.token(org, List.of("alpha"), ALL.toArray(String[]::new)));
+    Memories bound =
+        Memories.of(server, server.token(org, List.of("alpha"), ALL.toArray(String[]::new)));
     Http.Response orgLevel = bound.retrieve("{\"query\":\"hotline\"}");
     assertThat(orgLevel.status()).isEqualTo(403);
     assertThat(orgLevel.json().get("error").get("code").asText()).isEqualTo("agent_required");
@@ -114,15 +133,20 @@ class MemoryAccessTest extends ServerTest {
       Http.Response byPath = bound.inAgent("beta").send(route.method(), route.path(), route.body());
       assertThat(byPath.status()).as("path " + route).isEqualTo(403);
       assertThat(byPath.json().get("error").get("code").asText()).isEqualTo("agent_not_allowed");
-      Http.Call call = server.http.method(route.method(), "/v1/memory" + route.path()).bearer(bound.token())
+      Http.Call call = server
+          .http
+          .method(route.method(), "/v1/memory" + route.path())
+          .bearer(bound.token())
           .header("X-Service-Agent", "beta");
-      assertThat((route.body() == null ? call : call.json(route.body())).send().status()).as("header " + route)
+      assertThat((route.body() == null ? call : call.json(route.body())).send().status())
+          .as("header " + route)
           .isEqualTo(403);
     }
     Memories alpha = bound.inAgent("alpha");
     for (Route route : routes(betaOwn)) {
       if (route.path().contains(betaOwn)) {
-        assertThat(alpha.send(route.method(), route.path(), route.body()).status()).as("beta's id from alpha " + route)
+        assertThat(alpha.send(route.method(), route.path(), route.body()).status())
+            .as("beta's id from alpha " + route)
             .isEqualTo(404);
       }
     }
@@ -131,7 +155,8 @@ class MemoryAccessTest extends ServerTest {
 
     String written = alpha.remember("Alpha answers in French on Mondays");
     assertThat(alpha.get(written).json().get("agent").asText()).isEqualTo("alpha");
-    assertThat(alpha.control(orgWide, "reinforce", null).status()).as("reinforcing a shared memory it used")
+    assertThat(alpha.control(orgWide, "reinforce", null).status())
+        .as("reinforcing a shared memory it used")
         .isEqualTo(200);
     Http.Response suppressShared = alpha.control(orgWide, "suppress", null);
     assertThat(suppressShared.status()).isEqualTo(403);
@@ -142,19 +167,34 @@ class MemoryAccessTest extends ServerTest {
 
   @Test
   void agentNamesAreCheckedAndMustAgree() {
-    Http.Response mismatch = server.http.post("/v1/memory/agents/alpha/retrieve").bearer(full.token())
-        .header("X-Service-Agent", "beta").json("{\"query\":\"x\"}").send();
+    Http.Response mismatch = server
+        .http
+        .post("/v1/memory/agents/alpha/retrieve")
+        .bearer(full.token())
+        .header("X-Service-Agent", "beta")
+        .json("{\"query\":\"x\"}")
+        .send();
     assertThat(mismatch.status()).isEqualTo(400);
     assertThat(mismatch.json().get("error").get("param").asText()).isEqualTo("X-Service-Agent");
     for (String bad : Arrays.asList("Alpha", "-x", "a".repeat(65), "al%20pha")) {
-      Http.Response response = server.http.post("/v1/memory/agents/" + bad + "/retrieve").bearer(full.token())
-          .json("{\"query\":\"x\"}").send();
+      Http.Response response = server
+          .http
+          .post("/v1/memory/agents/" + bad + "/retrieve")
+          .bearer(full.token())
+          .json("{\"query\":\"x\"}")
+          .send();
       assertThat(response.status()).as(bad).isEqualTo(400);
     }
-    Http.Response badHeader = server.http.post("/v1/memory/retrieve").bearer(full.token())
-        .header("X-Service-Agent", "Not Valid").json("{\"query\":\"x\"}").send();
+    Http.Response badHeader = server
+        .http
+        .post("/v1/memory/retrieve")
+        .bearer(full.token())
+        .header("X-Service-Agent", "Not Valid")
+        .json("{\"query\":\"x\"}")
+        .send();
     assertThat(badHeader.status()).isEqualTo(400);
     assertThat(full.inAgent("reinforce").remember("An agent may be called like a verb", Map.of()))
-        .as("/v1/memory/agents/reinforce is agent 'reinforce' encoding").startsWith("mem_");
+        .as("/v1/memory/agents/reinforce is agent 'reinforce' encoding")
+        .startsWith("mem_");
   }
 }

@@ -36,16 +36,22 @@ class MemoryRoutesTest extends MemoryServerTest {
     assertThat(first.get("id").asText()).isEqualTo(memory.get("id").asText());
     assertThat(first.get("explanation").get("relevance").asDouble()).isPositive();
     JsonNode context = found.json().get("context");
-    assertThat(context.get("systemBlock").asText()).contains("Acme's fiscal year starts in April").startsWith("<memory>");
-    assertThat(context.get("tokens").asInt()).isPositive().isLessThanOrEqualTo(context.get("tokenBudget").asInt());
+    assertThat(context.get("systemBlock").asText())
+        .contains("Acme's fiscal year starts in April")
+        .startsWith("<memory>");
+    assertThat(context.get("tokens").asInt())
+        .isPositive()
+        .isLessThanOrEqualTo(context.get("tokenBudget").asInt());
     assertThat(context.get("statistics").get("returned").asInt()).isGreaterThanOrEqualTo(1);
   }
 
   @Test
   void recallAndSearchAreAliasesOfRetrieve() {
-    String id = memories.remember("The staging database is reset every Sunday night", Map.of("subject", "staging"));
+    String id = memories.remember(
+        "The staging database is reset every Sunday night", Map.of("subject", "staging"));
     for (String alias : List.of("/recall", "/search")) {
-      Http.Response response = memories.send("POST", alias, "{\"query\": \"when is staging reset\"}");
+      Http.Response response =
+          memories.send("POST", alias, "{\"query\": \"when is staging reset\"}");
       assertThat(response.status()).as(response.text()).isEqualTo(200);
       assertThat(response.json().get("memories").get(0).get("id").asText()).isEqualTo(id);
     }

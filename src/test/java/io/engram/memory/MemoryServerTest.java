@@ -11,7 +11,8 @@ abstract class MemoryServerTest extends ServerTest {
   @BeforeAll
   static void organization() {
     org = server.createOrganization("growth");
-    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control",
-        "memory:delete"));
+    memories = Memories.of(
+        server,
+        server.token(org, null, "memory:read", "memory:write", "memory:control", "memory:delete"));
   }
 }

@@ -37,8 +37,9 @@ abstract class MemoryWriteContract {
   void start() {
     server = startServer();
     org = server.createOrganization("growth");
-    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write", "memory:control",
-        "memory:delete"));
+    memories = Memories.of(
+        server,
+        server.token(org, null, "memory:read", "memory:write", "memory:control", "memory:delete"));
   }
 
   @AfterAll
@@ -47,34 +48,60 @@ abstract class MemoryWriteContract {
   }
 
   Http.Response encode(String key, String body) {
-    return server.http.post("/v1/memory").bearer(memories.token()).header("Idempotency-Key", key).json(body).send();
+    return server
+        .http
+        .post("/v1/memory")
+        .bearer(memories.token())
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send();
   }
 
   long memoriesWithKey(String key) {
-    return server.engram.services().database().read(h -> h.createQuery(
-        "SELECT COUNT(*) FROM memories WHERE idempotency_key = :key").bind("key", key).mapTo(Long.class).one());
+    return server
+        .engram
+        .services()
+        .database()
+        .read(h -> h.createQuery("SELECT COUNT(*) FROM memories WHERE idempotency_key = :key")
+            .bind("key", key)
+            .mapTo(Long.class)
+            .one());
   }
 
   @Test
   void aRetryReturnsTheSameMemoryAndResponse() {
-    Http.Response first = encode("retry-1", "{\"text\":\"Acme pays by wire transfer\",\"subject\":\"Acme\"}");
+    Http.Response first =
+        encode("retry-1", "{\"text\":\"Acme pays by wire transfer\",\"subject\":\"Acme\"}");
     assertThat(first.status()).isEqualTo(201);
     assertThat(first.header("Idempotent-Replayed")).isNull();
-    Http.Response again = encode("retry-1", "{\"subject\": \"Acme\", \"text\": \"Acme pays by wire transfer\"}");
+    Http.Response again =
+        encode("retry-1", "{\"subject\": \"Acme\", \"text\": \"Acme pays by wire transfer\"}");
     assertThat(again.status()).isEqualTo(201);
     assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
     assertThat(again.text()).isEqualTo(first.text());
     assertThat(memoriesWithKey("retry-1")).isEqualTo(1);
-    assertThat(memories.provenance(first.json().get("id").asText()).get("origin").get("idempotencyKey").asText())
+    assertThat(memories
+            .provenance(first.json().get("id").asText())
+            .get("origin")
+            .get("idempotencyKey")
+            .asText())
         .isEqualTo("retry-1");
 
-    Http.Response otherBody = encode("retry-1", "{\"text\":\"Acme pays by card\",\"subject\":\"Acme\"}");
+    Http.Response otherBody =
+        encode("retry-1", "{\"text\":\"Acme pays by card\",\"subject\":\"Acme\"}");
     assertThat(otherBody.status()).isEqualTo(409);
-    assertThat(otherBody.json().get("error").get("code").asText()).isEqualTo("idempotency_key_reused");
-    Http.Response otherAgent = server.http.post("/v1/memory/agents/alpha").bearer(memories.token())
-        .header("Idempotency-Key", "retry-1").json("{\"text\":\"Acme pays by wire transfer\",\"subject\":\"Acme\"}")
+    assertThat(otherBody.json().get("error").get("code").asText())
+        .isEqualTo("idempotency_key_reused");
+    Http.Response otherAgent = server
+        .http
+        .post("/v1/memory/agents/alpha")
+        .bearer(memories.token())
+        .header("Idempotency-Key", "retry-1")
+        .json("{\"text\":\"Acme pays by wire transfer\",\"subject\":\"Acme\"}")
         .send();
-    assertThat(otherAgent.status()).as("the same body in another boundary is another request").isEqualTo(409);
+    assertThat(otherAgent.status())
+        .as("the same body in another boundary is another request")
+        .isEqualTo(409);
     assertThat(memoriesWithKey("retry-1")).isEqualTo(1);
   }
 
@@ -86,7 +113,8 @@ abstract class MemoryWriteContract {
     for (int i = 0; i < racers; i++) {
       calls.add(() -> {
         start.await();
-        return encode("race-1", "{\"text\":\"Globex renews every January\",\"subject\":\"Globex\"}");
+        return encode(
+            "race-1", "{\"text\":\"Globex renews every January\",\"subject\":\"Globex\"}");
       });
     }
     Set<String> ids = new HashSet<>();
@@ -109,12 +137,18 @@ abstract class MemoryWriteContract {
 
   @Test
   void aKeyIsForgottenAfterItsRetentionWindow() {
-    String first = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}").json().get("id").asText();
+    String first = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}")
+        .json()
+        .get("id")
+        .asText();
     server.clock.advance(MemoryService.IDEMPOTENCY_RETENTION.plus(Duration.ofMinutes(1)));
     Http.Response later = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}");
     assertThat(later.status()).isEqualTo(201);
     assertThat(later.json().get("id").asText()).isNotEqualTo(first);
-    assertThat(encode("expiring", "{\"text\":\"Initech closes on public holidays\"}").json().get("id").asText())
+    assertThat(encode("expiring", "{\"text\":\"Initech closes on public holidays\"}")
+            .json()
+            .get("id")
+            .asText())
         .isEqualTo(later.json().get("id").asText());
   }
 
@@ -122,7 +156,8 @@ abstract class MemoryWriteContract {
   void racingControlLeavesOneConsistentHistory() throws Exception {
     String id = memories.remember("Umbrella's purchase orders need two approvals");
     CountDownLatch start = new CountDownLatch(1);
-    List<String> verbs = List.of("suppress", "suppress", "reinforce", "reinforce", "suppress", "reinforce");
+    List<String> verbs =
+        List.of("suppress", "suppress", "reinforce", "reinforce", "suppress", "reinforce");
     try (ExecutorService pool = Executors.newFixedThreadPool(verbs.size() + 1)) {
       List<Future<Http.Response>> futures = new ArrayList<>();
       for (String verb : verbs) {
@@ -156,44 +191,63 @@ abstract class MemoryWriteContract {
 
   @Test
   void eventsAndCandidatesAreListedWithAndWithoutFilters() {
-    Http.Response ingested = memories.send("POST", "/events", "{\"type\":\"ticket.closed\",\"source\":\"helpdesk\","
-        + "\"subject\":\"Hooli\",\"text\":\"Hooli's export bug was fixed in release 4.2.\"}");
+    Http.Response ingested = memories.send(
+        "POST",
+        "/events",
+        "{\"type\":\"ticket.closed\",\"source\":\"helpdesk\","
+            + "\"subject\":\"Hooli\",\"text\":\"Hooli's export bug was fixed in release 4.2.\"}");
     assertThat(ingested.status()).as(ingested.text()).isEqualTo(201);
     String event = ingested.json().get("event").get("id").asText();
     String candidate = ingested.json().get("candidates").get(0).get("id").asText();
-    assertThat(memories.send("GET", "/events", null).json().get("data").findValuesAsText("id")).contains(event);
-    assertThat(memories.send("GET", "/events?type=ticket.closed&source=helpdesk", null).json().get("data")
-        .findValuesAsText("id")).containsExactly(event);
-    assertThat(memories.send("GET", "/events?source=elsewhere", null).json().get("data")).isEmpty();
-    assertThat(memories.send("GET", "/candidates", null).json().get("data").findValuesAsText("id")).contains(candidate);
-    assertThat(memories.inAgent("alpha").send("GET", "/candidates", null).json().get("data")).isEmpty();
+    assertThat(memories.send("GET", "/events", null).json().get("data").findValuesAsText("id"))
+        .contains(event);
+    assertThat(memories
+            .send("GET", "/events?type=ticket.closed&source=helpdesk", null)
+            .json()
+            .get("data")
+            .findValuesAsText("id"))
+        .containsExactly(event);
+    assertThat(memories.send("GET", "/events?source=elsewhere", null).json().get("data"))
+        .isEmpty();
+    assertThat(memories.send("GET", "/candidates", null).json().get("data").findValuesAsText("id"))
+        .contains(candidate);
+    assertThat(memories.inAgent("alpha").send("GET", "/candidates", null).json().get("data"))
+        .isEmpty();
   }
 
   long storedMemories() {
-    return server.engram.services().database().read(h -> h.createQuery("SELECT COUNT(*) FROM memories")
-        .mapTo(Long.class).one());
+    return server
+        .engram
+        .services()
+        .database()
+        .read(h ->
+            h.createQuery("SELECT COUNT(*) FROM memories").mapTo(Long.class).one());
   }
 
   @Test
   void aNulCharacterAnywhereIsA400NotADatabaseError() {
     long before = storedMemories();
     assertThat(memories.encode("{\"text\":\"nul \\u0000 inside\"}").status()).isEqualTo(400);
-    assertThat(memories.encode("{\"text\":\"ok\",\"subject\":\"\\u0000\"}").status()).isEqualTo(400);
+    assertThat(memories.encode("{\"text\":\"ok\",\"subject\":\"\\u0000\"}").status())
+        .isEqualTo(400);
     assertThat(memories.send("GET", "/mem_%00x", null).status()).isEqualTo(400);
     assertThat(memories.send("GET", "/events?type=%00", null).status()).isEqualTo(400);
     assertThat(memories.send("GET", "/candidates?after=%00", null).status()).isEqualTo(400);
-    assertThat(memories.retrieve("{\"query\":\"q\",\"subject\":\"a\\u0000b\"}").status()).isEqualTo(400);
+    assertThat(memories.retrieve("{\"query\":\"q\",\"subject\":\"a\\u0000b\"}").status())
+        .isEqualTo(400);
     assertThat(storedMemories()).isEqualTo(before);
   }
 
   @Test
   void aQueryOfThousandsOfDistinctWordsIsAnswered() {
     StringBuilder query = new StringBuilder();
-    // Two-character words: about 1,300 distinct terms, more than a Lucene boolean query's default clause limit.
+    // Two-character words: about 1,300 distinct terms, more than a Lucene boolean query's default
+    // clause limit.
     for (int i = 36; query.length() < RetrievalRequest.MAX_QUERY - 3; i++) {
       query.append(Integer.toString(i, 36)).append(' ');
     }
-    Http.Response response = memories.retrieve("{\"query\":\"" + query.toString().strip() + "\"}");
+    Http.Response response =
+        memories.retrieve("{\"query\":\"" + query.toString().strip() + "\"}");
     assertThat(response.status()).as(response.text()).isEqualTo(200);
   }
 }

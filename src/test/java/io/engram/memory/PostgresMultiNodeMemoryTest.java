@@ -25,17 +25,20 @@ class PostgresMultiNodeMemoryTest {
   @Test
   void aWriteOnOneNodeIsRetrievableOnTheOther() throws InterruptedException {
     try (TestServer first = TestServer.builder().postgres().start();
-         TestServer second = TestServer.builder().sharing(first).start()) {
+        TestServer second = TestServer.builder().sharing(first).start()) {
       String org = first.createOrganization("growth");
       String token = first.token(org, null, "memory:read", "memory:write", "memory:control");
       Memories onFirst = Memories.of(first, token);
       Memories onSecond = Memories.of(second, token);
       String id = onFirst.remember("The warehouse in Lyon closes at six on Fridays");
       assertThat(onFirst.ids("When does the Lyon warehouse close?", 5)).contains(id);
-      eventually(() -> onSecond.ids("When does the Lyon warehouse close?", 5).contains(id), "seen on the second node");
+      eventually(
+          () -> onSecond.ids("When does the Lyon warehouse close?", 5).contains(id),
+          "seen on the second node");
 
       assertThat(onSecond.control(id, "suppress", null).status()).isEqualTo(200);
-      eventually(() -> !onFirst.ids("When does the Lyon warehouse close?", 5).contains(id),
+      eventually(
+          () -> !onFirst.ids("When does the Lyon warehouse close?", 5).contains(id),
           "suppression seen on the first node");
       List<String> onBoth = onSecond.ids("Lyon warehouse", 5);
       assertThat(onBoth).doesNotContain(id);

@@ -19,49 +19,82 @@ class ApiContractTest {
 
   @Test
   void aResponseAsDocumentedPasses() {
-    assertThat(ApiContract.violations(new Exchange("GET", "/v1/organizations/org_1", null, null, 200, JSON,
-        ORGANIZATION))).isEmpty();
+    assertThat(ApiContract.violations(
+            new Exchange("GET", "/v1/organizations/org_1", null, null, 200, JSON, ORGANIZATION)))
+        .isEmpty();
   }
 
   @Test
   void aResponseMissingARequiredFieldOrOfTheWrongTypeFails() {
-    assertThat(ApiContract.violations(new Exchange("GET", "/v1/health", null, null, 200, JSON, "{}")))
-        .singleElement().asString().contains("status");
-    assertThat(ApiContract.violations(new Exchange("GET", "/v1/organizations/org_1", null, null, 200, JSON,
-        ORGANIZATION.replace("\"name\":\"Acme\"", "\"name\":7")))).isNotEmpty();
+    assertThat(
+            ApiContract.violations(new Exchange("GET", "/v1/health", null, null, 200, JSON, "{}")))
+        .singleElement()
+        .asString()
+        .contains("status");
+    assertThat(ApiContract.violations(new Exchange(
+            "GET",
+            "/v1/organizations/org_1",
+            null,
+            null,
+            200,
+            JSON,
+            ORGANIZATION.replace("\"name\":\"Acme\"", "\"name\":7"))))
+        .isNotEmpty();
   }
 
   @Test
   void anUndocumentedSuccessStatusFails() {
     assertThat(ApiContract.violations(new Exchange("GET", "/v1/health", null, null, 204, JSON, "")))
-        .singleElement().asString().contains("not documented");
+        .singleElement()
+        .asString()
+        .contains("not documented");
   }
 
   @Test
   void anUndocumentedErrorMustStillBeInItsFamilysShape() {
-    assertThat(ApiContract.violations(new Exchange("GET", "/v1/health", null, null, 418, JSON,
-        "{\"error\":{\"message\":\"m\",\"type\":\"invalid_request_error\",\"code\":\"c\",\"param\":null}}"))).isEmpty();
-    assertThat(ApiContract.violations(new Exchange("GET", "/api/assistants", null, null, 418, JSON,
-        "{\"error\":{\"message\":\"m\"}}"))).isNotEmpty();
+    assertThat(
+            ApiContract.violations(
+                new Exchange(
+                    "GET",
+                    "/v1/health",
+                    null,
+                    null,
+                    418,
+                    JSON,
+                    "{\"error\":{\"message\":\"m\",\"type\":\"invalid_request_error\",\"code\":\"c\",\"param\":null}}")))
+        .isEmpty();
+    assertThat(ApiContract.violations(new Exchange(
+            "GET", "/api/assistants", null, null, 418, JSON, "{\"error\":{\"message\":\"m\"}}")))
+        .isNotEmpty();
   }
 
   @Test
   void anAcceptedRequestMustMatchTheDocumentedBody() {
-    assertThat(ApiContract.violations(new Exchange("POST", "/v1/organizations", JSON, "{\"nom\":\"Acme\"}", 201,
-        JSON, ORGANIZATION))).isNotEmpty();
-    assertThat(ApiContract.violations(new Exchange("POST", "/v1/organizations", JSON, "{\"name\":\"Acme\"}", 201,
-        JSON, ORGANIZATION))).isEmpty();
+    assertThat(ApiContract.violations(new Exchange(
+            "POST", "/v1/organizations", JSON, "{\"nom\":\"Acme\"}", 201, JSON, ORGANIZATION)))
+        .isNotEmpty();
+    assertThat(ApiContract.violations(new Exchange(
+            "POST", "/v1/organizations", JSON, "{\"name\":\"Acme\"}", 201, JSON, ORGANIZATION)))
+        .isEmpty();
   }
 
   @Test
   void anHtmlPageWhereJsonIsDocumentedFails() {
-    assertThat(ApiContract.violations(new Exchange("GET", "/v1/memory/mem_1", null, null, 400,
-        "text/html;charset=iso-8859-1", "<html></html>"))).isNotEmpty();
+    assertThat(ApiContract.violations(new Exchange(
+            "GET",
+            "/v1/memory/mem_1",
+            null,
+            null,
+            400,
+            "text/html;charset=iso-8859-1",
+            "<html></html>")))
+        .isNotEmpty();
   }
 
   @Test
   void pathsTheDocumentDoesNotHaveAreLeftToTheRouteListTest() {
-    assertThat(ApiContract.violations(new Exchange("GET", "/v1/probe/boom", null, null, 500, JSON, "{}")))
+    assertThat(ApiContract.violations(
+            new Exchange("GET", "/v1/probe/boom", null, null, 500, JSON, "{}")))
         .isEmpty();
   }
 }

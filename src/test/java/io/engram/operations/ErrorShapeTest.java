@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ValidationError;
 import io.engram.platform.json.Json;
-import java.util.List;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,56 +76,86 @@ class ErrorShapeTest {
 
   @Test
   void unknownRouteIs404InEachFamily() {
-    assertOpenAiShape(http.get("/v1/does-not-exist").send(), 404, "invalid_request_error", "route_not_found");
+    assertOpenAiShape(
+        http.get("/v1/does-not-exist").send(), 404, "invalid_request_error", "route_not_found");
     assertOpenAiShape(http.get("/").send(), 404, "invalid_request_error", "route_not_found");
     assertProductShape(http.get("/api/does-not-exist").send(), 404, "Not found");
   }
 
   @Test
   void wrongMethodIs405InEachFamily() {
-    assertOpenAiShape(http.method("PUT", "/v1/organizations").send(), 405, "invalid_request_error", "method_not_allowed");
+    assertOpenAiShape(
+        http.method("PUT", "/v1/organizations").send(),
+        405,
+        "invalid_request_error",
+        "method_not_allowed");
     assertProductShape(http.get("/api/auth/login").send(), 405, "Method not allowed");
   }
 
   @Test
   void malformedJsonIs400InEachFamily() {
-    assertOpenAiShape(server.asOperator(http.post("/v1/organizations").json("{\"name\": ")), 400,
-        "invalid_request_error", "invalid_request");
-    assertOpenAiShape(server.asOperator(http.post("/v1/organizations").json("{\"name\":\"a\",\"name\":\"b\"}")), 400,
-        "invalid_request_error", "invalid_request");
-    assertOpenAiShape(server.asOperator(http.post("/v1/organizations").json("[1,2]")), 400,
-        "invalid_request_error", "invalid_request");
+    assertOpenAiShape(
+        server.asOperator(http.post("/v1/organizations").json("{\"name\": ")),
+        400,
+        "invalid_request_error",
+        "invalid_request");
+    assertOpenAiShape(
+        server.asOperator(http.post("/v1/organizations").json("{\"name\":\"a\",\"name\":\"b\"}")),
+        400,
+        "invalid_request_error",
+        "invalid_request");
+    assertOpenAiShape(
+        server.asOperator(http.post("/v1/organizations").json("[1,2]")),
+        400,
+        "invalid_request_error",
+        "invalid_request");
     assertProductShape(http.post("/api/auth/login").json("{nope").send(), 400, "Invalid request");
   }
 
   @Test
   void missingBodyIs400() {
-    assertOpenAiShape(http.post("/v1/organizations").bearer(TestServer.ADMIN_KEY).send(), 400, "invalid_request_error",
+    assertOpenAiShape(
+        http.post("/v1/organizations").bearer(TestServer.ADMIN_KEY).send(),
+        400,
+        "invalid_request_error",
         "invalid_request");
   }
 
   @Test
   void oversizedBodyIs413InEachFamily() {
     String big = "{\"name\":\"" + "x".repeat(5000) + "\"}";
-    assertOpenAiShape(server.asOperator(http.post("/v1/organizations").json(big)), 413, "invalid_request_error",
+    assertOpenAiShape(
+        server.asOperator(http.post("/v1/organizations").json(big)),
+        413,
+        "invalid_request_error",
         "request_too_large");
     assertProductShape(http.post("/api/auth/login").json(big).send(), 413, "Payload too large");
   }
 
   @Test
   void wrongContentTypeIs415InEachFamily() {
-    assertOpenAiShape(server.asOperator(http.post("/v1/organizations").body("text/plain", "name=x")), 415,
-        "invalid_request_error", "unsupported_media_type");
-    assertOpenAiShape(server.asOperator(http.post("/v1/organizations").body("application/x-www-form-urlencoded", "name=x")),
-        415, "invalid_request_error", "unsupported_media_type");
-    assertProductShape(http.post("/api/auth/login").body("text/plain", "x").send(), 415, "Unsupported media type");
+    assertOpenAiShape(
+        server.asOperator(http.post("/v1/organizations").body("text/plain", "name=x")),
+        415,
+        "invalid_request_error",
+        "unsupported_media_type");
+    assertOpenAiShape(
+        server.asOperator(
+            http.post("/v1/organizations").body("application/x-www-form-urlencoded", "name=x")),
+        415,
+        "invalid_request_error",
+        "unsupported_media_type");
+    assertProductShape(
+        http.post("/api/auth/login").body("text/plain", "x").send(), 415, "Unsupported media type");
   }
 
   @Test
   void anUnexpectedExceptionIs500WithoutItsDetails() {
     Http.Response v1 = http.get("/v1/probe/boom").send();
     assertOpenAiShape(v1, 500, "server_error", "internal_error");
-    assertThat(v1.text()).doesNotContain("secret internal detail").doesNotContain("IllegalStateException")
+    assertThat(v1.text())
+        .doesNotContain("secret internal detail")
+        .doesNotContain("IllegalStateException")
         .doesNotContain("at io.engram");
     Http.Response api = http.get("/api/probe/boom").send();
     assertProductShape(api, 500, "Internal server error");
@@ -135,19 +165,30 @@ class ErrorShapeTest {
   @Test
   void authenticationAndPermissionFailuresUseTheProductShapeUnderApi() {
     assertProductShape(http.get("/api/auth/session").send(), 401, "Unauthorized");
-    assertProductShape(http.get("/api/auth/session").bearer("engk_nonsense").send(), 401, "Unauthorized");
+    assertProductShape(
+        http.get("/api/auth/session").bearer("engk_nonsense").send(), 401, "Unauthorized");
     String org = server.createOrganization("seed");
     String token = server.token(org, null, "memory:read");
     assertProductShape(http.get("/api/auth/session").bearer(token).send(), 403, "Forbidden");
-    assertOpenAiShape(http.get("/v1/organizations/" + org).send(), 401, "authentication_error", "missing_api_key");
+    assertOpenAiShape(
+        http.get("/v1/organizations/" + org).send(),
+        401,
+        "authentication_error",
+        "missing_api_key");
   }
 
   @Test
   void everyResponseCarriesARequestIdAndAValidIncomingOneIsKept() {
     assertThat(http.get("/v1/health").send().header("X-Request-Id")).startsWith("req_");
-    assertThat(http.get("/v1/health").header("X-Request-Id", "trace-123.abc").send().header("X-Request-Id"))
+    assertThat(http.get("/v1/health")
+            .header("X-Request-Id", "trace-123.abc")
+            .send()
+            .header("X-Request-Id"))
         .isEqualTo("trace-123.abc");
-    assertThat(http.get("/v1/health").header("X-Request-Id", "bad id with spaces").send().header("X-Request-Id"))
+    assertThat(http.get("/v1/health")
+            .header("X-Request-Id", "bad id with spaces")
+            .send()
+            .header("X-Request-Id"))
         .startsWith("req_");
   }
 

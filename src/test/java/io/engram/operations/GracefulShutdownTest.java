@@ -14,12 +14,15 @@ class GracefulShutdownTest {
   @Test
   void inFlightRequestsFinishWhenTheServerStops() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
-    TestServer server = TestServer.builder().probe(guard -> routes -> routes.get("/v1/probe/slow", ctx -> {
-      entered.countDown();
-      Thread.sleep(1500);
-      ctx.result("finished");
-    })).start();
-    CompletableFuture<Http.Response> slow = CompletableFuture.supplyAsync(() -> server.http.get("/v1/probe/slow").send());
+    TestServer server = TestServer.builder()
+        .probe(guard -> routes -> routes.get("/v1/probe/slow", ctx -> {
+          entered.countDown();
+          Thread.sleep(1500);
+          ctx.result("finished");
+        }))
+        .start();
+    CompletableFuture<Http.Response> slow =
+        CompletableFuture.supplyAsync(() -> server.http.get("/v1/probe/slow").send());
     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
     server.close();
     Http.Response response = slow.get(10, TimeUnit.SECONDS);

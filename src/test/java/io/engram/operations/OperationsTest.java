@@ -36,8 +36,10 @@ class OperationsTest extends ServerTest {
     assertThat(metrics.status()).isEqualTo(200);
     assertThat(metrics.header("Content-Type")).startsWith("text/plain");
     assertThat(metrics.text())
-        .contains("http_server_requests_seconds_count{method=\"GET\",route=\"/v1/organizations/{org_id}\",status=\"200\"}")
-        .contains("http_server_requests_seconds_bucket{method=\"GET\",route=\"/v1/organizations/{org_id}\",status=\"429\"")
+        .contains(
+            "http_server_requests_seconds_count{method=\"GET\",route=\"/v1/organizations/{org_id}\",status=\"200\"}")
+        .contains(
+            "http_server_requests_seconds_bucket{method=\"GET\",route=\"/v1/organizations/{org_id}\",status=\"429\"")
         .contains("engram_ratelimit_rejections_total{limit=\"credential\"} 1.0")
         .contains("jvm_memory_used_bytes");
   }
@@ -45,20 +47,35 @@ class OperationsTest extends ServerTest {
   @Test
   void unmatchedRoutesShareOneMetricLabel() {
     http.get("/v1/nothing/" + System.nanoTime()).send();
-    assertThat(server.asOperator(http.get("/metrics")).text()).contains("route=\"unmatched\",status=\"404\"");
+    assertThat(server.asOperator(http.get("/metrics")).text())
+        .contains("route=\"unmatched\",status=\"404\"");
   }
 
   @Test
   void withApiKeyRequiredFalseMetricsOpenButOrganizationDataStaysClosed() {
-    try (TestServer relaxed = TestServer.builder().env("API_KEY_REQUIRED", "false").start()) {
+    try (TestServer relaxed =
+        TestServer.builder().env("API_KEY_REQUIRED", "false").start()) {
       assertThat(relaxed.http.get("/metrics").send().status()).isEqualTo(200);
       String org = relaxed.createOrganization("seed");
       assertThat(relaxed.http.get("/v1/organizations/" + org).send().status()).isEqualTo(401);
-      assertThat(relaxed.http.post("/v1/organizations").json("{\"name\":\"x\"}").send().status()).isEqualTo(401);
-      assertThat(relaxed.http.get("/v1/organizations/" + org + "/tokens").send().status()).isEqualTo(401);
+      assertThat(relaxed
+              .http
+              .post("/v1/organizations")
+              .json("{\"name\":\"x\"}")
+              .send()
+              .status())
+          .isEqualTo(401);
+      assertThat(relaxed.http.get("/v1/organizations/" + org + "/tokens").send().status())
+          .isEqualTo(401);
       assertThat(relaxed.http.get("/api/auth/session").send().status()).isEqualTo(401);
       String otherKey = relaxed.apiKey(relaxed.createOrganization("seed"), 100, "admin");
-      assertThat(relaxed.http.get("/v1/organizations/" + org).bearer(otherKey).send().status()).isEqualTo(404);
+      assertThat(relaxed
+              .http
+              .get("/v1/organizations/" + org)
+              .bearer(otherKey)
+              .send()
+              .status())
+          .isEqualTo(404);
     }
   }
 
@@ -67,11 +84,16 @@ class OperationsTest extends ServerTest {
     JsonNode document = http.get("/openapi.json").send().json();
     assertThat(document.get("openapi").asText()).startsWith("3.1");
     Set<Routes.Route> documented = new HashSet<>();
-    for (Iterator<Map.Entry<String, JsonNode>> paths = document.get("paths").properties().iterator(); paths.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> paths =
+            document.get("paths").properties().iterator();
+        paths.hasNext(); ) {
       Map.Entry<String, JsonNode> path = paths.next();
-      path.getValue().fieldNames().forEachRemaining(method ->
-          documented.add(new Routes.Route(method.toUpperCase(Locale.ROOT), path.getKey())));
+      path.getValue()
+          .fieldNames()
+          .forEachRemaining(method ->
+              documented.add(new Routes.Route(method.toUpperCase(Locale.ROOT), path.getKey())));
     }
-    assertThat(documented).containsExactlyInAnyOrderElementsOf(new HashSet<>(server.engram.routes()));
+    assertThat(documented)
+        .containsExactlyInAnyOrderElementsOf(new HashSet<>(server.engram.routes()));
   }
 }

@@ -10,8 +10,23 @@ class PlanTest {
 
   @Test
   void everyPlanIdOfTheSpecNormalizesIntoAnOrderedTier() {
-    List<String> ids = List.of("founder", "free", "spark", "seed", "rise", "growth", "boost", "scale", "grow",
-        "expand", "prime", "public", "elite", "titan", "god", "dedicated");
+    List<String> ids = List.of(
+        "founder",
+        "free",
+        "spark",
+        "seed",
+        "rise",
+        "growth",
+        "boost",
+        "scale",
+        "grow",
+        "expand",
+        "prime",
+        "public",
+        "elite",
+        "titan",
+        "god",
+        "dedicated");
     for (String id : ids) {
       assertThat(Plan.fromId(id)).as(id).isPresent();
       assertThat(Plan.fromId(id.toUpperCase())).as(id).isPresent();
@@ -45,23 +60,44 @@ class PlanTest {
 
   @Test
   void extendedSurfaceLimitsAreTheSpecs() {
-    assertThat(Plan.SPARK.limits()).extracting(PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest,
-        PlanLimits::tokensPerHour).containsExactly(Limit.of(5), Limit.of(2048), Limit.of(10_000));
-    assertThat(Plan.SEED.limits()).extracting(PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest,
-        PlanLimits::tokensPerHour).containsExactly(Limit.of(20), Limit.of(4096), Limit.of(100_000));
-    assertThat(Plan.SCALE.limits()).extracting(PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest,
-        PlanLimits::tokensPerHour).containsExactly(Limit.of(100), Limit.of(8192), Limit.UNLIMITED);
-    assertThat(Plan.DEDICATED.limits()).extracting(PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest,
-        PlanLimits::tokensPerHour).containsExactly(Limit.UNLIMITED, Limit.of(16384), Limit.UNLIMITED);
+    assertThat(Plan.SPARK.limits())
+        .extracting(
+            PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest, PlanLimits::tokensPerHour)
+        .containsExactly(Limit.of(5), Limit.of(2048), Limit.of(10_000));
+    assertThat(Plan.SEED.limits())
+        .extracting(
+            PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest, PlanLimits::tokensPerHour)
+        .containsExactly(Limit.of(20), Limit.of(4096), Limit.of(100_000));
+    assertThat(Plan.SCALE.limits())
+        .extracting(
+            PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest, PlanLimits::tokensPerHour)
+        .containsExactly(Limit.of(100), Limit.of(8192), Limit.UNLIMITED);
+    assertThat(Plan.DEDICATED.limits())
+        .extracting(
+            PlanLimits::concurrentRequests, PlanLimits::tokensPerRequest, PlanLimits::tokensPerHour)
+        .containsExactly(Limit.UNLIMITED, Limit.of(16384), Limit.UNLIMITED);
   }
 
   @Test
   void storageIsTheSpecs() {
     long[] expected = {1, 10, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000};
-    List<Plan> plans = List.of(Plan.FREE, Plan.SPARK, Plan.SEED, Plan.RISE, Plan.BOOST, Plan.SCALE, Plan.GROW,
-        Plan.EXPAND, Plan.PRIME, Plan.PUBLIC, Plan.ELITE, Plan.TITAN);
+    List<Plan> plans = List.of(
+        Plan.FREE,
+        Plan.SPARK,
+        Plan.SEED,
+        Plan.RISE,
+        Plan.BOOST,
+        Plan.SCALE,
+        Plan.GROW,
+        Plan.EXPAND,
+        Plan.PRIME,
+        Plan.PUBLIC,
+        Plan.ELITE,
+        Plan.TITAN);
     for (int i = 0; i < plans.size(); i++) {
-      assertThat(plans.get(i).limits().storageGb()).as(plans.get(i).id()).isEqualTo(Limit.of(expected[i]));
+      assertThat(plans.get(i).limits().storageGb())
+          .as(plans.get(i).id())
+          .isEqualTo(Limit.of(expected[i]));
     }
     assertThat(Plan.GOD.limits().storageGb().isUnlimited()).isTrue();
   }
@@ -72,11 +108,21 @@ class PlanTest {
     for (int i = 1; i < plans.length; i++) {
       PlanLimits lower = plans[i - 1].limits();
       PlanLimits higher = plans[i].limits();
-      assertThat(atLeast(higher.requestsPerMinute(), lower.requestsPerMinute())).as(plans[i].id()).isTrue();
-      assertThat(atLeast(higher.concurrentRequests(), lower.concurrentRequests())).as(plans[i].id()).isTrue();
-      assertThat(atLeast(higher.tokensPerRequest(), lower.tokensPerRequest())).as(plans[i].id()).isTrue();
-      assertThat(atLeast(higher.tokensPerHour(), lower.tokensPerHour())).as(plans[i].id()).isTrue();
-      assertThat(atLeast(higher.storageGb(), lower.storageGb())).as(plans[i].id()).isTrue();
+      assertThat(atLeast(higher.requestsPerMinute(), lower.requestsPerMinute()))
+          .as(plans[i].id())
+          .isTrue();
+      assertThat(atLeast(higher.concurrentRequests(), lower.concurrentRequests()))
+          .as(plans[i].id())
+          .isTrue();
+      assertThat(atLeast(higher.tokensPerRequest(), lower.tokensPerRequest()))
+          .as(plans[i].id())
+          .isTrue();
+      assertThat(atLeast(higher.tokensPerHour(), lower.tokensPerHour()))
+          .as(plans[i].id())
+          .isTrue();
+      assertThat(atLeast(higher.storageGb(), lower.storageGb()))
+          .as(plans[i].id())
+          .isTrue();
     }
   }
 

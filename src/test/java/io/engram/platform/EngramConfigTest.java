@@ -7,9 +7,9 @@ import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class EngramConfigTest {
 
@@ -36,52 +36,67 @@ class EngramConfigTest {
   @Test
   void readsEveryVariableItIsGiven() {
     EngramConfig config = EngramConfig.fromEnvironment(Map.ofEntries(
-        Map.entry("API_PORT", "9000"), Map.entry("API_HOST", "127.0.0.1"), Map.entry("API_KEY_REQUIRED", "false"),
-        Map.entry("LOG_LEVEL", "WARNING"), Map.entry("LOG_FORMAT", "text"), Map.entry("LOG_DESTINATION", "file"),
-        Map.entry("LOG_FILE_PATH", "/tmp/x.log"), Map.entry("CORS_ORIGINS", "https://a.example, https://b.example"),
-        Map.entry("RATE_LIMIT_REQUESTS", "250"), Map.entry("REQUEST_TIMEOUT", "30"),
-        Map.entry("MAX_CONCURRENT_REQUESTS", "12"), Map.entry("MODEL_CACHE_DIR", "/models"),
-        Map.entry("DEFAULT_MODEL", "engram-chat"), Map.entry("ENGRAM_DATA_DIR", "/srv/engram"),
+        Map.entry("API_PORT", "9000"),
+        Map.entry("API_HOST", "127.0.0.1"),
+        Map.entry("API_KEY_REQUIRED", "false"),
+        Map.entry("LOG_LEVEL", "WARNING"),
+        Map.entry("LOG_FORMAT", "text"),
+        Map.entry("LOG_DESTINATION", "file"),
+        Map.entry("LOG_FILE_PATH", "/tmp/x.log"),
+        Map.entry("CORS_ORIGINS", "https://a.example, https://b.example"),
+        Map.entry("RATE_LIMIT_REQUESTS", "250"),
+        Map.entry("REQUEST_TIMEOUT", "30"),
+        Map.entry("MAX_CONCURRENT_REQUESTS", "12"),
+        Map.entry("MODEL_CACHE_DIR", "/models"),
+        Map.entry("DEFAULT_MODEL", "engram-chat"),
+        Map.entry("ENGRAM_DATA_DIR", "/srv/engram"),
         Map.entry("DATABASE_URL", "postgresql://u:secret@db:5432/engram")));
     assertThat(config.server().port()).isEqualTo(9000);
     assertThat(config.access().apiKeyRequired()).isFalse();
     assertThat(config.logging().level()).isEqualTo("warning");
-    assertThat(config.server().corsOrigins()).containsExactly("https://a.example", "https://b.example");
+    assertThat(config.server().corsOrigins())
+        .containsExactly("https://a.example", "https://b.example");
     assertThat(config.access().rateLimitRequests()).isEqualTo(250);
     assertThat(config.server().requestTimeoutSeconds()).isEqualTo(30);
     assertThat(config.inference().maxConcurrentRequests()).hasValue(12);
     assertThat(config.inference().modelCacheDir()).isEqualTo(Path.of("/models"));
     assertThat(config.inference().defaultModel()).isEqualTo("engram-chat");
     assertThat(config.storage().usesPostgres()).isTrue();
-    assertThat(config.redactedValues().get("DATABASE_URL")).isEqualTo("postgresql://u:***@db:5432/engram");
+    assertThat(config.redactedValues().get("DATABASE_URL"))
+        .isEqualTo("postgresql://u:***@db:5432/engram");
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "API_PORT|80|API_PORT must be between 1024 and 65535, got '80'",
-      "API_PORT|http|API_PORT must be an integer between 1024 and 65535, got 'http'",
-      "REQUEST_TIMEOUT|5|REQUEST_TIMEOUT must be between 10 and 600, got '5'",
-      "REQUEST_TIMEOUT|601|REQUEST_TIMEOUT must be between 10 and 600, got '601'",
-      "MAX_CONCURRENT_REQUESTS|0|MAX_CONCURRENT_REQUESTS must be between 1 and 1000, got '0'",
-      "WORKER_PROCESSES|17|WORKER_PROCESSES must be between 1 and 16, got '17'",
-      "BATCH_SIZE|257|BATCH_SIZE must be between 1 and 256, got '257'",
-      "GPU_MEMORY_FRACTION|0.05|GPU_MEMORY_FRACTION must be between 0.1 and 1.0, got '0.05'",
-      "LOG_LEVEL|verbose|LOG_LEVEL must be one of debug, info, warning, error, critical, got 'verbose'",
-      "LOG_FORMAT|xml|LOG_FORMAT must be one of json, text, structured, got 'xml'",
-      "LOG_DESTINATION|kafka|LOG_DESTINATION must be one of stdout, file, syslog, got 'kafka'",
-      "MODEL_QUANTIZATION|fp4|MODEL_QUANTIZATION must be one of none, int8, int4, gptq, awq, got 'fp4'",
-      "API_KEY_REQUIRED|maybe|API_KEY_REQUIRED must be true or false, got 'maybe'",
-      "RATE_LIMIT_REQUESTS|0|RATE_LIMIT_REQUESTS must be between 1 and 1000000, got '0'",
-      "ENGRAM_ADMIN_KEY|short|ENGRAM_ADMIN_KEY must be at least 24 characters without spaces",
-      "DATABASE_URL|mysql://db/engram|DATABASE_URL must be empty (SQLite in ENGRAM_DATA_DIR) or a PostgreSQL URL",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "API_PORT|80|API_PORT must be between 1024 and 65535, got '80'",
+        "API_PORT|http|API_PORT must be an integer between 1024 and 65535, got 'http'",
+        "REQUEST_TIMEOUT|5|REQUEST_TIMEOUT must be between 10 and 600, got '5'",
+        "REQUEST_TIMEOUT|601|REQUEST_TIMEOUT must be between 10 and 600, got '601'",
+        "MAX_CONCURRENT_REQUESTS|0|MAX_CONCURRENT_REQUESTS must be between 1 and 1000, got '0'",
+        "WORKER_PROCESSES|17|WORKER_PROCESSES must be between 1 and 16, got '17'",
+        "BATCH_SIZE|257|BATCH_SIZE must be between 1 and 256, got '257'",
+        "GPU_MEMORY_FRACTION|0.05|GPU_MEMORY_FRACTION must be between 0.1 and 1.0, got '0.05'",
+        "LOG_LEVEL|verbose|LOG_LEVEL must be one of debug, info, warning, error, critical, got 'verbose'",
+        "LOG_FORMAT|xml|LOG_FORMAT must be one of json, text, structured, got 'xml'",
+        "LOG_DESTINATION|kafka|LOG_DESTINATION must be one of stdout, file, syslog, got 'kafka'",
+        "MODEL_QUANTIZATION|fp4|MODEL_QUANTIZATION must be one of none, int8, int4, gptq, awq, got 'fp4'",
+        "API_KEY_REQUIRED|maybe|API_KEY_REQUIRED must be true or false, got 'maybe'",
+        "RATE_LIMIT_REQUESTS|0|RATE_LIMIT_REQUESTS must be between 1 and 1000000, got '0'",
+        "ENGRAM_ADMIN_KEY|short|ENGRAM_ADMIN_KEY must be at least 24 characters without spaces",
+        "DATABASE_URL|mysql://db/engram|DATABASE_URL must be empty (SQLite in ENGRAM_DATA_DIR) or a PostgreSQL URL",
+      })
   void aBadValueIsRefusedNamingTheVariableAndItsRange(String name, String value, String message) {
     assertBad(name, value, message);
   }
 
   @Test
   void anUpstreamKeyWithALineBreakIsRefusedAtStart() {
-    assertBad("ENGRAM_UPSTREAM_API_KEY", "sk-upstream\nkey", "ENGRAM_UPSTREAM_API_KEY must not contain control");
+    assertBad(
+        "ENGRAM_UPSTREAM_API_KEY",
+        "sk-upstream\nkey",
+        "ENGRAM_UPSTREAM_API_KEY must not contain control");
   }
 
   private static void assertBad(String name, String value, String message) {
@@ -92,13 +107,20 @@ class EngramConfigTest {
 
   @Test
   void everyProblemIsReportedAtOnce() {
-    assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of("API_PORT", "1", "LOG_FORMAT", "xml")))
-        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2));
+    assertThatThrownBy(
+            () -> EngramConfig.fromEnvironment(Map.of("API_PORT", "1", "LOG_FORMAT", "xml")))
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.problems()).hasSize(2));
   }
 
   @Test
   void anEphemeralPortIsAllowedOnlyAsAnOverride() {
-    assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of("API_PORT", "0"))).isInstanceOf(ConfigException.class);
-    assertThat(EngramConfig.fromEnvironment(Map.of()).withOverrides(Map.of("API_PORT", "0")).server().port()).isZero();
+    assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of("API_PORT", "0")))
+        .isInstanceOf(ConfigException.class);
+    assertThat(EngramConfig.fromEnvironment(Map.of())
+            .withOverrides(Map.of("API_PORT", "0"))
+            .server()
+            .port())
+        .isZero();
   }
 }

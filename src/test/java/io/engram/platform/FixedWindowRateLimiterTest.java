@@ -30,7 +30,8 @@ class FixedWindowRateLimiterTest {
     assertThat(last.retryAfterSeconds()).isEqualTo(45);
     assertThat(last.resetEpochSeconds()).isEqualTo(clock.instant().getEpochSecond() + 45);
     clock.advance(Duration.ofSeconds(45));
-    assertThat(limiter.acquire("k", 10)).extracting(RateLimitDecision::allowed, RateLimitDecision::remaining)
+    assertThat(limiter.acquire("k", 10))
+        .extracting(RateLimitDecision::allowed, RateLimitDecision::remaining)
         .containsExactly(true, 9L);
     assertThat(limiter.acquire("other", 1).allowed()).isTrue();
   }

@@ -19,8 +19,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(Seeded.class)
 class ConflictRuleRandomizedTest {
   private static final Instant AT = Instant.parse("2030-01-01T00:00:00Z");
-  private static final String[] WORDS = {"customer", "prefers", "email", "phone", "plan", "pro", "enterprise",
-      "office", "berlin", "paris", "renewal", "april", "june", "invoice", "monthly"};
+  private static final String[] WORDS = {
+    "customer",
+    "prefers",
+    "email",
+    "phone",
+    "plan",
+    "pro",
+    "enterprise",
+    "office",
+    "berlin",
+    "paris",
+    "renewal",
+    "april",
+    "june",
+    "invoice",
+    "monthly"
+  };
   private static final String[] NEGATIONS = {"not", "never", "doesn't", "no"};
   private static final MemoryKind[] KINDS = MemoryKind.values();
 
@@ -40,19 +55,25 @@ class ConflictRuleRandomizedTest {
   private static String variant(String text, Random random) {
     return switch (random.nextInt(3)) {
       case 0 -> text.replaceFirst(" \\w+\\.$", " " + WORDS[random.nextInt(WORDS.length)] + ".");
-      case 1 -> text.replaceFirst("^The ", "The " + NEGATIONS[random.nextInt(NEGATIONS.length)] + " ");
+      case 1 ->
+        text.replaceFirst("^The ", "The " + NEGATIONS[random.nextInt(NEGATIONS.length)] + " ");
       default -> text;
     };
   }
 
   private static MemoryRecord memory(String text, MemoryKind kind) {
-    return MemoryRecord.created(new MemoryRecord.Draft("org_1", null, text, "Acme", kind, 0.9, null),
-        MemoryState.DURABLE, MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)), AT, AT, null);
+    return MemoryRecord.created(
+        new MemoryRecord.Draft("org_1", null, text, "Acme", kind, 0.9, null),
+        MemoryState.DURABLE,
+        MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)),
+        AT,
+        AT,
+        null);
   }
 
   /** The documented rule, computed in full, without the cheap filter. */
-  private static boolean conflictByTheDocument(MemoryRecord a, ConflictRule.Reading ra, MemoryRecord b,
-                                               ConflictRule.Reading rb) {
+  private static boolean conflictByTheDocument(
+      MemoryRecord a, ConflictRule.Reading ra, MemoryRecord b, ConflictRule.Reading rb) {
     Set<String> shared = new HashSet<>(ra.terms());
     shared.retainAll(rb.terms());
     int onlyA = ra.terms().size() - shared.size();
@@ -61,9 +82,12 @@ class ConflictRuleRandomizedTest {
     if (ra.negated() != rb.negated()) {
       return shared.size() >= 2 && shared.size() >= ConflictRule.NEGATION_OVERLAP * union;
     }
-    Set<MemoryKind> statements = Set.of(MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.INSTRUCTION,
-        MemoryKind.PROCEDURE);
-    return statements.contains(a.kind()) && statements.contains(b.kind()) && shared.size() >= 2 && onlyA == 1
+    Set<MemoryKind> statements = Set.of(
+        MemoryKind.FACT, MemoryKind.PREFERENCE, MemoryKind.INSTRUCTION, MemoryKind.PROCEDURE);
+    return statements.contains(a.kind())
+        && statements.contains(b.kind())
+        && shared.size() >= 2
+        && onlyA == 1
         && onlyB == 1;
   }
 
@@ -78,13 +102,18 @@ class ConflictRuleRandomizedTest {
       ConflictRule.Reading ra = ConflictRule.Reading.of(textA);
       ConflictRule.Reading rb = ConflictRule.Reading.of(textB);
       Optional<String> ab = ConflictRule.check(a, ra, b, rb);
-      assertThat(ConflictRule.check(b, rb, a, ra).isPresent()).as("%s / %s", textA, textB).isEqualTo(ab.isPresent());
-      assertThat(ab.isPresent()).as("%s / %s", textA, textB).isEqualTo(conflictByTheDocument(a, ra, b, rb));
+      assertThat(ConflictRule.check(b, rb, a, ra).isPresent())
+          .as("%s / %s", textA, textB)
+          .isEqualTo(ab.isPresent());
+      assertThat(ab.isPresent())
+          .as("%s / %s", textA, textB)
+          .isEqualTo(conflictByTheDocument(a, ra, b, rb));
       if (ab.isPresent()) {
         conflicts++;
         assertThat(ConflictRule.mayConflict(ra, rb)).isTrue();
       }
-      assertThat(ConflictRule.check(a, ra, memory(textA, a.kind()), ra)).as("a memory against its own text")
+      assertThat(ConflictRule.check(a, ra, memory(textA, a.kind()), ra))
+          .as("a memory against its own text")
           .isEmpty();
     }
     assertThat(conflicts).as("the generator makes conflicts too").isGreaterThan(50);
@@ -98,7 +127,8 @@ class ConflictRuleRandomizedTest {
       ConflictRule.Reading ra = ConflictRule.Reading.of(textA);
       ConflictRule.Reading rb = ConflictRule.Reading.of(textB);
       MemoryKind kind = random.nextBoolean() ? MemoryKind.EVENT : MemoryKind.OBSERVATION;
-      Optional<String> found = ConflictRule.check(memory(textA, kind), ra, memory(textB, MemoryKind.FACT), rb);
+      Optional<String> found =
+          ConflictRule.check(memory(textA, kind), ra, memory(textB, MemoryKind.FACT), rb);
       found.ifPresent(reason -> assertThat(reason).startsWith("negation"));
     }
   }

@@ -20,7 +20,7 @@ class PostgresReflectionScheduleTest {
   @Test
   void twoNodesTickingTogetherStartExactlyOneRunPerOrganization() throws Exception {
     try (TestServer a = TestServer.builder().postgres().start();
-         TestServer b = TestServer.builder().sharing(a).start()) {
+        TestServer b = TestServer.builder().sharing(a).start()) {
       List<ReflectionClient> orgs = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         ReflectionClient org = ReflectionClient.create(a, "growth");
@@ -29,12 +29,15 @@ class PostgresReflectionScheduleTest {
       }
       for (int round = 0; round < 3; round++) {
         CyclicBarrier together = new CyclicBarrier(2);
-        CompletableFuture<List<ReflectionRun>> onA = CompletableFuture.supplyAsync(() -> tick(a, together));
-        CompletableFuture<List<ReflectionRun>> onB = CompletableFuture.supplyAsync(() -> tick(b, together));
+        CompletableFuture<List<ReflectionRun>> onA =
+            CompletableFuture.supplyAsync(() -> tick(a, together));
+        CompletableFuture<List<ReflectionRun>> onB =
+            CompletableFuture.supplyAsync(() -> tick(b, together));
         List<ReflectionRun> started = new ArrayList<>(onA.get());
         started.addAll(onB.get());
         for (ReflectionClient org : orgs) {
-          List<ReflectionRun> runs = started.stream().filter(r -> r.orgId().equals(org.org())).toList();
+          List<ReflectionRun> runs =
+              started.stream().filter(r -> r.orgId().equals(org.org())).toList();
           assertThat(runs).as("round " + round).hasSize(1);
           org.awaitAudit(runs.getFirst().id());
         }
@@ -44,8 +47,13 @@ class PostgresReflectionScheduleTest {
         a.clock.advance(Duration.ofDays(1));
       }
       for (ReflectionClient org : orgs) {
-        Long runs = a.engram.services().database().read(h -> h.createQuery(
-            "SELECT COUNT(*) FROM reflection_runs WHERE org_id = :org").bind("org", org.org()).mapTo(Long.class).one());
+        Long runs = a.engram
+            .services()
+            .database()
+            .read(h -> h.createQuery("SELECT COUNT(*) FROM reflection_runs WHERE org_id = :org")
+                .bind("org", org.org())
+                .mapTo(Long.class)
+                .one());
         assertThat(runs).isEqualTo(3);
       }
     }

@@ -17,8 +17,14 @@ class ReflectionAccessTest extends ServerTest {
   static JsonNode audit;
   static String eventId;
 
-  static final List<String> READS = List.of("/settings", "/events", "/audits", "/metrics", "/metrics/summary",
-      "/metrics/trend", "/metrics/distribution");
+  static final List<String> READS = List.of(
+      "/settings",
+      "/events",
+      "/audits",
+      "/metrics",
+      "/metrics/summary",
+      "/metrics/trend",
+      "/metrics/distribution");
 
   @BeforeAll
   static void organizationWithOneRun() {
@@ -41,9 +47,12 @@ class ReflectionAccessTest extends ServerTest {
       assertThat(response.status()).as(path).isEqualTo(401);
       assertThat(response.json().get("success").asBoolean()).isFalse();
     }
-    assertThat(http.post(ReflectionClient.BASE + "/run").json("{}").send().status()).isEqualTo(401);
-    assertThat(http.post(ReflectionClient.BASE + "/undo").json("{}").send().status()).isEqualTo(401);
-    assertThat(http.patch(ReflectionClient.BASE + "/settings").json("{}").send().status()).isEqualTo(401);
+    assertThat(http.post(ReflectionClient.BASE + "/run").json("{}").send().status())
+        .isEqualTo(401);
+    assertThat(http.post(ReflectionClient.BASE + "/undo").json("{}").send().status())
+        .isEqualTo(401);
+    assertThat(http.patch(ReflectionClient.BASE + "/settings").json("{}").send().status())
+        .isEqualTo(401);
   }
 
   @Test
@@ -56,26 +65,43 @@ class ReflectionAccessTest extends ServerTest {
     for (String path : READS) {
       assertThat(as(reader, "GET", path, null).status()).as(path).isEqualTo(200);
       assertThat(as(plainKey, "GET", path, null).status()).as(path).isEqualTo(200);
-      assertThat(member.on(http.get(ReflectionClient.BASE + path)).send().status()).as(path).isEqualTo(200);
+      assertThat(member.on(http.get(ReflectionClient.BASE + path)).send().status())
+          .as(path)
+          .isEqualTo(200);
     }
     assertThat(as(reader, "POST", "/run", "{}").json().get("error").asText()).isNotBlank();
     assertThat(as(reader, "POST", "/run", "{}").status()).isEqualTo(403);
     assertThat(as(plainKey, "POST", "/run", "{}").status()).isEqualTo(403);
-    assertThat(member.on(http.post(ReflectionClient.BASE + "/run").json("{}")).send().status()).isEqualTo(403);
-    assertThat(as(controller, "PATCH", "/settings", "{\"enabled\":false}").status()).isEqualTo(403);
-    assertThat(member.on(http.patch(ReflectionClient.BASE + "/settings").json("{\"enabled\":false}")).send().status())
+    assertThat(member
+            .on(http.post(ReflectionClient.BASE + "/run").json("{}"))
+            .send()
+            .status())
+        .isEqualTo(403);
+    assertThat(as(controller, "PATCH", "/settings", "{\"enabled\":false}").status())
+        .isEqualTo(403);
+    assertThat(member
+            .on(http.patch(ReflectionClient.BASE + "/settings").json("{\"enabled\":false}"))
+            .send()
+            .status())
         .isEqualTo(403);
 
     Http.Response byToken = as(controller, "POST", "/run", "{\"dryRun\":true}");
     assertThat(byToken.status()).as(byToken.text()).isEqualTo(202);
     org.awaitAudit(byToken.json().get("runId").asText());
-    Http.Response byOwner = owner.on(http.post(ReflectionClient.BASE + "/run").json("{\"dryRun\":true}")).send();
+    Http.Response byOwner = owner
+        .on(http.post(ReflectionClient.BASE + "/run").json("{\"dryRun\":true}"))
+        .send();
     assertThat(byOwner.status()).as(byOwner.text()).isEqualTo(202);
     JsonNode ownerAudit = org.awaitAudit(byOwner.json().get("runId").asText());
-    assertThat(ownerAudit.at("/trigger/userId").asText()).isEqualTo(owner.user().get("id").asText());
+    assertThat(ownerAudit.at("/trigger/userId").asText())
+        .isEqualTo(owner.user().get("id").asText());
     // A session without the CSRF token cannot change anything.
-    assertThat(http.post(ReflectionClient.BASE + "/run").header("Cookie", "engram_session=" + owner.cookie())
-        .json("{}").send().status()).isEqualTo(403);
+    assertThat(http.post(ReflectionClient.BASE + "/run")
+            .header("Cookie", "engram_session=" + owner.cookie())
+            .json("{}")
+            .send()
+            .status())
+        .isEqualTo(403);
   }
 
   @Test
@@ -91,16 +117,35 @@ class ReflectionAccessTest extends ServerTest {
   void provenanceNamesNoMemoryOfAnotherAgent() {
     ReflectionClient org = ReflectionClient.create(server, "growth");
     String shared = org.remember("Wonka's chocolate river is inspected weekly", "Wonka");
-    assertThat(server.http.patch("/api/memory/settings").bearer(org.adminKey())
-        .json("{\"writeMode\":\"candidate_review\"}").send().status()).isEqualTo(200);
-    String salesCandidate = server.http.post("/v1/memory/agents/sales").bearer(org.token())
-        .json("{\"text\":\"Wonka's chocolate river is inspected weekly.\",\"subject\":\"Wonka\"}").send()
-        .json().get("id").asText();
+    assertThat(server
+            .http
+            .patch("/api/memory/settings")
+            .bearer(org.adminKey())
+            .json("{\"writeMode\":\"candidate_review\"}")
+            .send()
+            .status())
+        .isEqualTo(200);
+    String salesCandidate = server
+        .http
+        .post("/v1/memory/agents/sales")
+        .bearer(org.token())
+        .json("{\"text\":\"Wonka's chocolate river is inspected weekly.\",\"subject\":\"Wonka\"}")
+        .send()
+        .json()
+        .get("id")
+        .asText();
     JsonNode audit = org.run(false);
-    assertThat(org.changes(audit, "promote")).extracting(e -> e.get("memoryId").asText()).containsExactly(salesCandidate);
-    // At the organization level the shared memory's provenance does not name the sales agent's memory.
+    assertThat(org.changes(audit, "promote"))
+        .extracting(e -> e.get("memoryId").asText())
+        .containsExactly(salesCandidate);
+    // At the organization level the shared memory's provenance does not name the sales agent's
+    // memory.
     assertThat(org.provenance(shared).at("/reflection/events")).isEmpty();
-    JsonNode inSales = server.http.get("/v1/memory/agents/sales/" + shared + "/provenance").bearer(org.token()).send()
+    JsonNode inSales = server
+        .http
+        .get("/v1/memory/agents/sales/" + shared + "/provenance")
+        .bearer(org.token())
+        .send()
         .json();
     assertThat(inSales.at("/reflection/events/0/memoryId").asText()).isEqualTo(salesCandidate);
   }
@@ -115,7 +160,8 @@ class ReflectionAccessTest extends ServerTest {
     assertThat(other.undoEvent(eventId).status()).isEqualTo(404);
     assertThat(other.get("/events?run=" + runId).json().get("events")).isEmpty();
     assertThat(other.get("/audits").json().get("audits")).isEmpty();
-    assertThat(org.state(org.events("run=" + runId).getFirst().get("memoryId").asText())).isEqualTo("suppressed");
+    assertThat(org.state(org.events("run=" + runId).getFirst().get("memoryId").asText()))
+        .isEqualTo("suppressed");
   }
 
   @Test
@@ -136,9 +182,12 @@ class ReflectionAccessTest extends ServerTest {
       Http.Response response = org.patchSettings(body);
       assertThat(response.status()).as(body).isEqualTo(400);
       assertThat(response.json().get("success").asBoolean()).isFalse();
-      assertThat(response.json().get("validationErrors").toString()).as(body).contains("\"" + field + "\"");
+      assertThat(response.json().get("validationErrors").toString())
+          .as(body)
+          .contains("\"" + field + "\"");
     });
-    Http.Response many = org.patchSettings("{\"intervalMinutes\":1,\"decay\":{\"activationThreshold\":-1}}");
+    Http.Response many =
+        org.patchSettings("{\"intervalMinutes\":1,\"decay\":{\"activationThreshold\":-1}}");
     assertThat(many.json().get("validationErrors")).hasSize(2);
     assertThat(org.patchSettings("[1]").status()).isEqualTo(400);
     assertThat(org.patchSettings("{").status()).isEqualTo(400);
@@ -149,11 +198,20 @@ class ReflectionAccessTest extends ServerTest {
     assertThat(org.post("/run", "{\"dryRun\":\"yes\"}").status()).isEqualTo(400);
     assertThat(org.post("/run", "{\"force\":true}").status()).isEqualTo(400);
     assertThat(org.post("/undo", "{}").status()).isEqualTo(400);
-    assertThat(org.post("/undo", "{\"runId\":\"a\",\"eventId\":\"b\"}").status()).isEqualTo(400);
+    assertThat(org.post("/undo", "{\"runId\":\"a\",\"eventId\":\"b\"}").status())
+        .isEqualTo(400);
     assertThat(org.post("/undo", "{\"runId\":\"rrun_missing\"}").status()).isEqualTo(404);
-    for (String query : List.of("/events?kind=sleep", "/events?change=delete", "/events?limit=0", "/events?cursor=x",
-        "/events?since=yesterday", "/audits?limit=1000", "/metrics/summary?window=3w", "/metrics/summary?window=400d",
-        "/metrics/trend?window=1d&bucket=2d", "/metrics/trend?window=365d&bucket=1h",
+    for (String query : List.of(
+        "/events?kind=sleep",
+        "/events?change=delete",
+        "/events?limit=0",
+        "/events?cursor=x",
+        "/events?since=yesterday",
+        "/audits?limit=1000",
+        "/metrics/summary?window=3w",
+        "/metrics/summary?window=400d",
+        "/metrics/trend?window=1d&bucket=2d",
+        "/metrics/trend?window=365d&bucket=1h",
         "/metrics/distribution?state=forgotten")) {
       Http.Response response = org.get(query);
       assertThat(response.status()).as(query + " " + response.text()).isEqualTo(400);
@@ -168,14 +226,17 @@ class ReflectionAccessTest extends ServerTest {
     assertThat(defaults.at("/settings/enabled").asBoolean()).isTrue();
     assertThat(defaults.at("/settings/intervalMinutes").asInt()).isEqualTo(1440);
     assertThat(defaults.get("nextRunAt").asText()).isNotBlank();
-    Http.Response patched = fresh.patchSettings("{\"intervalMinutes\":60,\"decay\":{\"belowForDays\":10},"
-        + "\"candidates\":{\"autoApproveConfidence\":null}}");
+    Http.Response patched =
+        fresh.patchSettings("{\"intervalMinutes\":60,\"decay\":{\"belowForDays\":10},"
+            + "\"candidates\":{\"autoApproveConfidence\":null}}");
     assertThat(patched.status()).as(patched.text()).isEqualTo(200);
     JsonNode settings = fresh.get("/settings").json().get("settings");
     assertThat(settings.get("intervalMinutes").asInt()).isEqualTo(60);
     assertThat(settings.at("/decay/belowForDays").asInt()).isEqualTo(10);
     assertThat(settings.at("/decay/activationThreshold").asDouble()).isEqualTo(0.2);
     assertThat(settings.at("/candidates/autoApproveConfidence").isNull()).isTrue();
-    assertThat(fresh.patchSettings("{\"enabled\":false}").json().get("nextRunAt").isNull()).isTrue();
+    assertThat(
+            fresh.patchSettings("{\"enabled\":false}").json().get("nextRunAt").isNull())
+        .isTrue();
   }
 }

@@ -21,8 +21,11 @@ record ReflectionClient(TestServer server, String org, String token, String admi
 
   static ReflectionClient create(TestServer server, String plan) {
     String org = server.createOrganization(plan);
-    return new ReflectionClient(server, org, server.token(org, null, "memory:read", "memory:write",
-        "memory:control", "memory:delete"), server.apiKey(org, 100_000, "admin"));
+    return new ReflectionClient(
+        server,
+        org,
+        server.token(org, null, "memory:read", "memory:write", "memory:control", "memory:delete"),
+        server.apiKey(org, 100_000, "admin"));
   }
 
   /** Encodes a memory (with optional subject, kind, confidence, occurredAt) and returns its id. */
@@ -35,17 +38,24 @@ record ReflectionClient(TestServer server, String org, String token, String admi
     for (int i = 0; i < more.length; i += 2) {
       body.put((String) more[i], more[i + 1]);
     }
-    Http.Response response = server.http.post("/v1/memory").bearer(token).json(Json.write(body)).send();
+    Http.Response response =
+        server.http.post("/v1/memory").bearer(token).json(Json.write(body)).send();
     assertThat(response.status()).as(response.text()).isEqualTo(201);
     return response.json().get("id").asText();
   }
 
   Http.Response control(String memoryId, String verb) {
-    return server.http.post("/v1/memory/" + memoryId + "/" + verb).bearer(token).json("{}").send();
+    return server
+        .http
+        .post("/v1/memory/" + memoryId + "/" + verb)
+        .bearer(token)
+        .json("{}")
+        .send();
   }
 
   JsonNode memory(String memoryId) {
-    Http.Response response = server.http.get("/v1/memory/" + memoryId).bearer(token).send();
+    Http.Response response =
+        server.http.get("/v1/memory/" + memoryId).bearer(token).send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     return response.json();
   }
@@ -55,14 +65,19 @@ record ReflectionClient(TestServer server, String org, String token, String admi
   }
 
   JsonNode provenance(String memoryId) {
-    Http.Response response = server.http.get("/v1/memory/" + memoryId + "/provenance").bearer(token).send();
+    Http.Response response =
+        server.http.get("/v1/memory/" + memoryId + "/provenance").bearer(token).send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     return response.json();
   }
 
   List<String> retrieve(String query) {
-    Http.Response response = server.http.post("/v1/memory/retrieve").bearer(token)
-        .json(Json.write(Map.of("query", query, "limit", 20, "recordUse", false))).send();
+    Http.Response response = server
+        .http
+        .post("/v1/memory/retrieve")
+        .bearer(token)
+        .json(Json.write(Map.of("query", query, "limit", 20, "recordUse", false)))
+        .send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     List<String> ids = new ArrayList<>();
     response.json().get("memories").forEach(m -> ids.add(m.get("id").asText()));
@@ -112,10 +127,13 @@ record ReflectionClient(TestServer server, String org, String token, String admi
     List<JsonNode> events = new ArrayList<>();
     String cursor = null;
     do {
-      Http.Response page = get("/events?limit=2&" + query + (cursor == null ? "" : "&cursor=" + cursor));
+      Http.Response page =
+          get("/events?limit=2&" + query + (cursor == null ? "" : "&cursor=" + cursor));
       assertThat(page.status()).as(page.text()).isEqualTo(200);
       page.json().get("events").forEach(events::add);
-      cursor = page.json().get("nextCursor").isNull() ? null : page.json().get("nextCursor").asText();
+      cursor = page.json().get("nextCursor").isNull()
+          ? null
+          : page.json().get("nextCursor").asText();
     } while (cursor != null);
     return events;
   }
@@ -133,6 +151,8 @@ record ReflectionClient(TestServer server, String org, String token, String admi
   }
 
   static String daysAgo(TestServer server, int days) {
-    return Instant.ofEpochMilli(server.clock.millis()).minusSeconds(days * 86_400L).toString();
+    return Instant.ofEpochMilli(server.clock.millis())
+        .minusSeconds(days * 86_400L)
+        .toString();
   }
 }

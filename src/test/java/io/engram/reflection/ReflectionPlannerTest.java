@@ -22,12 +22,18 @@ class ReflectionPlannerTest extends ServerTest {
     org.remember("Oscorp's board meets every quarter.", "Oscorp");
     org.remember("Oscorp's plan is Pro", "Oscorp", "memoryKind", "fact");
     org.remember("Oscorp's plan is Enterprise", "Oscorp", "memoryKind", "fact");
-    org.remember("Oscorp runs its own data center", "Oscorp", "occurredAt", ReflectionClient.daysAgo(server, 400));
+    org.remember(
+        "Oscorp runs its own data center",
+        "Oscorp",
+        "occurredAt",
+        ReflectionClient.daysAgo(server, 400));
     org.remember("Oscorp hires interns in summer", null);
     org.remember("Oscorp hires interns in summer.", null);
 
     List<String> everyPair = plan(org.org(), ReflectionPlanner.ALL_PAIRS_LIMIT);
-    assertThat(everyPair).anyMatch(p -> p.startsWith("merge")).anyMatch(p -> p.startsWith("flag_conflict"))
+    assertThat(everyPair)
+        .anyMatch(p -> p.startsWith("merge"))
+        .anyMatch(p -> p.startsWith("flag_conflict"))
         .anyMatch(p -> p.startsWith("flag_stale"));
     assertThat(everyPair.stream().filter(p -> p.startsWith("merge"))).hasSize(2);
     assertThat(plan(org.org(), 1)).containsExactlyInAnyOrderElementsOf(everyPair);
@@ -35,11 +41,19 @@ class ReflectionPlannerTest extends ServerTest {
 
   private static List<String> plan(String orgId, int allPairsLimit) {
     MemoryMaintenance memory = server.engram.memory().maintenance();
-    ReflectionPlanner.Plan plan = new ReflectionPlanner(memory, ReflectionSettings.DEFAULTS,
-        EnumSet.allOf(ReflectionProcess.class), server.clock.instant(), Map.of(), Map.of(), () -> { },
-        allPairsLimit).plan(orgId);
+    ReflectionPlanner.Plan plan = new ReflectionPlanner(
+            memory,
+            ReflectionSettings.DEFAULTS,
+            EnumSet.allOf(ReflectionProcess.class),
+            server.clock.instant(),
+            Map.of(),
+            Map.of(),
+            () -> {},
+            allPairsLimit)
+        .plan(orgId);
     assertThat(plan.examined()).isEqualTo(7);
     return plan.proposals().stream()
-        .map(p -> p.change().id() + " " + p.memoryId() + " " + p.relatedMemoryId()).toList();
+        .map(p -> p.change().id() + " " + p.memoryId() + " " + p.relatedMemoryId())
+        .toList();
   }
 }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 class ReflectionScheduleTest extends ServerTest {
 
   static List<String> startedFor(String org) {
-    return server.engram.reflection().tick().stream().filter(r -> r.orgId().equals(org)).map(ReflectionRun::id)
+    return server.engram.reflection().tick().stream()
+        .filter(r -> r.orgId().equals(org))
+        .map(ReflectionRun::id)
         .toList();
   }
 
@@ -69,17 +71,25 @@ class ReflectionScheduleTest extends ServerTest {
     long now = server.clock.millis();
     // Another node holds the lease, with a run it has not finished.
     server.engram.services().database().write(h -> {
-      h.execute("INSERT INTO reflection_runs (id, org_id, trigger, dry_run, status, settings, node, started_at,"
-          + " examined) VALUES ('rrun_othernode', ?, 'schedule', 0, 'running', '{\"processes\":[\"decay\"]}', 'node-gone', ?, 0)",
-          org.org(), now);
-      return h.execute("INSERT INTO reflection_leases (org_id, run_id, holder, expires_at) VALUES (?, ?, ?, ?)",
-          org.org(), "rrun_othernode", "node-gone", now + 60_000);
+      h.execute(
+          "INSERT INTO reflection_runs (id, org_id, trigger, dry_run, status, settings, node, started_at,"
+              + " examined) VALUES ('rrun_othernode', ?, 'schedule', 0, 'running', '{\"processes\":[\"decay\"]}', 'node-gone', ?, 0)",
+          org.org(),
+          now);
+      return h.execute(
+          "INSERT INTO reflection_leases (org_id, run_id, holder, expires_at) VALUES (?, ?, ?, ?)",
+          org.org(),
+          "rrun_othernode",
+          "node-gone",
+          now + 60_000);
     });
     Http.Response refused = org.post("/run", "{}");
     assertThat(refused.status()).isEqualTo(409);
     assertThat(refused.json().get("message").asText()).contains("rrun_othernode");
     server.clock.advance(Duration.ofDays(2));
-    assertThat(startedFor(org.org())).as("the lease has expired: the schedule takes over").hasSize(1);
+    assertThat(startedFor(org.org()))
+        .as("the lease has expired: the schedule takes over")
+        .hasSize(1);
     JsonNode orphan = org.get("/audits/rrun_othernode").json().get("audit");
     assertThat(orphan.get("status").asText()).isEqualTo("failed");
     assertThat(orphan.get("error").asText()).contains("stopped");

@@ -57,7 +57,8 @@ abstract class StoreContractTest {
   }
 
   private Organization organization(String name, Plan plan) {
-    Organization org = new Organization(Ids.newId("org", NOW.toEpochMilli()), name, plan, null, NOW, NOW);
+    Organization org =
+        new Organization(Ids.newId("org", NOW.toEpochMilli()), name, plan, null, NOW, NOW);
     organizations.insert(org);
     return org;
   }
@@ -67,10 +68,15 @@ abstract class StoreContractTest {
     Organization first = organization("First", Plan.SEED);
     Organization second = organization("Second – ünïcode 組織", Plan.DEDICATED);
     assertThat(organizations.find(first.id())).hasValue(first);
-    assertThat(organizations.find(second.id()).orElseThrow().name()).isEqualTo("Second – ünïcode 組織");
+    assertThat(organizations.find(second.id()).orElseThrow().name())
+        .isEqualTo("Second – ünïcode 組織");
     assertThat(organizations.find("org_missing")).isEmpty();
-    assertThat(organizations.list(null, 10)).extracting(Organization::id).containsSubsequence(first.id(), second.id());
-    assertThat(organizations.list(first.id(), 10)).extracting(Organization::id).doesNotContain(first.id());
+    assertThat(organizations.list(null, 10))
+        .extracting(Organization::id)
+        .containsSubsequence(first.id(), second.id());
+    assertThat(organizations.list(first.id(), 10))
+        .extracting(Organization::id)
+        .doesNotContain(first.id());
     assertThat(db.isReachable()).isTrue();
   }
 
@@ -78,16 +84,35 @@ abstract class StoreContractTest {
   void usersAreUniquePerOrganizationByEmail() {
     Organization a = organization("A", Plan.FREE);
     Organization b = organization("B", Plan.FREE);
-    User alice = new User(Ids.newId("user", NOW.toEpochMilli()), a.id(), "alice@example.com", "Alice", Role.OWNER, NOW);
+    User alice = new User(
+        Ids.newId("user", NOW.toEpochMilli()),
+        a.id(),
+        "alice@example.com",
+        "Alice",
+        Role.OWNER,
+        NOW);
     assertThat(users.insert(alice, "hash")).isTrue();
-    User again = new User(Ids.newId("user", NOW.toEpochMilli()), a.id(), "alice@example.com", "Alice 2", Role.MEMBER, NOW);
+    User again = new User(
+        Ids.newId("user", NOW.toEpochMilli()),
+        a.id(),
+        "alice@example.com",
+        "Alice 2",
+        Role.MEMBER,
+        NOW);
     assertThat(users.insert(again, null)).isFalse();
-    User elsewhere = new User(Ids.newId("user", NOW.toEpochMilli()), b.id(), "alice@example.com", "Alice", Role.MEMBER, NOW);
+    User elsewhere = new User(
+        Ids.newId("user", NOW.toEpochMilli()),
+        b.id(),
+        "alice@example.com",
+        "Alice",
+        Role.MEMBER,
+        NOW);
     assertThat(users.insert(elsewhere, null)).isTrue();
     assertThat(users.find(a.id(), alice.id())).hasValue(alice);
     assertThat(users.find(b.id(), alice.id())).isEmpty();
     assertThat(users.list(a.id())).containsExactly(alice);
-    assertThat(users.findForSignIn("alice@example.com")).hasSize(2)
+    assertThat(users.findForSignIn("alice@example.com"))
+        .hasSize(2)
         .anySatisfy(u -> assertThat(u.passwordHash()).isEqualTo("hash"));
   }
 
@@ -95,32 +120,73 @@ abstract class StoreContractTest {
   void credentialsAreFoundByHashScopedByOrganizationAndRevokedOnce() {
     Organization a = organization("A", Plan.SEED);
     Organization b = organization("B", Plan.SEED);
-    Credential token = new Credential(Ids.newId("tok", NOW.toEpochMilli()), CredentialKind.CONTEXT_TOKEN, a.id(), "t",
-        "engc_...abcd", Set.of("memory:read", "inference:chat"), List.of("sales", "support"), null, "op", NOW,
-        NOW.plus(1, ChronoUnit.DAYS), null);
+    Credential token = new Credential(
+        Ids.newId("tok", NOW.toEpochMilli()),
+        CredentialKind.CONTEXT_TOKEN,
+        a.id(),
+        "t",
+        "engc_...abcd",
+        Set.of("memory:read", "inference:chat"),
+        List.of("sales", "support"),
+        null,
+        "op",
+        NOW,
+        NOW.plus(1, ChronoUnit.DAYS),
+        null);
     credentials.insert(token, "hash-1");
-    Credential key = new Credential(Ids.newId("key", NOW.toEpochMilli()), CredentialKind.API_KEY, a.id(), "k",
-        "engk_...wxyz", Set.of("admin"), null, 42, "op", NOW, null, null);
+    Credential key = new Credential(
+        Ids.newId("key", NOW.toEpochMilli()),
+        CredentialKind.API_KEY,
+        a.id(),
+        "k",
+        "engk_...wxyz",
+        Set.of("admin"),
+        null,
+        42,
+        "op",
+        NOW,
+        null,
+        null);
     credentials.insert(key, "hash-2");
-    Credential account = new Credential(Ids.newId("acct", NOW.toEpochMilli()), CredentialKind.ACCOUNT_KEY, null, "ops",
-        "enga_...0000", Set.of(), null, null, "op", NOW, null, null);
+    Credential account = new Credential(
+        Ids.newId("acct", NOW.toEpochMilli()),
+        CredentialKind.ACCOUNT_KEY,
+        null,
+        "ops",
+        "enga_...0000",
+        Set.of(),
+        null,
+        null,
+        "op",
+        NOW,
+        null,
+        null);
     credentials.insert(account, "hash-3");
 
     assertThat(credentials.findBySecretHash("hash-1")).hasValue(token);
     assertThat(credentials.findBySecretHash("hash-2").orElseThrow().rateLimit()).isEqualTo(42);
     assertThat(credentials.findBySecretHash("nope")).isEmpty();
-    assertThat(credentials.find(CredentialKind.CONTEXT_TOKEN, b.id(), token.id())).isEmpty();
+    assertThat(credentials.find(CredentialKind.CONTEXT_TOKEN, b.id(), token.id()))
+        .isEmpty();
     assertThat(credentials.find(CredentialKind.API_KEY, a.id(), token.id())).isEmpty();
     assertThat(credentials.list(CredentialKind.CONTEXT_TOKEN, a.id())).containsExactly(token);
     assertThat(credentials.list(CredentialKind.ACCOUNT_KEY, null)).containsExactly(account);
     assertThat(credentials.countActiveAccountKeys(NOW)).isEqualTo(1);
 
     Instant revokedAt = NOW.plusSeconds(60);
-    assertThat(credentials.revoke(CredentialKind.CONTEXT_TOKEN, a.id(), token.id(), revokedAt).orElseThrow().revokedAt())
+    assertThat(credentials
+            .revoke(CredentialKind.CONTEXT_TOKEN, a.id(), token.id(), revokedAt)
+            .orElseThrow()
+            .revokedAt())
         .isEqualTo(revokedAt);
-    assertThat(credentials.revoke(CredentialKind.CONTEXT_TOKEN, a.id(), token.id(), revokedAt.plusSeconds(5))
-        .orElseThrow().revokedAt()).as("the first revocation time is kept").isEqualTo(revokedAt);
-    assertThat(credentials.revoke(CredentialKind.CONTEXT_TOKEN, b.id(), token.id(), revokedAt)).isEmpty();
+    assertThat(credentials
+            .revoke(CredentialKind.CONTEXT_TOKEN, a.id(), token.id(), revokedAt.plusSeconds(5))
+            .orElseThrow()
+            .revokedAt())
+        .as("the first revocation time is kept")
+        .isEqualTo(revokedAt);
+    assertThat(credentials.revoke(CredentialKind.CONTEXT_TOKEN, b.id(), token.id(), revokedAt))
+        .isEmpty();
     credentials.revoke(CredentialKind.ACCOUNT_KEY, null, account.id(), revokedAt);
     assertThat(credentials.countActiveAccountKeys(NOW)).isZero();
   }
@@ -128,14 +194,16 @@ abstract class StoreContractTest {
   @Test
   void sessionsRoundTripRevokeAndPurge() {
     Organization a = organization("A", Plan.SPARK);
-    User user = new User(Ids.newId("user", NOW.toEpochMilli()), a.id(), "u@example.com", "U", Role.MEMBER, NOW);
+    User user = new User(
+        Ids.newId("user", NOW.toEpochMilli()), a.id(), "u@example.com", "U", Role.MEMBER, NOW);
     users.insert(user, null);
-    SessionStore.Session session = new SessionStore.Session("sess_1", user.id(), a.id(), "csrf-hash",
-        NOW.plusSeconds(3600), null);
+    SessionStore.Session session = new SessionStore.Session(
+        "sess_1", user.id(), a.id(), "csrf-hash", NOW.plusSeconds(3600), null);
     sessions.insert(session, "secret-hash", NOW);
     assertThat(sessions.findBySecretHash("secret-hash")).hasValue(session);
     sessions.revoke("sess_1", NOW.plusSeconds(10));
-    assertThat(sessions.findBySecretHash("secret-hash").orElseThrow().revokedAt()).isEqualTo(NOW.plusSeconds(10));
+    assertThat(sessions.findBySecretHash("secret-hash").orElseThrow().revokedAt())
+        .isEqualTo(NOW.plusSeconds(10));
     assertThat(sessions.deleteEndedBefore(NOW)).isZero();
     assertThat(sessions.deleteEndedBefore(NOW.plusSeconds(20))).isEqualTo(1);
     assertThat(sessions.findBySecretHash("secret-hash")).isEmpty();
@@ -147,8 +215,15 @@ abstract class StoreContractTest {
     List<Future<Boolean>> inserts = new ArrayList<>();
     try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
       for (int i = 0; i < 16; i++) {
-        inserts.add(pool.submit(() -> users.insert(new User(Ids.newId("user", NOW.toEpochMilli()), org.id(),
-            "same@example.com", "Same", Role.MEMBER, NOW), null)));
+        inserts.add(pool.submit(() -> users.insert(
+            new User(
+                Ids.newId("user", NOW.toEpochMilli()),
+                org.id(),
+                "same@example.com",
+                "Same",
+                Role.MEMBER,
+                NOW),
+            null)));
       }
       int created = 0;
       for (Future<Boolean> insert : inserts) {
@@ -166,8 +241,15 @@ abstract class StoreContractTest {
     try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
       for (int i = 0; i < 200; i++) {
         int n = i;
-        writes.add(pool.submit(() -> users.insert(new User(Ids.newId("user", NOW.toEpochMilli()), org.id(),
-            "user" + n + "@example.com", "U" + n, Role.MEMBER, NOW), null)));
+        writes.add(pool.submit(() -> users.insert(
+            new User(
+                Ids.newId("user", NOW.toEpochMilli()),
+                org.id(),
+                "user" + n + "@example.com",
+                "U" + n,
+                Role.MEMBER,
+                NOW),
+            null)));
       }
       for (Future<?> write : writes) {
         write.get();
@@ -181,7 +263,9 @@ abstract class StoreContractTest {
     Organization org = organization("Atomic", Plan.SEED);
     try {
       db.write(h -> {
-        h.createUpdate("UPDATE organizations SET name = 'changed' WHERE id = :id").bind("id", org.id()).execute();
+        h.createUpdate("UPDATE organizations SET name = 'changed' WHERE id = :id")
+            .bind("id", org.id())
+            .execute();
         throw new IllegalStateException("boom");
       });
     } catch (IllegalStateException expected) {

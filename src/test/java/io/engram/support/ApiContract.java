@@ -32,19 +32,23 @@ import java.util.regex.Pattern;
 public final class ApiContract {
   private static final JsonNode DOCUMENT = load();
   private static final List<PathTemplate> PATHS = paths();
-  private static final SchemaRegistry SCHEMAS = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+  private static final SchemaRegistry SCHEMAS =
+      SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
   private static final Map<String, Schema> BY_POINTER = new ConcurrentHashMap<>();
 
-  private record PathTemplate(String template, Pattern pattern, int literals) {
-  }
+  private record PathTemplate(String template, Pattern pattern, int literals) {}
 
-  private ApiContract() {
-  }
+  private ApiContract() {}
 
   /** One exchange as the client saw it; bodies may be null. */
-  public record Exchange(String method, String pathAndQuery, String requestType, String requestBody, int status,
-                         String responseType, String responseBody) {
-  }
+  public record Exchange(
+      String method,
+      String pathAndQuery,
+      String requestType,
+      String requestBody,
+      int status,
+      String responseType,
+      String responseBody) {}
 
   /** The exchange's contract violations; empty when it keeps the document's word. */
   public static List<String> violations(Exchange exchange) {
@@ -54,31 +58,43 @@ public final class ApiContract {
       return List.of();
     }
     String where = exchange.method() + " " + template.template() + " -> " + exchange.status();
-    JsonNode operation = DOCUMENT.path("paths").path(template.template()).path(exchange.method().toLowerCase(Locale.ROOT));
+    JsonNode operation = DOCUMENT
+        .path("paths")
+        .path(template.template())
+        .path(exchange.method().toLowerCase(Locale.ROOT));
     if (operation.isMissingNode()) {
-      return exchange.status() == 405 || exchange.status() == 404 ? List.of()
+      return exchange.status() == 405 || exchange.status() == 404
+          ? List.of()
           : List.of(where + ": the method is not documented for this path");
     }
     List<String> found = new ArrayList<>();
-    String pointer = "/paths/" + escape(template.template()) + "/" + exchange.method().toLowerCase(Locale.ROOT);
+    String pointer =
+        "/paths/" + escape(template.template()) + "/" + exchange.method().toLowerCase(Locale.ROOT);
     checkResponse(exchange, operation, pointer, where, found);
-    if (exchange.status() / 100 == 2 && isJson(exchange.requestType()) && exchange.requestBody() != null
+    if (exchange.status() / 100 == 2
+        && isJson(exchange.requestType())
+        && exchange.requestBody() != null
         && !exchange.requestBody().isBlank()) {
       JsonNode body = resolve(operation.path("requestBody"));
       if (body.path("content").has("application/json")) {
-        validate(pointerOf(operation.path("requestBody"), pointer + "/requestBody") + "/content/application~1json/schema",
-            exchange.requestBody(), where + " request", found);
+        validate(
+            pointerOf(operation.path("requestBody"), pointer + "/requestBody")
+                + "/content/application~1json/schema",
+            exchange.requestBody(),
+            where + " request",
+            found);
       }
     }
     return found;
   }
 
-  private static void checkResponse(Exchange exchange, JsonNode operation, String pointer, String where,
-                                    List<String> found) {
+  private static void checkResponse(
+      Exchange exchange, JsonNode operation, String pointer, String where, List<String> found) {
     JsonNode responses = operation.path("responses");
     String key = String.valueOf(exchange.status());
     if (!responses.has(key)) {
-      key = responses.has(exchange.status() / 100 + "XX") ? exchange.status() / 100 + "XX"
+      key = responses.has(exchange.status() / 100 + "XX")
+          ? exchange.status() / 100 + "XX"
           : responses.has("default") ? "default" : null;
     }
     String schemaPointer;
@@ -88,12 +104,15 @@ public final class ApiContract {
         return;
       }
       // Undocumented errors still have to be in their route family's error shape.
-      schemaPointer = "/components/schemas/" + (where.contains(" /api/") ? "ProductError" : "OpenAIError");
+      schemaPointer =
+          "/components/schemas/" + (where.contains(" /api/") ? "ProductError" : "OpenAIError");
     } else {
       JsonNode response = responses.path(key);
       JsonNode content = resolve(response).path("content");
       if (!content.has("application/json")) {
-        if (isJson(exchange.responseType()) && exchange.responseBody() != null && !exchange.responseBody().isEmpty()
+        if (isJson(exchange.responseType())
+            && exchange.responseBody() != null
+            && !exchange.responseBody().isEmpty()
             && !content.has("text/event-stream")) {
           found.add(where + ": answers a JSON body the document does not describe");
         }
@@ -103,16 +122,19 @@ public final class ApiContract {
         found.add(where + ": the document shows JSON without a schema for it");
         return;
       }
-      schemaPointer = pointerOf(response, pointer + "/responses/" + escape(key)) + "/content/application~1json/schema";
+      schemaPointer = pointerOf(response, pointer + "/responses/" + escape(key))
+          + "/content/application~1json/schema";
     }
     if (isJson(exchange.responseType())) {
       validate(schemaPointer, exchange.responseBody(), where, found);
-    } else if (!(exchange.responseType() != null && exchange.responseType().startsWith("text/event-stream"))) {
+    } else if (!(exchange.responseType() != null
+        && exchange.responseType().startsWith("text/event-stream"))) {
       found.add(where + ": answers " + exchange.responseType() + " where the document says JSON");
     }
   }
 
-  private static void validate(String schemaPointer, String body, String where, List<String> found) {
+  private static void validate(
+      String schemaPointer, String body, String where, List<String> found) {
     JsonNode instance;
     try {
       instance = Json.MAPPER.readTree(body);
@@ -150,14 +172,16 @@ public final class ApiContract {
   }
 
   private static boolean isJson(String contentType) {
-    return contentType != null && contentType.toLowerCase(Locale.ROOT).startsWith("application/json");
+    return contentType != null
+        && contentType.toLowerCase(Locale.ROOT).startsWith("application/json");
   }
 
   /** The documented path the request's path is, literal segments before parameters (as the router matches). */
   private static PathTemplate match(String path) {
     PathTemplate best = null;
     for (PathTemplate template : PATHS) {
-      if (template.pattern().matcher(path).matches() && (best == null || template.literals() > best.literals())) {
+      if (template.pattern().matcher(path).matches()
+          && (best == null || template.literals() > best.literals())) {
         best = template;
       }
     }
@@ -182,7 +206,8 @@ public final class ApiContract {
 
   private static JsonNode load() {
     try (InputStream in = ApiContract.class.getResourceAsStream("/openapi.yaml")) {
-      return new ObjectMapper(new YAMLFactory()).readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      return new ObjectMapper(new YAMLFactory())
+          .readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

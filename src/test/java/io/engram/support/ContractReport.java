@@ -14,15 +14,16 @@ import java.util.List;
 final class ContractReport {
   private static final String REPORT = System.getProperty("engram.contract.report");
 
-  private ContractReport() {
-  }
+  private ContractReport() {}
 
   static synchronized void failed(List<String> violations) {
     if (REPORT == null) {
-      throw new AssertionError("The exchange breaks openapi.yaml:\n  " + String.join("\n  ", violations));
+      throw new AssertionError(
+          "The exchange breaks openapi.yaml:\n  " + String.join("\n  ", violations));
     }
     try {
-      Files.write(Path.of(REPORT), violations, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.write(
+          Path.of(REPORT), violations, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

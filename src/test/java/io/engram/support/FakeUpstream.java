@@ -27,26 +27,56 @@ public final class FakeUpstream implements AutoCloseable {
   private static final Pattern DIRECTIVE = Pattern.compile("\\[upstream:([a-z0-9-]+)]");
 
   /** How to answer. {@code cutAfter}: chunks sent before the connection is dropped (-1: never). */
-  public record Script(int status, List<String> pieces, long headerDelayMillis, long pieceIntervalMillis,
-                       int cutAfter, String finishReason, String errorBody, String retryAfter) {
-    public static final Script NORMAL = new Script(200, List.of("Hello", " from", " the", " upstream", "."), 0, 0, -1,
-        "stop", null, null);
+  public record Script(
+      int status,
+      List<String> pieces,
+      long headerDelayMillis,
+      long pieceIntervalMillis,
+      int cutAfter,
+      String finishReason,
+      String errorBody,
+      String retryAfter) {
+    public static final Script NORMAL = new Script(
+        200, List.of("Hello", " from", " the", " upstream", "."), 0, 0, -1, "stop", null, null);
 
     public Script pieces(String... text) {
-      return new Script(status, List.of(text), headerDelayMillis, pieceIntervalMillis, cutAfter, finishReason,
-          errorBody, retryAfter);
+      return new Script(
+          status,
+          List.of(text),
+          headerDelayMillis,
+          pieceIntervalMillis,
+          cutAfter,
+          finishReason,
+          errorBody,
+          retryAfter);
     }
 
     public Script interval(long millis) {
-      return new Script(status, pieces, headerDelayMillis, millis, cutAfter, finishReason, errorBody, retryAfter);
+      return new Script(
+          status, pieces, headerDelayMillis, millis, cutAfter, finishReason, errorBody, retryAfter);
     }
 
     public Script headerDelay(long millis) {
-      return new Script(status, pieces, millis, pieceIntervalMillis, cutAfter, finishReason, errorBody, retryAfter);
+      return new Script(
+          status,
+          pieces,
+          millis,
+          pieceIntervalMillis,
+          cutAfter,
+          finishReason,
+          errorBody,
+          retryAfter);
     }
 
     public Script cutAfter(int chunks) {
-      return new Script(status, pieces, headerDelayMillis, pieceIntervalMillis, chunks, finishReason, errorBody,
+      return new Script(
+          status,
+          pieces,
+          headerDelayMillis,
+          pieceIntervalMillis,
+          chunks,
+          finishReason,
+          errorBody,
           retryAfter);
     }
 
@@ -60,9 +90,18 @@ public final class FakeUpstream implements AutoCloseable {
         case "slow" -> NORMAL.interval(200);
         case "endless" -> NORMAL.pieces(words(2000)).interval(20);
         case "cut" -> NORMAL.cutAfter(2);
-        case "500" -> error(500, "{\"error\":{\"message\":\"upstream exploded\",\"type\":\"server_error\"}}", null);
-        case "429" -> error(429, "{\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit_error\"}}", "7");
-        case "400" -> error(400, "{\"error\":{\"message\":\"bad things\",\"type\":\"invalid_request_error\"}}", null);
+        case "500" ->
+          error(
+              500,
+              "{\"error\":{\"message\":\"upstream exploded\",\"type\":\"server_error\"}}",
+              null);
+        case "429" ->
+          error(429, "{\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit_error\"}}", "7");
+        case "400" ->
+          error(
+              400,
+              "{\"error\":{\"message\":\"bad things\",\"type\":\"invalid_request_error\"}}",
+              null);
         default -> NORMAL;
       };
     }
@@ -148,10 +187,16 @@ public final class FakeUpstream implements AutoCloseable {
       String model = body.path("model").asText();
       int promptTokens = words(body);
       if (body.path("stream").asBoolean(false)) {
-        stream(exchange, current, chat, model, promptTokens,
+        stream(
+            exchange,
+            current,
+            chat,
+            model,
+            promptTokens,
             body.path("stream_options").path("include_usage").asBoolean(false));
       } else {
-        sleep(current.pieceIntervalMillis() * current.pieces().size()); // as long as generating the pieces
+        sleep(current.pieceIntervalMillis()
+            * current.pieces().size()); // as long as generating the pieces
         send(exchange, 200, Json.write(whole(current, chat, model, promptTokens)));
       }
     } finally {
@@ -160,7 +205,9 @@ public final class FakeUpstream implements AutoCloseable {
   }
 
   private static Optional<Script> directive(JsonNode body) {
-    String text = body.has("messages") ? body.path("messages").toString() : body.path("prompt").asText("");
+    String text = body.has("messages")
+        ? body.path("messages").toString()
+        : body.path("prompt").asText("");
     Matcher matcher = DIRECTIVE.matcher(text);
     return matcher.find() ? Optional.of(Script.named(matcher.group(1))) : Optional.empty();
   }
@@ -175,7 +222,10 @@ public final class FakeUpstream implements AutoCloseable {
 
   private static ObjectNode whole(Script script, boolean chat, String model, int promptTokens) {
     ObjectNode reply = Json.MAPPER.createObjectNode();
-    reply.put("id", "up-1").put("object", chat ? "chat.completion" : "text_completion").put("created", 1)
+    reply
+        .put("id", "up-1")
+        .put("object", chat ? "chat.completion" : "text_completion")
+        .put("created", 1)
         .put("model", model);
     ObjectNode choice = reply.putArray("choices").addObject().put("index", 0);
     String text = String.join("", script.pieces());
@@ -185,13 +235,22 @@ public final class FakeUpstream implements AutoCloseable {
       choice.put("text", text);
     }
     choice.put("finish_reason", script.finishReason());
-    reply.putObject("usage").put("prompt_tokens", promptTokens).put("completion_tokens", script.pieces().size())
+    reply
+        .putObject("usage")
+        .put("prompt_tokens", promptTokens)
+        .put("completion_tokens", script.pieces().size())
         .put("total_tokens", promptTokens + script.pieces().size());
     return reply;
   }
 
-  private void stream(HttpExchange exchange, Script script, boolean chat, String model, int promptTokens,
-                      boolean includeUsage) throws IOException {
+  private void stream(
+      HttpExchange exchange,
+      Script script,
+      boolean chat,
+      String model,
+      int promptTokens,
+      boolean includeUsage)
+      throws IOException {
     exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
     exchange.sendResponseHeaders(200, 0);
     OutputStream out = exchange.getResponseBody();
@@ -200,7 +259,8 @@ public final class FakeUpstream implements AutoCloseable {
       int sent = 0;
       for (String piece : script.pieces()) {
         if (sent == script.cutAfter()) {
-          // Ended mid-stream with neither a finish reason nor [DONE], as a crashed model server would.
+          // Ended mid-stream with neither a finish reason nor [DONE], as a crashed model server
+          // would.
           out.close();
           return;
         }
@@ -210,9 +270,14 @@ public final class FakeUpstream implements AutoCloseable {
       }
       write(out, chunk(chat, model, "", script.finishReason(), false));
       if (includeUsage) {
-        write(out, "{\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"" + model
-            + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" + promptTokens + ",\"completion_tokens\":"
-            + script.pieces().size() + ",\"total_tokens\":" + (promptTokens + script.pieces().size()) + "}}");
+        write(
+            out,
+            "{\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\""
+                + model
+                + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":" + promptTokens
+                + ",\"completion_tokens\":"
+                + script.pieces().size() + ",\"total_tokens\":"
+                + (promptTokens + script.pieces().size()) + "}}");
       }
       write(out, "[DONE]");
       streamsFinished.incrementAndGet();
@@ -222,9 +287,13 @@ public final class FakeUpstream implements AutoCloseable {
     }
   }
 
-  private static String chunk(boolean chat, String model, String piece, String finishReason, boolean first) {
+  private static String chunk(
+      boolean chat, String model, String piece, String finishReason, boolean first) {
     ObjectNode chunk = Json.MAPPER.createObjectNode();
-    chunk.put("id", "up-1").put("object", chat ? "chat.completion.chunk" : "text_completion").put("created", 1)
+    chunk
+        .put("id", "up-1")
+        .put("object", chat ? "chat.completion.chunk" : "text_completion")
+        .put("created", 1)
         .put("model", model);
     ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
     if (chat) {

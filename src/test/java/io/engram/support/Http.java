@@ -13,7 +13,8 @@ import java.util.List;
 
 /** A small HTTP client for tests: real requests to a server on localhost. */
 public final class Http {
-  private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   /** A response with its body parsed as JSON when it is JSON. */
   public record Response(int status, java.net.http.HttpHeaders headers, String text) {
@@ -79,9 +80,16 @@ public final class Http {
     /** Every exchange keeps the OpenAPI document's word, or the test that made it fails here. */
     private void holdToContract(Response response) {
       String requestType = header("Content-Type");
-      String requestBody = body == null ? null : new String(body, java.nio.charset.StandardCharsets.UTF_8);
-      List<String> violations = ApiContract.violations(new ApiContract.Exchange(method, path, requestType,
-          requestBody, response.status(), response.header("Content-Type"), response.text()));
+      String requestBody =
+          body == null ? null : new String(body, java.nio.charset.StandardCharsets.UTF_8);
+      List<String> violations = ApiContract.violations(new ApiContract.Exchange(
+          method,
+          path,
+          requestType,
+          requestBody,
+          response.status(),
+          response.header("Content-Type"),
+          response.text()));
       if (!violations.isEmpty()) {
         ContractReport.failed(violations);
       }
@@ -90,12 +98,17 @@ public final class Http {
     public Response send() {
       HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
           .timeout(Duration.ofSeconds(30))
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+          .method(
+              method,
+              body == null
+                  ? HttpRequest.BodyPublishers.noBody()
+                  : HttpRequest.BodyPublishers.ofByteArray(body));
       for (int i = 0; i < headers.size(); i += 2) {
         request.header(headers.get(i), headers.get(i + 1));
       }
       try {
-        HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+            CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
         Response answer = new Response(response.statusCode(), response.headers(), response.body());
         holdToContract(answer);
         return answer;

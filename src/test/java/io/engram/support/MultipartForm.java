@@ -9,13 +9,16 @@ public final class MultipartForm {
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
 
   public MultipartForm field(String name, String value) {
-    return part("Content-Disposition: form-data; name=\"" + name + "\"\r\n",
+    return part(
+        "Content-Disposition: form-data; name=\"" + name + "\"\r\n",
         value.getBytes(StandardCharsets.UTF_8));
   }
 
   public MultipartForm file(String name, String filename, byte[] content) {
-    return part("Content-Disposition: form-data; name=\"" + name + "\"; filename=\"" + filename + "\"\r\n"
-        + "Content-Type: application/octet-stream\r\n", content);
+    return part(
+        "Content-Disposition: form-data; name=\"" + name + "\"; filename=\"" + filename + "\"\r\n"
+            + "Content-Type: application/octet-stream\r\n",
+        content);
   }
 
   private MultipartForm part(String headers, byte[] content) {

@@ -18,12 +18,16 @@ public final class Seeded implements ParameterResolver, TestExecutionExceptionHa
 
   private static long masterSeed() {
     String fixed = System.getProperty("tests.seed");
-    return fixed == null || fixed.isBlank() ? new SecureRandom().nextLong() : Long.parseUnsignedLong(fixed, 16);
+    return fixed == null || fixed.isBlank()
+        ? new SecureRandom().nextLong()
+        : Long.parseUnsignedLong(fixed, 16);
   }
 
   /** The seed a method's Random starts from: the master seed mixed with the method's name. */
   static long seedOf(Method method) {
-    long h = MASTER ^ (method.getDeclaringClass().getName() + "#" + method.getName()).hashCode() * 0x9E3779B97F4A7C15L;
+    long h = MASTER
+        ^ (method.getDeclaringClass().getName() + "#" + method.getName()).hashCode()
+            * 0x9E3779B97F4A7C15L;
     h ^= h >>> 33;
     h *= 0xff51afd7ed558ccdL;
     return h ^ (h >>> 33);
@@ -40,10 +44,14 @@ public final class Seeded implements ParameterResolver, TestExecutionExceptionHa
   }
 
   @Override
-  public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-    AssertionError reported = new AssertionError("Randomized test failed with master seed "
-        + Long.toHexString(MASTER) + " (method seed " + Long.toHexString(seedOf(context.getRequiredTestMethod()))
-        + "); rerun with -Dtests.seed=" + Long.toHexString(MASTER) + ": " + failure, failure);
+  public void handleTestExecutionException(ExtensionContext context, Throwable failure)
+      throws Throwable {
+    AssertionError reported = new AssertionError(
+        "Randomized test failed with master seed "
+            + Long.toHexString(MASTER) + " (method seed "
+            + Long.toHexString(seedOf(context.getRequiredTestMethod()))
+            + "); rerun with -Dtests.seed=" + Long.toHexString(MASTER) + ": " + failure,
+        failure);
     reported.setStackTrace(failure.getStackTrace());
     throw reported;
   }

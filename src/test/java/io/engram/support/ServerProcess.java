@@ -31,17 +31,22 @@ public final class ServerProcess implements AutoCloseable {
     int port = freePort();
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.addAll(Arrays.asList(System.getProperty("engram.jvm.flags", "").trim().split("\\s+")));
+    command.addAll(
+        Arrays.asList(System.getProperty("engram.jvm.flags", "").trim().split("\\s+")));
     command.add("-Xmx256m");
     command.add("-cp");
-    command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+    command.add(
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
     command.add("io.engram.Main");
     command.addAll(Arrays.asList(args));
     try {
       Path out = Files.createTempFile("engram-out", ".log");
       Path err = Files.createTempFile("engram-err", ".log");
-      ProcessBuilder builder = new ProcessBuilder(command.stream().filter(s -> !s.isEmpty()).toList())
-          .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
+      ProcessBuilder builder = new ProcessBuilder(
+              command.stream().filter(s -> !s.isEmpty()).toList())
+          .redirectOutput(out.toFile())
+          .redirectError(err.toFile())
+          .redirectInput(ProcessBuilder.Redirect.PIPE);
       builder.environment().put("API_PORT", String.valueOf(port));
       builder.environment().put("API_HOST", "127.0.0.1");
       // A scheduled reflection run could merge a test's look-alike memories under it.
@@ -70,7 +75,8 @@ public final class ServerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("server exited with " + process.exitValue() + ":\n" + stderr() + stdout());
+        throw new IllegalStateException(
+            "server exited with " + process.exitValue() + ":\n" + stderr() + stdout());
       }
       try {
         if (http().get("/v1/health").send().status() == 200) {
@@ -81,7 +87,8 @@ public final class ServerProcess implements AutoCloseable {
       }
       sleep(100);
     }
-    throw new IllegalStateException("server not healthy in " + timeout + ":\n" + stderr() + stdout());
+    throw new IllegalStateException(
+        "server not healthy in " + timeout + ":\n" + stderr() + stdout());
   }
 
   public int awaitExit(Duration timeout) {

@@ -14,28 +14,32 @@ import java.util.UUID;
  * it fails them, so CI never passes without having run them.
  */
 public final class TestDatabases {
-  private static final String BASE_URL = System.getenv().getOrDefault("ENGRAM_TEST_POSTGRES_URL",
-      "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+  private static final String BASE_URL = System.getenv()
+      .getOrDefault(
+          "ENGRAM_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
 
-  private TestDatabases() {
-  }
+  private TestDatabases() {}
 
   /** A JDBC URL whose {@code currentSchema} is a new, empty schema. */
   public static String freshPostgresUrl() {
-    String schema = "engram_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    String schema =
+        "engram_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     SQLException unreachable = null;
     try (Connection connection = DriverManager.getConnection(BASE_URL);
-         Statement statement = connection.createStatement()) {
+        Statement statement = connection.createStatement()) {
       statement.execute("CREATE SCHEMA " + schema);
     } catch (SQLException e) {
       if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-        throw new IllegalStateException("PostgreSQL is required in CI but is not reachable at " + BASE_URL, e);
+        throw new IllegalStateException(
+            "PostgreSQL is required in CI but is not reachable at " + BASE_URL, e);
       }
       unreachable = e;
     }
     String reason = unreachable == null ? "" : unreachable.getMessage();
-    assumeTrue(unreachable == null, () -> "PostgreSQL not reachable at " + BASE_URL + " (" + reason
-        + "); PostgreSQL tests skipped outside CI. Run ./engram test to start it.");
+    assumeTrue(
+        unreachable == null,
+        () -> "PostgreSQL not reachable at " + BASE_URL + " (" + reason
+            + "); PostgreSQL tests skipped outside CI. Run ./engram test to start it.");
     return BASE_URL + "&currentSchema=" + schema;
   }
 
@@ -43,7 +47,7 @@ public final class TestDatabases {
   public static void drop(String url) {
     String schema = url.substring(url.indexOf("currentSchema=") + "currentSchema=".length());
     try (Connection connection = DriverManager.getConnection(BASE_URL);
-         Statement statement = connection.createStatement()) {
+        Statement statement = connection.createStatement()) {
       statement.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     } catch (SQLException e) {
       throw new IllegalStateException("could not drop test schema " + schema, e);

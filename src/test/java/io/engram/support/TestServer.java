@@ -33,7 +33,8 @@ public final class TestServer implements AutoCloseable {
 
   private TestServer(Builder builder) {
     this.ownsDatabase = builder.sharedWith == null;
-    this.postgresUrl = builder.sharedWith != null ? builder.sharedWith.postgresUrl
+    this.postgresUrl = builder.sharedWith != null
+        ? builder.sharedWith.postgresUrl
         : builder.postgres ? TestDatabases.freshPostgresUrl() : null;
     try {
       this.dataDir = Files.createTempDirectory("engram-test");
@@ -46,7 +47,8 @@ public final class TestServer implements AutoCloseable {
     env.put("ENGRAM_ADMIN_KEY", ADMIN_KEY);
     env.put("API_HOST", "127.0.0.1");
     env.put("LOG_LEVEL", "warning");
-    // Reflection tests drive the schedule themselves; elsewhere a run must not change memories mid-test.
+    // Reflection tests drive the schedule themselves; elsewhere a run must not change memories
+    // mid-test.
     env.put("ENGRAM_REFLECTION_SCHEDULER", "false");
     if (postgresUrl != null) {
       env.put("DATABASE_URL", postgresUrl);
@@ -119,26 +121,35 @@ public final class TestServer implements AutoCloseable {
 
   /** Creates an API key and returns its secret. */
   public String apiKey(String orgId, int rateLimit, String... permissions) {
-    String body = "{\"name\":\"key\",\"permissions\":" + Json.write(permissions) + ",\"rate_limit\":" + rateLimit + "}";
-    return created(asOperator(http.post("/v1/organizations/" + orgId + "/api-keys").json(body))).get("token").asText();
+    String body = "{\"name\":\"key\",\"permissions\":" + Json.write(permissions)
+        + ",\"rate_limit\":" + rateLimit + "}";
+    return created(
+            asOperator(http.post("/v1/organizations/" + orgId + "/api-keys").json(body)))
+        .get("token")
+        .asText();
   }
 
   /** Creates a context access token and returns its secret. */
   public String token(String orgId, List<String> agents, String... scopes) {
     String body = "{\"name\":\"token\",\"scopes\":" + Json.write(scopes)
         + (agents == null ? "" : ",\"agents\":" + Json.write(agents)) + "}";
-    return created(asOperator(http.post("/v1/organizations/" + orgId + "/tokens").json(body))).get("token").asText();
+    return created(
+            asOperator(http.post("/v1/organizations/" + orgId + "/tokens").json(body)))
+        .get("token")
+        .asText();
   }
 
   public JsonNode createUser(String orgId, String email, String role, String password) {
-    String body = "{\"email\":\"" + email + "\",\"role\":\"" + role + "\",\"password\":\"" + password + "\"}";
+    String body =
+        "{\"email\":\"" + email + "\",\"role\":\"" + role + "\",\"password\":\"" + password + "\"}";
     return created(asOperator(http.post("/v1/organizations/" + orgId + "/users").json(body)));
   }
 
   /** A signed-in browser: its session cookie and CSRF token, added to every call it makes. */
   public record Session(String cookie, String csrf, JsonNode user) {
     public Http.Call on(Http.Call call) {
-      return call.header("Cookie", Guard.SESSION_COOKIE + "=" + cookie).header(Guard.CSRF_HEADER, csrf);
+      return call.header("Cookie", Guard.SESSION_COOKIE + "=" + cookie)
+          .header(Guard.CSRF_HEADER, csrf);
     }
   }
 
@@ -147,11 +158,15 @@ public final class TestServer implements AutoCloseable {
     String password = "password for " + email;
     JsonNode user = createUser(orgId, email, role, password);
     Http.Response login = http.post("/api/auth/login")
-        .json("{\"email\":\"" + email + "\",\"password\":\"" + password + "\"}").send();
+        .json("{\"email\":\"" + email + "\",\"password\":\"" + password + "\"}")
+        .send();
     assertThat(login.status()).as(login.text()).isEqualTo(200);
     String cookie = login.headerValues("Set-Cookie").stream()
         .flatMap(header -> java.net.HttpCookie.parse(header).stream())
-        .filter(c -> c.getName().equals(Guard.SESSION_COOKIE)).findFirst().orElseThrow().getValue();
+        .filter(c -> c.getName().equals(Guard.SESSION_COOKIE))
+        .findFirst()
+        .orElseThrow()
+        .getValue();
     return new Session(cookie, login.json().get("csrfToken").asText(), user);
   }
 

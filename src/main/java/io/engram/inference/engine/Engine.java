@@ -1,6 +1,5 @@
 package io.engram.inference.engine;
 
-
 /**
  * Something that generates text: a remote OpenAI-compatible server (the remote engine) or an
  * in-process model (the local engine). A call blocks its (virtual) thread until the generation

@@ -66,7 +66,9 @@ public final class EngineException extends RuntimeException {
   }
 
   public ApiException toApiException() {
-    Long retry = failure == Failure.RATE_LIMITED && retryAfterSeconds == null ? Long.valueOf(1) : retryAfterSeconds;
+    Long retry = failure == Failure.RATE_LIMITED && retryAfterSeconds == null
+        ? Long.valueOf(1)
+        : retryAfterSeconds;
     return ApiException.of(failure.status, failure.type, failure.code, getMessage(), retry);
   }
 }

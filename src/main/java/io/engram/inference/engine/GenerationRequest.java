@@ -7,8 +7,13 @@ import java.util.List;
  * ({@code prompt}, for /v1/completions), with resolved sampling (max tokens always set).
  * {@code model} is the engine's own name for the model, which may differ from the client-facing id.
  */
-public record GenerationRequest(String model, List<ChatMessage> messages, String prompt, Sampling sampling,
-                                boolean stream, String user) {
+public record GenerationRequest(
+    String model,
+    List<ChatMessage> messages,
+    String prompt,
+    Sampling sampling,
+    boolean stream,
+    String user) {
 
   public boolean isChat() {
     return prompt == null;

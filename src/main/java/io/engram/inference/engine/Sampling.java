@@ -11,22 +11,36 @@ import java.util.List;
  * is null when the caller left it out; the gateway then picks the default within the plan and the
  * model's context (see the gateway).
  */
-public record Sampling(Integer maxTokens, double temperature, double topP, double frequencyPenalty,
-                       double presencePenalty, List<String> stop, Long seed) {
+public record Sampling(
+    Integer maxTokens,
+    double temperature,
+    double topP,
+    double frequencyPenalty,
+    double presencePenalty,
+    List<String> stop,
+    Long seed) {
   public static final int DEFAULT_MAX_TOKENS = 2048;
   public static final int MAX_STOP_SEQUENCES = 4;
   public static final int MAX_STOP_LENGTH = 256;
-  public static final List<String> FIELDS = List.of("max_tokens", "max_completion_tokens", "temperature", "top_p",
-      "frequency_penalty", "presence_penalty", "stop", "seed");
+  public static final List<String> FIELDS = List.of(
+      "max_tokens",
+      "max_completion_tokens",
+      "temperature",
+      "top_p",
+      "frequency_penalty",
+      "presence_penalty",
+      "stop",
+      "seed");
 
   public static Sampling parse(JsonBody body) {
     if (body.has("max_tokens") && body.has("max_completion_tokens")) {
-      throw ApiException.badRequest("max_completion_tokens",
-          "Send either 'max_tokens' or 'max_completion_tokens', not both");
+      throw ApiException.badRequest(
+          "max_completion_tokens", "Send either 'max_tokens' or 'max_completion_tokens', not both");
     }
     String maxField = body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
     Integer maxTokens = body.optionalInt(maxField, 1, Integer.MAX_VALUE).orElse(null);
-    return new Sampling(maxTokens,
+    return new Sampling(
+        maxTokens,
         body.optionalNumber("temperature", 0, 2).orElse(1.0),
         body.optionalNumber("top_p", 0, 1).orElse(1.0),
         body.optionalNumber("frequency_penalty", -2, 2).orElse(0.0),
@@ -47,13 +61,18 @@ public record Sampling(Integer maxTokens, double temperature, double topP, doubl
       items.add(value);
     }
     if (items.size() > MAX_STOP_SEQUENCES) {
-      throw ApiException.badRequest("stop", "'stop' may hold at most " + MAX_STOP_SEQUENCES + " sequences");
+      throw ApiException.badRequest(
+          "stop", "'stop' may hold at most " + MAX_STOP_SEQUENCES + " sequences");
     }
     List<String> stops = new ArrayList<>();
     for (JsonNode item : items) {
-      if (!item.isTextual() || item.asText().isEmpty() || item.asText().length() > MAX_STOP_LENGTH) {
-        throw ApiException.badRequest("stop", "'stop' must be a string or an array of non-empty strings of at most "
-            + MAX_STOP_LENGTH + " characters");
+      if (!item.isTextual()
+          || item.asText().isEmpty()
+          || item.asText().length() > MAX_STOP_LENGTH) {
+        throw ApiException.badRequest(
+            "stop",
+            "'stop' must be a string or an array of non-empty strings of at most " + MAX_STOP_LENGTH
+                + " characters");
       }
       stops.add(item.asText());
     }

@@ -16,6 +16,5 @@ public interface TokenSink {
    * Registers how to abort the generation when the sink learns, between pieces, that the caller
    * left (a keep-alive write failed during a long silence). Sinks that cannot tell ignore it.
    */
-  default void onClientGone(Runnable abort) {
-  }
+  default void onClientGone(Runnable abort) {}
 }

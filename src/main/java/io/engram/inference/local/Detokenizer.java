@@ -19,7 +19,8 @@ final class Detokenizer {
 
   Detokenizer(Tokenizer tokenizer) {
     this.tokenizer = tokenizer;
-    Long offset = tokenizer.getModel().byteFallback ? tokenizer.getModel().vocabLookup.get("<0x00>") : null;
+    Long offset =
+        tokenizer.getModel().byteFallback ? tokenizer.getModel().vocabLookup.get("<0x00>") : null;
     this.byteOffset = offset == null ? -1 : offset;
   }
 
@@ -67,7 +68,9 @@ final class Detokenizer {
     int i = 0;
     while (i < bytes.length) {
       int lead = bytes[i] & 0xFF;
-      int length = lead < 0x80 ? 1 : lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      int length = lead < 0x80
+          ? 1
+          : lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
       if (i + length > bytes.length) {
         break;
       }

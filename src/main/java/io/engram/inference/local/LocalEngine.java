@@ -70,8 +70,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
       m.getLogits(output);
       output.close();
     } catch (RuntimeException e) {
-      throw new EngineException(EngineException.Failure.MODEL_UNAVAILABLE, "The model does not run: "
-          + e.getMessage(), null, e);
+      throw new EngineException(
+          EngineException.Failure.MODEL_UNAVAILABLE,
+          "The model does not run: " + e.getMessage(),
+          null,
+          e);
     }
   }
 
@@ -83,11 +86,16 @@ public final class LocalEngine implements Engine, AutoCloseable {
           try {
             long started = System.nanoTime();
             model = ModelSupport.loadModel(directory.toFile(), DType.F32, DType.I8);
-            LOG.info("local model {} loaded in {} ms", directory.getFileName(),
+            LOG.info(
+                "local model {} loaded in {} ms",
+                directory.getFileName(),
                 (System.nanoTime() - started) / 1_000_000);
           } catch (RuntimeException e) {
-            throw new EngineException(EngineException.Failure.MODEL_UNAVAILABLE, "The model in " + directory
-                + " could not be loaded: " + e.getMessage(), null, e);
+            throw new EngineException(
+                EngineException.Failure.MODEL_UNAVAILABLE,
+                "The model in " + directory + " could not be loaded: " + e.getMessage(),
+                null,
+                e);
           }
         }
         loaded = model;
@@ -112,12 +120,14 @@ public final class LocalEngine implements Engine, AutoCloseable {
   private void acquire() {
     try {
       if (!workers.tryAcquire(queueTimeoutMillis, TimeUnit.MILLISECONDS)) {
-        throw new EngineException(EngineException.Failure.TIMEOUT, "The local model was busy for longer than "
-            + queueTimeoutMillis / 1000 + " seconds");
+        throw new EngineException(
+            EngineException.Failure.TIMEOUT,
+            "The local model was busy for longer than " + queueTimeoutMillis / 1000 + " seconds");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new EngineException(EngineException.Failure.MODEL_FAILED, "Interrupted while waiting for the model");
+      throw new EngineException(
+          EngineException.Failure.MODEL_FAILED, "Interrupted while waiting for the model");
     }
   }
 
@@ -125,8 +135,9 @@ public final class LocalEngine implements Engine, AutoCloseable {
     int[] prompt = m.encodePrompt(prompt(m, request));
     int context = m.getConfig().contextLength;
     if (prompt.length >= context) {
-      throw new EngineException(EngineException.Failure.REJECTED, "The prompt is " + prompt.length
-          + " tokens; this model's context is " + context);
+      throw new EngineException(
+          EngineException.Failure.REJECTED,
+          "The prompt is " + prompt.length + " tokens; this model's context is " + context);
     }
     int maxTokens = Math.min(request.sampling().maxTokens(), context - prompt.length);
     AtomicBoolean gone = new AtomicBoolean();
@@ -140,7 +151,8 @@ public final class LocalEngine implements Engine, AutoCloseable {
     try (KvBufferCache.KvBuffer kv = ephemeralBuffer(m)) {
       AbstractTensor batch = m.batchForward(prompt, 0, kv);
       AbstractTensor last = batch.slice(batch.shape().first() - 1);
-      AbstractTensor promptOutput = batch; // the slice reads its memory: closed after the first token
+      AbstractTensor promptOutput =
+          batch; // the slice reads its memory: closed after the first token
       int position = prompt.length;
       while (generated < maxTokens) {
         if (gone.get()) {
@@ -179,8 +191,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
     } catch (EngineException | ClientGoneException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new EngineException(EngineException.Failure.MODEL_FAILED, "The local model failed while generating: "
-          + e.getMessage(), null, e);
+      throw new EngineException(
+          EngineException.Failure.MODEL_FAILED,
+          "The local model failed while generating: " + e.getMessage(),
+          null,
+          e);
     }
     return new Generation(stops.text(), finish, new Generation.Usage(prompt.length, generated));
   }
@@ -189,9 +204,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
     if (!request.isChat()) {
       return PromptContext.of(request.prompt());
     }
-    PromptSupport support = m.promptSupport().orElseThrow(() -> new EngineException(
-        EngineException.Failure.MODEL_UNAVAILABLE, "This model has no chat template (tokenizer_config.json "
-        + "chat_template); use /v1/completions"));
+    PromptSupport support = m.promptSupport()
+        .orElseThrow(() -> new EngineException(
+            EngineException.Failure.MODEL_UNAVAILABLE,
+            "This model has no chat template (tokenizer_config.json "
+                + "chat_template); use /v1/completions"));
     PromptSupport.Builder builder = support.builder().addGenerationPrompt(true);
     for (ChatMessage message : request.messages()) {
       switch (message.role()) {

@@ -23,7 +23,8 @@ public final class LocalModels {
   private static final Logger LOG = LoggerFactory.getLogger(LocalModels.class);
 
   /** A servable model directory and what its files say about it. */
-  public record Found(String id, Path directory, int contextLength, long parameters, long createdEpochSeconds) {
+  public record Found(
+      String id, Path directory, int contextLength, long parameters, long createdEpochSeconds) {
     /** The parameter count as people write it: "22M", "1.2B". */
     public String parametersLabel() {
       if (parameters >= 1_000_000_000L) {
@@ -37,15 +38,15 @@ public final class LocalModels {
   }
 
   /** The config.json model types jlama generates with (its causal language models). */
-  public static final Set<String> CAUSAL_TYPES = Set.of("llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2",
-      "granite", "gpt2");
+  public static final Set<String> CAUSAL_TYPES =
+      Set.of("llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2", "granite", "gpt2");
 
-  private LocalModels() {
-  }
+  private LocalModels() {}
 
   /** The model's context from config.json: max_position_embeddings, or GPT-2's n_positions; 0 when absent. */
   public static int contextLength(JsonNode config) {
-    JsonNode context = config.has("max_position_embeddings") ? config.path("max_position_embeddings")
+    JsonNode context = config.has("max_position_embeddings")
+        ? config.path("max_position_embeddings")
         : config.path("n_positions");
     return context.canConvertToInt() ? context.asInt() : 0;
   }
@@ -67,7 +68,8 @@ public final class LocalModels {
   public static Optional<Found> inspect(Path dir) {
     Path config = dir.resolve("config.json");
     Path weights = dir.resolve("model.safetensors");
-    if (!Files.isRegularFile(config) || !Files.isRegularFile(dir.resolve("tokenizer.json"))
+    if (!Files.isRegularFile(config)
+        || !Files.isRegularFile(dir.resolve("tokenizer.json"))
         || !Files.isRegularFile(weights)) {
       return Optional.empty();
     }
@@ -75,10 +77,16 @@ public final class LocalModels {
       JsonNode json = Json.MAPPER.readTree(config.toFile());
       int context = contextLength(json);
       if (context <= 0 || !json.path("model_type").isTextual()) {
-        LOG.warn("skipping model {}: config.json needs model_type and max_position_embeddings", dir.getFileName());
+        LOG.warn(
+            "skipping model {}: config.json needs model_type and max_position_embeddings",
+            dir.getFileName());
         return Optional.empty();
       }
-      return Optional.of(new Found(dir.getFileName().toString(), dir, context, SafetensorsHeader.read(weights).parameters(),
+      return Optional.of(new Found(
+          dir.getFileName().toString(),
+          dir,
+          context,
+          SafetensorsHeader.read(weights).parameters(),
           Files.getLastModifiedTime(config).toInstant().getEpochSecond()));
     } catch (IOException | RuntimeException e) {
       LOG.warn("skipping model {}: {}", dir.getFileName(), e.toString());

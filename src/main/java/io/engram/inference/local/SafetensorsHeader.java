@@ -25,10 +25,24 @@ public record SafetensorsHeader(int tensors, long parameters, Set<List<Long>> sh
   static final long MAX_HEADER = 100L * 1024 * 1024;
 
   /** Bytes per element of the standard dtypes; jlama's packed Q4 and Q5 are checked for bounds only. */
-  private static final Map<String, Integer> ELEMENT_BYTES = Map.ofEntries(Map.entry("BOOL", 1), Map.entry("U8", 1),
-      Map.entry("I8", 1), Map.entry("F8_E4M3", 1), Map.entry("F8_E5M2", 1), Map.entry("I16", 2), Map.entry("U16", 2),
-      Map.entry("F16", 2), Map.entry("BF16", 2), Map.entry("I32", 4), Map.entry("U32", 4), Map.entry("F32", 4),
-      Map.entry("F64", 8), Map.entry("I64", 8), Map.entry("U64", 8), Map.entry("Q4", 0), Map.entry("Q5", 0));
+  private static final Map<String, Integer> ELEMENT_BYTES = Map.ofEntries(
+      Map.entry("BOOL", 1),
+      Map.entry("U8", 1),
+      Map.entry("I8", 1),
+      Map.entry("F8_E4M3", 1),
+      Map.entry("F8_E5M2", 1),
+      Map.entry("I16", 2),
+      Map.entry("U16", 2),
+      Map.entry("F16", 2),
+      Map.entry("BF16", 2),
+      Map.entry("I32", 4),
+      Map.entry("U32", 4),
+      Map.entry("F32", 4),
+      Map.entry("F64", 8),
+      Map.entry("I64", 8),
+      Map.entry("U64", 8),
+      Map.entry("Q4", 0),
+      Map.entry("Q5", 0));
 
   /** The file is not a well-formed safetensors file; the message says why. */
   public static final class InvalidException extends IOException {
@@ -67,7 +81,8 @@ public record SafetensorsHeader(int tensors, long parameters, Set<List<Long>> sh
     return shapes.contains(java.util.Arrays.stream(dims).boxed().toList());
   }
 
-  private static SafetensorsHeader tensors(JsonNode header, long dataBytes) throws InvalidException {
+  private static SafetensorsHeader tensors(JsonNode header, long dataBytes)
+      throws InvalidException {
     int tensors = 0;
     long parameters = 0;
     Set<List<Long>> shapes = new HashSet<>();
@@ -79,11 +94,14 @@ public record SafetensorsHeader(int tensors, long parameters, Set<List<Long>> sh
       JsonNode tensor = entry.getValue();
       Integer elementBytes = ELEMENT_BYTES.get(tensor.path("dtype").asText(""));
       if (elementBytes == null) {
-        throw new InvalidException("tensor '" + name + "' has an unknown dtype " + tensor.path("dtype"));
+        throw new InvalidException(
+            "tensor '" + name + "' has an unknown dtype " + tensor.path("dtype"));
       }
       long elements = elements(name, tensor.path("shape"));
       JsonNode offsets = tensor.path("data_offsets");
-      if (!offsets.isArray() || offsets.size() != 2 || !offsets.get(0).canConvertToLong()
+      if (!offsets.isArray()
+          || offsets.size() != 2
+          || !offsets.get(0).canConvertToLong()
           || !offsets.get(1).canConvertToLong()) {
         throw new InvalidException("tensor '" + name + "' needs data_offsets [begin, end]");
       }
@@ -94,8 +112,8 @@ public record SafetensorsHeader(int tensors, long parameters, Set<List<Long>> sh
             + "] outside the " + dataBytes + " bytes of data (a truncated file?)");
       }
       if (elementBytes > 0 && end - begin != elements * elementBytes) {
-        throw new InvalidException("tensor '" + name + "' holds " + (end - begin) + " bytes; its shape and dtype need "
-            + elements * elementBytes);
+        throw new InvalidException("tensor '" + name + "' holds " + (end - begin)
+            + " bytes; its shape and dtype need " + elements * elementBytes);
       }
       tensors++;
       parameters += elements;

@@ -17,7 +17,8 @@ final class Sampler {
 
   Sampler(Sampling sampling, int vocabularySize) {
     this.sampling = sampling;
-    this.random = sampling.seed() == null ? ThreadLocalRandom.current() : new Random(sampling.seed());
+    this.random =
+        sampling.seed() == null ? ThreadLocalRandom.current() : new Random(sampling.seed());
     this.counts = new int[vocabularySize];
   }
 
@@ -72,7 +73,8 @@ final class Sampler {
       order[i] = i;
     }
     Arrays.sort(order, (a, b) -> Double.compare(weights[b], weights[a]));
-    // Keep the most likely tokens until their mass reaches top_p (at least one), then draw among them.
+    // Keep the most likely tokens until their mass reaches top_p (at least one), then draw among
+    // them.
     double kept = 0;
     int size = 0;
     while (size < order.length && (size == 0 || kept / sum < sampling.topP())) {

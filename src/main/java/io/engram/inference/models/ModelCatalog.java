@@ -16,8 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ModelCatalog {
 
   /** A servable model: its card, its engine, and the name the engine knows it by. */
-  public record Entry(ModelCard card, Engine engine, String engineModel) {
-  }
+  public record Entry(ModelCard card, Engine engine, String engineModel) {}
 
   /** Models one organization owns (its uploads), seen by that organization only. */
   public interface OrganizationModels {
@@ -74,7 +73,10 @@ public final class ModelCatalog {
    * configured model costs no file-system call.
    */
   public Optional<Entry> find(String orgId, String id) {
-    return organizationModels.loaded(orgId, id).or(() -> find(id)).or(() -> organizationModels.find(orgId, id));
+    return organizationModels
+        .loaded(orgId, id)
+        .or(() -> find(id))
+        .or(() -> organizationModels.find(orgId, id));
   }
 
   /** The single client-facing model of the current gateway, when it is servable. */
@@ -100,7 +102,9 @@ public final class ModelCatalog {
 
   /** A model the caller cannot use, in OpenAI's words. */
   public static ApiException notFound(String id) {
-    return ApiException.notFound("model_not_found", "model", "The model '" + id
-        + "' does not exist or is not served here; GET /v1/models lists them");
+    return ApiException.notFound(
+        "model_not_found",
+        "model",
+        "The model '" + id + "' does not exist or is not served here; GET /v1/models lists them");
   }
 }

@@ -34,8 +34,12 @@ public final class ModelRoutes implements RouteModule {
    * @param extraCards     models served outside the generation engines (the embedding model)
    * @param maxModelSizeGb MAX_MODEL_SIZE_GB, when set
    */
-  public ModelRoutes(ModelCatalog catalog, Guard guard, List<ModelCard> extraCards, ModelUploads uploads,
-                     OptionalInt maxModelSizeGb) {
+  public ModelRoutes(
+      ModelCatalog catalog,
+      Guard guard,
+      List<ModelCard> extraCards,
+      ModelUploads uploads,
+      OptionalInt maxModelSizeGb) {
     this.catalog = catalog;
     this.guard = guard;
     this.extraCards = List.copyOf(extraCards);
@@ -45,7 +49,8 @@ public final class ModelRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.get("/v1/models", this::list)
+    routes
+        .get("/v1/models", this::list)
         .get("/v1/models/{model_id}", this::show)
         .post("/v1/models", this::upload);
   }
@@ -56,7 +61,8 @@ public final class ModelRoutes implements RouteModule {
     ModelCatalog.Entry entry;
     try {
       Principal caller = guard.permission(ctx, Permission.MODELS);
-      entry = uploads.upload(caller.organization(), ctx.contentType(), ctx.contentLength(), body, maxModelSizeGb);
+      entry = uploads.upload(
+          caller.organization(), ctx.contentType(), ctx.contentLength(), body, maxModelSizeGb);
     } catch (ApiException e) {
       RefusedBody.discard(ctx, body.started());
       throw e;
@@ -116,7 +122,9 @@ public final class ModelRoutes implements RouteModule {
   private void show(Context ctx) {
     Principal caller = reader(ctx);
     String id = ctx.pathParam("model_id");
-    ModelCard card = visible(caller).stream().filter(c -> c.id().equals(id)).findFirst()
+    ModelCard card = visible(caller).stream()
+        .filter(c -> c.id().equals(id))
+        .findFirst()
         .orElseThrow(() -> ModelCatalog.notFound(id));
     Responses.json(ctx, view(card, extended(caller)));
   }
@@ -129,8 +137,8 @@ public final class ModelRoutes implements RouteModule {
     if (!extended(caller)) {
       return catalog.advertised().map(e -> List.of(e.card())).orElse(List.of());
     }
-    List<ModelCard> cards = new ArrayList<>(catalog.all(caller.orgId()).stream()
-        .map(ModelCatalog.Entry::card).toList());
+    List<ModelCard> cards = new ArrayList<>(
+        catalog.all(caller.orgId()).stream().map(ModelCatalog.Entry::card).toList());
     cards.addAll(extraCards);
     return cards;
   }

@@ -54,7 +54,8 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
    * @param engines     a local engine for a model directory
    * @param instanceIds the ids every organization already sees (configured models, the embedding model)
    */
-  public ModelUploads(Path modelCacheDir, Function<Path, LocalEngine> engines, Predicate<String> instanceIds) {
+  public ModelUploads(
+      Path modelCacheDir, Function<Path, LocalEngine> engines, Predicate<String> instanceIds) {
     this.root = modelCacheDir.resolve(".uploads");
     this.staging = modelCacheDir.resolve(".staging");
     this.engines = engines;
@@ -97,20 +98,26 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
 
   Quota quota(Organization org, OptionalInt maxModelSizeGb) {
     Limit storage = org.plan().limits().storageGb();
-    long perModel = maxModelSizeGb.isPresent() ? maxModelSizeGb.getAsInt() * GB
+    long perModel = maxModelSizeGb.isPresent()
+        ? maxModelSizeGb.getAsInt() * GB
         : storage.isUnlimited() ? Long.MAX_VALUE : storage.value() * GB;
     String perModelWhat = maxModelSizeGb.isPresent() ? "MAX_MODEL_SIZE_GB" : "the plan's storage";
     if (storage.isUnlimited()) {
       return new Quota(perModel, perModelWhat);
     }
     long left = Math.max(0, storage.value() * GB - bytesUsed(org.id()));
-    return left < perModel ? new Quota(left, "the storage left on the plan (" + storage.value() + " GB)")
+    return left < perModel
+        ? new Quota(left, "the storage left on the plan (" + storage.value() + " GB)")
         : new Quota(perModel, perModelWhat);
   }
 
   /** Receives, checks, proves and installs one upload; the model is listed and servable when this returns. */
-  public ModelCatalog.Entry upload(Organization org, String contentType, long declaredLength, InputStream body,
-                                   OptionalInt maxModelSizeGb) {
+  public ModelCatalog.Entry upload(
+      Organization org,
+      String contentType,
+      long declaredLength,
+      InputStream body,
+      OptionalInt maxModelSizeGb) {
     Quota quota = quota(org, maxModelSizeGb);
     if (declaredLength > quota.bytes()) {
       throw quota.exceeded();
@@ -118,7 +125,8 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     MultipartReader form = MultipartReader.of(contentType, body, quota.bytes(), quota::exceeded);
     Path dir = createStaging();
     try {
-      UploadedModelCheck.Received received = UploadedModelCheck.receive(form, dir, id -> refuseTaken(org.id(), id));
+      UploadedModelCheck.Received received =
+          UploadedModelCheck.receive(form, dir, id -> refuseTaken(org.id(), id));
       UploadedModelCheck.verify(dir, received.modelType());
       prove(dir);
       return install(org.id(), received.modelId(), dir);
@@ -129,8 +137,9 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
 
   private void refuseTaken(String orgId, String id) {
     if (instanceIds.test(id) || Files.exists(modelDir(orgId, id))) {
-      throw ApiException.conflict("model_exists", "A model named '" + id + "' already exists; choose another "
-          + "model_id");
+      throw ApiException.conflict(
+          "model_exists",
+          "A model named '" + id + "' already exists; choose another " + "model_id");
     }
   }
 
@@ -141,7 +150,8 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     } catch (EngineException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       String reason = String.valueOf(cause.getMessage()).replace(dir.toString(), "<upload>");
-      throw ApiException.invalid("invalid_model", "file", "The local engine cannot run this model: " + reason);
+      throw ApiException.invalid(
+          "invalid_model", "file", "The local engine cannot run this model: " + reason);
     }
   }
 
@@ -160,7 +170,8 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
       }
     }
     LOG.info("inference: organization {} uploaded model '{}' ({})", orgId, modelId, target);
-    return find(orgId, modelId).orElseThrow(() -> new IllegalStateException("an installed model did not inspect"));
+    return find(orgId, modelId)
+        .orElseThrow(() -> new IllegalStateException("an installed model did not inspect"));
   }
 
   @Override
@@ -181,11 +192,19 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     if (!Files.isDirectory(dir)) {
       return Optional.empty();
     }
-    return LocalModels.inspect(dir).map(found -> known.computeIfAbsent(orgId + "/" + id, key -> {
-      LocalEngine engine = engines.apply(dir);
-      return new ModelCatalog.Entry(new ModelCard(id, found.createdEpochSeconds(), orgId, found.contextLength(),
-          found.parametersLabel()), engine, id);
-    }));
+    return LocalModels.inspect(dir)
+        .map(found -> known.computeIfAbsent(orgId + "/" + id, key -> {
+          LocalEngine engine = engines.apply(dir);
+          return new ModelCatalog.Entry(
+              new ModelCard(
+                  id,
+                  found.createdEpochSeconds(),
+                  orgId,
+                  found.contextLength(),
+                  found.parametersLabel()),
+              engine,
+              id);
+        }));
   }
 
   @Override
@@ -196,7 +215,9 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     }
     List<ModelCatalog.Entry> all = new ArrayList<>();
     try (Stream<Path> models = Files.list(dir)) {
-      models.map(path -> path.getFileName().toString()).sorted()
+      models
+          .map(path -> path.getFileName().toString())
+          .sorted()
           .forEach(id -> find(orgId, id).ifPresent(all::add));
     } catch (IOException e) {
       LOG.warn("cannot list the uploaded models of {}: {}", orgId, e.toString());
@@ -214,7 +235,10 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
       return 0;
     }
     try (Stream<Path> files = Files.walk(dir)) {
-      return files.filter(Files::isRegularFile).mapToLong(file -> file.toFile().length()).sum();
+      return files
+          .filter(Files::isRegularFile)
+          .mapToLong(file -> file.toFile().length())
+          .sum();
     } catch (IOException e) {
       throw storageFailure(e);
     }

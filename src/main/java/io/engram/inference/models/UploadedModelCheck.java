@@ -32,8 +32,7 @@ final class UploadedModelCheck {
   static final String MODEL_TYPE = "model_type";
 
   /** A file part: where it is stored in the model directory and the most it may hold. */
-  private record FilePart(String fileName, long maxBytes) {
-  }
+  private record FilePart(String fileName, long maxBytes) {}
 
   private static final Map<String, FilePart> FILES = Map.of(
       WEIGHTS, new FilePart("model.safetensors", Long.MAX_VALUE),
@@ -44,17 +43,17 @@ final class UploadedModelCheck {
   static final int MAX_CONTEXT = 1 << 20;
   /** The largest rotary-position table (context x head size floats, 1 GiB) the engine may precompute. */
   static final long MAX_POSITION_TABLE = 1L << 28;
-  private static final Set<String> REQUIRED = Set.of(WEIGHTS, CONFIG, TOKENIZER, MODEL_ID, MODEL_TYPE);
+
+  private static final Set<String> REQUIRED =
+      Set.of(WEIGHTS, CONFIG, TOKENIZER, MODEL_ID, MODEL_TYPE);
   /** Every part the form takes, sorted for messages. */
-  private static final Set<String> PARTS = new TreeSet<>(Set.of(WEIGHTS, CONFIG, TOKENIZER, TOKENIZER_CONFIG,
-      MODEL_ID, MODEL_TYPE));
+  private static final Set<String> PARTS =
+      new TreeSet<>(Set.of(WEIGHTS, CONFIG, TOKENIZER, TOKENIZER_CONFIG, MODEL_ID, MODEL_TYPE));
 
   /** The form's fields, once every part has arrived. */
-  record Received(String modelId, String modelType) {
-  }
+  record Received(String modelId, String modelType) {}
 
-  private UploadedModelCheck() {
-  }
+  private UploadedModelCheck() {}
 
   /**
    * Reads the form into {@code dir}. The id is checked (and handed to {@code idCheck}, which
@@ -66,23 +65,29 @@ final class UploadedModelCheck {
     String modelId = null;
     String modelType = null;
     try {
-      for (Optional<MultipartReader.Part> next = form.next(); next.isPresent(); next = form.next()) {
+      for (Optional<MultipartReader.Part> next = form.next();
+          next.isPresent();
+          next = form.next()) {
         String name = next.get().name();
         if (!seen.add(name)) {
           throw ApiException.badRequest(name, "The part '" + name + "' is sent twice");
         }
         FilePart file = FILES.get(name);
         if (file != null) {
-          ModelUploads.copy(form.content(), dir.resolve(file.fileName()), file.maxBytes(),
-              () -> ApiException.badRequest(name, "'" + name + "' is larger than " + file.maxBytes() + " bytes"));
+          ModelUploads.copy(
+              form.content(),
+              dir.resolve(file.fileName()),
+              file.maxBytes(),
+              () -> ApiException.badRequest(
+                  name, "'" + name + "' is larger than " + file.maxBytes() + " bytes"));
         } else if (name.equals(MODEL_ID)) {
           modelId = modelId(form.text(MODEL_ID, 256));
           idCheck.accept(modelId);
         } else if (name.equals(MODEL_TYPE)) {
           modelType = modelType(form.text(MODEL_TYPE, 64));
         } else {
-          throw ApiException.badRequest(name, "Unknown part '" + name + "'; the parts are: "
-              + String.join(", ", PARTS));
+          throw ApiException.badRequest(
+              name, "Unknown part '" + name + "'; the parts are: " + String.join(", ", PARTS));
         }
       }
     } catch (IOException e) {
@@ -90,8 +95,10 @@ final class UploadedModelCheck {
     }
     for (String required : new TreeSet<>(REQUIRED)) {
       if (!seen.contains(required)) {
-        throw ApiException.badRequest(required, "The part '" + required + "' is required"
-            + (required.equals(TOKENIZER) ? " (the model's tokenizer.json)" : ""));
+        throw ApiException.badRequest(
+            required,
+            "The part '" + required + "' is required"
+                + (required.equals(TOKENIZER) ? " (the model's tokenizer.json)" : ""));
       }
     }
     return new Received(modelId, modelType);
@@ -100,8 +107,10 @@ final class UploadedModelCheck {
   private static String modelId(String value) {
     String id = value.trim();
     if (!ModelUploads.MODEL_ID.matcher(id).matches()) {
-      throw ApiException.badRequest(MODEL_ID, "'model_id' must be 1 to 128 letters, digits, '.', '_' or '-', "
-          + "starting with a letter or digit");
+      throw ApiException.badRequest(
+          MODEL_ID,
+          "'model_id' must be 1 to 128 letters, digits, '.', '_' or '-', "
+              + "starting with a letter or digit");
     }
     return id;
   }
@@ -109,9 +118,12 @@ final class UploadedModelCheck {
   private static String modelType(String value) {
     String type = value.trim();
     if (!LocalModels.CAUSAL_TYPES.contains(type)) {
-      throw ApiException.badRequest(MODEL_TYPE, "'model_type' must be one of "
-          + String.join(", ", new TreeSet<>(LocalModels.CAUSAL_TYPES)) + " (causal language models the local "
-          + "engine runs)");
+      throw ApiException.badRequest(
+          MODEL_TYPE,
+          "'model_type' must be one of "
+              + String.join(", ", new TreeSet<>(LocalModels.CAUSAL_TYPES))
+              + " (causal language models the local "
+              + "engine runs)");
     }
     return type;
   }
@@ -120,23 +132,30 @@ final class UploadedModelCheck {
   static void verify(Path dir, String modelType) {
     JsonNode config = jsonObject(dir.resolve("config.json"), CONFIG);
     if (!modelType.equals(config.path("model_type").asText(null))) {
-      throw ApiException.badRequest(CONFIG, "config.json's model_type is " + config.path("model_type")
-          + "; the form says '" + modelType + "'");
+      throw ApiException.badRequest(
+          CONFIG,
+          "config.json's model_type is " + config.path("model_type") + "; the form says '"
+              + modelType + "'");
     }
     int context = LocalModels.contextLength(config);
     if (context <= 0 || context > MAX_CONTEXT) {
-      throw ApiException.badRequest(CONFIG, "config.json needs a max_position_embeddings (the context) between 1 "
-          + "and " + MAX_CONTEXT);
+      throw ApiException.badRequest(
+          CONFIG,
+          "config.json needs a max_position_embeddings (the context) between 1 " + "and "
+              + MAX_CONTEXT);
     }
     int vocabulary = positive(config, "vocab_size");
     int hidden = positive(config, config.has("n_embd") ? "n_embd" : "hidden_size");
     int heads = positive(config, config.has("n_head") ? "n_head" : "num_attention_heads");
     if (hidden % heads != 0 || (long) context * (hidden / heads) > MAX_POSITION_TABLE) {
-      throw ApiException.badRequest(CONFIG, "config.json's heads must divide its hidden size, and context x head "
-          + "size must stay within " + MAX_POSITION_TABLE);
+      throw ApiException.badRequest(
+          CONFIG,
+          "config.json's heads must divide its hidden size, and context x head "
+              + "size must stay within " + MAX_POSITION_TABLE);
     }
     if (!jsonObject(dir.resolve("tokenizer.json"), TOKENIZER).path("model").isObject()) {
-      throw ApiException.badRequest(TOKENIZER, "tokenizer.json has no 'model' object (a Hugging Face tokenizer)");
+      throw ApiException.badRequest(
+          TOKENIZER, "tokenizer.json has no 'model' object (a Hugging Face tokenizer)");
     }
     if (Files.exists(dir.resolve("tokenizer_config.json"))) {
       jsonObject(dir.resolve("tokenizer_config.json"), TOKENIZER_CONFIG);
@@ -146,11 +165,14 @@ final class UploadedModelCheck {
       // weights could make it allocate without bound, so its dimensions must match a tensor.
       SafetensorsHeader weights = SafetensorsHeader.read(dir.resolve("model.safetensors"));
       if (!weights.hasShape(vocabulary, hidden)) {
-        throw ApiException.badRequest(CONFIG, "config.json does not describe these weights: no [vocab_size, "
-            + "hidden_size] = [" + vocabulary + ", " + hidden + "] embedding tensor in 'file'");
+        throw ApiException.badRequest(
+            CONFIG,
+            "config.json does not describe these weights: no [vocab_size, " + "hidden_size] = ["
+                + vocabulary + ", " + hidden + "] embedding tensor in 'file'");
       }
     } catch (SafetensorsHeader.InvalidException e) {
-      throw ApiException.badRequest(WEIGHTS, "'file' is not a valid safetensors file: " + e.getMessage());
+      throw ApiException.badRequest(
+          WEIGHTS, "'file' is not a valid safetensors file: " + e.getMessage());
     } catch (IOException e) {
       throw ModelUploads.storageFailure(e);
     }
@@ -172,7 +194,8 @@ final class UploadedModelCheck {
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw ApiException.badRequest(part, "'" + part + "' is not valid JSON: " + e.getOriginalMessage());
+      throw ApiException.badRequest(
+          part, "'" + part + "' is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw ModelUploads.storageFailure(e);
     }

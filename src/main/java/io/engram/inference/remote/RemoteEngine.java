@@ -65,41 +65,64 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     try (ClientResponse response = send(request)) {
       InputStream body = response.body();
       if (response.status() != 200) {
-        throw UpstreamErrors.fromStatus(response.status(), readBounded(body),
-            response.header("Retry-After").orElse(null));
+        throw UpstreamErrors.fromStatus(
+            response.status(), readBounded(body), response.header("Retry-After").orElse(null));
       }
       sink.begin();
       return request.stream() ? relay(request, response, sink) : whole(request, body, sink);
     } catch (SocketTimeoutException e) {
-      throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream was silent for more than "
-          + timeout.toSeconds() + " seconds while answering", null, e);
+      throw new EngineException(
+          EngineException.Failure.TIMEOUT,
+          "The upstream was silent for more than " + timeout.toSeconds()
+              + " seconds while answering",
+          null,
+          e);
     } catch (MalformedResponseException e) {
       throw malformed(e.getMessage());
     } catch (IOException e) {
-      throw new EngineException(EngineException.Failure.CUT, "The upstream connection failed while reading the "
-          + "response: " + e.getMessage(), null, e);
+      throw new EngineException(
+          EngineException.Failure.CUT,
+          "The upstream connection failed while reading the " + "response: " + e.getMessage(),
+          null,
+          e);
     }
   }
 
   private ClientResponse send(GenerationRequest request) {
     String[] headers = apiKey == null
         ? new String[] {"Content-Type", "application/json", "Accept", accept(request)}
-        : new String[] {"Content-Type", "application/json", "Accept", accept(request),
-            "Authorization", "Bearer " + apiKey};
+        : new String[] {
+          "Content-Type",
+          "application/json",
+          "Accept",
+          accept(request),
+          "Authorization",
+          "Bearer " + apiKey
+        };
     String target = baseUrl.getRawPath() + (request.isChat() ? "chat/completions" : "completions");
     try {
-      return client.send("POST", target, headers, Json.MAPPER.writeValueAsBytes(upstreamBody(request)));
+      return client.send(
+          "POST", target, headers, Json.MAPPER.writeValueAsBytes(upstreamBody(request)));
     } catch (UnreachableException e) {
-      throw new EngineException(EngineException.Failure.UNAVAILABLE, "The upstream at " + baseUrl
-          + " could not be reached", null, e);
+      throw new EngineException(
+          EngineException.Failure.UNAVAILABLE,
+          "The upstream at " + baseUrl + " could not be reached",
+          null,
+          e);
     } catch (SocketTimeoutException e) {
-      throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream did not answer within "
-          + timeout.toSeconds() + " seconds", null, e);
+      throw new EngineException(
+          EngineException.Failure.TIMEOUT,
+          "The upstream did not answer within " + timeout.toSeconds() + " seconds",
+          null,
+          e);
     } catch (MalformedResponseException e) {
       throw malformed(e.getMessage());
     } catch (IOException e) {
-      throw new EngineException(EngineException.Failure.UNAVAILABLE, "The upstream request failed: " + e.getMessage(),
-          null, e);
+      throw new EngineException(
+          EngineException.Failure.UNAVAILABLE,
+          "The upstream request failed: " + e.getMessage(),
+          null,
+          e);
     }
   }
 
@@ -112,7 +135,9 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     body.put("model", upstreamModel == null ? request.model() : upstreamModel);
     if (request.isChat()) {
       var messages = body.putArray("messages");
-      request.messages().forEach(m -> messages.addObject().put("role", m.role()).put("content", m.content()));
+      request
+          .messages()
+          .forEach(m -> messages.addObject().put("role", m.role()).put("content", m.content()));
     } else {
       body.put("prompt", request.prompt());
     }
@@ -140,7 +165,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     return body;
   }
 
-  private Generation whole(GenerationRequest request, InputStream body, TokenSink sink) throws IOException {
+  private Generation whole(GenerationRequest request, InputStream body, TokenSink sink)
+      throws IOException {
     byte[] bytes = body.readNBytes(MAX_WHOLE_BODY + 1);
     if (bytes.length > MAX_WHOLE_BODY) {
       throw malformed("the response is larger than " + MAX_WHOLE_BODY + " bytes");
@@ -149,7 +175,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     JsonNode choice = json.path("choices").path(0);
     JsonNode text = request.isChat() ? choice.path("message").path("content") : choice.path("text");
     if (!text.isTextual() && !text.isNull()) {
-      throw malformed("the response has no choices[0]" + (request.isChat() ? ".message.content" : ".text"));
+      throw malformed(
+          "the response has no choices[0]" + (request.isChat() ? ".message.content" : ".text"));
     }
     String content = text.isNull() ? "" : text.asText();
     if (!content.isEmpty()) {
@@ -159,13 +186,15 @@ public final class RemoteEngine implements Engine, AutoCloseable {
   }
 
   /** Reads the upstream's SSE stream line by line and hands on each chunk's text at once. */
-  private Generation relay(GenerationRequest request, ClientResponse response, TokenSink sink) throws IOException {
+  private Generation relay(GenerationRequest request, ClientResponse response, TokenSink sink)
+      throws IOException {
     StringBuilder text = new StringBuilder();
     String finishReason = null;
     Generation.Usage usage = null;
     boolean done = false;
     sink.onClientGone(response::abort);
-    BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+    BufferedReader lines =
+        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
     String line;
     while ((line = readLine(lines, response)) != null) {
       if (!line.startsWith("data:")) {
@@ -178,14 +207,16 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       }
       JsonNode chunk = parse(data);
       if (chunk.hasNonNull("error")) {
-        throw new EngineException(EngineException.Failure.UPSTREAM_ERROR, "The upstream failed during the stream: "
-            + UpstreamErrors.message(chunk));
+        throw new EngineException(
+            EngineException.Failure.UPSTREAM_ERROR,
+            "The upstream failed during the stream: " + UpstreamErrors.message(chunk));
       }
       if (chunk.hasNonNull("usage")) {
         usage = usage(chunk.get("usage"));
       }
       JsonNode choice = chunk.path("choices").path(0);
-      JsonNode piece = request.isChat() ? choice.path("delta").path("content") : choice.path("text");
+      JsonNode piece =
+          request.isChat() ? choice.path("delta").path("content") : choice.path("text");
       if (piece.isTextual() && !piece.asText().isEmpty()) {
         text.append(piece.asText());
         sink.text(piece.asText());
@@ -195,10 +226,12 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       }
     }
     if (!done && finishReason == null) {
-      throw new EngineException(EngineException.Failure.CUT, "The upstream stream ended before the generation "
-          + "finished");
+      throw new EngineException(
+          EngineException.Failure.CUT,
+          "The upstream stream ended before the generation " + "finished");
     }
-    return new Generation(text.toString(), finishReason == null ? Generation.STOP : finishReason, usage);
+    return new Generation(
+        text.toString(), finishReason == null ? Generation.STOP : finishReason, usage);
   }
 
   private String readLine(BufferedReader lines, ClientResponse response) throws IOException {
@@ -209,23 +242,31 @@ public final class RemoteEngine implements Engine, AutoCloseable {
         throw new ClientGoneException(e);
       }
       if (e instanceof SocketTimeoutException) {
-        throw new EngineException(EngineException.Failure.TIMEOUT, "The upstream stream was silent for more than "
-            + timeout.toSeconds() + " seconds", null, e);
+        throw new EngineException(
+            EngineException.Failure.TIMEOUT,
+            "The upstream stream was silent for more than " + timeout.toSeconds() + " seconds",
+            null,
+            e);
       }
       throw e;
     }
   }
 
   private static String finishReason(JsonNode choice) {
-    return choice.hasNonNull("finish_reason") ? choice.get("finish_reason").asText() : Generation.STOP;
+    return choice.hasNonNull("finish_reason")
+        ? choice.get("finish_reason").asText()
+        : Generation.STOP;
   }
 
   private static Generation.Usage usage(JsonNode usage) {
-    if (usage == null || !usage.path("prompt_tokens").canConvertToInt()
-        || !usage.path("completion_tokens").canConvertToInt() || !usage.path("prompt_tokens").isIntegralNumber()) {
+    if (usage == null
+        || !usage.path("prompt_tokens").canConvertToInt()
+        || !usage.path("completion_tokens").canConvertToInt()
+        || !usage.path("prompt_tokens").isIntegralNumber()) {
       return null;
     }
-    return new Generation.Usage(usage.get("prompt_tokens").asInt(), usage.get("completion_tokens").asInt());
+    return new Generation.Usage(
+        usage.get("prompt_tokens").asInt(), usage.get("completion_tokens").asInt());
   }
 
   private static JsonNode parse(String json) {
@@ -241,8 +282,9 @@ public final class RemoteEngine implements Engine, AutoCloseable {
   }
 
   private static EngineException malformed(String why) {
-    return new EngineException(EngineException.Failure.MALFORMED, "The upstream's response is not an "
-        + "OpenAI-compatible response: " + why);
+    return new EngineException(
+        EngineException.Failure.MALFORMED,
+        "The upstream's response is not an " + "OpenAI-compatible response: " + why);
   }
 
   private static String readBounded(InputStream body) throws IOException {

@@ -8,18 +8,21 @@ import io.engram.platform.json.Json;
 final class UpstreamErrors {
   private static final int MAX_MESSAGE = 500;
 
-  private UpstreamErrors() {
-  }
+  private UpstreamErrors() {}
 
   static EngineException fromStatus(int status, String body, String retryAfter) {
     String detail = detail(body);
     String message = "The upstream answered " + status + (detail.isEmpty() ? "" : ": " + detail);
     return switch (status) {
       case 400, 413, 422 -> new EngineException(EngineException.Failure.REJECTED, message);
-      case 401, 403, 404 -> new EngineException(EngineException.Failure.MISCONFIGURED, message
-          + " (check ENGRAM_UPSTREAM_API_KEY and ENGRAM_UPSTREAM_MODEL)");
+      case 401, 403, 404 ->
+        new EngineException(
+            EngineException.Failure.MISCONFIGURED,
+            message + " (check ENGRAM_UPSTREAM_API_KEY and ENGRAM_UPSTREAM_MODEL)");
       case 408, 504 -> new EngineException(EngineException.Failure.TIMEOUT, message);
-      case 429 -> new EngineException(EngineException.Failure.RATE_LIMITED, message, retryAfter(retryAfter), null);
+      case 429 ->
+        new EngineException(
+            EngineException.Failure.RATE_LIMITED, message, retryAfter(retryAfter), null);
       default -> new EngineException(EngineException.Failure.UPSTREAM_ERROR, message);
     };
   }

@@ -25,8 +25,7 @@ public final class InferenceLimits {
   }
 
   /** What the caller learns about its token budget, for the x-ratelimit-*-tokens headers. */
-  public record TokenBudget(long limit, long remaining, long resetSeconds) {
-  }
+  public record TokenBudget(long limit, long remaining, long resetSeconds) {}
 
   private final UsageLedger usage;
   private final OptionalInt concurrencyOverride;
@@ -46,8 +45,10 @@ public final class InferenceLimits {
   public void checkTokensPerRequest(Organization org, int maxTokens, String param) {
     Long limit = tokensPerRequest(org);
     if (limit != null && maxTokens > limit) {
-      throw ApiException.badRequest(param, "'" + param + "' is " + maxTokens + " but the " + org.plan().id()
-          + " plan allows at most " + limit + " tokens per request");
+      throw ApiException.badRequest(
+          param,
+          "'" + param + "' is " + maxTokens + " but the " + org.plan().id()
+              + " plan allows at most " + limit + " tokens per request");
     }
   }
 
@@ -58,7 +59,8 @@ public final class InferenceLimits {
       return null;
     }
     long used = usage.tokensThisHour(org.id());
-    return new TokenBudget(limit.value(), Math.max(0, limit.value() - used), usage.secondsToNextHour());
+    return new TokenBudget(
+        limit.value(), Math.max(0, limit.value() - used), usage.secondsToNextHour());
   }
 
   /**
@@ -68,16 +70,23 @@ public final class InferenceLimits {
   public Permit admit(Principal caller, TokenBudget budget) {
     Organization org = caller.organization();
     if (budget != null && budget.remaining() <= 0) {
-      throw ApiException.rateLimited("tokens_per_hour_exceeded", "The " + org.plan().id() + " plan's "
-          + budget.limit() + " tokens per hour are used up; the budget renews in " + budget.resetSeconds()
-          + " seconds", budget.resetSeconds());
+      throw ApiException.rateLimited(
+          "tokens_per_hour_exceeded",
+          "The " + org.plan().id() + " plan's "
+              + budget.limit() + " tokens per hour are used up; the budget renews in "
+              + budget.resetSeconds()
+              + " seconds",
+          budget.resetSeconds());
     }
     long limit = concurrencyLimit(org);
     AtomicInteger count = inFlight.computeIfAbsent(org.id(), id -> new AtomicInteger());
     if (count.incrementAndGet() > limit) {
       count.decrementAndGet();
-      throw ApiException.rateLimited("concurrency_limit_exceeded", "This organization already has " + limit
-          + " inference requests in flight, the most its plan allows; retry when one finishes", 1);
+      throw ApiException.rateLimited(
+          "concurrency_limit_exceeded",
+          "This organization already has " + limit
+              + " inference requests in flight, the most its plan allows; retry when one finishes",
+          1);
     }
     return count::decrementAndGet;
   }

@@ -26,8 +26,7 @@ public final class UsageLedger {
   static final Duration REFRESH = Duration.ofSeconds(2);
   static final long HOUR_MILLIS = Duration.ofHours(1).toMillis();
 
-  private record Key(String orgId, String credentialId, String model, long hourStart) {
-  }
+  private record Key(String orgId, String credentialId, String model, long hourStart) {}
 
   private static final class Counts {
     long requests;
@@ -72,7 +71,8 @@ public final class UsageLedger {
   }
 
   /** Records one finished request. */
-  public void record(String orgId, String credentialId, String model, Generation.Usage usage, int memoryTokens) {
+  public void record(
+      String orgId, String credentialId, String model, Generation.Usage usage, int memoryTokens) {
     long hour = currentHourStart();
     pending.compute(new Key(orgId, credentialId, model, hour), (key, counts) -> {
       Counts c = counts == null ? new Counts() : counts;
@@ -92,7 +92,8 @@ public final class UsageLedger {
   public long tokensThisHour(String orgId) {
     long hour = currentHourStart();
     HourTotal total = hours.get(orgId);
-    if (total != null && total.hourStart == hour
+    if (total != null
+        && total.hourStart == hour
         && System.nanoTime() - total.refreshedAtNanos < REFRESH.toNanos()) {
       return total.tokens.get();
     }
@@ -109,7 +110,8 @@ public final class UsageLedger {
     long stored = store.tokensInHour(orgId, hour);
     long unwritten = pending.entrySet().stream()
         .filter(e -> e.getKey().orgId().equals(orgId) && e.getKey().hourStart() == hour)
-        .mapToLong(e -> e.getValue().promptTokens + e.getValue().completionTokens).sum();
+        .mapToLong(e -> e.getValue().promptTokens + e.getValue().completionTokens)
+        .sum();
     hours.put(orgId, new HourTotal(hour, stored + unwritten));
     return stored + unwritten;
   }
@@ -123,17 +125,28 @@ public final class UsageLedger {
     for (Key key : List.copyOf(pending.keySet())) {
       Counts counts = pending.remove(key);
       if (counts != null) {
-        rows.add(new UsageStore.Row(key.orgId(), key.credentialId(), key.model(), key.hourStart(), counts.requests,
-            counts.promptTokens, counts.completionTokens, counts.memoryTokens));
+        rows.add(new UsageStore.Row(
+            key.orgId(),
+            key.credentialId(),
+            key.model(),
+            key.hourStart(),
+            counts.requests,
+            counts.promptTokens,
+            counts.completionTokens,
+            counts.memoryTokens));
       }
     }
     try {
       store.add(rows);
     } catch (RuntimeException e) {
-      LOG.warn("could not write inference usage ({} rows); keeping it for the next flush: {}", rows.size(),
+      LOG.warn(
+          "could not write inference usage ({} rows); keeping it for the next flush: {}",
+          rows.size(),
           e.toString());
-      rows.forEach(row -> pending.merge(new Key(row.orgId(), row.credentialId(), row.model(), row.hourStart()),
-          counts(row), UsageLedger::sum));
+      rows.forEach(row -> pending.merge(
+          new Key(row.orgId(), row.credentialId(), row.model(), row.hourStart()),
+          counts(row),
+          UsageLedger::sum));
     }
   }
 

@@ -32,8 +32,12 @@ public final class UsageRoutes implements RouteModule {
   private final Guard guard;
   private final Clock clock;
 
-  public UsageRoutes(UsageLedger usage, InferenceLimits limits, OrganizationStore organizations, Guard guard,
-                     Clock clock) {
+  public UsageRoutes(
+      UsageLedger usage,
+      InferenceLimits limits,
+      OrganizationStore organizations,
+      Guard guard,
+      Clock clock) {
     this.usage = usage;
     this.limits = limits;
     this.organizations = organizations;
@@ -49,12 +53,17 @@ public final class UsageRoutes implements RouteModule {
   private void usage(Context ctx) {
     String orgId = ctx.pathParam("org_id");
     guard.organizationAdmin(ctx, orgId);
-    Organization org = organizations.find(orgId).orElseThrow(() -> ApiException.notFound("Organization not found"));
+    Organization org = organizations
+        .find(orgId)
+        .orElseThrow(() -> ApiException.notFound("Organization not found"));
     Instant end = ctx.queryParam("end") == null ? clock.instant() : QueryParams.instant(ctx, "end");
-    Instant start = ctx.queryParam("start") == null ? end.minus(DEFAULT_SPAN) : QueryParams.instant(ctx, "start");
+    Instant start = ctx.queryParam("start") == null
+        ? end.minus(DEFAULT_SPAN)
+        : QueryParams.instant(ctx, "start");
     checkSpan(start, end);
     // Hours are whole: the hours that contain 'start' and 'end' are included.
-    UsageReport report = usage.report(orgId, UsageLedger.hourStart(start.toEpochMilli()), end.toEpochMilli() + 1);
+    UsageReport report =
+        usage.report(orgId, UsageLedger.hourStart(start.toEpochMilli()), end.toEpochMilli() + 1);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("object", "list");
     body.put("organization_id", orgId);
@@ -68,14 +77,16 @@ public final class UsageRoutes implements RouteModule {
 
   private static void checkSpan(Instant start, Instant end) {
     if (start.isBefore(Instant.EPOCH) || end.isAfter(LATEST)) {
-      throw ApiException.badRequest(start.isBefore(Instant.EPOCH) ? "start" : "end",
+      throw ApiException.badRequest(
+          start.isBefore(Instant.EPOCH) ? "start" : "end",
           "'start' and 'end' must lie between 1970 and the year 9999");
     }
     if (!start.isBefore(end)) {
       throw ApiException.badRequest("start", "'start' must be earlier than 'end'");
     }
     if (Duration.between(start, end).compareTo(MAX_SPAN) > 0) {
-      throw ApiException.badRequest("start", "At most " + MAX_SPAN.toDays() + " days can be read at once");
+      throw ApiException.badRequest(
+          "start", "At most " + MAX_SPAN.toDays() + " days can be read at once");
     }
   }
 

@@ -7,8 +7,15 @@ import java.util.List;
 final class UsageStore {
 
   /** One organization's usage by one credential of one model in one hour. */
-  record Row(String orgId, String credentialId, String model, long hourStart, long requests, long promptTokens,
-             long completionTokens, long memoryTokens) {
+  record Row(
+      String orgId,
+      String credentialId,
+      String model,
+      long hourStart,
+      long requests,
+      long promptTokens,
+      long completionTokens,
+      long memoryTokens) {
     long totalTokens() {
       return promptTokens + completionTokens;
     }
@@ -36,9 +43,16 @@ final class UsageStore {
             completion_tokens = inference_usage.completion_tokens + excluded.completion_tokens,
             memory_tokens = inference_usage.memory_tokens + excluded.memory_tokens""");
       for (Row row : rows) {
-        batch.bind("org", row.orgId()).bind("credential", row.credentialId()).bind("model", row.model())
-            .bind("hour", row.hourStart()).bind("requests", row.requests()).bind("prompt", row.promptTokens())
-            .bind("completion", row.completionTokens()).bind("memory", row.memoryTokens()).add();
+        batch
+            .bind("org", row.orgId())
+            .bind("credential", row.credentialId())
+            .bind("model", row.model())
+            .bind("hour", row.hourStart())
+            .bind("requests", row.requests())
+            .bind("prompt", row.promptTokens())
+            .bind("completion", row.completionTokens())
+            .bind("memory", row.memoryTokens())
+            .add();
       }
       batch.execute();
       return null;
@@ -47,23 +61,36 @@ final class UsageStore {
 
   /** Tokens (prompt + completion) the organization used in the hour starting at {@code hourStart}. */
   long tokensInHour(String orgId, long hourStart) {
-    return database.read(handle -> handle.createQuery("""
+    return database.read(handle -> handle
+        .createQuery("""
             SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM inference_usage
             WHERE org_id = :org AND hour_start = :hour""")
-        .bind("org", orgId).bind("hour", hourStart).mapTo(Long.class).one());
+        .bind("org", orgId)
+        .bind("hour", hourStart)
+        .mapTo(Long.class)
+        .one());
   }
 
   /** The organization's rows with {@code from <= hour_start < to}, oldest first. */
   List<Row> rows(String orgId, long from, long to) {
-    return database.read(handle -> handle.createQuery("""
+    return database.read(handle -> handle
+        .createQuery("""
             SELECT org_id, credential_id, model, hour_start, requests, prompt_tokens, completion_tokens,
                    memory_tokens
             FROM inference_usage WHERE org_id = :org AND hour_start >= :from AND hour_start < :to
             ORDER BY hour_start, credential_id, model""")
-        .bind("org", orgId).bind("from", from).bind("to", to)
-        .map((rs, ctx) -> new Row(rs.getString("org_id"), rs.getString("credential_id"), rs.getString("model"),
-            rs.getLong("hour_start"), rs.getLong("requests"), rs.getLong("prompt_tokens"),
-            rs.getLong("completion_tokens"), rs.getLong("memory_tokens")))
+        .bind("org", orgId)
+        .bind("from", from)
+        .bind("to", to)
+        .map((rs, ctx) -> new Row(
+            rs.getString("org_id"),
+            rs.getString("credential_id"),
+            rs.getString("model"),
+            rs.getLong("hour_start"),
+            rs.getLong("requests"),
+            rs.getLong("prompt_tokens"),
+            rs.getLong("completion_tokens"),
+            rs.getLong("memory_tokens")))
         .list());
   }
 }

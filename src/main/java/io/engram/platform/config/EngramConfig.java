@@ -28,22 +28,30 @@ public record EngramConfig(
     Map<String, String> values) {
 
   /** The HTTP server: where it listens, what it accepts, how long it waits. */
-  public record Server(int port, String host, long maxBodyBytes, List<String> corsOrigins, int requestTimeoutSeconds,
-                       int shutdownGraceSeconds) {
-  }
+  public record Server(
+      int port,
+      String host,
+      long maxBodyBytes,
+      List<String> corsOrigins,
+      int requestTimeoutSeconds,
+      int shutdownGraceSeconds) {}
 
   /** Credentials and sessions: whether one is required, the operator key, default limits. */
-  public record Access(boolean apiKeyRequired, String adminKey, int rateLimitRequests, int sessionTtlMinutes,
-                       boolean cookieSecure) {
+  public record Access(
+      boolean apiKeyRequired,
+      String adminKey,
+      int rateLimitRequests,
+      int sessionTtlMinutes,
+      boolean cookieSecure) {
     @Override
     public String toString() {
-      return "Access[apiKeyRequired=" + apiKeyRequired + ", adminKey=" + (adminKey.isEmpty() ? "" : "<set>") + "]";
+      return "Access[apiKeyRequired=" + apiKeyRequired + ", adminKey="
+          + (adminKey.isEmpty() ? "" : "<set>") + "]";
     }
   }
 
   /** LOG_LEVEL, LOG_FORMAT and LOG_DESTINATION lower-cased; the file for LOG_DESTINATION=file. */
-  public record Logging(String level, String format, String destination, Path filePath) {
-  }
+  public record Logging(String level, String format, String destination, Path filePath) {}
 
   /** Where data lives: the data directory, and PostgreSQL's URL (empty for SQLite in it). */
   public record Storage(Path dataDir, String databaseUrl) {
@@ -61,10 +69,15 @@ public record EngramConfig(
    * The gateway: models and engines, limits, streams. Empty optionals leave the value to the
    * organization's plan (concurrency, upload size) or to the runtime (workers).
    */
-  public record Inference(Path modelCacheDir, String defaultModel, OptionalInt maxConcurrentRequests,
-                          OptionalInt workerProcesses, OptionalInt maxModelSizeGb, int streamKeepAliveSeconds,
-                          Optional<Upstream> upstream, WebSocketSettings webSockets) {
-  }
+  public record Inference(
+      Path modelCacheDir,
+      String defaultModel,
+      OptionalInt maxConcurrentRequests,
+      OptionalInt workerProcesses,
+      OptionalInt maxModelSizeGb,
+      int streamKeepAliveSeconds,
+      Optional<Upstream> upstream,
+      WebSocketSettings webSockets) {}
 
   /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
   public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
@@ -75,8 +88,8 @@ public record EngramConfig(
   }
 
   /** The WebSocket endpoints' settings (the spec's websocket.enabled, max_connections, idle_timeout). */
-  public record WebSocketSettings(boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {
-  }
+  public record WebSocketSettings(
+      boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {}
 
   /** Reads and validates the given environment (normally {@code System.getenv()}). */
   public static EngramConfig fromEnvironment(Map<String, String> env) {
@@ -92,8 +105,10 @@ public record EngramConfig(
         values.put(spec.name(), spec.defaultValue());
         continue;
       }
-      boolean ephemeralPort = ephemeralPortAllowed && spec.name().equals("API_PORT") && raw.trim().equals("0");
-      spec.check(raw).filter(problem -> !ephemeralPort)
+      boolean ephemeralPort =
+          ephemeralPortAllowed && spec.name().equals("API_PORT") && raw.trim().equals("0");
+      spec.check(raw)
+          .filter(problem -> !ephemeralPort)
           .ifPresentOrElse(problems::add, () -> values.put(spec.name(), raw.trim()));
     }
     checkTogether(values, problems);
@@ -102,14 +117,26 @@ public record EngramConfig(
     }
     Path dataDir = Path.of(values.get("ENGRAM_DATA_DIR"));
     return new EngramConfig(
-        new Server(integer(values, "API_PORT"), values.get("API_HOST"),
+        new Server(
+            integer(values, "API_PORT"),
+            values.get("API_HOST"),
             Long.parseLong(values.get("ENGRAM_MAX_BODY_BYTES")),
-            Arrays.stream(values.get("CORS_ORIGINS").split(",")).map(String::trim).filter(o -> !o.isEmpty()).toList(),
-            integer(values, "REQUEST_TIMEOUT"), integer(values, "ENGRAM_SHUTDOWN_GRACE_SECONDS")),
-        new Access(bool(values.get("API_KEY_REQUIRED")), values.get("ENGRAM_ADMIN_KEY"),
-            integer(values, "RATE_LIMIT_REQUESTS"), integer(values, "ENGRAM_SESSION_TTL_MINUTES"),
+            Arrays.stream(values.get("CORS_ORIGINS").split(","))
+                .map(String::trim)
+                .filter(o -> !o.isEmpty())
+                .toList(),
+            integer(values, "REQUEST_TIMEOUT"),
+            integer(values, "ENGRAM_SHUTDOWN_GRACE_SECONDS")),
+        new Access(
+            bool(values.get("API_KEY_REQUIRED")),
+            values.get("ENGRAM_ADMIN_KEY"),
+            integer(values, "RATE_LIMIT_REQUESTS"),
+            integer(values, "ENGRAM_SESSION_TTL_MINUTES"),
             bool(values.get("ENGRAM_COOKIE_SECURE"))),
-        new Logging(lower(values, "LOG_LEVEL"), lower(values, "LOG_FORMAT"), lower(values, "LOG_DESTINATION"),
+        new Logging(
+            lower(values, "LOG_LEVEL"),
+            lower(values, "LOG_FORMAT"),
+            lower(values, "LOG_DESTINATION"),
             Path.of(values.get("LOG_FILE_PATH"))),
         new Storage(dataDir, values.get("DATABASE_URL")),
         inference(values, dataDir),
@@ -120,7 +147,8 @@ public record EngramConfig(
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
     String adminKey = values.get("ENGRAM_ADMIN_KEY");
-    if (!adminKey.isEmpty() && (adminKey.length() < 24 || adminKey.chars().anyMatch(Character::isWhitespace))) {
+    if (!adminKey.isEmpty()
+        && (adminKey.length() < 24 || adminKey.chars().anyMatch(Character::isWhitespace))) {
       problems.add("ENGRAM_ADMIN_KEY must be at least 24 characters without spaces");
     }
     String databaseUrl = values.get("DATABASE_URL");
@@ -130,28 +158,41 @@ public record EngramConfig(
     }
     String upstream = values.get("ENGRAM_UPSTREAM_URL");
     if (!upstream.isEmpty() && !isHttpUrl(upstream)) {
-      problems.add("ENGRAM_UPSTREAM_URL must be an http:// or https:// base URL including /v1, got '" + upstream + "'");
+      problems.add(
+          "ENGRAM_UPSTREAM_URL must be an http:// or https:// base URL including /v1, got '"
+              + upstream + "'");
     }
     if (values.get("ENGRAM_UPSTREAM_API_KEY").chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
       // It goes into a header line; a line break inside it would break every upstream call.
-      problems.add("ENGRAM_UPSTREAM_API_KEY must not contain control characters such as a line break");
+      problems.add(
+          "ENGRAM_UPSTREAM_API_KEY must not contain control characters such as a line break");
     }
   }
 
   private static Inference inference(Map<String, String> values, Path dataDir) {
     String modelDir = values.get("MODEL_CACHE_DIR");
     String upstreamUrl = values.get("ENGRAM_UPSTREAM_URL");
-    Optional<Upstream> upstream = upstreamUrl.isEmpty() ? Optional.empty()
-        : Optional.of(new Upstream(URI.create(upstreamUrl), values.get("ENGRAM_UPSTREAM_API_KEY"),
-            values.get("ENGRAM_UPSTREAM_MODEL"), integer(values, "ENGRAM_UPSTREAM_CONTEXT_LENGTH")));
-    WebSocketSettings webSockets = new WebSocketSettings(bool(values.get("ENGRAM_WEBSOCKET_ENABLED")),
+    Optional<Upstream> upstream = upstreamUrl.isEmpty()
+        ? Optional.empty()
+        : Optional.of(new Upstream(
+            URI.create(upstreamUrl),
+            values.get("ENGRAM_UPSTREAM_API_KEY"),
+            values.get("ENGRAM_UPSTREAM_MODEL"),
+            integer(values, "ENGRAM_UPSTREAM_CONTEXT_LENGTH")));
+    WebSocketSettings webSockets = new WebSocketSettings(
+        bool(values.get("ENGRAM_WEBSOCKET_ENABLED")),
         integer(values, "ENGRAM_WEBSOCKET_MAX_CONNECTIONS"),
         Duration.ofSeconds(integer(values, "ENGRAM_WEBSOCKET_IDLE_TIMEOUT")),
         Duration.ofSeconds(integer(values, "ENGRAM_WEBSOCKET_AUTH_TIMEOUT")));
-    return new Inference(modelDir.isEmpty() ? dataDir.resolve("models") : Path.of(modelDir),
-        values.get("DEFAULT_MODEL"), optionalInteger(values, "MAX_CONCURRENT_REQUESTS"),
-        optionalInteger(values, "WORKER_PROCESSES"), optionalInteger(values, "MAX_MODEL_SIZE_GB"),
-        integer(values, "ENGRAM_STREAM_KEEPALIVE_SECONDS"), upstream, webSockets);
+    return new Inference(
+        modelDir.isEmpty() ? dataDir.resolve("models") : Path.of(modelDir),
+        values.get("DEFAULT_MODEL"),
+        optionalInteger(values, "MAX_CONCURRENT_REQUESTS"),
+        optionalInteger(values, "WORKER_PROCESSES"),
+        optionalInteger(values, "MAX_MODEL_SIZE_GB"),
+        integer(values, "ENGRAM_STREAM_KEEPALIVE_SECONDS"),
+        upstream,
+        webSockets);
   }
 
   private static int integer(Map<String, String> values, String name) {
@@ -174,7 +215,8 @@ public record EngramConfig(
   private static boolean isHttpUrl(String url) {
     try {
       URI uri = new URI(url);
-      return (uri.getScheme() != null && (uri.getScheme().equals("http") || uri.getScheme().equals("https")))
+      return (uri.getScheme() != null
+              && (uri.getScheme().equals("http") || uri.getScheme().equals("https")))
           && uri.getHost() != null;
     } catch (URISyntaxException e) {
       return false;
@@ -182,7 +224,9 @@ public record EngramConfig(
   }
 
   private static boolean isPostgresUrl(String url) {
-    return url.startsWith("postgresql://") || url.startsWith("postgres://") || url.startsWith("jdbc:postgresql://");
+    return url.startsWith("postgresql://")
+        || url.startsWith("postgres://")
+        || url.startsWith("jdbc:postgresql://");
   }
 
   /**
@@ -202,7 +246,11 @@ public record EngramConfig(
       if (name.equals("ENGRAM_ADMIN_KEY") || name.equals("ENGRAM_UPSTREAM_API_KEY")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
       } else if (name.equals("DATABASE_URL")) {
-        shown.put(name, value.replaceAll("(//[^:/@]+:)[^@]*@", "$1***@").replaceAll("(?i)(password=)[^&]*", "$1***"));
+        shown.put(
+            name,
+            value
+                .replaceAll("(//[^:/@]+:)[^@]*@", "$1***@")
+                .replaceAll("(?i)(password=)[^&]*", "$1***"));
       } else {
         shown.put(name, value);
       }

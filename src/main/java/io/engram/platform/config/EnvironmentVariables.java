@@ -17,58 +17,124 @@ public final class EnvironmentVariables {
   static {
     add(VariableSpec.integer("API_PORT", "8000", 1024, 65535, "HTTP port"));
     add(VariableSpec.string("API_HOST", "0.0.0.0", "address to bind"));
-    add(VariableSpec.bool("API_KEY_REQUIRED", "true", "require a credential on every route (see docs/auth.md for what false relaxes)"));
-    add(VariableSpec.oneOf("LOG_LEVEL", "INFO", List.of("debug", "info", "warning", "error", "critical"), "log threshold"));
-    add(VariableSpec.oneOf("LOG_FORMAT", "json", List.of("json", "text", "structured"), "log line format"));
-    add(VariableSpec.oneOf("LOG_DESTINATION", "stdout", List.of("stdout", "file", "syslog"), "where logs go"));
-    add(VariableSpec.path("LOG_FILE_PATH", "/var/log/engram/app.log", "log file when LOG_DESTINATION=file"));
+    add(VariableSpec.bool(
+        "API_KEY_REQUIRED",
+        "true",
+        "require a credential on every route (see docs/auth.md for what false relaxes)"));
+    add(VariableSpec.oneOf(
+        "LOG_LEVEL",
+        "INFO",
+        List.of("debug", "info", "warning", "error", "critical"),
+        "log threshold"));
+    add(VariableSpec.oneOf(
+        "LOG_FORMAT", "json", List.of("json", "text", "structured"), "log line format"));
+    add(VariableSpec.oneOf(
+        "LOG_DESTINATION", "stdout", List.of("stdout", "file", "syslog"), "where logs go"));
+    add(VariableSpec.path(
+        "LOG_FILE_PATH", "/var/log/engram/app.log", "log file when LOG_DESTINATION=file"));
     add(VariableSpec.csv("CORS_ORIGINS", "*", "allowed browser origins, comma-separated"));
-    add(VariableSpec.integer("RATE_LIMIT_REQUESTS", "100", 1, 1_000_000, "default requests per minute per key"));
-    add(VariableSpec.integer("REQUEST_TIMEOUT", "120", 10, 600, "seconds before an idle request is cut"));
-    add(VariableSpec.integer("MAX_CONCURRENT_REQUESTS", "", 1, 1000, "concurrent requests per organization (default by plan)"));
-    add(VariableSpec.path("MODEL_CACHE_DIR", "", "model directory (default <ENGRAM_DATA_DIR>/models)"));
-    add(VariableSpec.integer("WORKER_PROCESSES", "", 1, 16, "generation workers (default: available cores)"));
-    add(VariableSpec.string("DEFAULT_MODEL", "", "the client-facing model id; empty: the request must name one"));
-    add(VariableSpec.bool("MODEL_AUTO_DOWNLOAD", "true", "allow fetching models (this build never downloads)"));
-    add(VariableSpec.integer("MAX_MODEL_SIZE_GB", "", 1, 10_000, "largest model upload (default by plan)"));
-    add(VariableSpec.oneOf("MODEL_QUANTIZATION", "none", List.of("none", "int8", "int4", "gptq", "awq"), "weight quantization"));
+    add(VariableSpec.integer(
+        "RATE_LIMIT_REQUESTS", "100", 1, 1_000_000, "default requests per minute per key"));
+    add(VariableSpec.integer(
+        "REQUEST_TIMEOUT", "120", 10, 600, "seconds before an idle request is cut"));
+    add(VariableSpec.integer(
+        "MAX_CONCURRENT_REQUESTS",
+        "",
+        1,
+        1000,
+        "concurrent requests per organization (default by plan)"));
+    add(VariableSpec.path(
+        "MODEL_CACHE_DIR", "", "model directory (default <ENGRAM_DATA_DIR>/models)"));
+    add(VariableSpec.integer(
+        "WORKER_PROCESSES", "", 1, 16, "generation workers (default: available cores)"));
+    add(VariableSpec.string(
+        "DEFAULT_MODEL", "", "the client-facing model id; empty: the request must name one"));
+    add(VariableSpec.bool(
+        "MODEL_AUTO_DOWNLOAD", "true", "allow fetching models (this build never downloads)"));
+    add(VariableSpec.integer(
+        "MAX_MODEL_SIZE_GB", "", 1, 10_000, "largest model upload (default by plan)"));
+    add(VariableSpec.oneOf(
+        "MODEL_QUANTIZATION",
+        "none",
+        List.of("none", "int8", "int4", "gptq", "awq"),
+        "weight quantization"));
     add(VariableSpec.integer("BATCH_SIZE", "", 1, 256, "generation batch size (default by plan)"));
-    add(VariableSpec.decimal("GPU_MEMORY_FRACTION", "0.9", 0.1, 1.0, "GPU memory share (no GPU on CPU engines)"));
+    add(VariableSpec.decimal(
+        "GPU_MEMORY_FRACTION", "0.9", 0.1, 1.0, "GPU memory share (no GPU on CPU engines)"));
     add(VariableSpec.bool("ENABLE_FLASH_ATTENTION", "true", "flash attention (GPU engines only)"));
-    add(VariableSpec.integer("KV_CACHE_SIZE_GB", "", 1, 10_000, "KV cache size (default: by available memory)"));
+    add(VariableSpec.integer(
+        "KV_CACHE_SIZE_GB", "", 1, 10_000, "KV cache size (default: by available memory)"));
     add(VariableSpec.bool("TRAINING_ENABLED", "true", "allow fine-tuning jobs"));
-    add(VariableSpec.integer("CHECKPOINT_INTERVAL", "1000", 1, 10_000_000, "training checkpoint interval in steps"));
-    add(VariableSpec.integer("GRADIENT_ACCUMULATION_STEPS", "4", 1, 1024, "training gradient accumulation"));
+    add(VariableSpec.integer(
+        "CHECKPOINT_INTERVAL", "1000", 1, 10_000_000, "training checkpoint interval in steps"));
+    add(VariableSpec.integer(
+        "GRADIENT_ACCUMULATION_STEPS", "4", 1, 1024, "training gradient accumulation"));
 
-    add(VariableSpec.path("ENGRAM_DATA_DIR", "./data", "data directory: SQLite file, index, models"));
-    add(VariableSpec.string("DATABASE_URL", "", "empty: SQLite in the data dir; postgresql://... : PostgreSQL"));
-    add(VariableSpec.string("ENGRAM_ADMIN_KEY", "", "account-level key accepted as given (at least 24 characters)"));
-    add(VariableSpec.integer("ENGRAM_MAX_BODY_BYTES", "1048576", 1024, 1L << 30, "largest JSON request body"));
-    add(VariableSpec.integer("ENGRAM_SESSION_TTL_MINUTES", "720", 5, 43_200, "signed-in session lifetime"));
-    add(VariableSpec.bool("ENGRAM_COOKIE_SECURE", "false", "mark session cookies Secure (set true behind HTTPS)"));
-    add(VariableSpec.bool("ENGRAM_REFLECTION_SCHEDULER", "true",
-        "run reflection on each organization's schedule from this node (false: only runs started through the route)"));
-    add(VariableSpec.string("ENGRAM_UPSTREAM_URL", "",
-        "OpenAI-compatible server to generate with, base URL including /v1 (empty: local models only)"));
-    add(VariableSpec.string("ENGRAM_UPSTREAM_API_KEY", "", "key sent to the upstream as 'Authorization: Bearer'"));
-    add(VariableSpec.string("ENGRAM_UPSTREAM_MODEL", "",
+    add(VariableSpec.path(
+        "ENGRAM_DATA_DIR", "./data", "data directory: SQLite file, index, models"));
+    add(VariableSpec.string(
+        "DATABASE_URL", "", "empty: SQLite in the data dir; postgresql://... : PostgreSQL"));
+    add(VariableSpec.string(
+        "ENGRAM_ADMIN_KEY", "", "account-level key accepted as given (at least 24 characters)"));
+    add(VariableSpec.integer(
+        "ENGRAM_MAX_BODY_BYTES", "1048576", 1024, 1L << 30, "largest JSON request body"));
+    add(VariableSpec.integer(
+        "ENGRAM_SESSION_TTL_MINUTES", "720", 5, 43_200, "signed-in session lifetime"));
+    add(VariableSpec.bool(
+        "ENGRAM_COOKIE_SECURE", "false", "mark session cookies Secure (set true behind HTTPS)"));
+    add(
+        VariableSpec.bool(
+            "ENGRAM_REFLECTION_SCHEDULER",
+            "true",
+            "run reflection on each organization's schedule from this node (false: only runs started through the route)"));
+    add(
+        VariableSpec.string(
+            "ENGRAM_UPSTREAM_URL",
+            "",
+            "OpenAI-compatible server to generate with, base URL including /v1 (empty: local models only)"));
+    add(VariableSpec.string(
+        "ENGRAM_UPSTREAM_API_KEY", "", "key sent to the upstream as 'Authorization: Bearer'"));
+    add(VariableSpec.string(
+        "ENGRAM_UPSTREAM_MODEL",
+        "",
         "model name sent upstream (empty: the client's model id is sent as is)"));
-    add(VariableSpec.integer("ENGRAM_UPSTREAM_CONTEXT_LENGTH", "8192", 256, 10_000_000,
+    add(VariableSpec.integer(
+        "ENGRAM_UPSTREAM_CONTEXT_LENGTH",
+        "8192",
+        256,
+        10_000_000,
         "context length of the upstream model, in tokens"));
-    add(VariableSpec.integer("ENGRAM_STREAM_KEEPALIVE_SECONDS", "15", 1, 300,
+    add(VariableSpec.integer(
+        "ENGRAM_STREAM_KEEPALIVE_SECONDS",
+        "15",
+        1,
+        300,
         "silence after which a stream gets a keep-alive comment"));
-    add(VariableSpec.bool("ENGRAM_WEBSOCKET_ENABLED", "true", "serve /ws and /v1/chat/stream (websocket.enabled)"));
-    add(VariableSpec.integer("ENGRAM_WEBSOCKET_MAX_CONNECTIONS", "1000", 1, 1_000_000,
+    add(VariableSpec.bool(
+        "ENGRAM_WEBSOCKET_ENABLED", "true", "serve /ws and /v1/chat/stream (websocket.enabled)"));
+    add(VariableSpec.integer(
+        "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
+        "1000",
+        1,
+        1_000_000,
         "open WebSocket connections per node (websocket.max_connections)"));
-    add(VariableSpec.integer("ENGRAM_WEBSOCKET_IDLE_TIMEOUT", "300", 5, 86_400,
+    add(VariableSpec.integer(
+        "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
+        "300",
+        5,
+        86_400,
         "seconds a WebSocket may stay silent before it is closed (websocket.idle_timeout)"));
-    add(VariableSpec.integer("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "10", 1, 300,
+    add(VariableSpec.integer(
+        "ENGRAM_WEBSOCKET_AUTH_TIMEOUT",
+        "10",
+        1,
+        300,
         "seconds a new WebSocket has to authenticate"));
-    add(VariableSpec.integer("ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
+    add(VariableSpec.integer(
+        "ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
   }
 
-  private EnvironmentVariables() {
-  }
+  private EnvironmentVariables() {}
 
   private static void add(VariableSpec spec) {
     SPECS.put(spec.name(), spec);

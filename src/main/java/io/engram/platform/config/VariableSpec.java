@@ -9,21 +9,39 @@ import java.util.Optional;
  * definitions validate the process environment at start-up and, later, organization and
  * instance variables set through the API, so a value is judged by one rule wherever it comes from.
  */
-public record VariableSpec(String name, Type type, String defaultValue, Double min, Double max,
-                           List<String> options, String description) {
+public record VariableSpec(
+    String name,
+    Type type,
+    String defaultValue,
+    Double min,
+    Double max,
+    List<String> options,
+    String description) {
 
-  public enum Type { INTEGER, FLOAT, BOOLEAN, STRING, PATH, ENUM, CSV }
-
-  public static VariableSpec integer(String name, String def, long min, long max, String description) {
-    return new VariableSpec(name, Type.INTEGER, def, (double) min, (double) max, List.of(), description);
+  public enum Type {
+    INTEGER,
+    FLOAT,
+    BOOLEAN,
+    STRING,
+    PATH,
+    ENUM,
+    CSV
   }
 
-  public static VariableSpec decimal(String name, String def, double min, double max, String description) {
+  public static VariableSpec integer(
+      String name, String def, long min, long max, String description) {
+    return new VariableSpec(
+        name, Type.INTEGER, def, (double) min, (double) max, List.of(), description);
+  }
+
+  public static VariableSpec decimal(
+      String name, String def, double min, double max, String description) {
     return new VariableSpec(name, Type.FLOAT, def, min, max, List.of(), description);
   }
 
   public static VariableSpec bool(String name, String def, String description) {
-    return new VariableSpec(name, Type.BOOLEAN, def, null, null, List.of("true", "false"), description);
+    return new VariableSpec(
+        name, Type.BOOLEAN, def, null, null, List.of("true", "false"), description);
   }
 
   public static VariableSpec string(String name, String def, String description) {
@@ -34,7 +52,8 @@ public record VariableSpec(String name, Type type, String defaultValue, Double m
     return new VariableSpec(name, Type.PATH, def, null, null, List.of(), description);
   }
 
-  public static VariableSpec oneOf(String name, String def, List<String> options, String description) {
+  public static VariableSpec oneOf(
+      String name, String def, List<String> options, String description) {
     return new VariableSpec(name, Type.ENUM, def, null, null, List.copyOf(options), description);
   }
 
@@ -48,11 +67,17 @@ public record VariableSpec(String name, Type type, String defaultValue, Double m
     return switch (type) {
       case INTEGER -> checkNumber(value, true);
       case FLOAT -> checkNumber(value, false);
-      case BOOLEAN -> parseBoolean(value).isPresent() ? Optional.empty()
-          : Optional.of(name + " must be true or false, got '" + raw + "'");
-      case ENUM -> options.contains(value.toLowerCase(Locale.ROOT)) ? Optional.empty()
-          : Optional.of(name + " must be one of " + String.join(", ", options) + ", got '" + raw + "'");
-      case PATH -> value.isEmpty() ? Optional.of(name + " must be a non-empty path") : Optional.empty();
+      case BOOLEAN ->
+        parseBoolean(value).isPresent()
+            ? Optional.empty()
+            : Optional.of(name + " must be true or false, got '" + raw + "'");
+      case ENUM ->
+        options.contains(value.toLowerCase(Locale.ROOT))
+            ? Optional.empty()
+            : Optional.of(
+                name + " must be one of " + String.join(", ", options) + ", got '" + raw + "'");
+      case PATH ->
+        value.isEmpty() ? Optional.of(name + " must be a non-empty path") : Optional.empty();
       case STRING, CSV -> Optional.empty();
     };
   }
@@ -62,7 +87,8 @@ public record VariableSpec(String name, Type type, String defaultValue, Double m
     try {
       parsed = integer ? Long.parseLong(value) : Double.parseDouble(value);
     } catch (NumberFormatException e) {
-      return Optional.of(name + " must be " + (integer ? "an integer" : "a number") + rangeText() + ", got '" + value + "'");
+      return Optional.of(name + " must be " + (integer ? "an integer" : "a number") + rangeText()
+          + ", got '" + value + "'");
     }
     if (Double.isNaN(parsed) || (min != null && parsed < min) || (max != null && parsed > max)) {
       return Optional.of(name + " must be" + rangeText() + ", got '" + value + "'");

@@ -14,8 +14,14 @@ public final class ApiException extends RuntimeException {
   private final Long retryAfterSeconds;
   private final List<ValidationError> validationErrors;
 
-  private ApiException(int status, ErrorType type, String code, String message, String param,
-                       Long retryAfterSeconds, List<ValidationError> validationErrors) {
+  private ApiException(
+      int status,
+      ErrorType type,
+      String code,
+      String message,
+      String param,
+      Long retryAfterSeconds,
+      List<ValidationError> validationErrors) {
     super(message, null, false, false);
     this.status = status;
     this.type = type;
@@ -26,7 +32,8 @@ public final class ApiException extends RuntimeException {
   }
 
   public static ApiException badRequest(String param, String message) {
-    return new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "invalid_request", message, param, null, null);
+    return new ApiException(
+        400, ErrorType.INVALID_REQUEST_ERROR, "invalid_request", message, param, null, null);
   }
 
   /** 400 with a code of its own, for clients that act on the kind of mistake. */
@@ -36,23 +43,33 @@ public final class ApiException extends RuntimeException {
 
   /** 415: the body is not of the type the route reads. */
   public static ApiException unsupportedMediaType(String expected, String contentType) {
-    return new ApiException(415, ErrorType.INVALID_REQUEST_ERROR, "unsupported_media_type", "Content-Type must be "
-        + expected + ", got '" + (contentType == null ? "none" : contentType) + "'", null, null, null);
+    return new ApiException(
+        415,
+        ErrorType.INVALID_REQUEST_ERROR,
+        "unsupported_media_type",
+        "Content-Type must be " + expected + ", got '"
+            + (contentType == null ? "none" : contentType) + "'",
+        null,
+        null,
+        null);
   }
 
   /** 413: the body is larger than the route (or the organization's plan) takes. */
   public static ApiException tooLarge(String message) {
-    return new ApiException(413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large", message, null, null, null);
+    return new ApiException(
+        413, ErrorType.INVALID_REQUEST_ERROR, "request_too_large", message, null, null, null);
   }
 
   public static ApiException methodNotAllowed(String message) {
-    return new ApiException(405, ErrorType.INVALID_REQUEST_ERROR, "method_not_allowed", message, null, null, null);
+    return new ApiException(
+        405, ErrorType.INVALID_REQUEST_ERROR, "method_not_allowed", message, null, null, null);
   }
 
   public static ApiException validation(List<ValidationError> errors) {
     String first = errors.isEmpty() ? "Validation failed" : errors.getFirst().error();
     String param = errors.isEmpty() ? null : errors.getFirst().field();
-    return new ApiException(400, ErrorType.INVALID_REQUEST_ERROR, "validation_failed", first, param, null, errors);
+    return new ApiException(
+        400, ErrorType.INVALID_REQUEST_ERROR, "validation_failed", first, param, null, errors);
   }
 
   public static ApiException unauthorized(String code, String message) {
@@ -64,7 +81,8 @@ public final class ApiException extends RuntimeException {
   }
 
   public static ApiException notFound(String message) {
-    return new ApiException(404, ErrorType.INVALID_REQUEST_ERROR, "not_found", message, null, null, null);
+    return new ApiException(
+        404, ErrorType.INVALID_REQUEST_ERROR, "not_found", message, null, null, null);
   }
 
   /** 404 with a code of its own (a route, a model) and the parameter that named it. */
@@ -82,7 +100,13 @@ public final class ApiException extends RuntimeException {
 
   /** 412: the resource changed since the version the caller's If-Match names. */
   public static ApiException preconditionFailed(String message) {
-    return new ApiException(412, ErrorType.INVALID_REQUEST_ERROR, "precondition_failed", message, "If-Match", null,
+    return new ApiException(
+        412,
+        ErrorType.INVALID_REQUEST_ERROR,
+        "precondition_failed",
+        message,
+        "If-Match",
+        null,
         null);
   }
 
@@ -97,7 +121,8 @@ public final class ApiException extends RuntimeException {
 
   /** 429 for a limit other than the request rate (concurrency, tokens, connections). */
   public static ApiException rateLimited(String code, String message, long retryAfterSeconds) {
-    return new ApiException(429, ErrorType.RATE_LIMIT_ERROR, code, message, null, retryAfterSeconds, null);
+    return new ApiException(
+        429, ErrorType.RATE_LIMIT_ERROR, code, message, null, retryAfterSeconds, null);
   }
 
   public static ApiException unavailable(String code, String message) {
@@ -106,20 +131,28 @@ public final class ApiException extends RuntimeException {
 
   /** 507: the server has no room to keep what the request sent. */
   public static ApiException insufficientStorage(String message) {
-    return new ApiException(507, ErrorType.SERVER_ERROR, "insufficient_storage", message, null, null, null);
+    return new ApiException(
+        507, ErrorType.SERVER_ERROR, "insufficient_storage", message, null, null, null);
   }
 
   /**
    * Any other status, for failures whose status is data (an engine's failure kinds, the HTTP
    * container's own refusals); {@code retryAfterSeconds} may be null.
    */
-  public static ApiException of(int status, ErrorType type, String code, String message, Long retryAfterSeconds) {
+  public static ApiException of(
+      int status, ErrorType type, String code, String message, Long retryAfterSeconds) {
     return new ApiException(status, type, code, message, null, retryAfterSeconds, null);
   }
 
   public static ApiException internal() {
-    return new ApiException(500, ErrorType.SERVER_ERROR, "internal_error",
-        "The server failed to process the request; quote the X-Request-Id header when reporting it.", null, null, null);
+    return new ApiException(
+        500,
+        ErrorType.SERVER_ERROR,
+        "internal_error",
+        "The server failed to process the request; quote the X-Request-Id header when reporting it.",
+        null,
+        null,
+        null);
   }
 
   public int status() {

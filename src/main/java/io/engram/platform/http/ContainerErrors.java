@@ -19,15 +19,27 @@ import org.eclipse.jetty.util.Callback;
 final class ContainerErrors extends ErrorHandler {
 
   @Override
-  protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
-                                  Callback callback) {
-    ApiException error = code >= 500 ? ApiException.internal()
-        : ApiException.of(code, ErrorType.INVALID_REQUEST_ERROR, code == 400 ? "invalid_request" : "http_" + code,
-            message == null || message.isBlank() ? ErrorResponses.title(code) : message, null);
+  protected void generateResponse(
+      Request request,
+      Response response,
+      int code,
+      String message,
+      Throwable cause,
+      Callback callback) {
+    ApiException error = code >= 500
+        ? ApiException.internal()
+        : ApiException.of(
+            code,
+            ErrorType.INVALID_REQUEST_ERROR,
+            code == 400 ? "invalid_request" : "http_" + code,
+            message == null || message.isBlank() ? ErrorResponses.title(code) : message,
+            null);
     String path = request.getHttpURI().getPath();
     Map<String, Object> body = RouteFamily.of(path == null ? "/" : path) == RouteFamily.PRODUCT
-        ? ErrorResponses.productBody(error) : ErrorResponses.openAiBody(error);
+        ? ErrorResponses.productBody(error)
+        : ErrorResponses.openAiBody(error);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.write(true, ByteBuffer.wrap(Json.write(body).getBytes(StandardCharsets.UTF_8)), callback);
+    response.write(
+        true, ByteBuffer.wrap(Json.write(body).getBytes(StandardCharsets.UTF_8)), callback);
   }
 }

@@ -14,8 +14,7 @@ import java.util.regex.Pattern;
 public final class EntityTags {
   private static final Pattern TAG = Pattern.compile("\\s*(W/)?\"([^\"]*)\"\\s*(,|$)");
 
-  private EntityTags() {
-  }
+  private EntityTags() {}
 
   public static String of(long version) {
     return "\"" + version + "\"";
@@ -39,8 +38,9 @@ public final class EntityTags {
       end = matcher.end();
     }
     if (end != header.length()) {
-      throw ApiException.badRequest("If-Match", "If-Match must be * or entity tags such as \"3\", "
-          + "as sent in the ETag header");
+      throw ApiException.badRequest(
+          "If-Match",
+          "If-Match must be * or entity tags such as \"3\", " + "as sent in the ETag header");
     }
     return versions::contains;
   }

@@ -7,15 +7,15 @@ import java.util.Map;
 /** Writes an {@link ApiException} in the shape of the route family the request belongs to. */
 public final class ErrorResponses {
 
-  private ErrorResponses() {
-  }
+  private ErrorResponses() {}
 
   public static void write(Context ctx, ApiException e) {
     ctx.status(e.status());
     if (e.retryAfterSeconds() != null) {
       ctx.header("Retry-After", String.valueOf(e.retryAfterSeconds()));
     }
-    Map<String, Object> body = RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? productBody(e) : openAiBody(e);
+    Map<String, Object> body =
+        RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? productBody(e) : openAiBody(e);
     Responses.json(ctx, body);
   }
 

@@ -40,7 +40,8 @@ public final class HttpServer {
       javalinConfig.routes.before(HttpServer::beginRequest);
       javalinConfig.routes.after(ctx -> endRequest(ctx, metrics));
       javalinConfig.routes.exception(ApiException.class, (e, ctx) -> ErrorResponses.write(ctx, e));
-      javalinConfig.routes.exception(HttpResponseException.class, (e, ctx) -> ErrorResponses.write(ctx, translate(e, ctx)));
+      javalinConfig.routes.exception(
+          HttpResponseException.class, (e, ctx) -> ErrorResponses.write(ctx, translate(e, ctx)));
       javalinConfig.routes.exception(Exception.class, (e, ctx) -> {
         LOG.error("unhandled exception on {} {}", ctx.method().name(), ctx.path(), e);
         ErrorResponses.write(ctx, ApiException.internal());
@@ -70,7 +71,8 @@ public final class HttpServer {
    * CORS for the configured origins. Browsers let scripts read only the response headers listed
    * here: this server's own, and those the route modules declared they set.
    */
-  private static void exposeToBrowsers(JavalinConfig javalinConfig, EngramConfig config, Set<String> moduleHeaders) {
+  private static void exposeToBrowsers(
+      JavalinConfig javalinConfig, EngramConfig config, Set<String> moduleHeaders) {
     Set<String> exposed = new LinkedHashSet<>(List.of("X-Request-Id", "Retry-After"));
     exposed.addAll(moduleHeaders);
     javalinConfig.bundledPlugins.enableCors(cors -> cors.addRule(rule -> {
@@ -78,7 +80,8 @@ public final class HttpServer {
         rule.anyHost();
       } else if (!config.server().corsOrigins().isEmpty()) {
         List<String> origins = config.server().corsOrigins();
-        rule.allowHost(origins.getFirst(), origins.subList(1, origins.size()).toArray(String[]::new));
+        rule.allowHost(
+            origins.getFirst(), origins.subList(1, origins.size()).toArray(String[]::new));
         rule.allowCredentials = true;
       }
       exposed.forEach(rule::exposeHeader);
@@ -89,7 +92,8 @@ public final class HttpServer {
     ctx.attribute(STARTED_AT, System.nanoTime());
     String incoming = ctx.header("X-Request-Id");
     String requestId = incoming != null && CLIENT_REQUEST_ID.matcher(incoming).matches()
-        ? incoming : Ids.newId("req", System.currentTimeMillis());
+        ? incoming
+        : Ids.newId("req", System.currentTimeMillis());
     MDC.put("request_id", requestId);
     ctx.attribute(REQUEST_ID, requestId);
     ctx.header("X-Request-Id", requestId);
@@ -125,7 +129,11 @@ public final class HttpServer {
     int status = ctx.status().getCode();
     metrics.recordRequest(ctx.method().name(), route, status, duration);
     Caller caller = Caller.of(ctx);
-    ACCESS.info("{} {} {}", ctx.method().name(), ctx.path(), status,
+    ACCESS.info(
+        "{} {} {}",
+        ctx.method().name(),
+        ctx.path(),
+        status,
         StructuredArguments.kv("route", route),
         StructuredArguments.kv("status", status),
         StructuredArguments.kv("duration_ms", duration / 1_000_000.0),
@@ -148,7 +156,8 @@ public final class HttpServer {
   private static ApiException translate(HttpResponseException e, Context ctx) {
     String route = ctx.method().name() + " " + ctx.path();
     if (e instanceof MethodNotAllowedResponse) {
-      return ApiException.methodNotAllowed("Method " + ctx.method().name() + " is not allowed on " + ctx.path());
+      return ApiException.methodNotAllowed(
+          "Method " + ctx.method().name() + " is not allowed on " + ctx.path());
     }
     if (e instanceof NotFoundResponse) {
       return ApiException.notFound("route_not_found", null, "No route " + route);
@@ -156,9 +165,15 @@ public final class HttpServer {
     return switch (e.getStatus()) {
       case 413 -> ApiException.tooLarge("The request body is too large");
       case 400 -> ApiException.badRequest(null, e.getMessage());
-      default -> e.getStatus() >= 500 ? ApiException.internal()
-          : ApiException.of(e.getStatus(), ErrorType.INVALID_REQUEST_ERROR, "http_" + e.getStatus(), e.getMessage(),
-              null);
+      default ->
+        e.getStatus() >= 500
+            ? ApiException.internal()
+            : ApiException.of(
+                e.getStatus(),
+                ErrorType.INVALID_REQUEST_ERROR,
+                "http_" + e.getStatus(),
+                e.getMessage(),
+                null);
     };
   }
 

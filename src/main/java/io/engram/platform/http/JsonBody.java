@@ -46,7 +46,8 @@ public final class JsonBody {
     }
     if (contentType == null || !isJson(contentType)) {
       if (declared <= 0 && contentType == null) {
-        throw ApiException.badRequest(null, "A JSON request body is required (Content-Type: application/json)");
+        throw ApiException.badRequest(
+            null, "A JSON request body is required (Content-Type: application/json)");
       }
       throw ApiException.unsupportedMediaType("application/json", contentType);
     }
@@ -67,7 +68,9 @@ public final class JsonBody {
       parsed = Json.MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
       var location = e.getLocation();
-      String where = location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+      String where = location == null
+          ? ""
+          : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
       throw ApiException.badRequest(null, "Malformed JSON" + where + ": " + e.getOriginalMessage());
     } catch (IOException e) {
       throw ApiException.badRequest(null, "The request body could not be read");
@@ -85,8 +88,9 @@ public final class JsonBody {
    */
   private static void refuseNul(JsonNode node, String field) {
     if (node.isTextual() && node.asText().indexOf('\0') >= 0) {
-      throw ApiException.badRequest(field, (field == null ? "A value" : "'" + field + "'")
-          + " must not contain a NUL character");
+      throw ApiException.badRequest(
+          field,
+          (field == null ? "A value" : "'" + field + "'") + " must not contain a NUL character");
     }
     for (var entry : node.properties()) {
       if (entry.getKey().indexOf('\0') >= 0) {
@@ -101,7 +105,8 @@ public final class JsonBody {
 
   private static boolean isJson(String contentType) {
     String type = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-    return type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
+    return type.equals("application/json")
+        || (type.startsWith("application/") && type.endsWith("+json"));
   }
 
   private static ApiException tooLarge(long maxBytes) {
@@ -113,8 +118,10 @@ public final class JsonBody {
     for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!allowed.contains(name)) {
-        throw ApiException.badRequest(name, "Unknown field '" + name + "'; allowed fields: "
-            + String.join(", ", allowed.stream().sorted().toList()));
+        throw ApiException.badRequest(
+            name,
+            "Unknown field '" + name + "'; allowed fields: "
+                + String.join(", ", allowed.stream().sorted().toList()));
       }
     }
     return this;
@@ -127,7 +134,8 @@ public final class JsonBody {
   public JsonNode rawNotNull(String field) {
     JsonNode value = node.get(field);
     if (value != null && value.isNull()) {
-      throw ApiException.badRequest(field, "'" + field + "' must not be null; leave it out instead");
+      throw ApiException.badRequest(
+          field, "'" + field + "' must not be null; leave it out instead");
     }
     return value;
   }
@@ -155,7 +163,8 @@ public final class JsonBody {
       throw ApiException.badRequest(field, "'" + field + "' must not be empty");
     }
     if (text.length() > maxLength) {
-      throw ApiException.badRequest(field, "'" + field + "' must be at most " + maxLength + " characters");
+      throw ApiException.badRequest(
+          field, "'" + field + "' must be at most " + maxLength + " characters");
     }
     return Optional.of(text);
   }
@@ -165,8 +174,12 @@ public final class JsonBody {
       return Optional.empty();
     }
     JsonNode value = node.get(field);
-    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.asInt() < min || value.asInt() > max) {
-      throw ApiException.badRequest(field, "'" + field + "' must be an integer between " + min + " and " + max);
+    if (!value.isIntegralNumber()
+        || !value.canConvertToInt()
+        || value.asInt() < min
+        || value.asInt() > max) {
+      throw ApiException.badRequest(
+          field, "'" + field + "' must be an integer between " + min + " and " + max);
     }
     return Optional.of(value.asInt());
   }
@@ -180,13 +193,16 @@ public final class JsonBody {
       throw ApiException.badRequest(field, "'" + field + "' must be an array of strings");
     }
     if (value.size() > maxItems) {
-      throw ApiException.badRequest(field, "'" + field + "' may hold at most " + maxItems + " items");
+      throw ApiException.badRequest(
+          field, "'" + field + "' may hold at most " + maxItems + " items");
     }
     List<String> items = new ArrayList<>();
     for (JsonNode item : value) {
       if (!item.isTextual() || item.asText().isBlank() || item.asText().length() > maxLength) {
-        throw ApiException.badRequest(field, "'" + field + "' must contain only non-empty strings of at most "
-            + maxLength + " characters");
+        throw ApiException.badRequest(
+            field,
+            "'" + field + "' must contain only non-empty strings of at most " + maxLength
+                + " characters");
       }
       items.add(item.asText().strip());
     }
@@ -224,7 +240,8 @@ public final class JsonBody {
     JsonNode value = node.get(field);
     double number = value.isNumber() ? value.asDouble() : Double.NaN;
     if (!value.isNumber() || Double.isNaN(number) || number < min || number > max) {
-      throw ApiException.badRequest(field, "'" + field + "' must be a number between " + min + " and " + max);
+      throw ApiException.badRequest(
+          field, "'" + field + "' must be a number between " + min + " and " + max);
     }
     return Optional.of(number);
   }

@@ -23,8 +23,10 @@ import java.util.regex.Pattern;
 public final class MultipartReader {
   private static final int BUFFER = 64 * 1024;
   private static final int MAX_HEADERS = 16 * 1024;
-  private static final Pattern BOUNDARY = Pattern.compile("(?i)boundary=(?:\"([^\"]{1,70})\"|([^;\\s]{1,70}))");
-  private static final Pattern DISPOSITION_PARAM = Pattern.compile("(?i);\\s*(name|filename)=(?:\"((?:[^\"\\\\]|\\\\.)*)\"|([^;\\s]*))");
+  private static final Pattern BOUNDARY =
+      Pattern.compile("(?i)boundary=(?:\"([^\"]{1,70})\"|([^;\\s]{1,70}))");
+  private static final Pattern DISPOSITION_PARAM =
+      Pattern.compile("(?i);\\s*(name|filename)=(?:\"((?:[^\"\\\\]|\\\\.)*)\"|([^;\\s]*))");
 
   /** One part's headers; its content is read with {@link #content()} before the next part is asked for. */
   public record Part(String name, String filename, String contentType) {
@@ -44,7 +46,8 @@ public final class MultipartReader {
   private boolean finished;
   private boolean inPart;
 
-  private MultipartReader(InputStream in, String boundary, long maxBytes, Supplier<ApiException> tooLarge) {
+  private MultipartReader(
+      InputStream in, String boundary, long maxBytes, Supplier<ApiException> tooLarge) {
     this.in = in;
     this.tooLarge = tooLarge;
     this.delimiter = ("\r\n--" + boundary).getBytes(StandardCharsets.US_ASCII);
@@ -60,9 +63,10 @@ public final class MultipartReader {
    * A reader of a multipart/form-data body: 415 when the content type is another, 400 when it
    * names no boundary; {@code tooLarge} is thrown once more than {@code maxBytes} arrive.
    */
-  public static MultipartReader of(String contentType, InputStream body, long maxBytes,
-                                   Supplier<ApiException> tooLarge) {
-    if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data")) {
+  public static MultipartReader of(
+      String contentType, InputStream body, long maxBytes, Supplier<ApiException> tooLarge) {
+    if (contentType == null
+        || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data")) {
       throw ApiException.unsupportedMediaType("multipart/form-data", contentType);
     }
     Matcher boundary = BOUNDARY.matcher(contentType);
@@ -169,7 +173,9 @@ public final class MultipartReader {
       if (colon <= 0) {
         throw malformed("a part header has no name: '" + line + "'");
       }
-      headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+      headers.put(
+          line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+          line.substring(colon + 1).trim());
     }
     String disposition = headers.get("content-disposition");
     if (disposition == null || !disposition.toLowerCase(Locale.ROOT).startsWith("form-data")) {
@@ -179,7 +185,8 @@ public final class MultipartReader {
     String filename = null;
     Matcher params = DISPOSITION_PARAM.matcher(disposition);
     while (params.find()) {
-      String value = params.group(2) != null ? params.group(2).replaceAll("\\\\(.)", "$1") : params.group(3);
+      String value =
+          params.group(2) != null ? params.group(2).replaceAll("\\\\(.)", "$1") : params.group(3);
       if (params.group(1).equalsIgnoreCase("name")) {
         name = value;
       } else {

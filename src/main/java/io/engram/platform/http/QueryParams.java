@@ -6,8 +6,7 @@ import java.time.Instant;
 /** Typed, bounded query parameters; a bad value is a 400 naming the parameter. */
 public final class QueryParams {
 
-  private QueryParams() {
-  }
+  private QueryParams() {}
 
   public static int integer(Context ctx, String name, int fallback, int min, int max) {
     Long value = longValue(ctx, name, min, max);
@@ -28,7 +27,8 @@ public final class QueryParams {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw ApiException.badRequest(name, "'" + name + "' must be an integer between " + min + " and " + max);
+    throw ApiException.badRequest(
+        name, "'" + name + "' must be an integer between " + min + " and " + max);
   }
 
   /** A point in time given as Unix seconds or an RFC 3339 timestamp; null when absent. */

@@ -17,8 +17,7 @@ public final class RefusedBody {
   /** Enough for what a refused upload of a small model still has in flight; larger ones are cut. */
   static final long DISCARD_LIMIT_BYTES = 64L * 1024 * 1024;
 
-  private RefusedBody() {
-  }
+  private RefusedBody() {}
 
   /**
    * @param started whether the route began reading the body (after which a 100-continue client sends

@@ -6,8 +6,7 @@ import io.javalin.http.Context;
 /** JSON responses written with the service's one ObjectMapper. */
 public final class Responses {
 
-  private Responses() {
-  }
+  private Responses() {}
 
   public static void json(Context ctx, Object body) {
     ctx.contentType("application/json").result(Json.write(body));

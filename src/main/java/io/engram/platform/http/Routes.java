@@ -18,8 +18,7 @@ import java.util.function.Consumer;
 public final class Routes {
 
   /** One registered route: method and path template as written in the OpenAPI document. */
-  public record Route(String method, String path) {
-  }
+  public record Route(String method, String path) {}
 
   private final RoutesConfig javalin;
   private final List<Route> registered = new ArrayList<>();

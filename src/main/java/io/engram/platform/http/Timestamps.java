@@ -8,8 +8,7 @@ import java.util.Optional;
 /** Points in time as clients send them, in bodies and query strings: Unix seconds or RFC 3339. */
 final class Timestamps {
 
-  private Timestamps() {
-  }
+  private Timestamps() {}
 
   static Optional<Instant> ofEpochSeconds(long seconds) {
     try {
@@ -33,7 +32,9 @@ final class Timestamps {
   }
 
   static ApiException invalid(String param) {
-    return ApiException.badRequest(param, "'" + param + "' must be Unix seconds or an RFC 3339 timestamp "
-        + "such as 2030-01-31T12:00:00Z");
+    return ApiException.badRequest(
+        param,
+        "'" + param + "' must be Unix seconds or an RFC 3339 timestamp "
+            + "such as 2030-01-31T12:00:00Z");
   }
 }

@@ -14,6 +14,7 @@ import java.util.Optional;
 public final class ClientResponse implements AutoCloseable {
   /** How long closing waits for the rest of a body before dropping the connection instead. */
   static final int DRAIN_TIMEOUT_MILLIS = 10;
+
   static final int DRAIN_LIMIT_BYTES = 64 * 1024;
 
   private final OriginClient client;
@@ -24,10 +25,12 @@ public final class ClientResponse implements AutoCloseable {
   private volatile boolean aborted;
   /** Handed back to the client: an abort coming late must not close what another request now uses. */
   private boolean released;
+
   private boolean ended;
   private boolean closed;
 
-  ClientResponse(OriginClient client, ClientConnection connection, ResponseHead head) throws IOException {
+  ClientResponse(OriginClient client, ClientConnection connection, ResponseHead head)
+      throws IOException {
     this.client = client;
     this.connection = connection;
     this.head = head;
@@ -40,7 +43,8 @@ public final class ClientResponse implements AutoCloseable {
       framed = InputStream.nullInputStream();
     } else if (!codings.isEmpty()) {
       if (!codings.getLast().equals("chunked")) {
-        throw new MalformedResponseException("unsupported transfer coding: " + String.join(", ", codings));
+        throw new MalformedResponseException(
+            "unsupported transfer coding: " + String.join(", ", codings));
       }
       framed = new ChunkedBody(connection);
     } else if (length.isPresent()) {
@@ -49,13 +53,16 @@ public final class ClientResponse implements AutoCloseable {
       framed = connection.input();
       delimited = false;
     }
-    this.reusable = delimited && head.minorVersion() >= 1 && !head.tokens("connection").contains("close");
+    this.reusable =
+        delimited && head.minorVersion() >= 1 && !head.tokens("connection").contains("close");
     this.body = new Body(framed);
     this.ended = noBody;
   }
 
   private static long contentLength(String value) throws MalformedResponseException {
-    if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+    if (value.isEmpty()
+        || value.length() > 18
+        || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
       throw new MalformedResponseException("not a Content-Length: " + value);
     }
     return Long.parseLong(value);
@@ -139,7 +146,8 @@ public final class ClientResponse implements AutoCloseable {
         return -1;
       }
       if (len == 0) {
-        return 0; // InputStream's contract; a chunked body would otherwise block on the next size line
+        return 0; // InputStream's contract; a chunked body would otherwise block on the next size
+        // line
       }
       if (broken) {
         throw new IOException("the response body failed earlier");

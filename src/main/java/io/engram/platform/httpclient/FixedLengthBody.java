@@ -1,7 +1,7 @@
 package io.engram.platform.httpclient;
 
-import java.io.EOFException;
 import io.engram.platform.io.BlockInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -22,7 +22,8 @@ final class FixedLengthBody extends BlockInputStream {
     }
     int read = in.read(b, off, (int) Math.min(len, remaining));
     if (read < 0) {
-      throw new EOFException("the connection closed " + remaining + " bytes before the end of the body");
+      throw new EOFException(
+          "the connection closed " + remaining + " bytes before the end of the body");
     }
     remaining -= read;
     return read;

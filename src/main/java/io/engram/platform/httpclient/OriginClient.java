@@ -43,7 +43,8 @@ public final class OriginClient implements AutoCloseable {
    * @param tls         socket factory for {@code https}; null: the JVM's default trust
    * @param readTimeout the longest wait for any byte of the answer
    */
-  public OriginClient(URI origin, Duration connectTimeout, Duration readTimeout, SSLSocketFactory tls) {
+  public OriginClient(
+      URI origin, Duration connectTimeout, Duration readTimeout, SSLSocketFactory tls) {
     String scheme = origin.getScheme() == null ? "" : origin.getScheme().toLowerCase();
     if (!scheme.equals("http") && !scheme.equals("https") || origin.getHost() == null) {
       throw new IllegalArgumentException("expected an http or https URL with a host: " + origin);
@@ -54,7 +55,8 @@ public final class OriginClient implements AutoCloseable {
     String uriHost = origin.getHost();
     this.host = uriHost.startsWith("[") ? uriHost.substring(1, uriHost.length() - 1) : uriHost;
     this.hostHeader = port == defaultPort ? uriHost : uriHost + ":" + port;
-    this.tls = secure ? (tls == null ? (SSLSocketFactory) SSLSocketFactory.getDefault() : tls) : null;
+    this.tls =
+        secure ? (tls == null ? (SSLSocketFactory) SSLSocketFactory.getDefault() : tls) : null;
     this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
     this.readTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, readTimeout.toMillis());
   }
@@ -68,7 +70,8 @@ public final class OriginClient implements AutoCloseable {
    * @throws UnreachableException when no connection could be made
    * @throws SocketTimeoutException when the answer did not start within the read timeout
    */
-  public ClientResponse send(String method, String target, String[] headers, byte[] body) throws IOException {
+  public ClientResponse send(String method, String target, String[] headers, byte[] body)
+      throws IOException {
     byte[] head = requestHead(method, target, headers, body.length);
     while (true) {
       ClientConnection connection = takeIdle();
@@ -90,10 +93,19 @@ public final class OriginClient implements AutoCloseable {
   }
 
   private byte[] requestHead(String method, String target, String[] headers, int length) {
-    StringBuilder head = new StringBuilder(256).append(method).append(' ').append(target).append(" HTTP/1.1\r\n")
-        .append("Host: ").append(hostHeader).append("\r\n");
+    StringBuilder head = new StringBuilder(256)
+        .append(method)
+        .append(' ')
+        .append(target)
+        .append(" HTTP/1.1\r\n")
+        .append("Host: ")
+        .append(hostHeader)
+        .append("\r\n");
     for (int i = 0; i < headers.length; i += 2) {
-      head.append(requireToken(headers[i])).append(": ").append(requireValue(headers[i + 1])).append("\r\n");
+      head.append(requireToken(headers[i]))
+          .append(": ")
+          .append(requireValue(headers[i + 1]))
+          .append("\r\n");
     }
     head.append("Content-Length: ").append(length).append("\r\n\r\n");
     return head.toString().getBytes(StandardCharsets.UTF_8);

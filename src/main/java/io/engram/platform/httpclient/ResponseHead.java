@@ -10,7 +10,9 @@ public record ResponseHead(int minorVersion, int status, List<String> names, Lis
 
   static ResponseHead parseStatus(String line) throws MalformedResponseException {
     // HTTP/1.x SSS [reason]
-    if (line.length() < 12 || !line.startsWith("HTTP/1.") || line.charAt(8) != ' '
+    if (line.length() < 12
+        || !line.startsWith("HTTP/1.")
+        || line.charAt(8) != ' '
         || (line.length() > 12 && line.charAt(12) != ' ')) {
       throw new MalformedResponseException("not an HTTP/1.x status line: " + abbreviate(line));
     }

@@ -23,8 +23,7 @@ public final class Json {
       .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
       .build();
 
-  private Json() {
-  }
+  private Json() {}
 
   public static String write(Object value) {
     try {

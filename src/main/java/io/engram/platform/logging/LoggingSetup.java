@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LoggingSetup {
 
-  private LoggingSetup() {
-  }
+  private LoggingSetup() {}
 
   public static void apply(EngramConfig config) {
     apply(config, false);
@@ -40,20 +39,26 @@ public final class LoggingSetup {
   private static void apply(EngramConfig config, boolean toStderr) {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
-    Appender<ILoggingEvent> appender = toStderr ? appender(context, config, true)
+    Appender<ILoggingEvent> appender = toStderr
+        ? appender(context, config, true)
         : asynchronous(context, appender(context, config, false));
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(level(config.logging().level()));
     root.addAppender(appender);
     // Jetty, Hikari and Flyway are chatty at INFO; their warnings still come through.
-    for (String noisy : new String[] {"org.eclipse.jetty", "com.zaxxer.hikari", "org.flywaydb", "io.javalin"}) {
-      context.getLogger(noisy).setLevel(root.getLevel().isGreaterOrEqual(Level.WARN) ? root.getLevel() : Level.WARN);
+    for (String noisy :
+        new String[] {"org.eclipse.jetty", "com.zaxxer.hikari", "org.flywaydb", "io.javalin"}) {
+      context
+          .getLogger(noisy)
+          .setLevel(root.getLevel().isGreaterOrEqual(Level.WARN) ? root.getLevel() : Level.WARN);
     }
-    // The tokenizer library probes for a GPU on every start and warns that there is none: expected on a CPU server.
+    // The tokenizer library probes for a GPU on every start and warns that there is none: expected
+    // on a CPU server.
     context.getLogger("ai.djl.util.cuda").setLevel(Level.ERROR);
   }
 
-  private static Appender<ILoggingEvent> appender(LoggerContext context, EngramConfig config, boolean toStderr) {
+  private static Appender<ILoggingEvent> appender(
+      LoggerContext context, EngramConfig config, boolean toStderr) {
     Appender<ILoggingEvent> appender = switch (config.logging().destination()) {
       case "file" -> {
         try {
@@ -61,7 +66,10 @@ public final class LoggingSetup {
             Files.createDirectories(config.logging().filePath().toAbsolutePath().getParent());
           }
         } catch (IOException e) {
-          throw new UncheckedIOException("LOG_FILE_PATH: cannot create the directory of " + config.logging().filePath(), e);
+          throw new UncheckedIOException(
+              "LOG_FILE_PATH: cannot create the directory of "
+                  + config.logging().filePath(),
+              e);
         }
         FileAppender<ILoggingEvent> file = new FileAppender<>();
         file.setFile(config.logging().filePath().toString());
@@ -95,7 +103,8 @@ public final class LoggingSetup {
    * console or disk does not show up in request latency. The queue blocks when full rather than
    * dropping lines: an access log with holes is worse than a slower request.
    */
-  private static Appender<ILoggingEvent> asynchronous(LoggerContext context, Appender<ILoggingEvent> target) {
+  private static Appender<ILoggingEvent> asynchronous(
+      LoggerContext context, Appender<ILoggingEvent> target) {
     AsyncAppender async = new AsyncAppender();
     async.setContext(context);
     async.setName("async-" + target.getName());
@@ -141,5 +150,4 @@ public final class LoggingSetup {
       default -> Level.INFO;
     };
   }
-
 }

@@ -16,7 +16,8 @@ import java.time.Duration;
 /** The Prometheus registry and the HTTP meters every request feeds. */
 public final class HttpMetrics implements AutoCloseable {
 
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
   public HttpMetrics() {

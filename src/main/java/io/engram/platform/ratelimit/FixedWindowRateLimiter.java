@@ -11,8 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FixedWindowRateLimiter implements RateLimiter {
   private static final long WINDOW_MILLIS = 60_000;
 
-  private record Window(long index, long count) {
-  }
+  private record Window(long index, long count) {}
 
   private final ConcurrentHashMap<String, Window> windows = new ConcurrentHashMap<>();
   private final Clock clock;
@@ -27,15 +26,21 @@ public final class FixedWindowRateLimiter implements RateLimiter {
     long nowMillis = clock.millis();
     long index = Math.floorDiv(nowMillis, WINDOW_MILLIS);
     sweepIfNewWindow(index);
-    Window window = windows.compute(key, (k, current) -> current == null || current.index() != index
-        ? new Window(index, 1)
-        : new Window(index, current.count() + 1));
+    Window window = windows.compute(
+        key,
+        (k, current) -> current == null || current.index() != index
+            ? new Window(index, 1)
+            : new Window(index, current.count() + 1));
     long windowEndMillis = (index + 1) * WINDOW_MILLIS;
     long resetEpochSeconds = Math.ceilDiv(windowEndMillis, 1000);
     boolean allowed = window.count() <= limitPerMinute;
     long retryAfter = Math.max(1, Math.ceilDiv(windowEndMillis - nowMillis, 1000));
-    return new RateLimitDecision(allowed, limitPerMinute, Math.max(0, limitPerMinute - window.count()),
-        resetEpochSeconds, retryAfter);
+    return new RateLimitDecision(
+        allowed,
+        limitPerMinute,
+        Math.max(0, limitPerMinute - window.count()),
+        resetEpochSeconds,
+        retryAfter);
   }
 
   @Override

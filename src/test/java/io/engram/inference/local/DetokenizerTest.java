@@ -18,6 +18,7 @@ class DetokenizerTest {
     byte[] emoji = "😀".getBytes(StandardCharsets.UTF_8);
     assertThat(Detokenizer.completePrefix(Arrays.copyOf(emoji, 3))).isZero();
     assertThat(Detokenizer.completePrefix(emoji)).isEqualTo(4);
-    assertThat(Detokenizer.completePrefix(new byte[] {(byte) 0x80, 'x'})).isEqualTo(2); // a stray byte is whole
+    assertThat(Detokenizer.completePrefix(new byte[] {(byte) 0x80, 'x'}))
+        .isEqualTo(2); // a stray byte is whole
   }
 }

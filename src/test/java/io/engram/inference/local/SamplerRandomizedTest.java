@@ -32,7 +32,8 @@ class SamplerRandomizedTest {
     return p;
   }
 
-  private static Sampling sampling(double temperature, double topP, double frequency, double presence, Long seed) {
+  private static Sampling sampling(
+      double temperature, double topP, double frequency, double presence, Long seed) {
     return new Sampling(null, temperature, topP, frequency, presence, List.of(), seed);
   }
 
@@ -44,7 +45,8 @@ class SamplerRandomizedTest {
       for (int i = 1; i < p.length; i++) {
         best = p[i] > p[best] ? i : best;
       }
-      assertThat(new Sampler(sampling(0, random.nextDouble(), 0, 0, null), p.length).next(p)).isEqualTo(best);
+      assertThat(new Sampler(sampling(0, random.nextDouble(), 0, 0, null), p.length).next(p))
+          .isEqualTo(best);
     }
   }
 
@@ -52,8 +54,12 @@ class SamplerRandomizedTest {
   void aSeedRepeatsTheWholeSequence(Random random) {
     for (int round = 0; round < 100; round++) {
       float[] p = distribution(random, 2 + random.nextInt(50));
-      Sampling s = sampling(0.1 + random.nextDouble() * 1.9, 0.1 + random.nextDouble() * 0.9,
-          random.nextDouble() * 2 - 1, random.nextDouble() * 2 - 1, random.nextLong());
+      Sampling s = sampling(
+          0.1 + random.nextDouble() * 1.9,
+          0.1 + random.nextDouble() * 0.9,
+          random.nextDouble() * 2 - 1,
+          random.nextDouble() * 2 - 1,
+          random.nextLong());
       Sampler first = new Sampler(s, p.length);
       Sampler second = new Sampler(s, p.length);
       for (int token = 0; token < 50; token++) {
@@ -68,7 +74,8 @@ class SamplerRandomizedTest {
       float[] p = distribution(random, 2 + random.nextInt(30));
       double temperature = 0.2 + random.nextDouble() * 1.8;
       double topP = 0.05 + random.nextDouble() * 0.9;
-      // The nucleus by the documented rule: tokens by weight p^(1/T), most likely first, until top_p of the mass.
+      // The nucleus by the documented rule: tokens by weight p^(1/T), most likely first, until
+      // top_p of the mass.
       double[] weight = new double[p.length];
       double total = 0;
       for (int i = 0; i < p.length; i++) {
@@ -111,7 +118,9 @@ class SamplerRandomizedTest {
     }
     for (int i = 0; i < p.length; i++) {
       // Four standard deviations of a binomial share at this many draws is under 0.01.
-      assertThat(counts[i] / (double) draws).as("token %d of %s", i, Arrays.toString(p)).isCloseTo(p[i], within(0.01));
+      assertThat(counts[i] / (double) draws)
+          .as("token %d of %s", i, Arrays.toString(p))
+          .isCloseTo(p[i], within(0.01));
     }
   }
 

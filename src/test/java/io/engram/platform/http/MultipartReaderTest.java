@@ -21,7 +21,8 @@ class MultipartReaderTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(preamble.getBytes(StandardCharsets.US_ASCII));
     for (int i = 0; i < parts.length; i++) {
-      out.writeBytes(("--XyZ\r\nContent-Disposition: form-data; name=\"p" + i + "\"; filename=\"f\\\"q\"\r\n\r\n")
+      out.writeBytes(("--XyZ\r\nContent-Disposition: form-data; name=\"p" + i
+              + "\"; filename=\"f\\\"q\"\r\n\r\n")
           .getBytes(StandardCharsets.US_ASCII));
       out.writeBytes(parts[i]);
       out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -41,7 +42,8 @@ class MultipartReaderTest {
   }
 
   private static MultipartReader reader(InputStream in, long max) {
-    return MultipartReader.of(TYPE, in, max, () -> MultipartReader.tooLarge(max, "the test's limit"));
+    return MultipartReader.of(
+        TYPE, in, max, () -> MultipartReader.tooLarge(max, "the test's limit"));
   }
 
   @Test
@@ -54,7 +56,8 @@ class MultipartReaderTest {
     System.arraycopy(lookalike, 0, big, big.length - lookalike.length, lookalike.length);
     byte[] small = "model".getBytes(StandardCharsets.UTF_8);
     for (int step : new int[] {1, 7, 70_000}) {
-      MultipartReader reader = reader(trickle(body("a preamble\r\n", big, small, new byte[0]), step), 1 << 20);
+      MultipartReader reader =
+          reader(trickle(body("a preamble\r\n", big, small, new byte[0]), step), 1 << 20);
       List<byte[]> read = new ArrayList<>();
       var part = reader.next();
       while (part.isPresent()) {
@@ -71,7 +74,8 @@ class MultipartReaderTest {
 
   @Test
   void anUnreadPartIsSkipped() throws IOException {
-    MultipartReader reader = reader(new ByteArrayInputStream(body("", new byte[100_000], "b".getBytes())), 1 << 20);
+    MultipartReader reader =
+        reader(new ByteArrayInputStream(body("", new byte[100_000], "b".getBytes())), 1 << 20);
     assertThat(reader.next().get().name()).isEqualTo("p0");
     assertThat(reader.next().get().name()).isEqualTo("p1");
     assertThat(reader.text("p1", 10)).isEqualTo("b");
@@ -82,9 +86,10 @@ class MultipartReaderTest {
   void theLimitHoldsWhileTheBytesArrive() {
     MultipartReader reader = reader(trickle(body("", new byte[50_000]), 1000), 20_000);
     assertThatThrownBy(() -> {
-      reader.next();
-      reader.content().readAllBytes();
-    }).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(413));
+          reader.next();
+          reader.content().readAllBytes();
+        })
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(413));
   }
 
   @Test
@@ -92,17 +97,21 @@ class MultipartReaderTest {
     byte[] whole = body("", "x".getBytes());
     byte[] cut = java.util.Arrays.copyOf(whole, whole.length - 9);
     assertThatThrownBy(() -> {
-      MultipartReader reader = reader(new ByteArrayInputStream(cut), 1000);
-      while (reader.next().isPresent()) {
-        reader.content().readAllBytes();
-      }
-    }).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
-    byte[] noName = "--XyZ\r\nContent-Disposition: form-data\r\n\r\nx\r\n--XyZ--".getBytes(StandardCharsets.US_ASCII);
+          MultipartReader reader = reader(new ByteArrayInputStream(cut), 1000);
+          while (reader.next().isPresent()) {
+            reader.content().readAllBytes();
+          }
+        })
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
+    byte[] noName = "--XyZ\r\nContent-Disposition: form-data\r\n\r\nx\r\n--XyZ--"
+        .getBytes(StandardCharsets.US_ASCII);
     assertThatThrownBy(() -> reader(new ByteArrayInputStream(noName), 1000).next())
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
-    assertThatThrownBy(() -> MultipartReader.of("application/json", InputStream.nullInputStream(), 10, null))
+    assertThatThrownBy(
+            () -> MultipartReader.of("application/json", InputStream.nullInputStream(), 10, null))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(415));
-    assertThatThrownBy(() -> MultipartReader.of("multipart/form-data", InputStream.nullInputStream(), 10, null))
+    assertThatThrownBy(() ->
+            MultipartReader.of("multipart/form-data", InputStream.nullInputStream(), 10, null))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
   }
 }

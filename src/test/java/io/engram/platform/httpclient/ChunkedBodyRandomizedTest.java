@@ -24,8 +24,7 @@ class ChunkedBodyRandomizedTest {
   private static final byte[] BODY = "{}".getBytes(StandardCharsets.UTF_8);
 
   /** A body and its chunked encoding. */
-  private record Encoded(byte[] body, byte[] wire) {
-  }
+  private record Encoded(byte[] body, byte[] wire) {}
 
   private static Encoded encode(Random random) {
     byte[] body = new byte[random.nextInt(64 * 1024)];
@@ -33,7 +32,9 @@ class ChunkedBodyRandomizedTest {
     ByteArrayOutputStream wire = new ByteArrayOutputStream();
     int at = 0;
     while (at < body.length) {
-      int size = Math.min(body.length - at, random.nextInt(3) == 0 ? 1 + random.nextInt(8) : 1 + random.nextInt(9000));
+      int size = Math.min(
+          body.length - at,
+          random.nextInt(3) == 0 ? 1 + random.nextInt(8) : 1 + random.nextInt(9000));
       String hex = Integer.toHexString(size);
       hex = random.nextBoolean() ? hex.toUpperCase(Locale.ROOT) : hex;
       String extension = random.nextInt(4) == 0 ? ";name=" + random.nextInt(100) : "";
@@ -44,7 +45,8 @@ class ChunkedBodyRandomizedTest {
     }
     wire.writeBytes("0\r\n".getBytes(StandardCharsets.ISO_8859_1));
     for (int trailers = random.nextInt(3); trailers > 0; trailers--) {
-      wire.writeBytes(("X-Trailer-" + trailers + ": " + random.nextInt() + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      wire.writeBytes(("X-Trailer-" + trailers + ": " + random.nextInt() + "\r\n")
+          .getBytes(StandardCharsets.ISO_8859_1));
     }
     wire.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
     return new Encoded(body, wire.toByteArray());
@@ -60,20 +62,26 @@ class ChunkedBodyRandomizedTest {
     long writerSeed = random.nextLong();
     int[] served = {0};
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      Random pieces = new Random(writerSeed + served[0]);
-      byte[] wire = bodies[served[0]++].wire();
-      out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-      for (int at = 0; at < wire.length; ) {
-        int piece = Math.min(wire.length - at, 1 + pieces.nextInt(4096));
-        out.write(wire, at, piece);
-        out.flush();
-        at += piece;
-      }
-      return true;
-    }); OriginClient client = new OriginClient(URI.create("http://127.0.0.1:" + origin.port() + "/v1/"),
-        Duration.ofSeconds(2), Duration.ofSeconds(5), null)) {
+          Random pieces = new Random(writerSeed + served[0]);
+          byte[] wire = bodies[served[0]++].wire();
+          out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+              .getBytes(StandardCharsets.ISO_8859_1));
+          for (int at = 0; at < wire.length; ) {
+            int piece = Math.min(wire.length - at, 1 + pieces.nextInt(4096));
+            out.write(wire, at, piece);
+            out.flush();
+            at += piece;
+          }
+          return true;
+        });
+        OriginClient client = new OriginClient(
+            URI.create("http://127.0.0.1:" + origin.port() + "/v1/"),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(5),
+            null)) {
       for (int i = 0; i < rounds; i++) {
-        try (ClientResponse response = client.send("POST", "/v1/x", JSON, BODY); InputStream in = response.body()) {
+        try (ClientResponse response = client.send("POST", "/v1/x", JSON, BODY);
+            InputStream in = response.body()) {
           ByteArrayOutputStream read = new ByteArrayOutputStream();
           byte[] buffer = new byte[1 + random.nextInt(10_000)];
           for (int n; (n = in.read(buffer, 0, 1 + random.nextInt(buffer.length))) >= 0; ) {
@@ -82,7 +90,9 @@ class ChunkedBodyRandomizedTest {
           assertThat(read.toByteArray()).as("body %d", i).isEqualTo(bodies[i].body());
         }
       }
-      assertThat(origin.connections()).as("one kept-alive connection for every body").isEqualTo(1);
+      assertThat(origin.connections())
+          .as("one kept-alive connection for every body")
+          .isEqualTo(1);
     }
   }
 }

@@ -20,12 +20,16 @@ class OriginClientTest {
   private static final String[] JSON = {"Content-Type", "application/json"};
 
   private static OriginClient client(ScriptedOrigin origin, Duration readTimeout) {
-    return new OriginClient(URI.create("http://127.0.0.1:" + origin.port() + "/v1/"), Duration.ofSeconds(2),
-        readTimeout, null);
+    return new OriginClient(
+        URI.create("http://127.0.0.1:" + origin.port() + "/v1/"),
+        Duration.ofSeconds(2),
+        readTimeout,
+        null);
   }
 
   private static String text(ClientResponse response) throws IOException {
-    try (response; InputStream body = response.body()) {
+    try (response;
+        InputStream body = response.body()) {
       return new String(body.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
@@ -33,10 +37,13 @@ class OriginClientTest {
   @Test
   void sendsTheRequestAndKeepsTheConnectionForTheNext() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n"
-          + new String(body, StandardCharsets.UTF_8));
-      return true;
-    }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
+          ScriptedOrigin.write(
+              out,
+              "HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n"
+                  + new String(body, StandardCharsets.UTF_8));
+          return true;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
       for (int i = 0; i < 3; i++) {
         ClientResponse response = client.send("POST", "/v1/chat/completions", JSON, BODY);
         assertThat(response.status()).isEqualTo(200);
@@ -44,8 +51,10 @@ class OriginClientTest {
       }
       assertThat(origin.connections()).isEqualTo(1);
       assertThat(client.connectionsOpened()).isEqualTo(1);
-      assertThat(origin.requests.getFirst()).startsWith("POST /v1/chat/completions HTTP/1.1\r\n")
-          .contains("Host: 127.0.0.1:" + origin.port() + "\r\n").contains("Content-Type: application/json\r\n")
+      assertThat(origin.requests.getFirst())
+          .startsWith("POST /v1/chat/completions HTTP/1.1\r\n")
+          .contains("Host: 127.0.0.1:" + origin.port() + "\r\n")
+          .contains("Content-Type: application/json\r\n")
           .contains("Content-Length: 7\r\n");
     }
   }
@@ -53,15 +62,19 @@ class OriginClientTest {
   @Test
   void decodesChunkedBodiesWithExtensionsAndTrailersAndSkipsInterimAnswers() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      ScriptedOrigin.write(out, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
-          + "X-Test: a\r\n\r\n5;name=value\r\nHello\r\n");
-      ScriptedOrigin.write(out, "7\r\n, world\r\nA\r\n from HTTP\r\n0\r\nTrailer: x\r\n\r\n");
-      return true;
-    }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
+          ScriptedOrigin.write(
+              out,
+              "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                  + "X-Test: a\r\n\r\n5;name=value\r\nHello\r\n");
+          ScriptedOrigin.write(out, "7\r\n, world\r\nA\r\n from HTTP\r\n0\r\nTrailer: x\r\n\r\n");
+          return true;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
       ClientResponse response = client.send("POST", "/v1/x", JSON, BODY);
       assertThat(response.header("x-test")).contains("a");
       assertThat(text(response)).isEqualTo("Hello, world from HTTP");
-      assertThat(text(client.send("POST", "/v1/x", JSON, BODY))).isEqualTo("Hello, world from HTTP");
+      assertThat(text(client.send("POST", "/v1/x", JSON, BODY)))
+          .isEqualTo("Hello, world from HTTP");
       assertThat(origin.connections()).isEqualTo(1);
     }
   }
@@ -70,11 +83,13 @@ class OriginClientTest {
   void aChunkIsHandedOnBeforeItsLineEndArrives() throws Exception {
     CountDownLatch firstRead = new CountDownLatch(1);
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst");
-      assertThat(firstRead.await(5, TimeUnit.SECONDS)).isTrue();
-      ScriptedOrigin.write(out, "\r\n0\r\n\r\n");
-      return true;
-    }); OriginClient client = client(origin, Duration.ofSeconds(5))) {
+          ScriptedOrigin.write(
+              out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst");
+          assertThat(firstRead.await(5, TimeUnit.SECONDS)).isTrue();
+          ScriptedOrigin.write(out, "\r\n0\r\n\r\n");
+          return true;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(5))) {
       try (ClientResponse response = client.send("POST", "/v1/x", JSON, BODY)) {
         byte[] buffer = new byte[64];
         int read = response.body().read(buffer);
@@ -88,9 +103,10 @@ class OriginClientTest {
   @Test
   void aKeptConnectionTheServerClosedWhileIdleIsReplacedAndTheRequestSentAgain() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-      return false; // closes without saying so, as an idle keep-alive timeout does
-    }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
+          ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+          return false; // closes without saying so, as an idle keep-alive timeout does
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
       assertThat(text(client.send("POST", "/v1/x", JSON, BODY))).isEqualTo("ok");
       Thread.sleep(100);
       assertThat(text(client.send("POST", "/v1/x", JSON, BODY))).isEqualTo("ok");
@@ -102,11 +118,15 @@ class OriginClientTest {
   @Test
   void connectionCloseAndUndelimitedBodiesAreNotReused() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      boolean first = head.contains("/first");
-      ScriptedOrigin.write(out, first ? "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\na"
-          : "HTTP/1.1 200 OK\r\n\r\nuntil close");
-      return false;
-    }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
+          boolean first = head.contains("/first");
+          ScriptedOrigin.write(
+              out,
+              first
+                  ? "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\na"
+                  : "HTTP/1.1 200 OK\r\n\r\nuntil close");
+          return false;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
       assertThat(text(client.send("POST", "/first", JSON, BODY))).isEqualTo("a");
       assertThat(text(client.send("POST", "/second", JSON, BODY))).isEqualTo("until close");
       assertThat(text(client.send("POST", "/first", JSON, BODY))).isEqualTo("a");
@@ -117,10 +137,11 @@ class OriginClientTest {
   @Test
   void aBodyClosedBeforeItsEndDropsTheConnection() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part");
-      Thread.sleep(500);
-      return false;
-    }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
+          ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part");
+          Thread.sleep(500);
+          return false;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
       ClientResponse response = client.send("POST", "/v1/x", JSON, BODY);
       assertThat(response.body().readNBytes(4)).hasSize(4);
       long started = System.nanoTime();
@@ -134,15 +155,19 @@ class OriginClientTest {
   @Test
   void theReadTimeoutBoundsTheWaitForTheAnswerAndEverySilenceInTheBody() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      if (head.contains("/silent-body")) {
-        ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n");
-      }
-      Thread.sleep(3_000);
-      return false;
-    }); OriginClient client = client(origin, Duration.ofMillis(300))) {
+          if (head.contains("/silent-body")) {
+            ScriptedOrigin.write(
+                out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n");
+          }
+          Thread.sleep(3_000);
+          return false;
+        });
+        OriginClient client = client(origin, Duration.ofMillis(300))) {
       long started = System.nanoTime();
-      assertThatThrownBy(() -> client.send("POST", "/no-answer", JSON, BODY)).isInstanceOf(SocketTimeoutException.class);
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(2));
+      assertThatThrownBy(() -> client.send("POST", "/no-answer", JSON, BODY))
+          .isInstanceOf(SocketTimeoutException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .isBetween(Duration.ofMillis(250), Duration.ofSeconds(2));
       assertThat(origin.requests).hasSize(1); // a timeout is not a stale connection: not sent again
       try (ClientResponse response = client.send("POST", "/silent-body", JSON, BODY)) {
         InputStream body = response.body();
@@ -155,10 +180,11 @@ class OriginClientTest {
   @Test
   void abortFromAnotherThreadEndsABlockedRead() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
-      Thread.sleep(5_000);
-      return false;
-    }); OriginClient client = client(origin, Duration.ofSeconds(10))) {
+          ScriptedOrigin.write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+          Thread.sleep(5_000);
+          return false;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(10))) {
       ClientResponse response = client.send("POST", "/v1/x", JSON, BODY);
       Thread.ofVirtual().start(() -> {
         sleep(200);
@@ -175,27 +201,36 @@ class OriginClientTest {
   @Test
   void malformedAnswersAreRefused() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
-      String path = head.substring(5, head.indexOf(' ', 5));
-      ScriptedOrigin.write(out, switch (path) {
-        case "/status" -> "SMTP 220 hello\r\n\r\n";
-        case "/header" -> "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n";
-        case "/headers" -> "HTTP/1.1 200 OK\r\n" + "X-A: 1\r\n".repeat(300) + "\r\n";
-        case "/line" -> "HTTP/1.1 200 OK\r\nX-Long: " + "a".repeat(20_000) + "\r\n\r\n";
-        case "/length" -> "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n";
-        case "/coding" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n";
-        case "/switch" -> "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
-        case "/chunk" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
-        case "/overlong" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n";
-        default -> "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort";
-      });
-      return false;
-    }); OriginClient client = client(origin, Duration.ofSeconds(2))) {
-      for (String path : new String[] {"/status", "/header", "/headers", "/line", "/length", "/coding", "/switch"}) {
-        assertThatThrownBy(() -> client.send("POST", path, JSON, BODY)).as(path)
+          String path = head.substring(5, head.indexOf(' ', 5));
+          ScriptedOrigin.write(
+              out,
+              switch (path) {
+                case "/status" -> "SMTP 220 hello\r\n\r\n";
+                case "/header" -> "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n";
+                case "/headers" -> "HTTP/1.1 200 OK\r\n" + "X-A: 1\r\n".repeat(300) + "\r\n";
+                case "/line" -> "HTTP/1.1 200 OK\r\nX-Long: " + "a".repeat(20_000) + "\r\n\r\n";
+                case "/length" -> "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n";
+                case "/coding" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n";
+                case "/switch" -> "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+                case "/chunk" -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
+                case "/overlong" ->
+                  "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n";
+                default -> "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort";
+              });
+          return false;
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
+      for (String path :
+          new String[] {"/status", "/header", "/headers", "/line", "/length", "/coding", "/switch"
+          }) {
+        assertThatThrownBy(() -> client.send("POST", path, JSON, BODY))
+            .as(path)
             .isInstanceOf(MalformedResponseException.class);
       }
       for (String path : new String[] {"/chunk", "/overlong", "/cut"}) {
-        assertThatThrownBy(() -> text(client.send("POST", path, JSON, BODY))).as(path).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> text(client.send("POST", path, JSON, BODY)))
+            .as(path)
+            .isInstanceOf(IOException.class);
       }
     }
   }
@@ -206,16 +241,20 @@ class OriginClientTest {
     try (ServerSocket closed = new ServerSocket(0)) {
       port = closed.getLocalPort();
     }
-    try (OriginClient client = new OriginClient(URI.create("http://127.0.0.1:" + port), Duration.ofSeconds(1),
-        Duration.ofSeconds(1), null)) {
-      assertThatThrownBy(() -> client.send("POST", "/", JSON, BODY)).isInstanceOf(UnreachableException.class);
+    try (OriginClient client = new OriginClient(
+        URI.create("http://127.0.0.1:" + port),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(1),
+        null)) {
+      assertThatThrownBy(() -> client.send("POST", "/", JSON, BODY))
+          .isInstanceOf(UnreachableException.class);
     }
   }
 
   @Test
   void headerValuesCannotSmuggleLines() throws Exception {
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> false);
-         OriginClient client = client(origin, Duration.ofSeconds(1))) {
+        OriginClient client = client(origin, Duration.ofSeconds(1))) {
       assertThatThrownBy(() -> client.send("POST", "/", new String[] {"X-A", "1\r\nX-B: 2"}, BODY))
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(origin.requests).isEmpty();

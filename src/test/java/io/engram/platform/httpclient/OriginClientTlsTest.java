@@ -26,29 +26,52 @@ import org.junit.jupiter.api.io.TempDir;
 /** An https upstream: a certificate made here by the JDK's keytool, served by the JDK's HttpsServer. */
 class OriginClientTlsTest {
   private static final char[] PASSWORD = "changeit".toCharArray();
+
   @TempDir
   static Path dir;
+
   static HttpsServer server;
   static SSLContext trusting;
 
   @BeforeAll
   static void start() throws Exception {
     Path store = dir.resolve("upstream.p12");
-    Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-        "-genkeypair", "-alias", "upstream", "-keyalg", "EC", "-dname", "CN=localhost", "-ext",
-        "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(),
-        "-storepass", "changeit").redirectErrorStream(true).start();
+    Process keytool = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+            "-genkeypair",
+            "-alias",
+            "upstream",
+            "-keyalg",
+            "EC",
+            "-dname",
+            "CN=localhost",
+            "-ext",
+            "SAN=ip:127.0.0.1,dns:localhost",
+            "-validity",
+            "2",
+            "-storetype",
+            "PKCS12",
+            "-keystore",
+            store.toString(),
+            "-storepass",
+            "changeit")
+        .redirectErrorStream(true)
+        .start();
     assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(keytool.exitValue()).as(new String(keytool.getInputStream().readAllBytes())).isZero();
+    assertThat(keytool.exitValue())
+        .as(new String(keytool.getInputStream().readAllBytes()))
+        .isZero();
     KeyStore keys = KeyStore.getInstance("PKCS12");
     try (InputStream in = Files.newInputStream(store)) {
       keys.load(in, PASSWORD);
     }
-    KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    KeyManagerFactory keyManagers =
+        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     keyManagers.init(keys, PASSWORD);
     SSLContext serverContext = SSLContext.getInstance("TLS");
     serverContext.init(keyManagers.getKeyManagers(), null, null);
-    TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory trust =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     trust.init(keys);
     trusting = SSLContext.getInstance("TLS");
     trusting.init(null, trust.getTrustManagers(), null);
@@ -73,13 +96,14 @@ class OriginClientTlsTest {
   @Test
   void talksTlsToATrustedCertificateAndChecksItsName() throws Exception {
     URI origin = URI.create("https://127.0.0.1:" + server.getAddress().getPort());
-    try (OriginClient client = new OriginClient(origin, Duration.ofSeconds(5), Duration.ofSeconds(5),
-        trusting.getSocketFactory())) {
+    try (OriginClient client = new OriginClient(
+        origin, Duration.ofSeconds(5), Duration.ofSeconds(5), trusting.getSocketFactory())) {
       for (int i = 0; i < 2; i++) {
-        try (ClientResponse response = client.send("POST", "/v1/echo", new String[0],
-            "secure".getBytes(StandardCharsets.UTF_8))) {
+        try (ClientResponse response = client.send(
+            "POST", "/v1/echo", new String[0], "secure".getBytes(StandardCharsets.UTF_8))) {
           assertThat(response.status()).isEqualTo(200);
-          assertThat(new String(response.body().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("secure");
+          assertThat(new String(response.body().readAllBytes(), StandardCharsets.UTF_8))
+              .isEqualTo("secure");
         }
       }
       assertThat(client.connectionsOpened()).isEqualTo(1);
@@ -89,16 +113,24 @@ class OriginClientTlsTest {
   @Test
   void anUntrustedCertificateOrAnotherNameIsRefused() {
     int port = server.getAddress().getPort();
-    try (OriginClient untrusted = new OriginClient(URI.create("https://127.0.0.1:" + port), Duration.ofSeconds(5),
-        Duration.ofSeconds(5), null)) {
+    try (OriginClient untrusted = new OriginClient(
+        URI.create("https://127.0.0.1:" + port),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(5),
+        null)) {
       assertThatThrownBy(() -> untrusted.send("POST", "/v1/echo", new String[0], new byte[0]))
-          .isInstanceOf(UnreachableException.class).hasCauseInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+          .isInstanceOf(UnreachableException.class)
+          .hasCauseInstanceOf(javax.net.ssl.SSLHandshakeException.class);
     }
     // The certificate names 127.0.0.1 and localhost, not 127.0.0.2.
-    try (OriginClient wrongName = new OriginClient(URI.create("https://127.0.0.2:" + port), Duration.ofSeconds(5),
-        Duration.ofSeconds(5), trusting.getSocketFactory())) {
+    try (OriginClient wrongName = new OriginClient(
+        URI.create("https://127.0.0.2:" + port),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(5),
+        trusting.getSocketFactory())) {
       assertThatThrownBy(() -> wrongName.send("POST", "/v1/echo", new String[0], new byte[0]))
-          .isInstanceOf(UnreachableException.class).hasCauseInstanceOf(javax.net.ssl.SSLHandshakeException.class)
+          .isInstanceOf(UnreachableException.class)
+          .hasCauseInstanceOf(javax.net.ssl.SSLHandshakeException.class)
           .hasMessageContaining("127.0.0.2");
     }
   }
