@@ -1,0 +1,27 @@
+#!/bin/bash
+# Retrieval at 100,000 memories: rebuilds the index of /tmp/bench/data (made by bench/seed-100k.sh),
+# then retrieves with includeContext at 1, 2, 4 and 8 connections (wrk, 30 s each after a warm-up).
+#   bash bench/retrieve-bench.sh [path to engram.jar, default target/engram.jar]
+# Results: docs/benchmarks.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JAR=${1:-target/engram.jar}
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+source <(sed 's/ /\n/g' /tmp/bench/env)
+export ENGRAM_DATA_DIR=/tmp/bench/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef RATE_LIMIT_REQUESTS=1000000 \
+  ENGRAM_REFLECTION_SCHEDULER=false LOG_LEVEL=warning
+rm -rf /tmp/bench/data/index
+"$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar "$JAR" serve \
+  > /tmp/bench/retrieve-serve.log 2>&1 &
+PID=$!
+trap 'kill $PID 2>/dev/null || true' EXIT
+until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
+  kill -0 $PID 2>/dev/null || { cat /tmp/bench/retrieve-serve.log; exit 1; }
+  sleep 0.5
+done
+URL=http://127.0.0.1:8000/v1/memory/retrieve
+wrk -t1 -c1 -d10s -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL >/dev/null
+for C in 1 2 4 8; do
+  echo "c=$C $(wrk -t1 -c$C -d30s --latency -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL \
+    | grep -E 'Requests/sec|^ +(50|90|99)%' | tr -s ' ' | tr '\n' ' ')"
+done
