@@ -1,11 +1,14 @@
 package io.engram.platform.http;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -44,6 +47,7 @@ public final class JsonBody {
     if (declared > maxBytes) {
       throw tooLarge(maxBytes);
     }
+    refuseEncodedBody(ctx.header("Content-Encoding"));
     if (contentType == null || !isJson(contentType)) {
       if (declared <= 0 && contentType == null) {
         throw ApiException.badRequest(
@@ -64,8 +68,17 @@ public final class JsonBody {
       throw ApiException.badRequest(null, "A JSON request body is required");
     }
     JsonNode parsed;
-    try {
-      parsed = Json.MAPPER.readTree(bytes);
+    try (JsonParser parser = Json.MAPPER.createParser(bytes)) {
+      parsed = Json.MAPPER.readTree(parser);
+      if (parsed != null && parser.nextToken() != null) {
+        // {"text":"a"}{"text":"b"} would otherwise be read as its first half.
+        throw ApiException.badRequest(
+            null,
+            "The request body must be exactly one JSON value; more follows it at line "
+                + parser.currentLocation().getLineNr()
+                + ", column "
+                + parser.currentLocation().getColumnNr());
+      }
     } catch (JsonProcessingException e) {
       var location = e.getLocation();
       String where = location == null
@@ -83,23 +96,49 @@ public final class JsonBody {
   }
 
   /**
-   * No string or field name anywhere in the body may hold a NUL character: stored as text,
-   * PostgreSQL refuses it (a 500 instead of a 400), and SQLite would keep it silently.
+   * Bodies are read as sent: a compressed body is refused rather than read as if it were plain
+   * (which would store the compressed bytes' misreading, or fail later in a confusing way).
+   */
+  private static void refuseEncodedBody(String contentEncoding) {
+    if (contentEncoding != null
+        && !contentEncoding.isBlank()
+        && !contentEncoding.strip().equalsIgnoreCase("identity")) {
+      throw ApiException.unsupportedMediaType(
+          "an uncompressed body (no Content-Encoding)",
+          "Content-Encoding: " + contentEncoding.strip());
+    }
+  }
+
+  /**
+   * No string or field name anywhere in the body may hold a NUL character (stored as text,
+   * PostgreSQL refuses it: a 500 instead of a 400; SQLite would keep it silently) or half of a
+   * UTF-16 surrogate pair ({@code "\ud800"} alone is valid JSON but no character: the database
+   * would store a '?' the client never sent).
    */
   private static void refuseNul(JsonNode node, String field) {
-    if (node.isTextual() && node.asText().indexOf('\0') >= 0) {
-      throw ApiException.badRequest(
-          field,
-          (field == null ? "A value" : "'" + field + "'") + " must not contain a NUL character");
+    if (node.isTextual()) {
+      refuseUnstorable(node.asText(), field == null ? "A value" : "'" + field + "'", field);
     }
     for (var entry : node.properties()) {
-      if (entry.getKey().indexOf('\0') >= 0) {
-        throw ApiException.badRequest(null, "Field names must not contain a NUL character");
-      }
+      refuseUnstorable(entry.getKey(), "Field names", null);
       refuseNul(entry.getValue(), field == null ? entry.getKey() : field);
     }
     if (node.isArray()) {
       node.forEach(item -> refuseNul(item, field));
+    }
+  }
+
+  private static void refuseUnstorable(String text, String what, String field) {
+    if (text.indexOf('\0') >= 0) {
+      throw ApiException.badRequest(field, what + " must not contain a NUL character");
+    }
+    // Well-formed UTF-16 survives a round trip through UTF-8; a lone surrogate does not.
+    CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder();
+    if (!utf8.canEncode(text)) {
+      throw ApiException.badRequest(
+          field,
+          what + " must be valid Unicode: it holds half of a UTF-16 surrogate pair, which is no"
+              + " character");
     }
   }
 
