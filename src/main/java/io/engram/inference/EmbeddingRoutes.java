@@ -10,6 +10,7 @@ import io.engram.inference.engine.Generation;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.Embedder;
+import io.engram.platform.VisibleText;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
@@ -124,9 +125,11 @@ public final class EmbeddingRoutes implements RouteModule {
         throw ChatRequest.unsupported(
             "input", "token arrays are not supported as 'input'; send text");
       }
-      if (!item.isTextual() || item.asText().isBlank()) {
+      if (!item.isTextual() || VisibleText.isEmpty(item.asText())) {
         throw ApiException.badRequest(
-            "input", "'input' must be a non-empty string or a list of non-empty strings");
+            "input",
+            "'input' must be a non-empty string or a list of non-empty strings (text of only"
+                + " white space, control or format characters is empty)");
       }
       if (item.asText().length() > MAX_INPUT_CHARS) {
         throw ApiException.badRequest(

@@ -8,6 +8,7 @@ import io.engram.memory.ContextBlock;
 import io.engram.memory.ContextMode;
 import io.engram.memory.MemoryService;
 import io.engram.memory.RetrievalRequest;
+import io.engram.platform.VisibleText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -55,7 +56,8 @@ final class MemoryContext {
       int tokenBudget,
       String requestId) {
     String query = query(messages);
-    if (query.isBlank() || tokenBudget < RetrievalRequest.MIN_CONTEXT_TOKENS) {
+    // A conversation whose user turns hold no visible text has nothing to look up: no memory.
+    if (VisibleText.isEmpty(query) || tokenBudget < RetrievalRequest.MIN_CONTEXT_TOKENS) {
       return Injection.NONE;
     }
     RetrievalRequest request = new RetrievalRequest(
@@ -88,7 +90,7 @@ final class MemoryContext {
     List<String> turns = new ArrayList<>();
     for (int i = messages.size() - 1; i >= 0 && turns.size() < 2; i--) {
       ChatMessage message = messages.get(i);
-      if (message.role().equals(ChatMessage.USER) && !message.content().isBlank()) {
+      if (message.role().equals(ChatMessage.USER) && !VisibleText.isEmpty(message.content())) {
         turns.addFirst(message.content().strip());
         if (turns.size() == 1 && message.content().length() >= SHORT_TURN) {
           break;

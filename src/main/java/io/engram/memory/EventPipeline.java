@@ -1,6 +1,7 @@
 package io.engram.memory;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.platform.VisibleText;
 import io.engram.platform.http.JsonBody;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -83,7 +84,11 @@ public final class EventPipeline {
 
   private static String skipReason(
       String statement, Set<String> seen, Predicate<String> alreadyKnown, int staged) {
-    if (WORD.matcher(statement).results().count() < MIN_WORDS) {
+    if (WORD.matcher(statement)
+            .results()
+            .filter(word -> !VisibleText.isEmpty(word.group()))
+            .count()
+        < MIN_WORDS) {
       return "too_short";
     }
     if (statement.endsWith("?")) {

@@ -59,6 +59,17 @@ class ChatCompletionTest {
   }
 
   @Test
+  void aConversationOfInvisibleTextIsAnsweredWithoutMemoryNotA500() {
+    gateway.remember("The Berlin office opens at nine.", null);
+    for (String content : List.of("\u200b", "\u00a0\ufeff\u0301", "\uDB40\uDC41 \u0001")) {
+      Http.Response response =
+          gateway.chat(gateway.token, GatewayFixture.body(content, "")).send();
+      assertThat(response.status()).as(response.text()).isEqualTo(200);
+      assertThat(response.header("X-Engram-Memory-Ids")).isEmpty();
+    }
+  }
+
+  @Test
   void putsRelevantMemoriesAheadOfTheMessagesAndSaysWhichAndCountsThem() {
     String id = gateway.remember("The Lisbon office moved to Rua Augusta 100 in March.", null);
     Http.Response response = gateway

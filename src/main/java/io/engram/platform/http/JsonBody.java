@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.platform.VisibleText;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -200,6 +201,12 @@ public final class JsonBody {
     String text = value.asText().strip();
     if (text.isEmpty()) {
       throw ApiException.badRequest(field, "'" + field + "' must not be empty");
+    }
+    if (VisibleText.isEmpty(text)) {
+      throw ApiException.badRequest(
+          field,
+          "'" + field + "' must not be empty: it holds only invisible characters (white space,"
+              + " control or format characters, or marks without a letter)");
     }
     if (text.length() > maxLength) {
       throw ApiException.badRequest(
