@@ -8,6 +8,8 @@ import io.engram.platform.http.ValidationError;
 import io.engram.platform.json.Json;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -190,6 +192,34 @@ class ErrorShapeTest {
             .send()
             .header("X-Request-Id"))
         .startsWith("req_");
+  }
+
+  /** What Jetty refuses while parsing a request, answered as JSON in the family's shape where the path is known. */
+  @Test
+  void requestsTheContainerRefusesAreAnsweredAsJson() throws Exception {
+    String product = raw("GET /api/assistants HTTP/1.1\r\nHost: x\r\nX-A: a\u007fb\r\n\r\n");
+    assertThat(product).startsWith("HTTP/1.1 400").contains("Content-Type: application/json");
+    assertThat(Json.read(product.substring(product.indexOf("\r\n\r\n") + 4), JsonNode.class)
+            .get("success")
+            .asBoolean())
+        .isFalse();
+    String openAi = raw("GET /v1/health HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n");
+    assertThat(openAi).startsWith("HTTP/1.1 400").contains("Content-Type: application/json");
+    assertThat(Json.read(openAi.substring(openAi.indexOf("\r\n\r\n") + 4), JsonNode.class)
+            .at("/error/type")
+            .asText())
+        .isEqualTo("invalid_request_error");
+    Http.Response longUri = http.get("/v1/memory/" + "a".repeat(9_000)).send();
+    assertThat(longUri.status()).isEqualTo(414);
+    assertThat(longUri.json().at("/error/code").asText()).isEqualTo("http_414");
+  }
+
+  private static String raw(String request) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.engram.port())) {
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   /**
