@@ -61,7 +61,7 @@ public final class EmbeddingRoutes implements RouteModule {
 
   private void embed(Context ctx) {
     Principal caller = guard.permission(ctx, Permission.INFERENCE);
-    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(FIELDS);
+    JsonBody body = JsonBody.parseOpenAi(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
       throw ApiException.notFound(

@@ -66,7 +66,7 @@ public final class GenerationRoutes implements RouteModule {
 
   private void chat(Context ctx) {
     Principal caller = guard.inference(ctx);
-    ChatRequest chat = ChatRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
+    ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
     try (Gateway.Prepared prepared =
         gateway.prepareChat(caller, scope, chat, memoryHeader(ctx), HttpServer.requestId(ctx))) {
@@ -83,7 +83,7 @@ public final class GenerationRoutes implements RouteModule {
 
   private void completion(Context ctx) {
     Principal caller = guard.permission(ctx, Permission.INFERENCE);
-    CompletionRequest completion = CompletionRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
+    CompletionRequest completion = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     try (Gateway.Prepared prepared = gateway.prepareCompletion(caller, completion)) {
       respond(
           ctx,

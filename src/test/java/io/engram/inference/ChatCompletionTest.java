@@ -58,6 +58,21 @@ class ChatCompletionTest {
     assertThat(gateway.upstream.lastRequest().get("top_p").asDouble()).isEqualTo(1.0);
   }
 
+  /** Clients built on typed models send null for every unset parameter; OpenAI reads it as absent. */
+  @Test
+  void explicitNullsOnTheOpenAiRoutesMeanTheDefault() {
+    Http.Response chat = gateway
+        .chat(
+            gateway.token,
+            GatewayFixture.body(
+                "Hi",
+                "\"temperature\":null,\"top_p\":null,\"stop\":null,\"max_tokens\":null,\"user\":null,\"seed\":null"))
+        .send();
+    assertThat(chat.status()).as(chat.text()).isEqualTo(200);
+    assertThat(gateway.upstream.lastRequest().get("temperature").asDouble()).isEqualTo(1.0);
+    assertThat(gateway.upstream.lastRequest().get("max_tokens").asInt()).isEqualTo(2048);
+  }
+
   @Test
   void aConversationOfInvisibleTextIsAnsweredWithoutMemoryNotA500() {
     gateway.remember("The Berlin office opens at nine.", null);

@@ -102,6 +102,26 @@ class RequestBodyRulesTest {
   }
 
   @Test
+  void anExplicitNullIsRefusedOnEngramsOwnRoutes() {
+    int before = memories();
+    for (String field : List.of("subject", "memoryKind", "confidence", "metadata", "occurredAt")) {
+      Http.Response refused = server
+          .http
+          .post("/v1/memory")
+          .bearer(token)
+          .json("{\"text\":\"explicit null for " + field + "\",\"" + field + "\":null}")
+          .send();
+      assertThat(refused.status()).as(field).isEqualTo(400);
+      assertThat(refused.json().at("/error/param").asText()).isEqualTo(field);
+      assertThat(refused.json().at("/error/message").asText()).contains("must not be null");
+    }
+    Http.Response organization = server.asOperator(
+        server.http.post("/v1/organizations").json("{\"name\":\"Nulls\",\"plan\":null}"));
+    assertThat(organization.status()).isEqualTo(400);
+    assertThat(memories()).isEqualTo(before);
+  }
+
+  @Test
   void aCompressedBodyIsRefusedWith415() {
     int before = memories();
     Http.Response refused = server

@@ -41,8 +41,30 @@ public final class JsonBody {
     return new JsonBody(node);
   }
 
-  /** Reads the body: 415 for a non-JSON content type, 413 when too large, 400 when malformed or not an object. */
+  /**
+   * Reads the body of an Engram route: 415 for a non-JSON content type, 413 when too large, 400
+   * when malformed or not an object, and 400 for a field sent as an explicit {@code null}: on these
+   * routes null means nothing a caller could want (leaving a field out gives its default), so it
+   * is refused rather than guessed at.
+   */
   public static JsonBody parse(Context ctx, long maxBytes) {
+    JsonBody body = parseOpenAi(ctx, maxBytes);
+    for (var field : body.node.properties()) {
+      if (field.getValue().isNull()) {
+        throw ApiException.badRequest(
+            field.getKey(),
+            "'" + field.getKey() + "' must not be null; leave it out to use its default");
+      }
+    }
+    return body;
+  }
+
+  /**
+   * Reads the body of an OpenAI-compatible route (chat, completions, embeddings) by the same
+   * rules, except that an explicit {@code null} means the field is absent: OpenAI's API reads it
+   * so, and clients built on typed models send nulls for every unset parameter.
+   */
+  public static JsonBody parseOpenAi(Context ctx, long maxBytes) {
     String contentType = ctx.contentType();
     long declared = ctx.contentLength();
     if (declared > maxBytes) {
