@@ -163,8 +163,14 @@ public final class ApiContract {
     return node.has("$ref") ? node.get("$ref").asText().substring(1) : pointer;
   }
 
-  private static JsonNode resolve(JsonNode node) {
+  /** A node given by a local $ref, followed; any other node as it is. */
+  public static JsonNode resolve(JsonNode node) {
     return node.has("$ref") ? DOCUMENT.at(node.get("$ref").asText().substring(1)) : node;
+  }
+
+  /** The OpenAPI document the exchanges are checked against. */
+  public static JsonNode document() {
+    return DOCUMENT;
   }
 
   private static String escape(String token) {

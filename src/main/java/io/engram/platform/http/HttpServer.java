@@ -38,7 +38,10 @@ public final class HttpServer {
     this.javalin = Javalin.create(javalinConfig -> {
       configure(javalinConfig, config);
       javalinConfig.routes.before(HttpServer::beginRequest);
-      javalinConfig.routes.after(ctx -> endRequest(ctx, metrics));
+      javalinConfig.routes.after(ctx -> {
+        RefusedBody.afterRoute(ctx, config.server().maxBodyBytes());
+        endRequest(ctx, metrics);
+      });
       javalinConfig.routes.exception(ApiException.class, (e, ctx) -> ErrorResponses.write(ctx, e));
       javalinConfig.routes.exception(
           HttpResponseException.class, (e, ctx) -> ErrorResponses.write(ctx, translate(e, ctx)));

@@ -33,6 +33,25 @@ public final class RefusedBody {
       ctx.header("Connection", "close");
       return;
     }
+    drop(ctx, DISCARD_LIMIT_BYTES);
+  }
+
+  /**
+   * After every route: whatever the route left unread of the body (a body sent where none is
+   * read, or one refused before it was read) is read and dropped up to {@code limit}, so the
+   * connection stays usable for the client's next request; past the limit the answer closes it
+   * and says so. Without this, Jetty closed such a connection after answering without saying so,
+   * and a client's next request on it met a closed socket. A 100-continue client was not asked for
+   * its body and has not sent it: nothing is read.
+   */
+  public static void afterRoute(Context ctx, long limit) {
+    boolean hasBody = ctx.contentLength() > 0 || ctx.header("Transfer-Encoding") != null;
+    if (hasBody && !"100-continue".equalsIgnoreCase(ctx.header("Expect"))) {
+      drop(ctx, limit);
+    }
+  }
+
+  private static void drop(Context ctx, long limit) {
     try {
       InputStream body = ctx.req().getInputStream();
       byte[] buffer = new byte[64 * 1024];
@@ -40,7 +59,7 @@ public final class RefusedBody {
       int read;
       while ((read = body.read(buffer)) >= 0) {
         dropped += read;
-        if (dropped > DISCARD_LIMIT_BYTES) {
+        if (dropped > limit) {
           ctx.header("Connection", "close");
           return;
         }
