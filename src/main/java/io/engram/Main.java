@@ -2,6 +2,7 @@ package io.engram;
 
 import io.engram.inference.local.TinyModel;
 import io.engram.platform.config.ConfigException;
+import io.engram.platform.config.ConfigSummary;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.logging.LoggingSetup;
 import java.nio.file.Path;
@@ -57,7 +58,9 @@ public final class Main {
         "starting Engram {} on Java {}",
         Main.class.getPackage().getImplementationVersion(),
         Runtime.version());
-    log.info("configuration: {}", config.redactedValues());
+    ConfigSummary.of(config)
+        .forEach((group, entries) ->
+            log.info("configuration, {}: {}", group, String.join(", ", entries)));
     Engram engram;
     try {
       engram = Engram.start(config, Clock.systemUTC(), key -> {

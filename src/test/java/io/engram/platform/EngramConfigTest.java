@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.engram.platform.config.ConfigException;
+import io.engram.platform.config.ConfigSummary;
 import io.engram.platform.config.EngramConfig;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -122,5 +124,36 @@ class EngramConfigTest {
             .server()
             .port())
         .isZero();
+  }
+
+  @Test
+  void theStartUpSummaryShowsWhatIsInEffectGroupedAndWhatWasSet() {
+    Map<String, List<String>> summary = ConfigSummary.of(EngramConfig.fromEnvironment(Map.of(
+        "API_PORT",
+        "9000",
+        "ENGRAM_ADMIN_KEY",
+        "an-admin-key-long-enough-0123",
+        "GPU_MEMORY_FRACTION",
+        "0.5")));
+    assertThat(summary.get("server")).contains("API_PORT=9000 (set)", "API_HOST=0.0.0.0");
+    assertThat(summary.get("access")).contains("ENGRAM_ADMIN_KEY=<set> (set)");
+    assertThat(String.join(" ", summary.get("logging")))
+        .as("logging to stdout: no file")
+        .doesNotContain("LOG_FILE_PATH");
+    assertThat(String.join(" ", summary.get("inference")))
+        .doesNotContain("ENGRAM_UPSTREAM_API_KEY")
+        .contains("MAX_CONCURRENT_REQUESTS=(by plan)");
+    assertThat(summary.get("set but not used by this build"))
+        .containsExactly("GPU_MEMORY_FRACTION=0.5");
+    assertThat(summary.values().stream().flatMap(List::stream))
+        .noneMatch(e -> e.contains("GRADIENT_ACCUMULATION"));
+
+    Map<String, List<String>> toFile = ConfigSummary.of(
+        EngramConfig.fromEnvironment(Map.of()).withOverrides(Map.of("LOG_DESTINATION", "file")));
+    assertThat(String.join(" ", toFile.get("logging")))
+        .contains("LOG_FILE_PATH=", "LOG_DESTINATION=file (set)");
+    assertThat(String.join(" ", toFile.get("server")))
+        .as("defaults carried over are not 'set'")
+        .doesNotContain("(set)");
   }
 }

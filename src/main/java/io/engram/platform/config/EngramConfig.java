@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The service's start-up configuration, read once from the environment and parsed once into
@@ -25,7 +27,8 @@ public record EngramConfig(
     Storage storage,
     Inference inference,
     boolean reflectionScheduler,
-    Map<String, String> values) {
+    Map<String, String> values,
+    Set<String> fromEnvironment) {
 
   /** The HTTP server: where it listens, what it accepts, how long it waits. */
   public record Server(
@@ -99,12 +102,14 @@ public record EngramConfig(
   private static EngramConfig parse(Map<String, String> env, boolean ephemeralPortAllowed) {
     List<String> problems = new ArrayList<>();
     Map<String, String> values = new LinkedHashMap<>();
+    Set<String> fromEnvironment = new TreeSet<>();
     for (VariableSpec spec : EnvironmentVariables.all()) {
       String raw = env.get(spec.name());
       if (raw == null || raw.isBlank()) {
         values.put(spec.name(), spec.defaultValue());
         continue;
       }
+      fromEnvironment.add(spec.name());
       boolean ephemeralPort =
           ephemeralPortAllowed && spec.name().equals("API_PORT") && raw.trim().equals("0");
       spec.check(raw)
@@ -141,7 +146,8 @@ public record EngramConfig(
         new Storage(dataDir, values.get("DATABASE_URL")),
         inference(values, dataDir),
         bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
-        Map.copyOf(values));
+        Map.copyOf(values),
+        Set.copyOf(fromEnvironment));
   }
 
   /** Rules beyond a single variable's type and range. */
@@ -236,7 +242,20 @@ public record EngramConfig(
   public EngramConfig withOverrides(Map<String, String> overrides) {
     Map<String, String> merged = new LinkedHashMap<>(values);
     merged.putAll(overrides);
-    return parse(merged, true);
+    EngramConfig parsed = parse(merged, true);
+    // Defaults carried over are still defaults: only the environment's and the overrides' are
+    // "set".
+    Set<String> set = new TreeSet<>(fromEnvironment);
+    set.addAll(overrides.keySet());
+    return new EngramConfig(
+        parsed.server(),
+        parsed.access(),
+        parsed.logging(),
+        parsed.storage(),
+        parsed.inference(),
+        parsed.reflectionScheduler(),
+        parsed.values(),
+        Set.copyOf(set));
   }
 
   /** The values safe to print at start-up: secrets and database passwords are masked. */

@@ -1,0 +1,118 @@
+package io.engram.platform.config;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The start-up configuration as an operator reads it: grouped by what it configures, only what is
+ * in effect (the log file only when logging to a file, the upstream's settings only when there is
+ * one, the WebSocket limits only when WebSockets are on), each value marked {@code (set)} when it
+ * came from the environment rather than its default, secrets masked. Variables the spec lists but
+ * this build does not use are shown only when someone set them, so a setting that does nothing is
+ * said to do nothing.
+ */
+public final class ConfigSummary {
+  private static final Map<String, List<String>> GROUPS = new LinkedHashMap<>();
+
+  static {
+    GROUPS.put(
+        "server",
+        List.of(
+            "API_HOST",
+            "API_PORT",
+            "CORS_ORIGINS",
+            "REQUEST_TIMEOUT",
+            "ENGRAM_MAX_BODY_BYTES",
+            "ENGRAM_SHUTDOWN_GRACE_SECONDS"));
+    GROUPS.put(
+        "access",
+        List.of(
+            "API_KEY_REQUIRED",
+            "ENGRAM_ADMIN_KEY",
+            "RATE_LIMIT_REQUESTS",
+            "ENGRAM_SESSION_TTL_MINUTES",
+            "ENGRAM_COOKIE_SECURE"));
+    GROUPS.put("logging", List.of("LOG_LEVEL", "LOG_FORMAT", "LOG_DESTINATION", "LOG_FILE_PATH"));
+    GROUPS.put("storage", List.of("ENGRAM_DATA_DIR", "DATABASE_URL"));
+    GROUPS.put(
+        "inference",
+        List.of(
+            "DEFAULT_MODEL",
+            "MODEL_CACHE_DIR",
+            "MAX_CONCURRENT_REQUESTS",
+            "WORKER_PROCESSES",
+            "MAX_MODEL_SIZE_GB",
+            "ENGRAM_UPSTREAM_URL",
+            "ENGRAM_UPSTREAM_API_KEY",
+            "ENGRAM_UPSTREAM_MODEL",
+            "ENGRAM_UPSTREAM_CONTEXT_LENGTH",
+            "ENGRAM_STREAM_KEEPALIVE_SECONDS",
+            "ENGRAM_WEBSOCKET_ENABLED",
+            "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
+            "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
+            "ENGRAM_WEBSOCKET_AUTH_TIMEOUT"));
+    GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
+  }
+
+  /** What an empty value means where it is not "nothing". */
+  private static final Map<String, String> EMPTY_MEANS = Map.of(
+      "MAX_CONCURRENT_REQUESTS", "by plan",
+      "MAX_MODEL_SIZE_GB", "by plan",
+      "WORKER_PROCESSES", "by cores",
+      "DATABASE_URL", "sqlite in ENGRAM_DATA_DIR",
+      "DEFAULT_MODEL", "none: requests name one",
+      "ENGRAM_ADMIN_KEY", "none");
+
+  private ConfigSummary() {}
+
+  /** Group name to "NAME=value" entries, in a stable order; "unused" lists what this build ignores. */
+  public static Map<String, List<String>> of(EngramConfig config) {
+    Map<String, String> shown = config.redactedValues();
+    Set<String> set = config.fromEnvironment();
+    Map<String, List<String>> summary = new LinkedHashMap<>();
+    List<String> grouped = new ArrayList<>();
+    GROUPS.forEach((group, names) -> {
+      List<String> entries = new ArrayList<>();
+      for (String name : names) {
+        grouped.add(name);
+        if (inEffect(name, config)) {
+          String value = name.equals("MODEL_CACHE_DIR")
+              ? config.inference().modelCacheDir().toString()
+              : shown.get(name);
+          if (value.isEmpty()) {
+            value = "(" + EMPTY_MEANS.getOrDefault(name, "empty") + ")";
+          }
+          entries.add(name + "=" + value + (set.contains(name) ? " (set)" : ""));
+        }
+      }
+      summary.put(group, entries);
+    });
+    List<String> unused = new ArrayList<>();
+    shown.forEach((name, value) -> {
+      if (!grouped.contains(name) && set.contains(name)) {
+        unused.add(name + "=" + value);
+      }
+    });
+    if (!unused.isEmpty()) {
+      summary.put("set but not used by this build", unused);
+    }
+    return summary;
+  }
+
+  private static boolean inEffect(String name, EngramConfig config) {
+    boolean upstream = config.inference().upstream().isPresent();
+    boolean webSockets = config.inference().webSockets().enabled();
+    return switch (name) {
+      case "LOG_FILE_PATH" -> config.logging().destination().equals("file");
+      case "ENGRAM_UPSTREAM_API_KEY", "ENGRAM_UPSTREAM_MODEL", "ENGRAM_UPSTREAM_CONTEXT_LENGTH" ->
+        upstream;
+      case "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
+          "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
+          "ENGRAM_WEBSOCKET_AUTH_TIMEOUT" -> webSockets;
+      default -> true;
+    };
+  }
+}
