@@ -8,6 +8,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import io.engram.platform.http.RouteFamily;
 import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -104,8 +105,10 @@ public final class ApiContract {
         return;
       }
       // Undocumented errors still have to be in their route family's error shape.
-      schemaPointer =
-          "/components/schemas/" + (where.contains(" /api/") ? "ProductError" : "OpenAIError");
+      schemaPointer = "/components/schemas/"
+          + (RouteFamily.of(exchange.pathAndQuery().split("\\?", 2)[0]) == RouteFamily.PRODUCT
+              ? "ProductError"
+              : "OpenAIError");
     } else {
       JsonNode response = responses.path(key);
       JsonNode content = resolve(response).path("content");

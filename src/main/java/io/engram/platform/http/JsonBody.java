@@ -8,8 +8,6 @@ import io.engram.platform.VisibleText;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.nio.charset.CharsetEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -155,14 +153,25 @@ public final class JsonBody {
     if (text.indexOf('\0') >= 0) {
       throw ApiException.badRequest(field, what + " must not contain a NUL character");
     }
-    // Well-formed UTF-16 survives a round trip through UTF-8; a lone surrogate does not.
-    CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder();
-    if (!utf8.canEncode(text)) {
+    if (hasLoneSurrogate(text)) {
       throw ApiException.badRequest(
           field,
           what + " must be valid Unicode: it holds half of a UTF-16 surrogate pair, which is no"
               + " character");
     }
+  }
+
+  /** True when a high surrogate lacks its low half, or a low one stands without its high half. */
+  private static boolean hasLoneSurrogate(String text) {
+    boolean expectLow = false;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (expectLow != Character.isLowSurrogate(c)) {
+        return true;
+      }
+      expectLow = Character.isHighSurrogate(c);
+    }
+    return expectLow;
   }
 
   private static boolean isJson(String contentType) {

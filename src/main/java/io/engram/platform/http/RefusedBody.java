@@ -46,7 +46,8 @@ public final class RefusedBody {
    */
   public static void afterRoute(Context ctx, long limit) {
     boolean hasBody = ctx.contentLength() > 0 || ctx.header("Transfer-Encoding") != null;
-    if (hasBody && !"100-continue".equalsIgnoreCase(ctx.header("Expect"))) {
+    boolean closing = "close".equalsIgnoreCase(ctx.res().getHeader("Connection"));
+    if (hasBody && !closing && !"100-continue".equalsIgnoreCase(ctx.header("Expect"))) {
       drop(ctx, limit);
     }
   }
