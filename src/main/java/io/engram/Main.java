@@ -8,6 +8,7 @@ import io.engram.platform.logging.LoggingSetup;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +57,8 @@ public final class Main {
     Logger log = LoggerFactory.getLogger(Main.class);
     log.info(
         "starting Engram {} on Java {}",
-        Main.class.getPackage().getImplementationVersion(),
+        Objects.requireNonNullElse(
+            Main.class.getPackage().getImplementationVersion(), "(development build)"),
         Runtime.version());
     ConfigSummary.of(config)
         .forEach((group, entries) ->
@@ -85,6 +87,11 @@ public final class Main {
         config.server().host(),
         engram.port(),
         engram.services().database().kind().name().toLowerCase(java.util.Locale.ROOT),
-        config.storage().dataDir().toAbsolutePath());
+        config.storage().dataDir().toAbsolutePath().normalize());
+    // For the person at the console: the JSON log above is for machines, this line is for them.
+    String host = config.server().host();
+    System.err.printf(
+        "%n  Engram is ready: http://%s:%d (API reference: /openapi.json, health: /v1/health)%n%n",
+        host.equals("0.0.0.0") || host.equals("::") ? "localhost" : host, engram.port());
   }
 }

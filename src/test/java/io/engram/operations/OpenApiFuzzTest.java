@@ -170,7 +170,7 @@ class OpenApiFuzzTest {
           call.bearer(credential);
         }
         String body = body(operation, call, random);
-        Map<String, Long> before = stored(server);
+        Map<String, String> before = stored(server);
         String what =
             operation.method() + " " + path + " " + (body == null ? "" : abbreviated(body));
         Http.Response response;
@@ -201,20 +201,32 @@ class OpenApiFuzzTest {
     return text.length() > 300 ? text.substring(0, 300) + "..." : text;
   }
 
-  private static Map<String, Long> stored(TestServer server) {
+  /**
+   * What the stored tables hold: per table, its row count and a digest of every row's values, so
+   * a refused request that changed a row (not only one that added or removed one) is caught.
+   */
+  private static Map<String, String> stored(TestServer server) {
     return server.engram.services().database().read(h -> {
-      Map<String, Long> counts = new LinkedHashMap<>();
+      Map<String, String> tables = new LinkedHashMap<>();
       for (String table : STORED) {
-        counts.put(
+        List<String> rows = h.createQuery("SELECT * FROM " + table)
+            .map((resultSet, context) -> {
+              StringBuilder row = new StringBuilder();
+              var meta = resultSet.getMetaData();
+              for (int column = 1; column <= meta.getColumnCount(); column++) {
+                row.append(meta.getColumnName(column))
+                    .append('=')
+                    .append(resultSet.getString(column))
+                    .append('\u0001');
+              }
+              return row.toString();
+            })
+            .list();
+        tables.put(
             table,
-            h.createQuery("SELECT COUNT(*) FROM " + table).mapTo(Long.class).one());
+            rows.size() + " rows, digest " + rows.stream().sorted().toList().hashCode());
       }
-      counts.put(
-          "assistant versions",
-          h.createQuery("SELECT COALESCE(SUM(version), 0) FROM assistants")
-              .mapTo(Long.class)
-              .one());
-      return counts;
+      return tables;
     });
   }
 

@@ -29,21 +29,12 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts {@code io.engram.Main} with the given arguments and environment (plus a free API_PORT). */
   public static ServerProcess start(Map<String, String> env, String... args) {
     int port = freePort();
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.addAll(
-        Arrays.asList(System.getProperty("engram.jvm.flags", "").trim().split("\\s+")));
-    command.add("-Xmx256m");
-    command.add("-cp");
-    command.add(
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-    command.add("io.engram.Main");
+    List<String> command = new ArrayList<>(mainCommand());
     command.addAll(Arrays.asList(args));
     try {
       Path out = Files.createTempFile("engram-out", ".log");
       Path err = Files.createTempFile("engram-err", ".log");
-      ProcessBuilder builder = new ProcessBuilder(
-              command.stream().filter(s -> !s.isEmpty()).toList())
+      ProcessBuilder builder = new ProcessBuilder(command)
           .redirectOutput(out.toFile())
           .redirectError(err.toFile())
           .redirectInput(ProcessBuilder.Redirect.PIPE);
@@ -58,7 +49,24 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
+  /**
+   * The command that runs {@code io.engram.Main} from the test class path, as the launcher runs the
+   * built jar: this JVM's java, the stack's JVM flags and a small heap.
+   */
+  public static List<String> mainCommand() {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.addAll(
+        Arrays.asList(System.getProperty("engram.jvm.flags", "").trim().split("\\s+")));
+    command.add("-Xmx256m");
+    command.add("-cp");
+    command.add(
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+    command.add("io.engram.Main");
+    return command.stream().filter(s -> !s.isEmpty()).toList();
+  }
+
+  public static int freePort() {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     } catch (IOException e) {

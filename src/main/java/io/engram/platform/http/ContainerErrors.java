@@ -12,9 +12,9 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The answers the servlet container gives before a request reaches a route, in the JSON error
- * shapes of the routes instead of Jetty's HTML page. For a URI Jetty refuses while parsing (an
- * encoded NUL in the path) it no longer knows the path ({@code /badMessage}), so that answer is in
- * the /v1 shape whatever the family.
+ * shapes of the routes instead of Jetty's HTML page. A request line Jetty cannot parse at all
+ * leaves it no path ({@code /badMessage}): that answer is in the /v1 shape. An encoded NUL in the
+ * path is not such a case ({@link EngramConnector}).
  */
 final class ContainerErrors extends ErrorHandler {
 

@@ -26,6 +26,8 @@ import org.slf4j.MDC;
 public final class HttpServer {
   private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
   private static final Logger ACCESS = LoggerFactory.getLogger("engram.access");
+  private static final Pattern CONTROL_IN_PATH =
+      Pattern.compile("%(?:[01][0-9a-fA-F]|7[fF])|[\\x00-\\x1f\\x7f]");
   private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
   private static final String STARTED_AT = "engram.startedAt";
   private static final String REQUEST_ID = "engram.requestId";
@@ -60,8 +62,8 @@ public final class HttpServer {
     javalinConfig.concurrency.useVirtualThreads = true;
     javalinConfig.startup.showJavalinBanner = false;
     javalinConfig.startup.showOldJavalinVersionWarning = false;
-    javalinConfig.jetty.host = config.server().host();
-    javalinConfig.jetty.port = config.server().port();
+    javalinConfig.jetty.addConnector((server, http) -> EngramConnector.create(
+        server, http, config.server().host(), config.server().port()));
     javalinConfig.http.prefer405over404 = true;
     javalinConfig.http.maxRequestSize = config.server().maxBodyBytes();
     javalinConfig.jetty.modifyServer(server -> {
@@ -100,24 +102,24 @@ public final class HttpServer {
     MDC.put("request_id", requestId);
     ctx.attribute(REQUEST_ID, requestId);
     ctx.header("X-Request-Id", requestId);
-    refuseNul(ctx);
+    refuseControlCharacters(ctx);
   }
 
   /**
    * A NUL character is never meaningful in an id, a filter or a cursor, and PostgreSQL refuses it
    * in text ("invalid byte sequence"), which would surface as a 500. Refused here, once, for every
-   * route; JSON bodies get the same rule in {@link JsonBody}.
+   * route; JSON bodies get the same rule in {@link JsonBody}. The path refuses every control
+   * character: no id or route segment has one.
    */
-  private static void refuseNul(Context ctx) {
-    String uri = ctx.req().getRequestURI();
+  private static void refuseControlCharacters(Context ctx) {
+    if (CONTROL_IN_PATH.matcher(ctx.req().getRequestURI()).find()) {
+      throw ApiException.badRequest(
+          null, "The path must not contain control characters (such as %00 or %0A)");
+    }
     String query = ctx.queryString();
-    if (containsEncodedNul(uri) || (query != null && containsEncodedNul(query))) {
+    if (query != null && (query.indexOf('\0') >= 0 || query.contains("%00"))) {
       throw ApiException.badRequest(null, "The URL must not contain a NUL character (%00)");
     }
-  }
-
-  private static boolean containsEncodedNul(String text) {
-    return text.indexOf('\0') >= 0 || text.contains("%00");
   }
 
   /** This request's id, as sent back in X-Request-Id; recorded with the changes it makes. */

@@ -1,0 +1,61 @@
+package io.engram.platform.http;
+
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.internal.HttpConnection;
+
+/**
+ * The server's HTTP/1.1 connector. It differs from Jetty's default in one place: an encoded NUL
+ * ({@code %00}) in the path. Jetty's URI parser throws on it before the request has a path, so the
+ * error page could not know the route family and answered every such request in the /v1 shape.
+ * Here the NUL is turned into another control character ({@code %01}) before parsing: the URI
+ * then parses, and the server's first filter refuses a control character in the path with the
+ * path known, in the family's shape ({@code HttpServer.refuseControlCharacters}). The request is
+ * refused either way; only the shape of the refusal changes. The query is left alone: a NUL there
+ * reaches the same filter as it is.
+ */
+final class EngramConnector {
+  private EngramConnector() {}
+
+  static ServerConnector create(Server server, HttpConfiguration http, String host, int port) {
+    ServerConnector connector = new ServerConnector(server, new NulAwareHttp(http));
+    connector.setHost(host);
+    connector.setPort(port);
+    return connector;
+  }
+
+  /** The request target with every {@code %00} of its path made {@code %01}. */
+  static String withoutEncodedNul(String target) {
+    int query = target.indexOf('?');
+    String path = query < 0 ? target : target.substring(0, query);
+    if (!path.contains("%00")) {
+      return target;
+    }
+    return path.replace("%00", "%01") + (query < 0 ? "" : target.substring(query));
+  }
+
+  private static final class NulAwareHttp extends HttpConnectionFactory {
+    NulAwareHttp(HttpConfiguration config) {
+      super(config);
+    }
+
+    @Override
+    public Connection newConnection(Connector connector, EndPoint endPoint) {
+      HttpConnection connection = new HttpConnection(getHttpConfiguration(), connector, endPoint) {
+        @Override
+        protected HttpStreamOverHTTP1 newHttpStream(
+            String method, String target, HttpVersion version) {
+          return super.newHttpStream(method, withoutEncodedNul(target), version);
+        }
+      };
+      connection.setTransferEncodingChunkMaxLength(getTransferEncodingChunkMaxLength());
+      return configure(connection, connector, endPoint);
+    }
+  }
+}
