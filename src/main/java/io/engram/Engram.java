@@ -6,6 +6,7 @@ import io.engram.access.Guard;
 import io.engram.access.SessionRoutes;
 import io.engram.access.SessionService;
 import io.engram.access.SessionStore;
+import io.engram.administration.ConfigRoutes;
 import io.engram.administration.OrganizationRoutes;
 import io.engram.administration.OrganizationService;
 import io.engram.capabilities.AssistantRoutes;
@@ -22,9 +23,11 @@ import io.engram.memory.MemoryService;
 import io.engram.memory.MemorySettingsRoutes;
 import io.engram.memory.MemoryStores;
 import io.engram.operations.OperationsRoutes;
+import io.engram.organizations.AuditLog;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
@@ -33,12 +36,16 @@ import io.engram.platform.ratelimit.FixedWindowRateLimiter;
 import io.engram.reflection.ReflectionReport;
 import io.engram.reflection.ReflectionRoutes;
 import io.engram.reflection.ReflectionService;
+import io.engram.settings.OrganizationConfigs;
+import io.engram.settings.SystemDefaults;
 import io.engram.store.Database;
 import io.engram.store.Databases;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -64,7 +71,9 @@ public final class Engram implements AutoCloseable {
       CredentialService credentials,
       SessionService sessions,
       OrganizationService organizationService,
-      AssistantService assistants)
+      AssistantService assistants,
+      OrganizationConfigs configs,
+      AuditLog audit)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
@@ -87,7 +96,15 @@ public final class Engram implements AutoCloseable {
           CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))),
           clock);
       return new Services(
-          database, organizations, users, credentials, sessions, administration, assistants);
+          database,
+          organizations,
+          users,
+          credentials,
+          sessions,
+          administration,
+          assistants,
+          new OrganizationConfigs(database, SystemDefaults.of(config), clock),
+          new AuditLog(database));
     }
 
     @Override
@@ -142,6 +159,12 @@ public final class Engram implements AutoCloseable {
         5,
         TimeUnit.SECONDS);
     if (services.database().kind() == Database.Kind.POSTGRESQL) {
+      // Other nodes change organizations' configuration too: in force here within about a second.
+      housekeeping.scheduleWithFixedDelay(
+          () -> quietly("follow configuration changes", services.configs()::followChanges),
+          1,
+          1,
+          TimeUnit.SECONDS);
       // Other nodes write to the same database: follow their changes through the change log.
       housekeeping.scheduleWithFixedDelay(
           () -> quietly("follow the memory change log", memory.index()::tail),
@@ -203,15 +226,19 @@ public final class Engram implements AutoCloseable {
           memory,
           Embedder.shared(config.inference().modelCacheDir()),
           metrics.registry(),
+          services.configs(),
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
+      ConnectionOwners connections = new ConnectionOwners();
       Guard guard = new Guard(
           services.credentials(),
           services.sessions(),
           new FixedWindowRateLimiter(clock),
           metrics,
           config.access().apiKeyRequired(),
-          config.access().rateLimitRequests());
+          config.access().rateLimitRequests(),
+          services.configs(),
+          connections);
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), metrics, guard),
           new OrganizationRoutes(
@@ -234,6 +261,19 @@ public final class Engram implements AutoCloseable {
               config.server().maxBodyBytes())));
       modules.addAll(
           inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
+      Inference running = inference;
+      modules.add(new ConfigRoutes(
+          services.configs(),
+          services.organizationService(),
+          services.audit(),
+          guard,
+          orgId -> {
+            Map<String, Integer> inUse = new LinkedHashMap<>();
+            inUse.put("connections", connections.open(orgId));
+            inUse.putAll(running.inUse(orgId));
+            return inUse;
+          },
+          config.server().maxBodyBytes()));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
       return new Engram(

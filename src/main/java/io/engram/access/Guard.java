@@ -3,11 +3,16 @@ package io.engram.access;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Caller;
+import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.RouteFamily;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.RateLimitDecision;
 import io.engram.platform.ratelimit.RateLimiter;
+import io.engram.settings.ConfigField;
+import io.engram.settings.EffectiveConfig;
+import io.engram.settings.OrganizationConfigs;
 import io.javalin.http.Context;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Set;
 
@@ -39,6 +44,8 @@ public final class Guard {
   private final HttpMetrics metrics;
   private final boolean apiKeyRequired;
   private final int defaultKeyRateLimit;
+  private final OrganizationConfigs configs;
+  private final ConnectionOwners connections;
 
   public Guard(
       CredentialService credentials,
@@ -46,13 +53,17 @@ public final class Guard {
       RateLimiter rateLimiter,
       HttpMetrics metrics,
       boolean apiKeyRequired,
-      int defaultKeyRateLimit) {
+      int defaultKeyRateLimit,
+      OrganizationConfigs configs,
+      ConnectionOwners connections) {
     this.credentials = credentials;
     this.sessions = sessions;
     this.rateLimiter = rateLimiter;
     this.metrics = metrics;
     this.apiKeyRequired = apiKeyRequired;
     this.defaultKeyRateLimit = defaultKeyRateLimit;
+    this.configs = configs;
+    this.connections = connections;
   }
 
   /** The operator: an account-level key (or ENGRAM_ADMIN_KEY). */
@@ -220,11 +231,56 @@ public final class Guard {
   private Principal authenticate(Context ctx) {
     Principal principal = resolve(ctx);
     Caller.set(ctx, new Caller(principal.credentialId(), principal.orgId()));
+    if (principal.organization() != null) {
+      enterOrganization(ctx, principal);
+    }
     if (principal.kind() == Principal.Kind.SESSION
         && !SAFE_METHODS.contains(ctx.method().name())) {
       requireCsrf(ctx, principal);
     }
     return principal;
+  }
+
+  /**
+   * The organization's network boundary, for every request of its credentials: the client's
+   * address must be in its allowlist, the connection counts against its open connections, and the
+   * connection's timeouts become the organization's.
+   */
+  private void enterOrganization(Context ctx, Principal principal) {
+    EffectiveConfig config = configs.effective(principal.organization());
+    requireAllowedAddress(config, ctx.req().getRemoteAddr());
+    long maxConnections = config.count(ConfigField.MAX_CONNECTIONS);
+    if (!connections.claim(ctx, principal.orgId(), maxConnections)) {
+      ctx.header("Connection", "close");
+      throw ApiException.rateLimited(
+          "connection_limit_exceeded",
+          "This organization already has " + maxConnections
+              + " connections open, the most its configuration allows (network.max_connections); "
+              + "reuse an open connection or retry when one closes",
+          1);
+    }
+    ConnectionOwners.timeouts(
+        ctx,
+        config.seconds(ConfigField.CONNECTION_TIMEOUT),
+        config.seconds(ConfigField.KEEPALIVE_TIMEOUT));
+  }
+
+  /** 403 when the organization has an allowlist and the address is not in it. */
+  public void requireAllowedAddress(EffectiveConfig config, String remoteAddress) {
+    if (!config.allows(addressBytes(remoteAddress))) {
+      throw ApiException.forbidden(
+          "ip_not_allowed",
+          "This organization accepts requests only from its allowed IP ranges "
+              + "(network.allowed_ips); " + remoteAddress + " is not in them");
+    }
+  }
+
+  private static byte[] addressBytes(String literal) {
+    try {
+      return InetAddress.ofLiteral(literal).getAddress();
+    } catch (IllegalArgumentException e) {
+      return new byte[0];
+    }
   }
 
   private Principal resolve(Context ctx) {

@@ -128,17 +128,9 @@ public final class OrganizationRoutes implements RouteModule {
 
   private record Admin(Principal principal, String orgId) {}
 
-  /**
-   * The caller managing the organization of the path. An organization's own key proves it exists;
-   * the operator's request is answered 404 for a missing one before its body is looked at.
-   */
   private Admin adminOf(Context ctx) {
-    String orgId = ctx.pathParam("org_id");
-    Principal principal = guard.organizationAdmin(ctx, orgId);
-    if (principal.kind() == Principal.Kind.ACCOUNT) {
-      organizations.get(orgId);
-    }
-    return new Admin(principal, orgId);
+    ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+    return new Admin(managed.principal(), managed.orgId());
   }
 
   private JsonBody body(Context ctx) {

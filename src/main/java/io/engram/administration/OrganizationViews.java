@@ -28,6 +28,8 @@ public final class OrganizationViews {
     limitView.put("tokens_per_request", limits.tokensPerRequest());
     limitView.put("tokens_per_hour", limits.tokensPerHour());
     limitView.put("storage_gb", limits.storageGb());
+    limitView.put("connections", limits.connections());
+    limitView.put("websocket_connections", limits.webSocketConnections());
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("id", org.id());
     view.put("object", "organization");

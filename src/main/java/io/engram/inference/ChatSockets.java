@@ -16,8 +16,12 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
+import io.engram.settings.ConfigField;
+import io.engram.settings.EffectiveConfig;
+import io.engram.settings.OrganizationConfigs;
 import io.javalin.websocket.WsConfig;
 import io.javalin.websocket.WsContext;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -54,17 +58,21 @@ public final class ChatSockets implements RouteModule {
   private final Guard guard;
   private final EngramConfig.WebSocketSettings settings;
   private final ScheduledExecutorService timers;
+  private final OrganizationConfigs configs;
   private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger open = new AtomicInteger();
+  private final Map<String, AtomicInteger> openPerOrganization = new ConcurrentHashMap<>();
 
   public ChatSockets(
       Gateway gateway,
       Guard guard,
       EngramConfig.WebSocketSettings settings,
+      OrganizationConfigs configs,
       ScheduledExecutorService timers) {
     this.gateway = gateway;
     this.guard = guard;
     this.settings = settings;
+    this.configs = configs;
     this.timers = timers;
   }
 
@@ -81,6 +89,12 @@ public final class ChatSockets implements RouteModule {
   /** Open connections on this node (tests and metrics). */
   public int openConnections() {
     return open.get();
+  }
+
+  /** Open, authenticated connections of one organization on this node. */
+  public int openConnections(String orgId) {
+    AtomicInteger count = openPerOrganization.get(orgId);
+    return count == null ? 0 : count.get();
   }
 
   private void configure(WsConfig ws, SocketFraming framing) {
@@ -122,6 +136,9 @@ public final class ChatSockets implements RouteModule {
     SocketSession session = sessions.remove(sessionId);
     if (session != null) {
       open.decrementAndGet();
+      if (session.countedFor != null) {
+        openPerOrganization.get(session.countedFor).decrementAndGet();
+      }
       session.gone();
     }
   }
@@ -131,6 +148,13 @@ public final class ChatSockets implements RouteModule {
     return parts.length == 2 && parts[0].equalsIgnoreCase("Bearer") ? parts[1] : "";
   }
 
+  /** A connection refused and closed with its own code and message. */
+  private static final class ClosedAlready extends RuntimeException {
+    ClosedAlready() {
+      super(null, null, false, false);
+    }
+  }
+
   /** One connection: its caller once authenticated, and the inference it is running. */
   private final class SocketSession {
     private final WsContext ctx;
@@ -138,6 +162,8 @@ public final class ChatSockets implements RouteModule {
     private final FrameSender frames;
     private volatile Principal caller;
     private volatile boolean busy;
+    /** The organization whose open connections count this one, once it is authenticated. */
+    private volatile String countedFor;
 
     SocketSession(WsContext ctx, SocketFraming framing) {
       this.ctx = ctx;
@@ -193,14 +219,50 @@ public final class ChatSockets implements RouteModule {
     /** @param acknowledge answer {type: auth_ok} (an auth message; not the upgrade's header) */
     void authenticate(String secret, boolean acknowledge) {
       try {
-        caller = guard.inferenceSecret(secret);
+        Principal authenticated = guard.inferenceSecret(secret);
+        enterOrganization(authenticated);
+        caller = authenticated;
         if (acknowledge) {
           send(Json.write(Map.of("type", "auth_ok")));
         }
       } catch (ApiException e) {
         sendError(e);
         ctx.closeSession(POLICY_VIOLATION, "authentication failed");
+      } catch (ClosedAlready e) {
+        // refused with its own close code
       }
+    }
+
+    /**
+     * The organization's WebSocket settings, applied once the caller is known: its allowlist,
+     * whether it uses WebSockets at all, how many connections it may hold open, their idle time.
+     */
+    private void enterOrganization(Principal principal) {
+      EffectiveConfig config = configs.effective(principal.organization());
+      if (ctx.session.getRemoteSocketAddress() instanceof InetSocketAddress remote) {
+        guard.requireAllowedAddress(config, remote.getAddress().getHostAddress());
+      }
+      if (!config.webSocketsEnabled()) {
+        throw ApiException.forbidden(
+            "websocket_disabled",
+            "This organization has turned WebSockets off (websocket.enabled); use "
+                + "POST /v1/chat/completions with \"stream\": true");
+      }
+      long max = config.count(ConfigField.WEBSOCKET_MAX_CONNECTIONS);
+      AtomicInteger count =
+          openPerOrganization.computeIfAbsent(principal.orgId(), id -> new AtomicInteger());
+      if (count.incrementAndGet() > max) {
+        count.decrementAndGet();
+        sendError(ApiException.rateLimited(
+            "too_many_connections",
+            "This organization already has " + max + " WebSocket connections open, the most its "
+                + "configuration allows (websocket.max_connections); retry later",
+            1));
+        ctx.closeSession(TRY_AGAIN_LATER, "too many connections");
+        throw new ClosedAlready();
+      }
+      countedFor = principal.orgId();
+      ctx.session.setIdleTimeout(config.seconds(ConfigField.WEBSOCKET_IDLE_TIMEOUT));
     }
 
     void closeIfUnauthenticated() {

@@ -263,16 +263,12 @@ public final class Gateway {
   }
 
   /** Fills in max_tokens when the caller left it out: the spec's 2048, within the plan and the context. */
-  private static Sampling resolve(
+  private Sampling resolve(
       Sampling sampling, Organization org, int contextLength, int promptTokens) {
     if (sampling.maxTokens() != null) {
       return sampling;
     }
-    long max = Sampling.DEFAULT_MAX_TOKENS;
-    Long planLimit = InferenceLimits.tokensPerRequest(org);
-    if (planLimit != null) {
-      max = Math.min(max, planLimit);
-    }
+    long max = Math.min(Sampling.DEFAULT_MAX_TOKENS, limits.tokensPerRequest(org));
     max = Math.min(max, contextLength - promptTokens);
     return sampling.withMaxTokens((int) Math.max(1, max));
   }

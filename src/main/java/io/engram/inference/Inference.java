@@ -17,6 +17,7 @@ import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
+import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,7 +48,9 @@ public final class Inference implements AutoCloseable {
   private final ScheduledExecutorService keepAlives;
   private final Duration keepAlive;
   private final EngramConfig.WebSocketSettings webSockets;
+  private final OrganizationConfigs configs;
   private final long started;
+  private ChatSockets sockets;
 
   private Inference(
       Gateway gateway,
@@ -56,6 +60,7 @@ public final class Inference implements AutoCloseable {
       List<AutoCloseable> engines,
       Duration keepAlive,
       EngramConfig.WebSocketSettings webSockets,
+      OrganizationConfigs configs,
       long started) {
     this.gateway = gateway;
     this.uploads = uploads;
@@ -64,6 +69,7 @@ public final class Inference implements AutoCloseable {
     this.engines = engines;
     this.keepAlive = keepAlive;
     this.webSockets = webSockets;
+    this.configs = configs;
     this.started = started;
     // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
     this.keepAlives = Executors.newSingleThreadScheduledExecutor(
@@ -76,6 +82,7 @@ public final class Inference implements AutoCloseable {
       MemoryService memory,
       Embedder embedder,
       MeterRegistry registry,
+      OrganizationConfigs configs,
       Clock clock) {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
@@ -137,7 +144,7 @@ public final class Inference implements AutoCloseable {
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
-    InferenceLimits limits = new InferenceLimits(usage, config.inference().maxConcurrentRequests());
+    InferenceLimits limits = new InferenceLimits(usage, configs);
     Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
     return new Inference(
         gateway,
@@ -147,11 +154,13 @@ public final class Inference implements AutoCloseable {
         engines,
         Duration.ofSeconds(config.inference().streamKeepAliveSeconds()),
         config.inference().webSockets(),
+        configs,
         started);
   }
 
   public List<RouteModule> routes(
       Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
+    sockets = new ChatSockets(gateway, guard, webSockets, configs, keepAlives);
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
         new ModelRoutes(
@@ -162,7 +171,16 @@ public final class Inference implements AutoCloseable {
             maxModelSizeGb),
         new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
         new UsageRoutes(gateway.usage(), gateway.limits(), organizations, guard, clock),
-        new ChatSockets(gateway, guard, webSockets, keepAlives));
+        sockets);
+  }
+
+  /** What an organization holds open on this node now: inference requests and WebSockets. */
+  public Map<String, Integer> inUse(String orgId) {
+    return Map.of(
+        "inference_requests",
+        gateway.limits().inFlight(orgId),
+        "websocket_connections",
+        sockets == null ? 0 : sockets.openConnections(orgId));
   }
 
   public Gateway gateway() {

@@ -10,4 +10,6 @@ public record PlanLimits(
     Limit concurrentRequests,
     Limit tokensPerRequest,
     Limit tokensPerHour,
-    Limit storageGb) {}
+    Limit storageGb,
+    Limit connections,
+    Limit webSocketConnections) {}

@@ -30,6 +30,7 @@ class LayeringTest {
       List.of("platform.http"),
       List.of("store"),
       List.of("organizations"),
+      List.of("settings"),
       List.of("access"),
       List.of("administration"),
       List.of("capabilities"),

@@ -4,17 +4,19 @@ import io.engram.access.Principal;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
+import io.engram.settings.ConfigField;
+import io.engram.settings.EffectiveConfig;
+import io.engram.settings.OrganizationConfigs;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The plan's inference limits, checked before any work: tokens per request (a 400: the request
- * can never pass), tokens per hour from real usage and concurrent requests (429s: retrying later
- * can pass). Requests per minute per key are applied earlier, by the guard. MAX_CONCURRENT_REQUESTS,
- * when set, replaces the plan's concurrency (the spec's precedence: instance variables over plan
- * defaults).
+ * The inference limits, checked before any work: tokens per request (a 400: the request can never
+ * pass), tokens per hour from real usage and concurrent requests (429s: retrying later can pass).
+ * Tokens per request and concurrency are the organization's configuration in force ({@link
+ * EffectiveConfig}: plan, the organization's own setting, the instance's MAX_CONCURRENT_REQUESTS);
+ * tokens per hour is the plan's. Requests per minute per key are applied earlier, by the guard.
  */
 public final class InferenceLimits {
 
@@ -28,27 +30,31 @@ public final class InferenceLimits {
   public record TokenBudget(long limit, long remaining, long resetSeconds) {}
 
   private final UsageLedger usage;
-  private final OptionalInt concurrencyOverride;
+  private final OrganizationConfigs configs;
   private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
-  public InferenceLimits(UsageLedger usage, OptionalInt concurrencyOverride) {
+  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs) {
     this.usage = usage;
-    this.concurrencyOverride = concurrencyOverride;
+    this.configs = configs;
   }
 
-  /** The most tokens one request may ask for on this organization's plan; null when unlimited. */
-  public static Long tokensPerRequest(Organization org) {
-    Limit limit = org.plan().limits().tokensPerRequest();
-    return limit.isUnlimited() ? null : limit.value();
+  /** The most tokens one request of this organization may ask for; MAX_VALUE when unlimited. */
+  public long tokensPerRequest(Organization org) {
+    return configs.effective(org).count(ConfigField.MAX_TOKENS_PER_REQUEST);
   }
 
   public void checkTokensPerRequest(Organization org, int maxTokens, String param) {
-    Long limit = tokensPerRequest(org);
-    if (limit != null && maxTokens > limit) {
+    EffectiveConfig.Setting setting =
+        configs.effective(org).setting(ConfigField.MAX_TOKENS_PER_REQUEST);
+    long limit = tokensPerRequest(org);
+    if (maxTokens > limit) {
       throw ApiException.badRequest(
           param,
-          "'" + param + "' is " + maxTokens + " but the " + org.plan().id()
-              + " plan allows at most " + limit + " tokens per request");
+          "'" + param + "' is " + maxTokens + " but "
+              + (setting.source() == ConfigField.Source.ORGANIZATION
+                  ? "this organization's quotas.max_tokens_per_request is "
+                  : "the " + org.plan().id() + " plan allows at most ")
+              + limit + " tokens per request");
     }
   }
 
@@ -85,18 +91,15 @@ public final class InferenceLimits {
       throw ApiException.rateLimited(
           "concurrency_limit_exceeded",
           "This organization already has " + limit
-              + " inference requests in flight, the most its plan allows; retry when one finishes",
+              + " inference requests in flight, the most its configuration allows "
+              + "(quotas.max_concurrent_requests); retry when one finishes",
           1);
     }
     return count::decrementAndGet;
   }
 
   long concurrencyLimit(Organization org) {
-    if (concurrencyOverride.isPresent()) {
-      return concurrencyOverride.getAsInt();
-    }
-    Limit limit = org.plan().limits().concurrentRequests();
-    return limit.isUnlimited() ? Long.MAX_VALUE : limit.value();
+    return configs.effective(org).count(ConfigField.MAX_CONCURRENT_REQUESTS);
   }
 
   /** Requests in flight for the organization (for tests and metrics). */

@@ -42,6 +42,7 @@ public final class HttpServer {
       javalinConfig.routes.before(HttpServer::beginRequest);
       javalinConfig.routes.after(ctx -> {
         RefusedBody.afterRoute(ctx, config.server().maxBodyBytes());
+        ConnectionOwners.afterResponse(ctx);
         endRequest(ctx, metrics);
       });
       javalinConfig.routes.exception(ApiException.class, (e, ctx) -> ErrorResponses.write(ctx, e));

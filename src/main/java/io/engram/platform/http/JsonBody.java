@@ -58,6 +58,14 @@ public final class JsonBody {
   }
 
   /**
+   * Reads a JSON merge patch (RFC 7396) by the same rules, where an explicit {@code null} is
+   * meaningful: it removes the member it names. The object is returned whole, nulls included.
+   */
+  public static ObjectNode parseMergePatch(Context ctx, long maxBytes) {
+    return parseOpenAi(ctx, maxBytes).node;
+  }
+
+  /**
    * Reads the body of an OpenAI-compatible route (chat, completions, embeddings) by the same
    * rules, except that an explicit {@code null} means the field is absent: OpenAI's API reads it
    * so, and clients built on typed models send nulls for every unset parameter.

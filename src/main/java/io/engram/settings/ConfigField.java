@@ -1,0 +1,118 @@
+package io.engram.settings;
+
+import io.engram.organizations.Limit;
+import io.engram.organizations.PlanLimits;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The fields of an organization's configuration ({@code PATCH /config}), each with its group, its
+ * kind, its unit and where its default and bounds come from. Numeric fields take integers; times
+ * are seconds. A field whose ceiling is the plan's may be lowered below the plan's value and raised
+ * back up to it, never above; where the plan is unlimited there is no ceiling.
+ */
+public enum ConfigField {
+  MAX_CONCURRENT_REQUESTS("quotas", "max_concurrent_requests", Kind.COUNT, "requests"),
+  MAX_TOKENS_PER_REQUEST("quotas", "max_tokens_per_request", Kind.COUNT, "tokens"),
+  ALLOWED_IPS("network", "allowed_ips", Kind.CIDR_LIST, "IPv4 CIDR"),
+  MAX_CONNECTIONS("network", "max_connections", Kind.COUNT, "connections"),
+  CONNECTION_TIMEOUT("network", "connection_timeout", Kind.SECONDS, "seconds"),
+  KEEPALIVE_TIMEOUT("network", "keepalive_timeout", Kind.SECONDS, "seconds"),
+  WEBSOCKET_ENABLED("websocket", "enabled", Kind.SWITCH, null),
+  WEBSOCKET_MAX_CONNECTIONS("websocket", "max_connections", Kind.COUNT, "connections"),
+  WEBSOCKET_IDLE_TIMEOUT("websocket", "idle_timeout", Kind.SECONDS, "seconds");
+
+  public enum Kind {
+    COUNT,
+    SECONDS,
+    SWITCH,
+    CIDR_LIST
+  }
+
+  /** Where a field's effective value comes from, lowest layer first. */
+  public enum Source {
+    SYSTEM,
+    PLAN,
+    ORGANIZATION,
+    INSTANCE;
+
+    public String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * A field's default (and its layer) and its bounds for one organization. {@code max} null: no
+   * ceiling. A null default of a count means unlimited.
+   */
+  public record Bounds(Object defaultValue, Source defaultSource, long min, Long max) {}
+
+  /** At most this many allowlist entries (the spec's limit). */
+  public static final int MAX_ALLOWED_IPS = 100;
+
+  private final String group;
+  private final String field;
+  private final Kind kind;
+  private final String unit;
+
+  ConfigField(String group, String field, Kind kind, String unit) {
+    this.group = group;
+    this.field = field;
+    this.kind = kind;
+    this.unit = unit;
+  }
+
+  public String group() {
+    return group;
+  }
+
+  public String field() {
+    return field;
+  }
+
+  /** The dotted name errors and the GET's details use, such as {@code quotas.max_tokens_per_request}. */
+  public String path() {
+    return group + "." + field;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public String unit() {
+    return unit;
+  }
+
+  public static Optional<ConfigField> of(String group, String field) {
+    return Arrays.stream(values())
+        .filter(f -> f.group.equals(group) && f.field.equals(field))
+        .findFirst();
+  }
+
+  public static boolean isGroup(String group) {
+    return Arrays.stream(values()).anyMatch(f -> f.group.equals(group));
+  }
+
+  /** The field's default and bounds on the given plan and server. */
+  public Bounds bounds(PlanLimits plan, SystemDefaults system) {
+    return switch (this) {
+      case MAX_CONCURRENT_REQUESTS -> planCeiling(plan.concurrentRequests());
+      case MAX_TOKENS_PER_REQUEST -> planCeiling(plan.tokensPerRequest());
+      case MAX_CONNECTIONS -> planCeiling(plan.connections());
+      case WEBSOCKET_MAX_CONNECTIONS -> planCeiling(plan.webSocketConnections());
+      case ALLOWED_IPS -> new Bounds(java.util.List.of(), Source.SYSTEM, 0, (long) MAX_ALLOWED_IPS);
+      case CONNECTION_TIMEOUT ->
+        new Bounds((long) system.connectionTimeoutSeconds(), Source.SYSTEM, 1, 300L);
+      case KEEPALIVE_TIMEOUT ->
+        new Bounds((long) system.keepAliveSeconds(), Source.SYSTEM, 1, 600L);
+      case WEBSOCKET_ENABLED -> new Bounds(system.webSocketsEnabled(), Source.SYSTEM, 0, null);
+      case WEBSOCKET_IDLE_TIMEOUT ->
+        new Bounds((long) system.webSocketIdleSeconds(), Source.SYSTEM, 10, 3600L);
+    };
+  }
+
+  private static Bounds planCeiling(Limit limit) {
+    Long value = limit.isUnlimited() ? null : limit.value();
+    return new Bounds(value, Source.PLAN, 1, value);
+  }
+}
