@@ -4,6 +4,7 @@ import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
@@ -99,6 +100,14 @@ public final class OrganizationRoutes implements RouteModule {
     routes
         .post(path, ctx -> {
           Admin admin = adminOf(ctx);
+          if (kind == CredentialKind.API_KEY && admin.principal.kind() != Principal.Kind.ACCOUNT) {
+            // The spec: "Creating keys by API needs an account-level key". An admin key that could
+            // mint keys would make any leaked admin key a permanent foothold.
+            throw ApiException.forbidden(
+                "account_key_required",
+                "Creating API keys needs an account-level key; this organization's admin key may "
+                    + "list and revoke its keys");
+          }
           var issued = issuer.issue(admin.orgId, body(ctx), admin.principal.credentialId());
           Responses.json(ctx, 201, OrganizationViews.issued(issued));
         })

@@ -107,7 +107,7 @@ public enum ConfigField {
         new Bounds((long) system.keepAliveSeconds(), Source.SYSTEM, 1, 600L);
       case WEBSOCKET_ENABLED -> new Bounds(system.webSocketsEnabled(), Source.SYSTEM, 0, null);
       case WEBSOCKET_IDLE_TIMEOUT ->
-        new Bounds((long) system.webSocketIdleSeconds(), Source.SYSTEM, 10, 3600L);
+        new Bounds((long) system.webSocketIdleSeconds(), Source.SYSTEM, 1, 3600L);
     };
   }
 

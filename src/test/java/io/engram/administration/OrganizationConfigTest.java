@@ -138,7 +138,7 @@ class OrganizationConfigTest {
       {"{\"network\":{\"allowed_ips\":\"10.0.0.0/8\"}}", "network.allowed_ips"},
       {"{\"network\":{\"allowed_ips\":[\"::1/128\"]}}", "network.allowed_ips[0]"},
       {"{\"websocket\":{\"enabled\":\"yes\"}}", "websocket.enabled"},
-      {"{\"websocket\":{\"idle_timeout\":5}}", "websocket.idle_timeout"},
+      {"{\"websocket\":{\"idle_timeout\":0}}", "websocket.idle_timeout"},
       {"{\"quotas\":{\"tokens\":5}}", "quotas.tokens"},
       {"{\"storage\":{}}", "storage"},
       {"{\"quotas\":7}", "quotas"},

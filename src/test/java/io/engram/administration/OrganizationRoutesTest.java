@@ -241,6 +241,18 @@ class OrganizationRoutesTest extends ServerTest {
         .send();
     assertThat(created.status()).isEqualTo(201);
     assertThat(created.json().get("organization_id").asText()).isEqualTo(mine);
+    // API keys are created with an account-level key only (the spec); the admin key lists them.
+    Http.Response minted = http.post("/v1/organizations/" + mine + "/api-keys")
+        .bearer(adminKey)
+        .json("{\"name\":\"k\",\"permissions\":[\"admin\"]}")
+        .send();
+    assertThat(minted.status()).isEqualTo(403);
+    assertThat(minted.json().at("/error/code").asText()).isEqualTo("account_key_required");
+    assertThat(http.get("/v1/organizations/" + mine + "/api-keys")
+            .bearer(adminKey)
+            .send()
+            .status())
+        .isEqualTo(200);
 
     for (String path : List.of("", "/users", "/tokens", "/api-keys")) {
       Http.Response response =

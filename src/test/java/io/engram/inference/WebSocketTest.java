@@ -35,13 +35,16 @@ class WebSocketTest {
     private final StringBuilder partial = new StringBuilder();
 
     Client(String path, String authorization) {
+      this(gateway.server.engram.port(), path, authorization);
+    }
+
+    Client(int port, String path, String authorization) {
       WebSocket.Builder builder = HttpClient.newHttpClient().newWebSocketBuilder();
       if (authorization != null) {
         builder.header("Authorization", "Bearer " + authorization);
       }
-      socket = builder
-          .buildAsync(URI.create("ws://127.0.0.1:" + gateway.server.engram.port() + path), this)
-          .join();
+      socket =
+          builder.buildAsync(URI.create("ws://127.0.0.1:" + port + path), this).join();
     }
 
     @Override

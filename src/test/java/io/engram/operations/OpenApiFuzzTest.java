@@ -50,7 +50,9 @@ class OpenApiFuzzTest {
       "business_events",
       "memories",
       "memory_idempotency",
-      "reflection_settings");
+      "reflection_settings",
+      "organization_config",
+      "organization_audit");
 
   private static final List<String> ODD_TEXT = List.of(
       "",

@@ -27,9 +27,11 @@ public final class ConnectionOwners {
    */
   public boolean claim(Context ctx, String owner, long limit) {
     Connection connection = connection(ctx);
-    if (connection == null) {
-      return true;
-    }
+    return connection == null || claim(connection, owner, limit);
+  }
+
+  /** {@link #claim(Context, String, long)} for a connection in hand. */
+  public boolean claim(Connection connection, String owner, long limit) {
     String previous = owners.get(connection);
     if (owner.equals(previous)) {
       return true;
