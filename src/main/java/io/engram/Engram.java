@@ -95,6 +95,9 @@ public final class Engram implements AutoCloseable {
           users,
           CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))),
           clock);
+      // A lower plan allows fewer capabilities: each assistant is fitted to it, in its history.
+      administration.onPlanChange((before, after, requestId) ->
+          Map.of("assistants_changed", assistants.fitToPlan(after, requestId)));
       return new Services(
           database,
           organizations,

@@ -44,6 +44,13 @@ final class CredentialCache {
     return verified;
   }
 
+  /** The organization changed (its plan): the next use of any of its credentials reads it again. */
+  void forgetOrganization(String orgId) {
+    bySecretHash
+        .values()
+        .removeIf(v -> v.organization() != null && v.organization().id().equals(orgId));
+  }
+
   /** A credential changed (revoked): the next use reads it again. */
   void forget(String credentialId) {
     bySecretHash.values().removeIf(v -> v.credential().id().equals(credentialId));

@@ -83,6 +83,14 @@ public final class CredentialService {
    * Creates an account key on first start when none exists and none is configured, so a fresh
    * install can be administered. Returns the secret to show once.
    */
+  /**
+   * The organization's record changed (plan, budget): credentials this node verified read it again
+   * on their next use. Other nodes see it within the cache's two seconds.
+   */
+  public void organizationChanged(String orgId) {
+    verified.forgetOrganization(orgId);
+  }
+
   public Optional<String> bootstrapAccountKey() {
     if (envAdminKeyHash != null || store.countActiveAccountKeys(clock.instant()) > 0) {
       return Optional.empty();

@@ -1,5 +1,6 @@
 package io.engram.administration;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.AgentSlug;
 import io.engram.access.Permission;
 import io.engram.access.Scope;
@@ -54,6 +55,44 @@ public final class OrganizationRequests {
         .map(Integer::longValue)
         .orElse(null);
     return new NewOrganization(name, plan, requestsPerMinute);
+  }
+
+  /**
+   * A change of an organization (a merge patch): a new name, a new plan, a contract-specific
+   * budget, or {@code "requests_per_minute": null} to go back to the plan's. {@code budgetCleared}
+   * tells "null" from "left out".
+   */
+  public record OrganizationChange(
+      String name, Plan plan, Long requestsPerMinute, boolean budgetCleared) {}
+
+  public static OrganizationChange organizationChange(ObjectNode patch) {
+    boolean budgetCleared =
+        patch.has("requests_per_minute") && patch.get("requests_per_minute").isNull();
+    if (budgetCleared) {
+      patch.remove("requests_per_minute");
+    }
+    JsonBody body = JsonBody.received(patch);
+    body.allowOnly(Set.of("name", "plan", "requests_per_minute"));
+    for (var field : patch.properties()) {
+      if (field.getValue().isNull()) {
+        throw ApiException.badRequest(
+            field.getKey(), "'" + field.getKey() + "' must not be null; leave it out to keep it");
+      }
+    }
+    String name = body.optionalString("name", NAME_MAX).orElse(null);
+    Plan plan = body.optionalString("plan", 32)
+        .map(id -> Plan.fromId(id)
+            .orElseThrow(() -> ApiException.badRequest(
+                "plan", "Unknown plan '" + id + "'; plans: " + Plan.allIds())))
+        .orElse(null);
+    Long requestsPerMinute = body.optionalInt("requests_per_minute", 1, 1_000_000)
+        .map(Integer::longValue)
+        .orElse(null);
+    if (name == null && plan == null && requestsPerMinute == null && !budgetCleared) {
+      throw ApiException.badRequest(
+          null, "Nothing to change: send name, plan or requests_per_minute");
+    }
+    return new OrganizationChange(name, plan, requestsPerMinute, budgetCleared);
   }
 
   public static NewUser user(JsonBody body) {

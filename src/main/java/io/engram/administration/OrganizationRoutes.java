@@ -5,6 +5,7 @@ import io.engram.access.CredentialService;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
@@ -38,6 +39,18 @@ public final class OrganizationRoutes implements RouteModule {
             ORG,
             ctx -> Responses.json(
                 ctx, OrganizationViews.organization(organizations.get(adminOf(ctx).orgId))))
+        .patch(ORG, ctx -> {
+          Principal operator = guard.account(ctx);
+          organizations.get(ctx.pathParam("org_id")); // 404 before the body is looked at
+          var changed = organizations.change(
+              ctx.pathParam("org_id"),
+              OrganizationRequests.organizationChange(JsonBody.parseMergePatch(ctx, maxBodyBytes)),
+              operator.credentialId(),
+              HttpServer.requestId(ctx));
+          var view = OrganizationViews.organization(changed.organization());
+          view.put("consequences", changed.consequences());
+          Responses.json(ctx, view);
+        })
         .post(ORG + "/users", ctx -> {
           String orgId = adminOf(ctx).orgId;
           var user = organizations.createUser(orgId, OrganizationRequests.user(body(ctx)));

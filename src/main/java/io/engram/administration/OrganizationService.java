@@ -4,6 +4,7 @@ import io.engram.access.Credential;
 import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
 import io.engram.access.PasswordHasher;
+import io.engram.organizations.AuditEntry;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.Plan;
@@ -12,10 +13,14 @@ import io.engram.organizations.User;
 import io.engram.organizations.UserStore;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.json.Json;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Organizations, their users and their credentials, for a caller already authorized: the /v1
@@ -26,6 +31,18 @@ import java.util.Set;
 public final class OrganizationService {
   private static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59Z");
 
+  /**
+   * What else must follow an organization's plan change, in the layers above this one (the
+   * assistants' capabilities). Returns what it did, for the response, keyed by a name.
+   */
+  @FunctionalInterface
+  public interface PlanChangeFollower {
+    Map<String, Object> planChanged(Organization before, Organization after, String requestId);
+  }
+
+  /** An organization changed, and what followed from it. */
+  public record Changed(Organization organization, Map<String, Object> consequences) {}
+
   /** One page of organizations and whether another follows. */
   public record Page(List<Organization> organizations, boolean hasMore) {}
 
@@ -34,6 +51,7 @@ public final class OrganizationService {
   private final CredentialService credentials;
   private final Clock clock;
   private final int defaultKeyRateLimit;
+  private final List<PlanChangeFollower> followers = new CopyOnWriteArrayList<>();
 
   public OrganizationService(
       OrganizationStore organizations,
@@ -66,6 +84,68 @@ public final class OrganizationService {
         now);
     organizations.insert(org);
     return org;
+  }
+
+  public void onPlanChange(PlanChangeFollower follower) {
+    followers.add(follower);
+  }
+
+  /**
+   * Changes an organization's name, plan or contract budget, audited, with the consequences
+   * applied at once: its credentials re-read the organization, its configuration is resolved
+   * against the new plan (overrides above the new ceilings yield to it), a contract budget below
+   * Growth is dropped, and the followers fit what they hold to the new plan.
+   */
+  public Changed change(
+      String orgId,
+      OrganizationRequests.OrganizationChange change,
+      String credentialId,
+      String requestId) {
+    Organization before = get(orgId);
+    Plan plan = change.plan() == null ? before.plan() : change.plan();
+    Long budget = change.budgetCleared()
+        ? null
+        : change.requestsPerMinute() != null
+            ? change.requestsPerMinute()
+            : before.requestsPerMinute();
+    Map<String, Object> consequences = new LinkedHashMap<>();
+    if (budget != null && !plan.tier().atLeast(Tier.GROWTH)) {
+      if (change.requestsPerMinute() != null) {
+        throw ApiException.badRequest(
+            "requests_per_minute",
+            "A contract-specific 'requests_per_minute' is for Growth plans and above; plan "
+                + plan.id() + " has " + plan.limits().requestsPerMinute());
+      }
+      consequences.put("requests_per_minute_dropped", budget);
+      budget = null;
+    }
+    Instant now = clock.instant();
+    Organization after = new Organization(
+        orgId,
+        change.name() == null ? before.name() : change.name(),
+        plan,
+        budget,
+        before.createdAt(),
+        now);
+    organizations.update(
+        after,
+        new AuditEntry(
+            Ids.newId("aud", now.toEpochMilli()),
+            orgId,
+            now,
+            "organization.update",
+            credentialId,
+            requestId,
+            Json.write(Map.of(
+                "before", OrganizationViews.organization(before),
+                "after", OrganizationViews.organization(after)))));
+    credentials.organizationChanged(orgId);
+    if (before.plan() != after.plan()) {
+      for (PlanChangeFollower follower : followers) {
+        consequences.putAll(follower.planChanged(before, after, requestId));
+      }
+    }
+    return new Changed(after, consequences);
   }
 
   public Organization get(String orgId) {

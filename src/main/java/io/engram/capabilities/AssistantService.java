@@ -1,7 +1,9 @@
 package io.engram.capabilities;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
+import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.organizations.UserStore;
 import io.engram.platform.Ids;
@@ -10,7 +12,10 @@ import io.engram.platform.http.EntityTags;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongPredicate;
 import java.util.function.Supplier;
@@ -221,6 +226,67 @@ public final class AssistantService {
         .find(orgId, assistantId)
         .flatMap(assistant -> store.inForceAt(assistant.id(), messageArrivedAt))
         .map(CapabilityVersion::set);
+  }
+
+  /**
+   * After the organization's plan changed: every assistant keeps only what the new plan allows.
+   * Capabilities above its tier are disabled, then, past its capability count, the last enabled
+   * ones (the always-enabled ones stay). Each change is a new version by the {@code system}
+   * actor, so the history says what was taken away and when; nothing changes on an upgrade.
+   *
+   * @return how many assistants changed
+   */
+  public int fitToPlan(Organization org, String requestId) {
+    Actor system = new Actor("system", null, null);
+    int changed = 0;
+    String after = null;
+    List<Assistant> page;
+    do {
+      page = store.list(org.id(), AssistantStore.Visibility.ALL, null, after, 200);
+      for (Assistant assistant : page) {
+        if (fitted(assistant.capabilities(), org).equals(assistant.capabilities())) {
+          continue;
+        }
+        AssistantStore.Replacement outcome = store.replace(
+            org.id(),
+            assistant.id(),
+            null,
+            system,
+            requestId,
+            current -> current.withCapabilities(fitted(current.capabilities(), org), now()));
+        if (outcome instanceof AssistantStore.Replacement.Done) {
+          changed++;
+        }
+      }
+      after = page.isEmpty() ? after : page.getLast().id();
+    } while (page.size() == 200);
+    return changed;
+  }
+
+  private CapabilitySet fitted(CapabilitySet set, Organization org) {
+    List<String> kept = new ArrayList<>();
+    for (String id : set.capabilities()) {
+      Capability capability = registry.find(id).orElse(null);
+      if (capability != null
+          && (capability.alwaysEnabled()
+              || capability.tierRequirement().compareTo(org.plan().tier()) <= 0)) {
+        kept.add(id);
+      }
+    }
+    Limit limit = org.plan().limits().capabilityCount();
+    while (!limit.isUnlimited() && kept.size() > limit.value()) {
+      String last = kept.reversed().stream()
+          .filter(id -> registry.find(id).map(c -> !c.alwaysEnabled()).orElse(true))
+          .findFirst()
+          .orElse(null);
+      if (last == null) {
+        break;
+      }
+      kept.remove(last);
+    }
+    Map<String, ObjectNode> configs = new LinkedHashMap<>();
+    kept.forEach(id -> configs.put(id, set.configs().get(id)));
+    return new CapabilitySet(kept, configs);
   }
 
   /** Times are stored in milliseconds; the responses show what was stored. */

@@ -36,6 +36,24 @@ public final class OrganizationStore {
         .execute());
   }
 
+  /** Writes the organization's new name, plan and budget with its audit entry, as one change. */
+  public void update(Organization next, AuditEntry audit) {
+    db.write(h -> {
+      h.createUpdate("""
+              UPDATE organizations SET name = :name, plan = :plan,
+                requests_per_minute = :requestsPerMinute, updated_at = :updatedAt
+              WHERE id = :id""")
+          .bind("id", next.id())
+          .bind("name", next.name())
+          .bind("plan", next.plan().id())
+          .bind("requestsPerMinute", next.requestsPerMinute())
+          .bind("updatedAt", next.updatedAt().toEpochMilli())
+          .execute();
+      AuditLog.append(h, audit);
+      return null;
+    });
+  }
+
   public Optional<Organization> find(String id) {
     return db.read(h -> h.createQuery("SELECT * FROM organizations WHERE id = :id")
         .bind("id", id)
