@@ -7,6 +7,7 @@ import io.engram.access.SessionRoutes;
 import io.engram.access.SessionService;
 import io.engram.access.SessionStore;
 import io.engram.administration.ConfigRoutes;
+import io.engram.administration.EnvRoutes;
 import io.engram.administration.OrganizationRoutes;
 import io.engram.administration.OrganizationService;
 import io.engram.capabilities.AssistantRoutes;
@@ -27,10 +28,12 @@ import io.engram.organizations.AuditLog;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.FixedWindowRateLimiter;
 import io.engram.reflection.ReflectionReport;
@@ -40,6 +43,7 @@ import io.engram.settings.OrganizationConfigs;
 import io.engram.settings.SystemDefaults;
 import io.engram.store.Database;
 import io.engram.store.Databases;
+import io.engram.store.SecretKeys;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +77,8 @@ public final class Engram implements AutoCloseable {
       OrganizationService organizationService,
       AssistantService assistants,
       OrganizationConfigs configs,
-      AuditLog audit)
+      AuditLog audit,
+      SecretBox secrets)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
@@ -88,8 +93,8 @@ public final class Engram implements AutoCloseable {
           organizations,
           clock,
           Duration.ofMinutes(config.access().sessionTtlMinutes()));
-      OrganizationService administration = new OrganizationService(
-          organizations, users, credentials, clock, config.access().rateLimitRequests());
+      OrganizationService administration =
+          new OrganizationService(organizations, users, credentials, clock);
       AssistantService assistants = new AssistantService(
           new AssistantStore(database),
           users,
@@ -98,6 +103,7 @@ public final class Engram implements AutoCloseable {
       // A lower plan allows fewer capabilities: each assistant is fitted to it, in its history.
       administration.onPlanChange((before, after, requestId) ->
           Map.of("assistants_changed", assistants.fitToPlan(after, requestId)));
+      SecretBox secrets = SecretKeys.open(config.storage(), database);
       return new Services(
           database,
           organizations,
@@ -106,8 +112,9 @@ public final class Engram implements AutoCloseable {
           sessions,
           administration,
           assistants,
-          new OrganizationConfigs(database, SystemDefaults.of(config), clock),
-          new AuditLog(database));
+          new OrganizationConfigs(database, SystemDefaults.of(config), secrets, clock),
+          new AuditLog(database),
+          secrets);
     }
 
     @Override
@@ -216,6 +223,7 @@ public final class Engram implements AutoCloseable {
       List<Function<Guard, RouteModule>> extraModules,
       Consumer<String> onFirstAccountKey) {
     Services services = Services.open(config, clock);
+    OrganizationLogLevels.install();
     MemoryService memory = null;
     ReflectionService reflection = null;
     Inference inference = null;
@@ -265,6 +273,11 @@ public final class Engram implements AutoCloseable {
       modules.addAll(
           inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
       Inference running = inference;
+      modules.add(new EnvRoutes(
+          services.configs(),
+          services.organizationService(),
+          guard,
+          config.server().maxBodyBytes()));
       modules.add(new ConfigRoutes(
           services.configs(),
           services.organizationService(),

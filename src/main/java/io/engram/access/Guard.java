@@ -5,6 +5,7 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Caller;
 import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.RouteFamily;
+import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.RateLimitDecision;
 import io.engram.platform.ratelimit.RateLimiter;
@@ -15,6 +16,7 @@ import io.javalin.http.Context;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.MDC;
 
 /**
  * The first thing every protected route calls: it authenticates the request, checks what the
@@ -247,6 +249,7 @@ public final class Guard {
    * connection's timeouts become the organization's.
    */
   private void enterOrganization(Context ctx, Principal principal) {
+    MDC.put(OrganizationLogLevels.ORGANIZATION, principal.orgId());
     EffectiveConfig config = configs.effective(principal.organization());
     requireAllowedAddress(config, ctx.req().getRemoteAddr());
     long maxConnections = config.count(ConfigField.MAX_CONNECTIONS);
@@ -341,9 +344,21 @@ public final class Guard {
     return principal;
   }
 
-  /** One request in the credential's window: its own rate_limit, else RATE_LIMIT_REQUESTS. */
+  /**
+   * One request in the credential's window: its own rate_limit, else RATE_LIMIT_REQUESTS as in
+   * force for its organization (the organization's variable, the operator's environment or a
+   * runtime override).
+   */
   private RateLimitDecision credentialWindow(Principal principal) {
-    long limit = principal.rateLimit() == null ? defaultKeyRateLimit : principal.rateLimit();
+    long limit = principal.rateLimit() != null
+        ? principal.rateLimit()
+        : principal.organization() == null
+            ? defaultKeyRateLimit
+            : configs
+                .effective(principal.organization())
+                .variable("RATE_LIMIT_REQUESTS")
+                .map(Long::parseLong)
+                .orElse((long) defaultKeyRateLimit);
     return rateLimiter.acquire("credential:" + principal.credentialId(), limit);
   }
 

@@ -76,7 +76,7 @@ public final class ConfigRoutes implements RouteModule {
         ConfigViews.config(
             managed.organization(),
             config,
-            configs.overrides(managed.orgId()).version(),
+            configs.stored(managed.orgId()).overrides().version(),
             inUse.apply(managed.orgId())));
   }
 }

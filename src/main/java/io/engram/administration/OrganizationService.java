@@ -50,20 +50,17 @@ public final class OrganizationService {
   private final UserStore users;
   private final CredentialService credentials;
   private final Clock clock;
-  private final int defaultKeyRateLimit;
   private final List<PlanChangeFollower> followers = new CopyOnWriteArrayList<>();
 
   public OrganizationService(
       OrganizationStore organizations,
       UserStore users,
       CredentialService credentials,
-      Clock clock,
-      int defaultKeyRateLimit) {
+      Clock clock) {
     this.organizations = organizations;
     this.users = users;
     this.credentials = credentials;
     this.clock = clock;
-    this.defaultKeyRateLimit = defaultKeyRateLimit;
   }
 
   public Organization create(OrganizationRequests.NewOrganization request) {
@@ -199,12 +196,13 @@ public final class OrganizationService {
   public CredentialService.Issued createApiKey(
       String orgId, OrganizationRequests.NewApiKey request, String createdBy) {
     get(orgId);
-    int rateLimit = request.rateLimit() == null ? defaultKeyRateLimit : request.rateLimit();
+    // Without its own rate_limit, a key follows RATE_LIMIT_REQUESTS as in force for its
+    // organization, live (null here), rather than the value of the day it was made.
     return credentials.issue(
         CredentialKind.API_KEY,
         orgId,
         request.name(),
-        new CredentialService.Grant(request.permissions(), null, rateLimit),
+        new CredentialService.Grant(request.permissions(), null, request.rateLimit()),
         future(request.expiresAt()),
         createdBy);
   }

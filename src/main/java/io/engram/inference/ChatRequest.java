@@ -61,7 +61,8 @@ public record ChatRequest(
   public static ChatRequest parse(JsonBody body) {
     refuseUnsupported(body, UNSUPPORTED);
     body.allowOnly(FIELDS);
-    String model = body.requiredString("model", MAX_MODEL_ID);
+    // Left out, DEFAULT_MODEL as in force for the caller's organization applies (Gateway).
+    String model = body.optionalString("model", MAX_MODEL_ID).orElse(null);
     List<ChatMessage> messages = messages(body.get("messages"));
     acceptOnlyDefaults(body);
     boolean stream = body.optionalBoolean("stream").orElse(false);

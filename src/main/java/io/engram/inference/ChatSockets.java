@@ -310,7 +310,8 @@ public final class ChatSockets implements RouteModule {
     }
 
     private void run(Gateway.Prepared prepared, ChatRequest chat) {
-      Replies.Header header = Replies.Header.create(Replies.Kind.CHAT, chat.model());
+      Replies.Header header =
+          Replies.Header.create(Replies.Kind.CHAT, prepared.model().card().id());
       boolean[] first = {true};
       TokenSink sink = new TokenSink() {
         @Override

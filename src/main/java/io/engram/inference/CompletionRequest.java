@@ -39,7 +39,8 @@ public record CompletionRequest(
   public static CompletionRequest parse(JsonBody body) {
     ChatRequest.refuseUnsupported(body, UNSUPPORTED);
     body.allowOnly(FIELDS);
-    String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
+    // Left out, DEFAULT_MODEL as in force for the caller's organization applies (Gateway).
+    String model = body.optionalString("model", ChatRequest.MAX_MODEL_ID).orElse(null);
     String prompt = prompt(body.get("prompt"));
     ChatRequest.onlyAt(
         body, "n", ChatRequest.ONE, "'n' must be 1: this gateway returns one choice per request");

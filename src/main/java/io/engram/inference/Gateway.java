@@ -16,6 +16,8 @@ import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
+import io.engram.settings.OrganizationConfigs;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -58,18 +60,21 @@ public final class Gateway {
   private final InferenceLimits limits;
   private final UsageLedger usage;
   private final InferenceMetrics metrics;
+  private final OrganizationConfigs configs;
 
   Gateway(
       ModelCatalog catalog,
       MemoryService memory,
       InferenceLimits limits,
       UsageLedger usage,
-      InferenceMetrics metrics) {
+      InferenceMetrics metrics,
+      OrganizationConfigs configs) {
     this.catalog = catalog;
     this.memory = new MemoryContext(memory);
     this.limits = limits;
     this.usage = usage;
     this.metrics = metrics;
+    this.configs = configs;
   }
 
   public ModelCatalog catalog() {
@@ -102,11 +107,38 @@ public final class Gateway {
         .orElseThrow(() -> ModelCatalog.notFound(id));
   }
 
+  /** REQUEST_TIMEOUT as in force for the organization: the longest wait for its model's answer. */
+  private Duration requestTimeout(Organization org) {
+    return configs
+        .effective(org)
+        .variable("REQUEST_TIMEOUT")
+        .map(seconds -> Duration.ofSeconds(Long.parseLong(seconds)))
+        .orElse(null);
+  }
+
+  /**
+   * The model a request names, or, when it names none, DEFAULT_MODEL as in force for the
+   * organization (the spec: without it, a request must name its model).
+   */
+  private String modelId(Principal caller, String requested) {
+    if (requested != null) {
+      return requested;
+    }
+    return configs
+        .effective(caller.organization())
+        .variable("DEFAULT_MODEL")
+        .orElseThrow(() -> ApiException.badRequest(
+            "model",
+            "'model' is required: this organization has no DEFAULT_MODEL (set one with "
+                + "POST /v1/organizations/{org_id}/env)"));
+  }
+
   public Prepared prepareChat(
       Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn, String requestId) {
+    String modelId = modelId(caller, chat.model());
     ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN
-        ? advertised(chat.model())
-        : model(caller, chat.model());
+        ? advertised(modelId)
+        : model(caller, modelId);
     int conversationTokens = chatTokens(chat.messages());
     Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
     try {
@@ -135,7 +167,8 @@ public final class Gateway {
           resolve(
               chat.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
           chat.stream(),
-          chat.user());
+          chat.user(),
+          requestTimeout(caller.organization()));
       return new Prepared(
           model, request, injection, promptTokens, admission.budget(), admission.permit());
     } catch (RuntimeException e) {
@@ -145,7 +178,7 @@ public final class Gateway {
   }
 
   public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
-    ModelCatalog.Entry model = model(caller, completion.model());
+    ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
     Admission admission = admit(caller, model, completion.sampling(), promptTokens);
     GenerationRequest request = new GenerationRequest(
@@ -158,7 +191,8 @@ public final class Gateway {
             model.card().contextLength(),
             promptTokens),
         completion.stream(),
-        completion.user());
+        completion.user(),
+        requestTimeout(caller.organization()));
     return new Prepared(
         model,
         request,

@@ -76,7 +76,7 @@ public final class GenerationRoutes implements RouteModule {
           ctx,
           caller,
           prepared,
-          Replies.Header.create(Replies.Kind.CHAT, chat.model()),
+          Replies.Header.create(Replies.Kind.CHAT, prepared.model().card().id()),
           chat.includeUsage());
     }
   }
@@ -89,7 +89,7 @@ public final class GenerationRoutes implements RouteModule {
           ctx,
           caller,
           prepared,
-          Replies.Header.create(Replies.Kind.TEXT, completion.model()),
+          Replies.Header.create(Replies.Kind.TEXT, prepared.model().card().id()),
           completion.includeUsage());
     }
   }

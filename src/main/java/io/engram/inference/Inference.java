@@ -42,7 +42,6 @@ public final class Inference implements AutoCloseable {
 
   private final Gateway gateway;
   private final ModelUploads uploads;
-  private final OptionalInt maxModelSizeGb;
   private final Embedder embedder;
   private final List<AutoCloseable> engines;
   private final ScheduledExecutorService keepAlives;
@@ -55,7 +54,6 @@ public final class Inference implements AutoCloseable {
   private Inference(
       Gateway gateway,
       ModelUploads uploads,
-      OptionalInt maxModelSizeGb,
       Embedder embedder,
       List<AutoCloseable> engines,
       Duration keepAlive,
@@ -64,7 +62,6 @@ public final class Inference implements AutoCloseable {
       long started) {
     this.gateway = gateway;
     this.uploads = uploads;
-    this.maxModelSizeGb = maxModelSizeGb;
     this.embedder = embedder;
     this.engines = engines;
     this.keepAlive = keepAlive;
@@ -145,11 +142,11 @@ public final class Inference implements AutoCloseable {
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
     InferenceLimits limits = new InferenceLimits(usage, configs);
-    Gateway gateway = new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry));
+    Gateway gateway =
+        new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry), configs);
     return new Inference(
         gateway,
         uploads,
-        config.inference().maxModelSizeGb(),
         embedder,
         engines,
         Duration.ofSeconds(config.inference().streamKeepAliveSeconds()),
@@ -168,7 +165,11 @@ public final class Inference implements AutoCloseable {
             guard,
             List.of(EmbeddingRoutes.card(started)),
             uploads,
-            maxModelSizeGb),
+            org -> configs
+                .effective(org)
+                .variable("MAX_MODEL_SIZE_GB")
+                .map(gb -> OptionalInt.of(Integer.parseInt(gb)))
+                .orElse(OptionalInt.empty())),
         new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
         new UsageRoutes(gateway.usage(), gateway.limits(), organizations, guard, clock),
         sockets);

@@ -254,7 +254,8 @@ public final class MemoryRoutes implements RouteModule {
 
   /** The optional control body {reason, actor}; a request without a body is fine. */
   private MemoryService.Control control(Context ctx) {
-    if (ctx.contentLength() == 0 || (ctx.contentLength() < 0 && ctx.contentType() == null)) {
+    if (ctx.req().getContentLengthLong() == 0
+        || (ctx.req().getContentLengthLong() < 0 && ctx.contentType() == null)) {
       return MemoryService.Control.NONE;
     }
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("reason", "actor"));

@@ -213,7 +213,8 @@ public final class ReflectionRoutes implements RouteModule {
   private void run(Context ctx) {
     Principal caller = operator(ctx, "start a reflection run");
     // The body is optional: an empty POST starts a full run.
-    boolean empty = ctx.contentLength() <= 0 && ctx.header("Transfer-Encoding") == null;
+    boolean empty =
+        ctx.req().getContentLengthLong() <= 0 && ctx.header("Transfer-Encoding") == null;
     JsonBody body =
         empty ? null : JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("dryRun", "processes"));
     boolean dryRun = body != null && body.optionalBoolean("dryRun").orElse(false);

@@ -34,7 +34,8 @@ public enum ConfigField {
     SYSTEM,
     PLAN,
     ORGANIZATION,
-    INSTANCE;
+    INSTANCE,
+    RUNTIME;
 
     public String wireName() {
       return name().toLowerCase(java.util.Locale.ROOT);

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * An organization's configuration in force: each field's value, the layer it comes from and its
@@ -19,18 +20,27 @@ public final class EffectiveConfig {
   /** One field in force. {@code value} null on a count: unlimited. */
   public record Setting(Object value, Source source, Bounds bounds) {}
 
+  /** A variable in force: its value (null: none) and the layer it comes from. */
+  public record Variable(String name, String value, Source source) {}
+
   private final Map<ConfigField, Setting> settings;
+  private final Map<String, Variable> variables;
   private final List<Cidr> allowedIps;
 
-  private EffectiveConfig(Map<ConfigField, Setting> settings) {
+  private EffectiveConfig(Map<ConfigField, Setting> settings, Map<String, Variable> variables) {
     this.settings = Collections.unmodifiableMap(settings);
+    this.variables = Collections.unmodifiableMap(variables);
     @SuppressWarnings("unchecked")
     List<String> ranges = (List<String>) settings.get(ConfigField.ALLOWED_IPS).value();
     this.allowedIps = ranges.stream().map(Cidr::parse).toList();
   }
 
-  /** The layers, lowest first: system or plan default, the organization's override, the instance. */
-  public static EffectiveConfig resolve(Plan plan, Overrides overrides, SystemDefaults system) {
+  /**
+   * The layers, lowest first: system or plan default, the organization's override or variable,
+   * the instance (the operator's environment), the operator's runtime override.
+   */
+  public static EffectiveConfig resolve(
+      Plan plan, Overrides overrides, Variables variables, SystemDefaults system) {
     Map<ConfigField, Setting> settings = new EnumMap<>(ConfigField.class);
     for (ConfigField field : ConfigField.values()) {
       Bounds bounds = field.bounds(plan.limits(), system);
@@ -43,14 +53,81 @@ public final class EffectiveConfig {
         value = chosen;
         source = Source.ORGANIZATION;
       }
-      if (field == ConfigField.MAX_CONCURRENT_REQUESTS
-          && system.instanceConcurrency().isPresent()) {
-        value = (long) system.instanceConcurrency().getAsInt();
-        source = Source.INSTANCE;
+      if (field == ConfigField.MAX_CONCURRENT_REQUESTS) {
+        if (system.instanceConcurrency().isPresent()) {
+          value = (long) system.instanceConcurrency().getAsInt();
+          source = Source.INSTANCE;
+        }
+        String runtime = variables.runtime().get(VariableCatalog.CONCURRENCY);
+        if (runtime != null) {
+          value = Long.parseLong(runtime);
+          source = Source.RUNTIME;
+        }
       }
       settings.put(field, new Setting(value, source, bounds));
     }
-    return new EffectiveConfig(settings);
+    return new EffectiveConfig(settings, variablesInForce(plan, variables, system, settings));
+  }
+
+  /**
+   * Every variable of the spec's table and every custom one the organization set, each with its
+   * value in force and its layer. MAX_CONCURRENT_REQUESTS is the configuration's
+   * {@code quotas.max_concurrent_requests}: one setting, two names.
+   */
+  private static Map<String, Variable> variablesInForce(
+      Plan plan, Variables variables, SystemDefaults system, Map<ConfigField, Setting> settings) {
+    Map<String, Variable> inForce = new TreeMap<>();
+    for (String name : VariableCatalog.specNames()) {
+      if (name.equals(VariableCatalog.CONCURRENCY)) {
+        Setting concurrency = settings.get(ConfigField.MAX_CONCURRENT_REQUESTS);
+        inForce.put(
+            name,
+            new Variable(
+                name,
+                concurrency.value() == null ? null : concurrency.value().toString(),
+                concurrency.source()));
+        continue;
+      }
+      String value = VariableCatalog.spec(name).map(spec -> spec.defaultValue()).orElse("");
+      Source source = Source.SYSTEM;
+      if (name.equals("MAX_MODEL_SIZE_GB") && value.isEmpty()) {
+        source = Source.PLAN; // the plan's storage bounds an upload
+      }
+      String[] layered = {
+        variables.organization().get(name),
+        system.instanceVariables().get(name),
+        variables.runtime().get(name)
+      };
+      Source[] layers = {Source.ORGANIZATION, Source.INSTANCE, Source.RUNTIME};
+      for (int i = 0; i < layered.length; i++) {
+        if (layered[i] != null) {
+          value = layered[i];
+          source = layers[i];
+        }
+      }
+      inForce.put(name, new Variable(name, value.isEmpty() ? null : value, source));
+    }
+    variables
+        .organization()
+        .forEach((name, value) -> inForce.computeIfAbsent(
+            name, custom -> new Variable(custom, value, Source.ORGANIZATION)));
+    variables
+        .runtime()
+        .forEach((name, value) -> inForce.merge(
+            name, new Variable(name, value, Source.RUNTIME), (had, runtime) -> runtime));
+    return inForce;
+  }
+
+  /** The variable in force, or empty when it has no value. */
+  public java.util.Optional<String> variable(String name) {
+    Variable variable = variables.get(name);
+    return variable == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.ofNullable(variable.value());
+  }
+
+  public Map<String, Variable> variables() {
+    return variables;
   }
 
   public Setting setting(ConfigField field) {

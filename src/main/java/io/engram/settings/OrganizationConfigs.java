@@ -1,86 +1,179 @@
 package io.engram.settings;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.organizations.AuditEntry;
 import io.engram.organizations.AuditLog;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
+import io.engram.platform.crypto.SecretBox;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
+import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.store.Database;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 
 /**
- * Organizations' configuration: stored overrides, and the configuration in force, cached per
- * organization so a request reads memory, not the database. A change made on this node is in force
- * here at once; other nodes see it through {@link #followChanges}, which a node runs every second
- * (one indexed query, whatever the number of organizations).
+ * Organizations' settings: their configuration overrides ({@code /config}) and environment
+ * variables ({@code /env}), stored, and in force: resolved per organization and cached, so a
+ * request reads memory, not the database. A change made on this node is in force here at once;
+ * other nodes see it through {@link #followChanges}, which a node runs every second (one indexed
+ * query, whatever the number of organizations). Every change bumps the organization's settings
+ * version and is audited in its transaction.
  */
 public final class OrganizationConfigs {
   /** Changes written up to this long before a poll are read again: room for clock skew between nodes. */
   static final Duration SKEW_ALLOWANCE = Duration.ofSeconds(10);
 
-  private record Cached(Organization org, Overrides overrides, EffectiveConfig config) {}
+  /** What an organization stored, with the version of its settings. */
+  public record Stored(Overrides overrides, Variables variables) {}
+
+  private record Cached(Organization org, Stored stored, EffectiveConfig config) {}
 
   private final Database db;
   private final SystemDefaults system;
+  private final SecretBox secrets;
   private final Clock clock;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
   private volatile long polledSince;
 
-  public OrganizationConfigs(Database db, SystemDefaults system, Clock clock) {
+  public OrganizationConfigs(Database db, SystemDefaults system, SecretBox secrets, Clock clock) {
     this.db = db;
     this.system = system;
+    this.secrets = secrets;
     this.clock = clock;
     this.polledSince = clock.millis();
   }
 
-  /** The configuration in force for the organization (its plan as the caller's record has it). */
+  /** The settings in force for the organization (its plan as the caller's record has it). */
   public EffectiveConfig effective(Organization org) {
     Cached cached = cache.get(org.id());
     if (cached != null && cached.org().plan() == org.plan()) {
       return cached.config();
     }
-    Overrides overrides = cached != null ? cached.overrides() : load(org.id());
-    Cached fresh =
-        new Cached(org, overrides, EffectiveConfig.resolve(org.plan(), overrides, system));
-    cache.put(org.id(), fresh);
-    return fresh.config();
+    return cache(org, cached != null ? cached.stored() : load(org.id())).config();
   }
 
-  public Overrides overrides(String orgId) {
+  /** What the organization stored itself, and its settings version. */
+  public Stored stored(String orgId) {
     Cached cached = cache.get(orgId);
-    return cached != null ? cached.overrides() : load(orgId);
+    return cached != null ? cached.stored() : load(orgId);
   }
 
   /**
-   * Applies a PATCH body atomically: read, merge and validate, write with the next version and an
-   * audit entry, in one transaction (two concurrent PATCHes of different fields both land).
+   * Applies a PATCH /config body atomically: merged and validated, written with the next version
+   * and an audit entry, in one transaction (two concurrent PATCHes of different fields both land).
    */
   public EffectiveConfig update(
       Organization org, JsonNode patch, String credentialId, String requestId) {
-    Overrides next = db.write(h -> {
-      // The row exists and is locked before it is read, so concurrent PATCHes of different
-      // fields apply one after the other instead of one overwriting the other.
+    return change(org, credentialId, requestId, "config.update", (h, current) -> {
+      Overrides merged = ConfigPatch.apply(current.overrides(), patch, org.plan(), system);
+      writeOverrides(h, org.id(), merged);
+      return Map.of(
+          "patch", patch,
+          "before", Json.read(current.overrides().toJson(), JsonNode.class),
+          "after", Json.read(merged.toJson(), JsonNode.class));
+    });
+  }
+
+  /**
+   * Sets variables of one layer, all or none: each is checked first (the first bad one is a 400
+   * naming it). MAX_CONCURRENT_REQUESTS set by the organization is its configuration's
+   * {@code quotas.max_concurrent_requests}, with that field's bounds.
+   */
+  public EffectiveConfig setVariables(
+      Organization org,
+      Variables.Layer layer,
+      Map<String, String> values,
+      String credentialId,
+      String requestId) {
+    values.forEach(VariableCatalog::checkSettable);
+    return change(org, credentialId, requestId, "env.set", (h, current) -> {
+      Map<String, String> plain = new LinkedHashMap<>(values);
+      if (layer == Variables.Layer.ORGANIZATION && plain.containsKey(VariableCatalog.CONCURRENCY)) {
+        ObjectNode patch = Json.MAPPER.createObjectNode();
+        patch
+            .putObject(ConfigField.MAX_CONCURRENT_REQUESTS.group())
+            .put(
+                ConfigField.MAX_CONCURRENT_REQUESTS.field(),
+                Long.parseLong(plain.remove(VariableCatalog.CONCURRENCY).trim()));
+        writeOverrides(
+            h, org.id(), ConfigPatch.apply(current.overrides(), patch, org.plan(), system));
+      }
+      long customs = current.variables().of(layer).keySet().stream()
+              .filter(name -> !plain.containsKey(name))
+              .filter(name -> VariableCatalog.reach(name) == VariableCatalog.Reach.CUSTOM)
+              .count()
+          + plain.keySet().stream()
+              .filter(name -> VariableCatalog.reach(name) == VariableCatalog.Reach.CUSTOM)
+              .count();
+      if (customs > VariableCatalog.MAX_CUSTOM) {
+        throw ApiException.badRequest(
+            "variables",
+            "An organization may hold at most " + VariableCatalog.MAX_CUSTOM
+                + " custom variables per layer");
+      }
+      plain.forEach((name, value) -> writeVariable(h, org.id(), layer, name, value, credentialId));
+      return Map.of("layer", layer.id(), "set", masked(values));
+    });
+  }
+
+  /** Removes a variable from one layer: the next lower layer applies again. 404 when unset. */
+  public EffectiveConfig deleteVariable(
+      Organization org, Variables.Layer layer, String name, String credentialId, String requestId) {
+    return change(org, credentialId, requestId, "env.delete", (h, current) -> {
+      boolean concurrency = layer == Variables.Layer.ORGANIZATION
+          && name.equals(VariableCatalog.CONCURRENCY)
+          && current.overrides().values().containsKey(ConfigField.MAX_CONCURRENT_REQUESTS);
+      if (concurrency) {
+        Map<ConfigField, Object> rest = new HashMap<>(current.overrides().values());
+        rest.remove(ConfigField.MAX_CONCURRENT_REQUESTS);
+        writeOverrides(h, org.id(), new Overrides(rest, current.overrides().version()));
+      } else if (h.createUpdate(
+                  "DELETE FROM organization_variables WHERE org_id = :org AND layer = :layer "
+                      + "AND name = :name")
+              .bind("org", org.id())
+              .bind("layer", layer.id())
+              .bind("name", name)
+              .execute()
+          == 0) {
+        throw ApiException.notFound(
+            "variable_not_found",
+            "VARIABLE_NAME",
+            "The " + layer.id() + " layer has no variable " + name);
+      }
+      return Map.of("layer", layer.id(), "deleted", name);
+    });
+  }
+
+  /** One change of an organization's settings: the writes {@code apply} makes, and its audit. */
+  @FunctionalInterface
+  private interface Change {
+    Map<String, Object> apply(Handle h, Stored current);
+  }
+
+  private EffectiveConfig change(
+      Organization org, String credentialId, String requestId, String action, Change change) {
+    Stored next = db.write(h -> {
+      // The settings row exists and is locked before anything is read, so concurrent changes
+      // apply one after the other instead of one overwriting the other.
       h.createUpdate("""
               INSERT INTO organization_config (org_id, overrides, version, updated_at)
               VALUES (:org, '{}', 0, 0) ON CONFLICT (org_id) DO NOTHING""").bind("org", org.id()).execute();
-      Overrides current = read(h, org.id(), db.kind() == Database.Kind.POSTGRESQL);
-      Overrides merged = ConfigPatch.apply(current, patch, org.plan(), system);
-      Overrides written = new Overrides(merged.values(), current.version() + 1);
+      Stored current = read(h, org.id(), db.kind() == Database.Kind.POSTGRESQL);
+      Map<String, Object> detail = change.apply(h, current);
       long now = clock.millis();
       h.createUpdate("""
-              INSERT INTO organization_config (org_id, overrides, version, updated_at, updated_by)
-              VALUES (:org, :overrides, :version, :now, :by)
-              ON CONFLICT (org_id) DO UPDATE SET overrides = excluded.overrides,
-                version = excluded.version, updated_at = excluded.updated_at,
-                updated_by = excluded.updated_by""")
-          .bind("overrides", written.toJson())
-          .bind("version", written.version())
+              UPDATE organization_config SET version = version + 1, updated_at = :now,
+                updated_by = :by
+              WHERE org_id = :org""")
           .bind("now", now)
           .bind("by", credentialId)
           .bind("org", org.id())
@@ -91,18 +184,53 @@ public final class OrganizationConfigs {
               Ids.newId("aud", now),
               org.id(),
               clock.instant(),
-              "config.update",
+              action,
               credentialId,
               requestId,
-              Json.write(Map.of(
-                  "patch", patch,
-                  "before", Json.read(current.toJson(), JsonNode.class),
-                  "after", Json.read(written.toJson(), JsonNode.class)))));
-      return written;
+              Json.write(detail)));
+      return read(h, org.id(), false);
     });
-    Cached fresh = new Cached(org, next, EffectiveConfig.resolve(org.plan(), next, system));
-    cache.put(org.id(), fresh);
-    return fresh.config();
+    return cache(org, next).config();
+  }
+
+  private static void writeOverrides(Handle h, String orgId, Overrides overrides) {
+    h.createUpdate("UPDATE organization_config SET overrides = :overrides WHERE org_id = :org")
+        .bind("overrides", overrides.toJson())
+        .bind("org", orgId)
+        .execute();
+  }
+
+  private void writeVariable(
+      Handle h,
+      String orgId,
+      Variables.Layer layer,
+      String name,
+      String value,
+      String credentialId) {
+    boolean sealed = VariableCatalog.looksSecret(name);
+    h.createUpdate("""
+            INSERT INTO organization_variables
+              (org_id, layer, name, value, sealed, updated_at, updated_by)
+            VALUES (:org, :layer, :name, :value, :sealed, :now, :by)
+            ON CONFLICT (org_id, layer, name) DO UPDATE SET value = excluded.value,
+              sealed = excluded.sealed, updated_at = excluded.updated_at,
+              updated_by = excluded.updated_by""")
+        .bind("org", orgId)
+        .bind("layer", layer.id())
+        .bind("name", name)
+        .bind("value", sealed ? secrets.seal(value.trim()) : value.trim())
+        .bind("sealed", sealed ? 1 : 0)
+        .bind("now", clock.millis())
+        .bind("by", credentialId)
+        .execute();
+  }
+
+  /** Values as the audit and the GET show them: a secret-looking name's value masked. */
+  public static Map<String, String> masked(Map<String, String> values) {
+    Map<String, String> shown = new LinkedHashMap<>();
+    values.forEach(
+        (name, value) -> shown.put(name, VariableCatalog.looksSecret(name) ? "********" : value));
+    return shown;
   }
 
   /** Drops cached entries another node changed since the last poll; they reload on next use. */
@@ -116,21 +244,63 @@ public final class OrganizationConfigs {
     for (Map.Entry<String, Long> change : changed) {
       cache.computeIfPresent(
           change.getKey(),
-          (org, cached) -> cached.overrides().version() == change.getValue() ? cached : null);
+          (org, cached) ->
+              cached.stored().overrides().version() == change.getValue() ? cached : null);
     }
     polledSince = startedAt;
   }
 
-  private Overrides load(String orgId) {
+  private Cached cache(Organization org, Stored stored) {
+    Cached fresh = new Cached(
+        org,
+        stored,
+        EffectiveConfig.resolve(org.plan(), stored.overrides(), stored.variables(), system));
+    cache.put(org.id(), fresh);
+    // The organization's own LOG_LEVEL (its layer or the operator's override for it) decides what
+    // its requests log; the server's level applies to the others.
+    EffectiveConfig.Variable level = fresh.config().variables().get("LOG_LEVEL");
+    OrganizationLogLevels.set(
+        org.id(),
+        level.source() == ConfigField.Source.ORGANIZATION
+                || level.source() == ConfigField.Source.RUNTIME
+            ? level.value().toLowerCase(java.util.Locale.ROOT)
+            : null);
+    return fresh;
+  }
+
+  private Stored load(String orgId) {
     return db.read(h -> read(h, orgId, false));
   }
 
-  private static Overrides read(Handle h, String orgId, boolean lock) {
-    return h.createQuery("SELECT overrides, version FROM organization_config WHERE org_id = :org"
-            + (lock ? " FOR UPDATE" : ""))
+  private Stored read(Handle h, String orgId, boolean lock) {
+    Overrides overrides = h.createQuery(
+            "SELECT overrides, version FROM organization_config WHERE org_id = :org"
+                + (lock ? " FOR UPDATE" : ""))
         .bind("org", orgId)
         .map((rs, ctx) -> Overrides.fromJson(rs.getString(1), rs.getLong(2)))
         .findOne()
         .orElse(Overrides.NONE);
+    Map<Variables.Layer, Map<String, String>> layers = new HashMap<>();
+    for (Variables.Layer layer : Variables.Layer.values()) {
+      layers.put(layer, new HashMap<>());
+    }
+    List<String[]> rows = h.createQuery(
+            "SELECT layer, name, value, sealed FROM organization_variables WHERE org_id = :org")
+        .bind("org", orgId)
+        .map((rs, ctx) -> new String[] {
+          rs.getString("layer"),
+          rs.getString("name"),
+          rs.getInt("sealed") == 1 ? secrets.open(rs.getString("value")) : rs.getString("value")
+        })
+        .list();
+    for (String[] row : rows) {
+      layers
+          .get(Variables.Layer.valueOf(row[0].toUpperCase(java.util.Locale.ROOT)))
+          .put(row[1], row[2]);
+    }
+    return new Stored(
+        overrides,
+        new Variables(
+            layers.get(Variables.Layer.ORGANIZATION), layers.get(Variables.Layer.RUNTIME)));
   }
 }

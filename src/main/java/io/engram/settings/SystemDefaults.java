@@ -1,20 +1,23 @@
 package io.engram.settings;
 
 import io.engram.platform.config.EngramConfig;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 
 /**
  * The server's own values behind an organization's configuration: the system layer (timeouts,
  * WebSocket switch and idle time) and the instance layer the operator set in the environment
- * ({@code MAX_CONCURRENT_REQUESTS}, which overrides plan and organization alike, as the spec's
- * precedence puts instance variables above organization ones).
+ * ({@code MAX_CONCURRENT_REQUESTS} and every variable set there, which override plan and
+ * organization alike, as the spec's precedence puts instance variables above organization ones).
  */
 public record SystemDefaults(
     int connectionTimeoutSeconds,
     int keepAliveSeconds,
     boolean webSocketsEnabled,
     int webSocketIdleSeconds,
-    OptionalInt instanceConcurrency) {
+    OptionalInt instanceConcurrency,
+    Map<String, String> instanceVariables) {
 
   /** Jetty's idle timeout, which was the only one before organizations could set theirs. */
   public static final int CONNECTION_TIMEOUT_SECONDS = 30;
@@ -28,6 +31,14 @@ public record SystemDefaults(
         KEEP_ALIVE_SECONDS,
         webSockets.enabled(),
         (int) webSockets.idleTimeout().toSeconds(),
-        config.inference().maxConcurrentRequests());
+        config.inference().maxConcurrentRequests(),
+        instanceVariables(config));
+  }
+
+  /** The variables the operator set in the environment: the instance layer. */
+  private static Map<String, String> instanceVariables(EngramConfig config) {
+    Map<String, String> set = new TreeMap<>();
+    config.fromEnvironment().forEach(name -> set.put(name, config.values().get(name)));
+    return Map.copyOf(set);
   }
 }

@@ -20,3 +20,23 @@ CREATE TABLE organization_audit (
   detail         TEXT NOT NULL
 );
 CREATE INDEX organization_audit_org ON organization_audit (org_id, id);
+
+-- The fingerprint of the key that seals stored secrets: a node with another key refuses to start.
+CREATE TABLE secret_key_check (
+  id           INTEGER PRIMARY KEY,
+  fingerprint  TEXT NOT NULL
+);
+
+-- An organization's environment variables, in two of the spec's layers: 'organization' (set by
+-- the organization) and 'runtime' (overrides set by the operator). Values of secret-looking names
+-- are sealed with the server's secret key (sealed = 1).
+CREATE TABLE organization_variables (
+  org_id      TEXT NOT NULL REFERENCES organizations (id),
+  layer       TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  value       TEXT NOT NULL,
+  sealed      INTEGER NOT NULL,
+  updated_at  BIGINT NOT NULL,
+  updated_by  TEXT,
+  PRIMARY KEY (org_id, layer, name)
+);

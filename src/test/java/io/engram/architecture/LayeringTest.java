@@ -26,7 +26,12 @@ class LayeringTest {
       List.of("platform.io", "platform.json"),
       List.of("platform"),
       List.of("platform.config"),
-      List.of("platform.logging", "platform.metrics", "platform.ratelimit", "platform.httpclient"),
+      List.of(
+          "platform.logging",
+          "platform.metrics",
+          "platform.ratelimit",
+          "platform.httpclient",
+          "platform.crypto"),
       List.of("platform.http"),
       List.of("store"),
       List.of("organizations"),

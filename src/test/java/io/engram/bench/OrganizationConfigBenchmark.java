@@ -14,6 +14,7 @@ import io.engram.settings.OrganizationConfigs;
 import io.engram.settings.SystemDefaults;
 import io.engram.store.Database;
 import io.engram.store.Databases;
+import io.engram.store.SecretKeys;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.util.List;
@@ -67,7 +68,8 @@ public class OrganizationConfigBenchmark {
     Clock clock = Clock.systemUTC();
     org = new Organization("org_bench", "Bench", Plan.SEED, null, clock.instant(), clock.instant());
     new OrganizationStore(db).insert(org);
-    configs = new OrganizationConfigs(db, SystemDefaults.of(config), clock);
+    configs = new OrganizationConfigs(
+        db, SystemDefaults.of(config), SecretKeys.open(config.storage(), db), clock);
     configs.update(
         org,
         io.engram.platform.json.Json.read(

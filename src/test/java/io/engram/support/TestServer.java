@@ -52,6 +52,8 @@ public final class TestServer implements AutoCloseable {
     env.put("ENGRAM_REFLECTION_SCHEDULER", "false");
     if (postgresUrl != null) {
       env.put("DATABASE_URL", postgresUrl);
+      // Nodes sharing a database share the key that seals its secrets, as operators must set it.
+      env.put("ENGRAM_SECRET_KEY", "7e57".repeat(16));
     }
     env.putAll(builder.env);
     EngramConfig config = EngramConfig.fromEnvironment(env).withOverrides(Map.of("API_PORT", "0"));

@@ -107,7 +107,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
     AbstractModel m = model();
-    acquire();
+    acquire(request);
     peak.accumulateAndGet(running.incrementAndGet(), Math::max);
     try {
       return run(m, request, sink);
@@ -117,12 +117,15 @@ public final class LocalEngine implements Engine, AutoCloseable {
     }
   }
 
-  private void acquire() {
+  /** Waits for a worker at most the request's own timeout (its organization's), else the engine's. */
+  private void acquire(GenerationRequest request) {
+    long waitMillis =
+        request.timeout() == null ? queueTimeoutMillis : request.timeout().toMillis();
     try {
-      if (!workers.tryAcquire(queueTimeoutMillis, TimeUnit.MILLISECONDS)) {
+      if (!workers.tryAcquire(waitMillis, TimeUnit.MILLISECONDS)) {
         throw new EngineException(
             EngineException.Failure.TIMEOUT,
-            "The local model was busy for longer than " + queueTimeoutMillis / 1000 + " seconds");
+            "The local model was busy for longer than " + waitMillis / 1000 + " seconds");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -4,6 +4,7 @@ import io.engram.access.Guard;
 import io.engram.access.Permission;
 import io.engram.access.Principal;
 import io.engram.access.Scope;
+import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.RefusedBody;
 import io.engram.platform.http.Responses;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.function.Function;
 
 /**
  * Model listing, details and upload. A context access token is on the current gateway and sees
@@ -28,18 +30,18 @@ public final class ModelRoutes implements RouteModule {
   private final Guard guard;
   private final List<ModelCard> extraCards;
   private final ModelUploads uploads;
-  private final OptionalInt maxModelSizeGb;
+  private final Function<Organization, OptionalInt> maxModelSizeGb;
 
   /**
    * @param extraCards     models served outside the generation engines (the embedding model)
-   * @param maxModelSizeGb MAX_MODEL_SIZE_GB, when set
+   * @param maxModelSizeGb MAX_MODEL_SIZE_GB as in force for an organization, when set
    */
   public ModelRoutes(
       ModelCatalog catalog,
       Guard guard,
       List<ModelCard> extraCards,
       ModelUploads uploads,
-      OptionalInt maxModelSizeGb) {
+      Function<Organization, OptionalInt> maxModelSizeGb) {
     this.catalog = catalog;
     this.guard = guard;
     this.extraCards = List.copyOf(extraCards);
@@ -62,7 +64,11 @@ public final class ModelRoutes implements RouteModule {
     try {
       Principal caller = guard.permission(ctx, Permission.MODELS);
       entry = uploads.upload(
-          caller.organization(), ctx.contentType(), ctx.contentLength(), body, maxModelSizeGb);
+          caller.organization(),
+          ctx.contentType(),
+          ctx.req().getContentLengthLong(),
+          body,
+          maxModelSizeGb.apply(caller.organization()));
     } catch (ApiException e) {
       RefusedBody.discard(ctx, body.started());
       throw e;

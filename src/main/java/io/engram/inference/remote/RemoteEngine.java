@@ -73,7 +73,7 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     } catch (SocketTimeoutException e) {
       throw new EngineException(
           EngineException.Failure.TIMEOUT,
-          "The upstream was silent for more than " + timeout.toSeconds()
+          "The upstream was silent for more than " + timeoutOf(request).toSeconds()
               + " seconds while answering",
           null,
           e);
@@ -102,7 +102,11 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     String target = baseUrl.getRawPath() + (request.isChat() ? "chat/completions" : "completions");
     try {
       return client.send(
-          "POST", target, headers, Json.MAPPER.writeValueAsBytes(upstreamBody(request)));
+          "POST",
+          target,
+          headers,
+          Json.MAPPER.writeValueAsBytes(upstreamBody(request)),
+          request.timeout());
     } catch (UnreachableException e) {
       throw new EngineException(
           EngineException.Failure.UNAVAILABLE,
@@ -112,7 +116,7 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     } catch (SocketTimeoutException e) {
       throw new EngineException(
           EngineException.Failure.TIMEOUT,
-          "The upstream did not answer within " + timeout.toSeconds() + " seconds",
+          "The upstream did not answer within " + timeoutOf(request).toSeconds() + " seconds",
           null,
           e);
     } catch (MalformedResponseException e) {
@@ -124,6 +128,11 @@ public final class RemoteEngine implements Engine, AutoCloseable {
           null,
           e);
     }
+  }
+
+  /** The request's own timeout (its organization's REQUEST_TIMEOUT), else this engine's. */
+  private Duration timeoutOf(GenerationRequest request) {
+    return request.timeout() == null ? timeout : request.timeout();
   }
 
   private static String accept(GenerationRequest request) {
@@ -196,7 +205,7 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     BufferedReader lines =
         new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
     String line;
-    while ((line = readLine(lines, response)) != null) {
+    while ((line = readLine(lines, response, request)) != null) {
       if (!line.startsWith("data:")) {
         continue; // comments (keep-alives), event names, blank separators
       }
@@ -234,7 +243,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
         text.toString(), finishReason == null ? Generation.STOP : finishReason, usage);
   }
 
-  private String readLine(BufferedReader lines, ClientResponse response) throws IOException {
+  private String readLine(BufferedReader lines, ClientResponse response, GenerationRequest request)
+      throws IOException {
     try {
       return lines.readLine();
     } catch (IOException e) {
@@ -244,7 +254,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       if (e instanceof SocketTimeoutException) {
         throw new EngineException(
             EngineException.Failure.TIMEOUT,
-            "The upstream stream was silent for more than " + timeout.toSeconds() + " seconds",
+            "The upstream stream was silent for more than " + timeoutOf(request).toSeconds()
+                + " seconds",
             null,
             e);
       }

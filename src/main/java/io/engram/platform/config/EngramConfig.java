@@ -57,7 +57,11 @@ public record EngramConfig(
   public record Logging(String level, String format, String destination, Path filePath) {}
 
   /** Where data lives: the data directory, and PostgreSQL's URL (empty for SQLite in it). */
-  public record Storage(Path dataDir, String databaseUrl) {
+  /**
+   * Where data lives, and the key that seals stored secrets: {@code secretKey} is the 32 bytes of
+   * ENGRAM_SECRET_KEY, or empty for the key file in the data directory.
+   */
+  public record Storage(Path dataDir, String databaseUrl, Optional<byte[]> secretKey) {
     public boolean usesPostgres() {
       return !databaseUrl.isEmpty();
     }
@@ -94,6 +98,19 @@ public record EngramConfig(
   public record WebSocketSettings(
       boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {}
 
+  private static Optional<byte[]> secretKey(Map<String, String> values, List<String> problems) {
+    String text = values.getOrDefault("ENGRAM_SECRET_KEY", "").trim();
+    if (text.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!text.matches("[0-9a-fA-F]{64}")) {
+      problems.add("ENGRAM_SECRET_KEY must be 64 hexadecimal characters (32 bytes; for example "
+          + "the output of 'openssl rand -hex 32')");
+      return Optional.empty();
+    }
+    return Optional.of(java.util.HexFormat.of().parseHex(text));
+  }
+
   /** Reads and validates the given environment (normally {@code System.getenv()}). */
   public static EngramConfig fromEnvironment(Map<String, String> env) {
     return parse(env, false);
@@ -117,6 +134,7 @@ public record EngramConfig(
           .ifPresentOrElse(problems::add, () -> values.put(spec.name(), raw.trim()));
     }
     checkTogether(values, problems);
+    Optional<byte[]> secretKey = secretKey(values, problems);
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
@@ -143,7 +161,7 @@ public record EngramConfig(
             lower(values, "LOG_FORMAT"),
             lower(values, "LOG_DESTINATION"),
             Path.of(values.get("LOG_FILE_PATH"))),
-        new Storage(dataDir, values.get("DATABASE_URL")),
+        new Storage(dataDir, values.get("DATABASE_URL"), secretKey),
         inference(values, dataDir),
         bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
         Map.copyOf(values),
@@ -262,7 +280,9 @@ public record EngramConfig(
   public Map<String, String> redactedValues() {
     Map<String, String> shown = new LinkedHashMap<>();
     values.forEach((name, value) -> {
-      if (name.equals("ENGRAM_ADMIN_KEY") || name.equals("ENGRAM_UPSTREAM_API_KEY")) {
+      if (name.equals("ENGRAM_ADMIN_KEY")
+          || name.equals("ENGRAM_UPSTREAM_API_KEY")
+          || name.equals("ENGRAM_SECRET_KEY")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
       } else if (name.equals("DATABASE_URL")) {
         shown.put(

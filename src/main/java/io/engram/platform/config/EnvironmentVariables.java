@@ -76,6 +76,11 @@ public final class EnvironmentVariables {
         "DATABASE_URL", "", "empty: SQLite in the data dir; postgresql://... : PostgreSQL"));
     add(VariableSpec.string(
         "ENGRAM_ADMIN_KEY", "", "account-level key accepted as given (at least 24 characters)"));
+    add(VariableSpec.string(
+        "ENGRAM_SECRET_KEY",
+        "",
+        "32-byte key (64 hex characters) sealing stored secrets; empty: <ENGRAM_DATA_DIR>/secret.key, "
+            + "created on first start (every node sharing a database needs the same key)"));
     add(VariableSpec.integer(
         "ENGRAM_MAX_BODY_BYTES", "1048576", 1024, 1L << 30, "largest JSON request body"));
     add(VariableSpec.integer(

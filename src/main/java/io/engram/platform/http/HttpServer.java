@@ -2,6 +2,7 @@ package io.engram.platform.http;
 
 import io.engram.platform.Ids;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -146,6 +147,7 @@ public final class HttpServer {
         StructuredArguments.kv("credential_id", caller.credentialId()),
         StructuredArguments.kv("org_id", caller.orgId()));
     MDC.remove("request_id");
+    MDC.remove(OrganizationLogLevels.ORGANIZATION);
   }
 
   /** The matched route's template (e.g. /v1/organizations/{org_id}); "unmatched" keeps metrics bounded. */

@@ -72,7 +72,7 @@ public final class JsonBody {
    */
   public static JsonBody parseOpenAi(Context ctx, long maxBytes) {
     String contentType = ctx.contentType();
-    long declared = ctx.contentLength();
+    long declared = ctx.req().getContentLengthLong();
     if (declared > maxBytes) {
       throw tooLarge(maxBytes);
     }

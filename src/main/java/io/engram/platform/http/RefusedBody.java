@@ -28,7 +28,7 @@ public final class RefusedBody {
     if (!started && waitingClient) {
       return;
     }
-    long declared = ctx.contentLength();
+    long declared = ctx.req().getContentLengthLong();
     if (!started && declared > DISCARD_LIMIT_BYTES) {
       ctx.header("Connection", "close");
       return;
@@ -45,7 +45,8 @@ public final class RefusedBody {
    * its body and has not sent it: nothing is read.
    */
   public static void afterRoute(Context ctx, long limit) {
-    boolean hasBody = ctx.contentLength() > 0 || ctx.header("Transfer-Encoding") != null;
+    boolean hasBody =
+        ctx.req().getContentLengthLong() > 0 || ctx.header("Transfer-Encoding") != null;
     boolean closing = "close".equalsIgnoreCase(ctx.res().getHeader("Connection"));
     if (hasBody && !closing && !"100-continue".equalsIgnoreCase(ctx.header("Expect"))) {
       drop(ctx, limit);

@@ -72,6 +72,16 @@ public final class OriginClient implements AutoCloseable {
    */
   public ClientResponse send(String method, String target, String[] headers, byte[] body)
       throws IOException {
+    return send(method, target, headers, body, null);
+  }
+
+  /**
+   * {@link #send(String, String, String[], byte[])} with this request's own read timeout (null:
+   * the client's): the longest wait for the answer's first byte and between its bytes.
+   */
+  public ClientResponse send(
+      String method, String target, String[] headers, byte[] body, Duration readTimeout)
+      throws IOException {
     byte[] head = requestHead(method, target, headers, body.length);
     while (true) {
       ClientConnection connection = takeIdle();
@@ -80,6 +90,9 @@ public final class OriginClient implements AutoCloseable {
         connection = open();
       }
       try {
+        if (readTimeout != null) {
+          connection.readTimeout((int) Math.min(Integer.MAX_VALUE, readTimeout.toMillis()));
+        }
         connection.write(head, body);
         return new ClientResponse(this, connection, connection.readHead());
       } catch (IOException e) {
@@ -169,6 +182,13 @@ public final class OriginClient implements AutoCloseable {
   /** A response's body was read to its end: the connection serves the next request. */
   void release(ClientConnection connection) {
     if (closed || idleCount.incrementAndGet() > MAX_IDLE_CONNECTIONS) {
+      idleCount.decrementAndGet();
+      connection.close();
+      return;
+    }
+    try {
+      connection.restoreReadTimeout(); // a request may have had its own
+    } catch (IOException e) {
       idleCount.decrementAndGet();
       connection.close();
       return;

@@ -55,6 +55,7 @@ public final class LoggingSetup {
     // The tokenizer library probes for a GPU on every start and warns that there is none: expected
     // on a CPU server.
     context.getLogger("ai.djl.util.cuda").setLevel(Level.ERROR);
+    OrganizationLogLevels.install();
   }
 
   private static Appender<ILoggingEvent> appender(
@@ -126,6 +127,7 @@ public final class LoggingSetup {
       LogstashEncoder json = new LogstashEncoder();
       json.setContext(context);
       json.setIncludeContext(false);
+      json.addExcludeMdcKeyName(OrganizationLogLevels.ORGANIZATION);
       json.start();
       return json;
     }
@@ -142,7 +144,7 @@ public final class LoggingSetup {
         : "%d{HH:mm:ss.SSS} %-5level %logger{36} [%X{request_id}] %msg%ex";
   }
 
-  private static Level level(String logLevel) {
+  static Level level(String logLevel) {
     return switch (logLevel) {
       case "debug" -> Level.DEBUG;
       case "warning" -> Level.WARN;

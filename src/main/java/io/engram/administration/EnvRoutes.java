@@ -1,0 +1,129 @@
+package io.engram.administration;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.access.Guard;
+import io.engram.access.Principal;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.HttpServer;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.settings.EffectiveConfig;
+import io.engram.settings.OrganizationConfigs;
+import io.engram.settings.Variables;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An organization's environment variables: {@code GET/POST /env} and {@code DELETE /env/{name}}
+ * (the organization layer: the operator or the organization's admin key), and the operator's
+ * runtime overrides under {@code /env/overrides} (account key only), which outrank every other
+ * layer.
+ */
+public final class EnvRoutes implements RouteModule {
+  private static final String ENV = "/v1/organizations/{org_id}/env";
+  private static final int MAX_PER_REQUEST = 100;
+
+  private final OrganizationConfigs configs;
+  private final OrganizationService organizations;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  public EnvRoutes(
+      OrganizationConfigs configs,
+      OrganizationService organizations,
+      Guard guard,
+      long maxBodyBytes) {
+    this.configs = configs;
+    this.organizations = organizations;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes
+        .get(ENV, ctx -> {
+          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+          show(ctx, managed, configs.effective(managed.organization()));
+        })
+        .post(
+            ENV,
+            ctx -> set(
+                ctx,
+                ManagedOrganization.of(ctx, guard, organizations),
+                Variables.Layer.ORGANIZATION))
+        .delete(
+            ENV + "/{VARIABLE_NAME}",
+            ctx -> delete(
+                ctx,
+                ManagedOrganization.of(ctx, guard, organizations),
+                Variables.Layer.ORGANIZATION))
+        .post(ENV + "/overrides", ctx -> set(ctx, operator(ctx), Variables.Layer.RUNTIME))
+        .delete(
+            ENV + "/overrides/{VARIABLE_NAME}",
+            ctx -> delete(ctx, operator(ctx), Variables.Layer.RUNTIME));
+  }
+
+  /** Runtime overrides are the operator's: an account key, and an organization that exists. */
+  private ManagedOrganization operator(Context ctx) {
+    Principal principal = guard.account(ctx);
+    return new ManagedOrganization(principal, organizations.get(ctx.pathParam("org_id")));
+  }
+
+  private void set(Context ctx, ManagedOrganization managed, Variables.Layer layer) {
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
+    body.allowOnly(Set.of("variables"));
+    JsonNode variables = body.get("variables");
+    if (variables == null || !variables.isObject() || variables.isEmpty()) {
+      throw ApiException.badRequest(
+          "variables", "'variables' must be an object of names to string values, not empty");
+    }
+    if (variables.size() > MAX_PER_REQUEST) {
+      throw ApiException.badRequest(
+          "variables", "At most " + MAX_PER_REQUEST + " variables per request");
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    for (var entry : variables.properties()) {
+      if (!entry.getValue().isTextual()) {
+        throw ApiException.badRequest(
+            "variables." + entry.getKey(),
+            "Variable values are strings (the spec's form): send \"" + entry.getValue() + "\"");
+      }
+      values.put(entry.getKey(), entry.getValue().asText());
+    }
+    show(
+        ctx,
+        managed,
+        configs.setVariables(
+            managed.organization(),
+            layer,
+            values,
+            managed.principal().credentialId(),
+            HttpServer.requestId(ctx)));
+  }
+
+  private void delete(Context ctx, ManagedOrganization managed, Variables.Layer layer) {
+    show(
+        ctx,
+        managed,
+        configs.deleteVariable(
+            managed.organization(),
+            layer,
+            ctx.pathParam("VARIABLE_NAME"),
+            managed.principal().credentialId(),
+            HttpServer.requestId(ctx)));
+  }
+
+  private void show(Context ctx, ManagedOrganization managed, EffectiveConfig config) {
+    Responses.json(
+        ctx,
+        EnvViews.list(
+            managed.organization(),
+            config,
+            configs.stored(managed.orgId()).overrides().version()));
+  }
+}
