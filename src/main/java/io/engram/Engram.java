@@ -10,6 +10,12 @@ import io.engram.administration.ConfigRoutes;
 import io.engram.administration.EnvRoutes;
 import io.engram.administration.OrganizationRoutes;
 import io.engram.administration.OrganizationService;
+import io.engram.alerts.AlertChannels;
+import io.engram.alerts.AlertEvaluator;
+import io.engram.alerts.AlertNotifier;
+import io.engram.alerts.AlertRoutes;
+import io.engram.alerts.AlertStore;
+import io.engram.alerts.WebhookSender;
 import io.engram.capabilities.AssistantRoutes;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.AssistantStore;
@@ -138,7 +144,9 @@ public final class Engram implements AutoCloseable {
       Inference inference,
       HttpMetrics metrics,
       HttpServer server,
-      boolean reflectionScheduler) {
+      boolean reflectionScheduler,
+      AlertEvaluator alertEvaluator,
+      Duration alertInterval) {
     this.services = services;
     this.memory = memory;
     this.reflection = reflection;
@@ -182,6 +190,11 @@ public final class Engram implements AutoCloseable {
           1,
           TimeUnit.SECONDS);
     }
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("evaluate alerts", alertEvaluator::tick),
+        alertInterval.toMillis(),
+        alertInterval.toMillis(),
+        TimeUnit.MILLISECONDS);
     if (reflectionScheduler) {
       // Each organization's interval is counted from its last run in the database, so the
       // schedule survives restarts, and the lease keeps nodes from running one organization twice.
@@ -227,10 +240,11 @@ public final class Engram implements AutoCloseable {
     MemoryService memory = null;
     ReflectionService reflection = null;
     Inference inference = null;
+    AlertEvaluator alertEvaluator;
     try {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
-      HttpMetrics metrics = new HttpMetrics();
+      HttpMetrics metrics = new HttpMetrics(clock);
       inference = Inference.open(
           config,
           services.database(),
@@ -290,10 +304,40 @@ public final class Engram implements AutoCloseable {
             return inUse;
           },
           config.server().maxBodyBytes()));
+      AlertStore alertStore = new AlertStore(services.database());
+      AlertChannels channels = new AlertChannels(services.database(), services.secrets(), clock);
+      WebhookSender webhooks =
+          new WebhookSender(channels, clock, config.monitoring().webhookRetry());
+      alertEvaluator = new AlertEvaluator(
+          services.organizations(),
+          services.configs(),
+          connections,
+          metrics.traffic(),
+          running::storedBytes,
+          alertStore,
+          new AlertNotifier(channels, webhooks, clock),
+          metrics.registry(),
+          clock);
+      modules.add(new AlertRoutes(
+          alertStore,
+          channels,
+          webhooks,
+          services.organizationService(),
+          guard,
+          clock,
+          config.server().maxBodyBytes()));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
       return new Engram(
-          services, memory, reflection, inference, metrics, server, config.reflectionScheduler());
+          services,
+          memory,
+          reflection,
+          inference,
+          metrics,
+          server,
+          config.reflectionScheduler(),
+          alertEvaluator,
+          config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {
         inference.close();

@@ -11,9 +11,10 @@ import io.javalin.http.Context;
  * organization's own key proves it exists; the operator's request is answered 404 for a missing
  * one before its body is looked at.
  */
-record ManagedOrganization(Principal principal, Organization organization) {
+public record ManagedOrganization(Principal principal, Organization organization) {
 
-  static ManagedOrganization of(Context ctx, Guard guard, OrganizationService organizations) {
+  public static ManagedOrganization of(
+      Context ctx, Guard guard, OrganizationService organizations) {
     String orgId = ctx.pathParam("org_id");
     Principal principal = guard.organizationAdmin(ctx, orgId);
     Organization org = principal.kind() == Principal.Kind.ACCOUNT
@@ -22,7 +23,7 @@ record ManagedOrganization(Principal principal, Organization organization) {
     return new ManagedOrganization(principal, org);
   }
 
-  String orgId() {
+  public String orgId() {
     return organization.id();
   }
 }

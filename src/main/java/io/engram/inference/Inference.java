@@ -175,6 +175,11 @@ public final class Inference implements AutoCloseable {
         sockets);
   }
 
+  /** Bytes the organization stores in its uploaded models (its storage usage, until instances). */
+  public java.util.OptionalLong storedBytes(String orgId) {
+    return java.util.OptionalLong.of(uploads.bytesUsed(orgId));
+  }
+
   /** What an organization holds open on this node now: inference requests and WebSockets. */
   public Map<String, Integer> inUse(String orgId) {
     return Map.of(

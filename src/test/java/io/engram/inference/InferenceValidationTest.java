@@ -18,7 +18,6 @@ class InferenceValidationTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', textBlock = """
-      no model                 | {"messages":[{"role":"user","content":"Hi"}]}                         | model
       model not a string       | {"model":5,MESSAGES}                                                   | model
       no messages              | {"model":"engram-chat"}                                                | messages
       empty messages           | {"model":"engram-chat","messages":[]}                                  | messages
@@ -52,6 +51,7 @@ class InferenceValidationTest {
       memory unknown option    | {"model":"engram-chat",MESSAGES,"memory":{"depth":3}}                  | memory.depth
       """)
   void refusesWithAClearInvalidRequestError(String name, String json, String param) {
+    // (Without "model", DEFAULT_MODEL applies: OrganizationVariablesEnforcementTest.)
     int before = gateway.upstream.requests().size();
     Http.Response response =
         gateway.chat(gateway.token, json.replace("MESSAGES", MESSAGES)).send();

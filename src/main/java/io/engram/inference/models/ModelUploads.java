@@ -229,7 +229,7 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     return root.resolve(orgId).resolve(modelId);
   }
 
-  private long bytesUsed(String orgId) {
+  public long bytesUsed(String orgId) {
     Path dir = root.resolve(orgId);
     if (!Files.isDirectory(dir)) {
       return 0;

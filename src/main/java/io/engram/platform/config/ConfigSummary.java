@@ -55,6 +55,8 @@ public final class ConfigSummary {
             "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
             "ENGRAM_WEBSOCKET_AUTH_TIMEOUT"));
     GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
+    GROUPS.put(
+        "monitoring", List.of("ENGRAM_ALERT_INTERVAL_SECONDS", "ENGRAM_WEBHOOK_RETRY_MILLIS"));
   }
 
   /** What an empty value means where it is not "nothing". */

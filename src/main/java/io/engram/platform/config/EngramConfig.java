@@ -27,6 +27,7 @@ public record EngramConfig(
     Storage storage,
     Inference inference,
     boolean reflectionScheduler,
+    Monitoring monitoring,
     Map<String, String> values,
     Set<String> fromEnvironment) {
 
@@ -95,6 +96,9 @@ public record EngramConfig(
   }
 
   /** The WebSocket endpoints' settings (the spec's websocket.enabled, max_connections, idle_timeout). */
+  /** Alerts: how often conditions are evaluated, and the first wait before a webhook retry. */
+  public record Monitoring(Duration alertInterval, Duration webhookRetry) {}
+
   public record WebSocketSettings(
       boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {}
 
@@ -164,6 +168,9 @@ public record EngramConfig(
         new Storage(dataDir, values.get("DATABASE_URL"), secretKey),
         inference(values, dataDir),
         bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
+        new Monitoring(
+            Duration.ofSeconds(integer(values, "ENGRAM_ALERT_INTERVAL_SECONDS")),
+            Duration.ofMillis(integer(values, "ENGRAM_WEBHOOK_RETRY_MILLIS"))),
         Map.copyOf(values),
         Set.copyOf(fromEnvironment));
   }
@@ -272,6 +279,7 @@ public record EngramConfig(
         parsed.storage(),
         parsed.inference(),
         parsed.reflectionScheduler(),
+        parsed.monitoring(),
         parsed.values(),
         Set.copyOf(set));
   }

@@ -82,6 +82,18 @@ public final class EnvironmentVariables {
         "32-byte key (64 hex characters) sealing stored secrets; empty: <ENGRAM_DATA_DIR>/secret.key, "
             + "created on first start (every node sharing a database needs the same key)"));
     add(VariableSpec.integer(
+        "ENGRAM_ALERT_INTERVAL_SECONDS",
+        "15",
+        1,
+        300,
+        "how often alert conditions are evaluated (an alert fires within a minute at 15)"));
+    add(VariableSpec.integer(
+        "ENGRAM_WEBHOOK_RETRY_MILLIS",
+        "5000",
+        10,
+        600_000,
+        "wait before an alert webhook's first retry (the second waits four times as long)"));
+    add(VariableSpec.integer(
         "ENGRAM_MAX_BODY_BYTES", "1048576", 1024, 1L << 30, "largest JSON request body"));
     add(VariableSpec.integer(
         "ENGRAM_SESSION_TTL_MINUTES", "720", 5, 43_200, "signed-in session lifetime"));

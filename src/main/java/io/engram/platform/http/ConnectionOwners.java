@@ -3,6 +3,7 @@ package io.engram.platform.http;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
@@ -20,6 +21,10 @@ public final class ConnectionOwners {
 
   private final Map<Connection, String> owners = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+  /** Bytes in and out of each owned connection at the last {@link #sampleBytes}. */
+  private final Map<Connection, Long> sampled = new ConcurrentHashMap<>();
+  /** Bytes of connections closed since the last sample, by owner. */
+  private final Map<String, Long> closedBytes = new ConcurrentHashMap<>();
 
   /**
    * Claims the request's connection for {@code owner}. False, with nothing changed, when it is a
@@ -59,7 +64,34 @@ public final class ConnectionOwners {
     String owner = owners.remove(connection);
     if (owner != null) {
       counts.get(owner).decrementAndGet();
+      long since = sampled.getOrDefault(connection, 0L);
+      closedBytes.merge(owner, traffic(connection) - since, Long::sum);
     }
+    sampled.remove(connection);
+  }
+
+  /**
+   * Bytes in and out per owner since the last call (the bandwidth an organization uses): what its
+   * open connections moved, and what the ones that closed meanwhile moved last.
+   */
+  public Map<String, Long> sampleBytes() {
+    Map<String, Long> moved = new java.util.HashMap<>();
+    owners.forEach((connection, owner) -> {
+      long now = traffic(connection);
+      Long before = sampled.put(connection, now);
+      moved.merge(owner, now - (before == null ? 0 : before), Long::sum);
+    });
+    for (String owner : Set.copyOf(closedBytes.keySet())) {
+      Long bytes = closedBytes.remove(owner);
+      if (bytes != null) {
+        moved.merge(owner, bytes, Long::sum);
+      }
+    }
+    return moved;
+  }
+
+  private static long traffic(Connection connection) {
+    return Math.max(0, connection.getBytesIn()) + Math.max(0, connection.getBytesOut());
   }
 
   /** Open connections of the owner on this node. */

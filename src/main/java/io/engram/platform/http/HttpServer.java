@@ -136,6 +136,9 @@ public final class HttpServer {
     int status = ctx.status().getCode();
     metrics.recordRequest(ctx.method().name(), route, status, duration);
     Caller caller = Caller.of(ctx);
+    if (caller.orgId() != null) {
+      metrics.traffic().record(caller.orgId(), status);
+    }
     ACCESS.info(
         "{} {} {}",
         ctx.method().name(),

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 
 /** The Prometheus registry and the HTTP meters every request feeds. */
@@ -19,14 +20,21 @@ public final class HttpMetrics implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+  private final TrafficMeter traffic;
 
-  public HttpMetrics() {
+  public HttpMetrics(Clock clock) {
+    this.traffic = new TrafficMeter(clock);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
     gcMetrics.bindTo(registry);
+  }
+
+  /** Requests and server errors per organization (the alerts' measurements). */
+  public TrafficMeter traffic() {
+    return traffic;
   }
 
   /** One finished request, by method, route template and status, into a latency histogram. */

@@ -1,0 +1,129 @@
+package io.engram.alerts;
+
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.platform.http.ConnectionOwners;
+import io.engram.platform.metrics.TrafficMeter;
+import io.engram.settings.ConfigField;
+import io.engram.settings.OrganizationConfigs;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * Takes each organization's measurements, applies {@link AlertRules}, opens and resolves alerts,
+ * and tells the organization's channels. Runs on a schedule (every 15 seconds by default, so an
+ * alert fires within a minute of its condition). The organizations looked at are those with
+ * traffic or connections on this node in the last hour and those with a firing alert.
+ */
+public final class AlertEvaluator {
+  static final Duration RECENT = Duration.ofMinutes(5);
+  static final int TRAILING_WINDOWS = 11;
+
+  private final OrganizationStore organizations;
+  private final OrganizationConfigs configs;
+  private final ConnectionOwners connections;
+  private final TrafficMeter traffic;
+  private final Function<String, OptionalLong> storedBytes;
+  private final AlertStore alerts;
+  private final AlertNotifier notifier;
+  private final MeterRegistry registry;
+  private final Clock clock;
+  private final Map<String, AtomicReference<Double>> gauges = new ConcurrentHashMap<>();
+  private long lastTickNanos = System.nanoTime();
+
+  public AlertEvaluator(
+      OrganizationStore organizations,
+      OrganizationConfigs configs,
+      ConnectionOwners connections,
+      TrafficMeter traffic,
+      Function<String, OptionalLong> storedBytes,
+      AlertStore alerts,
+      AlertNotifier notifier,
+      MeterRegistry registry,
+      Clock clock) {
+    this.organizations = organizations;
+    this.configs = configs;
+    this.connections = connections;
+    this.traffic = traffic;
+    this.storedBytes = storedBytes;
+    this.alerts = alerts;
+    this.notifier = notifier;
+    this.registry = registry;
+    this.clock = clock;
+  }
+
+  /** One evaluation of every organization in view. */
+  public synchronized void tick() {
+    long now = System.nanoTime();
+    double seconds = Math.max(0.001, (now - lastTickNanos) / 1e9);
+    lastTickNanos = now;
+    Map<String, Long> bytes = connections.sampleBytes();
+    Set<String> inView = new HashSet<>(traffic.organizations());
+    inView.addAll(bytes.keySet());
+    alerts.firing().forEach(alert -> inView.add(alert.orgId()));
+    for (String orgId : inView) {
+      Optional<Organization> org = organizations.find(orgId);
+      if (org.isEmpty()) {
+        continue;
+      }
+      AlertRules.Measurements measured = new AlertRules.Measurements(
+          org.get().plan(),
+          bytes.getOrDefault(orgId, 0L) / seconds,
+          connections.open(orgId),
+          configs.effective(org.get()).count(ConfigField.MAX_CONNECTIONS),
+          traffic.last(orgId, RECENT),
+          traffic.history(orgId, RECENT, TRAILING_WINDOWS),
+          storedBytes.apply(orgId));
+      publish(orgId, measured);
+      AlertRules.evaluate(measured).forEach((kind, condition) -> apply(orgId, kind, condition));
+    }
+  }
+
+  private void apply(String orgId, AlertKind kind, AlertRules.Condition condition) {
+    Optional<Alert> changed = condition.holds()
+        ? alerts.fire(
+            orgId,
+            kind,
+            condition.value(),
+            condition.threshold(),
+            condition.message(),
+            clock.instant())
+        : alerts.resolve(orgId, kind, condition.value(), clock.instant());
+    gauge("engram.alert.active", orgId, kind.id()).set(condition.holds() ? 1.0 : 0.0);
+    changed.ifPresent(notifier::notify);
+  }
+
+  /** The measurements behind the alerts, in /metrics, per organization. */
+  private void publish(String orgId, AlertRules.Measurements measured) {
+    gauge("engram.organization.connections", orgId, null).set((double) measured.openConnections());
+    gauge("engram.organization.bandwidth.bytes.per.second", orgId, null)
+        .set(measured.bytesPerSecond());
+    gauge("engram.organization.error.rate", orgId, null)
+        .set(measured.lastFiveMinutes().errorRate());
+    gauge("engram.organization.requests.five.minutes", orgId, null)
+        .set((double) measured.lastFiveMinutes().requests());
+  }
+
+  private AtomicReference<Double> gauge(String name, String orgId, String kind) {
+    return gauges.computeIfAbsent(name + "|" + orgId + "|" + kind, key -> {
+      AtomicReference<Double> holder = new AtomicReference<>(0.0);
+      Gauge.Builder<AtomicReference<Double>> builder =
+          Gauge.builder(name, holder, AtomicReference::get).tag("organization", orgId);
+      if (kind != null) {
+        builder.tag("kind", kind);
+      }
+      builder.register(registry);
+      return holder;
+    });
+  }
+}

@@ -1,0 +1,29 @@
+package io.engram.alerts;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The spec's eight monitoring alerts. Each is evaluated from a measurement the server takes
+ * ({@link AlertRules}); those whose measurement belongs to instance storage (IOPS, backups,
+ * retention) fire once that storage exists.
+ */
+public enum AlertKind {
+  BANDWIDTH,
+  CONNECTIONS,
+  ERROR_RATE,
+  UNUSUAL_TRAFFIC,
+  STORAGE,
+  IOPS,
+  BACKUP_FAILED,
+  RETENTION_VIOLATION;
+
+  public String id() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  public static Optional<AlertKind> fromId(String id) {
+    return Arrays.stream(values()).filter(k -> k.id().equals(id)).findFirst();
+  }
+}
