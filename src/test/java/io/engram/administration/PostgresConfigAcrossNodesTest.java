@@ -42,6 +42,32 @@ class PostgresConfigAcrossNodesTest {
         Thread.sleep(50);
       }
 
+      // Variables travel the same way: a token on the second node meets the first node's limit.
+      String token = first.token(org, null, "memory:read");
+      assertThat(
+              second.http.get("/v1/memory/events").bearer(token).send().header("X-RateLimit-Limit"))
+          .isEqualTo("100");
+      assertThat(first
+              .asOperator(first
+                  .http
+                  .post("/v1/organizations/" + org + "/env")
+                  .json("{\"variables\":{\"RATE_LIMIT_REQUESTS\":\"7\"}}"))
+              .status())
+          .isEqualTo(200);
+      start = System.nanoTime();
+      while (!"7"
+          .equals(second
+              .http
+              .get("/v1/memory/events")
+              .bearer(token)
+              .send()
+              .header("X-RateLimit-Limit"))) {
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("the variable in force on the second node")
+            .isLessThan(Duration.ofSeconds(5));
+        Thread.sleep(50);
+      }
+
       // Concurrent PATCHes of different fields on both nodes: every one lands, none is lost.
       List<CompletableFuture<Http.Response>> patches = new ArrayList<>();
       for (int i = 1; i <= 8; i++) {
@@ -52,8 +78,16 @@ class PostgresConfigAcrossNodesTest {
             () -> patch(second, org, "{\"network\":{\"keepalive_timeout\":" + (10 + n) + "}}")));
       }
       patches.forEach(p -> assertThat(p.join().status()).isEqualTo(200));
+      // Every change counted once; the first node sees the second's within seconds.
+      start = System.nanoTime();
       JsonNode last = config(first, org);
-      assertThat(last.at("/version").asInt()).isEqualTo(17);
+      while (last.at("/version").asInt() != 18) {
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("18 changes seen on the first node, now " + last.at("/version"))
+            .isLessThan(Duration.ofSeconds(5));
+        Thread.sleep(50);
+        last = config(first, org);
+      }
       assertThat(last.at("/fields/quotas.max_concurrent_requests/source").asText())
           .isEqualTo("organization");
       assertThat(last.at("/fields/network.keepalive_timeout/source").asText())

@@ -9,9 +9,12 @@ import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
 import java.io.OutputStream;
+import java.io.RandomAccessFile;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -166,6 +169,26 @@ class AlertsTest {
           .contains("2 of 2 connections");
     }
     eventually(() -> alerts(org, "?state=firing").isEmpty(), "connections resolves when closed");
+  }
+
+  @Test
+  void storageAbove80PercentOfThePlanFiresTheStorageAlert() throws Exception {
+    String org = server.createOrganization("free"); // 1 GB
+    String key = server.apiKey(org, 1000, "inference");
+    server.http.get("/v1/models").bearer(key).send(); // the organization is in view
+    // 900 MB of model files written in the organization's storage (sparse: its size counts).
+    Path weights = server.dataDir().resolve("models/.uploads/" + org + "/big/model.safetensors");
+    Files.createDirectories(weights.getParent());
+    try (RandomAccessFile file = new RandomAccessFile(weights.toFile(), "rw")) {
+      file.setLength(900L << 20);
+    }
+    eventually(
+        () -> alerts(org, "?state=firing&kind=storage").size() == 1, "storage fires at 88 %");
+    assertThat(alerts(org, "?state=firing").get(0).get("message").asText())
+        .contains("of the plan's 1 GB");
+    Files.delete(weights);
+    server.http.get("/v1/models").bearer(key).send();
+    eventually(() -> alerts(org, "?state=firing").isEmpty(), "storage resolves");
   }
 
   @Test

@@ -15,11 +15,9 @@ import io.engram.support.TestServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -87,26 +85,6 @@ class OpenApiFuzzTest {
       "undefined",
       "%25");
 
-  private record Operation(String method, String template, JsonNode node) {}
-
-  private static List<Operation> operations() {
-    List<Operation> operations = new ArrayList<>();
-    JsonNode paths = ApiContract.document().path("paths");
-    for (Iterator<String> names = paths.fieldNames(); names.hasNext(); ) {
-      String template = names.next();
-      if (template.equals("/metrics") || template.equals("/openapi.json")) {
-        continue;
-      }
-      paths.path(template).properties().forEach(entry -> {
-        if (Set.of("get", "post", "patch", "put", "delete").contains(entry.getKey())) {
-          operations.add(
-              new Operation(entry.getKey().toUpperCase(Locale.ROOT), template, entry.getValue()));
-        }
-      });
-    }
-    return operations;
-  }
-
   @Test
   void badInputNeverReachesA500AndARefusedRequestStoresNothing(Random random) {
     try (FakeUpstream upstream = new FakeUpstream();
@@ -159,12 +137,12 @@ class OpenApiFuzzTest {
           "capabilityId",
           "access_org_analytics");
 
-      List<Operation> operations = operations();
+      List<ApiContract.Operation> operations = ApiContract.operations();
       assertThat(operations).hasSizeGreaterThan(60);
       Map<String, Integer> covered = new LinkedHashMap<>();
       String previous = "none";
       for (int i = 0; i < REQUESTS; i++) {
-        Operation operation = operations.get(random.nextInt(operations.size()));
+        ApiContract.Operation operation = operations.get(random.nextInt(operations.size()));
         String path = path(operation, realIds, random);
         Http.Call call = server.http.method(operation.method(), path);
         String credential = credential(operation.template(), apiKey, token, random);
@@ -246,7 +224,8 @@ class OpenApiFuzzTest {
     };
   }
 
-  private static String path(Operation operation, Map<String, String> realIds, Random random) {
+  private static String path(
+      ApiContract.Operation operation, Map<String, String> realIds, Random random) {
     StringBuilder path = new StringBuilder();
     for (String segment : operation.template().substring(1).split("/")) {
       path.append('/');
@@ -282,7 +261,7 @@ class OpenApiFuzzTest {
   }
 
   /** Sets the call's body (or none) and returns its text for the failure message. */
-  private static String body(Operation operation, Http.Call call, Random random) {
+  private static String body(ApiContract.Operation operation, Http.Call call, Random random) {
     JsonNode schema = schemaOf(operation);
     if (schema == null && random.nextInt(4) > 0) {
       return null;
@@ -347,7 +326,7 @@ class OpenApiFuzzTest {
     return json;
   }
 
-  private static JsonNode schemaOf(Operation operation) {
+  private static JsonNode schemaOf(ApiContract.Operation operation) {
     JsonNode body = ApiContract.resolve(operation.node().path("requestBody"));
     JsonNode schema = body.path("content").path("application/json").path("schema");
     return schema.isMissingNode() ? null : schema;

@@ -19,6 +19,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
@@ -169,6 +170,28 @@ public final class ApiContract {
   /** A node given by a local $ref, followed; any other node as it is. */
   public static JsonNode resolve(JsonNode node) {
     return node.has("$ref") ? DOCUMENT.at(node.get("$ref").asText().substring(1)) : node;
+  }
+
+  /** One operation of the document: its method (upper case), path template and definition. */
+  public record Operation(String method, String template, JsonNode node) {}
+
+  /** Every operation the document lists, but the operator's read-outs (/metrics, /openapi.json). */
+  public static List<Operation> operations() {
+    List<Operation> operations = new ArrayList<>();
+    JsonNode paths = DOCUMENT.path("paths");
+    for (Iterator<String> names = paths.fieldNames(); names.hasNext(); ) {
+      String template = names.next();
+      if (template.equals("/metrics") || template.equals("/openapi.json")) {
+        continue;
+      }
+      paths.path(template).properties().forEach(entry -> {
+        if (Set.of("get", "post", "patch", "put", "delete").contains(entry.getKey())) {
+          operations.add(new Operation(
+              entry.getKey().toUpperCase(java.util.Locale.ROOT), template, entry.getValue()));
+        }
+      });
+    }
+    return operations;
   }
 
   /** The OpenAPI document the exchanges are checked against. */

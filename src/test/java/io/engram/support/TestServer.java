@@ -61,6 +61,11 @@ public final class TestServer implements AutoCloseable {
     this.http = new Http("http://127.0.0.1:" + engram.port());
   }
 
+  /** The server's data directory (ENGRAM_DATA_DIR). */
+  public Path dataDir() {
+    return dataDir;
+  }
+
   public static Builder builder() {
     return new Builder();
   }

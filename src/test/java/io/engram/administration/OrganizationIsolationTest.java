@@ -1,0 +1,95 @@
+package io.engram.administration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.support.ApiContract;
+import io.engram.support.Http;
+import io.engram.support.TestServer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every route under /v1/organizations/{org_id} that the OpenAPI document lists, called on another
+ * organization with each kind of this organization's credentials: never a success, never a
+ * validation error (which would tell that the organization exists), and nothing of the other
+ * organization changes. New routes join the matrix by being documented.
+ */
+class OrganizationIsolationTest {
+
+  @Test
+  void anotherOrganizationsRoutesAreClosedToEveryCredentialOfThisOne() {
+    try (TestServer server = TestServer.start()) {
+      String mine = server.createOrganization("seed");
+      String theirs = server.createOrganization("seed");
+      Map<String, String> theirIds = new LinkedHashMap<>();
+      theirIds.put("org_id", theirs);
+      theirIds.put(
+          "token_id",
+          created(server, theirs, "tokens", "{\"name\":\"t\",\"scopes\":[\"memory:read\"]}"));
+      theirIds.put(
+          "key_id",
+          created(server, theirs, "api-keys", "{\"name\":\"k\",\"permissions\":[\"inference\"]}"));
+      theirIds.put(
+          "channel_id",
+          created(server, theirs, "alert-channels", "{\"url\":\"http://127.0.0.1:9/hook\"}"));
+      assertThat(server
+              .asOperator(server
+                  .http
+                  .post("/v1/organizations/" + theirs + "/env")
+                  .json("{\"variables\":{\"REGION\":\"north\"}}"))
+              .status())
+          .isEqualTo(200);
+      theirIds.put("VARIABLE_NAME", "REGION");
+      String before = snapshot(server, theirs);
+
+      List<String> credentials = List.of(
+          server.apiKey(mine, 1000, "admin"),
+          server.apiKey(mine, 1000, "inference", "training", "models"),
+          server.token(mine, null, "memory:read", "memory:write", "inference:chat"));
+      List<ApiContract.Operation> operations = ApiContract.operations().stream()
+          .filter(op -> op.template().startsWith("/v1/organizations/{org_id}"))
+          .toList();
+      assertThat(operations).hasSizeGreaterThan(20);
+      for (ApiContract.Operation operation : operations) {
+        String path = operation.template();
+        for (Map.Entry<String, String> id : theirIds.entrySet()) {
+          path = path.replace("{" + id.getKey() + "}", id.getValue());
+        }
+        for (String credential : credentials) {
+          Http.Call call = server.http.method(operation.method(), path).bearer(credential);
+          if (!operation.method().equals("GET") && !operation.method().equals("DELETE")) {
+            call.json("{}");
+          }
+          Http.Response response = call.send();
+          assertThat(response.status())
+              .as("%s %s -> %s", operation.method(), path, response.text())
+              .isIn(403, 404);
+        }
+      }
+      assertThat(snapshot(server, theirs)).isEqualTo(before);
+    }
+  }
+
+  private static String created(TestServer server, String org, String collection, String json) {
+    Http.Response response = server.asOperator(
+        server.http.post("/v1/organizations/" + org + "/" + collection).json(json));
+    assertThat(response.status()).as(response.text()).isEqualTo(201);
+    return response.json().get("id").asText();
+  }
+
+  /** What the other organization holds, as its operator sees it. */
+  private static String snapshot(TestServer server, String org) {
+    StringBuilder all = new StringBuilder();
+    for (String part :
+        List.of("", "/tokens", "/api-keys", "/alert-channels", "/env", "/config", "/audit")) {
+      Http.Response response =
+          server.asOperator(server.http.get("/v1/organizations/" + org + part));
+      all.append(part)
+          .append(response.status())
+          .append(response.text().replaceAll("\"in_use\":\\{[^}]*}", ""));
+    }
+    return all.toString();
+  }
+}
