@@ -83,6 +83,8 @@ public final class ChatSockets implements RouteModule {
     }
     routes
         .ws("/ws", ws -> configure(ws, new TypedFraming()))
+        // The same protocol under /v1, where every other gateway route is.
+        .ws("/v1/ws", ws -> configure(ws, new TypedFraming()))
         .ws("/v1/chat/stream", ws -> configure(ws, new ChunkFraming()));
   }
 

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * {@code /ws}: typed messages. {@code {type: inference, ...}} is answered by {@code {type: token,
  * content}} frames and one {@code {type: done, finish_reason, usage, memory_ids}}; errors are
- * {@code {type: error, error: {...}}}.
+ * {@code {type: error, error: {...}}}. With {@code "stream": false} the whole text comes in one
+ * token frame once the generation ended, then the done frame.
  */
 final class TypedFraming implements SocketFraming {
 
@@ -29,6 +30,10 @@ final class TypedFraming implements SocketFraming {
 
   @Override
   public String piece(Replies.Header header, ChatRequest chat, String text, boolean first) {
+    return chat.stream() ? token(text) : null;
+  }
+
+  private static String token(String text) {
     return Json.write(Map.of("type", "token", "content", text));
   }
 
@@ -40,7 +45,9 @@ final class TypedFraming implements SocketFraming {
     done.set("usage", Replies.usage(outcome.usage(), prepared.memoryTokens()));
     var ids = done.putArray("memory_ids");
     prepared.memoryIds().forEach(ids::add);
-    return List.of(Json.write(done));
+    return chat.stream()
+        ? List.of(Json.write(done))
+        : List.of(token(outcome.generation().text()), Json.write(done));
   }
 
   @Override

@@ -161,6 +161,27 @@ class ChatCompletionTest {
   }
 
   @Test
+  void theModelsAreListedFromInsideAnAgentBoundaryToo() {
+    String supportOnly = gateway.server.token(gateway.orgId, List.of("support"), "inference:chat");
+    Http.Response inAgent =
+        gateway.server.http.get("/v1/agents/support/models").bearer(supportOnly).send();
+    assertThat(inAgent.status()).as(inAgent.text()).isEqualTo(200);
+    assertThat(inAgent.json().at("/data/0/id").asText()).isEqualTo(GatewayFixture.MODEL);
+    Http.Response otherAgent =
+        gateway.server.http.get("/v1/agents/sales/models").bearer(supportOnly).send();
+    assertThat(otherAgent.status()).isEqualTo(403);
+    assertThat(otherAgent.json().at("/error/code").asText()).isEqualTo("agent_not_allowed");
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/agents/Not%20A%20Slug/models")
+            .bearer(gateway.token)
+            .send()
+            .status())
+        .isEqualTo(400);
+  }
+
+  @Test
   void agentBoundariesDecideWhichMemoriesAConversationSees() {
     String sales =
         gateway.remember("The sales team's discount ceiling for Acme is 12 percent.", "sales");

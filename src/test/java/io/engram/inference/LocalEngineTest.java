@@ -91,6 +91,26 @@ class LocalEngineTest {
   }
 
   @Test
+  void theWebSocketHonoursStreamFalseOnTheLocalEngine() throws Exception {
+    try (WebSocketTest.Client client =
+        new WebSocketTest.Client(server.engram.port(), "/ws", null)) {
+      client.send("{\"type\":\"auth\",\"api_key\":\"" + token + "\"}");
+      assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
+      String ask = chat("Hello there", "\"max_tokens\":12,\"memory\":false,\"seed\":3");
+      client.send(ask.replaceFirst("\\{", "{\"type\":\"inference\",\"stream\":false,"));
+      List<JsonNode> whole = client.until(f -> f.path("type").asText().equals("done"));
+      assertThat(whole).hasSize(2); // the whole text in one token frame, then done
+      client.send(ask.replaceFirst("\\{", "{\"type\":\"inference\",\"stream\":true,"));
+      List<JsonNode> streamed = client.until(f -> f.path("type").asText().equals("done"));
+      assertThat(streamed.size()).isGreaterThan(2);
+      assertThat(streamed.subList(0, streamed.size() - 1).stream()
+              .map(f -> f.get("content").asText())
+              .collect(java.util.stream.Collectors.joining()))
+          .isEqualTo(whole.getFirst().get("content").asText());
+    }
+  }
+
+  @Test
   void aSeedMakesTheOutputRepeatableAndTemperatureZeroIsGreedy() {
     String seeded =
         chat("Tell me about the office", "\"max_tokens\":16,\"seed\":99,\"memory\":false");

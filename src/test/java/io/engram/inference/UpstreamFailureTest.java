@@ -78,6 +78,8 @@ class UpstreamFailureTest {
     JsonNode last = Json.read(events.getLast(), JsonNode.class);
     assertThat(last.get("error").get("type").asText()).isEqualTo("model_error");
     assertThat(last.get("error").get("code").asText()).isEqualTo("upstream_stream_cut");
+    // Cut inside the body, and never said to be cut "inside a response head".
+    assertThat(last.at("/error/message").asText()).doesNotContain("response head");
     assertThat(events).hasSize(3); // two pieces, then the error
     assertThat(gateway.server.engram.inference().gateway().limits().inFlight(gateway.orgId))
         .isZero();

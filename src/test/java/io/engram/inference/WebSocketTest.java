@@ -104,6 +104,18 @@ class WebSocketTest {
   }
 
   @Test
+  void theTypedProtocolIsServedUnderV1Too() throws Exception {
+    try (Client client = new Client("/v1/ws", null)) {
+      client.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.token + "\"}");
+      assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
+      client.send(inference("Hi", "\"stream\":false,\"memory\":false"));
+      List<JsonNode> frames = client.until(f -> f.path("type").asText().equals("done"));
+      assertThat(frames).hasSize(2);
+      assertThat(frames.getFirst().get("content").asText()).isEqualTo("Hello from the upstream.");
+    }
+  }
+
+  @Test
   void wsAuthenticatesThenStreamsTokensAndADoneWithUsageAndMemories() throws Exception {
     String id = gateway.remember("The office wifi password is on the fridge.", null);
     try (Client client = new Client("/ws", null)) {

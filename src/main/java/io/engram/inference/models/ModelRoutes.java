@@ -4,6 +4,7 @@ import io.engram.access.Guard;
 import io.engram.access.Permission;
 import io.engram.access.Principal;
 import io.engram.access.Scope;
+import io.engram.memory.AgentBoundary;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.RefusedBody;
@@ -26,6 +27,7 @@ import java.util.function.Function;
  * organization can use (the instance's and its own uploads), with the parameter-count label.
  */
 public final class ModelRoutes implements RouteModule {
+  static final String AGENT_MODELS = "/v1/agents/{agentSlug}/models";
   private final ModelCatalog catalog;
   private final Guard guard;
   private final List<ModelCard> extraCards;
@@ -53,6 +55,7 @@ public final class ModelRoutes implements RouteModule {
   public void register(Routes routes) {
     routes
         .get("/v1/models", this::list)
+        .get(AGENT_MODELS, this::listForAgent)
         .get("/v1/models/{model_id}", this::show)
         .post("/v1/models", this::upload);
   }
@@ -116,8 +119,21 @@ public final class ModelRoutes implements RouteModule {
     return guard.anyOf(ctx, Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS);
   }
 
-  private void list(Context ctx) {
+  /**
+   * The models as seen from inside an agent boundary: the same list, once the caller is shown to
+   * reach the agent (a token bound to other agents is refused, as on the agent's chat route).
+   */
+  private void listForAgent(Context ctx) {
     Principal caller = reader(ctx);
+    AgentBoundary.of(ctx, caller, "agentSlug", AGENT_MODELS);
+    list(ctx, caller);
+  }
+
+  private void list(Context ctx) {
+    list(ctx, reader(ctx));
+  }
+
+  private void list(Context ctx, Principal caller) {
     List<Map<String, Object>> data = new ArrayList<>();
     for (ModelCard card : visible(caller)) {
       data.add(view(card, extended(caller)));

@@ -26,7 +26,7 @@ final class ChunkedBody extends BlockInputStream {
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
     if (remaining == LINE_END_NEXT) {
-      if (!connection.requireLine().isEmpty()) {
+      if (!connection.requireLine("a chunked body").isEmpty()) {
         throw new MalformedResponseException("a chunk longer than its declared size");
       }
       remaining = SIZE_NEXT;
@@ -53,7 +53,7 @@ final class ChunkedBody extends BlockInputStream {
   }
 
   private long nextChunkSize() throws IOException {
-    String line = connection.requireLine();
+    String line = connection.requireLine("a chunked body");
     int end = line.indexOf(';');
     String hex = (end < 0 ? line : line.substring(0, end)).strip();
     if (hex.isEmpty() || hex.length() > 15) {
@@ -71,7 +71,9 @@ final class ChunkedBody extends BlockInputStream {
   }
 
   private void skipTrailers() throws IOException {
-    for (int count = 0; !connection.requireLine().isEmpty(); count++) {
+    for (int count = 0;
+        !connection.requireLine("the trailers of a chunked body").isEmpty();
+        count++) {
       if (count == MAX_TRAILERS) {
         throw new MalformedResponseException("more than " + MAX_TRAILERS + " trailer lines");
       }

@@ -59,7 +59,7 @@ final class ClientConnection {
       ResponseHead head = ResponseHead.parseStatus(statusLine);
       List<String> lines = new ArrayList<>();
       String line;
-      while (!(line = requireLine()).isEmpty()) {
+      while (!(line = requireLine("a response head")).isEmpty()) {
         if (lines.size() == MAX_HEADERS) {
           throw new MalformedResponseException("more than " + MAX_HEADERS + " response headers");
         }
@@ -75,10 +75,11 @@ final class ClientConnection {
     }
   }
 
-  String requireLine() throws IOException {
+  /** The next line; EOFException naming {@code where} the connection closed when there is none. */
+  String requireLine(String where) throws IOException {
     String line = readLine();
     if (line == null) {
-      throw new EOFException("the connection closed inside a response head");
+      throw new EOFException("the connection closed inside " + where);
     }
     return line;
   }

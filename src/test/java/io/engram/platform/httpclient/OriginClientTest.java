@@ -80,6 +80,21 @@ class OriginClientTest {
   }
 
   @Test
+  void aBodyCutBetweenChunksIsReportedAsCutInTheBody() throws Exception {
+    try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
+          ScriptedOrigin.write(
+              out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nHello\r\n");
+          return false; // the connection closes where the next chunk's size should be
+        });
+        OriginClient client = client(origin, Duration.ofSeconds(2))) {
+      ClientResponse response = client.send("POST", "/v1/x", JSON, BODY);
+      assertThatThrownBy(() -> text(response))
+          .isInstanceOf(java.io.EOFException.class)
+          .hasMessageContaining("inside a chunked body");
+    }
+  }
+
+  @Test
   void aChunkIsHandedOnBeforeItsLineEndArrives() throws Exception {
     CountDownLatch firstRead = new CountDownLatch(1);
     try (ScriptedOrigin origin = new ScriptedOrigin((head, body, out) -> {
