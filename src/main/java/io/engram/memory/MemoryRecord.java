@@ -104,6 +104,27 @@ public record MemoryRecord(
   }
 
   /** This memory without its vector, for lists held longer than the search that needed it. */
+  /** This memory saying what the edit says, with the embedding of its (new) indexed text. */
+  public MemoryRecord edited(MemoryEdit edit, float[] newEmbedding, Instant at) {
+    return new MemoryRecord(
+        id,
+        orgId,
+        agent,
+        edit.text().orElse(text),
+        edit.subject().isPresent() ? edit.subject().get().orElse(null) : subject,
+        edit.kind().orElse(kind),
+        edit.confidence().orElse(confidence),
+        edit.metadataJson().isPresent() ? edit.metadataJson().get().orElse(null) : metadataJson,
+        state,
+        origin,
+        occurredAt,
+        createdAt,
+        at,
+        uses,
+        counts,
+        newEmbedding);
+  }
+
   public MemoryRecord withoutEmbedding() {
     return new MemoryRecord(
         id,

@@ -12,9 +12,11 @@ import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -55,6 +57,7 @@ public final class MemoryRoutes implements RouteModule {
       }
       routes
           .post(base, this::encode)
+          .get(base, this::list)
           .post(base + "/events", this::ingest)
           .get(base + "/events", this::events)
           .get(base + "/events/{event_id}", this::event)
@@ -81,6 +84,15 @@ public final class MemoryRoutes implements RouteModule {
         Responses.json(
             ctx,
             MemoryViews.memory(memory.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
+      });
+      routes.patch(base + "/{memory_id}", ctx -> {
+        Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+        AgentScope scope = scope(ctx, caller);
+        MemoryEdit edit = MemoryEdit.parse(JsonBody.parseMergePatch(ctx, maxBodyBytes));
+        Responses.json(
+            ctx,
+            MemoryViews.memory(memory.edit(
+                caller, scope, ctx.pathParam("memory_id"), edit, HttpServer.requestId(ctx))));
       });
       routes.delete(base + "/{memory_id}", ctx -> {
         Principal caller = guard.scope(ctx, Scope.MEMORY_DELETE);
@@ -225,6 +237,35 @@ public final class MemoryRoutes implements RouteModule {
     Responses.json(
         ctx,
         MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
+  }
+
+  /**
+   * The boundary's memories, newest first: {@code state} (comma-separated; default durable),
+   * {@code memoryKind}, {@code subject}, {@code limit} and the {@code before} cursor.
+   */
+  private void list(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    AgentScope scope = scope(ctx, caller);
+    int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
+    List<MemoryState> states = new ArrayList<>();
+    for (String id :
+        Objects.requireNonNullElse(ctx.queryParam("state"), "durable").split(",")) {
+      states.add(MemoryState.fromId(id.strip())
+          .orElseThrow(() -> ApiException.badRequest(
+              "state",
+              "'state' is one or more of candidate, durable, suppressed, tombstoned, "
+                  + "comma-separated")));
+    }
+    String kind = ctx.queryParam("memoryKind");
+    MemoryStore.Filter filter = new MemoryStore.Filter(
+        states, kind == null ? null : MemoryInput.kind(kind), ctx.queryParam("subject"));
+    List<MemoryRecord> page = memory.list(caller, scope, filter, ctx.queryParam("before"), limit);
+    Responses.json(
+        ctx,
+        list(
+            page.stream().map(MemoryViews::memory).toList(),
+            "nextBefore",
+            page.size() == limit ? page.getLast().id() : null));
   }
 
   private void candidates(Context ctx) {

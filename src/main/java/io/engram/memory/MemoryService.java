@@ -342,6 +342,66 @@ public final class MemoryService implements AutoCloseable {
     return outcome.after();
   }
 
+  /**
+   * Edits what a memory says (a partial update). Only the boundary that owns it may (an agent
+   * cannot rewrite an organization-wide memory); a forgotten memory cannot be edited. A new text
+   * or subject is embedded again and the index follows; the edit is a transition in the memory's
+   * provenance, with what it said before.
+   */
+  public MemoryRecord edit(
+      Principal caller, AgentScope scope, String id, MemoryEdit edit, String requestId) {
+    MemoryRecord current = get(caller, scope, id);
+    if (!scope.owns(current.agent())) {
+      throw ApiException.forbidden(
+          "shared_memory",
+          "Memory " + id + " is organization-wide; only a call at the organization level may "
+              + "edit it");
+    }
+    if (current.state() == MemoryState.TOMBSTONED) {
+      throw ApiException.conflict(
+          "memory_forgotten", "Memory " + id + " was forgotten; write a new one instead");
+    }
+    Instant now = clock.instant();
+    MemoryRecord preview = current.edited(edit, null, now);
+    float[] embedding =
+        edit.changesIndexedText() ? embedder.embed(preview.indexedText()) : current.embedding();
+    MemoryRecord edited = current.edited(edit, embedding, now);
+    long change = store.database().write(h -> {
+      MemoryRecord locked = store.findForUpdate(h, caller.orgId(), id).orElseThrow();
+      if (!locked.updatedAt().equals(current.updatedAt())) {
+        throw ApiException.conflict(
+            "concurrent_update", "Memory " + id + " changed while it was edited; read it again");
+      }
+      store.updateContent(h, edited, now);
+      store.recordTransition(
+          h,
+          new Transition(
+              id,
+              current.state(),
+              current.state(),
+              "edit",
+              "was: " + abbreviated(current.text()),
+              null,
+              caller.credentialId(),
+              userId(caller),
+              requestId,
+              now));
+      return changeLog.append(h, id, now);
+    });
+    makeVisible(id, change);
+    return edited;
+  }
+
+  /** The boundary's memories, newest first, filtered (for listing, not ranking). */
+  public List<MemoryRecord> list(
+      Principal caller, AgentScope scope, MemoryStore.Filter filter, String before, int limit) {
+    return store.list(caller.orgId(), scope, filter, before, limit);
+  }
+
+  private static String abbreviated(String text) {
+    return text.length() <= 500 ? text : text.substring(0, 500) + "...";
+  }
+
   // ---- retrieval
 
   public Retrieval retrieve(

@@ -199,6 +199,51 @@ public final class MemoryStore {
         .isPresent());
   }
 
+  /** Replaces what a memory says (an edit), with its new embedding when its indexed text changed. */
+  public void updateContent(Handle h, MemoryRecord m, Instant at) {
+    h.createUpdate("""
+            UPDATE memories SET text = :text, subject = :subject, memory_kind = :kind,
+              confidence = :confidence, metadata = :metadata, embedding = :embedding,
+              updated_at = :at
+            WHERE id = :id""")
+        .bind("text", m.text())
+        .bind("subject", m.subject())
+        .bind("kind", m.kind().id())
+        .bind("confidence", m.confidence())
+        .bind("metadata", m.metadataJson())
+        .bind("embedding", Embedder.toBytes(m.embedding()))
+        .bind("at", at.toEpochMilli())
+        .bind("id", m.id())
+        .execute();
+  }
+
+  /** A page of the boundary's memories, newest first, filtered by state, kind and subject. */
+  public record Filter(Collection<MemoryState> states, MemoryKind kind, String subject) {}
+
+  public List<MemoryRecord> list(
+      String orgId, AgentScope scope, Filter filter, String beforeId, int limit) {
+    String sql = "SELECT * FROM memories WHERE org_id = :org AND id < :before"
+        + " AND state IN (<states>) AND " + scope.sqlCondition("agent")
+        + (filter.kind() == null ? "" : " AND memory_kind = :kind")
+        + (filter.subject() == null ? "" : " AND subject = :subject")
+        + " ORDER BY id DESC LIMIT :limit";
+    return db.read(h -> {
+      var query = h.createQuery(sql)
+          .bind("org", orgId)
+          .bind("before", beforeId == null ? "~" : beforeId)
+          .bindList("states", filter.states().stream().map(MemoryState::id).toList())
+          .bind("limit", limit)
+          .bindMap(scope.sqlBindings());
+      if (filter.kind() != null) {
+        query.bind("kind", filter.kind().id());
+      }
+      if (filter.subject() != null) {
+        query.bind("subject", filter.subject());
+      }
+      return query.map(MEMORY).list();
+    });
+  }
+
   /** The boundary's candidates awaiting review, oldest first. */
   public List<MemoryRecord> candidates(String orgId, AgentScope scope, String afterId, int limit) {
     return db.read(

@@ -2,12 +2,14 @@ package io.engram.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -249,5 +251,85 @@ abstract class MemoryWriteContract {
     Http.Response response =
         memories.retrieve("{\"query\":\"" + query.toString().strip() + "\"}");
     assertThat(response.status()).as(response.text()).isEqualTo(200);
+  }
+
+  @Test
+  void memoriesAreListedNewestFirstFilteredAndPaged() {
+    Memories fresh = memories.inAgent("lister");
+    String a =
+        fresh.remember("Lyon ships on Mondays", Map.of("subject", "Lyon", "memoryKind", "fact"));
+    String b = fresh.remember("Prefers email over calls", Map.of("memoryKind", "preference"));
+    String c = fresh.remember("Lyon closes at six", Map.of("subject", "Lyon"));
+    assertThat(fresh.delete(b).status()).isEqualTo(200);
+    Http.Response all = fresh.send("GET", "?limit=2", null);
+    assertThat(all.status()).as(all.text()).isEqualTo(200);
+    assertThat(all.json().get("data").findValuesAsText("id")).containsExactly(c, a);
+    assertThat(fresh.send("GET", "?limit=2&before=" + a, null).json().get("data"))
+        .isEmpty();
+    assertThat(fresh.send("GET", "?subject=Lyon", null).json().get("data").findValuesAsText("id"))
+        .containsExactly(c, a);
+    assertThat(
+            fresh.send("GET", "?state=tombstoned", null).json().get("data").findValuesAsText("id"))
+        .containsExactly(b);
+    assertThat(fresh
+            .send("GET", "?memoryKind=preference&state=durable,tombstoned", null)
+            .json()
+            .get("data")
+            .findValuesAsText("id"))
+        .containsExactly(b);
+    assertThat(fresh.send("GET", "?state=gone", null).status()).isEqualTo(400);
+    assertThat(fresh.send("GET", "?memoryKind=rumour", null).status()).isEqualTo(400);
+    // Another agent's list does not hold them.
+    assertThat(memories
+            .inAgent("other")
+            .send("GET", "", null)
+            .json()
+            .get("data")
+            .findValuesAsText("id"))
+        .doesNotContain(a, c);
+  }
+
+  @Test
+  void anEditChangesWhatTheMemorySaysAndRetrievalFollows() {
+    String id = memories.remember(
+        "The Berlin office opens at eight",
+        Map.of("subject", "Berlin", "metadata", Map.of("a", 1)));
+    Http.Response edited = memories.send(
+        "PATCH", "/" + id, "{\"text\":\"The Berlin office opens at nine\",\"metadata\":null}");
+    assertThat(edited.status()).as(edited.text()).isEqualTo(200);
+    assertThat(edited.json().get("text").asText()).isEqualTo("The Berlin office opens at nine");
+    assertThat(edited.json().get("subject").asText()).isEqualTo("Berlin");
+    assertThat(edited.json().get("metadata").isNull()).isTrue();
+    Http.Response found = memories.retrieve("{\"query\":\"When does the Berlin office open?\"}");
+    assertThat(found.json().at("/memories/0/text").asText()).contains("nine");
+    JsonNode transitions = memories.provenance(id).get("transitions");
+    assertThat(transitions.toString()).contains("edit").contains("opens at eight");
+
+    String[][] bad = {
+      {"{}", null},
+      {"{\"text\":null}", "text"},
+      {"{\"text\":\"\u200b\"}", "text"},
+      {"{\"confidence\":2}", "confidence"},
+      {"{\"memoryKind\":\"rumour\"}", "memoryKind"},
+      {"{\"occurredAt\":\"2020-01-01T00:00:00Z\"}", "occurredAt"},
+    };
+    for (String[] refused : bad) {
+      Http.Response response = memories.send("PATCH", "/" + id, refused[0]);
+      assertThat(response.status()).as(refused[0]).isEqualTo(400);
+      if (refused[1] != null) {
+        assertThat(response.json().at("/error/param").asText()).isEqualTo(refused[1]);
+      }
+    }
+    assertThat(memories.get(id).json().get("text").asText())
+        .isEqualTo("The Berlin office opens at nine");
+    // An agent cannot rewrite an organization-wide memory; a forgotten one cannot be edited.
+    assertThat(memories
+            .inAgent("sales")
+            .send("PATCH", "/" + id, "{\"confidence\":0.5}")
+            .status())
+        .isEqualTo(403);
+    memories.delete(id);
+    assertThat(memories.send("PATCH", "/" + id, "{\"confidence\":0.5}").status())
+        .isEqualTo(409);
   }
 }
