@@ -163,7 +163,8 @@ test('errors: a bad parameter is 400 with its param, an unknown model 404', asyn
       return true;
     });
   await assert.rejects(key.chat.completions.create({ model: REMOTE, messages: user('hi'), tools: [
-    { type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }), OpenAI.BadRequestError);
+    { type: 'function', function: { name: 'not a name', parameters: { type: 'object' } } }] }),
+    (error) => error instanceof OpenAI.BadRequestError && error.param === 'tools[0].function.name');
   await assert.rejects(key.chat.completions.create({ model: 'no-such-model', messages: user('hi') }), (error) => {
     assert.ok(error instanceof OpenAI.NotFoundError, error.constructor.name);
     assert.equal(error.code, 'model_not_found');
@@ -195,4 +196,39 @@ test('text completions (local engine)', async () => {
   assert.equal(reply.object, 'text_completion');
   assert.equal(typeof reply.choices[0].text, 'string');
   assert.ok(reply.usage.completion_tokens >= 1 && reply.usage.completion_tokens <= 4);
+});
+
+// Tool calling as agent frameworks drive it: the client's own tool runner offers a function, the
+// model (the fake upstream) calls it, the runner runs it and sends the answer back, the model replies.
+for (const stream of [false, true]) {
+  test(`tool calling with the client's tool runner (remote engine, stream: ${stream})`, async () => {
+    const calls = [];
+    const runner = key.chat.completions.runTools({
+      model: REMOTE,
+      stream,
+      memory: false,
+      messages: user('What is the weather in Lyon?'),
+      tools: [{
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          parse: JSON.parse,
+          function: (args) => { calls.push(args); return 'Sunny, 21 C'; },
+        },
+      }],
+    });
+    assert.equal(await runner.finalContent(), 'Hello from the upstream.');
+    assert.deepEqual(calls, [{ city: 'Lyon' }]);
+    const messages = runner.messages;
+    assert.equal(messages.find((m) => m.role === 'assistant' && m.tool_calls)?.tool_calls[0].function.name, 'get_weather');
+    assert.ok(messages.some((m) => m.role === 'tool' && m.content === 'Sunny, 21 C'));
+  });
+}
+
+test('structured output is refused by name on the local engine, not dropped', async () => {
+  await assert.rejects(
+    key.chat.completions.create({ model: LOCAL, messages: user('Hi'), response_format: { type: 'json_object' } }),
+    (error) => error instanceof OpenAI.BadRequestError && error.param === 'response_format');
 });

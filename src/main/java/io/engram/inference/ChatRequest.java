@@ -1,6 +1,7 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Sampling;
 import io.engram.platform.http.ApiException;
@@ -14,8 +15,11 @@ import java.util.function.Predicate;
 
 /**
  * A validated chat completion request. It takes what OpenAI's clients send; parameters this
- * gateway does not carry out (tools, log probabilities, several choices...) are refused by name
- * rather than ignored, so a client never believes it got something it did not.
+ * gateway does not carry out (log probabilities, several choices...) are refused by name rather
+ * than ignored, so a client never believes it got something it did not. Tool calling and
+ * structured output ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code
+ * response_format}, tool messages) are checked for shape and kept in {@code tooling} for engines
+ * that carry them; the gateway refuses them for the others.
  */
 public record ChatRequest(
     String model,
@@ -24,8 +28,17 @@ public record ChatRequest(
     boolean stream,
     boolean includeUsage,
     String user,
-    MemoryOptions memory) {
+    MemoryOptions memory,
+    ObjectNode tooling) {
   public static final int MAX_MESSAGES = 2048;
+  static final int MAX_TOOLS = 128;
+
+  /**
+   * Fields of an answer that clients send back on the assistant message when they continue a
+   * conversation (the openai clients' tool runners do): accepted, and not sent on to the model.
+   */
+  static final Set<String> ECHOED = Set.of("refusal", "annotations", "parsed", "audio");
+
   public static final int MAX_MODEL_ID = 256;
   public static final int MAX_USER = 256;
 
@@ -40,15 +53,15 @@ public record ChatRequest(
       "logprobs",
       "response_format",
       "logit_bias",
-      "store");
+      "store",
+      "tools",
+      "tool_choice",
+      "parallel_tool_calls");
 
   /** Parameters OpenAI defines that this gateway does not carry out, with why. */
   static final Map<String, String> UNSUPPORTED = Map.ofEntries(
-      Map.entry("tools", "tool calling is not supported by this gateway"),
-      Map.entry("tool_choice", "tool calling is not supported by this gateway"),
-      Map.entry("parallel_tool_calls", "tool calling is not supported by this gateway"),
-      Map.entry("functions", "function calling is not supported by this gateway"),
-      Map.entry("function_call", "function calling is not supported by this gateway"),
+      Map.entry("functions", "the deprecated function calling; send 'tools' instead"),
+      Map.entry("function_call", "the deprecated function calling; send 'tool_choice' instead"),
       Map.entry("top_logprobs", "log probabilities are not supported by this gateway"),
       Map.entry("audio", "audio output is not supported by this gateway"),
       Map.entry("modalities", "only text output is supported by this gateway"),
@@ -75,7 +88,8 @@ public record ChatRequest(
         stream,
         includeUsage,
         user,
-        MemoryOptions.parse(body.get("memory")));
+        MemoryOptions.parse(body.get("memory")),
+        ToolFields.parse(body));
   }
 
   static Set<String> fields(String... own) {
@@ -119,11 +133,6 @@ public record ChatRequest(
         "logit_bias",
         EMPTY_OBJECT,
         "'logit_bias' is not supported by this gateway (only {} is accepted)");
-    onlyAt(
-        body,
-        "response_format",
-        f -> f.isObject() && f.size() == 1 && "text".equals(f.path("type").asText()),
-        "only {\"type\": \"text\"} is supported as 'response_format'");
   }
 
   /** Refuses the field (400 unsupported_parameter) when it is present at any other value. */
@@ -191,11 +200,12 @@ public record ChatRequest(
     }
     for (var names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!Set.of("role", "content", "name").contains(name)) {
+      if (!Set.of("role", "content", "name", "tool_calls", "tool_call_id").contains(name)
+          && !ECHOED.contains(name)) {
         throw unsupported(
             where + "." + name,
             "Unsupported message field '" + name + "' in " + where
-                + "; messages take role, content and name");
+                + "; messages take role, content, name, tool_calls and tool_call_id");
       }
     }
     String role = node.path("role").asText("");
@@ -203,15 +213,15 @@ public record ChatRequest(
       case "system", "developer" -> ChatMessage.SYSTEM;
       case "user" -> ChatMessage.USER;
       case "assistant" -> ChatMessage.ASSISTANT;
-      case "tool", "function" ->
+      case "tool" -> ChatMessage.TOOL;
+      case "function" ->
         throw unsupported(
             where + ".role",
-            "Messages with role '" + role
-                + "' are not supported: tool calling is not supported by this gateway");
+            "Messages with role 'function' are the deprecated function calling: use 'tool'");
       default ->
         throw ApiException.badRequest(
             where + ".role",
-            where + ".role must be system, user or assistant"
+            where + ".role must be system, user, assistant or tool"
                 + (role.isEmpty() ? "" : ", got '" + role + "'"));
     };
     JsonNode name = node.get("name");
@@ -219,7 +229,12 @@ public record ChatRequest(
       throw ApiException.badRequest(
           where + ".name", where + ".name must be a string of at most 64 characters");
     }
-    return new ChatMessage(normalized, content(node.get("content"), where + ".content"));
+    ObjectNode tooling = ToolFields.message(node, normalized, where);
+    JsonNode content = node.get("content");
+    boolean callsOnly =
+        tooling != null && tooling.has("tool_calls") && (content == null || content.isNull());
+    return new ChatMessage(
+        normalized, callsOnly ? null : content(content, where + ".content"), tooling);
   }
 
   /** A string, or OpenAI's list of content parts when every part is text. */

@@ -133,12 +133,34 @@ public final class Gateway {
                 + "POST /v1/organizations/{org_id}/env)"));
   }
 
+  /**
+   * Tool calling and structured output reach a model only through an engine that carries them;
+   * for the others they are refused by name, never dropped.
+   */
+  private static void refuseToolsWithout(ModelCatalog.Entry model, ChatRequest chat) {
+    if (model.engine().carriesTools()) {
+      return;
+    }
+    String param = chat.tooling() != null
+        ? chat.tooling().fieldNames().next()
+        : chat.messages().stream().anyMatch(m -> m.tooling() != null) ? "messages" : null;
+    if (param != null) {
+      throw ApiException.invalid(
+          "unsupported_parameter",
+          param,
+          "The model '" + model.card().id() + "' runs on the in-process engine, which does not "
+              + "call tools or constrain its output to JSON ('" + param + "'); use a model "
+              + "served by an upstream (ENGRAM_UPSTREAM_URL)");
+    }
+  }
+
   public Prepared prepareChat(
       Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn, String requestId) {
     String modelId = modelId(caller, chat.model());
     ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN
         ? advertised(modelId)
         : model(caller, modelId);
+    refuseToolsWithout(model, chat);
     int conversationTokens = chatTokens(chat.messages());
     Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
     try {
@@ -168,7 +190,8 @@ public final class Gateway {
               chat.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
           chat.stream(),
           chat.user(),
-          requestTimeout(caller.organization()));
+          requestTimeout(caller.organization()),
+          chat.tooling());
       return new Prepared(
           model, request, injection, promptTokens, admission.budget(), admission.permit());
     } catch (RuntimeException e) {
@@ -192,7 +215,8 @@ public final class Gateway {
             promptTokens),
         completion.stream(),
         completion.user(),
-        requestTimeout(caller.organization()));
+        requestTimeout(caller.organization()),
+        null);
     return new Prepared(
         model,
         request,
@@ -246,6 +270,12 @@ public final class Gateway {
         }
         delivered.append(piece);
         sink.text(piece);
+      }
+
+      @Override
+      public void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {
+        delivered.append(deltas); // counted as delivered output if the stream is cut
+        sink.toolCalls(deltas);
       }
 
       @Override
@@ -320,7 +350,11 @@ public final class Gateway {
   static int chatTokens(List<ChatMessage> messages) {
     int tokens = TOKENS_FOR_REPLY;
     for (ChatMessage message : messages) {
-      tokens += TOKENS_PER_MESSAGE + TokenCounter.count(message.content());
+      tokens += TOKENS_PER_MESSAGE
+          + (message.content() == null ? 0 : TokenCounter.count(message.content()))
+          + (message.tooling() == null
+              ? 0
+              : TokenCounter.count(message.tooling().toString()));
     }
     return tokens;
   }

@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Generation;
@@ -53,11 +54,17 @@ final class Replies {
     ObjectNode choice = reply.putArray("choices").addObject();
     if (header.kind() == Kind.CHAT) {
       choice.put("index", 0);
-      choice
+      ObjectNode message = choice
           .putObject("message")
           .put("role", ChatMessage.ASSISTANT)
-          .put("content", generation.text())
-          .putNull("refusal");
+          .put("content", generation.text());
+      if (generation.toolCalls() != null) {
+        if (generation.text().isEmpty()) {
+          message.putNull("content"); // OpenAI's form of a message that only calls tools
+        }
+        message.set("tool_calls", generation.toolCalls());
+      }
+      message.putNull("refusal");
     } else {
       choice.put("text", generation.text()).put("index", 0);
     }
@@ -65,6 +72,26 @@ final class Replies {
     choice.put("finish_reason", generation.finishReason());
     reply.set("usage", usage(usage, memoryTokens));
     return reply;
+  }
+
+  /** A chat chunk carrying a piece of the model's tool calls (OpenAI's delta form). */
+  static String toolCallsPiece(
+      Header header, JsonNode deltas, boolean first, boolean includeUsage) {
+    ObjectNode chunk = start(header, header.kind().chunkObject);
+    ObjectNode choice = chunk.putArray("choices").addObject();
+    choice.put("index", 0);
+    ObjectNode delta = choice.putObject("delta");
+    if (first) {
+      delta.put("role", ChatMessage.ASSISTANT);
+      delta.putNull("content");
+    }
+    delta.set("tool_calls", deltas);
+    choice.putNull("logprobs");
+    choice.putNull("finish_reason");
+    if (includeUsage) {
+      chunk.putNull("usage");
+    }
+    return Json.write(chunk);
   }
 
   /** A chunk carrying one piece of text; the first chat chunk also carries the role. */

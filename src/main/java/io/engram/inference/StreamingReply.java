@@ -34,6 +34,12 @@ final class StreamingReply implements TokenSink {
   }
 
   @Override
+  public void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {
+    events.data(Replies.toolCallsPiece(header, deltas, first, includeUsage));
+    first = false;
+  }
+
+  @Override
   public void onClientGone(Runnable abort) {
     events.onGone(abort);
   }

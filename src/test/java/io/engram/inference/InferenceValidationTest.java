@@ -23,7 +23,8 @@ class InferenceValidationTest {
       empty messages           | {"model":"engram-chat","messages":[]}                                  | messages
       message not an object    | {"model":"engram-chat","messages":["Hi"]}                              | messages[0]
       bad role                 | {"model":"engram-chat","messages":[{"role":"robot","content":"Hi"}]}   | messages[0].role
-      tool role                | {"model":"engram-chat","messages":[{"role":"tool","content":"Hi"}]}    | messages[0].role
+      tool without its call    | {"model":"engram-chat","messages":[{"role":"tool","content":"Hi"}]}    | messages[0].tool_call_id
+      function role            | {"model":"engram-chat","messages":[{"role":"function","content":"Hi"}]} | messages[0].role
       no content               | {"model":"engram-chat","messages":[{"role":"user"}]}                   | messages[0].content
       image part               | {"model":"engram-chat","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]} | messages[0].content
       temperature too high     | {"model":"engram-chat",MESSAGES,"temperature":2.5}                     | temperature
@@ -37,9 +38,9 @@ class InferenceValidationTest {
       five stops               | {"model":"engram-chat",MESSAGES,"stop":["a","b","c","d","e"]}          | stop
       empty stop               | {"model":"engram-chat",MESSAGES,"stop":[""]}                           | stop
       n of two                 | {"model":"engram-chat",MESSAGES,"n":2}                                 | n
-      tools                    | {"model":"engram-chat",MESSAGES,"tools":[]}                            | tools
+      tools not an array       | {"model":"engram-chat",MESSAGES,"tools":{}}                            | tools
       logprobs                 | {"model":"engram-chat",MESSAGES,"logprobs":true}                       | logprobs
-      json mode                | {"model":"engram-chat",MESSAGES,"response_format":{"type":"json_object"}} | response_format
+      unknown format           | {"model":"engram-chat",MESSAGES,"response_format":{"type":"yaml"}}     | response_format
       logit bias               | {"model":"engram-chat",MESSAGES,"logit_bias":{"50256":-100}}           | logit_bias
       unknown field            | {"model":"engram-chat",MESSAGES,"temprature":0.5}                      | temprature
       stream options alone     | {"model":"engram-chat",MESSAGES,"stream_options":{"include_usage":true}} | stream_options

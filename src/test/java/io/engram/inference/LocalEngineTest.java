@@ -91,6 +91,22 @@ class LocalEngineTest {
   }
 
   @Test
+  void toolsAndStructuredOutputAreRefusedByNameOnTheLocalEngine() {
+    Http.Response tools =
+        send(chat("Hi", "\"tools\":[{\"type\":\"function\",\"function\":" + "{\"name\":\"f\"}}]"));
+    assertThat(tools.status()).isEqualTo(400);
+    assertThat(tools.json().at("/error/code").asText()).isEqualTo("unsupported_parameter");
+    assertThat(tools.json().at("/error/param").asText()).isEqualTo("tools");
+    assertThat(tools.json().at("/error/message").asText()).contains("in-process engine");
+    Http.Response json = send(chat("Hi", "\"response_format\":{\"type\":\"json_object\"}"));
+    assertThat(json.status()).isEqualTo(400);
+    assertThat(json.json().at("/error/param").asText()).isEqualTo("response_format");
+    assertThat(send(chat("Hi", "\"response_format\":{\"type\":\"text\"},\"max_tokens\":4"))
+            .status())
+        .isEqualTo(200);
+  }
+
+  @Test
   void theWebSocketHonoursStreamFalseOnTheLocalEngine() throws Exception {
     try (WebSocketTest.Client client =
         new WebSocketTest.Client(server.engram.port(), "/ws", null)) {

@@ -186,6 +186,10 @@ public final class FakeUpstream implements AutoCloseable {
       }
       String model = body.path("model").asText();
       int promptTokens = words(body);
+      if (chat && callsATool(body)) {
+        answerWithToolCall(exchange, body, model, promptTokens);
+        return;
+      }
       if (body.path("stream").asBoolean(false)) {
         stream(
             exchange,
@@ -202,6 +206,63 @@ public final class FakeUpstream implements AutoCloseable {
     } finally {
       inFlight.decrementAndGet();
     }
+  }
+
+  /**
+   * Offered tools and not yet answered by one, the fake calls the first tool, as a model that
+   * decides to would: {@code {"city": "Lyon"}} as its arguments, streamed in three pieces.
+   */
+  private static boolean callsATool(JsonNode body) {
+    JsonNode messages = body.path("messages");
+    return body.path("tools").size() > 0
+        && !"none".equals(body.path("tool_choice").asText())
+        && !"tool".equals(messages.path(messages.size() - 1).path("role").asText());
+  }
+
+  private void answerWithToolCall(
+      HttpExchange exchange, JsonNode body, String model, int promptTokens) throws IOException {
+    String name = body.path("tools").path(0).path("function").path("name").asText();
+    String arguments = "{\"city\":\"Lyon\"}";
+    if (!body.path("stream").asBoolean(false)) {
+      ObjectNode reply = whole(Script.NORMAL.pieces(new String[0]), true, model, promptTokens);
+      ObjectNode choice = (ObjectNode) reply.path("choices").path(0);
+      ObjectNode message = (ObjectNode) choice.path("message");
+      message.putNull("content");
+      ObjectNode call = message.putArray("tool_calls").addObject();
+      call.put("id", "call_1").put("type", "function");
+      call.putObject("function").put("name", name).put("arguments", arguments);
+      choice.put("finish_reason", "tool_calls");
+      send(exchange, 200, Json.write(reply));
+      return;
+    }
+    exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream out = exchange.getResponseBody();
+    String[] parts = {"", "{\"city\":", "\"Lyon\"}"};
+    for (int i = 0; i < parts.length; i++) {
+      ObjectNode chunk = Json.MAPPER
+          .createObjectNode()
+          .put("id", "up-1")
+          .put("object", "chat.completion.chunk")
+          .put("created", 1)
+          .put("model", model);
+      ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
+      ObjectNode delta = choice.putObject("delta");
+      ObjectNode call = delta.putArray("tool_calls").addObject().put("index", 0);
+      if (i == 0) {
+        delta.put("role", "assistant");
+        call.put("id", "call_1").put("type", "function");
+        call.putObject("function").put("name", name).put("arguments", "");
+      } else {
+        call.putObject("function").put("arguments", parts[i]);
+      }
+      choice.putNull("finish_reason");
+      write(out, Json.write(chunk));
+    }
+    write(out, chunk(true, model, "", "tool_calls", false));
+    write(out, "[DONE]");
+    out.close();
+    streamsFinished.incrementAndGet();
   }
 
   private static Optional<Script> directive(JsonNode body) {

@@ -1,8 +1,20 @@
 package io.engram.inference.engine;
 
-/** One message of a conversation, as the engines receive it: role system, user or assistant. */
-public record ChatMessage(String role, String content) {
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * One message of a conversation, as the engines receive it: role system, user, assistant or tool.
+ * {@code tooling} holds a message's tool-call fields as the client sent them (an assistant's
+ * {@code tool_calls}, a tool answer's {@code tool_call_id}), or null; {@code content} may be null
+ * for an assistant message that only calls tools.
+ */
+public record ChatMessage(String role, String content, ObjectNode tooling) {
   public static final String SYSTEM = "system";
   public static final String USER = "user";
   public static final String ASSISTANT = "assistant";
+  public static final String TOOL = "tool";
+
+  public ChatMessage(String role, String content) {
+    this(role, content, null);
+  }
 }

@@ -14,4 +14,13 @@ public interface Engine {
    * @throws ClientGoneException when the sink reported that the caller left
    */
   Generation generate(GenerationRequest request, TokenSink sink);
+
+  /**
+   * Whether the engine carries tool calling and structured output ({@code tools}, {@code
+   * tool_choice}, {@code response_format} other than text, tool messages) to its model. An engine
+   * that does not is never sent a request that asks for them: the gateway refuses it first.
+   */
+  default boolean carriesTools() {
+    return false;
+  }
 }

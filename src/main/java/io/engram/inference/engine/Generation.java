@@ -1,10 +1,17 @@
 package io.engram.inference.engine;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * What an engine produced. {@code usage} is the engine's own count, or null when it gave none
- * (the gateway then counts with its tokenizer).
+ * (the gateway then counts with its tokenizer). {@code toolCalls} is the model's tool calls in
+ * OpenAI's form, when it made some in a whole (not streamed) answer; null otherwise.
  */
-public record Generation(String text, String finishReason, Usage usage) {
+public record Generation(String text, String finishReason, Usage usage, JsonNode toolCalls) {
+
+  public Generation(String text, String finishReason, Usage usage) {
+    this(text, finishReason, usage, null);
+  }
 
   /** Token counts of one generation. */
   public record Usage(int promptTokens, int completionTokens) {

@@ -1,5 +1,6 @@
 package io.engram.inference.engine;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.List;
 
@@ -8,7 +9,10 @@ import java.util.List;
  * ({@code prompt}, for /v1/completions), with resolved sampling (max tokens always set).
  * {@code model} is the engine's own name for the model, which may differ from the client-facing id.
  * {@code timeout} is the caller's organization's REQUEST_TIMEOUT (null: the engine's own): the
- * longest wait for a model's answer and the longest silence inside it.
+ * longest wait for a model's answer and the longest silence inside it. {@code tooling} holds the
+ * request's {@code tools}, {@code tool_choice}, {@code parallel_tool_calls} and structured
+ * {@code response_format} as the client sent them, for engines that {@link Engine#carriesTools};
+ * null when the request has none.
  */
 public record GenerationRequest(
     String model,
@@ -17,7 +21,8 @@ public record GenerationRequest(
     Sampling sampling,
     boolean stream,
     String user,
-    Duration timeout) {
+    Duration timeout,
+    ObjectNode tooling) {
 
   public boolean isChat() {
     return prompt == null;

@@ -17,4 +17,11 @@ public interface TokenSink {
    * left (a keep-alive write failed during a long silence). Sinks that cannot tell ignore it.
    */
   default void onClientGone(Runnable abort) {}
+
+  /**
+   * Delivers one streamed piece of the model's tool calls, in OpenAI's delta form (an array of
+   * {@code {index, id?, type?, function: {name?, arguments?}}}). Only engines that pass tools
+   * through call it, and only for requests that offered tools.
+   */
+  default void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {}
 }

@@ -2,6 +2,7 @@ package io.engram.inference.remote;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
@@ -58,6 +59,12 @@ public final class RemoteEngine implements Engine, AutoCloseable {
 
   public URI baseUrl() {
     return baseUrl;
+  }
+
+  /** Tools, tool messages and structured output go to the upstream as the client sent them. */
+  @Override
+  public boolean carriesTools() {
+    return true;
   }
 
   @Override
@@ -144,9 +151,12 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     body.put("model", upstreamModel == null ? request.model() : upstreamModel);
     if (request.isChat()) {
       var messages = body.putArray("messages");
-      request
-          .messages()
-          .forEach(m -> messages.addObject().put("role", m.role()).put("content", m.content()));
+      for (ChatMessage m : request.messages()) {
+        ObjectNode message = messages.addObject().put("role", m.role()).put("content", m.content());
+        if (m.tooling() != null) {
+          message.setAll(m.tooling());
+        }
+      }
     } else {
       body.put("prompt", request.prompt());
     }
@@ -166,6 +176,9 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     if (request.user() != null) {
       body.put("user", request.user());
     }
+    if (request.tooling() != null) {
+      body.setAll(request.tooling());
+    }
     body.put("stream", request.stream());
     if (request.stream()) {
       // Asked always: the upstream's own count is the most exact usage there is.
@@ -183,15 +196,18 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     JsonNode json = parse(new String(bytes, StandardCharsets.UTF_8));
     JsonNode choice = json.path("choices").path(0);
     JsonNode text = request.isChat() ? choice.path("message").path("content") : choice.path("text");
-    if (!text.isTextual() && !text.isNull()) {
+    JsonNode toolCalls = choice.path("message").get("tool_calls");
+    boolean calls = toolCalls != null && toolCalls.isArray() && !toolCalls.isEmpty();
+    if (!text.isTextual() && !text.isNull() && !(calls && text.isMissingNode())) {
       throw malformed(
           "the response has no choices[0]" + (request.isChat() ? ".message.content" : ".text"));
     }
-    String content = text.isNull() ? "" : text.asText();
+    String content = text.isTextual() ? text.asText() : "";
     if (!content.isEmpty()) {
       sink.text(content);
     }
-    return new Generation(content, finishReason(choice), usage(json.get("usage")));
+    return new Generation(
+        content, finishReason(choice), usage(json.get("usage")), calls ? toolCalls : null);
   }
 
   /** Reads the upstream's SSE stream line by line and hands on each chunk's text at once. */
@@ -229,6 +245,10 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       if (piece.isTextual() && !piece.asText().isEmpty()) {
         text.append(piece.asText());
         sink.text(piece.asText());
+      }
+      JsonNode toolCalls = choice.path("delta").get("tool_calls");
+      if (request.isChat() && toolCalls != null && toolCalls.isArray() && !toolCalls.isEmpty()) {
+        sink.toolCalls(toolCalls);
       }
       if (choice.hasNonNull("finish_reason")) {
         finishReason = choice.get("finish_reason").asText();
