@@ -1,4 +1,5 @@
-// The official openai npm client against a running Engram, unchanged: only baseURL and apiKey differ.
+// The official openai npm client (and the Vercel AI SDK's OpenAI provider) against a running Engram,
+// unchanged: only baseURL and apiKey differ.
 // Run by OpenAiClientCompatibilityTest (src/test/java/io/engram/inference), which starts Engram with the
 // local engine (the project's tiny untrained model) and a fake upstream, and passes in:
 //   ENGRAM_BASE_URL      http://127.0.0.1:<port>/v1
@@ -11,6 +12,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, streamText } from 'ai';
 
 const env = (name) => {
   const value = process.env[name];
@@ -231,4 +234,34 @@ test('structured output is refused by name on the local engine, not dropped', as
   await assert.rejects(
     key.chat.completions.create({ model: LOCAL, messages: user('Hi'), response_format: { type: 'json_object' } }),
     (error) => error instanceof OpenAI.BadRequestError && error.param === 'response_format');
+});
+
+// The Responses API, as the openai client calls it, whole and streamed, with conversation state.
+test('responses.create: text, instructions, previous_response_id, and a stream (remote engine)', async () => {
+  const first = await key.responses.create({ model: REMOTE, input: 'My name is Ada', instructions: 'Be brief.' });
+  assert.equal(first.output_text, 'Hello from the upstream.');
+  const second = await key.responses.create({ model: REMOTE, input: 'What is my name?', previous_response_id: first.id });
+  assert.equal(second.previous_response_id, first.id);
+  const stream = await key.responses.create({ model: REMOTE, input: 'Hello', stream: true });
+  let text = '';
+  let completed;
+  for await (const event of stream) {
+    if (event.type === 'response.output_text.delta') text += event.delta;
+    if (event.type === 'response.completed') completed = event.response;
+  }
+  assert.equal(text, 'Hello from the upstream.');
+  assert.equal(completed.output_text ?? completed.output[0].content[0].text, 'Hello from the upstream.');
+  assert.ok(completed.usage.total_tokens > 0);
+});
+
+// The Vercel AI SDK's default provider calls the Responses API (newest release that runs on Node 20).
+test('the Vercel AI SDK default provider: generateText and streamText (remote engine)', async () => {
+  const provider = createOpenAI({ baseURL, apiKey: env('ENGRAM_API_KEY') });
+  const { text, usage } = await generateText({ model: provider(REMOTE), prompt: 'Hello', maxRetries: 0 });
+  assert.equal(text, 'Hello from the upstream.');
+  assert.ok(usage.outputTokens > 0);
+  const streamed = streamText({ model: provider(REMOTE), prompt: 'Hello', maxRetries: 0 });
+  let joined = '';
+  for await (const piece of streamed.textStream) joined += piece;
+  assert.equal(joined, 'Hello from the upstream.');
 });

@@ -64,6 +64,11 @@ final class EventStream implements AutoCloseable {
     write(("data: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
   }
 
+  /** A named event ({@code event:} line), as the Responses API's typed events are sent. */
+  void event(String name, String json) {
+    write(("event: " + name + "\ndata: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
+  }
+
   void done() {
     data("[DONE]");
   }

@@ -95,7 +95,7 @@ public final class GenerationRoutes implements RouteModule {
   }
 
   /** {@code X-Engram-Memory: off} turns memory off; {@code on} (the default) leaves it to the body. */
-  private static boolean memoryHeader(Context ctx) {
+  static boolean memoryHeader(Context ctx) {
     String value = ctx.header(MEMORY_HEADER);
     if (value == null) {
       return true;

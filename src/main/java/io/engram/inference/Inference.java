@@ -48,6 +48,7 @@ public final class Inference implements AutoCloseable {
   private final Duration keepAlive;
   private final EngramConfig.WebSocketSettings webSockets;
   private final OrganizationConfigs configs;
+  private final ResponseStore responses;
   private final long started;
   private ChatSockets sockets;
 
@@ -59,6 +60,7 @@ public final class Inference implements AutoCloseable {
       Duration keepAlive,
       EngramConfig.WebSocketSettings webSockets,
       OrganizationConfigs configs,
+      ResponseStore responses,
       long started) {
     this.gateway = gateway;
     this.uploads = uploads;
@@ -67,6 +69,7 @@ public final class Inference implements AutoCloseable {
     this.keepAlive = keepAlive;
     this.webSockets = webSockets;
     this.configs = configs;
+    this.responses = responses;
     this.started = started;
     // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
     this.keepAlives = Executors.newSingleThreadScheduledExecutor(
@@ -152,6 +155,7 @@ public final class Inference implements AutoCloseable {
         Duration.ofSeconds(config.inference().streamKeepAliveSeconds()),
         config.inference().webSockets(),
         configs,
+        new ResponseStore(database),
         started);
   }
 
@@ -160,6 +164,7 @@ public final class Inference implements AutoCloseable {
     sockets = new ChatSockets(gateway, guard, webSockets, configs, keepAlives);
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
+        new ResponsesRoutes(gateway, responses, guard, maxBodyBytes, keepAlives, keepAlive, clock),
         new ModelRoutes(
             gateway.catalog(),
             guard,

@@ -1,0 +1,77 @@
+package io.engram.inference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.platform.json.Json;
+import io.engram.store.Database;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Stored responses, per organization: each keeps the whole conversation up to its answer, so a
+ * {@code previous_response_id} continues it with one read, and the response object for
+ * {@code GET /v1/responses/{id}}.
+ */
+final class ResponseStore {
+  private final Database db;
+
+  ResponseStore(Database db) {
+    this.db = db;
+  }
+
+  void save(
+      String orgId,
+      String credentialId,
+      String id,
+      List<ChatMessage> conversation,
+      JsonNode response,
+      Instant at) {
+    var messages = Json.MAPPER.createArrayNode();
+    conversation.forEach(
+        m -> messages.addObject().put("role", m.role()).put("content", m.content()));
+    db.write(h -> h.createUpdate("""
+            INSERT INTO responses (id, org_id, credential_id, conversation, response, created_at)
+            VALUES (:id, :org, :credential, :conversation, :response, :at)""")
+        .bind("id", id)
+        .bind("org", orgId)
+        .bind("credential", credentialId)
+        .bind("conversation", Json.write(messages))
+        .bind("response", Json.write(response))
+        .bind("at", at.toEpochMilli())
+        .execute());
+  }
+
+  /** The conversation a stored response ended, for the organization; empty when it has none. */
+  Optional<List<ChatMessage>> conversation(String orgId, String id) {
+    return column(orgId, id, "conversation").map(text -> {
+      List<ChatMessage> messages = new ArrayList<>();
+      Json.read(text, JsonNode.class)
+          .forEach(m -> messages.add(
+              new ChatMessage(m.path("role").asText(), m.path("content").asText())));
+      return List.copyOf(messages);
+    });
+  }
+
+  Optional<JsonNode> response(String orgId, String id) {
+    return column(orgId, id, "response").map(text -> Json.read(text, JsonNode.class));
+  }
+
+  boolean delete(String orgId, String id) {
+    return db.write(h -> h.createUpdate("DELETE FROM responses WHERE org_id = :org AND id = :id")
+            .bind("org", orgId)
+            .bind("id", id)
+            .execute())
+        == 1;
+  }
+
+  private Optional<String> column(String orgId, String id, String column) {
+    return db.read(
+        h -> h.createQuery("SELECT " + column + " FROM responses WHERE org_id = :org AND id = :id")
+            .bind("org", orgId)
+            .bind("id", id)
+            .mapTo(String.class)
+            .findOne());
+  }
+}

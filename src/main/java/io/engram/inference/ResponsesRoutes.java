@@ -1,0 +1,287 @@
+package io.engram.inference;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.Guard;
+import io.engram.access.Principal;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.TokenSink;
+import io.engram.memory.AgentBoundary;
+import io.engram.memory.AgentScope;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorResponses;
+import io.engram.platform.http.HttpServer;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.json.Json;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OpenAI's Responses API over the same gateway as chat: {@code POST /v1/responses} (whole or
+ * streamed as typed events), {@code GET} and {@code DELETE /v1/responses/{id}}. A response runs
+ * inside the organization's memory as a chat does, and, stored (the default), carries its
+ * conversation to the next request that names it as {@code previous_response_id}.
+ */
+public final class ResponsesRoutes implements RouteModule {
+  private static final Logger LOG = LoggerFactory.getLogger(ResponsesRoutes.class);
+
+  private final Gateway gateway;
+  private final ResponseStore store;
+  private final Guard guard;
+  private final long maxBodyBytes;
+  private final ScheduledExecutorService keepAlives;
+  private final Duration keepAlive;
+  private final Clock clock;
+
+  ResponsesRoutes(
+      Gateway gateway,
+      ResponseStore store,
+      Guard guard,
+      long maxBodyBytes,
+      ScheduledExecutorService keepAlives,
+      Duration keepAlive,
+      Clock clock) {
+    this.gateway = gateway;
+    this.store = store;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+    this.keepAlives = keepAlives;
+    this.keepAlive = keepAlive;
+    this.clock = clock;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes
+        .post("/v1/responses", this::create)
+        .get("/v1/responses/{response_id}", ctx -> {
+          Principal caller = guard.inference(ctx);
+          Responses.json(
+              ctx,
+              store
+                  .response(caller.orgId(), ctx.pathParam("response_id"))
+                  .orElseThrow(() -> notFound("response_id", ctx.pathParam("response_id"))));
+        })
+        .delete("/v1/responses/{response_id}", ctx -> {
+          Principal caller = guard.inference(ctx);
+          String id = ctx.pathParam("response_id");
+          if (!store.delete(caller.orgId(), id)) {
+            throw notFound("response_id", id);
+          }
+          Responses.json(ctx, Map.of("id", id, "object", "response", "deleted", true));
+        });
+  }
+
+  private static ApiException notFound(String param, String id) {
+    return ApiException.notFound("response_not_found", param, "No response " + id);
+  }
+
+  private void create(Context ctx) {
+    Principal caller = guard.inference(ctx);
+    ResponsesRequest request = ResponsesRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
+    List<ChatMessage> earlier = request.previousResponseId() == null
+        ? List.of()
+        : store
+            .conversation(caller.orgId(), request.previousResponseId())
+            .orElseThrow(() -> notFound("previous_response_id", request.previousResponseId()));
+    List<ChatMessage> conversation = new ArrayList<>(earlier);
+    conversation.addAll(request.input());
+    List<ChatMessage> messages = new ArrayList<>();
+    if (request.instructions() != null) {
+      messages.add(new ChatMessage(ChatMessage.SYSTEM, request.instructions()));
+    }
+    messages.addAll(conversation);
+    ChatRequest chat = new ChatRequest(
+        request.model(),
+        List.copyOf(messages),
+        request.sampling(),
+        request.stream(),
+        false,
+        request.user(),
+        request.memory(),
+        null);
+    AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
+    try (Gateway.Prepared prepared = gateway.prepareChat(
+        caller, scope, chat, GenerationRoutes.memoryHeader(ctx), HttpServer.requestId(ctx))) {
+      ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
+      ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+      TokenHeaders.write(ctx, prepared.budget());
+      ResponseObjects.Ids ids =
+          ResponseObjects.Ids.create(prepared.model().card().id());
+      if (request.stream()) {
+        stream(ctx, caller, prepared, request, ids, conversation);
+      } else {
+        Gateway.Outcome outcome;
+        try {
+          outcome = gateway.generate(caller, prepared, Quiet.INSTANCE);
+        } catch (EngineException e) {
+          LOG.warn("generation failed: {}", e.getMessage());
+          throw e.toApiException();
+        }
+        Responses.json(ctx, finish(caller, request, ids, conversation, prepared, outcome));
+      }
+    }
+  }
+
+  /** The completed response, stored when asked (the default) with its whole conversation. */
+  private ObjectNode finish(
+      Principal caller,
+      ResponsesRequest request,
+      ResponseObjects.Ids ids,
+      List<ChatMessage> conversation,
+      Gateway.Prepared prepared,
+      Gateway.Outcome outcome) {
+    String text = outcome.generation().text();
+    ObjectNode response = ResponseObjects.response(
+        ids, request, "completed", text, outcome.usage(), prepared.memoryTokens());
+    if (request.store()) {
+      List<ChatMessage> after = new ArrayList<>(conversation);
+      after.add(new ChatMessage(ChatMessage.ASSISTANT, text));
+      store.save(
+          caller.orgId(), caller.credentialId(), ids.response(), after, response, clock.instant());
+    }
+    return response;
+  }
+
+  private void stream(
+      Context ctx,
+      Principal caller,
+      Gateway.Prepared prepared,
+      ResponsesRequest request,
+      ResponseObjects.Ids ids,
+      List<ChatMessage> conversation) {
+    try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
+      ResponseStream sink = new ResponseStream(events, ids, request);
+      try {
+        Gateway.Outcome outcome = gateway.generate(caller, prepared, sink);
+        sink.complete(finish(caller, request, ids, conversation, prepared, outcome));
+      } catch (ClientGoneException e) {
+        LOG.debug("client left during a response stream; generation stopped");
+      } catch (EngineException e) {
+        if (!events.isOpen()) {
+          throw e.toApiException();
+        }
+        sink.fail(e.toApiException());
+      } catch (RuntimeException e) {
+        if (!events.isOpen()) {
+          throw e;
+        }
+        LOG.error("unexpected failure during a response stream", e);
+        sink.fail(ApiException.internal());
+      }
+    }
+  }
+
+  /**
+   * The Responses API's typed events for one response: created and in progress, the message and
+   * its text part added, a delta per piece, then the text, part and message done, and completed.
+   */
+  private static final class ResponseStream implements TokenSink {
+    private final EventStream events;
+    private final ResponseObjects.Ids ids;
+    private final ResponsesRequest request;
+    private final StringBuilder text = new StringBuilder();
+    private int sequence;
+
+    ResponseStream(EventStream events, ResponseObjects.Ids ids, ResponsesRequest request) {
+      this.events = events;
+      this.ids = ids;
+      this.request = request;
+    }
+
+    private void send(ObjectNode event) {
+      events.event(event.get("type").asText(), Json.write(event));
+    }
+
+    private ObjectNode event(String type) {
+      return ResponseObjects.event(type, sequence++);
+    }
+
+    @Override
+    public void begin() {
+      events.open();
+      ObjectNode inProgress = ResponseObjects.response(ids, request, "in_progress", null, null, 0);
+      send(event("response.created").set("response", inProgress));
+      send(event("response.in_progress").set("response", inProgress));
+      send(event("response.output_item.added")
+          .put("output_index", 0)
+          .set("item", ResponseObjects.message(ids, null, "in_progress")));
+      send(event("response.content_part.added")
+          .put("item_id", ids.message())
+          .put("output_index", 0)
+          .put("content_index", 0)
+          .set("part", ResponseObjects.part("")));
+    }
+
+    @Override
+    public void text(String piece) {
+      text.append(piece);
+      send(event("response.output_text.delta")
+          .put("item_id", ids.message())
+          .put("output_index", 0)
+          .put("content_index", 0)
+          .put("delta", piece));
+    }
+
+    @Override
+    public void onClientGone(Runnable abort) {
+      events.onGone(abort);
+    }
+
+    void complete(ObjectNode response) {
+      String whole = text.toString();
+      send(event("response.output_text.done")
+          .put("item_id", ids.message())
+          .put("output_index", 0)
+          .put("content_index", 0)
+          .put("text", whole));
+      send(event("response.content_part.done")
+          .put("item_id", ids.message())
+          .put("output_index", 0)
+          .put("content_index", 0)
+          .set("part", ResponseObjects.part(whole)));
+      send(event("response.output_item.done")
+          .put("output_index", 0)
+          .set("item", ResponseObjects.message(ids, whole, "completed")));
+      send(event("response.completed").set("response", response));
+    }
+
+    /** A failure after the stream began: one error event, as OpenAI ends a failed stream. */
+    void fail(ApiException error) {
+      try {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> body =
+            (Map<String, Object>) ErrorResponses.openAiBody(error).get("error");
+        ObjectNode event = event("error");
+        event.put("code", String.valueOf(body.get("code")));
+        event.put("message", String.valueOf(body.get("message")));
+        event.putNull("param");
+        send(event);
+      } catch (ClientGoneException gone) {
+        // Nobody left to tell.
+      }
+    }
+  }
+
+  /** A sink for whole responses: the text is taken from the generation's result. */
+  private enum Quiet implements TokenSink {
+    INSTANCE;
+
+    @Override
+    public void begin() {}
+
+    @Override
+    public void text(String piece) {}
+  }
+}

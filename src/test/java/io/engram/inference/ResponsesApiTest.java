@@ -1,0 +1,182 @@
+package io.engram.inference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.json.Json;
+import io.engram.support.Http;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** POST /v1/responses: whole and streamed, conversation state, memory, and what it refuses. */
+class ResponsesApiTest {
+  @RegisterExtension
+  static final GatewayFixture gateway = GatewayFixture.start();
+
+  private static Http.Response create(String json) {
+    return gateway
+        .server
+        .http
+        .post("/v1/responses")
+        .bearer(gateway.token)
+        .json(json)
+        .send();
+  }
+
+  @Test
+  void aTextInputGetsAResponseWithOneOutputMessageAndUsage() {
+    Http.Response response = create("{\"model\":\"" + GatewayFixture.MODEL
+        + "\",\"input\":\"Hello\",\"instructions\":\"Be brief.\",\"memory\":false}");
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+    JsonNode body = response.json();
+    assertThat(body.get("object").asText()).isEqualTo("response");
+    assertThat(body.get("id").asText()).startsWith("resp_");
+    assertThat(body.get("status").asText()).isEqualTo("completed");
+    assertThat(body.at("/output/0/type").asText()).isEqualTo("message");
+    assertThat(body.at("/output/0/content/0/type").asText()).isEqualTo("output_text");
+    assertThat(body.at("/output/0/content/0/text").asText()).isEqualTo("Hello from the upstream.");
+    assertThat(body.at("/usage/output_tokens").asInt()).isEqualTo(5);
+    JsonNode sent = gateway.upstream.lastRequest().get("messages");
+    assertThat(sent.get(0).get("role").asText()).isEqualTo("system");
+    assertThat(sent.get(0).get("content").asText()).isEqualTo("Be brief.");
+    assertThat(sent.get(1).get("content").asText()).isEqualTo("Hello");
+  }
+
+  @Test
+  void previousResponseIdContinuesTheConversationWithoutItsInstructions() {
+    String first = create("{\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
+            + "\"text\":\"My name is Ada\"}]}],\"instructions\":\"Be brief.\",\"memory\":false}")
+        .json()
+        .get("id")
+        .asText();
+    Http.Response second = create("{\"input\":\"What is my name?\",\"previous_response_id\":\""
+        + first + "\",\"memory\":false}");
+    assertThat(second.status()).as(second.text()).isEqualTo(200);
+    assertThat(second.json().get("previous_response_id").asText()).isEqualTo(first);
+    List<String> roles = new ArrayList<>();
+    List<String> contents = new ArrayList<>();
+    gateway.upstream.lastRequest().get("messages").forEach(m -> {
+      roles.add(m.get("role").asText());
+      contents.add(m.get("content").asText());
+    });
+    assertThat(roles).containsExactly("user", "assistant", "user");
+    assertThat(contents)
+        .containsExactly("My name is Ada", "Hello from the upstream.", "What is my name?");
+
+    Http.Response stored =
+        gateway.server.http.get("/v1/responses/" + first).bearer(gateway.token).send();
+    assertThat(stored.status()).isEqualTo(200);
+    assertThat(stored.json().get("id").asText()).isEqualTo(first);
+
+    // Another organization's response does not exist for this one.
+    String otherOrg = gateway.server.createOrganization("seed");
+    String stranger = gateway.server.token(otherOrg, null, "inference:chat");
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/responses/" + first)
+            .bearer(stranger)
+            .send()
+            .status())
+        .isEqualTo(404);
+    Http.Response chained = gateway
+        .server
+        .http
+        .post("/v1/responses")
+        .bearer(stranger)
+        .json("{\"input\":\"hi\",\"previous_response_id\":\"" + first + "\"}")
+        .send();
+    assertThat(chained.status()).isEqualTo(404);
+    assertThat(chained.json().at("/error/param").asText()).isEqualTo("previous_response_id");
+
+    assertThat(gateway
+            .server
+            .http
+            .delete("/v1/responses/" + first)
+            .bearer(gateway.token)
+            .send()
+            .json()
+            .get("deleted")
+            .asBoolean())
+        .isTrue();
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/responses/" + first)
+            .bearer(gateway.token)
+            .send()
+            .status())
+        .isEqualTo(404);
+  }
+
+  @Test
+  void aStreamIsTheTypedEventsInOrder() {
+    Http.Response response = create("{\"input\":\"Hello\",\"stream\":true,\"memory\":false}");
+    assertThat(response.status()).isEqualTo(200);
+    List<String> names = new ArrayList<>();
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : response.text().split("\n")) {
+      if (line.startsWith("event: ")) {
+        names.add(line.substring(7));
+      } else if (line.startsWith("data: ")) {
+        events.add(Json.read(line.substring(6), JsonNode.class));
+      }
+    }
+    assertThat(names.subList(0, 4))
+        .containsExactly(
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.content_part.added");
+    assertThat(names.subList(names.size() - 4, names.size()))
+        .containsExactly(
+            "response.output_text.done",
+            "response.content_part.done",
+            "response.output_item.done",
+            "response.completed");
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < events.size(); i++) {
+      assertThat(events.get(i).get("sequence_number").asInt()).isEqualTo(i);
+      assertThat(events.get(i).get("type").asText()).isEqualTo(names.get(i));
+      if (names.get(i).equals("response.output_text.delta")) {
+        text.append(events.get(i).get("delta").asText());
+      }
+    }
+    assertThat(text.toString()).isEqualTo("Hello from the upstream.");
+    JsonNode completed = events.getLast().get("response");
+    assertThat(completed.get("status").asText()).isEqualTo("completed");
+    assertThat(completed.at("/usage/total_tokens").asInt()).isPositive();
+  }
+
+  @Test
+  void memoryIsInjectedAsInChat() {
+    String id = gateway.remember("The Lyon warehouse closes at six on Fridays.", null);
+    Http.Response response = create("{\"input\":\"When does the Lyon warehouse close?\"}");
+    assertThat(response.header("X-Engram-Memory-Ids")).contains(id);
+    assertThat(gateway.upstream.lastRequest().at("/messages/0/content").asText())
+        .contains("six on Fridays");
+  }
+
+  @Test
+  void whatThisRouteDoesNotCarryIsRefusedByName() {
+    String[][] cases = {
+      {"{\"input\":\"hi\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}]}", "tools"},
+      {"{\"input\":\"hi\",\"reasoning\":{\"effort\":\"low\"}}", "reasoning"},
+      {
+        "{\"input\":[{\"type\":\"function_call_output\",\"call_id\":\"x\",\"output\":\"y\"}]}",
+        "input[0]"
+      },
+      {"{\"input\":\"\"}", "input"},
+      {"{}", "input"},
+      {"{\"input\":\"hi\",\"text\":{\"format\":{\"type\":\"json_object\"}}}", "text"},
+      {"{\"input\":\"hi\",\"temperature\":3}", "temperature"},
+    };
+    for (String[] bad : cases) {
+      Http.Response refused = create(bad[0]);
+      assertThat(refused.status()).as(bad[0]).isEqualTo(400);
+      assertThat(refused.json().at("/error/param").asText()).as(bad[0]).isEqualTo(bad[1]);
+    }
+  }
+}
