@@ -1,6 +1,7 @@
 package io.engram.platform.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -9,6 +10,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -24,6 +26,19 @@ public final class HttpMetrics implements AutoCloseable {
 
   public HttpMetrics(Clock clock) {
     this.traffic = new TrafficMeter(clock);
+    // promtool check metrics: no abbreviated units in names (process.cpu.time is exposed in ns;
+    // process_cpu_usage says the same), and no "_count" suffix on a gauge.
+    registry
+        .config()
+        .meterFilter(MeterFilter.denyNameStartsWith("process.cpu.time"))
+        .meterFilter(new MeterFilter() {
+          @Override
+          public Meter.Id map(Meter.Id id) {
+            return id.getName().equals("system.cpu.count")
+                ? id.withName("system.cpu.logical.processors")
+                : id;
+          }
+        });
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
