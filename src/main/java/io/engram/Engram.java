@@ -24,6 +24,7 @@ import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
 import io.engram.inference.Inference;
 import io.engram.memory.Embedder;
+import io.engram.memory.McpRoutes;
 import io.engram.memory.MemoryIndex;
 import io.engram.memory.MemoryRoutes;
 import io.engram.memory.MemoryService;
@@ -279,6 +280,8 @@ public final class Engram implements AutoCloseable {
           new MemoryRoutes(
               memory, reflection::provenance, guard, config.server().maxBodyBytes(), clock),
           new MemorySettingsRoutes(memory, guard, config.server().maxBodyBytes()),
+          new McpRoutes(
+              memory, guard, config.server().maxBodyBytes(), config.server().corsOrigins(), clock),
           new ReflectionRoutes(
               reflection,
               new ReflectionReport(reflection, memory.maintenance(), clock),

@@ -110,6 +110,19 @@ public final class Guard {
     return limited(ctx, principal);
   }
 
+  /**
+   * A context access token, whatever its scopes (the MCP server: each tool checks the scope it
+   * needs, so a token sees the tools it may use).
+   */
+  public Principal contextToken(Context ctx) {
+    Principal principal = authenticate(ctx);
+    if (principal.kind() != Principal.Kind.CONTEXT_TOKEN) {
+      throw ApiException.forbidden(
+          "insufficient_permissions", "This route needs a context access token");
+    }
+    return limited(ctx, principal);
+  }
+
   /** Extended routes: an API key with the permission (or admin). */
   public Principal permission(Context ctx, Permission permission) {
     Principal principal = authenticate(ctx);

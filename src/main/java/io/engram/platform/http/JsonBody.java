@@ -62,6 +62,14 @@ public final class JsonBody {
    * meaningful: it removes the member it names. The object is returned whole, nulls included.
    */
   public static ObjectNode parseMergePatch(Context ctx, long maxBytes) {
+    return parseObject(ctx, maxBytes);
+  }
+
+  /**
+   * The body's JSON object as it came (nulls kept), read by the same rules, for protocols that
+   * read their own messages (JSON-RPC on /mcp).
+   */
+  public static ObjectNode parseObject(Context ctx, long maxBytes) {
     return parseOpenAi(ctx, maxBytes).node;
   }
 

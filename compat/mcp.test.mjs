@@ -1,0 +1,83 @@
+// The official MCP TypeScript SDK client against Engram's memory server at /mcp (Streamable HTTP).
+// Run by McpClientTest, which passes in:
+//   ENGRAM_MCP_URL        http://127.0.0.1:<port>/mcp
+//   ENGRAM_TOKEN          a context access token with every memory scope
+//   ENGRAM_READER_TOKEN   a context access token with memory:read only
+//   ENGRAM_AGENT_TOKEN    a context access token bound to the agent "sales"
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run this suite through McpClientTest`);
+  return value;
+};
+
+async function connect(token) {
+  const client = new Client({ name: 'engram-mcp-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(env('ENGRAM_MCP_URL')), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const text = (result) => result.content.map((part) => part.text).join('');
+
+test('remember, recall, list and forget through MCP tools', async () => {
+  const client = await connect(env('ENGRAM_TOKEN'));
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), ['forget', 'list_memories', 'recall', 'remember']);
+  const remembered = await client.callTool({
+    name: 'remember',
+    arguments: { text: 'The Lyon warehouse closes at six on Fridays', subject: 'Lyon' },
+  });
+  assert.equal(remembered.isError, false);
+  const id = remembered.structuredContent.id;
+  assert.match(id, /^mem_/);
+  const recalled = await client.callTool({ name: 'recall', arguments: { query: 'When does the Lyon warehouse close?' } });
+  assert.equal(recalled.structuredContent.memories[0].id, id);
+  assert.match(text(recalled), /six on Fridays/);
+  const listed = await client.callTool({ name: 'list_memories', arguments: { limit: 5 } });
+  assert.ok(listed.structuredContent.memories.some((m) => m.id === id));
+  const resources = await client.listResources();
+  assert.equal(resources.resources[0].uri, 'memory://recent');
+  const recent = await client.readResource({ uri: 'memory://recent' });
+  assert.match(recent.contents[0].text, /Lyon warehouse/);
+  const forgotten = await client.callTool({ name: 'forget', arguments: { id, reason: 'moved' } });
+  assert.equal(forgotten.structuredContent.state, 'tombstoned');
+  const after = await client.callTool({ name: 'recall', arguments: { query: 'Lyon warehouse' } });
+  assert.ok(!after.structuredContent.memories.some((m) => m.id === id));
+  await client.close();
+});
+
+test('a token sees only the tools its scopes allow, and a refused call is a tool error', async () => {
+  const reader = await connect(env('ENGRAM_READER_TOKEN'));
+  const { tools } = await reader.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), ['list_memories', 'recall']);
+  const refused = await reader.callTool({ name: 'remember', arguments: { text: 'x' } });
+  assert.equal(refused.isError, true);
+  assert.match(text(refused), /memory:write/);
+  const bad = await reader.callTool({ name: 'recall', arguments: {} });
+  assert.equal(bad.isError, true);
+  assert.match(text(bad), /query/);
+  await reader.close();
+});
+
+test('an agent-bound token works inside its agent only', async () => {
+  const agent = await connect(env('ENGRAM_AGENT_TOKEN'));
+  const inside = await agent.callTool({ name: 'remember', arguments: { text: 'Sales prefers morning calls', agent: 'sales' } });
+  assert.equal(inside.isError, false);
+  assert.equal(inside.structuredContent.agent, 'sales');
+  const outside = await agent.callTool({ name: 'remember', arguments: { text: 'x', agent: 'support' } });
+  assert.equal(outside.isError, true);
+  const none = await agent.callTool({ name: 'list_memories', arguments: {} });
+  assert.equal(none.isError, true);
+  await agent.close();
+});
+
+test('a bad token is refused before any MCP exchange', async () => {
+  await assert.rejects(connect('engc_not_a_real_token_000000000000000000'));
+});

@@ -1,0 +1,86 @@
+package io.engram.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A suite of node:test files in {@code compat/} (real npm clients: openai, the Vercel AI SDK, the
+ * MCP SDK), run against a server the Java test started. Node.js is required in CI; elsewhere its
+ * absence skips the suite. The packages are installed with {@code npm ci} when absent.
+ */
+public final class NodeSuite {
+  private static final Path DIRECTORY = Path.of("compat");
+  private static final long MINUTES = 5;
+
+  /** What a run printed and how it ended. */
+  public record Result(int exitCode, String output) {
+    /** Asserts the run passed and ran at least {@code tests} tests (a suite that ran nothing fails). */
+    public void assertPassed(int tests) {
+      assertThat(exitCode).as(output).isZero();
+      Matcher passed = Pattern.compile("(?m)^# pass (\\d+)").matcher(output);
+      assertThat(passed.find()).as(output).isTrue();
+      assertThat(Integer.parseInt(passed.group(1))).as(output).isGreaterThanOrEqualTo(tests);
+      assertThat(output).contains("\n# fail 0");
+    }
+  }
+
+  private NodeSuite() {}
+
+  /** Runs one test file with the environment given; skips (or fails in CI) without Node.js. */
+  public static Result run(String file, Map<String, String> env)
+      throws IOException, InterruptedException {
+    requireNode();
+    if (!Files.isDirectory(DIRECTORY.resolve("node_modules/openai"))) {
+      Result install = exec(List.of("npm", "ci", "--no-audit", "--no-fund"), Map.of());
+      assertThat(install.exitCode())
+          .as("npm ci in compat/: " + install.output())
+          .isZero();
+    }
+    Result result = exec(List.of("node", "--test", "--test-reporter=tap", file), env);
+    System.out.println(result.output());
+    return result;
+  }
+
+  private static void requireNode() throws InterruptedException {
+    boolean present;
+    try {
+      present = exec(List.of("node", "--version"), Map.of()).exitCode() == 0;
+    } catch (IOException e) {
+      present = false;
+    }
+    if (!present && "true".equalsIgnoreCase(System.getenv("CI"))) {
+      throw new IllegalStateException(
+          "Node.js is required in CI for the client suites (./engram test installs it with "
+              + "apt-get when it can)");
+    }
+    Assumptions.assumeTrue(present, "Node.js is not installed: the client suites are skipped");
+  }
+
+  private static Result exec(List<String> command, Map<String, String> env)
+      throws IOException, InterruptedException {
+    Path log = Files.createTempFile("engram-node", ".log");
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .directory(DIRECTORY.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    if (!process.waitFor(MINUTES, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      return new Result(-1, "timed out after " + MINUTES + " minutes\n" + Files.readString(log));
+    }
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    Files.deleteIfExists(log);
+    return new Result(process.exitValue(), output);
+  }
+}
