@@ -1,5 +1,6 @@
 package io.engram.memory;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
 import io.engram.access.Scope;
@@ -59,6 +60,7 @@ public final class MemoryRoutes implements RouteModule {
           .post(base, this::encode)
           .get(base, this::list)
           .post(base + "/events", this::ingest)
+          .post(base + "/extract", this::extract)
           .get(base + "/events", this::events)
           .get(base + "/events/{event_id}", this::event)
           .get(base + "/candidates", this::candidates);
@@ -237,6 +239,55 @@ public final class MemoryRoutes implements RouteModule {
     Responses.json(
         ctx,
         MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
+  }
+
+  /**
+   * Finds what is worth remembering in a conversation and writes it ({@code dryRun}: only says
+   * what it would write). The body is {@code {messages: [{role, content}], dryRun?}}, the shape a
+   * chat's messages already have.
+   */
+  private void extract(Context ctx) {
+    Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+    AgentScope scope = scope(ctx, caller);
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
+    body.allowOnly(java.util.Set.of("messages", "dryRun"));
+    JsonNode messages = body.get("messages");
+    if (messages == null || !messages.isArray() || messages.isEmpty() || messages.size() > 500) {
+      throw ApiException.badRequest(
+          "messages", "'messages' must be a non-empty array of at most 500 {role, content}");
+    }
+    List<String> roles = new ArrayList<>();
+    List<String> contents = new ArrayList<>();
+    for (int i = 0; i < messages.size(); i++) {
+      JsonNode message = messages.get(i);
+      if (!message.path("role").isTextual()
+          || !message.path("content").isTextual()
+          || message.path("content").asText().length() > MemoryInput.MAX_TEXT * 4) {
+        throw ApiException.badRequest(
+            "messages[" + i + "]",
+            "messages[" + i + "] must have a string role and a string content of at most "
+                + MemoryInput.MAX_TEXT * 4 + " characters");
+      }
+      roles.add(message.get("role").asText());
+      contents.add(message.get("content").asText());
+    }
+    boolean dryRun = body.optionalBoolean("dryRun").orElse(false);
+    MemoryService.Extraction extraction =
+        memory.extract(caller, scope, roles, contents, dryRun, HttpServer.requestId(ctx));
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("object", "memory.extraction");
+    view.put("agent", scope.agent());
+    view.put("dryRun", dryRun);
+    view.put(
+        "proposals", extraction.proposals().stream().map(MemoryRoutes::proposal).toList());
+    view.put("memories", extraction.written().stream().map(MemoryViews::memory).toList());
+    view.put("known", extraction.known().stream().map(MemoryRoutes::proposal).toList());
+    Responses.json(ctx, dryRun ? 200 : 201, view);
+  }
+
+  private static Map<String, Object> proposal(ConversationExtractor.Proposal proposal) {
+    return Map.of(
+        "text", proposal.text(), "memoryKind", proposal.kind().id(), "message", proposal.message());
   }
 
   /**

@@ -392,6 +392,46 @@ public final class MemoryService implements AutoCloseable {
     return edited;
   }
 
+  /** What a conversation yielded: the memories written (or, on a dry run, proposed) and skipped. */
+  public record Extraction(
+      List<ConversationExtractor.Proposal> proposals,
+      List<MemoryRecord> written,
+      List<ConversationExtractor.Proposal> known) {}
+
+  /**
+   * Finds what is worth remembering in a conversation ({@link ConversationExtractor}) and, unless
+   * it is a dry run, writes each new statement as a memory of the boundary, by the organization's
+   * write mode (durable, or a candidate to review). A statement the boundary already holds is
+   * skipped, not written twice.
+   */
+  public Extraction extract(
+      Principal caller,
+      AgentScope scope,
+      List<String> roles,
+      List<String> contents,
+      boolean dryRun,
+      String requestId) {
+    List<ConversationExtractor.Proposal> proposals = ConversationExtractor.extract(roles, contents);
+    List<ConversationExtractor.Proposal> known = new ArrayList<>();
+    List<MemoryRecord> written = new ArrayList<>();
+    for (ConversationExtractor.Proposal proposal : proposals) {
+      if (store.knows(caller.orgId(), scope, proposal.text())) {
+        known.add(proposal);
+      } else if (!dryRun) {
+        MemoryInput input = new MemoryInput(
+            proposal.text(),
+            null,
+            proposal.kind(),
+            ConversationExtractor.CONFIDENCE,
+            Json.write(
+                java.util.Map.of("extractedFrom", "conversation", "message", proposal.message())),
+            null);
+        written.add(encode(caller, scope, input, null, requestId).memory());
+      }
+    }
+    return new Extraction(proposals, written, known);
+  }
+
   /** The boundary's memories, newest first, filtered (for listing, not ranking). */
   public List<MemoryRecord> list(
       Principal caller, AgentScope scope, MemoryStore.Filter filter, String before, int limit) {
