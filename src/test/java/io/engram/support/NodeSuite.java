@@ -36,25 +36,42 @@ public final class NodeSuite {
 
   private NodeSuite() {}
 
-  /** Runs one test file with the environment given; skips (or fails in CI) without Node.js. */
+  /** Runs one test file of compat/ with the environment given. */
   public static Result run(String file, Map<String, String> env)
       throws IOException, InterruptedException {
+    return run(DIRECTORY, file, env);
+  }
+
+  /**
+   * Runs one node:test file of {@code directory} with the environment given, its packages
+   * installed from its lockfile first when absent; skips (or fails in CI) without Node.js.
+   */
+  public static Result run(Path directory, String file, Map<String, String> env)
+      throws IOException, InterruptedException {
     requireNode();
-    if (!Files.isDirectory(DIRECTORY.resolve("node_modules/openai"))) {
-      Result install = exec(List.of("npm", "ci", "--no-audit", "--no-fund"), Map.of());
-      assertThat(install.exitCode())
-          .as("npm ci in compat/: " + install.output())
-          .isZero();
+    if (!Files.isDirectory(directory.resolve("node_modules"))) {
+      npm(directory, "ci", "--no-audit", "--no-fund");
     }
-    Result result = exec(List.of("node", "--test", "--test-reporter=tap", file), env);
+    Result result = exec(directory, List.of("node", "--test", "--test-reporter=tap", file), env);
     System.out.println(result.output());
     return result;
+  }
+
+  /** Runs npm in the directory, asserting it succeeds. */
+  public static void npm(Path directory, String... arguments)
+      throws IOException, InterruptedException {
+    List<String> command = new java.util.ArrayList<>(List.of("npm"));
+    command.addAll(List.of(arguments));
+    Result result = exec(directory, command, Map.of());
+    assertThat(result.exitCode())
+        .as("npm " + String.join(" ", arguments) + " in " + directory + ": " + result.output())
+        .isZero();
   }
 
   private static void requireNode() throws InterruptedException {
     boolean present;
     try {
-      present = exec(List.of("node", "--version"), Map.of()).exitCode() == 0;
+      present = exec(DIRECTORY, List.of("node", "--version"), Map.of()).exitCode() == 0;
     } catch (IOException e) {
       present = false;
     }
@@ -66,11 +83,11 @@ public final class NodeSuite {
     Assumptions.assumeTrue(present, "Node.js is not installed: the client suites are skipped");
   }
 
-  private static Result exec(List<String> command, Map<String, String> env)
+  private static Result exec(Path directory, List<String> command, Map<String, String> env)
       throws IOException, InterruptedException {
     Path log = Files.createTempFile("engram-node", ".log");
     ProcessBuilder builder = new ProcessBuilder(command)
-        .directory(DIRECTORY.toFile())
+        .directory(directory.toFile())
         .redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().putAll(env);
