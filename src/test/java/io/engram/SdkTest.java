@@ -1,15 +1,19 @@
 package io.engram;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.engram.support.Http;
 import io.engram.support.NodeSuite;
 import io.engram.support.TestServer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * Engram's SDKs, each built and run by its own test suite against this running Engram (never a
- * mock): sdk/typescript with node:test.
+ * mock): sdk/typescript with node:test, sdk/python with unittest.
  */
 class SdkTest {
 
@@ -22,6 +26,35 @@ class SdkTest {
       }
       NodeSuite.npm(sdk, "run", "build");
       NodeSuite.run(sdk, "test/sdk.test.mjs", environment(server)).assertPassed(8);
+    }
+  }
+
+  @Test
+  void thePythonSdk() throws Exception {
+    Path sdk = Path.of("sdk/python");
+    boolean present;
+    try {
+      present = new ProcessBuilder("python3", "--version").start().waitFor() == 0;
+    } catch (java.io.IOException e) {
+      present = false;
+    }
+    if (!present && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("python3 is required in CI for the Python SDK's tests");
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(present, "python3 not found: skipped");
+    try (TestServer server = TestServer.start()) {
+      ProcessBuilder tests = new ProcessBuilder(
+              "python3", "-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v")
+          .directory(sdk.toFile())
+          .redirectErrorStream(true);
+      tests.environment().putAll(environment(server));
+      tests.environment().put("PYTHONPATH", sdk.toAbsolutePath().toString());
+      Process process = tests.start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+      System.out.println(output);
+      assertThat(process.exitValue()).as(output).isZero();
+      assertThat(output).contains("Ran 7 tests").contains("OK");
     }
   }
 
