@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Engram's SDKs, each built and run by its own test suite against this running Engram (never a
- * mock): sdk/typescript with node:test, sdk/python with unittest.
+ * mock): sdk/typescript with node:test, sdk/python with unittest, sdk/java with Maven.
  */
 class SdkTest {
 
@@ -55,6 +55,29 @@ class SdkTest {
       System.out.println(output);
       assertThat(process.exitValue()).as(output).isZero();
       assertThat(output).contains("Ran 7 tests").contains("OK");
+    }
+  }
+
+  @Test
+  void theJavaSdk() throws Exception {
+    Path sdk = Path.of("sdk/java");
+    try (TestServer server = TestServer.start()) {
+      // The SDK is its own Maven project: built and tested by Maven, with the JDK this build runs.
+      ProcessBuilder maven = new ProcessBuilder("mvn", "-B", "-q", "-Dstyle.color=never", "test")
+          .directory(sdk.toFile())
+          .redirectErrorStream(true);
+      maven.environment().putAll(environment(server));
+      maven.environment().put("JAVA_HOME", System.getProperty("java.home"));
+      Process process = maven.start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(process.waitFor(10, TimeUnit.MINUTES)).isTrue();
+      System.out.println(output);
+      assertThat(process.exitValue()).as(output).isZero();
+      assertThat(sdk.resolve("target/surefire-reports/TEST-io.engram.sdk.EngramLiveTest.xml"))
+          .content()
+          .contains("tests=\"4\"")
+          .contains("failures=\"0\"")
+          .contains("errors=\"0\"");
     }
   }
 

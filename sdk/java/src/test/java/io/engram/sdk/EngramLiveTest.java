@@ -1,0 +1,90 @@
+package io.engram.sdk;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SDK against a running Engram (started by the server's SdkTest), not a mock: ENGRAM_URL,
+ * ENGRAM_ADMIN, ENGRAM_TOKEN, ENGRAM_KEY and ENGRAM_LIMITED in the environment.
+ */
+class EngramLiveTest {
+
+  private static Engram client(String key, int retries) {
+    String url = System.getenv("ENGRAM_URL");
+    if (url == null) {
+      throw new IllegalStateException("ENGRAM_URL is not set: run through the server's SdkTest");
+    }
+    return Engram.builder().baseUrl(url).apiKey(System.getenv(key)).maxRetries(retries).build();
+  }
+
+  @Test
+  void rememberRecallExplainUpdateListForget() {
+    Engram engram = client("ENGRAM_TOKEN", 2);
+    JsonNode memory = engram.memory().remember(
+        "Acme's Oslo office opens at seven", Memory.options().subject("Acme").kind("fact"));
+    String id = memory.path("id").asText();
+    assertTrue(id.startsWith("mem_"));
+    Memory.Recall recall = engram.memory().recall("When does the Oslo office open?", 3, null);
+    assertEquals(id, recall.memories().get(0).path("id").asText());
+    assertTrue(recall.context().contains("seven"));
+    JsonNode edited = engram.memory().update(id, Map.of("text", "Acme's Oslo office opens at six"), null);
+    assertEquals("Acme's Oslo office opens at six", edited.path("text").asText());
+    engram.memory().reinforce(id, "confirmed", null);
+    assertTrue(engram.memory().explain(id, null).path("transitions").toString().contains("edit"));
+    List<String> ids = new ArrayList<>();
+    engram.memory().list(null, null, 1).forEach(m -> ids.add(m.path("id").asText()));
+    assertTrue(ids.contains(id));
+    assertEquals("tombstoned", engram.memory().forget(id, null).path("state").asText());
+  }
+
+  @Test
+  void aRetriedWriteNeverStoresTwice() {
+    Engram engram = client("ENGRAM_TOKEN", 2);
+    String key = "java-" + System.nanoTime();
+    JsonNode first = engram.memory().remember("Oslo closes at four", Memory.options().idempotencyKey(key));
+    JsonNode again = engram.memory().remember("Oslo closes at four", Memory.options().idempotencyKey(key));
+    assertEquals(first.path("id").asText(), again.path("id").asText());
+  }
+
+  @Test
+  void typedErrorsCarryTheirFields() {
+    Engram engram = client("ENGRAM_TOKEN", 2);
+    EngramException bad = assertThrows(EngramException.class, () -> engram.memory().remember(""));
+    assertEquals(400, bad.status());
+    assertEquals("text", bad.param());
+    assertTrue(bad.requestId().startsWith("req_"));
+    assertEquals(404, assertThrows(EngramException.class, () -> engram.memory().get("mem_x", null)).status());
+    Engram limited = client("ENGRAM_LIMITED", 0);
+    limited.memory().recall("anything", null, null);
+    EngramException tooMany =
+        assertThrows(EngramException.class, () -> limited.memory().recall("anything", null, null));
+    assertEquals(429, tooMany.status());
+    assertTrue(tooMany.retryAfter() > 0);
+  }
+
+  @Test
+  void assistantsWithOptimisticConcurrencyAndAdministration() {
+    Engram engram = client("ENGRAM_KEY", 2);
+    String assistant = engram.assistants().create("Java desk", "org_shared").path("_id").asText();
+    long version = engram.assistants().capabilities(assistant).path("version").asLong();
+    JsonNode changed = engram.assistants()
+        .setCapabilities(assistant, List.of("search_org_knowledge"), null, version);
+    assertTrue(changed.path("assistant").path("capabilities").toString().contains("search_org_knowledge"));
+    assertEquals(412, assertThrows(EngramException.class,
+        () -> engram.assistants().setCapabilities(assistant, List.of(), null, version)).status());
+
+    Engram admin = client("ENGRAM_ADMIN", 2);
+    String org = admin.admin().createOrganization("Java Org", "seed").path("id").asText();
+    JsonNode token = admin.admin().createToken(org, "bot", List.of("memory:read"));
+    assertTrue(token.path("token").asText().startsWith("engc_"));
+    assertTrue(admin.admin().organizations().stream().anyMatch(o -> o.path("id").asText().equals(org)));
+    assertTrue(engram.openAiBaseUrl().endsWith("/v1"));
+  }
+}
