@@ -265,3 +265,19 @@ test('the Vercel AI SDK default provider: generateText and streamText (remote en
   for await (const piece of streamed.textStream) joined += piece;
   assert.equal(joined, 'Hello from the upstream.');
 });
+
+// LangChain JS's ChatOpenAI (the newest @langchain/openai that runs on Node 20), invoke and stream.
+test('LangChain JS ChatOpenAI: invoke and stream (remote engine)', async () => {
+  const { ChatOpenAI } = await import('@langchain/openai');
+  const model = new ChatOpenAI({
+    model: REMOTE,
+    apiKey: env('ENGRAM_API_KEY'),
+    configuration: { baseURL },
+    maxRetries: 0,
+  });
+  const reply = await model.invoke('Hello');
+  assert.equal(reply.content, 'Hello from the upstream.');
+  let streamed = '';
+  for await (const chunk of await model.stream('Hello')) streamed += chunk.content;
+  assert.equal(streamed, 'Hello from the upstream.');
+});
