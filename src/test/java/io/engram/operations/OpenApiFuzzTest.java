@@ -99,14 +99,7 @@ class OpenApiFuzzTest {
           .json("{\"name\":\"Fuzz\",\"plan\":\"growth\",\"requests_per_minute\":1000000}"));
       String org = created.json().get("id").asText();
       String apiKey = server.apiKey(org, 1_000_000, "admin", "inference", "training", "models");
-      String token = server.token(
-          org,
-          null,
-          "memory:read",
-          "memory:write",
-          "memory:control",
-          "memory:delete",
-          "inference:chat");
+      String token = server.tokenWithEveryScope(org);
       String memory = server
           .http
           .post("/v1/memory")

@@ -136,6 +136,18 @@ public final class TestServer implements AutoCloseable {
         .asText();
   }
 
+  /** A context access token with every memory scope and inference:chat, bound to no agent. */
+  public String tokenWithEveryScope(String orgId) {
+    return token(
+        orgId,
+        null,
+        "memory:read",
+        "memory:write",
+        "memory:control",
+        "memory:delete",
+        "inference:chat");
+  }
+
   /** Creates a context access token and returns its secret. */
   public String token(String orgId, List<String> agents, String... scopes) {
     String body = "{\"name\":\"token\",\"scopes\":" + Json.write(scopes)
