@@ -163,6 +163,13 @@ public final class Engram implements AutoCloseable {
         1,
         TimeUnit.HOURS);
     housekeeping.scheduleWithFixedDelay(
+        () -> quietly(
+            "purge stored responses past their retention",
+            () -> inference.purgeOldResponses(java.time.Instant.now())),
+        1,
+        60,
+        TimeUnit.MINUTES);
+    housekeeping.scheduleWithFixedDelay(
         () -> quietly("purge expired idempotency keys", memory::purgeExpiredIdempotencyKeys),
         1,
         60,

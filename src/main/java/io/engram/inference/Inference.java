@@ -199,6 +199,13 @@ public final class Inference implements AutoCloseable {
   }
 
   /** Writes recorded usage (housekeeping, every second, and shutdown). */
+  /** Stored responses are kept 30 days, as OpenAI keeps them; older ones are deleted. */
+  public static final Duration RESPONSE_RETENTION = Duration.ofDays(30);
+
+  public void purgeOldResponses(java.time.Instant now) {
+    responses.purgeBefore(now.minus(RESPONSE_RETENTION));
+  }
+
   public void flushUsage() {
     gateway.usage().flush();
   }

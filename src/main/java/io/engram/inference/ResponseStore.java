@@ -58,6 +58,13 @@ final class ResponseStore {
     return column(orgId, id, "response").map(text -> Json.read(text, JsonNode.class));
   }
 
+  /** Deletes the responses stored before {@code cutoff}; how many went. */
+  int purgeBefore(Instant cutoff) {
+    return db.write(h -> h.createUpdate("DELETE FROM responses WHERE created_at < :cutoff")
+        .bind("cutoff", cutoff.toEpochMilli())
+        .execute());
+  }
+
   boolean delete(String orgId, String id) {
     return db.write(h -> h.createUpdate("DELETE FROM responses WHERE org_id = :org AND id = :id")
             .bind("org", orgId)
