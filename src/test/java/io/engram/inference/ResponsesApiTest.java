@@ -151,6 +151,31 @@ class ResponsesApiTest {
   }
 
   @Test
+  void storedResponsesAreKeptThirtyDays() {
+    String id =
+        create("{\"input\":\"Hello\",\"memory\":false}").json().get("id").asText();
+    java.time.Instant now = gateway.server.clock.instant();
+    gateway.server.engram.inference().purgeOldResponses(now.plus(java.time.Duration.ofDays(29)));
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/responses/" + id)
+            .bearer(gateway.token)
+            .send()
+            .status())
+        .isEqualTo(200);
+    gateway.server.engram.inference().purgeOldResponses(now.plus(java.time.Duration.ofDays(31)));
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/responses/" + id)
+            .bearer(gateway.token)
+            .send()
+            .status())
+        .isEqualTo(404);
+  }
+
+  @Test
   void memoryIsInjectedAsInChat() {
     String id = gateway.remember("The Lyon warehouse closes at six on Fridays.", null);
     Http.Response response = create("{\"input\":\"When does the Lyon warehouse close?\"}");
