@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, streamText } from 'ai';
+import { generateText, streamText, tool, stepCountIs } from 'ai';
+import { z } from 'zod';
 
 const env = (name) => {
   const value = process.env[name];
@@ -265,6 +266,49 @@ test('the Vercel AI SDK default provider: generateText and streamText (remote en
   for await (const piece of streamed.textStream) joined += piece;
   assert.equal(joined, 'Hello from the upstream.');
 });
+
+// Function tools over the Responses API: the call comes back as a function_call item, the caller
+// answers it with a function_call_output item on the stored response, the model replies.
+test('responses.create with a function tool, answered by previous_response_id (remote engine)', async () => {
+  const tools = [{
+    type: 'function', name: 'get_weather', description: 'The weather in a city', strict: false,
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  }];
+  const first = await key.responses.create({ model: REMOTE, input: 'Weather in Lyon?', tools, memory: false });
+  const call = first.output.find((item) => item.type === 'function_call');
+  assert.equal(call.name, 'get_weather');
+  assert.deepEqual(JSON.parse(call.arguments), { city: 'Lyon' });
+  const second = await key.responses.create({
+    model: REMOTE, tools, memory: false, previous_response_id: first.id,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 21 C' }],
+  });
+  assert.equal(second.output_text, 'Hello from the upstream.');
+});
+
+// The Vercel AI SDK's tool loop on its default provider (the Responses API), whole and streamed.
+for (const stream of [false, true]) {
+  test(`the Vercel AI SDK default provider runs a tool (remote engine, stream: ${stream})`, async () => {
+    const provider = createOpenAI({ baseURL, apiKey: env('ENGRAM_API_KEY') });
+    const calls = [];
+    const options = {
+      model: provider(REMOTE),
+      prompt: 'What is the weather in Lyon?',
+      maxRetries: 0,
+      stopWhen: stepCountIs(3),
+      tools: {
+        get_weather: tool({
+          description: 'The weather in a city',
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => { calls.push(city); return 'Sunny, 21 C'; },
+        }),
+      },
+    };
+    const result = stream ? streamText(options) : await generateText(options);
+    assert.equal(await result.text, 'Hello from the upstream.');
+    assert.deepEqual(calls, ['Lyon']);
+    assert.equal((await result.steps).length, 2);
+  });
+}
 
 // LangChain JS's ChatOpenAI (the newest @langchain/openai that runs on Node 20), invoke and stream.
 test('LangChain JS ChatOpenAI: invoke and stream (remote engine)', async () => {

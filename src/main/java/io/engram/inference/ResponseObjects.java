@@ -1,10 +1,13 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.Generation;
 import io.engram.platform.json.Json;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The Responses API's objects, shaped as OpenAI's clients (the openai SDKs, the Vercel AI SDK)
@@ -38,6 +41,7 @@ final class ResponseObjects {
       ResponsesRequest request,
       String status,
       String text,
+      List<ObjectNode> calls,
       Generation.Usage usage,
       int memoryTokens) {
     ObjectNode response = Json.MAPPER
@@ -52,16 +56,26 @@ final class ResponseObjects {
         .put("max_output_tokens", request.sampling().maxTokens())
         .put("model", ids.model());
     var output = response.putArray("output");
-    if (text != null) {
+    if (text != null && (!text.isEmpty() || calls.isEmpty())) {
       output.add(message(ids, text, "completed"));
     }
-    response.put("parallel_tool_calls", false);
+    output.addAll(calls);
+    response.put(
+        "parallel_tool_calls",
+        request.tooling() == null
+            || request.tooling().path("parallel_tool_calls").asBoolean(true));
     response.put("previous_response_id", request.previousResponseId());
     response.put("store", request.store());
     response.put("temperature", request.sampling().temperature());
     response.putObject("text").putObject("format").put("type", "text");
     response.put("tool_choice", "auto");
-    response.putArray("tools");
+    var tools = response.putArray("tools");
+    if (request.tooling() != null) {
+      request.tooling().path("tools").forEach(tool -> {
+        ObjectNode flat = tools.addObject().put("type", "function");
+        flat.setAll((ObjectNode) tool.get("function"));
+      });
+    }
     response.put("top_p", request.sampling().topP());
     response.put("truncation", "disabled");
     response.put("user", request.user());
@@ -100,6 +114,33 @@ final class ResponseObjects {
     ObjectNode part = Json.MAPPER.createObjectNode().put("type", "output_text").put("text", text);
     part.putArray("annotations");
     return part;
+  }
+
+  /** A function call the model made, as the Responses API's output item. */
+  static ObjectNode functionCall(
+      String itemId, String callId, String name, String arguments, String status) {
+    return Json.MAPPER
+        .createObjectNode()
+        .put("type", "function_call")
+        .put("id", itemId)
+        .put("call_id", callId)
+        .put("name", name)
+        .put("arguments", arguments)
+        .put("status", status);
+  }
+
+  /** The function-call items of a whole answer's tool calls (chat form), in order. */
+  static List<ObjectNode> functionCalls(JsonNode toolCalls) {
+    List<ObjectNode> calls = new ArrayList<>();
+    if (toolCalls != null) {
+      toolCalls.forEach(call -> calls.add(functionCall(
+          "fc_" + call.path("id").asText(),
+          call.path("id").asText(),
+          call.path("function").path("name").asText(),
+          call.path("function").path("arguments").asText(""),
+          "completed")));
+    }
+    return calls;
   }
 
   /** One stream event: its type, its place in the stream, and its fields. */

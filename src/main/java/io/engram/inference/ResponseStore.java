@@ -1,6 +1,7 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.platform.json.Json;
 import io.engram.store.Database;
@@ -12,7 +13,8 @@ import java.util.Optional;
 /**
  * Stored responses, per organization: each keeps the whole conversation up to its answer, so a
  * {@code previous_response_id} continues it with one read, and the response object for
- * {@code GET /v1/responses/{id}}.
+ * {@code GET /v1/responses/{id}}. A message's tool calls or the call it answers are kept with it
+ * ({@code tooling}), so function_call_output items can answer calls made in an earlier response.
  */
 final class ResponseStore {
   private final Database db;
@@ -29,8 +31,12 @@ final class ResponseStore {
       JsonNode response,
       Instant at) {
     var messages = Json.MAPPER.createArrayNode();
-    conversation.forEach(
-        m -> messages.addObject().put("role", m.role()).put("content", m.content()));
+    conversation.forEach(m -> {
+      var stored = messages.addObject().put("role", m.role()).put("content", m.content());
+      if (m.tooling() != null) {
+        stored.set("tooling", m.tooling());
+      }
+    });
     db.write(h -> h.createUpdate("""
             INSERT INTO responses (id, org_id, credential_id, conversation, response, created_at)
             VALUES (:id, :org, :credential, :conversation, :response, :at)""")
@@ -48,8 +54,10 @@ final class ResponseStore {
     return column(orgId, id, "conversation").map(text -> {
       List<ChatMessage> messages = new ArrayList<>();
       Json.read(text, JsonNode.class)
-          .forEach(m -> messages.add(
-              new ChatMessage(m.path("role").asText(), m.path("content").asText())));
+          .forEach(m -> messages.add(new ChatMessage(
+              m.path("role").asText(),
+              m.path("content").isNull() ? null : m.path("content").asText(),
+              m.get("tooling") instanceof ObjectNode tooling ? tooling : null)));
       return List.copyOf(messages);
     });
   }

@@ -1,10 +1,13 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Sampling;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
+import io.engram.platform.json.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +17,12 @@ import java.util.Set;
  * A validated {@code POST /v1/responses} request (OpenAI's Responses API), in the terms of a chat:
  * {@code input} (a string or message items with text parts) becomes the conversation's new
  * messages, {@code instructions} a system message ahead of them (not carried to the next
- * response, as OpenAI does), {@code max_output_tokens} the reply's token limit. What this gateway
- * does not carry out on this route is refused by name.
+ * response, as OpenAI does), {@code max_output_tokens} the reply's token limit. Function tools
+ * ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}) and the input's
+ * {@code function_call} and {@code function_call_output} items become the chat's tools, assistant
+ * tool calls and tool messages ({@code tooling}, checked by {@link ToolFields}), so they reach an
+ * upstream model as on /v1/chat/completions. What this gateway does not carry out on this route is
+ * refused by name.
  */
 record ResponsesRequest(
     String model,
@@ -27,7 +34,8 @@ record ResponsesRequest(
     String previousResponseId,
     String user,
     JsonNode metadata,
-    MemoryOptions memory) {
+    MemoryOptions memory,
+    ObjectNode tooling) {
 
   static final Set<String> FIELDS = Set.of(
       "model",
@@ -60,18 +68,7 @@ record ResponsesRequest(
   static ResponsesRequest parse(JsonBody body) {
     ChatRequest.refuseUnsupported(body, UNSUPPORTED);
     body.allowOnly(FIELDS);
-    JsonNode tools = body.get("tools");
-    if (tools != null && !(tools.isArray() && tools.isEmpty())) {
-      throw ChatRequest.unsupported(
-          "tools",
-          "tools are not carried on /v1/responses yet; use POST /v1/chat/completions, which "
-              + "carries them");
-    }
-    ChatRequest.onlyAt(
-        body,
-        "tool_choice",
-        c -> c.isTextual() && Set.of("auto", "none").contains(c.asText()),
-        "'tool_choice' must be auto or none: this route carries no tools");
+    ObjectNode tooling = tooling(body);
     ChatRequest.onlyAt(
         body, "include", i -> i.isArray() && i.isEmpty(), "'include' is not supported");
     ChatRequest.onlyAt(
@@ -108,7 +105,53 @@ record ResponsesRequest(
         body.optionalString("previous_response_id", 128).orElse(null),
         body.optionalString("user", ChatRequest.MAX_USER).orElse(null),
         metadata,
-        MemoryOptions.parse(body.get("memory")));
+        MemoryOptions.parse(body.get("memory")),
+        tooling);
+  }
+
+  /**
+   * The Responses API's function tools in the chat's form: {@code {type: function, name,
+   * description, parameters, strict}} becomes {@code {type: function, function: {...}}}; the
+   * chat's checks then apply (the shape, the names, tool_choice needing tools).
+   */
+  private static ObjectNode tooling(JsonBody body) {
+    ObjectNode chat = Json.MAPPER.createObjectNode();
+    JsonNode tools = body.get("tools");
+    if (tools != null && !(tools.isArray() && tools.isEmpty())) {
+      if (!tools.isArray()) {
+        throw ApiException.badRequest("tools", "'tools' must be an array of function tools");
+      }
+      ArrayNode converted = chat.putArray("tools");
+      for (int i = 0; i < tools.size(); i++) {
+        JsonNode tool = tools.get(i);
+        if (!"function".equals(tool.path("type").asText())) {
+          throw ChatRequest.unsupported(
+              "tools[" + i + "]",
+              "Only function tools are carried (no built-in tools such as web search or files)");
+        }
+        ObjectNode function = converted.addObject().put("type", "function").putObject("function");
+        for (String field : List.of("name", "description", "parameters", "strict")) {
+          if (tool.has(field)) {
+            function.set(field, tool.get(field));
+          }
+        }
+      }
+    }
+    JsonNode choice = body.get("tool_choice");
+    if (choice != null) {
+      chat.set(
+          "tool_choice",
+          choice.isObject() && choice.has("name")
+              ? Json.MAPPER
+                  .createObjectNode()
+                  .put("type", "function")
+                  .set("function", Json.MAPPER.createObjectNode().set("name", choice.get("name")))
+              : choice);
+    }
+    if (body.get("parallel_tool_calls") != null) {
+      chat.set("parallel_tool_calls", body.get("parallel_tool_calls"));
+    }
+    return ToolFields.parse(JsonBody.received(chat));
   }
 
   private static List<ChatMessage> input(JsonNode input) {
@@ -127,16 +170,38 @@ record ResponsesRequest(
     }
     List<ChatMessage> messages = new ArrayList<>();
     for (int i = 0; i < input.size(); i++) {
-      messages.add(item(input.get(i), "input[" + i + "]"));
+      ChatMessage message = item(input.get(i), "input[" + i + "]");
+      ChatMessage last = messages.isEmpty() ? null : messages.getLast();
+      if (isCallOnly(message) && last != null && isCallOnly(last)) {
+        // Calls made together are one assistant turn, as the chat's tool messages expect.
+        ObjectNode merged = last.tooling().deepCopy();
+        ((ArrayNode) merged.get("tool_calls"))
+            .addAll((ArrayNode) message.tooling().get("tool_calls"));
+        messages.set(messages.size() - 1, new ChatMessage(ChatMessage.ASSISTANT, null, merged));
+      } else {
+        messages.add(message);
+      }
     }
     return List.copyOf(messages);
   }
 
   private static ChatMessage item(JsonNode item, String where) {
     String type = item.path("type").asText("message");
+    if (item.isObject() && type.equals("function_call")) {
+      return functionCall(item, where);
+    }
+    if (item.isObject() && type.equals("function_call_output")) {
+      if (!item.path("call_id").isTextual() || !item.path("output").isTextual()) {
+        throw ApiException.badRequest(
+            where, where + ": a function_call_output has a call_id and an output string");
+      }
+      ObjectNode tooling =
+          Json.MAPPER.createObjectNode().put("tool_call_id", item.get("call_id").asText());
+      return new ChatMessage(ChatMessage.TOOL, item.get("output").asText(), tooling);
+    }
     if (!item.isObject() || !type.equals("message")) {
       throw ChatRequest.unsupported(
-          where, where + ": only message items are supported (no function calls or outputs)");
+          where, where + ": message, function_call and function_call_output items are supported");
     }
     String role = switch (item.path("role").asText("")) {
       case "system", "developer" -> ChatMessage.SYSTEM;
@@ -166,5 +231,29 @@ record ResponsesRequest(
       text.append(part.get("text").asText());
     }
     return new ChatMessage(role, text.toString());
+  }
+
+  private static boolean isCallOnly(ChatMessage message) {
+    return message.content() == null
+        && message.tooling() != null
+        && message.tooling().has("tool_calls");
+  }
+
+  /** A call the model made earlier, sent back: the chat's assistant message with its tool call. */
+  private static ChatMessage functionCall(JsonNode item, String where) {
+    if (!item.path("call_id").isTextual() || !item.path("name").isTextual()) {
+      throw ApiException.badRequest(
+          where, where + ": a function_call has a call_id, a name and its arguments");
+    }
+    ObjectNode tooling = Json.MAPPER.createObjectNode();
+    ObjectNode call = tooling
+        .putArray("tool_calls")
+        .addObject()
+        .put("id", item.get("call_id").asText())
+        .put("type", "function");
+    call.putObject("function")
+        .put("name", item.get("name").asText())
+        .put("arguments", item.path("arguments").asText(""));
+    return new ChatMessage(ChatMessage.ASSISTANT, null, tooling);
   }
 }

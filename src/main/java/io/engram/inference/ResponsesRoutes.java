@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
@@ -21,8 +22,10 @@ import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,7 +113,7 @@ public final class ResponsesRoutes implements RouteModule {
         false,
         request.user(),
         request.memory(),
-        null);
+        request.tooling());
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
     try (Gateway.Prepared prepared = gateway.prepareChat(
         caller, scope, chat, GenerationRoutes.memoryHeader(ctx), HttpServer.requestId(ctx))) {
@@ -129,29 +132,60 @@ public final class ResponsesRoutes implements RouteModule {
           LOG.warn("generation failed: {}", e.getMessage());
           throw e.toApiException();
         }
-        Responses.json(ctx, finish(caller, request, ids, conversation, prepared, outcome));
+        Responses.json(
+            ctx,
+            finish(
+                caller,
+                request,
+                ids,
+                conversation,
+                prepared,
+                outcome,
+                ResponseObjects.functionCalls(outcome.generation().toolCalls())));
       }
     }
   }
 
-  /** The completed response, stored when asked (the default) with its whole conversation. */
+  /**
+   * The completed response, stored when asked (the default) with its whole conversation: the
+   * answer's text, or its function calls as the assistant's tool calls (which the next request's
+   * function_call_output items answer).
+   */
   private ObjectNode finish(
       Principal caller,
       ResponsesRequest request,
       ResponseObjects.Ids ids,
       List<ChatMessage> conversation,
       Gateway.Prepared prepared,
-      Gateway.Outcome outcome) {
+      Gateway.Outcome outcome,
+      List<ObjectNode> calls) {
     String text = outcome.generation().text();
     ObjectNode response = ResponseObjects.response(
-        ids, request, "completed", text, outcome.usage(), prepared.memoryTokens());
+        ids, request, "completed", text, calls, outcome.usage(), prepared.memoryTokens());
     if (request.store()) {
       List<ChatMessage> after = new ArrayList<>(conversation);
-      after.add(new ChatMessage(ChatMessage.ASSISTANT, text));
+      after.add(
+          calls.isEmpty()
+              ? new ChatMessage(ChatMessage.ASSISTANT, text)
+              : new ChatMessage(
+                  ChatMessage.ASSISTANT, text.isEmpty() ? null : text, toolCalls(calls)));
       store.save(
           caller.orgId(), caller.credentialId(), ids.response(), after, response, clock.instant());
     }
     return response;
+  }
+
+  private static ObjectNode toolCalls(List<ObjectNode> calls) {
+    ObjectNode tooling = Json.MAPPER.createObjectNode();
+    var array = tooling.putArray("tool_calls");
+    for (ObjectNode call : calls) {
+      ObjectNode chat =
+          array.addObject().put("id", call.get("call_id").asText()).put("type", "function");
+      chat.putObject("function")
+          .put("name", call.get("name").asText())
+          .put("arguments", call.get("arguments").asText());
+    }
+    return tooling;
   }
 
   private void stream(
@@ -165,7 +199,7 @@ public final class ResponsesRoutes implements RouteModule {
       ResponseStream sink = new ResponseStream(events, ids, request);
       try {
         Gateway.Outcome outcome = gateway.generate(caller, prepared, sink);
-        sink.complete(finish(caller, request, ids, conversation, prepared, outcome));
+        sink.complete(finish(caller, request, ids, conversation, prepared, outcome, sink.calls()));
       } catch (ClientGoneException e) {
         LOG.debug("client left during a response stream; generation stopped");
       } catch (EngineException e) {
@@ -184,14 +218,24 @@ public final class ResponsesRoutes implements RouteModule {
   }
 
   /**
-   * The Responses API's typed events for one response: created and in progress, the message and
-   * its text part added, a delta per piece, then the text, part and message done, and completed.
+   * The Responses API's typed events for one response: created and in progress; the message item
+   * and its text part added when the first text arrives, a delta per piece; a function_call item
+   * added when the model starts a call, its arguments as deltas; then every item done, in output
+   * order, and completed. Items take output indexes in the order they start, as OpenAI numbers
+   * them.
    */
   private static final class ResponseStream implements TokenSink {
     private final EventStream events;
     private final ResponseObjects.Ids ids;
     private final ResponsesRequest request;
     private final StringBuilder text = new StringBuilder();
+    /** The function calls being streamed, by the model's call index. */
+    private final Map<Integer, ObjectNode> calls = new TreeMap<>();
+    /** Each call's output index, by the model's call index. */
+    private final Map<Integer, Integer> callIndexes = new HashMap<>();
+
+    private int messageIndex = -1;
+    private int nextIndex;
     private int sequence;
 
     ResponseStream(EventStream events, ResponseObjects.Ids ids, ResponsesRequest request) {
@@ -208,30 +252,77 @@ public final class ResponsesRoutes implements RouteModule {
       return ResponseObjects.event(type, sequence++);
     }
 
+    private ObjectNode textEvent(String type) {
+      return event(type)
+          .put("item_id", ids.message())
+          .put("output_index", messageIndex)
+          .put("content_index", 0);
+    }
+
     @Override
     public void begin() {
       events.open();
-      ObjectNode inProgress = ResponseObjects.response(ids, request, "in_progress", null, null, 0);
+      ObjectNode inProgress =
+          ResponseObjects.response(ids, request, "in_progress", null, List.of(), null, 0);
       send(event("response.created").set("response", inProgress));
       send(event("response.in_progress").set("response", inProgress));
+    }
+
+    private void openMessage() {
+      messageIndex = nextIndex++;
       send(event("response.output_item.added")
-          .put("output_index", 0)
+          .put("output_index", messageIndex)
           .set("item", ResponseObjects.message(ids, null, "in_progress")));
-      send(event("response.content_part.added")
-          .put("item_id", ids.message())
-          .put("output_index", 0)
-          .put("content_index", 0)
-          .set("part", ResponseObjects.part("")));
+      send(textEvent("response.content_part.added").set("part", ResponseObjects.part("")));
     }
 
     @Override
     public void text(String piece) {
+      if (messageIndex < 0) {
+        openMessage();
+      }
       text.append(piece);
-      send(event("response.output_text.delta")
-          .put("item_id", ids.message())
-          .put("output_index", 0)
-          .put("content_index", 0)
-          .put("delta", piece));
+      send(textEvent("response.output_text.delta").put("delta", piece));
+    }
+
+    /**
+     * Tool-call deltas become function-call items: added when a call starts, then its arguments
+     * as function_call_arguments deltas.
+     */
+    @Override
+    public void toolCalls(JsonNode deltas) {
+      for (JsonNode delta : deltas) {
+        int index = delta.path("index").asInt(0);
+        ObjectNode call = calls.get(index);
+        if (call == null) {
+          call = ResponseObjects.functionCall(
+              "fc_" + delta.path("id").asText("call_" + index),
+              delta.path("id").asText("call_" + index),
+              delta.path("function").path("name").asText(""),
+              "",
+              "in_progress");
+          calls.put(index, call);
+          callIndexes.put(index, nextIndex++);
+          send(event("response.output_item.added")
+              .put("output_index", callIndexes.get(index))
+              .set("item", call.deepCopy()));
+        }
+        String piece = delta.path("function").path("arguments").asText("");
+        if (!piece.isEmpty()) {
+          call.put("arguments", call.get("arguments").asText() + piece);
+          send(event("response.function_call_arguments.delta")
+              .put("item_id", call.get("id").asText())
+              .put("output_index", callIndexes.get(index))
+              .put("delta", piece));
+        }
+      }
+    }
+
+    /** The calls as completed output items. */
+    List<ObjectNode> calls() {
+      List<ObjectNode> done = new ArrayList<>();
+      calls.values().forEach(call -> done.add(call.deepCopy().put("status", "completed")));
+      return done;
     }
 
     @Override
@@ -240,21 +331,33 @@ public final class ResponsesRoutes implements RouteModule {
     }
 
     void complete(ObjectNode response) {
-      String whole = text.toString();
-      send(event("response.output_text.done")
-          .put("item_id", ids.message())
-          .put("output_index", 0)
-          .put("content_index", 0)
-          .put("text", whole));
-      send(event("response.content_part.done")
-          .put("item_id", ids.message())
-          .put("output_index", 0)
-          .put("content_index", 0)
-          .set("part", ResponseObjects.part(whole)));
-      send(event("response.output_item.done")
-          .put("output_index", 0)
-          .set("item", ResponseObjects.message(ids, whole, "completed")));
+      if (messageIndex < 0 && calls.isEmpty()) {
+        openMessage(); // an empty answer is still a message, as in the response object
+      }
+      Map<Integer, Runnable> closings = new TreeMap<>();
+      if (messageIndex >= 0) {
+        closings.put(messageIndex, this::closeMessage);
+      }
+      calls.forEach((index, call) -> closings.put(callIndexes.get(index), () -> {
+        send(event("response.function_call_arguments.done")
+            .put("item_id", call.get("id").asText())
+            .put("output_index", callIndexes.get(index))
+            .put("arguments", call.get("arguments").asText()));
+        send(event("response.output_item.done")
+            .put("output_index", callIndexes.get(index))
+            .set("item", call.deepCopy().put("status", "completed")));
+      }));
+      closings.values().forEach(Runnable::run);
       send(event("response.completed").set("response", response));
+    }
+
+    private void closeMessage() {
+      String whole = text.toString();
+      send(textEvent("response.output_text.done").put("text", whole));
+      send(textEvent("response.content_part.done").set("part", ResponseObjects.part(whole)));
+      send(event("response.output_item.done")
+          .put("output_index", messageIndex)
+          .set("item", ResponseObjects.message(ids, whole, "completed")));
     }
 
     /** A failure after the stream began: one error event, as OpenAI ends a failed stream. */

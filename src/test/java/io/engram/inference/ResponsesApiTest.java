@@ -184,14 +184,115 @@ class ResponsesApiTest {
         .contains("six on Fridays");
   }
 
+  private static final String TOOLS = "\"tools\":[{\"type\":\"function\",\"name\":"
+      + "\"get_weather\",\"description\":\"The weather in a city\",\"parameters\":{"
+      + "\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}]";
+
+  @Test
+  void aFunctionCallIsAnOutputItemAndItsOutputContinuesTheConversation() {
+    Http.Response called = create("{\"input\":\"Weather in Lyon?\",\"memory\":false," + TOOLS
+        + ",\"tool_choice\":{\"type\":\"function\",\"name\":\"get_weather\"}}");
+    assertThat(called.status()).as(called.text()).isEqualTo(200);
+    JsonNode body = called.json();
+    assertThat(body.get("output")).hasSize(1);
+    JsonNode call = body.at("/output/0");
+    assertThat(call.get("type").asText()).isEqualTo("function_call");
+    assertThat(call.get("call_id").asText()).isEqualTo("call_1");
+    assertThat(call.get("name").asText()).isEqualTo("get_weather");
+    assertThat(call.get("status").asText()).isEqualTo("completed");
+    assertThat(Json.read(call.get("arguments").asText(), JsonNode.class)
+            .get("city")
+            .asText())
+        .isEqualTo("Lyon");
+    assertThat(body.at("/tools/0/name").asText()).isEqualTo("get_weather");
+    // The upstream got the chat's form of the tools and of the forced choice.
+    JsonNode sent = gateway.upstream.lastRequest();
+    assertThat(sent.at("/tools/0/function/name").asText()).isEqualTo("get_weather");
+    assertThat(sent.at("/tools/0/function/parameters/type").asText()).isEqualTo("object");
+    assertThat(sent.at("/tool_choice/function/name").asText()).isEqualTo("get_weather");
+
+    // The caller runs the function and answers the stored call by its id.
+    Http.Response answered =
+        create("{\"previous_response_id\":\"" + body.get("id").asText()
+            + "\",\"memory\":false," + TOOLS + ",\"input\":[{\"type\":\"function_call_output\","
+            + "\"call_id\":\"call_1\",\"output\":\"Sunny, 21 C\"}]}");
+    assertThat(answered.status()).as(answered.text()).isEqualTo(200);
+    assertThat(answered.json().at("/output/0/content/0/text").asText())
+        .isEqualTo("Hello from the upstream.");
+    JsonNode messages = gateway.upstream.lastRequest().get("messages");
+    assertThat(messages.get(1).get("role").asText()).isEqualTo("assistant");
+    assertThat(messages.get(1).at("/tool_calls/0/id").asText()).isEqualTo("call_1");
+    assertThat(messages.get(1).at("/tool_calls/0/function/name").asText()).isEqualTo("get_weather");
+    assertThat(messages.get(2).get("role").asText()).isEqualTo("tool");
+    assertThat(messages.get(2).get("tool_call_id").asText()).isEqualTo("call_1");
+    assertThat(messages.get(2).get("content").asText()).isEqualTo("Sunny, 21 C");
+  }
+
+  @Test
+  void callsSentBackAsInputItemsAreOneAssistantTurn() {
+    Http.Response answered = create("{\"memory\":false," + TOOLS + ",\"input\":["
+        + "{\"role\":\"user\",\"content\":\"Weather in Lyon and Paris?\"},"
+        + "{\"type\":\"function_call\",\"call_id\":\"a\",\"name\":\"get_weather\","
+        + "\"arguments\":\"{}\"},"
+        + "{\"type\":\"function_call\",\"call_id\":\"b\",\"name\":\"get_weather\","
+        + "\"arguments\":\"{}\"},"
+        + "{\"type\":\"function_call_output\",\"call_id\":\"a\",\"output\":\"Sunny\"},"
+        + "{\"type\":\"function_call_output\",\"call_id\":\"b\",\"output\":\"Rain\"}]}");
+    assertThat(answered.status()).as(answered.text()).isEqualTo(200);
+    JsonNode messages = gateway.upstream.lastRequest().get("messages");
+    assertThat(messages).hasSize(4);
+    assertThat(messages.get(1).get("tool_calls")).hasSize(2);
+    assertThat(messages.get(3).get("tool_call_id").asText()).isEqualTo("b");
+  }
+
+  @Test
+  void aStreamedFunctionCallIsAddedThenItsArgumentsStreamThenDone() {
+    Http.Response response =
+        create("{\"input\":\"Weather in Lyon?\",\"stream\":true,\"memory\":false," + TOOLS + "}");
+    assertThat(response.status()).isEqualTo(200);
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : response.text().split("\n")) {
+      if (line.startsWith("data: ")) {
+        events.add(Json.read(line.substring(6), JsonNode.class));
+      }
+    }
+    List<String> types = events.stream().map(e -> e.get("type").asText()).toList();
+    assertThat(types)
+        .startsWith("response.created", "response.in_progress", "response.output_item.added")
+        .endsWith(
+            "response.function_call_arguments.done",
+            "response.output_item.done",
+            "response.completed")
+        .contains("response.function_call_arguments.delta")
+        .doesNotContain("response.output_text.delta");
+    JsonNode added = events.get(2);
+    assertThat(added.get("output_index").asInt()).isZero();
+    assertThat(added.at("/item/type").asText()).isEqualTo("function_call");
+    assertThat(added.at("/item/name").asText()).isEqualTo("get_weather");
+    StringBuilder arguments = new StringBuilder();
+    events.stream()
+        .filter(e -> e.get("type").asText().equals("response.function_call_arguments.delta"))
+        .forEach(e -> arguments.append(e.get("delta").asText()));
+    assertThat(Json.read(arguments.toString(), JsonNode.class).get("city").asText())
+        .isEqualTo("Lyon");
+    JsonNode completed = events.getLast().get("response");
+    assertThat(completed.get("output")).hasSize(1);
+    assertThat(completed.at("/output/0/arguments").asText()).isEqualTo(arguments.toString());
+  }
+
   @Test
   void whatThisRouteDoesNotCarryIsRefusedByName() {
     String[][] cases = {
-      {"{\"input\":\"hi\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}]}", "tools"},
+      {"{\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}", "tools[0]"},
+      {"{\"input\":\"hi\",\"tools\":{\"type\":\"function\"}}", "tools"},
+      {"{\"input\":\"hi\",\"tool_choice\":\"required\"}", "tool_choice"},
       {"{\"input\":\"hi\",\"reasoning\":{\"effort\":\"low\"}}", "reasoning"},
       {
-        "{\"input\":[{\"type\":\"function_call_output\",\"call_id\":\"x\",\"output\":\"y\"}]}",
+        "{\"input\":[{\"type\":\"function_call_output\",\"call_id\":\"x\",\"output\":7}]}",
         "input[0]"
+      },
+      {"{\"input\":[{\"type\":\"file_search_call\",\"id\":\"x\"}]}", "input[0]"},
+      {"{\"input\":[{\"type\":\"function_call\",\"name\":\"f\",\"arguments\":\"{}\"}]}", "input[0]"
       },
       {"{\"input\":\"\"}", "input"},
       {"{}", "input"},
