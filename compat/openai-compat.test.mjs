@@ -231,6 +231,28 @@ for (const stream of [false, true]) {
   });
 }
 
+// Several choices and log probabilities, as the client types them, whole and streamed.
+test('n, logprobs and top_logprobs (remote engine), whole and streamed', async () => {
+  const asked = { model: REMOTE, messages: user('Hi'), n: 2, logprobs: true, top_logprobs: 2, memory: false };
+  const whole = await key.chat.completions.create(asked);
+  assert.deepEqual(whole.choices.map((c) => c.message.content), ['Hello from the upstream.', 'Answer 2.']);
+  assert.equal(whole.choices[0].logprobs.content[0].token, 'Hello');
+  assert.equal(whole.choices[0].logprobs.content[0].top_logprobs.length, 2);
+  const stream = await key.chat.completions.create({ ...asked, stream: true });
+  const texts = ['', ''];
+  let tokens = 0;
+  for await (const chunk of stream) {
+    for (const choice of chunk.choices) {
+      texts[choice.index] += choice.delta.content ?? '';
+      tokens += choice.logprobs?.content?.length ?? 0;
+    }
+  }
+  assert.deepEqual(texts, ['Hello from the upstream.', 'Answer 2.']);
+  assert.equal(tokens, 8);
+  await assert.rejects(key.chat.completions.create({ model: LOCAL, messages: user('Hi'), n: 2 }),
+    (error) => error instanceof OpenAI.BadRequestError && error.param === 'n');
+});
+
 test('structured output is refused by name on the local engine, not dropped', async () => {
   await assert.rejects(
     key.chat.completions.create({ model: LOCAL, messages: user('Hi'), response_format: { type: 'json_object' } }),

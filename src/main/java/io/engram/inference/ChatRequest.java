@@ -15,11 +15,13 @@ import java.util.function.Predicate;
 
 /**
  * A validated chat completion request. It takes what OpenAI's clients send; parameters this
- * gateway does not carry out (log probabilities, several choices...) are refused by name rather
- * than ignored, so a client never believes it got something it did not. Tool calling and
- * structured output ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code
- * response_format}, tool messages) are checked for shape and kept in {@code tooling} for engines
- * that carry them; the gateway refuses them for the others.
+ * gateway does not carry out (audio, predicted outputs...) are refused by name rather than
+ * ignored, so a client never believes it got something it did not. Tool calling and structured
+ * output ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code
+ * response_format}, tool messages, see {@link ToolFields}) and what is asked of the choices
+ * ({@code n}, {@code logprobs}, {@code top_logprobs}, {@code logit_bias}, see {@link
+ * ChoiceFields}) are checked for shape and kept in {@code tooling} for engines that carry them;
+ * the gateway refuses them for the others.
  */
 public record ChatRequest(
     String model,
@@ -51,6 +53,7 @@ public record ChatRequest(
       "user",
       "memory",
       "logprobs",
+      "top_logprobs",
       "response_format",
       "logit_bias",
       "store",
@@ -62,7 +65,6 @@ public record ChatRequest(
   static final Map<String, String> UNSUPPORTED = Map.ofEntries(
       Map.entry("functions", "the deprecated function calling; send 'tools' instead"),
       Map.entry("function_call", "the deprecated function calling; send 'tool_choice' instead"),
-      Map.entry("top_logprobs", "log probabilities are not supported by this gateway"),
       Map.entry("audio", "audio output is not supported by this gateway"),
       Map.entry("modalities", "only text output is supported by this gateway"),
       Map.entry("prediction", "predicted outputs are not supported by this gateway"),
@@ -77,7 +79,11 @@ public record ChatRequest(
     // Left out, DEFAULT_MODEL as in force for the caller's organization applies (Gateway).
     String model = body.optionalString("model", MAX_MODEL_ID).orElse(null);
     List<ChatMessage> messages = messages(body.get("messages"));
-    acceptOnlyDefaults(body);
+    onlyAt(
+        body,
+        "store",
+        FALSE,
+        "stored completions are not supported by this gateway (only false is accepted)");
     boolean stream = body.optionalBoolean("stream").orElse(false);
     boolean includeUsage = streamOptions(body, stream);
     String user = body.optionalString("user", MAX_USER).orElse(null);
@@ -89,7 +95,18 @@ public record ChatRequest(
         includeUsage,
         user,
         MemoryOptions.parse(body.get("memory")),
-        ToolFields.parse(body));
+        merged(ToolFields.parse(body), ChoiceFields.parse(body)));
+  }
+
+  /**
+   * What only an engine that carries them to its model takes (tools and structured output, several
+   * choices, log probabilities, logit bias), as one object sent on with the request; null: none.
+   */
+  private static ObjectNode merged(ObjectNode tools, ObjectNode choices) {
+    if (tools == null || choices == null) {
+      return tools == null ? choices : tools;
+    }
+    return tools.setAll(choices);
   }
 
   static Set<String> fields(String... own) {
@@ -114,26 +131,6 @@ public record ChatRequest(
 
   static final Predicate<JsonNode> FALSE = n -> n.isBoolean() && !n.asBoolean();
   static final Predicate<JsonNode> EMPTY_OBJECT = n -> n.isObject() && n.isEmpty();
-
-  /** Fields clients send with their default value: accepted only at that value. */
-  static void acceptOnlyDefaults(JsonBody body) {
-    onlyAt(body, "n", ONE, "'n' must be 1: this gateway returns one choice per request");
-    onlyAt(
-        body,
-        "logprobs",
-        FALSE,
-        "'logprobs' is not supported by this gateway (only false is accepted)");
-    onlyAt(
-        body,
-        "store",
-        FALSE,
-        "stored completions are not supported by this gateway (only false is accepted)");
-    onlyAt(
-        body,
-        "logit_bias",
-        EMPTY_OBJECT,
-        "'logit_bias' is not supported by this gateway (only {} is accepted)");
-  }
 
   /** Refuses the field (400 unsupported_parameter) when it is present at any other value. */
   static void onlyAt(JsonBody body, String field, Predicate<JsonNode> accepted, String message) {

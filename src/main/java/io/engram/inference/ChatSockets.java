@@ -289,12 +289,14 @@ public final class ChatSockets implements RouteModule {
         guard.countRequest(caller);
         ChatRequest chat = ChatRequest.parse(JsonBody.received(message));
         if (chat.tooling() != null || chat.messages().stream().anyMatch(m -> m.tooling() != null)) {
-          // The frames have no place for tool calls: refused rather than dropped.
+          // The frames have no place for tool calls, choices or log probabilities: refused
+          // rather than dropped.
           throw ApiException.invalid(
               "unsupported_parameter",
               chat.tooling() != null ? chat.tooling().fieldNames().next() : "messages",
-              "Tool calling and structured output are not carried over WebSockets; use POST "
-                  + "/v1/chat/completions (streamed or not)");
+              "Tool calling, structured output, several choices, log probabilities and logit "
+                  + "bias are not carried over WebSockets; use POST /v1/chat/completions "
+                  + "(streamed or not)");
         }
         try (Gateway.Prepared prepared =
             gateway.prepareChat(caller, scope(agent), chat, true, null)) {

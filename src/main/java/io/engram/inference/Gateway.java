@@ -134,8 +134,9 @@ public final class Gateway {
   }
 
   /**
-   * Tool calling and structured output reach a model only through an engine that carries them;
-   * for the others they are refused by name, never dropped.
+   * Tool calling, structured output, several choices, log probabilities and logit bias reach a
+   * model only through an engine that carries them; for the others they are refused by name,
+   * never dropped.
    */
   private static void refuseToolsWithout(ModelCatalog.Entry model, ChatRequest chat) {
     if (model.engine().carriesTools()) {
@@ -149,8 +150,9 @@ public final class Gateway {
           "unsupported_parameter",
           param,
           "The model '" + model.card().id() + "' runs on the in-process engine, which does not "
-              + "call tools or constrain its output to JSON ('" + param + "'); use a model "
-              + "served by an upstream (ENGRAM_UPSTREAM_URL)");
+              + "carry out '" + param + "' (it calls no tools, does not constrain its output "
+              + "to JSON, and gives one choice without log probabilities or logit bias); use a "
+              + "model served by an upstream (ENGRAM_UPSTREAM_URL)");
     }
   }
 
@@ -276,6 +278,15 @@ public final class Gateway {
       public void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {
         delivered.append(deltas); // counted as delivered output if the stream is cut
         sink.toolCalls(deltas);
+      }
+
+      @Override
+      public void choice(com.fasterxml.jackson.databind.JsonNode choice) {
+        if (delivered.isEmpty()) {
+          metrics.firstToken(model, System.nanoTime() - started);
+        }
+        delivered.append(choice.path("delta").path("content").asText(""));
+        sink.choice(choice);
       }
 
       @Override

@@ -51,6 +51,12 @@ final class Replies {
   static ObjectNode whole(
       Header header, Generation generation, Generation.Usage usage, int memoryTokens) {
     ObjectNode reply = start(header, header.kind().object);
+    if (generation.choices() != null) {
+      var choices = reply.putArray("choices");
+      generation.choices().forEach(upstream -> choices.add(relayedChoice(upstream)));
+      reply.set("usage", usage(usage, memoryTokens));
+      return reply;
+    }
     ObjectNode choice = reply.putArray("choices").addObject();
     if (header.kind() == Kind.CHAT) {
       choice.put("index", 0);
@@ -72,6 +78,56 @@ final class Replies {
     choice.put("finish_reason", generation.finishReason());
     reply.set("usage", usage(usage, memoryTokens));
     return reply;
+  }
+
+  /**
+   * One of several choices (or a choice with log probabilities) of a whole chat answer, in
+   * OpenAI's form, from the model's: only the fields OpenAI defines are carried.
+   */
+  private static ObjectNode relayedChoice(JsonNode upstream) {
+    ObjectNode choice =
+        Json.MAPPER.createObjectNode().put("index", upstream.path("index").asInt());
+    JsonNode from = upstream.path("message");
+    ObjectNode message = choice.putObject("message").put("role", ChatMessage.ASSISTANT);
+    message.set("content", textOrNull(from.path("content")));
+    if (from.path("tool_calls").isArray()) {
+      message.set("tool_calls", from.get("tool_calls"));
+    }
+    message.set("refusal", textOrNull(from.path("refusal")));
+    choice.set("logprobs", objectOrNull(upstream.path("logprobs")));
+    choice.put("finish_reason", upstream.path("finish_reason").asText(Generation.STOP));
+    return choice;
+  }
+
+  /** A chunk carrying one choice of the model's chunk as it came (OpenAI's fields only). */
+  static String relayedPiece(Header header, JsonNode upstream, boolean includeUsage) {
+    ObjectNode chunk = start(header, header.kind().chunkObject);
+    ObjectNode choice = chunk.putArray("choices").addObject();
+    choice.put("index", upstream.path("index").asInt());
+    JsonNode from = upstream.path("delta");
+    ObjectNode delta = choice.putObject("delta");
+    for (String field : new String[] {"role", "content", "refusal"}) {
+      if (from.has(field)) {
+        delta.set(field, textOrNull(from.get(field)));
+      }
+    }
+    if (from.path("tool_calls").isArray()) {
+      delta.set("tool_calls", from.get("tool_calls"));
+    }
+    choice.set("logprobs", objectOrNull(upstream.path("logprobs")));
+    choice.set("finish_reason", textOrNull(upstream.path("finish_reason")));
+    if (includeUsage) {
+      chunk.putNull("usage");
+    }
+    return Json.write(chunk);
+  }
+
+  private static JsonNode textOrNull(JsonNode value) {
+    return value.isTextual() ? value : Json.MAPPER.nullNode();
+  }
+
+  private static JsonNode objectOrNull(JsonNode value) {
+    return value.isObject() ? value : Json.MAPPER.nullNode();
   }
 
   /** A chat chunk carrying a piece of the model's tool calls (OpenAI's delta form). */

@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.TokenSink;
@@ -15,6 +16,8 @@ final class StreamingReply implements TokenSink {
   private final Replies.Header header;
   private final boolean includeUsage;
   private boolean first = true;
+  /** Whether the model's choices went on whole, their ends included. */
+  private boolean relayed;
 
   StreamingReply(EventStream events, Replies.Header header, boolean includeUsage) {
     this.events = events;
@@ -34,9 +37,16 @@ final class StreamingReply implements TokenSink {
   }
 
   @Override
-  public void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {
+  public void toolCalls(JsonNode deltas) {
     events.data(Replies.toolCallsPiece(header, deltas, first, includeUsage));
     first = false;
+  }
+
+  /** A choice of the model's chunk, handed on whole (several choices, log probabilities). */
+  @Override
+  public void choice(JsonNode choice) {
+    events.data(Replies.relayedPiece(header, choice, includeUsage));
+    relayed = true;
   }
 
   @Override
@@ -45,11 +55,13 @@ final class StreamingReply implements TokenSink {
   }
 
   void complete(String finishReason, Generation.Usage usage, int memoryTokens) {
-    if (first && header.kind() == Replies.Kind.CHAT) {
-      // Nothing was generated: the role still comes first, as clients expect.
-      text("");
+    if (!relayed) {
+      if (first && header.kind() == Replies.Kind.CHAT) {
+        // Nothing was generated: the role still comes first, as clients expect.
+        text("");
+      }
+      events.data(Replies.finish(header, finishReason, includeUsage));
     }
-    events.data(Replies.finish(header, finishReason, includeUsage));
     if (includeUsage) {
       events.data(Replies.usageChunk(header, usage, memoryTokens));
     }

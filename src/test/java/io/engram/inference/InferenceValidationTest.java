@@ -37,11 +37,15 @@ class InferenceValidationTest {
       both max fields          | {"model":"engram-chat",MESSAGES,"max_tokens":5,"max_completion_tokens":5} | max_completion_tokens
       five stops               | {"model":"engram-chat",MESSAGES,"stop":["a","b","c","d","e"]}          | stop
       empty stop               | {"model":"engram-chat",MESSAGES,"stop":[""]}                           | stop
-      n of two                 | {"model":"engram-chat",MESSAGES,"n":2}                                 | n
+      n of zero                | {"model":"engram-chat",MESSAGES,"n":0}                                 | n
+      n over 128               | {"model":"engram-chat",MESSAGES,"n":129}                               | n
       tools not an array       | {"model":"engram-chat",MESSAGES,"tools":{}}                            | tools
-      logprobs                 | {"model":"engram-chat",MESSAGES,"logprobs":true}                       | logprobs
+      logprobs not boolean     | {"model":"engram-chat",MESSAGES,"logprobs":1}                          | logprobs
+      top_logprobs alone       | {"model":"engram-chat",MESSAGES,"top_logprobs":2}                      | top_logprobs
+      top_logprobs over 20     | {"model":"engram-chat",MESSAGES,"logprobs":true,"top_logprobs":21}     | top_logprobs
       unknown format           | {"model":"engram-chat",MESSAGES,"response_format":{"type":"yaml"}}     | response_format
-      logit bias               | {"model":"engram-chat",MESSAGES,"logit_bias":{"50256":-100}}           | logit_bias
+      logit bias out of range  | {"model":"engram-chat",MESSAGES,"logit_bias":{"50256":-101}}           | logit_bias
+      logit bias not a token   | {"model":"engram-chat",MESSAGES,"logit_bias":{"the":5}}                | logit_bias
       unknown field            | {"model":"engram-chat",MESSAGES,"temprature":0.5}                      | temprature
       stream options alone     | {"model":"engram-chat",MESSAGES,"stream_options":{"include_usage":true}} | stream_options
       unknown stream option    | {"model":"engram-chat",MESSAGES,"stream":true,"stream_options":{"x":1}} | stream_options

@@ -107,6 +107,25 @@ class LocalEngineTest {
   }
 
   @Test
+  void severalChoicesLogprobsAndLogitBiasAreRefusedByNameOnTheLocalEngine() {
+    String[][] cases = {
+      {"\"n\":2", "n"},
+      {"\"logprobs\":true,\"top_logprobs\":2", "logprobs"},
+      {"\"logit_bias\":{\"42\":-100}", "logit_bias"},
+    };
+    for (String[] asked : cases) {
+      Http.Response refused = send(chat("Hi", asked[0]));
+      assertThat(refused.status()).as(asked[0]).isEqualTo(400);
+      assertThat(refused.json().at("/error/code").asText()).isEqualTo("unsupported_parameter");
+      assertThat(refused.json().at("/error/param").asText()).isEqualTo(asked[1]);
+    }
+    // Their defaults ask nothing and are taken.
+    assertThat(send(chat("Hi", "\"n\":1,\"logprobs\":false,\"logit_bias\":{},\"max_tokens\":4"))
+            .status())
+        .isEqualTo(200);
+  }
+
+  @Test
   void theWebSocketHonoursStreamFalseOnTheLocalEngine() throws Exception {
     try (WebSocketTest.Client client =
         new WebSocketTest.Client(server.engram.port(), "/ws", null)) {

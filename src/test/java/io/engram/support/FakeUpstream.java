@@ -190,6 +190,11 @@ public final class FakeUpstream implements AutoCloseable {
         answerWithToolCall(exchange, body, model, promptTokens);
         return;
       }
+      FakeChoices choices = chat ? FakeChoices.of(body, current.pieces()) : null;
+      if (choices != null) {
+        answerWithChoices(exchange, body, choices, model, promptTokens);
+        return;
+      }
       if (body.path("stream").asBoolean(false)) {
         stream(
             exchange,
@@ -240,12 +245,7 @@ public final class FakeUpstream implements AutoCloseable {
     OutputStream out = exchange.getResponseBody();
     String[] parts = {"", "{\"city\":", "\"Lyon\"}"};
     for (int i = 0; i < parts.length; i++) {
-      ObjectNode chunk = Json.MAPPER
-          .createObjectNode()
-          .put("id", "up-1")
-          .put("object", "chat.completion.chunk")
-          .put("created", 1)
-          .put("model", model);
+      ObjectNode chunk = chunkHead(model);
       ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
       ObjectNode delta = choice.putObject("delta");
       ObjectNode call = delta.putArray("tool_calls").addObject().put("index", 0);
@@ -263,6 +263,48 @@ public final class FakeUpstream implements AutoCloseable {
     write(out, "[DONE]");
     out.close();
     streamsFinished.incrementAndGet();
+  }
+
+  private void answerWithChoices(
+      HttpExchange exchange, JsonNode body, FakeChoices choices, String model, int promptTokens)
+      throws IOException {
+    ObjectNode usage = Json.MAPPER
+        .createObjectNode()
+        .put("prompt_tokens", promptTokens)
+        .put("completion_tokens", choices.completionTokens())
+        .put("total_tokens", promptTokens + choices.completionTokens());
+    if (!body.path("stream").asBoolean(false)) {
+      ObjectNode reply = whole(Script.NORMAL.pieces(new String[0]), true, model, promptTokens);
+      choices.whole(reply.putArray("choices"));
+      reply.set("usage", usage);
+      send(exchange, 200, Json.write(reply));
+      return;
+    }
+    exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream out = exchange.getResponseBody();
+    for (ObjectNode choice : choices.chunks()) {
+      ObjectNode chunk = chunkHead(model);
+      chunk.putArray("choices").add(choice);
+      write(out, Json.write(chunk));
+    }
+    if (body.path("stream_options").path("include_usage").asBoolean(false)) {
+      ObjectNode last = chunkHead(model);
+      last.putArray("choices");
+      write(out, Json.write(last.set("usage", usage)));
+    }
+    write(out, "[DONE]");
+    out.close();
+    streamsFinished.incrementAndGet();
+  }
+
+  private static ObjectNode chunkHead(String model) {
+    return Json.MAPPER
+        .createObjectNode()
+        .put("id", "up-1")
+        .put("object", "chat.completion.chunk")
+        .put("created", 1)
+        .put("model", model);
   }
 
   private static Optional<Script> directive(JsonNode body) {

@@ -11,7 +11,8 @@ import java.util.List;
  * {@code timeout} is the caller's organization's REQUEST_TIMEOUT (null: the engine's own): the
  * longest wait for a model's answer and the longest silence inside it. {@code tooling} holds the
  * request's {@code tools}, {@code tool_choice}, {@code parallel_tool_calls} and structured
- * {@code response_format} as the client sent them, for engines that {@link Engine#carriesTools};
+ * {@code response_format}, and {@code n}, {@code logprobs}, {@code top_logprobs} and {@code
+ * logit_bias}, as the client sent them, for engines that {@link Engine#carriesTools};
  * null when the request has none.
  */
 public record GenerationRequest(
@@ -26,5 +27,14 @@ public record GenerationRequest(
 
   public boolean isChat() {
     return prompt == null;
+  }
+
+  /**
+   * Whether the request asked for several choices or their log probabilities: the engine then
+   * hands on every choice of its model's answer whole ({@link Generation#choices}, {@link
+   * TokenSink#choice}), not only the first one's text.
+   */
+  public boolean relaysChoices() {
+    return tooling != null && (tooling.has("n") || tooling.has("logprobs"));
   }
 }

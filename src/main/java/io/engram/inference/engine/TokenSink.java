@@ -1,5 +1,7 @@
 package io.engram.inference.engine;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * Where an engine delivers its output, as it is produced. The engine calls {@link #begin()} once
  * it has accepted the request (for a remote engine: the upstream answered 200), so a failure
@@ -23,5 +25,26 @@ public interface TokenSink {
    * {@code {index, id?, type?, function: {name?, arguments?}}}). Only engines that pass tools
    * through call it, and only for requests that offered tools.
    */
-  default void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {}
+  default void toolCalls(JsonNode deltas) {}
+
+  /**
+   * Delivers one choice of a streamed chunk whole, in OpenAI's chunk form ({@code index}, {@code
+   * delta}, {@code logprobs}, {@code finish_reason}), for a request that {@link
+   * GenerationRequest#relaysChoices asked for several choices or log probabilities}. Only the chat
+   * completions stream takes such requests; elsewhere the first choice's text and calls are
+   * delivered as usual (and the routes refuse those fields by name).
+   */
+  default void choice(JsonNode choice) {
+    if (choice.path("index").asInt(0) != 0) {
+      return;
+    }
+    JsonNode content = choice.path("delta").path("content");
+    if (content.isTextual() && !content.asText().isEmpty()) {
+      text(content.asText());
+    }
+    JsonNode calls = choice.path("delta").get("tool_calls");
+    if (calls != null && calls.isArray() && !calls.isEmpty()) {
+      toolCalls(calls);
+    }
+  }
 }

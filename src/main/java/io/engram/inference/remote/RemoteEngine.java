@@ -206,8 +206,9 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     if (!content.isEmpty()) {
       sink.text(content);
     }
+    JsonNode choices = request.relaysChoices() ? json.get("choices") : null;
     return new Generation(
-        content, finishReason(choice), usage(json.get("usage")), calls ? toolCalls : null);
+        content, finishReason(choice), usage(json.get("usage")), calls ? toolCalls : null, choices);
   }
 
   /** Reads the upstream's SSE stream line by line and hands on each chunk's text at once. */
@@ -238,6 +239,19 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       }
       if (chunk.hasNonNull("usage")) {
         usage = usage(chunk.get("usage"));
+      }
+      if (request.relaysChoices()) {
+        // Every choice goes on whole; the first one's text and end are this generation's own.
+        for (JsonNode choice : chunk.path("choices")) {
+          if (choice.path("index").asInt(0) == 0) {
+            text.append(choice.path("delta").path("content").asText(""));
+            finishReason = choice.hasNonNull("finish_reason")
+                ? choice.get("finish_reason").asText()
+                : finishReason;
+          }
+          sink.choice(choice);
+        }
+        continue;
       }
       JsonNode choice = chunk.path("choices").path(0);
       JsonNode piece =
