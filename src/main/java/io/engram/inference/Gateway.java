@@ -3,6 +3,7 @@ package io.engram.inference;
 import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
@@ -16,6 +17,7 @@ import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.json.Json;
 import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
@@ -139,20 +141,28 @@ public final class Gateway {
    * never dropped.
    */
   private static void refuseToolsWithout(ModelCatalog.Entry model, ChatRequest chat) {
-    if (model.engine().carriesTools()) {
-      return;
+    Engine engine = model.engine();
+    String param = null;
+    if (chat.tooling() != null) {
+      for (var field : chat.tooling().properties()) {
+        if (param == null && !engine.carries(field.getKey(), field.getValue())) {
+          param = field.getKey();
+        }
+      }
     }
-    String param = chat.tooling() != null
-        ? chat.tooling().fieldNames().next()
-        : chat.messages().stream().anyMatch(m -> m.tooling() != null) ? "messages" : null;
+    if (param == null
+        && chat.messages().stream().anyMatch(m -> m.tooling() != null)
+        && !engine.carries("tools", Json.MAPPER.nullNode())) {
+      param = "messages";
+    }
     if (param != null) {
       throw ApiException.invalid(
           "unsupported_parameter",
           param,
           "The model '" + model.card().id() + "' runs on the in-process engine, which does not "
-              + "carry out '" + param + "' (it calls no tools, does not constrain its output "
-              + "to JSON, and gives one choice without log probabilities or logit bias); use a "
-              + "model served by an upstream (ENGRAM_UPSTREAM_URL)");
+              + "carry out '" + param + "' (it calls no tools, constrains its output to JSON "
+              + "only as json_object, and gives one choice without log probabilities or logit "
+              + "bias); use a model served by an upstream (ENGRAM_UPSTREAM_URL)");
     }
   }
 

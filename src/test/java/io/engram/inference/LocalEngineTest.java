@@ -91,19 +91,64 @@ class LocalEngineTest {
   }
 
   @Test
-  void toolsAndStructuredOutputAreRefusedByNameOnTheLocalEngine() {
+  void toolsAndJsonSchemasAreRefusedByNameOnTheLocalEngine() {
     Http.Response tools =
         send(chat("Hi", "\"tools\":[{\"type\":\"function\",\"function\":" + "{\"name\":\"f\"}}]"));
     assertThat(tools.status()).isEqualTo(400);
     assertThat(tools.json().at("/error/code").asText()).isEqualTo("unsupported_parameter");
     assertThat(tools.json().at("/error/param").asText()).isEqualTo("tools");
     assertThat(tools.json().at("/error/message").asText()).contains("in-process engine");
-    Http.Response json = send(chat("Hi", "\"response_format\":{\"type\":\"json_object\"}"));
-    assertThat(json.status()).isEqualTo(400);
-    assertThat(json.json().at("/error/param").asText()).isEqualTo("response_format");
+    Http.Response schema = send(chat(
+        "Hi", "\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\"}}"));
+    assertThat(schema.status()).isEqualTo(400);
+    assertThat(schema.json().at("/error/param").asText()).isEqualTo("response_format");
     assertThat(send(chat("Hi", "\"response_format\":{\"type\":\"text\"},\"max_tokens\":4"))
             .status())
         .isEqualTo(200);
+  }
+
+  /**
+   * JSON mode by constrained decoding: an untrained model's noise, narrowed token by token, is
+   * still one JSON object, closed within the budget, whole and streamed, whatever the seed.
+   */
+  @Test
+  void jsonModeAlwaysGivesOneJsonObject() {
+    for (int seed = 1; seed <= 12; seed++) {
+      int maxTokens = 6 + seed * 4;
+      Http.Response reply = send(chat(
+          "Hi",
+          "\"response_format\":{\"type\":\"json_object\"},\"memory\":false,\"max_tokens\":"
+              + maxTokens + ",\"seed\":" + seed + ",\"temperature\":1.5"));
+      assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+      String content = reply.json().at("/choices/0/message/content").asText();
+      JsonNode parsed = io.engram.platform.json.Json.read(content, JsonNode.class);
+      assertThat(parsed.isObject()).as(content).isTrue();
+      assertThat(reply.json().at("/choices/0/finish_reason").asText())
+          .as(content)
+          .isEqualTo("stop");
+      assertThat(reply.json().at("/usage/completion_tokens").asInt())
+          .isLessThanOrEqualTo(maxTokens);
+    }
+    Http.Response streamed = send(chat(
+        "Hi",
+        "\"response_format\":{\"type\":\"json_object\"},\"memory\":false,\"max_tokens\":24,"
+            + "\"seed\":5,\"stream\":true"));
+    StringBuilder text = new StringBuilder();
+    for (String event : GatewayFixture.events(streamed.text())) {
+      if (!event.equals("[DONE]")) {
+        text.append(io.engram.platform.json.Json.read(event, JsonNode.class)
+            .at("/choices/0/delta/content")
+            .asText(""));
+      }
+    }
+    assertThat(
+            io.engram.platform.json.Json.read(text.toString(), JsonNode.class).isObject())
+        .as(text.toString())
+        .isTrue();
+    // A budget that cannot hold "{}" is cut, as OpenAI's JSON mode is.
+    Http.Response cut = send(chat(
+        "Hi", "\"response_format\":{\"type\":\"json_object\"},\"memory\":false,\"max_tokens\":1"));
+    assertThat(cut.json().at("/choices/0/finish_reason").asText()).isEqualTo("length");
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.engram.inference.engine;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * Something that generates text: a remote OpenAI-compatible server (the remote engine) or an
  * in-process model (the local engine). A call blocks its (virtual) thread until the generation
@@ -16,11 +18,13 @@ public interface Engine {
   Generation generate(GenerationRequest request, TokenSink sink);
 
   /**
-   * Whether the engine carries tool calling and structured output ({@code tools}, {@code
-   * tool_choice}, {@code response_format} other than text, tool messages) to its model. An engine
-   * that does not is never sent a request that asks for them: the gateway refuses it first.
+   * Whether the engine carries out this field of a request's {@link GenerationRequest#tooling}
+   * ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code response_format},
+   * {@code n}, {@code logprobs}, {@code top_logprobs}, {@code logit_bias}; {@code tools} also
+   * stands for tool messages) at this value. An engine is never sent a request with a field it
+   * does not carry: the gateway refuses it first, by name.
    */
-  default boolean carriesTools() {
+  default boolean carries(String field, JsonNode value) {
     return false;
   }
 }

@@ -12,7 +12,7 @@ import java.util.List;
  * longest wait for a model's answer and the longest silence inside it. {@code tooling} holds the
  * request's {@code tools}, {@code tool_choice}, {@code parallel_tool_calls} and structured
  * {@code response_format}, and {@code n}, {@code logprobs}, {@code top_logprobs} and {@code
- * logit_bias}, as the client sent them, for engines that {@link Engine#carriesTools};
+ * logit_bias}, as the client sent them, for engines that {@link Engine#carries};
  * null when the request has none.
  */
 public record GenerationRequest(

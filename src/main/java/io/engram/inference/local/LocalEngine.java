@@ -1,5 +1,6 @@
 package io.engram.inference.local;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tjake.jlama.model.AbstractModel;
 import com.github.tjake.jlama.model.ModelSupport;
 import com.github.tjake.jlama.safetensors.DType;
@@ -16,6 +17,7 @@ import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.TokenSink;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * buffer per session id for the life of the model (a leak when every request is a new session),
  * samples with temperature only, and cannot be stopped. Here each request has an ephemeral KV
  * buffer closed when it ends, sampling takes top_p and the penalties, stop sequences end the
- * reply, and a caller that leaves stops the loop at its next token. At most {@code workers}
+ * reply, JSON mode narrows each token to those that keep the reply one JSON object ({@link
+ * JsonMode}), and a caller that leaves stops the loop at its next token. At most {@code workers}
  * generations run at once per model; the rest wait up to REQUEST_TIMEOUT.
  */
 public final class LocalEngine implements Engine, AutoCloseable {
@@ -46,6 +49,8 @@ public final class LocalEngine implements Engine, AutoCloseable {
   private final Semaphore workers;
   private final long queueTimeoutMillis;
   private volatile AbstractModel model;
+  /** The vocabulary's texts for JSON mode, worked out at its first use. */
+  private volatile String[] jsonTexts;
 
   public LocalEngine(Path directory, int workers, long queueTimeoutMillis) {
     this.directory = directory;
@@ -104,6 +109,32 @@ public final class LocalEngine implements Engine, AutoCloseable {
     return loaded;
   }
 
+  /**
+   * JSON mode ({@code response_format: json_object}) is carried out by constrained decoding
+   * ({@link JsonMode}); nothing else of a request's tooling is (tools, JSON schemas, several
+   * choices, log probabilities, logit bias): the gateway refuses those by name.
+   */
+  @Override
+  public boolean carries(String field, JsonNode value) {
+    return field.equals("response_format") && value.path("type").asText().equals("json_object");
+  }
+
+  private JsonMode jsonMode(AbstractModel m, GenerationRequest request) {
+    if (request.tooling() == null || !request.tooling().has("response_format")) {
+      return null;
+    }
+    String[] texts = jsonTexts;
+    if (texts == null) {
+      synchronized (this) {
+        if (jsonTexts == null) {
+          jsonTexts = JsonMode.texts(m.getTokenizer(), m.getConfig().vocabularySize);
+        }
+        texts = jsonTexts;
+      }
+    }
+    return JsonMode.over(texts);
+  }
+
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
     AbstractModel m = model();
@@ -149,6 +180,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
     Sampler sampler = new Sampler(request.sampling(), m.getConfig().vocabularySize);
     StopSequences stops = new StopSequences(request.sampling().stop());
     Detokenizer detokenizer = new Detokenizer(m.getTokenizer());
+    JsonMode json = jsonMode(m, request);
     int generated = 0;
     String finish = Generation.LENGTH;
     try (KvBufferCache.KvBuffer kv = ephemeralBuffer(m)) {
@@ -161,7 +193,14 @@ public final class LocalEngine implements Engine, AutoCloseable {
         if (gone.get()) {
           throw new ClientGoneException(null);
         }
-        int next = sampler.next(m.getLogits(last));
+        BitSet allowed = json == null ? null : json.allowed(maxTokens - generated - 1);
+        if (allowed != null && allowed.isEmpty()) {
+          break; // the budget left cannot close the object: cut, as OpenAI's JSON mode is
+        }
+        int next = sampler.next(m.getLogits(last), allowed);
+        if (json != null) {
+          json.accept(next);
+        }
         last.close();
         if (promptOutput != null) {
           promptOutput.close();
@@ -177,7 +216,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
           if (!piece.isEmpty()) {
             sink.text(piece);
           }
-          if (stops.stopped()) {
+          if (stops.stopped() || (json != null && json.complete())) {
             finish = Generation.STOP;
             break;
           }

@@ -2,13 +2,14 @@ package io.engram.inference.local;
 
 import io.engram.inference.engine.Sampling;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Picks the next token from the model's probabilities with the request's sampling: frequency and
  * presence penalties on tokens already generated, temperature (0: greedy), then nucleus (top_p)
- * sampling. A seed makes the choice repeatable.
+ * sampling, among the tokens allowed (JSON mode narrows them). A seed makes the choice repeatable.
  */
 final class Sampler {
   private final Sampling sampling;
@@ -23,9 +24,18 @@ final class Sampler {
   }
 
   int next(float[] probabilities) {
+    return next(probabilities, null);
+  }
+
+  /** The next token among {@code allowed} (null: any; never empty). */
+  int next(float[] probabilities, BitSet allowed) {
     int n = probabilities.length;
     double[] logits = new double[n];
     for (int i = 0; i < n; i++) {
+      if (allowed != null && !allowed.get(i)) {
+        logits[i] = Double.NEGATIVE_INFINITY; // weight 0, never the greatest
+        continue;
+      }
       logits[i] = Math.log(Math.max(probabilities[i], 1e-30f));
       if (counts[i] > 0) {
         logits[i] -= sampling.frequencyPenalty() * counts[i] + sampling.presencePenalty();

@@ -61,9 +61,12 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     return baseUrl;
   }
 
-  /** Tools, tool messages and structured output go to the upstream as the client sent them. */
+  /**
+   * Tools, tool messages, structured output, several choices, log probabilities and logit bias
+   * go to the upstream as the client sent them.
+   */
   @Override
-  public boolean carriesTools() {
+  public boolean carries(String field, JsonNode value) {
     return true;
   }
 
