@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, streamText, tool, stepCountIs } from 'ai';
+import { generateText, generateObject, streamText, tool, stepCountIs } from 'ai';
 import { z } from 'zod';
 
 const env = (name) => {
@@ -337,6 +337,16 @@ for (const stream of [false, true]) {
     assert.equal((await result.steps).length, 2);
   });
 }
+
+// Structured output over the Responses API: the SDK's generateObject sends text.format json_schema.
+test('the Vercel AI SDK default provider: generateObject with a schema (remote engine)', async () => {
+  const provider = createOpenAI({ baseURL, apiKey: env('ENGRAM_API_KEY') });
+  const { object } = await generateObject({
+    model: provider(REMOTE), prompt: 'Answer in JSON', maxRetries: 0,
+    schema: z.object({ answer: z.string() }),
+  });
+  assert.deepEqual(object, { answer: 'Hello from the upstream.' });
+});
 
 // LangChain JS's ChatOpenAI (the newest @langchain/openai that runs on Node 20), invoke and stream.
 test('LangChain JS ChatOpenAI: invoke and stream (remote engine)', async () => {

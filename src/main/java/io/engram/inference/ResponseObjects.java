@@ -67,7 +67,7 @@ final class ResponseObjects {
     response.put("previous_response_id", request.previousResponseId());
     response.put("store", request.store());
     response.put("temperature", request.sampling().temperature());
-    response.putObject("text").putObject("format").put("type", "text");
+    response.putObject("text").set("format", textFormat(request.tooling()));
     response.put("tool_choice", "auto");
     var tools = response.putArray("tools");
     if (request.tooling() != null) {
@@ -114,6 +114,20 @@ final class ResponseObjects {
     ObjectNode part = Json.MAPPER.createObjectNode().put("type", "output_text").put("text", text);
     part.putArray("annotations");
     return part;
+  }
+
+  /** The request's output format in the Responses API's flat form (the chat's, turned back). */
+  private static ObjectNode textFormat(ObjectNode tooling) {
+    JsonNode chat = tooling == null ? null : tooling.get("response_format");
+    if (chat == null) {
+      return Json.MAPPER.createObjectNode().put("type", "text");
+    }
+    ObjectNode format =
+        Json.MAPPER.createObjectNode().put("type", chat.path("type").asText());
+    if (chat.path("json_schema").isObject()) {
+      format.setAll((ObjectNode) chat.get("json_schema"));
+    }
+    return format;
   }
 
   /** A function call the model made, as the Responses API's output item. */

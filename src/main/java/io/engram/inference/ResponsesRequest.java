@@ -76,13 +76,6 @@ record ResponsesRequest(
         "truncation",
         t -> t.isTextual() && t.asText().equals("disabled"),
         "only 'disabled' truncation is supported");
-    ChatRequest.onlyAt(
-        body,
-        "text",
-        t -> t.isObject()
-            && (t.path("format").isMissingNode()
-                || "text".equals(t.path("format").path("type").asText())),
-        "only {\"format\": {\"type\": \"text\"}} is supported as 'text' on this route");
     JsonNode metadata = body.get("metadata");
     if (metadata != null && (!metadata.isObject() || metadata.size() > 16)) {
       throw ApiException.badRequest(
@@ -151,7 +144,53 @@ record ResponsesRequest(
     if (body.get("parallel_tool_calls") != null) {
       chat.set("parallel_tool_calls", body.get("parallel_tool_calls"));
     }
+    JsonNode format = textFormat(body.get("text"));
+    if (format != null) {
+      chat.set("response_format", format);
+    }
     return ToolFields.parse(JsonBody.received(chat));
+  }
+
+  /**
+   * {@code text.format} in the chat's {@code response_format} form: {@code json_schema}'s flat
+   * {@code name}, {@code schema}, {@code strict}, {@code description} go under {@code
+   * json_schema}; {@code text} and {@code json_object} are the same in both.
+   */
+  private static JsonNode textFormat(JsonNode text) {
+    if (text == null) {
+      return null;
+    }
+    if (!text.isObject() || (text.has("format") && !text.get("format").isObject())) {
+      throw ApiException.badRequest(
+          "text", "'text' must be an object such as {\"format\": {\"type\": \"json_object\"}}");
+    }
+    JsonNode format = text.get("format");
+    String type = format == null ? "text" : format.path("type").asText();
+    boolean valid = switch (type) {
+      case "text", "json_object" -> true;
+      case "json_schema" ->
+        format.path("name").isTextual()
+            && (!format.has("schema") || format.get("schema").isObject());
+      default -> false;
+    };
+    if (!valid) {
+      throw ApiException.badRequest(
+          "text.format",
+          "'text.format' must be {\"type\": \"text\"}, {\"type\": \"json_object\"} or "
+              + "{\"type\": \"json_schema\", \"name\": ..., \"schema\": {...}}");
+    }
+    if (!type.equals("json_schema")) {
+      return format;
+    }
+    ObjectNode schema = Json.MAPPER.createObjectNode();
+    for (String field : List.of("name", "schema", "strict", "description")) {
+      if (format.has(field)) {
+        schema.set(field, format.get(field));
+      }
+    }
+    ObjectNode chat = Json.MAPPER.createObjectNode().put("type", "json_schema");
+    chat.set("json_schema", schema);
+    return chat;
   }
 
   private static List<ChatMessage> input(JsonNode input) {

@@ -46,7 +46,7 @@ class OpenAiClientCompatibilityTest {
           GatewayFixture.MODEL,
           "ENGRAM_LOCAL_MODEL",
           TinyModel.ID);
-      NodeSuite.run("openai-compat.test.mjs", env).assertPassed(23);
+      NodeSuite.run("openai-compat.test.mjs", env).assertPassed(24);
       // The stream the client aborted was aborted upstream too, not left running.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (upstream.streamsAbandoned() == 0 && System.nanoTime() < deadline) {

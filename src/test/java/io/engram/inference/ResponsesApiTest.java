@@ -281,6 +281,25 @@ class ResponsesApiTest {
   }
 
   @Test
+  void aJsonFormatReachesTheUpstreamAsTheChatsResponseFormat() {
+    Http.Response response = create("{\"input\":\"Weather?\",\"memory\":false,\"text\":{"
+        + "\"format\":{\"type\":\"json_schema\",\"name\":\"weather\",\"strict\":true,"
+        + "\"schema\":{\"type\":\"object\"}}}}");
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+    JsonNode sent = gateway.upstream.lastRequest().get("response_format");
+    assertThat(sent.get("type").asText()).isEqualTo("json_schema");
+    assertThat(sent.at("/json_schema/name").asText()).isEqualTo("weather");
+    assertThat(sent.at("/json_schema/strict").asBoolean()).isTrue();
+    assertThat(sent.at("/json_schema/schema/type").asText()).isEqualTo("object");
+    assertThat(response.json().at("/text/format/type").asText()).isEqualTo("json_schema");
+    assertThat(response.json().at("/text/format/name").asText()).isEqualTo("weather");
+
+    create("{\"input\":\"Hi\",\"memory\":false,\"text\":{\"format\":{\"type\":\"json_object\"}}}");
+    assertThat(gateway.upstream.lastRequest().at("/response_format/type").asText())
+        .isEqualTo("json_object");
+  }
+
+  @Test
   void whatThisRouteDoesNotCarryIsRefusedByName() {
     String[][] cases = {
       {"{\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}", "tools[0]"},
@@ -296,7 +315,9 @@ class ResponsesApiTest {
       },
       {"{\"input\":\"\"}", "input"},
       {"{}", "input"},
-      {"{\"input\":\"hi\",\"text\":{\"format\":{\"type\":\"json_object\"}}}", "text"},
+      {"{\"input\":\"hi\",\"text\":{\"format\":{\"type\":\"yaml\"}}}", "text.format"},
+      {"{\"input\":\"hi\",\"text\":{\"format\":{\"type\":\"json_schema\"}}}", "text.format"},
+      {"{\"input\":\"hi\",\"text\":\"json\"}", "text"},
       {"{\"input\":\"hi\",\"temperature\":3}", "temperature"},
     };
     for (String[] bad : cases) {

@@ -206,7 +206,7 @@ public final class FakeUpstream implements AutoCloseable {
       } else {
         sleep(current.pieceIntervalMillis()
             * current.pieces().size()); // as long as generating the pieces
-        send(exchange, 200, Json.write(whole(current, chat, model, promptTokens)));
+        send(exchange, 200, Json.write(whole(asked(current, body), chat, model, promptTokens)));
       }
     } finally {
       inFlight.decrementAndGet();
@@ -305,6 +305,19 @@ public final class FakeUpstream implements AutoCloseable {
         .put("object", "chat.completion.chunk")
         .put("created", 1)
         .put("model", model);
+  }
+
+  /**
+   * Asked for JSON ({@code response_format} json_object or json_schema), the fake answers
+   * {@code {"answer": "<its text>"}}, which a schema with a string {@code answer} accepts.
+   */
+  private static Script asked(Script script, JsonNode body) {
+    String format = body.path("response_format").path("type").asText();
+    if (!format.equals("json_object") && !format.equals("json_schema")) {
+      return script;
+    }
+    String text = String.join("", script.pieces());
+    return script.pieces(Json.write(Json.MAPPER.createObjectNode().put("answer", text)));
   }
 
   private static Optional<Script> directive(JsonNode body) {
