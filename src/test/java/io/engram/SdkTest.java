@@ -81,6 +81,33 @@ class SdkTest {
     }
   }
 
+  /**
+   * The SDKs are versioned with the server: each package's metadata carries the server's version
+   * (without -SNAPSHOT), so a release publishes them together.
+   */
+  @Test
+  void theSdksCarryTheServersVersion() throws Exception {
+    String pom = java.nio.file.Files.readString(Path.of("pom.xml"));
+    java.util.regex.Matcher own = java.util.regex.Pattern.compile(
+            "<artifactId>engram</artifactId>\\s*<version>([^<]+)</version>")
+        .matcher(pom);
+    assertThat(own.find()).as("the server's version in pom.xml").isTrue();
+    String version = own.group(1).replace("-SNAPSHOT", "");
+    assertThat(java.nio.file.Files.readString(sdk("typescript/package.json")))
+        .contains("\"version\": \"" + version + "\"");
+    assertThat(java.nio.file.Files.readString(sdk("python/pyproject.toml")))
+        .contains("version = \"" + version + "\"");
+    assertThat(java.nio.file.Files.readString(sdk("python/engram/__init__.py")))
+        .contains("__version__ = \"" + version + "\"");
+    assertThat(java.nio.file.Files.readString(sdk("java/pom.xml")))
+        .containsPattern(
+            "<artifactId>engram-sdk</artifactId>\\s*<version>" + version + "</version>");
+  }
+
+  private static Path sdk(String file) {
+    return Path.of("sdk").resolve(file);
+  }
+
   /** What the suites read: the server, an account key, a token, an admin key, a limited token. */
   private static Map<String, String> environment(TestServer server) {
     String org = server.createOrganization("growth");
