@@ -6,6 +6,11 @@ import io.engram.access.Guard;
 import io.engram.access.SessionRoutes;
 import io.engram.access.SessionService;
 import io.engram.access.SessionStore;
+import io.engram.actions.ActionBridges;
+import io.engram.actions.ActionRoutes;
+import io.engram.actions.CapabilityExecutor;
+import io.engram.actions.Executions;
+import io.engram.actions.MemoryHandlers;
 import io.engram.administration.ConfigRoutes;
 import io.engram.administration.EnvRoutes;
 import io.engram.administration.OrganizationRoutes;
@@ -19,6 +24,7 @@ import io.engram.alerts.WebhookSender;
 import io.engram.capabilities.AssistantRoutes;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.AssistantStore;
+import io.engram.capabilities.CapabilityHandler;
 import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
@@ -85,7 +91,8 @@ public final class Engram implements AutoCloseable {
       AssistantService assistants,
       OrganizationConfigs configs,
       AuditLog audit,
-      SecretBox secrets)
+      SecretBox secrets,
+      MemoryHandlers memoryHandlers)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
@@ -102,11 +109,11 @@ public final class Engram implements AutoCloseable {
           Duration.ofMinutes(config.access().sessionTtlMinutes()));
       OrganizationService administration =
           new OrganizationService(organizations, users, credentials, clock);
+      MemoryHandlers memoryHandlers = new MemoryHandlers();
+      List<CapabilityHandler> handlers = new ArrayList<>(memoryHandlers.handlers());
+      handlers.add(new OrganizationAnalytics(database));
       AssistantService assistants = new AssistantService(
-          new AssistantStore(database),
-          users,
-          CapabilityRegistry.load(List.of(new OrganizationAnalytics(database))),
-          clock);
+          new AssistantStore(database), users, CapabilityRegistry.load(handlers), clock);
       // A lower plan allows fewer capabilities: each assistant is fitted to it, in its history.
       administration.onPlanChange((before, after, requestId) ->
           Map.of("assistants_changed", assistants.fitToPlan(after, requestId)));
@@ -121,7 +128,8 @@ public final class Engram implements AutoCloseable {
           assistants,
           new OrganizationConfigs(database, SystemDefaults.of(config), secrets, clock),
           new AuditLog(database),
-          secrets);
+          secrets,
+          memoryHandlers);
     }
 
     @Override
@@ -294,8 +302,29 @@ public final class Engram implements AutoCloseable {
               new ReflectionReport(reflection, memory.maintenance(), clock),
               guard,
               config.server().maxBodyBytes())));
-      modules.addAll(
-          inference.routes(guard, services.organizations(), config.server().maxBodyBytes(), clock));
+      services.memoryHandlers().bind(memory);
+      ActionBridges bridges = new ActionBridges(services.database(), services.secrets(), clock);
+      CapabilityExecutor executor = new CapabilityExecutor(
+          services.assistants().registry(),
+          bridges,
+          new Executions(services.database()),
+          services.database(),
+          metrics.registry(),
+          clock);
+      modules.add(new ActionRoutes(
+          bridges,
+          executor,
+          services.assistants(),
+          services.organizationService(),
+          guard,
+          config.server().maxBodyBytes()));
+      modules.addAll(inference.routes(
+          guard,
+          services.organizations(),
+          new Inference.Assistants(
+              services.assistants(), executor, config.inference().assistantMaxToolSteps()),
+          config.server().maxBodyBytes(),
+          clock));
       Inference running = inference;
       modules.add(new EnvRoutes(
           services.configs(),

@@ -2,16 +2,15 @@ package io.engram.alerts;
 
 import io.engram.platform.Ids;
 import io.engram.platform.crypto.SecretBox;
+import io.engram.platform.crypto.SigningSecrets;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.http.OutboundUrl;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.net.URI;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
@@ -20,8 +19,6 @@ import org.jdbi.v3.core.mapper.RowMapper;
  */
 public final class AlertChannels {
   static final int MAX_PER_ORGANIZATION = 20;
-  private static final int MAX_URL = 2048;
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final RowMapper<AlertChannel> CHANNEL = (rs, ctx) -> new AlertChannel(
       rs.getString("id"),
       rs.getString("org_id"),
@@ -54,10 +51,8 @@ public final class AlertChannels {
   }
 
   public Created create(String orgId, String url, String createdBy) {
-    URI uri = checkedUrl(url);
-    byte[] random = new byte[32];
-    RANDOM.nextBytes(random);
-    String secret = "whsec_" + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    URI uri = OutboundUrl.checked(url, "url");
+    String secret = SigningSecrets.generate("whsec_");
     Instant now = clock.instant();
     AlertChannel channel = new AlertChannel(
         Ids.newId("chan", now.toEpochMilli()), orgId, "webhook", uri, now, createdBy);
@@ -82,26 +77,6 @@ public final class AlertChannels {
           .execute();
     });
     return new Created(channel, secret);
-  }
-
-  private static URI checkedUrl(String url) {
-    URI uri;
-    try {
-      uri = URI.create(url.strip());
-    } catch (IllegalArgumentException e) {
-      throw ApiException.badRequest("url", "'url' is not a URL: " + e.getMessage());
-    }
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!(scheme.equals("https") || scheme.equals("http"))
-        || uri.getHost() == null
-        || url.length() > MAX_URL
-        || uri.getUserInfo() != null) {
-      throw ApiException.badRequest(
-          "url",
-          "'url' must be an http or https URL with a host, no user name or password, at most "
-              + MAX_URL + " characters");
-    }
-    return uri;
   }
 
   public List<AlertChannel> list(String orgId) {

@@ -1,19 +1,16 @@
 package io.engram.alerts;
 
 import io.engram.platform.Ids;
+import io.engram.platform.crypto.SigningSecrets;
 import io.engram.platform.json.Json;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,16 +109,9 @@ public final class WebhookSender {
     return delivery;
   }
 
-  /** {@code t=<seconds>,v1=<hex>}: the HMAC-SHA256 of {@code "<seconds>.<body>"} under the secret. */
+  /** The signature of a delivery (see {@link SigningSecrets#signature}). */
   public static String signature(String secret, long seconds, String body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-      byte[] digest = mac.doFinal((seconds + "." + body).getBytes(StandardCharsets.UTF_8));
-      return "t=" + seconds + ",v1=" + HexFormat.of().formatHex(digest);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HMAC-SHA256 is unavailable", e);
-    }
+    return SigningSecrets.signature(secret, seconds, body);
   }
 
   private static void sleep(Duration duration) {

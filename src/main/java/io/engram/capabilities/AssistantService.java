@@ -192,12 +192,12 @@ public final class AssistantService {
             "capability_not_executable",
             "Capability " + capability.label() + " is a metadata entry: no handler "
                 + "executes it in this server"));
+    // Handlers check their arguments themselves here (a config limit is a 403, as this route
+    // has always answered); in conversations the executor checks them against the tool's schema.
+    JsonNode given = arguments.get();
+    ObjectNode config = assistant.capabilities().configs().get(capabilityId);
     return handler.execute(new CapabilityHandler.Invocation(
-        caller.orgId(),
-        assistantId,
-        assistant.capabilities().configs().get(capabilityId),
-        arguments.get(),
-        now()));
+        caller.orgId(), caller, null, assistantId, config, given, now(), null, null));
   }
 
   /** Newest first, before {@code beforeVersion} (exclusive); each with the set it replaced. */
@@ -217,15 +217,21 @@ public final class AssistantService {
   }
 
   /**
-   * For inference: the capability set in force for an assistant when a message arrived, so a
-   * change made while a conversation runs applies from the next message on.
+   * For a conversation as an assistant: the capability-set version in force when the message
+   * arrived, for an assistant the caller may read (404 otherwise), so a change made while a
+   * conversation runs applies from the next message on.
    */
-  public Optional<CapabilitySet> setInForce(
-      String orgId, String assistantId, Instant messageArrivedAt) {
-    return store
-        .find(orgId, assistantId)
-        .flatMap(assistant -> store.inForceAt(assistant.id(), messageArrivedAt))
-        .map(CapabilityVersion::set);
+  public CapabilityVersion versionForMessage(
+      Principal caller, String assistantId, Instant messageArrivedAt) {
+    return inForceAt(caller, assistantId, messageArrivedAt);
+  }
+
+  /**
+   * The set an assistant of the organization had at {@code at}, whoever asks (an approval decided
+   * by the operator); empty for an assistant the organization does not have or that was deleted.
+   */
+  public Optional<CapabilityVersion> versionAt(String orgId, String assistantId, Instant at) {
+    return store.find(orgId, assistantId).flatMap(a -> store.inForceAt(a.id(), at));
   }
 
   /**

@@ -2,6 +2,7 @@ package io.engram.capabilities;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.Principal;
 import java.time.Instant;
 
 /**
@@ -11,9 +12,22 @@ import java.time.Instant;
  */
 public interface CapabilityHandler {
 
-  /** What one execution is given: whose assistant, its config as in force now, and the arguments. */
+  /**
+   * What one execution is given: the organization, who asked (the conversation's or the route's
+   * credential, or whoever approved it, and
+   * the agent boundary it runs in, null for the organization's), whose assistant, its config as in
+   * force, the arguments, and the request and tool call it came from (null outside a conversation).
+   */
   record Invocation(
-      String orgId, String assistantId, ObjectNode config, JsonNode arguments, Instant at) {}
+      String orgId,
+      Principal caller,
+      String agent,
+      String assistantId,
+      ObjectNode config,
+      JsonNode arguments,
+      Instant at,
+      String requestId,
+      String toolCallId) {}
 
   /** The registry id this handler executes. */
   String capabilityId();

@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
@@ -166,12 +167,22 @@ public final class Gateway {
     }
   }
 
-  public Prepared prepareChat(
-      Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn, String requestId) {
-    String modelId = modelId(caller, chat.model());
-    ModelCatalog.Entry model = caller.kind() == Principal.Kind.CONTEXT_TOKEN
+  /** The model a chat of the caller would run on: context tokens reach the advertised one. */
+  private ModelCatalog.Entry chatModel(Principal caller, String requested) {
+    String modelId = modelId(caller, requested);
+    return caller.kind() == Principal.Kind.CONTEXT_TOKEN
         ? advertised(modelId)
         : model(caller, modelId);
+  }
+
+  /** Whether the model a chat of the caller would run on can call tools. */
+  public boolean callsTools(Principal caller, String requestedModel) {
+    return chatModel(caller, requestedModel).engine().carries("tools", Json.MAPPER.nullNode());
+  }
+
+  public Prepared prepareChat(
+      Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn, String requestId) {
+    ModelCatalog.Entry model = chatModel(caller, chat.model());
     refuseToolsWithout(model, chat);
     int conversationTokens = chatTokens(chat.messages());
     Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
@@ -210,6 +221,38 @@ public final class Gateway {
       admission.permit().close();
       throw e;
     }
+  }
+
+  /**
+   * The same conversation one step on: the model's turn and what answers it (tool results)
+   * appended, with the same model, memory, concurrency slot and reply limit. Admission was paid
+   * once, for the conversation; each step's usage is recorded when it runs. The context must still
+   * hold the grown prompt and the reply (400 context_length_exceeded otherwise). {@code tooling}
+   * is the step's (the last step of a long conversation offers no more calls).
+   */
+  public Prepared continued(Prepared prepared, List<ChatMessage> added, ObjectNode tooling) {
+    GenerationRequest before = prepared.request();
+    List<ChatMessage> messages = new java.util.ArrayList<>(before.messages());
+    messages.addAll(added);
+    int promptTokens = prepared.promptTokens() + chatTokens(added) - TOKENS_FOR_REPLY;
+    checkContext(
+        promptTokens + before.sampling().maxTokens(), prepared.model().card().contextLength());
+    GenerationRequest request = new GenerationRequest(
+        before.model(),
+        List.copyOf(messages),
+        null,
+        before.sampling(),
+        before.stream(),
+        before.user(),
+        before.timeout(),
+        tooling);
+    return new Prepared(
+        prepared.model(),
+        request,
+        prepared.memory(),
+        promptTokens,
+        prepared.budget(),
+        prepared.permit());
   }
 
   public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {

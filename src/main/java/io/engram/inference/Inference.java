@@ -1,6 +1,8 @@
 package io.engram.inference;
 
 import io.engram.access.Guard;
+import io.engram.actions.CapabilityExecutor;
+import io.engram.capabilities.AssistantService;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.LocalModels;
 import io.engram.inference.models.ModelCard;
@@ -159,11 +161,28 @@ public final class Inference implements AutoCloseable {
         started);
   }
 
+  /** What conversations as an assistant need: the assistants, who carries out their calls. */
+  public record Assistants(AssistantService service, CapabilityExecutor executor, int maxSteps) {}
+
   public List<RouteModule> routes(
-      Guard guard, OrganizationStore organizations, long maxBodyBytes, Clock clock) {
+      Guard guard,
+      OrganizationStore organizations,
+      Assistants assistants,
+      long maxBodyBytes,
+      Clock clock) {
     sockets = new ChatSockets(gateway, guard, webSockets, configs, keepAlives);
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
+        new AssistantChatRoutes(
+            gateway,
+            guard,
+            assistants.service(),
+            assistants.executor(),
+            keepAlives,
+            keepAlive,
+            clock,
+            maxBodyBytes,
+            assistants.maxSteps()),
         new ResponsesRoutes(gateway, responses, guard, maxBodyBytes, keepAlives, keepAlive, clock),
         new ModelRoutes(
             gateway.catalog(),

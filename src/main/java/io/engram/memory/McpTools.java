@@ -136,22 +136,13 @@ final class McpTools {
   private Map<String, Object> recall(
       Principal caller, AgentScope scope, JsonBody body, String requestId) {
     body.allowOnly(java.util.Set.of("query", "limit"));
-    ObjectNode request = Json.MAPPER
-        .createObjectNode()
-        .put("query", body.requiredString("query", 2000))
-        .put("limit", body.optionalInt("limit", 1, 50).orElse(8))
-        .put("includeContext", true);
-    RetrievalRequest retrieval = RetrievalRequest.parse(JsonBody.received(request));
-    MemoryService.Retrieval found = memory.retrieve(caller, scope, retrieval, requestId);
-    ContextBlock.Assembled block = ContextBlock.assemble(
-        found.results().stream().map(ActivationRanker.Ranked::memory).toList(),
-        retrieval.contextMode(),
-        retrieval.maxContextTokens());
-    return Map.of(
-        "memories",
-        found.results().stream().map(MemoryViews::ranked).toList(),
-        "context",
-        block.systemBlock());
+    return Recall.of(
+        memory,
+        caller,
+        scope,
+        body.requiredString("query", 2000),
+        body.optionalInt("limit", 1, 50).orElse(8),
+        requestId);
   }
 
   /** The boundary the {@code agent} argument names (taken out of the arguments), as on REST. */

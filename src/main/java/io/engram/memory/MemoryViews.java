@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 
 /** The JSON shapes of the memory routes (camelCase, as the memory spec writes its fields). */
-final class MemoryViews {
+public final class MemoryViews {
 
   private MemoryViews() {}
 
-  static Map<String, Object> memory(MemoryRecord m) {
+  public static Map<String, Object> memory(MemoryRecord m) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("id", m.id());
     view.put("object", "memory");
@@ -131,7 +131,7 @@ final class MemoryViews {
     return view;
   }
 
-  static Map<String, Object> ranked(ActivationRanker.Ranked r) {
+  public static Map<String, Object> ranked(ActivationRanker.Ranked r) {
     Map<String, Object> view = memory(r.memory());
     ActivationRanker.Explanation e = r.explanation();
     view.put("score", round(e.score()));

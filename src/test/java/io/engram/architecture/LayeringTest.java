@@ -42,6 +42,7 @@ class LayeringTest {
       List.of("capabilities"),
       List.of("memory"),
       List.of("reflection"),
+      List.of("actions"),
       List.of("inference.engine"),
       List.of("inference.local", "inference.remote"),
       List.of("inference.models", "inference.usage"),

@@ -58,12 +58,20 @@ abstract class CapabilityExecutionContract {
         .json(body));
   }
 
+  /** Engram's built-in handlers; every other capability needs an organization's action bridge. */
+  static final java.util.Set<String> BUILT_IN = java.util.Set.of(
+      "access_org_analytics",
+      "search_org_knowledge",
+      "remember_preferences",
+      "track_team_decisions",
+      "take_meeting_notes");
+
   @Test
   void theRegistryMarksOnlyCapabilitiesWithAHandlerExecutable() {
     for (JsonNode entry : key.registry("").get("capabilities")) {
       assertThat(entry.get("executable").asBoolean())
           .as(entry.get("id").asText())
-          .isEqualTo(entry.get("id").asText().equals("access_org_analytics"));
+          .isEqualTo(BUILT_IN.contains(entry.get("id").asText()));
     }
   }
 

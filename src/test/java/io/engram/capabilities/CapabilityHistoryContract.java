@@ -136,17 +136,7 @@ abstract class CapabilityHistoryContract {
         key.send(key.http.get("/api/assistants/" + id + "/capabilities?at=yesterday"));
     assertThat(badTime.status()).isEqualTo(400);
 
-    // The same question, asked by inference in-process when a message arrives.
-    AssistantService service = server.engram.services().assistants();
-    assertThat(service
-            .setInForce(org, id, created.plus(Duration.ofMinutes(15)))
-            .orElseThrow()
-            .configs()
-            .get("create_orders")
-            .get("maxOrdersPerDay")
-            .asInt())
-        .isEqualTo(5);
-    assertThat(service.setInForce("org_other", id, server.clock.instant())).isEmpty();
+    // A conversation as the assistant asks the same question per message: AssistantChatTest.
   }
 
   private JsonNode at(String id, String time) {

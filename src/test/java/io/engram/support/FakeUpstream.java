@@ -224,17 +224,48 @@ public final class FakeUpstream implements AutoCloseable {
         && !"tool".equals(messages.path(messages.size() - 1).path("role").asText());
   }
 
+  /**
+   * Which tool the fake calls: a user message's {@code [call:NAME ARGS]} (or {@code
+   * [call#ID:NAME ARGS]} to fix the call's id) names it and its JSON arguments; otherwise the
+   * first tool, with {@code {"city": "Lyon"}}. Named calls get a fresh id each time, as a model's do.
+   */
+  private record PlannedCall(String id, String name, String arguments) {}
+
+  private static final Pattern CALL =
+      Pattern.compile("\\[call(?:#([A-Za-z0-9_-]+))?:([a-z_]+) (\\{.*?})]");
+  private final AtomicInteger callIds = new AtomicInteger();
+
+  private PlannedCall plannedCall(JsonNode body) {
+    JsonNode messages = body.path("messages");
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i).path("role").asText().equals("user")) {
+        Matcher matcher = CALL.matcher(messages.get(i).path("content").asText(""));
+        if (matcher.find()) {
+          String id =
+              matcher.group(1) != null ? matcher.group(1) : "call_n" + callIds.incrementAndGet();
+          return new PlannedCall(id, matcher.group(2), matcher.group(3));
+        }
+        break;
+      }
+    }
+    return new PlannedCall(
+        "call_1",
+        body.path("tools").path(0).path("function").path("name").asText(),
+        "{\"city\":\"Lyon\"}");
+  }
+
   private void answerWithToolCall(
       HttpExchange exchange, JsonNode body, String model, int promptTokens) throws IOException {
-    String name = body.path("tools").path(0).path("function").path("name").asText();
-    String arguments = "{\"city\":\"Lyon\"}";
+    PlannedCall planned = plannedCall(body);
+    String name = planned.name();
+    String arguments = planned.arguments();
     if (!body.path("stream").asBoolean(false)) {
       ObjectNode reply = whole(Script.NORMAL.pieces(new String[0]), true, model, promptTokens);
       ObjectNode choice = (ObjectNode) reply.path("choices").path(0);
       ObjectNode message = (ObjectNode) choice.path("message");
       message.putNull("content");
       ObjectNode call = message.putArray("tool_calls").addObject();
-      call.put("id", "call_1").put("type", "function");
+      call.put("id", planned.id()).put("type", "function");
       call.putObject("function").put("name", name).put("arguments", arguments);
       choice.put("finish_reason", "tool_calls");
       send(exchange, 200, Json.write(reply));
@@ -243,7 +274,8 @@ public final class FakeUpstream implements AutoCloseable {
     exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
     exchange.sendResponseHeaders(200, 0);
     OutputStream out = exchange.getResponseBody();
-    String[] parts = {"", "{\"city\":", "\"Lyon\"}"};
+    int half = arguments.length() / 2;
+    String[] parts = {"", arguments.substring(0, half), arguments.substring(half)};
     for (int i = 0; i < parts.length; i++) {
       ObjectNode chunk = chunkHead(model);
       ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
@@ -251,7 +283,7 @@ public final class FakeUpstream implements AutoCloseable {
       ObjectNode call = delta.putArray("tool_calls").addObject().put("index", 0);
       if (i == 0) {
         delta.put("role", "assistant");
-        call.put("id", "call_1").put("type", "function");
+        call.put("id", planned.id()).put("type", "function");
         call.putObject("function").put("name", name).put("arguments", "");
       } else {
         call.putObject("function").put("arguments", parts[i]);

@@ -53,7 +53,8 @@ public final class ConfigSummary {
             "ENGRAM_WEBSOCKET_ENABLED",
             "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
             "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
-            "ENGRAM_WEBSOCKET_AUTH_TIMEOUT"));
+            "ENGRAM_WEBSOCKET_AUTH_TIMEOUT",
+            "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
     GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
     GROUPS.put(
         "monitoring", List.of("ENGRAM_ALERT_INTERVAL_SECONDS", "ENGRAM_WEBHOOK_RETRY_MILLIS"));

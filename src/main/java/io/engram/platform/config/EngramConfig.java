@@ -85,7 +85,8 @@ public record EngramConfig(
       OptionalInt maxModelSizeGb,
       int streamKeepAliveSeconds,
       Optional<Upstream> upstream,
-      WebSocketSettings webSockets) {}
+      WebSocketSettings webSockets,
+      int assistantMaxToolSteps) {}
 
   /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
   public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
@@ -223,7 +224,8 @@ public record EngramConfig(
         optionalInteger(values, "MAX_MODEL_SIZE_GB"),
         integer(values, "ENGRAM_STREAM_KEEPALIVE_SECONDS"),
         upstream,
-        webSockets);
+        webSockets,
+        integer(values, "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
   }
 
   private static int integer(Map<String, String> values, String name) {

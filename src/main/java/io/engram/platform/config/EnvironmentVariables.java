@@ -88,6 +88,13 @@ public final class EnvironmentVariables {
         300,
         "how often alert conditions are evaluated (an alert fires within a minute at 15)"));
     add(VariableSpec.integer(
+        "ENGRAM_ASSISTANT_MAX_TOOL_STEPS",
+        "5",
+        1,
+        20,
+        "rounds of capability calls a model may make in one message of a conversation as an "
+            + "assistant (then it must answer in words)"));
+    add(VariableSpec.integer(
         "ENGRAM_WEBHOOK_RETRY_MILLIS",
         "5000",
         10,
