@@ -45,12 +45,23 @@ public final class CapabilityExecutor {
 
   private static final String APPROVAL = "requiresApproval";
 
-  /** What a conversation as this assistant may call, for one message. */
+  /**
+   * What a conversation as this assistant may call, for one message: the tools offered, by
+   * capability id, and every capability id that has a tool (a call of one not offered is still a
+   * capability call, refused with its reason, never handed to the client).
+   */
   public record Offer(
-      String assistantId, CapabilityVersion inForce, Map<String, ObjectNode> tools) {
+      String assistantId,
+      CapabilityVersion inForce,
+      Map<String, ObjectNode> tools,
+      java.util.Set<String> capabilityTools) {
 
     public boolean offers(String name) {
       return tools.containsKey(name);
+    }
+
+    public boolean isCapability(String name) {
+      return capabilityTools.contains(name);
     }
   }
 
@@ -92,7 +103,22 @@ public final class CapabilityExecutor {
         }
       }
     }
-    return new Offer(inForce.assistantId(), inForce, tools);
+    return new Offer(inForce.assistantId(), inForce, tools, capabilityTools());
+  }
+
+  /** The same assistant's message with no tools (its model cannot call them). */
+  public Offer nothing(CapabilityVersion inForce) {
+    return new Offer(inForce.assistantId(), inForce, Map.of(), capabilityTools());
+  }
+
+  private java.util.Set<String> capabilityTools() {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    registry.all().forEach(c -> {
+      if (ToolSchemas.parameters(c.id(), Json.MAPPER.createObjectNode()).isPresent()) {
+        ids.add(c.id());
+      }
+    });
+    return ids;
   }
 
   /** Context tokens need {@code actions:request}; API keys and sessions act for the organization. */

@@ -80,7 +80,7 @@ public final class AssistantChatRoutes implements RouteModule {
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_ROUTE);
     CapabilityExecutor.Offer offer = gateway.callsTools(caller, chat.model())
         ? executor.offer(caller, inForce)
-        : new CapabilityExecutor.Offer(inForce.assistantId(), inForce, java.util.Map.of());
+        : executor.nothing(inForce);
     ChatRequest asAssistant = withTools(chat, offer);
     ctx.header(SET_VERSION_HEADER, String.valueOf(inForce.version()));
     ctx.header(TOOLS_HEADER, String.join(",", offer.tools().keySet()));
@@ -89,8 +89,8 @@ public final class AssistantChatRoutes implements RouteModule {
         caller, scope, asAssistant, GenerationRoutes.memoryHeader(ctx), requestId)) {
       ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
       ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
-      CapabilityLoop loop =
-          new CapabilityLoop(gateway, executor, caller, scope.agent(), offer, requestId, maxSteps);
+      CapabilityLoop loop = new CapabilityLoop(
+          gateway, executor, caller, scope.agent(), offer, clientTools(chat), requestId, maxSteps);
       responder.respond(
           ctx,
           prepared,
@@ -98,6 +98,16 @@ public final class AssistantChatRoutes implements RouteModule {
           chat.includeUsage(),
           sink -> loop.run(prepared, sink));
     }
+  }
+
+  private static java.util.Set<String> clientTools(ChatRequest chat) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    if (chat.tooling() != null) {
+      chat.tooling()
+          .path("tools")
+          .forEach(tool -> names.add(tool.path("function").path("name").asText()));
+    }
+    return names;
   }
 
   /**

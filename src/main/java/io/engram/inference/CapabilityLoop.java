@@ -30,6 +30,7 @@ final class CapabilityLoop {
   private final Principal caller;
   private final String agent;
   private final CapabilityExecutor.Offer offer;
+  private final java.util.Set<String> clientTools;
   private final String requestId;
   private final int maxSteps;
 
@@ -39,6 +40,7 @@ final class CapabilityLoop {
       Principal caller,
       String agent,
       CapabilityExecutor.Offer offer,
+      java.util.Set<String> clientTools,
       String requestId,
       int maxSteps) {
     this.gateway = gateway;
@@ -46,6 +48,7 @@ final class CapabilityLoop {
     this.caller = caller;
     this.agent = agent;
     this.offer = offer;
+    this.clientTools = clientTools;
     this.requestId = requestId;
     this.maxSteps = maxSteps;
   }
@@ -80,7 +83,7 @@ final class CapabilityLoop {
             new Generation(text.toString(), "tool_calls", usage, clientCalls), usage);
       }
       ObjectNode tooling = step.request().tooling();
-      if (done == maxSteps) {
+      if (done == maxSteps && tooling != null && tooling.has("tools")) {
         tooling = tooling.deepCopy().put("tool_choice", "none"); // the last step answers in words
       }
       step = gateway.continued(step, turn, tooling);
@@ -124,11 +127,19 @@ final class CapabilityLoop {
     return turn;
   }
 
+  /**
+   * A call is Engram's when it names a capability offered, or one not offered that the client has
+   * no tool of its own for (a model naming a capability it was not given is refused, with why).
+   */
+  private boolean isCapabilityCall(String name) {
+    return offer.offers(name) || (offer.isCapability(name) && !clientTools.contains(name));
+  }
+
   private List<JsonNode> capabilityCalls(JsonNode calls) {
     List<JsonNode> mine = new ArrayList<>();
     if (calls != null) {
       calls.forEach(call -> {
-        if (offer.offers(call.path("function").path("name").asText())) {
+        if (isCapabilityCall(call.path("function").path("name").asText())) {
           mine.add(call);
         }
       });
@@ -140,7 +151,7 @@ final class CapabilityLoop {
     ArrayNode theirs = Json.MAPPER.createArrayNode();
     if (calls != null) {
       calls.forEach(call -> {
-        if (!offer.offers(call.path("function").path("name").asText())) {
+        if (!isCapabilityCall(call.path("function").path("name").asText())) {
           theirs.add(call);
         }
       });
@@ -189,7 +200,7 @@ final class CapabilityLoop {
         int index = delta.path("index").asInt(0);
         String name = delta.path("function").path("name").asText("");
         if (!capability.containsKey(index) && !clientIndex.containsKey(index)) {
-          if (offer.offers(name)) {
+          if (isCapabilityCall(name)) {
             capability.put(index, call(delta));
           } else {
             clientIndex.put(index, clientIndex.size());

@@ -42,6 +42,16 @@ class OrganizationIsolationTest {
               .status())
           .isEqualTo(200);
       theirIds.put("VARIABLE_NAME", "REGION");
+      theirIds.put(
+          "bridge_id",
+          created(
+              server,
+              theirs,
+              "action-bridges",
+              "{\"capability\":\"create_orders\",\"url\":\"http://127.0.0.1:9/bridge\"}"));
+      // Executions come only from conversations (AssistantChatTest proves another organization's
+      // is a 404); here an id of the right shape stands for one.
+      theirIds.put("execution_id", "exe_01q3eep1806qe6yg1awkh2p0hh");
       String before = snapshot(server, theirs);
 
       List<String> credentials = List.of(

@@ -219,9 +219,15 @@ public final class FakeUpstream implements AutoCloseable {
    */
   private static boolean callsATool(JsonNode body) {
     JsonNode messages = body.path("messages");
-    return body.path("tools").size() > 0
+    JsonNode last = messages.path(messages.size() - 1);
+    boolean asked = body.path("tools").size() > 0
+        // A [call:...] directive makes the fake call that tool even when none is offered, as a
+        // model that makes a name up would.
+        || (last.path("role").asText().equals("user")
+            && CALL.matcher(last.path("content").asText("")).find());
+    return asked
         && !"none".equals(body.path("tool_choice").asText())
-        && !"tool".equals(messages.path(messages.size() - 1).path("role").asText());
+        && !"tool".equals(last.path("role").asText());
   }
 
   /**
@@ -232,7 +238,7 @@ public final class FakeUpstream implements AutoCloseable {
   private record PlannedCall(String id, String name, String arguments) {}
 
   private static final Pattern CALL =
-      Pattern.compile("\\[call(?:#([A-Za-z0-9_-]+))?:([a-z_]+) (\\{.*?})]");
+      Pattern.compile("\\[call(?:#([A-Za-z0-9_-]+))?:([a-z_]+) (\\{.*})]");
   private final AtomicInteger callIds = new AtomicInteger();
 
   private PlannedCall plannedCall(JsonNode body) {

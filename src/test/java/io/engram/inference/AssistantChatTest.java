@@ -1,0 +1,477 @@
+package io.engram.inference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import io.engram.platform.crypto.SigningSecrets;
+import io.engram.platform.json.Json;
+import io.engram.support.Http;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Capabilities that act, through real HTTP: a chat as an assistant is offered its capabilities as
+ * tools; the fake upstream, told by a {@code [call:NAME ARGS]} in the message, calls one; Engram
+ * checks the call against the assistant's config, carries it out through a bridge (a local HTTP
+ * server that checks the signature) or a built-in handler, gives the model the result and lets it
+ * answer. Refusals, approvals, per-message capability sets and idempotency are each proved here.
+ */
+class AssistantChatTest {
+  @RegisterExtension
+  static final GatewayFixture gateway = new GatewayFixture("growth", Map.of());
+
+  static String admin;
+  /** A context token that may request actions. */
+  static String actor;
+
+  static Bridge orders;
+  static Bridge refunds;
+
+  private static final String ORDER = "[call:create_orders {\"order_type\":\"purchase\","
+      + "\"items\":[{\"sku\":\"A1\",\"quantity\":2}]}]";
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    admin = gateway.server.apiKey(gateway.orgId, 1000, "admin");
+    actor = gateway.server.token(
+        gateway.orgId, null, "inference:chat", "actions:request", "memory:read", "memory:write");
+    orders = new Bridge("create_orders");
+    refunds = new Bridge("process_refunds");
+  }
+
+  @AfterAll
+  static void stop() {
+    orders.server.stop(0);
+    refunds.server.stop(0);
+  }
+
+  // ---- the proofs
+
+  @Test
+  void aChatCreatesAnOrderThroughTheBridge() {
+    String assistant = assistant(ordersConfig(3, false));
+    int before = gateway.upstream.requests().size();
+    Http.Response reply = chat(actor, assistant, "Order two A1, please. " + ORDER, "");
+    assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+    assertThat(reply.json().at("/choices/0/message/content").asText())
+        .isEqualTo("Hello from the upstream.");
+    assertThat(reply.json().at("/choices/0/finish_reason").asText()).isEqualTo("stop");
+    assertThat(reply.header(AssistantChatRoutes.TOOLS_HEADER)).contains("create_orders");
+
+    // The model was offered the capability with the config's order types as the enum.
+    JsonNode offered = gateway.upstream.requests().get(before);
+    JsonNode tool = tool(offered, "create_orders");
+    assertThat(tool.at("/function/parameters/properties/order_type/enum"))
+        .extracting(JsonNode::asText)
+        .containsExactly("purchase", "restock");
+    // The bridge got one signed call, with the tool call id as the idempotency key.
+    Bridge.Received received = orders.last();
+    assertThat(received.signatureValid()).isTrue();
+    assertThat(received.body().at("/arguments/order_type").asText()).isEqualTo("purchase");
+    assertThat(received.body().get("assistant_id").asText()).isEqualTo(assistant);
+    assertThat(received.idempotencyKey())
+        .isEqualTo(received.body().get("tool_call_id").asText());
+    // The model saw the bridge's answer, then answered.
+    JsonNode told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("executed");
+    assertThat(told.at("/result/order_id").asText()).startsWith("ord_");
+    JsonNode audited = executions("assistant_id=" + assistant).get(0);
+    assertThat(audited.get("status").asText()).isEqualTo("executed");
+    assertThat(audited.get("capability").asText()).isEqualTo("create_orders");
+    assertThat(audited.get("capability_set_version").asInt()).isEqualTo(2);
+    assertThat(audited.at("/result/order_id").asText())
+        .isEqualTo(told.at("/result/order_id").asText());
+  }
+
+  @Test
+  void whatTheConfigDoesNotAllowIsRefusedToTheModelAndAudited() {
+    String assistant = assistant(ordersConfig(3, false));
+    int calls = orders.count();
+    chat(
+        actor,
+        assistant,
+        "[call:create_orders {\"order_type\":\"rental\",\"items\":[{\"sku\":"
+            + "\"A1\",\"quantity\":1}]}]",
+        "");
+    JsonNode told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("refused");
+    assertThat(told.get("reason").asText()).contains("'rental' is not allowed");
+    for (int i = 0; i < 3; i++) {
+      assertThat(chat(actor, assistant, ORDER, "").status()).isEqualTo(200);
+      assertThat(lastToolResult().get("status").asText()).isEqualTo("executed");
+    }
+    chat(actor, assistant, ORDER, "");
+    told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("refused");
+    assertThat(told.get("reason").asText()).contains("used its 3 create_orders for today");
+    assertThat(orders.count()).isEqualTo(calls + 3);
+    List<String> reasons = new ArrayList<>();
+    executions("assistant_id=" + assistant + "&status=refused")
+        .forEach(e -> reasons.add(e.get("reason").asText()));
+    assertThat(reasons).hasSize(2);
+    assertThat(reasons.get(0)).contains("maxOrdersPerDay");
+    assertThat(reasons.get(1)).contains("rental");
+  }
+
+  @Test
+  void aTokenWithoutActionsRequestIsOfferedNoToolsAndRefused() {
+    String assistant = assistant(ordersConfig(3, false));
+    String answersOnly = gateway.server.token(gateway.orgId, null, "inference:chat");
+    int before = gateway.upstream.requests().size();
+    int calls = orders.count();
+    Http.Response reply = chat(answersOnly, assistant, ORDER, "");
+    assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+    assertThat(reply.header(AssistantChatRoutes.TOOLS_HEADER)).isEmpty();
+    assertThat(gateway.upstream.requests().get(before).has("tools")).isFalse();
+    // The model called the capability anyway (the fake makes the name up): refused, with why.
+    JsonNode told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("refused");
+    assertThat(told.get("reason").asText()).contains("actions:request");
+    assertThat(orders.count()).isEqualTo(calls);
+    assertThat(executions("assistant_id=" + assistant).get(0).get("status").asText())
+        .isEqualTo("refused");
+  }
+
+  @Test
+  void anOrderThatNeedsApprovalWaitsForAnAdmin() {
+    String assistant = assistant(ordersConfig(10, true));
+    int calls = orders.count();
+    chat(actor, assistant, ORDER, "");
+    JsonNode told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("pending_approval");
+    assertThat(orders.count()).isEqualTo(calls);
+    String pending = told.get("execution_id").asText();
+    assertThat(executions("assistant_id=" + assistant + "&status=pending_approval"))
+        .extracting(e -> e.get("id").asText())
+        .containsExactly(pending);
+
+    // Only an admin of the organization decides; a chat token cannot.
+    assertThat(decide(actor, pending, "approve").status()).isEqualTo(403);
+    Http.Response approved = decide(admin, pending, "approve");
+    assertThat(approved.status()).as(approved.text()).isEqualTo(200);
+    assertThat(approved.json().get("status").asText()).isEqualTo("executed");
+    assertThat(approved.json().get("decided_by").asText()).isNotEmpty();
+    assertThat(approved.json().at("/result/order_id").asText()).startsWith("ord_");
+    assertThat(orders.count()).isEqualTo(calls + 1);
+    assertThat(decide(admin, pending, "approve").status()).isEqualTo(409);
+
+    chat(actor, assistant, ORDER, "");
+    String second = lastToolResult().get("execution_id").asText();
+    Http.Response rejected = decide(admin, second, "reject");
+    assertThat(rejected.json().get("status").asText()).isEqualTo("rejected");
+    assertThat(orders.count()).isEqualTo(calls + 1);
+  }
+
+  @Test
+  void aPatchBetweenTwoMessagesChangesTheToolsOfTheSecondOnly() {
+    String assistant = assistant(ordersConfig(3, false));
+    int before = gateway.upstream.requests().size();
+    Http.Response first = chat(actor, assistant, "Hello", "");
+    assertThat(first.header(AssistantChatRoutes.SET_VERSION_HEADER)).isEqualTo("2");
+    assertThat(tool(gateway.upstream.requests().get(before), "create_orders")).isNotNull();
+
+    patch(assistant, "{\"capabilities\":[\"answer_questions\",\"search_org_knowledge\"]}");
+    before = gateway.upstream.requests().size();
+    Http.Response second = chat(actor, assistant, "Hello again", "");
+    assertThat(second.header(AssistantChatRoutes.SET_VERSION_HEADER)).isEqualTo("3");
+    assertThat(second.header(AssistantChatRoutes.TOOLS_HEADER)).isEqualTo("search_org_knowledge");
+    JsonNode sent = gateway.upstream.requests().get(before);
+    assertThat(tool(sent, "create_orders")).isNull();
+    assertThat(tool(sent, "search_org_knowledge")).isNotNull();
+    // A model that still calls the removed capability is refused: it is not enabled any more.
+    chat(actor, assistant, ORDER, "");
+    assertThat(lastToolResult().get("reason").asText()).contains("not enabled");
+  }
+
+  @Test
+  void theSameToolCallIdTwiceRunsTheBridgeOnce() {
+    String assistant = assistant(ordersConfig(10, false));
+    String once = "[call#call_retry_1:create_orders {\"order_type\":\"restock\",\"items\":"
+        + "[{\"sku\":\"B2\",\"quantity\":1}]}]";
+    int calls = orders.count();
+    chat(actor, assistant, once, "");
+    JsonNode first = lastToolResult();
+    chat(actor, assistant, once, "");
+    JsonNode again = lastToolResult();
+    assertThat(orders.count()).isEqualTo(calls + 1);
+    assertThat(again.get("execution_id").asText())
+        .isEqualTo(first.get("execution_id").asText());
+    assertThat(again.at("/result/order_id").asText())
+        .isEqualTo(first.at("/result/order_id").asText());
+    assertThat(executions("assistant_id=" + assistant)).hasSize(1);
+  }
+
+  @Test
+  void aStreamingClientSeesAnOrdinaryStream() {
+    String assistant = assistant(ordersConfig(10, false));
+    Http.Response reply = chat(
+        actor, assistant, ORDER, "\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    assertThat(reply.status()).isEqualTo(200);
+    List<String> events = GatewayFixture.events(reply.text());
+    assertThat(events.getLast()).isEqualTo("[DONE]");
+    StringBuilder text = new StringBuilder();
+    List<String> finishes = new ArrayList<>();
+    String id = null;
+    for (String event : events.subList(0, events.size() - 1)) {
+      JsonNode chunk = Json.read(event, JsonNode.class);
+      id = id == null ? chunk.get("id").asText() : id;
+      assertThat(chunk.get("id").asText()).isEqualTo(id);
+      JsonNode choice = chunk.at("/choices/0");
+      assertThat(choice.at("/delta/tool_calls").isMissingNode()).isTrue();
+      text.append(choice.at("/delta/content").asText(""));
+      if (choice.hasNonNull("finish_reason")) {
+        finishes.add(choice.get("finish_reason").asText());
+      }
+    }
+    assertThat(text.toString()).isEqualTo("Hello from the upstream.");
+    assertThat(finishes).containsExactly("stop");
+    assertThat(lastToolResult().get("status").asText()).isEqualTo("executed");
+    JsonNode usage = Json.read(events.get(events.size() - 2), JsonNode.class).get("usage");
+    // Both steps are counted: more prompt than the same message in one plain step.
+    JsonNode plain = gateway
+        .chat(
+            gateway.token,
+            GatewayFixture.body(
+                ORDER, "\"stream\":true," + "\"stream_options\":{\"include_usage\":true}"))
+        .send()
+        .text()
+        .lines()
+        .filter(line -> line.contains("\"usage\":{"))
+        .map(line -> Json.read(line.substring(6), JsonNode.class).get("usage"))
+        .findFirst()
+        .orElseThrow();
+    assertThat(usage.get("prompt_tokens").asInt())
+        .isGreaterThan(plain.get("prompt_tokens").asInt());
+  }
+
+  @Test
+  void knowledgeSearchAnswersFromMemoryWithItsCitation() {
+    String memory = gateway.remember("The Lyon warehouse closes at six on Fridays.", null);
+    String assistant =
+        assistant("{\"capabilities\":[\"answer_questions\",\"search_org_knowledge\"]}");
+    chat(
+        actor,
+        assistant,
+        "[call:search_org_knowledge {\"query\":\"When does the Lyon warehouse close?\"}]",
+        "\"memory\":false");
+    JsonNode told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("executed");
+    assertThat(told.at("/result/memories/0/id").asText()).isEqualTo(memory);
+    assertThat(told.at("/result/context").asText()).contains("six on Fridays");
+  }
+
+  @Test
+  void decisionsAreWrittenToMemoryWithTheirProvenance() {
+    String assistant =
+        assistant("{\"capabilities\":[\"answer_questions\",\"track_team_decisions\"]}");
+    chat(
+        actor,
+        assistant,
+        "[call:track_team_decisions {\"decision\":\"We ship on Thursdays\",\"team\":\"ops\"}]",
+        "\"memory\":false");
+    JsonNode told = lastToolResult();
+    assertThat(told.get("status").asText()).isEqualTo("executed");
+    String id = told.at("/result/id").asText();
+    JsonNode stored =
+        gateway.server.http.get("/v1/memory/" + id).bearer(gateway.token).send().json();
+    assertThat(stored.get("text").asText()).startsWith("We ship on Thursdays");
+    assertThat(stored.at("/metadata/capability").asText()).isEqualTo("track_team_decisions");
+    assertThat(stored.at("/metadata/assistantId").asText()).isEqualTo(assistant);
+  }
+
+  @Test
+  void anotherOrganizationsAssistantAndExecutionsDoNotExist() {
+    String assistant = assistant(ordersConfig(3, false));
+    chat(actor, assistant, ORDER, "");
+    String execution = lastToolResult().get("execution_id").asText();
+    String other = gateway.server.createOrganization("growth");
+    String stranger = gateway.server.token(other, null, "inference:chat", "actions:request");
+    assertThat(chat(stranger, assistant, "Hi", "").status()).isEqualTo(404);
+    String otherAdmin = gateway.server.apiKey(other, 1000, "admin");
+    assertThat(gateway
+            .server
+            .http
+            .post("/v1/organizations/" + gateway.orgId + "/capability-executions/" + execution
+                + "/approve")
+            .bearer(otherAdmin)
+            .send()
+            .status())
+        .isEqualTo(404);
+    assertThat(gateway
+            .server
+            .http
+            .post("/v1/organizations/" + other + "/capability-executions/" + execution + "/approve")
+            .bearer(otherAdmin)
+            .send()
+            .status())
+        .isEqualTo(404);
+  }
+
+  @Test
+  void executionsAreCountedInMetrics() {
+    String assistant = assistant(ordersConfig(3, false));
+    chat(actor, assistant, ORDER, "");
+    String metrics =
+        gateway.server.asOperator(gateway.server.http.get("/metrics")).text();
+    assertThat(metrics)
+        .contains(
+            "engram_capability_executions_total{capability=\"create_orders\",status=\"executed\"}");
+  }
+
+  // ---- helpers
+
+  private static String ordersConfig(int perDay, boolean approval) {
+    return "{\"capabilities\":[\"answer_questions\",\"create_orders\",\"search_org_knowledge\"],"
+        + "\"capabilityConfigs\":{\"create_orders\":{\"allowedOrderTypes\":[\"purchase\","
+        + "\"restock\"],\"maxOrdersPerDay\":" + perDay + ",\"requiresApproval\":" + approval
+        + "}}}";
+  }
+
+  /** A new shared assistant with these capabilities; its id. */
+  private static String assistant(String capabilities) {
+    Http.Response created = gateway
+        .server
+        .http
+        .post("/api/assistants")
+        .bearer(admin)
+        .json("{\"name\":\"Desk\",\"type\":\"org_shared\"}")
+        .send();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    String id = created.json().at("/assistant/_id").asText();
+    patch(id, capabilities);
+    return id;
+  }
+
+  private static void patch(String assistant, String json) {
+    Http.Response patched = gateway
+        .server
+        .http
+        .patch("/api/assistants/" + assistant + "/capabilities")
+        .bearer(admin)
+        .json(json)
+        .send();
+    assertThat(patched.status()).as(patched.text()).isEqualTo(200);
+  }
+
+  private static Http.Response chat(
+      String credential, String assistant, String content, String extra) {
+    return gateway
+        .server
+        .http
+        .post("/v1/assistants/" + assistant + "/chat/completions")
+        .bearer(credential)
+        .json(GatewayFixture.body(content, extra))
+        .send();
+  }
+
+  private static JsonNode tool(JsonNode request, String name) {
+    for (JsonNode tool : request.path("tools")) {
+      if (tool.at("/function/name").asText().equals(name)) {
+        return tool;
+      }
+    }
+    return null;
+  }
+
+  /** What the model was told of the last capability call: the last tool message it got. */
+  private static JsonNode lastToolResult() {
+    JsonNode messages = gateway.upstream.lastRequest().get("messages");
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i).path("role").asText().equals("tool")) {
+        return Json.read(messages.get(i).get("content").asText(), JsonNode.class);
+      }
+    }
+    throw new AssertionError("the model got no tool result: " + messages);
+  }
+
+  private static List<JsonNode> executions(String query) {
+    Http.Response listed = gateway
+        .server
+        .http
+        .get("/v1/organizations/" + gateway.orgId + "/capability-executions?" + query)
+        .bearer(admin)
+        .send();
+    assertThat(listed.status()).as(listed.text()).isEqualTo(200);
+    List<JsonNode> data = new ArrayList<>();
+    listed.json().get("data").forEach(data::add);
+    return data;
+  }
+
+  private static Http.Response decide(String credential, String execution, String decision) {
+    return gateway
+        .server
+        .http
+        .post("/v1/organizations/" + gateway.orgId + "/capability-executions/" + execution + "/"
+            + decision)
+        .bearer(credential)
+        .send();
+  }
+
+  /**
+   * An organization's own system for one capability: a local HTTP server registered as the
+   * capability's action bridge. It checks each call's signature with the secret Engram showed
+   * once, and answers with a new order id.
+   */
+  static final class Bridge {
+    record Received(JsonNode body, String idempotencyKey, boolean signatureValid) {}
+
+    final HttpServer server;
+    final String secret;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final AtomicInteger ids = new AtomicInteger();
+
+    Bridge(String capability) throws IOException {
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      server.createContext("/", exchange -> {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        String signature = exchange.getRequestHeaders().getFirst("X-Engram-Signature");
+        long seconds = Long.parseLong(signature.substring(2, signature.indexOf(',')));
+        received.add(new Received(
+            Json.read(body, JsonNode.class),
+            exchange.getRequestHeaders().getFirst("Idempotency-Key"),
+            signature.equals(SigningSecrets.signature(secret(), seconds, body))));
+        byte[] answer = ("{\"order_id\":\"ord_" + ids.incrementAndGet()
+                + "\",\"status\":\"created\"}")
+            .getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, answer.length);
+        exchange.getResponseBody().write(answer);
+        exchange.close();
+      });
+      server.start();
+      Http.Response registered = gateway
+          .server
+          .http
+          .post("/v1/organizations/" + gateway.orgId + "/action-bridges")
+          .bearer(admin)
+          .json("{\"capability\":\"" + capability + "\",\"url\":\"http://127.0.0.1:"
+              + server.getAddress().getPort() + "/bridge\",\"timeout_ms\":5000}")
+          .send();
+      assertThat(registered.status()).as(registered.text()).isEqualTo(201);
+      secret = registered.json().get("secret").asText();
+    }
+
+    private String secret() {
+      return secret;
+    }
+
+    int count() {
+      return received.size();
+    }
+
+    Received last() {
+      return received.getLast();
+    }
+  }
+}
