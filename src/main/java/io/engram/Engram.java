@@ -11,6 +11,7 @@ import io.engram.actions.ActionRoutes;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.actions.Executions;
 import io.engram.actions.MemoryHandlers;
+import io.engram.actions.Reminders;
 import io.engram.administration.ConfigRoutes;
 import io.engram.administration.EnvRoutes;
 import io.engram.administration.OrganizationRoutes;
@@ -92,7 +93,8 @@ public final class Engram implements AutoCloseable {
       OrganizationConfigs configs,
       AuditLog audit,
       SecretBox secrets,
-      MemoryHandlers memoryHandlers)
+      MemoryHandlers memoryHandlers,
+      Reminders reminders)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
@@ -110,7 +112,9 @@ public final class Engram implements AutoCloseable {
       OrganizationService administration =
           new OrganizationService(organizations, users, credentials, clock);
       MemoryHandlers memoryHandlers = new MemoryHandlers();
+      Reminders reminders = new Reminders(database, clock);
       List<CapabilityHandler> handlers = new ArrayList<>(memoryHandlers.handlers());
+      handlers.addAll(reminders.handlers());
       handlers.add(new OrganizationAnalytics(database));
       AssistantService assistants = new AssistantService(
           new AssistantStore(database), users, CapabilityRegistry.load(handlers), clock);
@@ -129,7 +133,8 @@ public final class Engram implements AutoCloseable {
           new OrganizationConfigs(database, SystemDefaults.of(config), secrets, clock),
           new AuditLog(database),
           secrets,
-          memoryHandlers);
+          memoryHandlers,
+          reminders);
     }
 
     @Override
@@ -155,6 +160,7 @@ public final class Engram implements AutoCloseable {
       HttpServer server,
       boolean reflectionScheduler,
       AlertEvaluator alertEvaluator,
+      Runnable dueReminders,
       Duration alertInterval) {
     this.services = services;
     this.memory = memory;
@@ -208,6 +214,12 @@ public final class Engram implements AutoCloseable {
     }
     housekeeping.scheduleWithFixedDelay(
         () -> quietly("evaluate alerts", alertEvaluator::tick),
+        alertInterval.toMillis(),
+        alertInterval.toMillis(),
+        TimeUnit.MILLISECONDS);
+    // Reminders fall due like alerts fire: checked as often, and delivered on the same webhooks.
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("deliver due reminders", dueReminders),
         alertInterval.toMillis(),
         alertInterval.toMillis(),
         TimeUnit.MILLISECONDS);
@@ -376,6 +388,7 @@ public final class Engram implements AutoCloseable {
           server,
           config.reflectionScheduler(),
           alertEvaluator,
+          () -> services.reminders().deliverDue(channels, webhooks),
           config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {

@@ -133,7 +133,7 @@ public final class MemoryHandlers {
     return text.length() > max ? text.substring(0, max) : text;
   }
 
-  private static CapabilityHandler handler(
+  static CapabilityHandler handler(
       String id, Function<CapabilityHandler.Invocation, JsonNode> run) {
     return new CapabilityHandler() {
       @Override

@@ -46,3 +46,21 @@ CREATE TABLE capability_daily_counts (
   used            INTEGER NOT NULL,
   PRIMARY KEY (org_id, assistant_id, capability_id, day)
 );
+
+-- Reminders and tasks the built-in handlers keep for an assistant, with their due times. A due
+-- reminder is delivered once (open -> delivered, a conditional update) on the organization's
+-- webhooks.
+CREATE TABLE assistant_items (
+  id              TEXT PRIMARY KEY,
+  org_id          TEXT NOT NULL REFERENCES organizations (id),
+  assistant_id    TEXT NOT NULL,
+  kind            TEXT NOT NULL,
+  text            TEXT NOT NULL,
+  due_at          BIGINT,
+  status          TEXT NOT NULL,
+  created_at      BIGINT NOT NULL,
+  closed_at       BIGINT,
+  tool_call_id    TEXT
+);
+CREATE INDEX assistant_items_due ON assistant_items (status, due_at);
+CREATE INDEX assistant_items_assistant ON assistant_items (org_id, assistant_id, kind, id);

@@ -64,7 +64,9 @@ abstract class CapabilityExecutionContract {
       "search_org_knowledge",
       "remember_preferences",
       "track_team_decisions",
-      "take_meeting_notes");
+      "take_meeting_notes",
+      "set_reminders",
+      "manage_tasks");
 
   @Test
   void theRegistryMarksOnlyCapabilitiesWithAHandlerExecutable() {

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class AssistantChatTest {
   @RegisterExtension
-  static final GatewayFixture gateway = new GatewayFixture("growth", Map.of());
+  static final GatewayFixture gateway =
+      new GatewayFixture("growth", Map.of("ENGRAM_ALERT_INTERVAL_SECONDS", "1"));
 
   static String admin;
   /** A context token that may request actions. */
@@ -288,6 +289,113 @@ class AssistantChatTest {
     assertThat(stored.get("text").asText()).startsWith("We ship on Thursdays");
     assertThat(stored.at("/metadata/capability").asText()).isEqualTo("track_team_decisions");
     assertThat(stored.at("/metadata/assistantId").asText()).isEqualTo(assistant);
+  }
+
+  @Test
+  void aReminderFallsDueOnTheOrganizationsWebhook() throws Exception {
+    List<JsonNode> events = new CopyOnWriteArrayList<>();
+    HttpServer hook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    hook.createContext("/", exchange -> {
+      events.add(Json.read(
+          new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8),
+          JsonNode.class));
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    hook.start();
+    try {
+      assertThat(gateway
+              .server
+              .http
+              .post("/v1/organizations/" + gateway.orgId + "/alert-channels")
+              .bearer(admin)
+              .json("{\"url\":\"http://127.0.0.1:" + hook.getAddress().getPort() + "/hook\"}")
+              .send()
+              .status())
+          .isEqualTo(201);
+      // Reminders are a personal assistant's (scope user).
+      String owner = gateway
+          .server
+          .createUser(gateway.orgId, "dana@example.com", "member", "correct-horse-battery")
+          .get("id")
+          .asText();
+      Http.Response created = gateway
+          .server
+          .http
+          .post("/api/assistants")
+          .bearer(admin)
+          .json(
+              "{\"name\":\"Dana's\",\"type\":\"employee_personal\",\"ownerId\":\"" + owner + "\"}")
+          .send();
+      String assistant = created.json().at("/assistant/_id").asText();
+      patch(assistant, "{\"capabilities\":[\"answer_questions\",\"set_reminders\"]}");
+      String due =
+          gateway.server.clock.instant().plus(java.time.Duration.ofHours(1)).toString();
+      chat(
+          admin,
+          assistant,
+          "[call:set_reminders {\"text\":\"Call Ada\",\"due_at\":\"" + due + "\"}]",
+          "\"memory\":false");
+      JsonNode told = lastToolResult();
+      assertThat(told.get("status").asText()).as(told.toString()).isEqualTo("executed");
+      String reminder = told.at("/result/reminder_id").asText();
+      Thread.sleep(1500);
+      assertThat(events).noneMatch(e -> e.path("type").asText().equals("reminder.due"));
+      gateway.server.clock.advance(java.time.Duration.ofHours(2));
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (events.stream().noneMatch(e -> e.path("type").asText().equals("reminder.due"))
+          && System.currentTimeMillis() < deadline) {
+        Thread.sleep(100);
+      }
+      JsonNode event = events.stream()
+          .filter(e -> e.path("type").asText().equals("reminder.due"))
+          .findFirst()
+          .orElseThrow();
+      assertThat(event.at("/reminder/id").asText()).isEqualTo(reminder);
+      assertThat(event.at("/reminder/text").asText()).isEqualTo("Call Ada");
+      Thread.sleep(1500); // delivered once, not at every tick
+      assertThat(events.stream().filter(e -> e.path("type").asText().equals("reminder.due")))
+          .hasSize(1);
+    } finally {
+      hook.stop(0);
+    }
+  }
+
+  @Test
+  void tasksAreCreatedListedAndCompleted() {
+    String assistant = assistant("{\"capabilities\":[\"answer_questions\",\"manage_tasks\"]}");
+    chat(actor, assistant, "[call:manage_tasks {\"action\":\"create\",\"title\":\"Ship it\"}]", "");
+    String task = lastToolResult().at("/result/task_id").asText();
+    chat(actor, assistant, "[call:manage_tasks {\"action\":\"list\"}]", "");
+    assertThat(lastToolResult().at("/result/open_tasks/0/title").asText()).isEqualTo("Ship it");
+    chat(
+        actor,
+        assistant,
+        "[call:manage_tasks {\"action\":\"complete\",\"task_id\":\"" + task + "\"}]",
+        "");
+    assertThat(lastToolResult().at("/result/status").asText()).isEqualTo("done");
+    chat(actor, assistant, "[call:manage_tasks {\"action\":\"list\"}]", "");
+    assertThat(lastToolResult().at("/result/open_tasks")).isEmpty();
+  }
+
+  @Test
+  void anAgentsBoundaryBoundsWhatAHandlerReads() {
+    String sales = gateway.remember("Sales: the Q3 discount code is AUTUMN.", "sales");
+    String support = gateway.remember("Support: the Q3 escalation path is Tier 2.", "support");
+    String assistant =
+        assistant("{\"capabilities\":[\"answer_questions\",\"search_org_knowledge\"]}");
+    Http.Response reply = gateway
+        .server
+        .http
+        .post("/v1/agents/support/assistants/" + assistant + "/chat/completions")
+        .bearer(actor)
+        .json(GatewayFixture.body(
+            "[call:search_org_knowledge {\"query\":\"Q3\"}]", "\"memory\":false"))
+        .send();
+    assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+    List<String> found = new ArrayList<>();
+    lastToolResult().at("/result/memories").forEach(m -> found.add(m.get("id").asText()));
+    assertThat(found).contains(support).doesNotContain(sales);
   }
 
   @Test
