@@ -8,6 +8,7 @@
 //   ENGRAM_LIMITED_KEY   an API key allowed 1 request per minute
 //   ENGRAM_REMOTE_MODEL  the id served by the fake upstream (DEFAULT_MODEL)
 //   ENGRAM_LOCAL_MODEL   the id served in-process by jlama
+//   ENGRAM_ASSISTANT_BASE_URL  http://127.0.0.1:<port>/v1/assistants/<id>: an assistant that keeps tasks
 // The fake upstream answers "Hello from the upstream." and obeys [upstream:endless|429|500] in a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -346,6 +347,30 @@ test('the Vercel AI SDK default provider: generateObject with a schema (remote e
     schema: z.object({ answer: z.string() }),
   });
   assert.deepEqual(object, { answer: 'Hello from the upstream.' });
+});
+
+// A conversation as an assistant: the model calls a capability (the fake upstream obeys [call:...]),
+// Engram carries it out and the model answers; the client sees an ordinary stream, tool calls unseen.
+test('an assistant whose capability acts: the client sees an ordinary stream (remote engine)', async () => {
+  const assistant = new OpenAI({ baseURL: env('ENGRAM_ASSISTANT_BASE_URL'), apiKey: env('ENGRAM_API_KEY'), maxRetries: 0 });
+  const stream = await assistant.chat.completions.create({
+    model: REMOTE, stream: true, memory: false,
+    messages: user('[call:manage_tasks {"action":"create","title":"Ship it"}]'),
+  });
+  let text = '';
+  const finishes = [];
+  for await (const chunk of stream) {
+    const choice = chunk.choices[0];
+    if (!choice) continue;
+    assert.equal(choice.delta.tool_calls, undefined);
+    text += choice.delta.content ?? '';
+    if (choice.finish_reason) finishes.push(choice.finish_reason);
+  }
+  assert.equal(text, 'Hello from the upstream.');
+  assert.deepEqual(finishes, ['stop']);
+  const whole = await assistant.chat.completions.create({
+    model: REMOTE, memory: false, messages: user('[call:manage_tasks {"action":"list"}]') });
+  assert.equal(whole.choices[0].message.content, 'Hello from the upstream.');
 });
 
 // LangChain JS's ChatOpenAI (the newest @langchain/openai that runs on Node 20), invoke and stream.

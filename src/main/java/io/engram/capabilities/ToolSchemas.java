@@ -141,7 +141,7 @@ public final class ToolSchemas {
           "take_meeting_notes",
           c -> object(
                   "title", text("The meeting", 300),
-                  "notes", text("The notes", 20_000),
+                  "notes", text("The notes", 7_500),
                   "action_items", array(text("An action item", 1000), 0, 50))
               .required("title", "notes")
               .build()),

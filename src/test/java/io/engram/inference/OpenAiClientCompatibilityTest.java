@@ -20,6 +20,29 @@ import org.junit.jupiter.api.Test;
  */
 class OpenAiClientCompatibilityTest {
 
+  /** A shared assistant that keeps tasks (a built-in capability), for the assistant route. */
+  private static String taskAssistant(TestServer server, String orgId) {
+    String admin = server.apiKey(orgId, 1000, "admin");
+    String id = server
+        .http
+        .post("/api/assistants")
+        .bearer(admin)
+        .json("{\"name\":\"Desk\",\"type\":\"org_shared\"}")
+        .send()
+        .json()
+        .at("/assistant/_id")
+        .asText();
+    assertThat(server
+            .http
+            .patch("/api/assistants/" + id + "/capabilities")
+            .bearer(admin)
+            .json("{\"capabilities\":[\"answer_questions\",\"manage_tasks\"]}")
+            .send()
+            .status())
+        .isEqualTo(200);
+    return id;
+  }
+
   @Test
   void theOfficialOpenAiClientWorksUnchanged() throws Exception {
     Path models = Files.createTempDirectory("engram-compat-models");
@@ -33,7 +56,10 @@ class OpenAiClientCompatibilityTest {
             .env("WORKER_PROCESSES", "2")
             .start()) {
       String orgId = server.createOrganization("seed");
+      String assistant = taskAssistant(server, orgId);
       Map<String, String> env = Map.of(
+          "ENGRAM_ASSISTANT_BASE_URL",
+          "http://127.0.0.1:" + server.engram.port() + "/v1/assistants/" + assistant,
           "ENGRAM_BASE_URL",
           "http://127.0.0.1:" + server.engram.port() + "/v1",
           "ENGRAM_API_KEY",
@@ -46,7 +72,7 @@ class OpenAiClientCompatibilityTest {
           GatewayFixture.MODEL,
           "ENGRAM_LOCAL_MODEL",
           TinyModel.ID);
-      NodeSuite.run("openai-compat.test.mjs", env).assertPassed(24);
+      NodeSuite.run("openai-compat.test.mjs", env).assertPassed(25);
       // The stream the client aborted was aborted upstream too, not left running.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (upstream.streamsAbandoned() == 0 && System.nanoTime() < deadline) {
