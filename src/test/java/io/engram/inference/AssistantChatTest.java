@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import io.engram.platform.crypto.SigningSecrets;
 import io.engram.platform.json.Json;
 import io.engram.support.Http;
 import java.io.IOException;
@@ -14,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,8 +34,9 @@ class AssistantChatTest {
   /** A context token that may request actions. */
   static String actor;
 
-  static Bridge orders;
-  static Bridge refunds;
+  static ActionFixtures actions;
+  static ActionFixtures.Bridge orders;
+  static ActionFixtures.Bridge refunds;
 
   private static final String ORDER = "[call:create_orders {\"order_type\":\"purchase\","
       + "\"items\":[{\"sku\":\"A1\",\"quantity\":2}]}]";
@@ -47,8 +46,9 @@ class AssistantChatTest {
     admin = gateway.server.apiKey(gateway.orgId, 1000, "admin");
     actor = gateway.server.token(
         gateway.orgId, null, "inference:chat", "actions:request", "memory:read", "memory:write");
-    orders = new Bridge("create_orders");
-    refunds = new Bridge("process_refunds");
+    actions = new ActionFixtures(gateway.server, gateway.orgId, admin);
+    orders = actions.bridge("create_orders");
+    refunds = actions.bridge("process_refunds");
   }
 
   @AfterAll
@@ -77,7 +77,7 @@ class AssistantChatTest {
         .extracting(JsonNode::asText)
         .containsExactly("purchase", "restock");
     // The bridge got one signed call, with the tool call id as the idempotency key.
-    Bridge.Received received = orders.last();
+    ActionFixtures.Bridge.Received received = orders.last();
     assertThat(received.signatureValid()).isTrue();
     assertThat(received.body().at("/arguments/order_type").asText()).isEqualTo("purchase");
     assertThat(received.body().get("assistant_id").asText()).isEqualTo(assistant);
@@ -399,6 +399,71 @@ class AssistantChatTest {
   }
 
   @Test
+  void theClientsOwnToolsStillGoBackToTheClient() {
+    String assistant = assistant(ordersConfig(3, false));
+    String tools = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+        + "\"parameters\":{\"type\":\"object\"}}}]";
+    Http.Response reply = chat(actor, assistant, "Weather in Lyon?", tools);
+    assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+    JsonNode choice = reply.json().at("/choices/0");
+    assertThat(choice.get("finish_reason").asText()).isEqualTo("tool_calls");
+    assertThat(choice.at("/message/tool_calls/0/function/name").asText()).isEqualTo("get_weather");
+    // The model was offered both: the client's tool, then the assistant's capabilities.
+    JsonNode offered = gateway.upstream.lastRequest();
+    assertThat(tool(offered, "get_weather")).isNotNull();
+    assertThat(tool(offered, "create_orders")).isNotNull();
+    // A client tool named like a capability would be ambiguous.
+    Http.Response clash =
+        chat(actor, assistant, "Hi", tools.replace("get_weather", "create_orders"));
+    assertThat(clash.status()).isEqualTo(400);
+    assertThat(clash.json().at("/error/param").asText()).isEqualTo("tools[0].function.name");
+  }
+
+  @Test
+  void badBridgesAreRefusedNamingTheField() {
+    String[][] cases = {
+      {"{\"capability\":\"teleport\",\"url\":\"https://example.com\"}", "capability"},
+      {"{\"capability\":\"search_org_knowledge\",\"url\":\"https://example.com\"}", "capability"},
+      {"{\"capability\":\"answer_questions\",\"url\":\"https://example.com\"}", "capability"},
+      {"{\"capability\":\"track_orders\",\"url\":\"ftp://example.com\"}", "url"},
+      {"{\"capability\":\"track_orders\",\"url\":\"https://u:p@example.com\"}", "url"},
+      {
+        "{\"capability\":\"track_orders\",\"url\":\"https://example.com\",\"timeout_ms\":5}",
+        "timeout_ms"
+      },
+      {"{\"capability\":\"track_orders\"}", "url"},
+      {"{\"capability\":\"track_orders\",\"url\":\"https://example.com\",\"x\":1}", "x"},
+    };
+    for (String[] bad : cases) {
+      Http.Response refused = gateway
+          .server
+          .http
+          .post("/v1/organizations/" + gateway.orgId + "/action-bridges")
+          .bearer(admin)
+          .json(bad[0])
+          .send();
+      assertThat(refused.status()).as(bad[0]).isEqualTo(400);
+      assertThat(refused.json().at("/error/param").asText()).as(bad[0]).isEqualTo(bad[1]);
+    }
+    Http.Response twice = gateway
+        .server
+        .http
+        .post("/v1/organizations/" + gateway.orgId + "/action-bridges")
+        .bearer(admin)
+        .json("{\"capability\":\"create_orders\",\"url\":\"https://example.com\"}")
+        .send();
+    assertThat(twice.status()).isEqualTo(409);
+    assertThat(gateway
+            .server
+            .http
+            .get("/v1/organizations/" + gateway.orgId + "/capability-executions?status=done")
+            .bearer(admin)
+            .send()
+            .status())
+        .isEqualTo(400);
+  }
+
+  @Test
   void anotherOrganizationsAssistantAndExecutionsDoNotExist() {
     String assistant = assistant(ordersConfig(3, false));
     chat(actor, assistant, ORDER, "");
@@ -440,36 +505,15 @@ class AssistantChatTest {
   // ---- helpers
 
   private static String ordersConfig(int perDay, boolean approval) {
-    return "{\"capabilities\":[\"answer_questions\",\"create_orders\",\"search_org_knowledge\"],"
-        + "\"capabilityConfigs\":{\"create_orders\":{\"allowedOrderTypes\":[\"purchase\","
-        + "\"restock\"],\"maxOrdersPerDay\":" + perDay + ",\"requiresApproval\":" + approval
-        + "}}}";
+    return ActionFixtures.ordersConfig(perDay, approval);
   }
 
-  /** A new shared assistant with these capabilities; its id. */
   private static String assistant(String capabilities) {
-    Http.Response created = gateway
-        .server
-        .http
-        .post("/api/assistants")
-        .bearer(admin)
-        .json("{\"name\":\"Desk\",\"type\":\"org_shared\"}")
-        .send();
-    assertThat(created.status()).as(created.text()).isEqualTo(201);
-    String id = created.json().at("/assistant/_id").asText();
-    patch(id, capabilities);
-    return id;
+    return actions.assistant(capabilities);
   }
 
   private static void patch(String assistant, String json) {
-    Http.Response patched = gateway
-        .server
-        .http
-        .patch("/api/assistants/" + assistant + "/capabilities")
-        .bearer(admin)
-        .json(json)
-        .send();
-    assertThat(patched.status()).as(patched.text()).isEqualTo(200);
+    actions.patch(assistant, json);
   }
 
   private static Http.Response chat(
@@ -524,62 +568,5 @@ class AssistantChatTest {
             + decision)
         .bearer(credential)
         .send();
-  }
-
-  /**
-   * An organization's own system for one capability: a local HTTP server registered as the
-   * capability's action bridge. It checks each call's signature with the secret Engram showed
-   * once, and answers with a new order id.
-   */
-  static final class Bridge {
-    record Received(JsonNode body, String idempotencyKey, boolean signatureValid) {}
-
-    final HttpServer server;
-    final String secret;
-    private final List<Received> received = new CopyOnWriteArrayList<>();
-    private final AtomicInteger ids = new AtomicInteger();
-
-    Bridge(String capability) throws IOException {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/", exchange -> {
-        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        String signature = exchange.getRequestHeaders().getFirst("X-Engram-Signature");
-        long seconds = Long.parseLong(signature.substring(2, signature.indexOf(',')));
-        received.add(new Received(
-            Json.read(body, JsonNode.class),
-            exchange.getRequestHeaders().getFirst("Idempotency-Key"),
-            signature.equals(SigningSecrets.signature(secret(), seconds, body))));
-        byte[] answer = ("{\"order_id\":\"ord_" + ids.incrementAndGet()
-                + "\",\"status\":\"created\"}")
-            .getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
-        exchange.sendResponseHeaders(200, answer.length);
-        exchange.getResponseBody().write(answer);
-        exchange.close();
-      });
-      server.start();
-      Http.Response registered = gateway
-          .server
-          .http
-          .post("/v1/organizations/" + gateway.orgId + "/action-bridges")
-          .bearer(admin)
-          .json("{\"capability\":\"" + capability + "\",\"url\":\"http://127.0.0.1:"
-              + server.getAddress().getPort() + "/bridge\",\"timeout_ms\":5000}")
-          .send();
-      assertThat(registered.status()).as(registered.text()).isEqualTo(201);
-      secret = registered.json().get("secret").asText();
-    }
-
-    private String secret() {
-      return secret;
-    }
-
-    int count() {
-      return received.size();
-    }
-
-    Received last() {
-      return received.getLast();
-    }
   }
 }
