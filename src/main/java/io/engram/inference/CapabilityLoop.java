@@ -71,7 +71,7 @@ final class CapabilityLoop {
       JsonNode clientCalls =
           step.request().stream() ? sink.clientCalls() : clientCalls(generation.toolCalls());
       Generation.Usage usage = new Generation.Usage(prompt, completion);
-      if (calls.isEmpty() || done > maxSteps) {
+      if (calls.isEmpty() || done >= maxSteps) {
         return new Gateway.Outcome(
             new Generation(text.toString(), finish(generation, clientCalls), usage, clientCalls),
             usage);
@@ -83,7 +83,7 @@ final class CapabilityLoop {
             new Generation(text.toString(), "tool_calls", usage, clientCalls), usage);
       }
       ObjectNode tooling = step.request().tooling();
-      if (done == maxSteps && tooling != null && tooling.has("tools")) {
+      if (done == maxSteps - 1 && tooling != null && tooling.has("tools")) {
         tooling = tooling.deepCopy().put("tool_choice", "none"); // the last step answers in words
       }
       step = gateway.continued(step, turn, tooling);

@@ -399,6 +399,20 @@ class AssistantChatTest {
   }
 
   @Test
+  void aModelThatKeepsCallingIsStoppedAfterTheStepLimit() {
+    String assistant = assistant("{\"capabilities\":[\"answer_questions\",\"manage_tasks\"]}");
+    int before = gateway.upstream.requests().size();
+    Http.Response reply = chat(actor, assistant, "[call*:manage_tasks {\"action\":\"list\"}]", "");
+    assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+    assertThat(reply.json().at("/choices/0/message/content").asText())
+        .isEqualTo("Hello from the upstream.");
+    // ENGRAM_ASSISTANT_MAX_TOOL_STEPS (5) rounds were carried out, then one step with no tools.
+    assertThat(executions("assistant_id=" + assistant)).hasSize(5);
+    assertThat(gateway.upstream.requests()).hasSize(before + 6);
+    assertThat(gateway.upstream.lastRequest().get("tool_choice").asText()).isEqualTo("none");
+  }
+
+  @Test
   void theClientsOwnToolsStillGoBackToTheClient() {
     String assistant = assistant(ordersConfig(3, false));
     String tools = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","

@@ -220,6 +220,9 @@ public final class FakeUpstream implements AutoCloseable {
   private static boolean callsATool(JsonNode body) {
     JsonNode messages = body.path("messages");
     JsonNode last = messages.path(messages.size() - 1);
+    if (!"none".equals(body.path("tool_choice").asText()) && callsEveryStep(messages)) {
+      return true;
+    }
     boolean asked = body.path("tools").size() > 0
         // A [call:...] directive makes the fake call that tool even when none is offered, as a
         // model that makes a name up would.
@@ -232,14 +235,26 @@ public final class FakeUpstream implements AutoCloseable {
 
   /**
    * Which tool the fake calls: a user message's {@code [call:NAME ARGS]} (or {@code
-   * [call#ID:NAME ARGS]} to fix the call's id) names it and its JSON arguments; otherwise the
+   * [call#ID:NAME ARGS]} to fix the call's id, {@code [call*:NAME ARGS]} to call it at every step
+   * until told {@code tool_choice: none}) names it and its JSON arguments; otherwise the
    * first tool, with {@code {"city": "Lyon"}}. Named calls get a fresh id each time, as a model's do.
    */
   private record PlannedCall(String id, String name, String arguments) {}
 
   private static final Pattern CALL =
-      Pattern.compile("\\[call(?:#([A-Za-z0-9_-]+))?:([a-z_]+) (\\{.*})]");
+      Pattern.compile("\\[call(?:#([A-Za-z0-9_-]+))?(\\*?):([a-z_]+) (\\{.*})]");
   private final AtomicInteger callIds = new AtomicInteger();
+
+  /** {@code [call*:...]} in the last user message: the fake calls again after every result. */
+  private static boolean callsEveryStep(JsonNode messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i).path("role").asText().equals("user")) {
+        Matcher matcher = CALL.matcher(messages.get(i).path("content").asText(""));
+        return matcher.find() && !matcher.group(2).isEmpty();
+      }
+    }
+    return false;
+  }
 
   private PlannedCall plannedCall(JsonNode body) {
     JsonNode messages = body.path("messages");
@@ -249,7 +264,7 @@ public final class FakeUpstream implements AutoCloseable {
         if (matcher.find()) {
           String id =
               matcher.group(1) != null ? matcher.group(1) : "call_n" + callIds.incrementAndGet();
-          return new PlannedCall(id, matcher.group(2), matcher.group(3));
+          return new PlannedCall(id, matcher.group(3), matcher.group(4));
         }
         break;
       }
