@@ -14,8 +14,10 @@ import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -112,8 +114,7 @@ public final class ActionRoutes implements RouteModule {
           "Capability " + capability.label() + " is carried out by Engram itself; it takes no "
               + "bridge");
     }
-    if (ToolSchemas.parameters(capabilityId, io.engram.platform.json.Json.MAPPER.createObjectNode())
-        .isEmpty()) {
+    if (ToolSchemas.parameters(capabilityId, Json.MAPPER.createObjectNode()).isEmpty()) {
       throw ApiException.badRequest(
           "capability", "Capability " + capability.label() + " is not a tool: it takes no bridge");
     }
@@ -130,7 +131,7 @@ public final class ActionRoutes implements RouteModule {
 
   private void listExecutions(Context ctx) {
     String orgId = managed(ctx).orgId();
-    Execution.Status status = java.util.Optional.ofNullable(ctx.queryParam("status"))
+    Execution.Status status = Optional.ofNullable(ctx.queryParam("status"))
         .map(value -> Arrays.stream(Execution.Status.values())
             .filter(s -> s.wireName().equals(value))
             .findFirst()

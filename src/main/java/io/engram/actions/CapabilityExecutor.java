@@ -19,10 +19,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +56,7 @@ public final class CapabilityExecutor {
       String assistantId,
       CapabilityVersion inForce,
       Map<String, ObjectNode> tools,
-      java.util.Set<String> capabilityTools) {
+      Set<String> capabilityTools) {
 
     public boolean offers(String name) {
       return tools.containsKey(name);
@@ -111,8 +113,8 @@ public final class CapabilityExecutor {
     return new Offer(inForce.assistantId(), inForce, Map.of(), capabilityTools());
   }
 
-  private java.util.Set<String> capabilityTools() {
-    java.util.Set<String> ids = new java.util.HashSet<>();
+  private Set<String> capabilityTools() {
+    Set<String> ids = new HashSet<>();
     registry.all().forEach(c -> {
       if (ToolSchemas.parameters(c.id(), Json.MAPPER.createObjectNode()).isPresent()) {
         ids.add(c.id());

@@ -19,6 +19,8 @@ import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -100,8 +102,8 @@ public final class AssistantChatRoutes implements RouteModule {
     }
   }
 
-  private static java.util.Set<String> clientTools(ChatRequest chat) {
-    java.util.Set<String> names = new java.util.HashSet<>();
+  private static Set<String> clientTools(ChatRequest chat) {
+    Set<String> names = new HashSet<>();
     if (chat.tooling() != null) {
       chat.tooling()
           .path("tools")

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A conversation as an assistant, step by step: the model answers; when it called capability
@@ -30,7 +31,7 @@ final class CapabilityLoop {
   private final Principal caller;
   private final String agent;
   private final CapabilityExecutor.Offer offer;
-  private final java.util.Set<String> clientTools;
+  private final Set<String> clientTools;
   private final String requestId;
   private final int maxSteps;
 
@@ -40,7 +41,7 @@ final class CapabilityLoop {
       Principal caller,
       String agent,
       CapabilityExecutor.Offer offer,
-      java.util.Set<String> clientTools,
+      Set<String> clientTools,
       String requestId,
       int maxSteps) {
     this.gateway = gateway;
