@@ -3,7 +3,8 @@
 #   1. the fake upstream directly (bench/fake-upstream.mjs, loopback, answers at once),
 #   2. Engram in front of it, memory off,
 #   3. Portkey's open-source gateway (@portkey-ai/gateway from npm) in front of it,
-#   4. Engram with memory on, the organization holding 10,000 memories,
+#   4. Engram with memory on, the organization holding 10,000 memories, every request a different
+#      question (VARY=true in bench/chat.lua: nothing cached can answer it),
 # then time to first chunk of streamed replies (bench/first-chunk.mjs) direct and through Engram.
 # Portkey is installed into /tmp/portkey (not into the project). Results: docs/benchmarks.md.
 #   bash bench/gateway-bench.sh [seconds per run, default 20]
@@ -70,8 +71,7 @@ for round in 1 2; do
   load "direct       " http://127.0.0.1:9100/v1/chat/completions
   load "engram-off   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off
   load "portkey      " http://127.0.0.1:8787/v1/chat/completions AUTH=sk-fake "EXTRA_HEADERS=$PORTKEY_HEADERS"
-  load "engram-memory" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY \
-    "QUERY=What did Dana ask about the enterprise plan for Acme?"
+  load "engram-memory" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY VARY=true
 done
 curl -s -D - -o /dev/null http://127.0.0.1:8000/v1/chat/completions -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
   -d '{"model":"fake-model","messages":[{"role":"user","content":"What did Dana ask about the enterprise plan for Acme?"}]}' \
