@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  *
  * with activation the normalized ACT-R base level ({@link Activation}). Scaling rather than adding
  * means an irrelevant memory cannot rise on activation alone, while of two equally relevant
- * memories the more used, more recent and more certain one comes first.
+ * memories the more used, more recent and more certain one comes first. In hybrid mode a memory
+ * may then rise by the context of a hit next to it in time ({@link ContextSpread}).
  */
 public final class ActivationRanker {
   /** Share of BM25 in hybrid relevance; the rest is vector similarity. Tuned on LoCoMo (docs/benchmarks.md). */
@@ -43,7 +44,28 @@ public final class ActivationRanker {
       double baseLevel,
       double activation,
       double confidence,
-      double score) {}
+      double score,
+      String contextOf) {
+
+    /**
+     * The same explanation, its score raised to {@code lent} by the hit it neighbours in time
+     * ({@link ContextSpread}): the final score, and where it came from.
+     */
+    Explanation lentBy(String hitId, double lent) {
+      return new Explanation(
+          lexicalRank,
+          bm25,
+          vectorRank,
+          similarity,
+          subjectMatch,
+          relevance,
+          baseLevel,
+          activation,
+          confidence,
+          lent,
+          hitId);
+    }
+  }
 
   public record Ranked(MemoryRecord memory, Explanation explanation) {
     public double score() {
@@ -113,7 +135,8 @@ public final class ActivationRanker {
               baseLevel,
               activation,
               memory.confidence(),
-              score)));
+              score,
+              null)));
     }
     ranked.sort(Comparator.comparingDouble(Ranked::score)
         .reversed()

@@ -5,6 +5,7 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -16,7 +17,7 @@ import org.apache.lucene.search.similarities.BM25Similarity;
  */
 public final class MemoryDocument {
   /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
-  static final String LAYOUT = "2";
+  static final String LAYOUT = "3";
 
   static final String ID = "id";
   static final String ORG = "org";
@@ -52,6 +53,8 @@ public final class MemoryDocument {
     }
     doc.add(new StringField(KIND, memory.kind().id(), Field.Store.NO));
     doc.add(new LongPoint(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
+    // Sortable too: a hit's neighbours in time are found by sorting on it (MemorySearch).
+    doc.add(new NumericDocValuesField(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
     doc.add(new TextField(TEXT, memory.indexedText(), Field.Store.NO));
     doc.add(
         new KnnFloatVectorField(VECTOR, memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));

@@ -2,6 +2,7 @@ package io.engram.memory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,6 +24,8 @@ import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
@@ -38,6 +41,9 @@ public final class MemorySearch {
 
   /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
   public record Hit(String memoryId, float score) {}
+
+  /** A memory near another in time: {@code steps} 1 for the next one on its side, 2 after. */
+  public record Near(String memoryId, int steps) {}
 
   /** What a search may return: the organization, the agents it sees, and the caller's filters. */
   public record Filter(
@@ -81,6 +87,36 @@ public final class MemorySearch {
   }
 
   /**
+   * The memories nearest in time to one that occurred at {@code at}: up to {@code side} just
+   * before it and {@code side} just after, within {@code window}, with their distance in steps.
+   * Memories of the very same instant are not neighbours: nothing says which came first.
+   */
+  public List<Near> neighbours(Filter filter, Instant at, int side, Duration window) {
+    long t = at.toEpochMilli();
+    List<Near> nearest = new ArrayList<>(2 * side);
+    List<String> before = inTime(filter, t - window.toMillis(), t - 1, side, true);
+    for (int i = 0; i < before.size(); i++) {
+      nearest.add(new Near(before.get(i), i + 1));
+    }
+    List<String> after = inTime(filter, t + 1, t + window.toMillis(), side, false);
+    for (int i = 0; i < after.size(); i++) {
+      nearest.add(new Near(after.get(i), i + 1));
+    }
+    return nearest;
+  }
+
+  private List<String> inTime(Filter filter, long from, long to, int k, boolean latestFirst) {
+    Query query = new BooleanQuery.Builder()
+        .add(
+            LongPoint.newRangeQuery(MemoryDocument.OCCURRED_AT, from, to), BooleanClause.Occur.MUST)
+        .add(filterQuery(filter), BooleanClause.Occur.FILTER)
+        .build();
+    Sort byTime =
+        new Sort(new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG, latestFirst));
+    return search(query, k, byTime).stream().map(Hit::memoryId).toList();
+  }
+
+  /**
    * The query's analyzed terms with their counts, the first {@value #MAX_QUERY_TERMS} distinct ones:
    * a long query must not exceed Lucene's clause limit (1,024), which would fail the request.
    */
@@ -103,10 +139,15 @@ public final class MemorySearch {
   }
 
   private List<Hit> search(Query query, int k) {
+    return search(query, k, null);
+  }
+
+  /** The top {@code k} by score, or in {@code order} when one is given. */
+  private List<Hit> search(Query query, int k, Sort order) {
     try {
       IndexSearcher searcher = searchers.acquire();
       try {
-        TopDocs top = searcher.search(query, k);
+        TopDocs top = order == null ? searcher.search(query, k) : searcher.search(query, k, order);
         StoredFields stored = searcher.storedFields();
         List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
         for (ScoreDoc doc : top.scoreDocs) {

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -473,9 +474,34 @@ public final class MemoryService implements AutoCloseable {
     List<MemoryRecord> candidates = rows.values().stream()
         .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
         .toList();
-    List<ActivationRanker.Ranked> ranked = new ActivationRanker(
-            request.mode(), request.useActivation())
-        .rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
+    ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation());
+    List<ActivationRanker.Ranked> ranked =
+        ranker.rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
+    if (request.mode() == RetrievalRequest.RankingMode.HYBRID) {
+      // Context around the best hits: their neighbours in time join the candidates (scored as
+      // any candidate is), then may rise by what the hits lend them.
+      Map<String, List<MemorySearch.Near>> around = new HashMap<>();
+      Set<String> outside = new LinkedHashSet<>();
+      for (ActivationRanker.Ranked hit : ContextSpread.lenders(ranked)) {
+        List<MemorySearch.Near> near = index
+            .search()
+            .neighbours(
+                filter, hit.memory().occurredAt(), ContextSpread.SIDE, ContextSpread.WINDOW);
+        around.put(hit.memory().id(), near);
+        near.stream()
+            .map(MemorySearch.Near::memoryId)
+            .filter(id -> !rows.containsKey(id))
+            .forEach(outside::add);
+      }
+      if (!outside.isEmpty()) {
+        List<MemoryRecord> more = new ArrayList<>(candidates);
+        store.findAll(caller.orgId(), outside).values().stream()
+            .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
+            .forEach(more::add);
+        ranked = ranker.rank(request.query(), more, lexicalHits, vectorHits, queryVector, now);
+      }
+      ranked = ContextSpread.apply(ranked, around);
+    }
     List<ActivationRanker.Ranked> top =
         List.copyOf(ranked.subList(0, Math.min(request.limit(), ranked.size())));
     if (request.recordUse() && !top.isEmpty()) {

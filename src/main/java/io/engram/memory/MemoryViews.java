@@ -146,6 +146,8 @@ public final class MemoryViews {
         "activation",
         Map.of("baseLevel", round(e.baseLevel()), "normalized", round(e.activation())));
     explanation.put("confidence", e.confidence());
+    // Set when the score was lent by a hit next to it in time (its context); else null.
+    explanation.put("contextOf", e.contextOf());
     explanation.put("score", round(e.score()));
     view.put("explanation", explanation);
     return view;

@@ -1,0 +1,80 @@
+package io.engram.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.json.Json;
+import io.engram.support.TestServer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Context around a hit, through the HTTP API: the turn after a relevant one rises with it (its
+ * explanation names the hit that lent its score), while memories of the same instant, far in
+ * time, or outside the caller's boundary do not.
+ */
+class ContextSpreadTest {
+  static TestServer server;
+  static Memories memories;
+  static final Instant SESSION = Instant.parse("2026-05-01T18:00:00Z");
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.start();
+    String org = server.createOrganization("growth");
+    memories = Memories.of(server, server.token(org, null, "memory:read", "memory:write"));
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  private static String at(String text, Instant when) {
+    return memories.remember(text, Map.of("occurredAt", when.toString(), "subject", "Melanie"));
+  }
+
+  private static List<JsonNode> retrieve(String query, String mode) {
+    JsonNode body = memories
+        .retrieve(Json.write(Map.of("query", query, "limit", 10, "mode", mode)))
+        .json();
+    List<JsonNode> ranked = new ArrayList<>();
+    body.get("memories").forEach(ranked::add);
+    return ranked;
+  }
+
+  @Test
+  void theTurnAfterAHitRisesWithItAndSaysWhy() {
+    String hit = at("Here is the watercolour I finished of the harbour at dusk", SESSION);
+    String answer = at("Took me three weekends, mostly mornings", SESSION.plusSeconds(1));
+    String sameInstant = at("Cleaning brushes is the worst chore", SESSION);
+    String later = at("Mornings at the gym keep me sane", SESSION.plusSeconds(7200));
+
+    List<JsonNode> ranked = retrieve("How long did the harbour watercolour take?", "hybrid");
+    List<String> ids = ranked.stream().map(m -> m.get("id").asText()).toList();
+    assertThat(ids.get(0)).isEqualTo(hit);
+    JsonNode lifted = ranked.get(ids.indexOf(answer));
+    assertThat(lifted.at("/explanation/contextOf").asText()).isEqualTo(hit);
+    assertThat(lifted.get("score").asDouble())
+        .isLessThan(ranked.get(0).get("score").asDouble())
+        .isEqualTo(lifted.at("/explanation/score").asDouble());
+    for (JsonNode other : ranked) {
+      String lender = other.at("/explanation/contextOf").asText(null);
+      if (other.get("id").asText().equals(sameInstant)) {
+        // Of the same instant as the hit, so not its neighbour (only the answer's, a second on).
+        assertThat(lender).isNotEqualTo(hit);
+      }
+      if (other.get("id").asText().equals(later)) {
+        assertThat(lender).isNull(); // two hours on: another session
+      }
+    }
+    // Only the shipped hybrid ranking spreads; a single mode ranks memories on their own.
+    retrieve("How long did the harbour watercolour take?", "lexical")
+        .forEach(m -> assertThat(m.at("/explanation/contextOf").isNull()).isTrue());
+  }
+}
