@@ -34,7 +34,7 @@ public final class ContextBlock {
     List<String> included = new ArrayList<>();
     for (MemoryRecord memory : ranked) {
       String line = line(memory, mode) + '\n';
-      int lineTokens = TokenCounter.count(line);
+      int lineTokens = lineTokens(line);
       if (tokens + lineTokens > tokenBudget) {
         continue;
       }
@@ -52,6 +52,29 @@ public final class ContextBlock {
         included.size(),
         ranked.size() - included.size(),
         List.copyOf(included));
+  }
+
+  /**
+   * Token counts of lines already seen: the same memories come back request after request, and
+   * counting was a sixth of a memory-on chat's time (docs/benchmarks.md). Bounded: emptied when
+   * full, so it never holds more than {@link #COUNTED_LINES} lines.
+   */
+  private static final int COUNTED_LINES = 50_000;
+
+  private static final java.util.concurrent.ConcurrentHashMap<String, Integer> LINE_TOKENS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static int lineTokens(String line) {
+    Integer known = LINE_TOKENS.get(line);
+    if (known != null) {
+      return known;
+    }
+    int counted = TokenCounter.count(line);
+    if (LINE_TOKENS.size() >= COUNTED_LINES) {
+      LINE_TOKENS.clear();
+    }
+    LINE_TOKENS.put(line, counted);
+    return counted;
   }
 
   static String line(MemoryRecord memory, ContextMode mode) {
