@@ -30,6 +30,11 @@ import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
 import io.engram.inference.Inference;
+import io.engram.instances.FileRoutes;
+import io.engram.instances.FileStore;
+import io.engram.instances.InstanceRoutes;
+import io.engram.instances.StorageLog;
+import io.engram.instances.StorageUsage;
 import io.engram.memory.Embedder;
 import io.engram.memory.McpRoutes;
 import io.engram.memory.MemoryIndex;
@@ -39,6 +44,8 @@ import io.engram.memory.MemorySettingsRoutes;
 import io.engram.memory.MemoryStores;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.AuditLog;
+import io.engram.organizations.Instance;
+import io.engram.organizations.InstanceStore;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
@@ -47,6 +54,7 @@ import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.platform.io.DirectorySize;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.FixedWindowRateLimiter;
@@ -58,6 +66,7 @@ import io.engram.settings.SystemDefaults;
 import io.engram.store.Database;
 import io.engram.store.Databases;
 import io.engram.store.SecretKeys;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -343,6 +352,7 @@ public final class Engram implements AutoCloseable {
           services.organizationService(),
           guard,
           config.server().maxBodyBytes()));
+      modules.addAll(instanceRoutes(config, services, guard, clock));
       modules.add(new ConfigRoutes(
           services.configs(),
           services.organizationService(),
@@ -403,6 +413,38 @@ public final class Engram implements AutoCloseable {
       services.database().close();
       throw e;
     }
+  }
+
+  /**
+   * Instances and their storage: the files live under the data directory's {@code instances}
+   * folder. At start, deletions a stopped node left half done are finished and blobs no file
+   * points at (an upload cut by a crash) are swept.
+   */
+  private static List<RouteModule> instanceRoutes(
+      EngramConfig config, Services services, Guard guard, Clock clock) {
+    Path indexDir = config.storage().dataDir().resolve("index").resolve("memory");
+    InstanceStore instances = new InstanceStore(services.database(), clock);
+    StorageLog log = new StorageLog(services.database(), clock);
+    StorageUsage usage = new StorageUsage(services.database(), () -> DirectorySize.of(indexDir));
+    FileStore files = new FileStore(
+        services.database(), config.storage().dataDir().resolve("instances"), usage, log, clock);
+    for (Instance deleting : instances.deleting()) {
+      files.deleteInstance(deleting.id());
+      instances.purge(deleting.id());
+    }
+    int swept = files.sweep();
+    if (swept > 0) {
+      LOG.info("removed {} unreferenced blobs left by interrupted uploads", swept);
+    }
+    return List.of(
+        new InstanceRoutes(
+            instances,
+            files,
+            services.configs(),
+            services.organizationService(),
+            guard,
+            config.server().maxBodyBytes()),
+        new FileRoutes(files, log, usage, instances, services.organizationService(), guard));
   }
 
   /**

@@ -99,6 +99,32 @@ public final class Guard {
     return limited(ctx, principal);
   }
 
+  /**
+   * Managing something an organization owns whose path does not name the organization (an
+   * instance under {@code /v1/nano/{id}}): the operator, or an API key of the owner with
+   * {@code admin}. {@code owner} gives the owning organization's id (empty: no such thing); what
+   * another organization owns is answered {@code notFound}, as what does not exist is.
+   */
+  public Principal ownerAdmin(
+      Context ctx,
+      java.util.function.Supplier<java.util.Optional<String>> owner,
+      java.util.function.Supplier<ApiException> notFound) {
+    Principal principal = authenticate(ctx);
+    java.util.Optional<String> orgId = owner.get();
+    if (orgId.isEmpty()
+        || principal.kind() != Principal.Kind.ACCOUNT && !orgId.get().equals(principal.orgId())) {
+      throw notFound.get();
+    }
+    if (principal.kind() == Principal.Kind.ACCOUNT) {
+      return principal;
+    }
+    if (!principal.hasPermission(Permission.ADMIN)) {
+      throw ApiException.forbidden(
+          "insufficient_permissions", "This route needs an API key with the admin permission");
+    }
+    return limited(ctx, principal);
+  }
+
   /** Memory and gateway routes: a context access token with the scope. */
   public Principal scope(Context ctx, Scope scope) {
     Principal principal = authenticate(ctx);

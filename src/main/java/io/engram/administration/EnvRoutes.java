@@ -1,11 +1,8 @@
 package io.engram.administration;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
-import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
-import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
@@ -13,9 +10,7 @@ import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.settings.Variables;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * An organization's environment variables: {@code GET/POST /env} and {@code DELETE /env/{name}}
@@ -25,7 +20,6 @@ import java.util.Set;
  */
 public final class EnvRoutes implements RouteModule {
   private static final String ENV = "/v1/organizations/{org_id}/env";
-  private static final int MAX_PER_REQUEST = 100;
 
   private final OrganizationConfigs configs;
   private final OrganizationService organizations;
@@ -75,26 +69,7 @@ public final class EnvRoutes implements RouteModule {
   }
 
   private void set(Context ctx, ManagedOrganization managed, Variables.Layer layer) {
-    JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
-    body.allowOnly(Set.of("variables"));
-    JsonNode variables = body.get("variables");
-    if (variables == null || !variables.isObject() || variables.isEmpty()) {
-      throw ApiException.badRequest(
-          "variables", "'variables' must be an object of names to string values, not empty");
-    }
-    if (variables.size() > MAX_PER_REQUEST) {
-      throw ApiException.badRequest(
-          "variables", "At most " + MAX_PER_REQUEST + " variables per request");
-    }
-    Map<String, String> values = new LinkedHashMap<>();
-    for (var entry : variables.properties()) {
-      if (!entry.getValue().isTextual()) {
-        throw ApiException.badRequest(
-            "variables." + entry.getKey(),
-            "Variable values are strings (the spec's form): send \"" + entry.getValue() + "\"");
-      }
-      values.put(entry.getKey(), entry.getValue().asText());
-    }
+    Map<String, String> values = VariablesBody.read(ctx, maxBodyBytes);
     show(
         ctx,
         managed,

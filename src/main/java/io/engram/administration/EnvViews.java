@@ -8,9 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /** The JSON of an organization's environment variables. */
-final class EnvViews {
+public final class EnvViews {
   private EnvViews() {}
 
   /**
@@ -18,13 +19,66 @@ final class EnvViews {
    * change is live or needs a restart, and its type and range; secret-looking values masked.
    */
   static Map<String, Object> list(Organization org, EffectiveConfig config, long version) {
-    List<Map<String, Object>> data =
-        config.variables().values().stream().map(EnvViews::variable).toList();
+    return list(org, config, version, Map.of());
+  }
+
+  /**
+   * The variables in force on an instance, with the changes waiting for its restart: a variable
+   * with one shows {@code pending} ({@code value}, or {@code removal: true}) and
+   * {@code restart_required: true}.
+   */
+  public static Map<String, Object> instance(
+      Organization org,
+      String instanceId,
+      EffectiveConfig config,
+      Map<String, Optional<String>> pending,
+      long version) {
+    Map<String, Object> view = list(org, config, version, pending);
+    view.put("instance_id", instanceId);
+    view.put("restart_required", !pending.isEmpty());
+    return view;
+  }
+
+  private static Map<String, Object> list(
+      Organization org,
+      EffectiveConfig config,
+      long version,
+      Map<String, Optional<String>> pending) {
+    List<Map<String, Object>> data = config.variables().values().stream()
+        .map(variable -> withPending(variable(variable), pending.get(variable.name())))
+        .collect(java.util.stream.Collectors.toCollection(java.util.ArrayList::new));
+    pending.forEach((name, value) -> {
+      if (!config.variables().containsKey(name)) {
+        Map<String, Object> waiting = new LinkedHashMap<>();
+        waiting.put("name", name);
+        waiting.put("value", null);
+        waiting.put("source", null);
+        waiting.put("settable", true);
+        waiting.put("live", false);
+        waiting.put("restart_required", true);
+        waiting.put("secret", VariableCatalog.looksSecret(name));
+        waiting.put("type", "custom");
+        data.add(withPending(waiting, value));
+      }
+    });
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "list");
     view.put("organization_id", org.id());
     view.put("version", version);
     view.put("data", data);
+    return view;
+  }
+
+  private static Map<String, Object> withPending(
+      Map<String, Object> view, Optional<String> pending) {
+    if (pending != null) {
+      boolean secret = VariableCatalog.looksSecret((String) view.get("name"));
+      Map<String, Object> waiting = new LinkedHashMap<>();
+      waiting.put("value", pending.map(v -> secret ? "********" : v).orElse(null));
+      waiting.put("removal", pending.isEmpty());
+      view.put("pending", waiting);
+      view.put("restart_required", true);
+    }
     return view;
   }
 

@@ -37,7 +37,8 @@ public final class EffectiveConfig {
 
   /**
    * The layers, lowest first: system or plan default, the organization's override or variable,
-   * the instance (the operator's environment), the operator's runtime override.
+   * the instance (its variables, and over them what the operator set in the server's environment:
+   * the operator sized the machine the instance runs on), the operator's runtime override.
    */
   public static EffectiveConfig resolve(
       Plan plan, Overrides overrides, Variables variables, SystemDefaults system) {
@@ -54,6 +55,11 @@ public final class EffectiveConfig {
         source = Source.ORGANIZATION;
       }
       if (field == ConfigField.MAX_CONCURRENT_REQUESTS) {
+        String instance = variables.instance().get(VariableCatalog.CONCURRENCY);
+        if (instance != null) {
+          value = Long.parseLong(instance);
+          source = Source.INSTANCE;
+        }
         if (system.instanceConcurrency().isPresent()) {
           value = (long) system.instanceConcurrency().getAsInt();
           source = Source.INSTANCE;
@@ -95,10 +101,11 @@ public final class EffectiveConfig {
       }
       String[] layered = {
         variables.organization().get(name),
+        variables.instance().get(name),
         system.instanceVariables().get(name),
         variables.runtime().get(name)
       };
-      Source[] layers = {Source.ORGANIZATION, Source.INSTANCE, Source.RUNTIME};
+      Source[] layers = {Source.ORGANIZATION, Source.INSTANCE, Source.INSTANCE, Source.RUNTIME};
       for (int i = 0; i < layered.length; i++) {
         if (layered[i] != null) {
           value = layered[i];
@@ -111,6 +118,11 @@ public final class EffectiveConfig {
         .organization()
         .forEach((name, value) -> inForce.computeIfAbsent(
             name, custom -> new Variable(custom, value, Source.ORGANIZATION)));
+    variables.instance().forEach((name, value) -> {
+      if (VariableCatalog.reach(name) == VariableCatalog.Reach.CUSTOM) {
+        inForce.put(name, new Variable(name, value, Source.INSTANCE));
+      }
+    });
     variables
         .runtime()
         .forEach((name, value) -> inForce.merge(

@@ -14,9 +14,13 @@ import io.engram.store.Database;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 
@@ -31,6 +35,9 @@ import org.jdbi.v3.core.Handle;
 public final class OrganizationConfigs {
   /** Changes written up to this long before a poll are read again: room for clock skew between nodes. */
   static final Duration SKEW_ALLOWANCE = Duration.ofSeconds(10);
+
+  private static final String ACTIVE = "active";
+  private static final String PENDING = "pending";
 
   /** What an organization stored, with the version of its settings. */
   public record Stored(Overrides overrides, Variables variables) {}
@@ -151,6 +158,187 @@ public final class OrganizationConfigs {
       }
       return Map.of("layer", layer.id(), "deleted", name);
     });
+  }
+
+  /** An instance's layer: the configuration in force there, and the changes awaiting its restart. */
+  public record InstanceLayer(
+      EffectiveConfig config, Map<String, String> active, Map<String, Optional<String>> pending) {}
+
+  /** The configuration in force on one of the organization's instances, with what is pending. */
+  public InstanceLayer instanceLayer(Organization org, String instanceId) {
+    Stored stored = stored(org.id());
+    return db.read(h -> instanceLayer(h, org, instanceId, stored));
+  }
+
+  private InstanceLayer instanceLayer(
+      Handle h, Organization org, String instanceId, Stored stored) {
+    Map<String, String> active = new TreeMap<>();
+    Map<String, Optional<String>> pending = new TreeMap<>();
+    h.createQuery(
+            "SELECT stage, name, value, sealed FROM instance_variables WHERE instance_id = :id")
+        .bind("id", instanceId)
+        .map((rs, ctx) -> new String[] {
+          rs.getString("stage"),
+          rs.getString("name"),
+          opened(rs.getString("value"), rs.getInt("sealed"))
+        })
+        .forEach(row -> {
+          if (row[0].equals(ACTIVE)) {
+            active.put(row[1], row[2]);
+          } else {
+            pending.put(row[1], Optional.ofNullable(row[2]));
+          }
+        });
+    EffectiveConfig config = EffectiveConfig.resolve(
+        org.plan(), stored.overrides(), stored.variables().withInstance(active), system);
+    return new InstanceLayer(config, active, pending);
+  }
+
+  /**
+   * Sets variables of an instance, all or none, as pending: they take effect when the instance
+   * restarts ({@link #restartInstance}). The same checks as the organization's layer.
+   */
+  public InstanceLayer setInstanceVariables(
+      Organization org,
+      String instanceId,
+      Map<String, String> values,
+      String credentialId,
+      String requestId) {
+    values.forEach(VariableCatalog::checkSettable);
+    String concurrency = values.get(VariableCatalog.CONCURRENCY);
+    if (concurrency != null) {
+      // Checked against the plan's bounds, as the organization's own quota is.
+      ObjectNode patch = Json.MAPPER.createObjectNode();
+      patch
+          .putObject(ConfigField.MAX_CONCURRENT_REQUESTS.group())
+          .put(ConfigField.MAX_CONCURRENT_REQUESTS.field(), Long.parseLong(concurrency.trim()));
+      ConfigPatch.apply(Overrides.NONE, patch, org.plan(), system);
+    }
+    change(org, credentialId, requestId, "instance.env.set", (h, current) -> {
+      InstanceLayer layer = instanceLayer(h, org, instanceId, current);
+      Set<String> customs = new HashSet<>(layer.active().keySet());
+      layer.pending().forEach((name, value) -> {
+        if (value.isEmpty()) {
+          customs.remove(name);
+        } else {
+          customs.add(name);
+        }
+      });
+      customs.addAll(values.keySet());
+      customs.removeIf(name -> VariableCatalog.reach(name) != VariableCatalog.Reach.CUSTOM);
+      if (customs.size() > VariableCatalog.MAX_CUSTOM) {
+        throw ApiException.badRequest(
+            "variables",
+            "An instance may hold at most " + VariableCatalog.MAX_CUSTOM + " custom variables");
+      }
+      values.forEach((name, value) -> writeInstanceVariable(
+          h, org.id(), instanceId, PENDING, name, value.trim(), credentialId));
+      return Map.of("layer", "instance", "instance_id", instanceId, "pending", masked(values));
+    });
+    return instanceLayer(org, instanceId);
+  }
+
+  /** Marks an instance's variable for removal at its restart; 404 when it has none by that name. */
+  public InstanceLayer deleteInstanceVariable(
+      Organization org, String instanceId, String name, String credentialId, String requestId) {
+    change(org, credentialId, requestId, "instance.env.delete", (h, current) -> {
+      InstanceLayer layer = instanceLayer(h, org, instanceId, current);
+      boolean active = layer.active().containsKey(name);
+      if (!active && layer.pending().getOrDefault(name, Optional.empty()).isEmpty()) {
+        throw ApiException.notFound(
+            "variable_not_found",
+            "VARIABLE_NAME",
+            "Instance " + instanceId + " has no variable " + name);
+      }
+      if (active) {
+        writeInstanceVariable(h, org.id(), instanceId, PENDING, name, null, credentialId);
+      } else {
+        deleteInstanceRows(h, instanceId, PENDING, name);
+      }
+      return Map.of("layer", "instance", "instance_id", instanceId, "removed", name);
+    });
+    return instanceLayer(org, instanceId);
+  }
+
+  /**
+   * Restarts an instance's configuration: its pending values take effect at once and together (one
+   * transaction), on every node within the settings poll. Nothing pending: a no-op, still audited.
+   */
+  public InstanceLayer restartInstance(
+      Organization org, String instanceId, String credentialId, String requestId) {
+    change(org, credentialId, requestId, "instance.restart", (h, current) -> {
+      InstanceLayer layer = instanceLayer(h, org, instanceId, current);
+      Map<String, String> applied = new LinkedHashMap<>();
+      layer.pending().forEach((name, value) -> {
+        applied.put(name, value.orElse(null));
+        if (value.isEmpty()) {
+          deleteInstanceRows(h, instanceId, ACTIVE, name);
+        } else {
+          writeInstanceVariable(h, org.id(), instanceId, ACTIVE, name, value.get(), credentialId);
+        }
+      });
+      deleteInstanceRows(h, instanceId, PENDING, null);
+      h.createUpdate("UPDATE instances SET restarted_at = :at, updated_at = :at WHERE id = :id")
+          .bind("at", clock.millis())
+          .bind("id", instanceId)
+          .execute();
+      return Map.of("instance_id", instanceId, "applied", masked(applied));
+    });
+    return instanceLayer(org, instanceId);
+  }
+
+  /**
+   * The organization's default instance changed: its requests now take that instance's layer. A
+   * settings change like any other (versioned, audited, seen by every node).
+   */
+  public void defaultInstanceChanged(
+      Organization org, String instanceId, String credentialId, String requestId) {
+    change(
+        org,
+        credentialId,
+        requestId,
+        "instance.default",
+        (h, current) -> Map.of("instance_id", instanceId));
+  }
+
+  /** Rows of one stage of an instance's variables: one name, or all when {@code name} is null. */
+  private static void deleteInstanceRows(Handle h, String instanceId, String stage, String name) {
+    var delete = h.createUpdate(
+            "DELETE FROM instance_variables WHERE instance_id = :id AND stage = :stage"
+                + (name == null ? "" : " AND name = :name"))
+        .bind("id", instanceId)
+        .bind("stage", stage);
+    if (name != null) {
+      delete.bind("name", name);
+    }
+    delete.execute();
+  }
+
+  private void writeInstanceVariable(
+      Handle h,
+      String orgId,
+      String instanceId,
+      String stage,
+      String name,
+      String value,
+      String credentialId) {
+    boolean sealed = value != null && VariableCatalog.looksSecret(name);
+    h.createUpdate("""
+            INSERT INTO instance_variables
+              (instance_id, org_id, stage, name, value, sealed, updated_at, updated_by)
+            VALUES (:instance, :org, :stage, :name, :value, :sealed, :now, :by)
+            ON CONFLICT (instance_id, stage, name) DO UPDATE SET value = excluded.value,
+              sealed = excluded.sealed, updated_at = excluded.updated_at,
+              updated_by = excluded.updated_by """)
+        .bind("instance", instanceId)
+        .bind("org", orgId)
+        .bind("stage", stage)
+        .bind("name", name)
+        .bind("value", sealed ? secrets.seal(value) : value)
+        .bind("sealed", sealed ? 1 : 0)
+        .bind("now", clock.millis())
+        .bind("by", credentialId)
+        .execute();
   }
 
   /** One change of an organization's settings: the writes {@code apply} makes, and its audit. */
@@ -290,17 +478,35 @@ public final class OrganizationConfigs {
         .map((rs, ctx) -> new String[] {
           rs.getString("layer"),
           rs.getString("name"),
-          rs.getInt("sealed") == 1 ? secrets.open(rs.getString("value")) : rs.getString("value")
+          opened(rs.getString("value"), rs.getInt("sealed"))
         })
         .list();
     for (String[] row : rows) {
+      if (row[0].equals(Variables.Layer.INSTANCE.id())) {
+        continue; // instance variables live with their instance
+      }
       layers
           .get(Variables.Layer.valueOf(row[0].toUpperCase(java.util.Locale.ROOT)))
           .put(row[1], row[2]);
     }
+    Map<String, String> instance = new HashMap<>();
+    h.createQuery("""
+            SELECT v.name, v.value, v.sealed FROM instance_variables v
+            JOIN instances i ON i.id = v.instance_id
+            WHERE i.org_id = :org AND i.is_default = 1 AND i.status = 'running'
+              AND v.stage = 'active'""")
+        .bind("org", orgId)
+        .map((rs, ctx) -> Map.entry(rs.getString(1), opened(rs.getString(2), rs.getInt(3))))
+        .forEach(entry -> instance.put(entry.getKey(), entry.getValue()));
     return new Stored(
         overrides,
         new Variables(
-            layers.get(Variables.Layer.ORGANIZATION), layers.get(Variables.Layer.RUNTIME)));
+            layers.get(Variables.Layer.ORGANIZATION),
+            instance,
+            layers.get(Variables.Layer.RUNTIME)));
+  }
+
+  private String opened(String value, int sealed) {
+    return sealed == 1 && value != null ? secrets.open(value) : value;
   }
 }

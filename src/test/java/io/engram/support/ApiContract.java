@@ -228,7 +228,11 @@ public final class ApiContract {
       int literals = 0;
       for (String segment : template.substring(1).split("/")) {
         boolean parameter = segment.startsWith("{") && segment.endsWith("}");
-        regex.append('/').append(parameter ? "[^/]+" : Pattern.quote(segment));
+        // {path} is a storage path: it spans segments, as the route does.
+        regex
+            .append('/')
+            .append(
+                parameter ? (segment.equals("{path}") ? ".+" : "[^/]+") : Pattern.quote(segment));
         literals += parameter ? 0 : 1;
       }
       templates.add(new PathTemplate(template, Pattern.compile(regex.toString()), literals));

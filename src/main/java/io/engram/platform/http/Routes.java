@@ -48,6 +48,10 @@ public final class Routes {
     return add(HandlerType.DELETE, path, handler);
   }
 
+  public Routes head(String path, Handler handler) {
+    return add(HandlerType.HEAD, path, handler);
+  }
+
   /**
    * A WebSocket endpoint. It is not an OpenAPI operation, so it is not in {@link #all()}; the
    * protocols are documented in docs/inference.md.
@@ -59,7 +63,8 @@ public final class Routes {
 
   private Routes add(HandlerType method, String path, Handler handler) {
     javalin.addHttpHandler(method, path, handler);
-    registered.add(new Route(method.name(), path));
+    // Javalin writes a parameter that may hold slashes as <name>; OpenAPI writes every one {name}.
+    registered.add(new Route(method.name(), path.replaceAll("<([^>]+)>", "{$1}")));
     return this;
   }
 

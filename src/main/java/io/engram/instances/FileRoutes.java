@@ -1,0 +1,249 @@
+package io.engram.instances;
+
+import io.engram.access.Guard;
+import io.engram.administration.ManagedOrganization;
+import io.engram.administration.OrganizationService;
+import io.engram.organizations.InstanceStore;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.http.ErrorType;
+import io.engram.platform.http.HttpServer;
+import io.engram.platform.http.QueryParams;
+import io.engram.platform.http.RefusedBody;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.javalin.http.Context;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The file API of an instance's storage ({@code /v1/nano/{nano_id}/storage/files/{path}}): PUT
+ * streams an upload in (atomic, checksummed, within the organization's allowance), GET streams it
+ * out (with Range and ETag), HEAD tells its size and ETag, DELETE removes it; the folder route lists
+ * by prefix, a page at a time. {@code /storage/logs} reads who did what; the organization's
+ * {@code /storage} tells its usage against its limits.
+ */
+public final class FileRoutes implements RouteModule {
+  private static final String FILES = "/v1/nano/{nano_id}/storage/files";
+  private static final String FILE = FILES + "/<path>";
+  private static final int MAX_PAGE = 1000;
+
+  private final FileStore files;
+  private final StorageLog log;
+  private final StorageUsage usage;
+  private final InstanceStore instances;
+  private final OrganizationService organizations;
+  private final Guard guard;
+
+  public FileRoutes(
+      FileStore files,
+      StorageLog log,
+      StorageUsage usage,
+      InstanceStore instances,
+      OrganizationService organizations,
+      Guard guard) {
+    this.files = files;
+    this.log = log;
+    this.usage = usage;
+    this.instances = instances;
+    this.organizations = organizations;
+    this.guard = guard;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes
+        .put(FILE, this::put)
+        .get(FILE, ctx -> read(ctx, true))
+        .head(FILE, ctx -> read(ctx, false))
+        .delete(FILE, ctx -> {
+          InstanceAccess access = access(ctx);
+          files.delete(access.organization(), access.instanceId(), path(ctx), actor(ctx, access));
+          ctx.status(204);
+        })
+        .get(FILES, this::list)
+        .get("/v1/nano/{nano_id}/storage/logs", ctx -> {
+          InstanceAccess access = access(ctx);
+          int limit = QueryParams.integer(ctx, "limit", 50, 1, StorageLog.MAX_PAGE);
+          List<StorageLog.Entry> entries =
+              log.page(access.instanceId(), ctx.queryParam("before"), limit + 1);
+          String next = entries.size() > limit ? entries.get(limit - 1).id() : null;
+          Responses.json(
+              ctx,
+              InstanceViews.page(
+                  entries.stream().limit(limit).map(InstanceViews::logEntry).toList(), next));
+        })
+        .get("/v1/organizations/{org_id}/storage", ctx -> {
+          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+          Responses.json(
+              ctx,
+              StorageViews.usage(
+                  usage.measure(managed.orgId()), usage.limits(managed.organization())));
+        })
+        .exposeHeaders("ETag", "Content-Range", "Accept-Ranges");
+  }
+
+  private void put(Context ctx) {
+    InstanceAccess access = access(ctx);
+    StoragePath path = path(ctx);
+    if (!path.dataClass().writableByFiles()) {
+      throw ApiException.forbidden(
+          "read_only_class",
+          path.dataClass().wireName() + " is written by the gateway; it can be read, not written");
+    }
+    String encoding = ctx.header("Content-Encoding");
+    if (encoding != null && !encoding.isBlank() && !encoding.strip().equalsIgnoreCase("identity")) {
+      throw ApiException.unsupportedMediaType("identity", "Content-Encoding: " + encoding);
+    }
+    Optional<StoredFile> current = files.find(access.instanceId(), path.value());
+    checkPreconditions(ctx, current);
+    long declared = ctx.req().getContentLengthLong();
+    StoredFile stored;
+    boolean[] started = {false};
+    try (InputStream body = new FilterInputStream(ctx.req().getInputStream()) {
+      @Override
+      public int read(byte[] buffer, int offset, int length) throws IOException {
+        started[0] = true;
+        return super.read(buffer, offset, length);
+      }
+    }) {
+      stored = files.put(
+          access.organization(),
+          access.instanceId(),
+          path,
+          body,
+          declared >= 0 ? OptionalLong.of(declared) : OptionalLong.empty(),
+          ctx.contentType(),
+          actor(ctx, access));
+    } catch (ApiException e) {
+      // Refused from its headers, a large body is not read to the end: the connection closes.
+      RefusedBody.discard(ctx, started[0]);
+      throw e;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    ctx.header("ETag", stored.etag());
+    Responses.json(ctx, current.isPresent() ? 200 : 201, InstanceViews.file(stored));
+  }
+
+  /** If-Match and If-None-Match on a write: a conditional create or replace (412 when not met). */
+  private static void checkPreconditions(Context ctx, Optional<StoredFile> current) {
+    String ifMatch = ctx.header("If-Match");
+    String ifNoneMatch = ctx.header("If-None-Match");
+    boolean matchFails = ifMatch != null
+        && (current.isEmpty()
+            || !ifMatch.strip().equals("*") && !ifMatch.contains(current.get().etag()));
+    boolean noneMatchFails = ifNoneMatch != null
+        && current.isPresent()
+        && (ifNoneMatch.strip().equals("*")
+            || ifNoneMatch.contains(current.get().etag()));
+    if (matchFails || noneMatchFails) {
+      throw ApiException.preconditionFailed(
+          "The file " + (current.isPresent() ? "is at " + current.get().etag() : "does not exist")
+              + ": the request's If-Match / If-None-Match does not hold");
+    }
+  }
+
+  private void read(Context ctx, boolean withBody) {
+    InstanceAccess access = access(ctx);
+    StoragePath path = path(ctx);
+    StoredFile file = files.get(access.instanceId(), path);
+    ctx.header("ETag", file.etag());
+    ctx.header("Accept-Ranges", "bytes");
+    ctx.header(
+        "Last-Modified",
+        java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+            file.updatedAt().atZone(java.time.ZoneOffset.UTC)));
+    String ifNoneMatch = ctx.header("If-None-Match");
+    if (ifNoneMatch != null
+        && (ifNoneMatch.contains(file.etag()) || ifNoneMatch.strip().equals("*"))) {
+      ctx.status(304);
+      return;
+    }
+    ByteRange range;
+    try {
+      range = ByteRange.parse(ctx.header("Range"), file.size()).orElse(null);
+    } catch (ByteRange.Unsatisfiable e) {
+      ctx.header("Content-Range", "bytes */" + file.size());
+      throw ApiException.of(
+          416,
+          ErrorType.INVALID_REQUEST_ERROR,
+          "range_not_satisfiable",
+          "The file has " + file.size() + " bytes: the requested range is outside it",
+          null);
+    }
+    long first = range == null ? 0 : range.first();
+    long length = range == null ? file.size() : range.length();
+    if (range != null) {
+      ctx.status(206);
+      ctx.header(
+          "Content-Range", "bytes " + range.first() + "-" + range.last() + "/" + file.size());
+    }
+    ctx.contentType(file.contentType() == null ? "application/octet-stream" : file.contentType());
+    ctx.header("Content-Length", Long.toString(length));
+    if (!withBody) {
+      return;
+    }
+    try (FileChannel channel = FileChannel.open(files.bytes(file), StandardOpenOption.READ)) {
+      channel.position(first);
+      OutputStream out = ctx.res().getOutputStream();
+      InputStream in = Channels.newInputStream(channel);
+      byte[] buffer = new byte[FileStore.BUFFER];
+      long left = length;
+      while (left > 0) {
+        int read = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+        if (read < 0) {
+          break;
+        }
+        out.write(buffer, 0, read);
+        left -= read;
+      }
+      out.flush();
+    } catch (IOException e) {
+      // The client went away mid-download: nothing to answer.
+      return;
+    }
+    log.record(
+        access.orgId(),
+        access.instanceId(),
+        access.principal().credentialId(),
+        "read",
+        path.value(),
+        length,
+        "ok",
+        HttpServer.requestId(ctx));
+  }
+
+  private void list(Context ctx) {
+    InstanceAccess access = access(ctx);
+    String prefix = StoragePath.prefix(ctx.queryParam("prefix"));
+    int limit = QueryParams.integer(ctx, "limit", 100, 1, MAX_PAGE);
+    String after = ctx.queryParam("after");
+    List<StoredFile> page = files.list(access.instanceId(), prefix, after, limit + 1);
+    String next = page.size() > limit ? page.get(limit - 1).path() : null;
+    Responses.json(
+        ctx,
+        InstanceViews.page(page.stream().limit(limit).map(InstanceViews::file).toList(), next));
+  }
+
+  private static StoragePath path(Context ctx) {
+    return StoragePath.of(ctx.pathParam("path"), "path");
+  }
+
+  private static FileStore.Actor actor(Context ctx, InstanceAccess access) {
+    return new FileStore.Actor(access.principal().credentialId(), HttpServer.requestId(ctx));
+  }
+
+  private InstanceAccess access(Context ctx) {
+    return InstanceAccess.of(ctx, guard, organizations, instances);
+  }
+}

@@ -1,0 +1,118 @@
+package io.engram.instances;
+
+import io.engram.organizations.Limit;
+import io.engram.organizations.Organization;
+import io.engram.organizations.Tier;
+import io.engram.store.Database;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.LongSupplier;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * An organization's storage, measured from what is stored: the files of its instances by data
+ * class, its memories' embeddings with their share of the index on disk, and its LoRA adapters;
+ * and its limits, from its plan. The plan's storage (the spec's storage-by-plan table) is one
+ * allowance for everything the organization keeps: a write that would take the total past it is
+ * refused before a byte is kept.
+ */
+public final class StorageUsage {
+  /** The spec counts storage in GB: 10^9 bytes, as disks are sold. */
+  public static final long GB = 1_000_000_000L;
+
+  /** What an organization stores, in bytes (adapters counted). */
+  public record Usage(Map<DataClass, Long> files, long embeddings, long adapters) {
+    public long total() {
+      return files.values().stream().mapToLong(Long::longValue).sum() + embeddings;
+    }
+
+    public long of(DataClass dataClass) {
+      return files.getOrDefault(dataClass, 0L);
+    }
+  }
+
+  /** Limits in force: bytes of the allowance (empty: unlimited), adapters (empty: unlimited). */
+  public record Limits(OptionalLong bytes, OptionalLong adapters) {}
+
+  private final Database db;
+  private final LongSupplier indexBytes;
+
+  /** {@code indexBytes}: the memory index's size on disk, shared out by embeddings held. */
+  public StorageUsage(Database db, LongSupplier indexBytes) {
+    this.db = db;
+    this.indexBytes = indexBytes;
+  }
+
+  public Usage measure(String orgId) {
+    return db.read(h -> {
+      long[] vectors = h.createQuery("""
+              SELECT COALESCE(SUM(CASE WHEN org_id = :org THEN LENGTH(embedding) ELSE 0 END), 0),
+                     COALESCE(SUM(LENGTH(embedding)), 0)
+              FROM memories""")
+          .bind("org", orgId)
+          .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)})
+          .one();
+      long index = vectors[1] == 0
+          ? 0
+          : Math.round(indexBytes.getAsLong() * (vectors[0] / (double) vectors[1]));
+      return new Usage(files(h, orgId), vectors[0] + index, adapters(h, orgId));
+    });
+  }
+
+  /** Bytes the organization holds that count against its allowance (the write path's check). */
+  long used(Handle h, String orgId) {
+    long files = files(h, orgId).values().stream().mapToLong(Long::longValue).sum();
+    long vectors = h.createQuery(
+            "SELECT COALESCE(SUM(LENGTH(embedding)), 0) FROM memories WHERE org_id = :org")
+        .bind("org", orgId)
+        .mapTo(Long.class)
+        .one();
+    return files + vectors;
+  }
+
+  public Limits limits(Organization org) {
+    Limit storage = org.plan().limits().storageGb();
+    return new Limits(
+        storage.isUnlimited() ? OptionalLong.empty() : OptionalLong.of(storage.value() * GB),
+        adaptersIncluded(org.plan().tier()));
+  }
+
+  /**
+   * LoRA adapters a plan includes (the spec prices each one beyond them at $5 a month but does not
+   * give the counts; docs/storage.md explains these).
+   */
+  static OptionalLong adaptersIncluded(Tier tier) {
+    return switch (tier) {
+      case FREE -> OptionalLong.of(1);
+      case SPARK -> OptionalLong.of(3);
+      case SEED -> OptionalLong.of(5);
+      case RISE -> OptionalLong.of(10);
+      case GROWTH, BOOST -> OptionalLong.of(20);
+      case GOD, DEDICATED -> OptionalLong.empty();
+      default -> OptionalLong.of(50);
+    };
+  }
+
+  private static Map<DataClass, Long> files(Handle h, String orgId) {
+    Map<DataClass, Long> bytes = new EnumMap<>(DataClass.class);
+    h.createQuery(
+            "SELECT data_class, SUM(size) FROM storage_files WHERE org_id = :org GROUP BY data_class")
+        .bind("org", orgId)
+        .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getLong(2)))
+        .forEach(e -> DataClass.of(e.getKey()).ifPresent(c -> bytes.put(c, e.getValue())));
+    return bytes;
+  }
+
+  /** An adapter is a folder (or a file) directly under {@code lora_adapters/}. */
+  private static long adapters(Handle h, String orgId) {
+    return h
+        .createQuery("SELECT instance_id, path FROM storage_files WHERE org_id = :org "
+            + "AND data_class = 'lora_adapters'")
+        .bind("org", orgId)
+        .map((rs, ctx) -> rs.getString(1) + "/" + rs.getString(2).split("/")[1])
+        .stream()
+        .distinct()
+        .count();
+  }
+}
