@@ -352,7 +352,10 @@ public final class Engram implements AutoCloseable {
           services.organizationService(),
           guard,
           config.server().maxBodyBytes()));
-      modules.addAll(instanceRoutes(config, services, guard, clock));
+      Path indexDir = config.storage().dataDir().resolve("index").resolve("memory");
+      StorageUsage storage =
+          new StorageUsage(services.database(), () -> DirectorySize.of(indexDir));
+      modules.addAll(instanceRoutes(config, services, storage, guard, clock));
       modules.add(new ConfigRoutes(
           services.configs(),
           services.organizationService(),
@@ -374,7 +377,10 @@ public final class Engram implements AutoCloseable {
           services.configs(),
           connections,
           metrics.traffic(),
-          running::storedBytes,
+          // Everything the organization keeps counts against its plan's storage: models,
+          // instance files and memory vectors.
+          orgId ->
+              java.util.OptionalLong.of(running.storedBytes(orgId).orElse(0) + storage.kept(orgId)),
           alertStore,
           new AlertNotifier(channels, webhooks, clock),
           metrics.registry(),
@@ -421,13 +427,11 @@ public final class Engram implements AutoCloseable {
    * points at (an upload cut by a crash) are swept.
    */
   private static List<RouteModule> instanceRoutes(
-      EngramConfig config, Services services, Guard guard, Clock clock) {
-    Path indexDir = config.storage().dataDir().resolve("index").resolve("memory");
+      EngramConfig config, Services services, StorageUsage usage, Guard guard, Clock clock) {
     InstanceStore instances = new InstanceStore(services.database(), clock);
     StorageLog log = new StorageLog(services.database(), clock);
-    StorageUsage usage = new StorageUsage(services.database(), () -> DirectorySize.of(indexDir));
-    FileStore files = new FileStore(
-        services.database(), config.storage().dataDir().resolve("instances"), usage, log, clock);
+    FileStore files =
+        new FileStore(services.database(), config.storage().instancesDir(), usage, log, clock);
     for (Instance deleting : instances.deleting()) {
       files.deleteInstance(deleting.id());
       instances.purge(deleting.id());

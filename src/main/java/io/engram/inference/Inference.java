@@ -199,7 +199,7 @@ public final class Inference implements AutoCloseable {
         sockets);
   }
 
-  /** Bytes the organization stores in its uploaded models (its storage usage, until instances). */
+  /** Bytes the organization stores in its uploaded models (part of its storage usage). */
   public java.util.OptionalLong storedBytes(String orgId) {
     return java.util.OptionalLong.of(uploads.bytesUsed(orgId));
   }

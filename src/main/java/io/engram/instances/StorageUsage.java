@@ -60,6 +60,14 @@ public final class StorageUsage {
     });
   }
 
+  /**
+   * Bytes the organization keeps against its allowance: its files and its memory vectors (read
+   * by organization, cheap enough for the alert evaluator's round every 15 seconds).
+   */
+  public long kept(String orgId) {
+    return db.read(h -> used(h, orgId));
+  }
+
   /** Bytes the organization holds that count against its allowance (the write path's check). */
   long used(Handle h, String orgId) {
     long files = files(h, orgId).values().stream().mapToLong(Long::longValue).sum();

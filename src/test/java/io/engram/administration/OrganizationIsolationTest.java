@@ -11,7 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every route under /v1/organizations/{org_id} that the OpenAPI document lists, called on another
+ * Every route under /v1/organizations/{org_id} and /v1/nano/{nano_id} that the OpenAPI document
+ * lists, called on another
  * organization with each kind of this organization's credentials: never a success, never a
  * validation error (which would tell that the organization exists), and nothing of the other
  * organization changes. New routes join the matrix by being documented.
@@ -52,6 +53,16 @@ class OrganizationIsolationTest {
       // Executions come only from conversations (AssistantChatTest proves another organization's
       // is a 404); here an id of the right shape stands for one.
       theirIds.put("execution_id", "exe_01q3eep1806qe6yg1awkh2p0hh");
+      theirIds.put("nano_id", created(server, theirs, "instances", "{\"name\":\"theirs\"}"));
+      assertThat(server
+              .asOperator(server
+                  .http
+                  .method(
+                      "PUT", "/v1/nano/" + theirIds.get("nano_id") + "/storage/files/data/x.txt")
+                  .body("text/plain", "theirs"))
+              .status())
+          .isEqualTo(201);
+      theirIds.put("path", "data/x.txt");
       String before = snapshot(server, theirs);
 
       List<String> credentials = List.of(
@@ -59,7 +70,8 @@ class OrganizationIsolationTest {
           server.apiKey(mine, 1000, "inference", "training", "models"),
           server.token(mine, null, "memory:read", "memory:write", "inference:chat"));
       List<ApiContract.Operation> operations = ApiContract.operations().stream()
-          .filter(op -> op.template().startsWith("/v1/organizations/{org_id}"))
+          .filter(op -> op.template().startsWith("/v1/organizations/{org_id}")
+              || op.template().startsWith("/v1/nano/{nano_id}"))
           .toList();
       assertThat(operations).hasSizeGreaterThan(20);
       for (ApiContract.Operation operation : operations) {
@@ -92,8 +104,16 @@ class OrganizationIsolationTest {
   /** What the other organization holds, as its operator sees it. */
   private static String snapshot(TestServer server, String org) {
     StringBuilder all = new StringBuilder();
-    for (String part :
-        List.of("", "/tokens", "/api-keys", "/alert-channels", "/env", "/config", "/audit")) {
+    for (String part : List.of(
+        "",
+        "/tokens",
+        "/api-keys",
+        "/alert-channels",
+        "/env",
+        "/config",
+        "/audit",
+        "/instances",
+        "/storage")) {
       Http.Response response =
           server.asOperator(server.http.get("/v1/organizations/" + org + part));
       all.append(part)

@@ -50,6 +50,9 @@ class OpenApiFuzzTest {
       "memory_idempotency",
       "reflection_settings",
       "organization_config",
+      "instances",
+      "instance_variables",
+      "storage_files",
       "organization_audit");
 
   private static final List<String> ODD_TEXT = List.of(
@@ -128,7 +131,15 @@ class OpenApiFuzzTest {
           "agent_slug",
           "sales",
           "capabilityId",
-          "access_org_analytics");
+          "access_org_analytics",
+          "nano_id",
+          server
+              .asOperator(server.http.get("/v1/organizations/" + org + "/instances"))
+              .json()
+              .at("/data/0/id")
+              .asText(),
+          "path",
+          "data/fuzzed.txt");
 
       List<ApiContract.Operation> operations = ApiContract.operations();
       assertThat(operations).hasSizeGreaterThan(60);

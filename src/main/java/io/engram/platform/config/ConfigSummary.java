@@ -36,7 +36,9 @@ public final class ConfigSummary {
             "ENGRAM_SESSION_TTL_MINUTES",
             "ENGRAM_COOKIE_SECURE"));
     GROUPS.put("logging", List.of("LOG_LEVEL", "LOG_FORMAT", "LOG_DESTINATION", "LOG_FILE_PATH"));
-    GROUPS.put("storage", List.of("ENGRAM_DATA_DIR", "DATABASE_URL", "ENGRAM_SECRET_KEY"));
+    GROUPS.put(
+        "storage",
+        List.of("ENGRAM_DATA_DIR", "DATABASE_URL", "ENGRAM_SECRET_KEY", "ENGRAM_STORAGE_DIR"));
     GROUPS.put(
         "inference",
         List.of(
@@ -68,7 +70,8 @@ public final class ConfigSummary {
       "DATABASE_URL", "sqlite in ENGRAM_DATA_DIR",
       "DEFAULT_MODEL", "none: requests name one",
       "ENGRAM_ADMIN_KEY", "none",
-      "ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR");
+      "ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR",
+      "ENGRAM_STORAGE_DIR", "instances in ENGRAM_DATA_DIR");
 
   private ConfigSummary() {}
 

@@ -62,7 +62,8 @@ public record EngramConfig(
    * Where data lives, and the key that seals stored secrets: {@code secretKey} is the 32 bytes of
    * ENGRAM_SECRET_KEY, or empty for the key file in the data directory.
    */
-  public record Storage(Path dataDir, String databaseUrl, Optional<byte[]> secretKey) {
+  public record Storage(
+      Path dataDir, String databaseUrl, Optional<byte[]> secretKey, Path instancesDir) {
     public boolean usesPostgres() {
       return !databaseUrl.isEmpty();
     }
@@ -166,7 +167,13 @@ public record EngramConfig(
             lower(values, "LOG_FORMAT"),
             lower(values, "LOG_DESTINATION"),
             Path.of(values.get("LOG_FILE_PATH"))),
-        new Storage(dataDir, values.get("DATABASE_URL"), secretKey),
+        new Storage(
+            dataDir,
+            values.get("DATABASE_URL"),
+            secretKey,
+            values.get("ENGRAM_STORAGE_DIR").isEmpty()
+                ? dataDir.resolve("instances")
+                : Path.of(values.get("ENGRAM_STORAGE_DIR"))),
         inference(values, dataDir),
         bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
         new Monitoring(

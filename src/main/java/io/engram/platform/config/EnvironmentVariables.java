@@ -43,6 +43,11 @@ public final class EnvironmentVariables {
         1,
         1000,
         "concurrent requests per organization (default by plan)"));
+    add(
+        VariableSpec.path(
+            "ENGRAM_STORAGE_DIR",
+            "",
+            "instances' files (default <ENGRAM_DATA_DIR>/instances; nodes sharing a database share it)"));
     add(VariableSpec.path(
         "MODEL_CACHE_DIR", "", "model directory (default <ENGRAM_DATA_DIR>/models)"));
     add(VariableSpec.integer(
