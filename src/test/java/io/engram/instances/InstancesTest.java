@@ -30,6 +30,26 @@ class InstancesTest {
     return server.asOperator(call);
   }
 
+  /** An admin API key without its own rate_limit: it follows RATE_LIMIT_REQUESTS in force. */
+  private static String keyFollowingTheVariable(String org) {
+    return op(server
+            .http
+            .post("/v1/organizations/" + org + "/api-keys")
+            .json("{\"name\":\"follows\",\"permissions\":[\"admin\"]}"))
+        .json()
+        .get("token")
+        .asText();
+  }
+
+  private static String defaultInstance(String org) {
+    return op(server.http.get(instances(org)))
+        .json()
+        .get("data")
+        .get(0)
+        .get("id")
+        .asText();
+  }
+
   private static String instances(String org) {
     return "/v1/organizations/" + org + "/instances";
   }
@@ -98,8 +118,7 @@ class InstancesTest {
     String org = server.createOrganization("seed");
     String other = server.createOrganization("seed");
     String otherAdmin = server.apiKey(other, 1000, "admin");
-    String instance =
-        op(server.http.get(instances(org))).json().get("data").get(0).get("id").asText();
+    String instance = defaultInstance(org);
     for (Http.Call call : new Http.Call[] {
       server.http.get("/v1/nano/" + instance),
       server.http.get("/v1/nano/" + instance + "/env"),
@@ -127,8 +146,7 @@ class InstancesTest {
   @Test
   void instanceVariablesWaitForTheRestartThenRuleTheOrganizationsRequests() {
     String org = server.createOrganization("seed");
-    String instance =
-        op(server.http.get(instances(org))).json().get("data").get(0).get("id").asText();
+    String instance = defaultInstance(org);
     String env = "/v1/nano/" + instance + "/env";
     // organization layer: 50 requests a minute per key
     assertThat(op(server
@@ -161,15 +179,7 @@ class InstancesTest {
         .isTrue();
 
     // Before the restart, the organization's key may make more than 2 requests a minute.
-    String unlimitedKey = server
-        .http
-        .post("/v1/organizations/" + org + "/api-keys")
-        .bearer(TestServer.ADMIN_KEY)
-        .json("{\"name\":\"follows\",\"permissions\":[\"admin\"]}")
-        .send()
-        .json()
-        .get("token")
-        .asText();
+    String unlimitedKey = keyFollowingTheVariable(org);
     for (int i = 0; i < 3; i++) {
       assertThat(server.http.get(env).bearer(unlimitedKey).send().status()).isEqualTo(200);
     }
@@ -187,15 +197,7 @@ class InstancesTest {
         .isEqualTo("instance");
     assertThat(variable(organizationView, "TEAM").get("source").asText()).isEqualTo("instance");
     // In force: a fresh key that follows the variable gets 2 requests a minute.
-    String fresh = server
-        .http
-        .post("/v1/organizations/" + org + "/api-keys")
-        .bearer(TestServer.ADMIN_KEY)
-        .json("{\"name\":\"fresh\",\"permissions\":[\"admin\"]}")
-        .send()
-        .json()
-        .get("token")
-        .asText();
+    String fresh = keyFollowingTheVariable(org);
     assertThat(server.http.get(env).bearer(fresh).send().status()).isEqualTo(200);
     assertThat(server.http.get(env).bearer(fresh).send().status()).isEqualTo(200);
     Http.Response limited = server.http.get(env).bearer(fresh).send();
@@ -222,8 +224,7 @@ class InstancesTest {
   @Test
   void instanceVariablesAreCheckedAsTheOrganizationsAre() {
     String org = server.createOrganization("seed");
-    String instance =
-        op(server.http.get(instances(org))).json().get("data").get(0).get("id").asText();
+    String instance = defaultInstance(org);
     String env = "/v1/nano/" + instance + "/env";
     Http.Response bad =
         op(server.http.post(env).json("{\"variables\":{\"REQUEST_TIMEOUT\":\"5\"}}"));
