@@ -20,6 +20,7 @@ import io.engram.alerts.AlertChannels;
 import io.engram.alerts.AlertEvaluator;
 import io.engram.alerts.AlertNotifier;
 import io.engram.alerts.AlertRoutes;
+import io.engram.alerts.AlertRules;
 import io.engram.alerts.AlertStore;
 import io.engram.alerts.WebhookSender;
 import io.engram.capabilities.AssistantRoutes;
@@ -30,11 +31,7 @@ import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
 import io.engram.inference.Inference;
-import io.engram.instances.FileRoutes;
-import io.engram.instances.FileStore;
-import io.engram.instances.InstanceRoutes;
-import io.engram.instances.StorageLog;
-import io.engram.instances.StorageUsage;
+import io.engram.instances.InstanceServices;
 import io.engram.memory.Embedder;
 import io.engram.memory.McpRoutes;
 import io.engram.memory.MemoryIndex;
@@ -44,8 +41,6 @@ import io.engram.memory.MemorySettingsRoutes;
 import io.engram.memory.MemoryStores;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.AuditLog;
-import io.engram.organizations.Instance;
-import io.engram.organizations.InstanceStore;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
@@ -54,7 +49,6 @@ import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
-import io.engram.platform.io.DirectorySize;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.FixedWindowRateLimiter;
@@ -66,7 +60,6 @@ import io.engram.settings.SystemDefaults;
 import io.engram.store.Database;
 import io.engram.store.Databases;
 import io.engram.store.SecretKeys;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,6 +147,7 @@ public final class Engram implements AutoCloseable {
 
   private final Services services;
   private final MemoryService memory;
+  private final Runnable storageCharges;
   private final ReflectionService reflection;
   private final Inference inference;
   private final HttpMetrics metrics;
@@ -170,6 +164,7 @@ public final class Engram implements AutoCloseable {
       boolean reflectionScheduler,
       AlertEvaluator alertEvaluator,
       Runnable dueReminders,
+      Runnable storageCharges,
       Duration alertInterval) {
     this.services = services;
     this.memory = memory;
@@ -232,6 +227,10 @@ public final class Engram implements AutoCloseable {
         alertInterval.toMillis(),
         alertInterval.toMillis(),
         TimeUnit.MILLISECONDS);
+    this.storageCharges = storageCharges;
+    // Storage bought beyond the plan is charged per day; hourly keeps each day's line current.
+    housekeeping.scheduleWithFixedDelay(
+        () -> quietly("accrue storage charges", storageCharges), 1, 60, TimeUnit.MINUTES);
     if (reflectionScheduler) {
       // Each organization's interval is counted from its last run in the database, so the
       // schedule survives restarts, and the lease keeps nodes from running one organization twice.
@@ -282,6 +281,11 @@ public final class Engram implements AutoCloseable {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics(clock);
+      InstanceServices storage = InstanceServices.open(
+          services.database(),
+          config.storage().instancesDir(),
+          config.storage().dataDir().resolve("index").resolve("memory"),
+          clock);
       inference = Inference.open(
           config,
           services.database(),
@@ -289,6 +293,7 @@ public final class Engram implements AutoCloseable {
           Embedder.shared(config.inference().modelCacheDir()),
           metrics.registry(),
           services.configs(),
+          storage.history(),
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();
@@ -352,10 +357,11 @@ public final class Engram implements AutoCloseable {
           services.organizationService(),
           guard,
           config.server().maxBodyBytes()));
-      Path indexDir = config.storage().dataDir().resolve("index").resolve("memory");
-      StorageUsage storage =
-          new StorageUsage(services.database(), () -> DirectorySize.of(indexDir));
-      modules.addAll(instanceRoutes(config, services, storage, guard, clock));
+      modules.addAll(storage.routes(
+          guard,
+          services.configs(),
+          services.organizationService(),
+          config.server().maxBodyBytes()));
       modules.add(new ConfigRoutes(
           services.configs(),
           services.organizationService(),
@@ -377,10 +383,11 @@ public final class Engram implements AutoCloseable {
           services.configs(),
           connections,
           metrics.traffic(),
-          // Everything the organization keeps counts against its plan's storage: models,
-          // instance files and memory vectors.
-          orgId ->
-              java.util.OptionalLong.of(running.storedBytes(orgId).orElse(0) + storage.kept(orgId)),
+          // Everything the organization keeps counts against its allowance: models, instance
+          // files, conversation history and memory vectors.
+          org -> new AlertRules.Storage(
+              running.storedBytes(org.id()).orElse(0) + storage.usage().kept(org.id()),
+              storage.usage().limits(org).bytes()),
           alertStore,
           new AlertNotifier(channels, webhooks, clock),
           metrics.registry(),
@@ -405,6 +412,7 @@ public final class Engram implements AutoCloseable {
           config.reflectionScheduler(),
           alertEvaluator,
           () -> services.reminders().deliverDue(channels, webhooks),
+          () -> storage.accrueCharges(services.organizationService()),
           config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {
@@ -419,36 +427,6 @@ public final class Engram implements AutoCloseable {
       services.database().close();
       throw e;
     }
-  }
-
-  /**
-   * Instances and their storage: the files live under the data directory's {@code instances}
-   * folder. At start, deletions a stopped node left half done are finished and blobs no file
-   * points at (an upload cut by a crash) are swept.
-   */
-  private static List<RouteModule> instanceRoutes(
-      EngramConfig config, Services services, StorageUsage usage, Guard guard, Clock clock) {
-    InstanceStore instances = new InstanceStore(services.database(), clock);
-    StorageLog log = new StorageLog(services.database(), clock);
-    FileStore files =
-        new FileStore(services.database(), config.storage().instancesDir(), usage, log, clock);
-    for (Instance deleting : instances.deleting()) {
-      files.deleteInstance(deleting.id());
-      instances.purge(deleting.id());
-    }
-    int swept = files.sweep();
-    if (swept > 0) {
-      LOG.info("removed {} unreferenced blobs left by interrupted uploads", swept);
-    }
-    return List.of(
-        new InstanceRoutes(
-            instances,
-            files,
-            services.configs(),
-            services.organizationService(),
-            guard,
-            config.server().maxBodyBytes()),
-        new FileRoutes(files, log, usage, instances, services.organizationService(), guard));
   }
 
   /**
@@ -480,6 +458,11 @@ public final class Engram implements AutoCloseable {
 
   public ReflectionService reflection() {
     return reflection;
+  }
+
+  /** Brings today's storage charges up to date now (hourly in housekeeping; tests call it). */
+  public void accrueStorageCharges() {
+    storageCharges.run();
   }
 
   public Inference inference() {

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,7 +32,7 @@ public final class AlertEvaluator {
   private final OrganizationConfigs configs;
   private final ConnectionOwners connections;
   private final TrafficMeter traffic;
-  private final Function<String, OptionalLong> storedBytes;
+  private final Function<Organization, AlertRules.Storage> storage;
   private final AlertStore alerts;
   private final AlertNotifier notifier;
   private final MeterRegistry registry;
@@ -46,7 +45,7 @@ public final class AlertEvaluator {
       OrganizationConfigs configs,
       ConnectionOwners connections,
       TrafficMeter traffic,
-      Function<String, OptionalLong> storedBytes,
+      Function<Organization, AlertRules.Storage> storage,
       AlertStore alerts,
       AlertNotifier notifier,
       MeterRegistry registry,
@@ -55,7 +54,7 @@ public final class AlertEvaluator {
     this.configs = configs;
     this.connections = connections;
     this.traffic = traffic;
-    this.storedBytes = storedBytes;
+    this.storage = storage;
     this.alerts = alerts;
     this.notifier = notifier;
     this.registry = registry;
@@ -83,7 +82,7 @@ public final class AlertEvaluator {
           configs.effective(org.get()).count(ConfigField.MAX_CONNECTIONS),
           traffic.last(orgId, RECENT),
           traffic.history(orgId, RECENT, TRAILING_WINDOWS),
-          storedBytes.apply(orgId));
+          storage.apply(org.get()));
       publish(orgId, measured);
       AlertRules.evaluate(measured).forEach((kind, condition) -> apply(orgId, kind, condition));
     }

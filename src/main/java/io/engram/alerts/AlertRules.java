@@ -33,7 +33,6 @@ public final class AlertRules {
   static final long MIN_UNUSUAL_REQUESTS = 100;
   static final double STORAGE_SHARE = 0.8;
   private static final long GBPS = 1_000_000_000L / 8;
-  private static final long GB = 1L << 30;
 
   /** What was measured for one organization at one evaluation. */
   public record Measurements(
@@ -43,7 +42,19 @@ public final class AlertRules {
       long maxConnections,
       TrafficMeter.Counts lastFiveMinutes,
       long[] trailingWindows,
-      OptionalLong storedBytes) {}
+      Storage storage) {}
+
+  /** The allowance in words: the plan's storage, and what was bought beyond it when anything was. */
+  private static String allowance(Measurements m) {
+    long plan = m.plan().limits().storageGb().value();
+    long gb = Math.round(m.storage().allowance().getAsLong() / 1e9);
+    return gb == plan
+        ? "the plan's " + plan + " GB"
+        : gb + " GB (the plan's " + plan + " GB and what was bought)";
+  }
+
+  /** What the organization stores and its allowance in bytes (empty: unlimited). */
+  public record Storage(long stored, OptionalLong allowance) {}
 
   /** An alert's condition now: whether it holds, the value measured and its threshold. */
   public record Condition(boolean holds, double value, double threshold, String message) {}
@@ -84,18 +95,17 @@ public final class AlertRules {
             recent.errors() + " server errors in " + recent.requests()
                 + " requests over five minutes (" + percent(recent.errorRate()) + ")"));
     conditions.put(AlertKind.UNUSUAL_TRAFFIC, unusual(recent.requests(), m.trailingWindows()));
-    if (m.storedBytes().isPresent() && !m.plan().limits().storageGb().isUnlimited()) {
-      double limit = m.plan().limits().storageGb().value() * (double) GB;
+    if (m.storage().allowance().isPresent()) {
+      double limit = m.storage().allowance().getAsLong();
       double threshold = limit * STORAGE_SHARE;
-      long stored = m.storedBytes().getAsLong();
+      long stored = m.storage().stored();
       conditions.put(
           AlertKind.STORAGE,
           new Condition(
               stored > threshold,
               stored,
               threshold,
-              "Storage at " + percent(stored / limit) + " of the plan's "
-                  + m.plan().limits().storageGb().value() + " GB"));
+              "Storage at " + percent(stored / limit) + " of " + allowance(m)));
     }
     return conditions;
   }

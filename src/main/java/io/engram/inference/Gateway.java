@@ -13,6 +13,7 @@ import io.engram.inference.engine.TokenSink;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.UsageLedger;
+import io.engram.instances.ConversationHistory;
 import io.engram.memory.AgentScope;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
@@ -64,6 +65,7 @@ public final class Gateway {
   private final UsageLedger usage;
   private final InferenceMetrics metrics;
   private final OrganizationConfigs configs;
+  private final ConversationHistory history;
 
   Gateway(
       ModelCatalog catalog,
@@ -71,7 +73,9 @@ public final class Gateway {
       InferenceLimits limits,
       UsageLedger usage,
       InferenceMetrics metrics,
-      OrganizationConfigs configs) {
+      OrganizationConfigs configs,
+      ConversationHistory history) {
+    this.history = history;
     this.catalog = catalog;
     this.memory = new MemoryContext(memory);
     this.limits = limits;
@@ -82,6 +86,10 @@ public final class Gateway {
 
   public ModelCatalog catalog() {
     return catalog;
+  }
+
+  ConversationHistory history() {
+    return history;
   }
 
   public InferenceLimits limits() {
@@ -377,7 +385,43 @@ public final class Gateway {
         ? generation.usage()
         : new Generation.Usage(prepared.promptTokens(), TokenCounter.count(generation.text()));
     record(caller, prepared, counted);
+    keep(caller, prepared, generation, counted);
     return counted;
+  }
+
+  /**
+   * Keeps the exchange in the organization's conversation history (its default instance), unless
+   * the organization turned CONVERSATION_HISTORY off: the client's messages (not the memory block
+   * Engram added) or prompt, and the answer.
+   */
+  private void keep(
+      Principal caller, Prepared prepared, Generation generation, Generation.Usage counted) {
+    if (caller.organization() == null
+        || !Boolean.parseBoolean(configs
+            .effective(caller.organization())
+            .variable("CONVERSATION_HISTORY")
+            .orElse("true"))) {
+      return;
+    }
+    GenerationRequest request = prepared.request();
+    String sent;
+    if (request.isChat()) {
+      List<ChatMessage> messages = request.messages();
+      sent =
+          Json.write(prepared.memory().isEmpty() ? messages : messages.subList(1, messages.size()));
+    } else {
+      sent = Json.write(List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
+    }
+    history.record(
+        caller.organization(),
+        caller.credentialId(),
+        org.slf4j.MDC.get("request_id"),
+        prepared.model().card().id(),
+        sent,
+        generation.text() == null ? "" : generation.text(),
+        counted.promptTokens(),
+        counted.completionTokens(),
+        prepared.memoryTokens());
   }
 
   private void record(Principal caller, Prepared prepared, Generation.Usage counted) {

@@ -13,6 +13,7 @@ import io.engram.inference.remote.RemoteEngine;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.inference.usage.UsageRoutes;
+import io.engram.instances.ConversationHistory;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.OrganizationStore;
@@ -85,6 +86,7 @@ public final class Inference implements AutoCloseable {
       Embedder embedder,
       MeterRegistry registry,
       OrganizationConfigs configs,
+      ConversationHistory history,
       Clock clock) {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
@@ -147,8 +149,8 @@ public final class Inference implements AutoCloseable {
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
     InferenceLimits limits = new InferenceLimits(usage, configs);
-    Gateway gateway =
-        new Gateway(catalog, memory, limits, usage, new InferenceMetrics(registry), configs);
+    Gateway gateway = new Gateway(
+        catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history);
     return new Inference(
         gateway,
         uploads,
@@ -225,8 +227,10 @@ public final class Inference implements AutoCloseable {
     responses.purgeBefore(now.minus(RESPONSE_RETENTION));
   }
 
+  /** Writes queued usage and conversation history (every second, and at shutdown). */
   public void flushUsage() {
     gateway.usage().flush();
+    gateway.history().flush();
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.engram.instances;
 
 import io.engram.access.Guard;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.ApiException;
@@ -29,8 +28,7 @@ import java.util.OptionalLong;
  * The file API of an instance's storage ({@code /v1/nano/{nano_id}/storage/files/{path}}): PUT
  * streams an upload in (atomic, checksummed, within the organization's allowance), GET streams it
  * out (with Range and ETag), HEAD tells its size and ETag, DELETE removes it; the folder route lists
- * by prefix, a page at a time. {@code /storage/logs} reads who did what; the organization's
- * {@code /storage} tells its usage against its limits.
+ * by prefix, a page at a time. {@code /storage/logs} reads who did what.
  */
 public final class FileRoutes implements RouteModule {
   private static final String FILES = "/v1/nano/{nano_id}/storage/files";
@@ -39,7 +37,6 @@ public final class FileRoutes implements RouteModule {
 
   private final FileStore files;
   private final StorageLog log;
-  private final StorageUsage usage;
   private final InstanceStore instances;
   private final OrganizationService organizations;
   private final Guard guard;
@@ -47,13 +44,11 @@ public final class FileRoutes implements RouteModule {
   public FileRoutes(
       FileStore files,
       StorageLog log,
-      StorageUsage usage,
       InstanceStore instances,
       OrganizationService organizations,
       Guard guard) {
     this.files = files;
     this.log = log;
-    this.usage = usage;
     this.instances = instances;
     this.organizations = organizations;
     this.guard = guard;
@@ -81,13 +76,6 @@ public final class FileRoutes implements RouteModule {
               ctx,
               InstanceViews.page(
                   entries.stream().limit(limit).map(InstanceViews::logEntry).toList(), next));
-        })
-        .get("/v1/organizations/{org_id}/storage", ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
-          Responses.json(
-              ctx,
-              StorageViews.usage(
-                  usage.measure(managed.orgId()), usage.limits(managed.organization())));
         })
         .exposeHeaders("ETag", "Content-Range", "Accept-Ranges");
   }

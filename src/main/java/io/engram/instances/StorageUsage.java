@@ -32,8 +32,15 @@ public final class StorageUsage {
     }
   }
 
-  /** Limits in force: bytes of the allowance (empty: unlimited), adapters (empty: unlimited). */
-  public record Limits(OptionalLong bytes, OptionalLong adapters) {}
+  /**
+   * Limits in force: bytes of the whole allowance (the plan's storage and all that was bought;
+   * empty: unlimited), adapters included (empty: unlimited), and what was bought.
+   */
+  public record Limits(
+      OptionalLong bytes,
+      OptionalLong adapters,
+      OptionalLong planBytes,
+      StorageBilling.Purchased purchased) {}
 
   private final Database db;
   private final LongSupplier indexBytes;
@@ -81,9 +88,14 @@ public final class StorageUsage {
 
   public Limits limits(Organization org) {
     Limit storage = org.plan().limits().storageGb();
+    StorageBilling.Purchased bought = db.read(h -> StorageBilling.purchased(h, org.id()));
+    OptionalLong plan =
+        storage.isUnlimited() ? OptionalLong.empty() : OptionalLong.of(storage.value() * GB);
     return new Limits(
-        storage.isUnlimited() ? OptionalLong.empty() : OptionalLong.of(storage.value() * GB),
-        adaptersIncluded(org.plan().tier()));
+        plan.isEmpty() ? plan : OptionalLong.of(plan.getAsLong() + bought.bytes()),
+        adaptersIncluded(org.plan().tier()),
+        plan,
+        bought);
   }
 
   /**
@@ -104,11 +116,20 @@ public final class StorageUsage {
 
   private static Map<DataClass, Long> files(Handle h, String orgId) {
     Map<DataClass, Long> bytes = new EnumMap<>(DataClass.class);
+    long history = h.createQuery(
+            "SELECT COALESCE(SUM(bytes), 0) FROM conversation_exchanges WHERE org_id = :org")
+        .bind("org", orgId)
+        .mapTo(Long.class)
+        .one();
+    if (history > 0) {
+      bytes.put(DataClass.CONVERSATION_HISTORY, history);
+    }
     h.createQuery(
             "SELECT data_class, SUM(size) FROM storage_files WHERE org_id = :org GROUP BY data_class")
         .bind("org", orgId)
         .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getLong(2)))
-        .forEach(e -> DataClass.of(e.getKey()).ifPresent(c -> bytes.put(c, e.getValue())));
+        .forEach(
+            e -> DataClass.of(e.getKey()).ifPresent(c -> bytes.merge(c, e.getValue(), Long::sum)));
     return bytes;
   }
 

@@ -22,24 +22,36 @@ final class StorageViews {
     view.put("lora_adapters_gb", gb(usage.of(DataClass.LORA_ADAPTERS)));
     view.put("total_bytes", usage.total());
     Map<String, Object> limit = new LinkedHashMap<>();
-    // The plan's allowance is one pool: every class counts against it (docs/storage.md).
-    limit.put("training_data_gb", gbLimit(limits.bytes()));
+    // The plan's storage is one pool for every class; what was bought adds to it (docs/storage.md).
+    limit.put("training_data_gb", plus(limits.planBytes(), limits.purchased().trainingDataGb()));
     limit.put(
         "lora_adapters_count",
         limits.adapters().isPresent() ? limits.adapters().getAsLong() : null);
-    limit.put("embeddings_gb", gbLimit(limits.bytes()));
+    limit.put("embeddings_gb", plus(limits.planBytes(), limits.purchased().embeddingsGb()));
     limit.put("total_gb", gbLimit(limits.bytes()));
+    Map<String, Object> bought = new LinkedHashMap<>();
+    bought.put("training_data_gb", plain(limits.purchased().trainingDataGb()));
+    bought.put("embeddings_gb", plain(limits.purchased().embeddingsGb()));
+    limit.put("purchased", bought);
     view.put("limits", limit);
     return view;
   }
 
   /** Bytes as GB with nine decimals: a byte is never rounded away. */
   static BigDecimal gb(long bytes) {
-    return BigDecimal.valueOf(bytes)
-        .divide(BigDecimal.valueOf(StorageUsage.GB), 9, RoundingMode.UNNECESSARY)
-        .stripTrailingZeros()
-        .max(BigDecimal.ZERO)
-        .setScale(Math.max(0, BigDecimal.valueOf(bytes, 9).stripTrailingZeros().scale()));
+    return plain(BigDecimal.valueOf(bytes)
+        .divide(BigDecimal.valueOf(StorageUsage.GB), 9, RoundingMode.UNNECESSARY));
+  }
+
+  /** Without trailing zeros, and never in exponent form (10, not 1E+1). */
+  static BigDecimal plain(BigDecimal value) {
+    BigDecimal stripped = value.stripTrailingZeros();
+    return stripped.scale() < 0 ? stripped.setScale(0) : stripped;
+  }
+
+  /** The plan's part of a limit plus what was bought of it, in GB; null when unlimited. */
+  private static BigDecimal plus(OptionalLong planBytes, BigDecimal boughtGb) {
+    return planBytes.isPresent() ? plain(gb(planBytes.getAsLong()).add(boughtGb)) : null;
   }
 
   private static BigDecimal gbLimit(OptionalLong bytes) {

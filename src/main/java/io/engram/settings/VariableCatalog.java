@@ -49,7 +49,8 @@ public final class VariableCatalog {
       "MAX_CONCURRENT_REQUESTS",
       "LOG_LEVEL",
       "MAX_MODEL_SIZE_GB",
-      "DEFAULT_MODEL");
+      "DEFAULT_MODEL",
+      "CONVERSATION_HISTORY");
 
   private static final Map<String, String> NOT_YET = Map.of(
       "TRAINING_ENABLED", "fine-tuning",

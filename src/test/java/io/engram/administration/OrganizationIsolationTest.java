@@ -63,6 +63,7 @@ class OrganizationIsolationTest {
               .status())
           .isEqualTo(201);
       theirIds.put("path", "data/x.txt");
+      theirIds.put("conversation_id", "conv_01q3eep1806qe6yg1awkh2p0hh");
       String before = snapshot(server, theirs);
 
       List<String> credentials = List.of(

@@ -70,6 +70,10 @@ public final class EnvironmentVariables {
     add(VariableSpec.integer(
         "KV_CACHE_SIZE_GB", "", 1, 10_000, "KV cache size (default: by available memory)"));
     add(VariableSpec.bool("TRAINING_ENABLED", "true", "allow fine-tuning jobs"));
+    add(VariableSpec.bool(
+        "CONVERSATION_HISTORY",
+        "true",
+        "keep each chat exchange in the organization's default instance (docs/storage.md)"));
     add(VariableSpec.integer(
         "CHECKPOINT_INTERVAL", "1000", 1, 10_000_000, "training checkpoint interval in steps"));
     add(VariableSpec.integer(

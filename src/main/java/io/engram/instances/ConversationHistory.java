@@ -1,0 +1,238 @@
+package io.engram.instances;
+
+import io.engram.organizations.InstanceStore;
+import io.engram.organizations.Organization;
+import io.engram.platform.Ids;
+import io.engram.platform.http.ApiException;
+import io.engram.store.Database;
+import io.engram.store.Rows;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jdbi.v3.core.mapper.RowMapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The conversation history of organizations: each chat exchange the gateway answered (the
+ * client's messages, the answer, model, usage, time), kept in the organization's default
+ * instance. A request never waits on it: exchanges are queued and written in batches every second
+ * ({@link #flush}, from housekeeping and at shutdown), as usage is. An exchange that would take
+ * the organization past its storage allowance is not kept (and counted in {@link #dropped}): a
+ * full allowance never fails a chat.
+ */
+public final class ConversationHistory {
+  private static final Logger LOG = LoggerFactory.getLogger(ConversationHistory.class);
+  static final int BATCH = 500;
+
+  /** One answered exchange. {@code messages}: the client's, as JSON. */
+  public record Exchange(
+      String id,
+      Organization org,
+      String credentialId,
+      String requestId,
+      String model,
+      String messages,
+      String answer,
+      int promptTokens,
+      int completionTokens,
+      int memoryTokens,
+      Instant at) {
+    long bytes() {
+      return messages.getBytes(StandardCharsets.UTF_8).length
+          + (long) answer.getBytes(StandardCharsets.UTF_8).length;
+    }
+  }
+
+  /** An exchange as kept. */
+  public record Stored(
+      String id,
+      String instanceId,
+      String credentialId,
+      String requestId,
+      String model,
+      String messages,
+      String answer,
+      int promptTokens,
+      int completionTokens,
+      int memoryTokens,
+      long bytes,
+      Instant createdAt) {}
+
+  private static final RowMapper<Stored> STORED = (rs, ctx) -> new Stored(
+      rs.getString("id"),
+      rs.getString("instance_id"),
+      rs.getString("credential_id"),
+      rs.getString("request_id"),
+      rs.getString("model"),
+      rs.getString("messages"),
+      rs.getString("answer"),
+      rs.getInt("prompt_tokens"),
+      rs.getInt("completion_tokens"),
+      rs.getInt("memory_tokens"),
+      rs.getLong("bytes"),
+      Rows.instant(rs, "created_at"));
+
+  private final Database db;
+  private final InstanceStore instances;
+  private final StorageUsage usage;
+  private final Clock clock;
+  private final ConcurrentLinkedQueue<Exchange> queued = new ConcurrentLinkedQueue<>();
+  private final AtomicLong dropped = new AtomicLong();
+
+  public ConversationHistory(
+      Database db, InstanceStore instances, StorageUsage usage, Clock clock) {
+    this.db = db;
+    this.instances = instances;
+    this.usage = usage;
+    this.clock = clock;
+  }
+
+  /** Queues an exchange to keep; written by the next {@link #flush}. */
+  public void record(
+      Organization org,
+      String credentialId,
+      String requestId,
+      String model,
+      String messages,
+      String answer,
+      int promptTokens,
+      int completionTokens,
+      int memoryTokens) {
+    Instant now = clock.instant();
+    queued.add(new Exchange(
+        Ids.newId("conv", now.toEpochMilli()),
+        org,
+        credentialId,
+        requestId,
+        model,
+        messages,
+        answer,
+        promptTokens,
+        completionTokens,
+        memoryTokens,
+        now));
+  }
+
+  /** Exchanges not kept because the organization's allowance was full. */
+  public long dropped() {
+    return dropped.get();
+  }
+
+  /** Writes what is queued, a batch per transaction; returns how many were kept. */
+  public int flush() {
+    int kept = 0;
+    while (!queued.isEmpty()) {
+      List<Exchange> batch = new ArrayList<>(BATCH);
+      Exchange next;
+      while (batch.size() < BATCH && (next = queued.poll()) != null) {
+        batch.add(next);
+      }
+      kept += write(batch);
+    }
+    return kept;
+  }
+
+  private int write(List<Exchange> batch) {
+    Map<String, String> instanceOf = new HashMap<>();
+    Map<String, Long> room = new HashMap<>();
+    for (Exchange exchange : batch) {
+      String orgId = exchange.org().id();
+      instanceOf.computeIfAbsent(orgId, id -> instances.defaultOf(id).id());
+      room.computeIfAbsent(orgId, id -> {
+        OptionalLong allowance = usage.limits(exchange.org()).bytes();
+        return allowance.isEmpty() ? Long.MAX_VALUE : allowance.getAsLong() - usage.kept(id);
+      });
+    }
+    List<Exchange> keep = new ArrayList<>(batch.size());
+    for (Exchange exchange : batch) {
+      long left = room.get(exchange.org().id()) - exchange.bytes();
+      if (left < 0) {
+        dropped.incrementAndGet();
+        continue;
+      }
+      room.put(exchange.org().id(), left);
+      keep.add(exchange);
+    }
+    if (keep.isEmpty()) {
+      return 0;
+    }
+    try {
+      db.write(h -> {
+        var insert = h.prepareBatch("""
+            INSERT INTO conversation_exchanges (id, org_id, instance_id, credential_id, request_id,
+              model, messages, answer, prompt_tokens, completion_tokens, memory_tokens, bytes,
+              created_at)
+            VALUES (:id, :org, :instance, :credential, :request, :model, :messages, :answer,
+              :prompt, :completion, :memory, :bytes, :at)""");
+        for (Exchange e : keep) {
+          insert
+              .bind("id", e.id())
+              .bind("org", e.org().id())
+              .bind("instance", instanceOf.get(e.org().id()))
+              .bind("credential", e.credentialId())
+              .bind("request", e.requestId())
+              .bind("model", e.model())
+              .bind("messages", e.messages())
+              .bind("answer", e.answer())
+              .bind("prompt", e.promptTokens())
+              .bind("completion", e.completionTokens())
+              .bind("memory", e.memoryTokens())
+              .bind("bytes", e.bytes())
+              .bind("at", e.at().toEpochMilli())
+              .add();
+        }
+        return insert.execute();
+      });
+    } catch (RuntimeException e) {
+      // Back in the queue for the next flush: a database hiccup loses nothing.
+      queued.addAll(keep);
+      LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
+      return 0;
+    }
+    return keep.size();
+  }
+
+  /** A page of the instance's exchanges, newest first, before {@code before} when given. */
+  public List<Stored> page(String instanceId, String before, int limit) {
+    return db.read(
+        h -> h.createQuery("SELECT * FROM conversation_exchanges WHERE instance_id = :instance"
+                + (before == null ? "" : " AND id < :before")
+                + " ORDER BY id DESC LIMIT :limit")
+            .bind("instance", instanceId)
+            .bindMap(before == null ? Map.of() : Map.of("before", before))
+            .bind("limit", limit)
+            .map(STORED)
+            .list());
+  }
+
+  public Stored get(String instanceId, String id) {
+    return db.read(h -> h.createQuery(
+                "SELECT * FROM conversation_exchanges WHERE instance_id = :instance AND id = :id")
+            .bind("instance", instanceId)
+            .bind("id", id)
+            .map(STORED)
+            .findOne())
+        .orElseThrow(() -> ApiException.notFound(
+            "conversation_not_found", "conversation_id", "No conversation exchange " + id));
+  }
+
+  public void delete(String instanceId, String id) {
+    int deleted = db.write(h -> h.createUpdate(
+            "DELETE FROM conversation_exchanges WHERE instance_id = :instance AND id = :id")
+        .bind("instance", instanceId)
+        .bind("id", id)
+        .execute());
+    if (deleted == 0) {
+      throw ApiException.notFound(
+          "conversation_not_found", "conversation_id", "No conversation exchange " + id);
+    }
+  }
+}

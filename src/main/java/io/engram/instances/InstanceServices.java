@@ -1,0 +1,72 @@
+package io.engram.instances;
+
+import io.engram.access.Guard;
+import io.engram.administration.OrganizationService;
+import io.engram.organizations.Instance;
+import io.engram.organizations.InstanceStore;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.io.DirectorySize;
+import io.engram.settings.OrganizationConfigs;
+import io.engram.store.Database;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Instances and their storage, wired once for the server: stores, usage, history and routes. */
+public record InstanceServices(
+    InstanceStore instances,
+    FileStore files,
+    StorageLog log,
+    StorageUsage usage,
+    StorageBilling billing,
+    ConversationHistory history) {
+  private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
+
+  /**
+   * Opens instance storage under {@code filesDir}; {@code indexDir}: the memory index, whose size
+   * is shared out as embeddings. At start, deletions a stopped node left half done are finished,
+   * and blobs no file points at (an upload cut by a crash) are swept.
+   */
+  public static InstanceServices open(Database db, Path filesDir, Path indexDir, Clock clock) {
+    InstanceStore instances = new InstanceStore(db, clock);
+    StorageLog log = new StorageLog(db, clock);
+    StorageUsage usage = new StorageUsage(db, () -> DirectorySize.of(indexDir));
+    FileStore files = new FileStore(db, filesDir, usage, log, clock);
+    for (Instance deleting : instances.deleting()) {
+      files.deleteInstance(deleting.id());
+      instances.purge(deleting.id());
+    }
+    int swept = files.sweep();
+    if (swept > 0) {
+      LOG.info("removed {} unreferenced blobs left by interrupted uploads", swept);
+    }
+    return new InstanceServices(
+        instances,
+        files,
+        log,
+        usage,
+        new StorageBilling(db, usage, clock),
+        new ConversationHistory(db, instances, usage, clock));
+  }
+
+  /** Today's storage charges of every organization that bought storage (hourly; idempotent). */
+  public void accrueCharges(OrganizationService organizations) {
+    for (String orgId : billing.billed()) {
+      billing.accrue(organizations.get(orgId), billing.today());
+    }
+  }
+
+  public List<RouteModule> routes(
+      Guard guard,
+      OrganizationConfigs configs,
+      OrganizationService organizations,
+      long maxBodyBytes) {
+    return List.of(
+        new InstanceRoutes(instances, files, configs, organizations, guard, maxBodyBytes),
+        new FileRoutes(files, log, instances, organizations, guard),
+        new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
+        new ConversationRoutes(history, instances, organizations, guard));
+  }
+}
