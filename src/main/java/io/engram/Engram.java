@@ -147,7 +147,7 @@ public final class Engram implements AutoCloseable {
 
   private final Services services;
   private final MemoryService memory;
-  private final Runnable storageCharges;
+  private final Runnable storageHousekeeping;
   private final ReflectionService reflection;
   private final Inference inference;
   private final HttpMetrics metrics;
@@ -164,7 +164,7 @@ public final class Engram implements AutoCloseable {
       boolean reflectionScheduler,
       AlertEvaluator alertEvaluator,
       Runnable dueReminders,
-      Runnable storageCharges,
+      Runnable storageHousekeeping,
       Duration alertInterval) {
     this.services = services;
     this.memory = memory;
@@ -227,10 +227,14 @@ public final class Engram implements AutoCloseable {
         alertInterval.toMillis(),
         alertInterval.toMillis(),
         TimeUnit.MILLISECONDS);
-    this.storageCharges = storageCharges;
-    // Storage bought beyond the plan is charged per day; hourly keeps each day's line current.
+    this.storageHousekeeping = storageHousekeeping;
+    // Storage bought beyond the plan is charged per day (hourly keeps each day's line current),
+    // and retention policies are applied.
     housekeeping.scheduleWithFixedDelay(
-        () -> quietly("accrue storage charges", storageCharges), 1, 60, TimeUnit.MINUTES);
+        () -> quietly("storage charges and retention", storageHousekeeping),
+        1,
+        60,
+        TimeUnit.MINUTES);
     if (reflectionScheduler) {
       // Each organization's interval is counted from its last run in the database, so the
       // schedule survives restarts, and the lease keeps nodes from running one organization twice.
@@ -412,7 +416,7 @@ public final class Engram implements AutoCloseable {
           config.reflectionScheduler(),
           alertEvaluator,
           () -> services.reminders().deliverDue(channels, webhooks),
-          () -> storage.accrueCharges(services.organizationService()),
+          () -> storage.hourly(services.organizationService()),
           config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {
@@ -460,9 +464,9 @@ public final class Engram implements AutoCloseable {
     return reflection;
   }
 
-  /** Brings today's storage charges up to date now (hourly in housekeeping; tests call it). */
-  public void accrueStorageCharges() {
-    storageCharges.run();
+  /** Storage charges and retention, now (hourly in housekeeping; tests call it). */
+  public void runStorageHousekeeping() {
+    storageHousekeeping.run();
   }
 
   public Inference inference() {

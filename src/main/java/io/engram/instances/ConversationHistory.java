@@ -224,6 +224,23 @@ public final class ConversationHistory {
             "conversation_not_found", "conversation_id", "No conversation exchange " + id));
   }
 
+  /** An exchange as retention sees it: where, when, how big. */
+  record Kept(String id, String instanceId, Instant createdAt, long bytes) {}
+
+  /** Every exchange the organization keeps, without their text. */
+  List<Kept> forRetention(String orgId) {
+    return db.read(h -> h.createQuery(
+            "SELECT id, instance_id, created_at, bytes FROM conversation_exchanges "
+                + "WHERE org_id = :org")
+        .bind("org", orgId)
+        .map((rs, ctx) -> new Kept(
+            rs.getString("id"),
+            rs.getString("instance_id"),
+            Rows.instant(rs, "created_at"),
+            rs.getLong("bytes")))
+        .list());
+  }
+
   public void delete(String instanceId, String id) {
     int deleted = db.write(h -> h.createUpdate(
             "DELETE FROM conversation_exchanges WHERE instance_id = :instance AND id = :id")

@@ -196,6 +196,11 @@ public final class FileStore {
   }
 
   public void delete(Organization org, String instanceId, StoragePath path, Actor actor) {
+    delete(org, instanceId, path, actor, "delete");
+  }
+
+  /** Deletes the file, logged as {@code action} (a client's delete, or retention's). */
+  void delete(Organization org, String instanceId, StoragePath path, Actor actor, String action) {
     StoredFile file = get(instanceId, path);
     int deleted = db.write(h -> {
       int rows = h.createUpdate(
@@ -211,7 +216,7 @@ public final class FileStore {
             org.id(),
             instanceId,
             actor.credentialId(),
-            "delete",
+            action,
             path.value(),
             file.size(),
             "ok",
@@ -237,6 +242,16 @@ public final class FileStore {
         .bind("end", prefix + Character.MAX_VALUE)
         .bindMap(after == null ? Map.of() : Map.of("after", after))
         .bind("limit", limit)
+        .map(FILE)
+        .list());
+  }
+
+  /** Every file of the organization's instances in one data class (retention reads them). */
+  List<StoredFile> ofClass(String orgId, DataClass dataClass) {
+    return db.read(h -> h.createQuery(
+            "SELECT * FROM storage_files WHERE org_id = :org AND data_class = :class")
+        .bind("org", orgId)
+        .bind("class", dataClass.wireName())
         .map(FILE)
         .list());
   }

@@ -21,7 +21,8 @@ public record InstanceServices(
     StorageLog log,
     StorageUsage usage,
     StorageBilling billing,
-    ConversationHistory history) {
+    ConversationHistory history,
+    Retention retention) {
   private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
 
   /**
@@ -42,19 +43,31 @@ public record InstanceServices(
     if (swept > 0) {
       LOG.info("removed {} unreferenced blobs left by interrupted uploads", swept);
     }
+    ConversationHistory history = new ConversationHistory(db, instances, usage, clock);
     return new InstanceServices(
         instances,
         files,
         log,
         usage,
         new StorageBilling(db, usage, clock),
-        new ConversationHistory(db, instances, usage, clock));
+        history,
+        new Retention(db, files, history, log, clock));
   }
 
-  /** Today's storage charges of every organization that bought storage (hourly; idempotent). */
-  public void accrueCharges(OrganizationService organizations) {
+  /**
+   * The hourly storage housekeeping: today's charges of every organization that bought storage
+   * (idempotent), then every organization's retention policies.
+   */
+  public void hourly(OrganizationService organizations) {
     for (String orgId : billing.billed()) {
       billing.accrue(organizations.get(orgId), billing.today());
+    }
+    for (String orgId : retention.governed()) {
+      List<Retention.Outcome> deleted =
+          retention.run(organizations.get(orgId), false, "retention", null);
+      if (!deleted.isEmpty()) {
+        LOG.info("retention deleted {} items of organization {}", deleted.size(), orgId);
+      }
     }
   }
 
@@ -67,6 +80,7 @@ public record InstanceServices(
         new InstanceRoutes(instances, files, configs, organizations, guard, maxBodyBytes),
         new FileRoutes(files, log, instances, organizations, guard),
         new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
+        new RetentionRoutes(retention, organizations, guard, maxBodyBytes),
         new ConversationRoutes(history, instances, organizations, guard));
   }
 }

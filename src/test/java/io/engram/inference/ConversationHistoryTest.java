@@ -131,4 +131,48 @@ class ConversationHistoryTest {
             .status())
         .isEqualTo(400);
   }
+
+  @Test
+  void retentionKeepsTheLatestExchanges() {
+    String org = gateway.server.createOrganization("seed");
+    String key = gateway.server.apiKey(org, 1000, "inference");
+    for (int i = 0; i < 3; i++) {
+      assertThat(
+              gateway.chat(key, GatewayFixture.body("Question " + i, "")).send().status())
+          .isEqualTo(200);
+    }
+    gateway.server.engram.inference().flushUsage();
+    assertThat(gateway
+            .server
+            .asOperator(gateway
+                .server
+                .http
+                .post("/v1/organizations/" + org + "/retention")
+                .json("{\"policies\":[{\"type\":\"conversation_history\",\"keep_latest\":1}]}"))
+            .status())
+        .isEqualTo(200);
+    JsonNode run = gateway
+        .server
+        .asOperator(gateway.server.http.post("/v1/organizations/" + org + "/retention/run"))
+        .json();
+    assertThat(run.get("deleted")).hasSize(2);
+    String nano = gateway
+        .server
+        .asOperator(gateway.server.http.get("/v1/organizations/" + org + "/instances"))
+        .json()
+        .at("/data/0/id")
+        .asText();
+    JsonNode left = gateway
+        .server
+        .asOperator(gateway.server.http.get("/v1/nano/" + nano + "/conversations"))
+        .json()
+        .get("data");
+    assertThat(left).hasSize(1);
+    JsonNode kept = gateway
+        .server
+        .asOperator(gateway.server.http.get(
+            "/v1/nano/" + nano + "/conversations/" + left.get(0).get("id").asText()))
+        .json();
+    assertThat(kept.at("/messages/0/content").asText()).isEqualTo("Question 2");
+  }
 }

@@ -69,15 +69,15 @@ class StorageBillingTest {
 
     // The next day (December: 31 days) is charged by the hourly accrual.
     CLOCK.advance(Duration.ofDays(1));
-    server.engram.accrueStorageCharges();
-    server.engram.accrueStorageCharges(); // idempotent
+    server.engram.runStorageHousekeeping();
+    server.engram.runStorageHousekeeping(); // idempotent
     JsonNode twoDays = ledger(org, "?from=2026-11-01&to=2026-11-30");
     assertThat(twoDays.get("data")).hasSize(4);
     assertThat(twoDays.get("total").asText()).isEqualTo("0.120000");
     assertThat(ledger(org, "?from=2026-11-25&to=2026-11-25").get("total").asText())
         .isEqualTo("0.060000");
     CLOCK.advance(Duration.ofDays(6)); // 2026-12-01
-    server.engram.accrueStorageCharges();
+    server.engram.runStorageHousekeeping();
     JsonNode december = ledger(org, "?from=2026-12-01&to=2026-12-01");
     // 3 x 0.50 / 31 = 0.048387 (half-even), 1 x 0.30 / 31 = 0.009677
     assertThat(december.get("total").asText()).isEqualTo("0.058064");

@@ -1,0 +1,104 @@
+package io.engram.instances;
+
+import io.engram.access.Guard;
+import io.engram.administration.ManagedOrganization;
+import io.engram.administration.OrganizationService;
+import io.engram.platform.http.HttpServer;
+import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.Responses;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An organization's retention policies: {@code POST /retention} replaces them (all checked
+ * first), {@code GET /retention} reads them, {@code POST /retention/run} applies them now, or with
+ * {@code dry_run} tells exactly what a run would delete. A scheduled job runs them every hour.
+ */
+final class RetentionRoutes implements RouteModule {
+  private static final String RETENTION = "/v1/organizations/{org_id}/retention";
+
+  private final Retention retention;
+  private final OrganizationService organizations;
+  private final Guard guard;
+  private final long maxBodyBytes;
+
+  RetentionRoutes(
+      Retention retention, OrganizationService organizations, Guard guard, long maxBodyBytes) {
+    this.retention = retention;
+    this.organizations = organizations;
+    this.guard = guard;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  @Override
+  public void register(Routes routes) {
+    routes
+        .get(RETENTION, ctx -> Responses.json(ctx, view(managed(ctx).orgId())))
+        .post(RETENTION, ctx -> {
+          ManagedOrganization managed = managed(ctx);
+          JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
+          body.allowOnly(Set.of("policies"));
+          List<RetentionPolicy> policies = RetentionPolicy.parseAll(body.get("policies"));
+          retention.set(managed.orgId(), policies, managed.principal().credentialId());
+          Responses.json(ctx, view(managed.orgId()));
+        })
+        .post(RETENTION + "/run", this::run);
+  }
+
+  private void run(Context ctx) {
+    ManagedOrganization managed = managed(ctx);
+    boolean dryRun = false;
+    if (ctx.contentLength() > 0) {
+      JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
+      body.allowOnly(Set.of("dry_run"));
+      dryRun = body.optionalBoolean("dry_run").orElse(false);
+    }
+    List<Retention.Outcome> outcomes = retention.run(
+        managed.organization(),
+        dryRun,
+        managed.principal().credentialId(),
+        HttpServer.requestId(ctx));
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("object", "retention.run");
+    view.put("organization_id", managed.orgId());
+    view.put("dry_run", dryRun);
+    view.put(
+        "deleted",
+        outcomes.stream()
+            .map(outcome -> {
+              Map<String, Object> line = new LinkedHashMap<>();
+              line.put("type", outcome.type().wireName());
+              line.put("instance_id", outcome.instanceId());
+              line.put("item", outcome.item());
+              line.put("bytes", outcome.bytes());
+              line.put("reason", outcome.reason());
+              return line;
+            })
+            .toList());
+    view.put("exported", List.of());
+    view.put("archived", List.of());
+    view.put("bytes", outcomes.stream().mapToLong(Retention.Outcome::bytes).sum());
+    Responses.json(ctx, view);
+  }
+
+  private Map<String, Object> view(String orgId) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("object", "retention");
+    view.put("organization_id", orgId);
+    view.put(
+        "policies",
+        retention.policies(orgId).stream().map(RetentionPolicy::toView).toList());
+    view.put(
+        "last_run_at", retention.lastRun(orgId).map(at -> at.getEpochSecond()).orElse(null));
+    return view;
+  }
+
+  private ManagedOrganization managed(Context ctx) {
+    return ManagedOrganization.of(ctx, guard, organizations);
+  }
+}
