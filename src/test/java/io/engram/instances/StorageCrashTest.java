@@ -1,0 +1,139 @@
+package io.engram.instances;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.support.ServerProcess;
+import io.engram.support.TestServer;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * kill -9 in the middle of an upload that replaces a file: after the restart the old file is
+ * there whole, nothing of the cut upload is left, and the file can be written again.
+ */
+class StorageCrashTest {
+  @TempDir
+  Path dataDir;
+
+  private Map<String, String> env() {
+    return Map.of(
+        "ENGRAM_DATA_DIR", dataDir.toString(),
+        "ENGRAM_ADMIN_KEY", TestServer.ADMIN_KEY,
+        "LOG_FILE_PATH", dataDir.resolve("app.log").toString());
+  }
+
+  private static String sha256(byte[] bytes) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+  }
+
+  private static HttpResponse<byte[]> send(ServerProcess server, HttpRequest.Builder request)
+      throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            request.header("Authorization", "Bearer " + TestServer.ADMIN_KEY).build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  @Test
+  void aCutUploadLeavesTheOldFileWhole() throws Exception {
+    byte[] first = new byte[1024 * 1024];
+    new Random(1).nextBytes(first);
+    String nano;
+    String file;
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      String base = "http://127.0.0.1:" + server.port;
+      String org = server
+          .http()
+          .post("/v1/organizations")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{\"name\":\"Crash\",\"plan\":\"seed\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
+      nano = server
+          .http()
+          .get("/v1/organizations/" + org + "/instances")
+          .bearer(TestServer.ADMIN_KEY)
+          .send()
+          .json()
+          .at("/data/0/id")
+          .asText();
+      file = "/v1/nano/" + nano + "/storage/files/training_data/set.bin";
+      assertThat(send(
+                  server,
+                  HttpRequest.newBuilder(URI.create(base + file))
+                      .PUT(HttpRequest.BodyPublishers.ofByteArray(first)))
+              .statusCode())
+          .isEqualTo(201);
+
+      // A replacing upload of 10 MB, cut after 3 MB by kill -9.
+      Path tmp = dataDir.resolve("instances").resolve(nano).resolve("tmp");
+      try (Socket socket = new Socket("127.0.0.1", server.port)) {
+        OutputStream out = socket.getOutputStream();
+        out.write(("PUT " + file + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                + TestServer.ADMIN_KEY + "\r\nContent-Type: application/octet-stream\r\n"
+                + "Content-Length: " + (10 * 1024 * 1024) + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        byte[] chunk = new byte[64 * 1024];
+        for (int sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
+          out.write(chunk);
+        }
+        out.flush();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!hasFiles(tmp) && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+        assertThat(hasFiles(tmp)).as("the upload is being written").isTrue();
+        server.kill9();
+      }
+    }
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      String base = "http://127.0.0.1:" + server.port;
+      HttpResponse<byte[]> read =
+          send(server, HttpRequest.newBuilder(URI.create(base + file)).GET());
+      assertThat(read.statusCode()).isEqualTo(200);
+      assertThat(sha256(read.body())).isEqualTo(sha256(first));
+      Path instanceDir = dataDir.resolve("instances").resolve(nano);
+      assertThat(hasFiles(instanceDir.resolve("tmp")))
+          .as("the cut upload is gone")
+          .isFalse();
+      try (Stream<Path> blobs = Files.list(instanceDir.resolve("blobs"))) {
+        assertThat(blobs.count()).isEqualTo(1);
+      }
+      byte[] second = "again".getBytes(StandardCharsets.UTF_8);
+      assertThat(send(
+                  server,
+                  HttpRequest.newBuilder(URI.create(base + file))
+                      .PUT(HttpRequest.BodyPublishers.ofByteArray(second)))
+              .statusCode())
+          .isEqualTo(200);
+    }
+  }
+
+  private static boolean hasFiles(Path dir) throws Exception {
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.findAny().isPresent();
+    }
+  }
+}
