@@ -414,14 +414,15 @@ public final class Gateway {
     }
     history.record(
         caller.organization(),
-        caller.credentialId(),
-        org.slf4j.MDC.get("request_id"),
-        prepared.model().card().id(),
-        sent,
-        generation.text() == null ? "" : generation.text(),
-        counted.promptTokens(),
-        counted.completionTokens(),
-        prepared.memoryTokens());
+        new ConversationHistory.Answered(
+            caller.credentialId(),
+            org.slf4j.MDC.get("request_id"),
+            prepared.model().card().id(),
+            sent,
+            generation.text() == null ? "" : generation.text(),
+            counted.promptTokens(),
+            counted.completionTokens(),
+            prepared.memoryTokens()));
   }
 
   private void record(Principal caller, Prepared prepared, Generation.Usage counted) {

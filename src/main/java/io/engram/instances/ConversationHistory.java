@@ -32,10 +32,8 @@ public final class ConversationHistory {
   private static final Logger LOG = LoggerFactory.getLogger(ConversationHistory.class);
   static final int BATCH = 500;
 
-  /** One answered exchange. {@code messages}: the client's, as JSON. */
-  public record Exchange(
-      String id,
-      Organization org,
+  /** What the gateway answered: the client's messages (as JSON), the answer, model and usage. */
+  public record Answered(
       String credentialId,
       String requestId,
       String model,
@@ -43,40 +41,32 @@ public final class ConversationHistory {
       String answer,
       int promptTokens,
       int completionTokens,
-      int memoryTokens,
-      Instant at) {
+      int memoryTokens) {
+    /** What the exchange counts in conversation_history_gb: its messages and answer. */
     long bytes() {
       return messages.getBytes(StandardCharsets.UTF_8).length
           + (long) answer.getBytes(StandardCharsets.UTF_8).length;
     }
   }
 
-  /** An exchange as kept. */
+  /** An exchange as kept, in the instance it was kept in. */
   public record Stored(
-      String id,
-      String instanceId,
-      String credentialId,
-      String requestId,
-      String model,
-      String messages,
-      String answer,
-      int promptTokens,
-      int completionTokens,
-      int memoryTokens,
-      long bytes,
-      Instant createdAt) {}
+      String id, String instanceId, Answered answered, long bytes, Instant createdAt) {}
+
+  private record Queued(String id, Organization org, Answered answered, Instant at) {}
 
   private static final RowMapper<Stored> STORED = (rs, ctx) -> new Stored(
       rs.getString("id"),
       rs.getString("instance_id"),
-      rs.getString("credential_id"),
-      rs.getString("request_id"),
-      rs.getString("model"),
-      rs.getString("messages"),
-      rs.getString("answer"),
-      rs.getInt("prompt_tokens"),
-      rs.getInt("completion_tokens"),
-      rs.getInt("memory_tokens"),
+      new Answered(
+          rs.getString("credential_id"),
+          rs.getString("request_id"),
+          rs.getString("model"),
+          rs.getString("messages"),
+          rs.getString("answer"),
+          rs.getInt("prompt_tokens"),
+          rs.getInt("completion_tokens"),
+          rs.getInt("memory_tokens")),
       rs.getLong("bytes"),
       Rows.instant(rs, "created_at"));
 
@@ -84,7 +74,7 @@ public final class ConversationHistory {
   private final InstanceStore instances;
   private final StorageUsage usage;
   private final Clock clock;
-  private final ConcurrentLinkedQueue<Exchange> queued = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Queued> queued = new ConcurrentLinkedQueue<>();
   private final AtomicLong dropped = new AtomicLong();
 
   public ConversationHistory(
@@ -96,29 +86,9 @@ public final class ConversationHistory {
   }
 
   /** Queues an exchange to keep; written by the next {@link #flush}. */
-  public void record(
-      Organization org,
-      String credentialId,
-      String requestId,
-      String model,
-      String messages,
-      String answer,
-      int promptTokens,
-      int completionTokens,
-      int memoryTokens) {
+  public void record(Organization org, Answered answered) {
     Instant now = clock.instant();
-    queued.add(new Exchange(
-        Ids.newId("conv", now.toEpochMilli()),
-        org,
-        credentialId,
-        requestId,
-        model,
-        messages,
-        answer,
-        promptTokens,
-        completionTokens,
-        memoryTokens,
-        now));
+    queued.add(new Queued(Ids.newId("conv", now.toEpochMilli()), org, answered, now));
   }
 
   /** Exchanges not kept because the organization's allowance was full. */
@@ -130,8 +100,8 @@ public final class ConversationHistory {
   public int flush() {
     int kept = 0;
     while (!queued.isEmpty()) {
-      List<Exchange> batch = new ArrayList<>(BATCH);
-      Exchange next;
+      List<Queued> batch = new ArrayList<>(BATCH);
+      Queued next;
       while (batch.size() < BATCH && (next = queued.poll()) != null) {
         batch.add(next);
       }
@@ -140,10 +110,10 @@ public final class ConversationHistory {
     return kept;
   }
 
-  private int write(List<Exchange> batch) {
+  private int write(List<Queued> batch) {
     Map<String, String> instanceOf = new HashMap<>();
     Map<String, Long> room = new HashMap<>();
-    for (Exchange exchange : batch) {
+    for (Queued exchange : batch) {
       String orgId = exchange.org().id();
       instanceOf.computeIfAbsent(orgId, id -> instances.defaultOf(id).id());
       room.computeIfAbsent(orgId, id -> {
@@ -151,9 +121,9 @@ public final class ConversationHistory {
         return allowance.isEmpty() ? Long.MAX_VALUE : allowance.getAsLong() - usage.kept(id);
       });
     }
-    List<Exchange> keep = new ArrayList<>(batch.size());
-    for (Exchange exchange : batch) {
-      long left = room.get(exchange.org().id()) - exchange.bytes();
+    List<Queued> keep = new ArrayList<>(batch.size());
+    for (Queued exchange : batch) {
+      long left = room.get(exchange.org().id()) - exchange.answered().bytes();
       if (left < 0) {
         dropped.incrementAndGet();
         continue;
@@ -172,11 +142,12 @@ public final class ConversationHistory {
               created_at)
             VALUES (:id, :org, :instance, :credential, :request, :model, :messages, :answer,
               :prompt, :completion, :memory, :bytes, :at)""");
-        for (Exchange e : keep) {
+        for (Queued q : keep) {
+          Answered e = q.answered();
           insert
-              .bind("id", e.id())
-              .bind("org", e.org().id())
-              .bind("instance", instanceOf.get(e.org().id()))
+              .bind("id", q.id())
+              .bind("org", q.org().id())
+              .bind("instance", instanceOf.get(q.org().id()))
               .bind("credential", e.credentialId())
               .bind("request", e.requestId())
               .bind("model", e.model())
@@ -186,7 +157,7 @@ public final class ConversationHistory {
               .bind("completion", e.completionTokens())
               .bind("memory", e.memoryTokens())
               .bind("bytes", e.bytes())
-              .bind("at", e.at().toEpochMilli())
+              .bind("at", q.at().toEpochMilli())
               .add();
         }
         return insert.execute();

@@ -69,18 +69,19 @@ final class ConversationRoutes implements RouteModule {
     view.put("id", exchange.id());
     view.put("instance_id", exchange.instanceId());
     view.put("created_at", InstanceViews.seconds(exchange.createdAt()));
-    view.put("model", exchange.model());
-    view.put("credential_id", exchange.credentialId());
-    view.put("request_id", exchange.requestId());
+    ConversationHistory.Answered answered = exchange.answered();
+    view.put("model", answered.model());
+    view.put("credential_id", answered.credentialId());
+    view.put("request_id", answered.requestId());
     Map<String, Object> usage = new LinkedHashMap<>();
-    usage.put("prompt_tokens", exchange.promptTokens());
-    usage.put("completion_tokens", exchange.completionTokens());
-    usage.put("memory_tokens", exchange.memoryTokens());
+    usage.put("prompt_tokens", answered.promptTokens());
+    usage.put("completion_tokens", answered.completionTokens());
+    usage.put("memory_tokens", answered.memoryTokens());
     view.put("usage", usage);
     view.put("bytes", exchange.bytes());
     if (whole) {
-      view.put("messages", Json.read(exchange.messages(), Object.class));
-      view.put("answer", exchange.answer());
+      view.put("messages", Json.read(answered.messages(), Object.class));
+      view.put("answer", answered.answer());
     }
     return view;
   }

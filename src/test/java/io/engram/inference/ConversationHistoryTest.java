@@ -21,13 +21,17 @@ class ConversationHistoryTest {
     gateway.close();
   }
 
-  private static String instance() {
+  private static String instanceOf(String org) {
     return gateway
         .server
-        .asOperator(gateway.server.http.get("/v1/organizations/" + gateway.orgId + "/instances"))
+        .asOperator(gateway.server.http.get("/v1/organizations/" + org + "/instances"))
         .json()
         .at("/data/0/id")
         .asText();
+  }
+
+  private static String instance() {
+    return instanceOf(gateway.orgId);
   }
 
   private static JsonNode page(String query) {
@@ -109,12 +113,7 @@ class ConversationHistoryTest {
     assertThat(gateway.chat(key, GatewayFixture.body("Hello", "")).send().status())
         .isEqualTo(200);
     gateway.server.engram.inference().flushUsage();
-    String nano = gateway
-        .server
-        .asOperator(gateway.server.http.get("/v1/organizations/" + org + "/instances"))
-        .json()
-        .at("/data/0/id")
-        .asText();
+    String nano = instanceOf(org);
     assertThat(gateway
             .server
             .asOperator(gateway.server.http.get("/v1/nano/" + nano + "/conversations"))
@@ -156,12 +155,7 @@ class ConversationHistoryTest {
         .asOperator(gateway.server.http.post("/v1/organizations/" + org + "/retention/run"))
         .json();
     assertThat(run.get("deleted")).hasSize(2);
-    String nano = gateway
-        .server
-        .asOperator(gateway.server.http.get("/v1/organizations/" + org + "/instances"))
-        .json()
-        .at("/data/0/id")
-        .asText();
+    String nano = instanceOf(org);
     JsonNode left = gateway
         .server
         .asOperator(gateway.server.http.get("/v1/nano/" + nano + "/conversations"))
