@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -228,6 +229,63 @@ public final class FileStore {
       throw ApiException.notFound("file_not_found", "path", "No file at " + path.value());
     }
     deleteQuietly(bytes(file));
+  }
+
+  /** One file copied: from where, to where, how many bytes. */
+  public record Copied(String source, String destination, long bytes) {}
+
+  /** The most files one copy may carry. */
+  public static final int MAX_COPY = 10_000;
+
+  /**
+   * Copies a file, or every file under a folder ({@code source} ending in {@code /}, then
+   * {@code destination} too), from one instance to another of the same organization (or the
+   * same one). Each copy is a write like any other: atomic, checksummed again, logged in the
+   * destination, and within the organization's allowance (the copies before a refusal stay).
+   */
+  public List<Copied> copy(
+      Organization org,
+      String fromInstance,
+      String source,
+      String toInstance,
+      String destination,
+      Actor actor) {
+    List<StoredFile> files;
+    boolean folder = source.endsWith("/");
+    if (folder) {
+      if (!destination.endsWith("/")) {
+        throw ApiException.badRequest(
+            "destination_path", "A folder is copied into a folder: end destination_path with '/'");
+      }
+      StoragePath.of(source + "x", "source_path");
+      files = list(fromInstance, source, null, MAX_COPY + 1);
+      if (files.size() > MAX_COPY) {
+        throw ApiException.badRequest(
+            "source_path", "A copy carries at most " + MAX_COPY + " files; copy smaller folders");
+      }
+      if (files.isEmpty()) {
+        throw ApiException.notFound("file_not_found", "source_path", "No file under " + source);
+      }
+    } else {
+      files = List.of(get(fromInstance, StoragePath.of(source, "source_path")));
+    }
+    List<Copied> copied = new ArrayList<>(files.size());
+    for (StoredFile file : files) {
+      StoragePath target = StoragePath.of(
+          folder ? destination + file.path().substring(source.length()) : destination,
+          "destination_path");
+      if (!target.dataClass().writableByFiles()) {
+        throw ApiException.forbidden(
+            "read_only_class", target.dataClass().wireName() + " is written by the gateway");
+      }
+      try (InputStream in = Files.newInputStream(bytes(file))) {
+        put(org, toInstance, target, in, OptionalLong.of(file.size()), file.contentType(), actor);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + file.path(), e);
+      }
+      copied.add(new Copied(file.path(), target.value(), file.size()));
+    }
+    return copied;
   }
 
   /** Files whose path starts with {@code prefix}, in path order, after {@code after} when given. */

@@ -350,4 +350,83 @@ class StorageFilesTest {
       }
     }
   }
+
+  @Test
+  void filesAndFoldersCopyToAnotherInstanceOfTheSameOrganization() {
+    Org org = org("seed");
+    put(org, "results/run/a.json", "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
+    put(org, "results/run/deep/b.json", "{\"b\":2}".getBytes(StandardCharsets.UTF_8));
+    String other = server
+        .asOperator(server
+            .http
+            .post("/v1/organizations/" + org.id() + "/instances")
+            .json("{\"name\":\"archive\"}"))
+        .json()
+        .get("id")
+        .asText();
+    Http.Response folder = server
+        .http
+        .post("/v1/nano/" + org.instance() + "/storage/copy")
+        .bearer(org.admin())
+        .json("{\"source_path\":\"results/run/\",\"destination_nano\":\"" + other
+            + "\",\"destination_path\":\"data/kept/\"}")
+        .send();
+    assertThat(folder.status()).as(folder.text()).isEqualTo(200);
+    assertThat(folder.json().get("copied")).hasSize(2);
+    assertThat(server
+            .http
+            .get("/v1/nano/" + other + "/storage/files/data/kept/deep/b.json")
+            .bearer(org.admin())
+            .send()
+            .text())
+        .isEqualTo("{\"b\":2}");
+    Http.Response one = server
+        .http
+        .post("/v1/nano/" + org.instance() + "/storage/copy")
+        .bearer(org.admin())
+        .json("{\"source_path\":\"results/run/a.json\",\"destination_nano\":\"" + org.instance()
+            + "\",\"destination_path\":\"data/a-copy.json\"}")
+        .send();
+    assertThat(one.status()).as(one.text()).isEqualTo(200);
+    assertThat(server
+            .http
+            .get(org.file("data/a-copy.json"))
+            .bearer(org.admin())
+            .send()
+            .header("ETag"))
+        .isEqualTo(server
+            .http
+            .get(org.file("results/run/a.json"))
+            .bearer(org.admin())
+            .send()
+            .header("ETag"));
+
+    // Another organization's instance is not a destination; bad paths are named.
+    Org stranger = org("seed");
+    Http.Response foreign = server
+        .http
+        .post("/v1/nano/" + org.instance() + "/storage/copy")
+        .bearer(org.admin())
+        .json("{\"source_path\":\"results/run/a.json\",\"destination_nano\":\""
+            + stranger.instance() + "\",\"destination_path\":\"data/x.json\"}")
+        .send();
+    assertThat(foreign.status()).isEqualTo(404);
+    for (String[] bad : new String[][] {
+      {"results/run/", "data/not-a-folder"},
+      {"results/none.json", "data/x"},
+      {"results/run/a.json", "../x"},
+      {"results/run/a.json", "conversation_history/x"}
+    }) {
+      Http.Response refused = server
+          .http
+          .post("/v1/nano/" + org.instance() + "/storage/copy")
+          .bearer(org.admin())
+          .json("{\"source_path\":\"" + bad[0] + "\",\"destination_nano\":\"" + org.instance()
+              + "\",\"destination_path\":\"" + bad[1] + "\"}")
+          .send();
+      assertThat(refused.status())
+          .as(String.join(" -> ", bad) + refused.text())
+          .isIn(400, 403, 404);
+    }
+  }
 }
