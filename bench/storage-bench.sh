@@ -20,8 +20,10 @@ head -c $((MB * 1024 * 1024)) /dev/urandom > "$WORK/source.bin"
 sync
 t=$(timed dd if="$WORK/source.bin" of="$WORK/dd.bin" bs=1M conv=fsync)
 echo "dd write (fsync)      $(seconds "$t") s  $(rate "$t")"
+cold() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || echo "(page cache not dropped: not root)"; }
+cold
 t=$(timed dd if="$WORK/dd.bin" of=/dev/null bs=1M)
-echo "dd read               $(seconds "$t") s  $(rate "$t")"
+echo "dd read (cold cache)  $(seconds "$t") s  $(rate "$t")"
 rm -f "$WORK/dd.bin"
 
 export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
@@ -38,8 +40,9 @@ NANO=$(curl -s http://127.0.0.1:8123/v1/organizations/$ORG/instances -H "$AUTH" 
 URL=http://127.0.0.1:8123/v1/nano/$NANO/storage/files/data/big.bin
 t=$(timed curl -sf -T "$WORK/source.bin" -H "$AUTH" -H 'Content-Type: application/octet-stream' "$URL")
 echo "Engram upload (PUT)   $(seconds "$t") s  $(rate "$t")"
+cold
 t=$(timed curl -sf -o /dev/null -H "$AUTH" "$URL")
-echo "Engram download (GET) $(seconds "$t") s  $(rate "$t")"
+echo "Engram download (GET, cold cache) $(seconds "$t") s  $(rate "$t")"
 curl -sf -o "$WORK/back.bin" -H "$AUTH" "$URL"
 cmp "$WORK/source.bin" "$WORK/back.bin" && echo "bytes identical"
 echo "engram heap after: $(jcmd $(pgrep -f 'engram.jar serve' | head -1) GC.heap_info 2>/dev/null | grep -m1 'used' || true)"

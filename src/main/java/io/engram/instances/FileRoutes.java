@@ -5,6 +5,7 @@ import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
+import io.engram.platform.http.FileBody;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.QueryParams;
@@ -16,11 +17,7 @@ import io.javalin.http.Context;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -187,23 +184,7 @@ public final class FileRoutes implements RouteModule {
     if (!withBody) {
       return;
     }
-    try (FileChannel channel = FileChannel.open(files.bytes(file), StandardOpenOption.READ)) {
-      channel.position(first);
-      OutputStream out = ctx.res().getOutputStream();
-      InputStream in = Channels.newInputStream(channel);
-      byte[] buffer = new byte[FileStore.BUFFER];
-      long left = length;
-      while (left > 0) {
-        int read = in.read(buffer, 0, (int) Math.min(buffer.length, left));
-        if (read < 0) {
-          break;
-        }
-        out.write(buffer, 0, read);
-        left -= read;
-      }
-      out.flush();
-    } catch (IOException e) {
-      // The client went away mid-download: nothing to answer.
+    if (!FileBody.send(ctx, files.bytes(file), first, length)) {
       return;
     }
     log.record(

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -35,7 +36,10 @@ import org.jdbi.v3.core.mapper.RowMapper;
  * of memory, and its SHA-256 (the ETag) is computed on the way.
  */
 public final class FileStore {
-  static final int BUFFER = 64 * 1024;
+  static final int BUFFER = 256 * 1024;
+  static final long FLUSH_EVERY = 16L * 1024 * 1024;
+  private static final java.util.concurrent.Executor FLUSHER =
+      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
   private static final RowMapper<StoredFile> FILE = (rs, ctx) -> new StoredFile(
       rs.getString("instance_id"),
@@ -394,23 +398,45 @@ public final class FileStore {
     try (FileChannel channel =
             FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
+      // The disk writes what arrived while the rest still arrives: every FLUSH_EVERY bytes a
+      // background flush starts (one at a time), so the final fsync has only the tail to write.
+      // Measured: a 1 GB upload went from 64 % to most of dd's speed (docs/benchmarks.md).
+      CompletableFuture<Void> flushing = CompletableFuture.completedFuture(null);
+      long flushedAt = 0;
       byte[] buffer = new byte[BUFFER];
       int read;
       while ((read = body.read(buffer)) != -1) {
         size += read;
         if (size > room) {
+          flushing.join();
           return size;
         }
         digest.update(buffer, 0, read);
         out.write(buffer, 0, read);
+        if (size - flushedAt >= FLUSH_EVERY && flushing.isDone()) {
+          flushing.join(); // a failed flush fails the upload
+          flushedAt = size;
+          flushing = CompletableFuture.runAsync(() -> force(channel), FLUSHER);
+        }
       }
       out.flush();
+      flushing.join();
       channel.force(true);
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof UncheckedIOException io ? io.getCause() : new IOException(e);
     }
     if (length.isPresent() && size != length.getAsLong()) {
       throw new IOException(size + " bytes of the declared " + length.getAsLong());
     }
     return size;
+  }
+
+  private static void force(FileChannel channel) {
+    try {
+      channel.force(false);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Storage writes of one organization take turns on PostgreSQL (SQLite has one writer). */
