@@ -289,6 +289,7 @@ public final class Engram implements AutoCloseable {
           services.database(),
           config.storage().instancesDir(),
           config.storage().dataDir().resolve("index").resolve("memory"),
+          metrics.registry(),
           clock);
       inference = Inference.open(
           config,

@@ -111,6 +111,13 @@ public final class AlertEvaluator {
         .set(measured.lastFiveMinutes().errorRate());
     gauge("engram.organization.requests.five.minutes", orgId, null)
         .set((double) measured.lastFiveMinutes().requests());
+    gauge("engram.organization.storage.bytes", orgId, null)
+        .set((double) measured.storage().stored());
+    measured
+        .storage()
+        .allowance()
+        .ifPresent(bytes ->
+            gauge("engram.organization.storage.allowance.bytes", orgId, null).set((double) bytes));
   }
 
   private AtomicReference<Double> gauge(String name, String orgId, String kind) {

@@ -6,6 +6,8 @@ import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.store.Database;
 import io.engram.store.Rows;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -76,9 +78,23 @@ public final class ConversationHistory {
   private final Clock clock;
   private final ConcurrentLinkedQueue<Queued> queued = new ConcurrentLinkedQueue<>();
   private final AtomicLong dropped = new AtomicLong();
+  private final Counter kept;
+  private final Counter droppedCounter;
 
   public ConversationHistory(
-      Database db, InstanceStore instances, StorageUsage usage, Clock clock) {
+      Database db,
+      InstanceStore instances,
+      StorageUsage usage,
+      MeterRegistry registry,
+      Clock clock) {
+    this.kept = Counter.builder("engram.conversation.history.exchanges")
+        .description("Chat exchanges written to conversation history, or dropped (allowance full)")
+        .tag("outcome", "kept")
+        .register(registry);
+    this.droppedCounter = Counter.builder("engram.conversation.history.exchanges")
+        .description("Chat exchanges written to conversation history, or dropped (allowance full)")
+        .tag("outcome", "dropped")
+        .register(registry);
     this.db = db;
     this.instances = instances;
     this.usage = usage;
@@ -126,6 +142,7 @@ public final class ConversationHistory {
       long left = room.get(exchange.org().id()) - exchange.answered().bytes();
       if (left < 0) {
         dropped.incrementAndGet();
+        droppedCounter.increment();
         continue;
       }
       room.put(exchange.org().id(), left);
@@ -168,6 +185,7 @@ public final class ConversationHistory {
       LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
       return 0;
     }
+    kept.increment(keep.size());
     return keep.size();
   }
 

@@ -14,6 +14,8 @@ import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,13 +44,24 @@ public final class FileRoutes implements RouteModule {
   private final InstanceStore instances;
   private final OrganizationService organizations;
   private final Guard guard;
+  private final Counter uploaded;
+  private final Counter downloaded;
 
   public FileRoutes(
       FileStore files,
       StorageLog log,
       InstanceStore instances,
       OrganizationService organizations,
-      Guard guard) {
+      Guard guard,
+      MeterRegistry registry) {
+    this.uploaded = Counter.builder("engram.storage.transferred.bytes")
+        .description("Bytes of instance files uploaded and downloaded")
+        .tag("direction", "upload")
+        .register(registry);
+    this.downloaded = Counter.builder("engram.storage.transferred.bytes")
+        .description("Bytes of instance files uploaded and downloaded")
+        .tag("direction", "download")
+        .register(registry);
     this.files = files;
     this.log = log;
     this.instances = instances;
@@ -122,6 +135,7 @@ public final class FileRoutes implements RouteModule {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    uploaded.increment(stored.size());
     ctx.header("ETag", stored.etag());
     Responses.json(ctx, current.isPresent() ? 200 : 201, InstanceViews.file(stored));
   }
@@ -187,6 +201,7 @@ public final class FileRoutes implements RouteModule {
     if (!FileBody.send(ctx, files.bytes(file), first, length)) {
       return;
     }
+    downloaded.increment(length);
     log.record(
         access.orgId(),
         access.instanceId(),

@@ -8,6 +8,7 @@ import io.engram.platform.http.RouteModule;
 import io.engram.platform.io.DirectorySize;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -22,7 +23,8 @@ public record InstanceServices(
     StorageUsage usage,
     StorageBilling billing,
     ConversationHistory history,
-    Retention retention) {
+    Retention retention,
+    MeterRegistry registry) {
   private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
 
   /**
@@ -30,7 +32,8 @@ public record InstanceServices(
    * is shared out as embeddings. At start, deletions a stopped node left half done are finished,
    * and blobs no file points at (an upload cut by a crash) are swept.
    */
-  public static InstanceServices open(Database db, Path filesDir, Path indexDir, Clock clock) {
+  public static InstanceServices open(
+      Database db, Path filesDir, Path indexDir, MeterRegistry registry, Clock clock) {
     InstanceStore instances = new InstanceStore(db, clock);
     StorageLog log = new StorageLog(db, clock);
     StorageUsage usage = new StorageUsage(db, () -> DirectorySize.of(indexDir));
@@ -43,7 +46,7 @@ public record InstanceServices(
     if (swept > 0) {
       LOG.info("removed {} unreferenced blobs left by interrupted uploads", swept);
     }
-    ConversationHistory history = new ConversationHistory(db, instances, usage, clock);
+    ConversationHistory history = new ConversationHistory(db, instances, usage, registry, clock);
     return new InstanceServices(
         instances,
         files,
@@ -51,7 +54,8 @@ public record InstanceServices(
         usage,
         new StorageBilling(db, usage, clock),
         history,
-        new Retention(db, files, history, log, clock));
+        new Retention(db, files, history, log, registry, clock),
+        registry);
   }
 
   /**
@@ -78,7 +82,7 @@ public record InstanceServices(
       long maxBodyBytes) {
     return List.of(
         new InstanceRoutes(instances, files, configs, organizations, guard, maxBodyBytes),
-        new FileRoutes(files, log, instances, organizations, guard),
+        new FileRoutes(files, log, instances, organizations, guard, registry),
         new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
         new RetentionRoutes(retention, organizations, guard, maxBodyBytes),
         new ConversationRoutes(history, instances, organizations, guard));

@@ -5,6 +5,8 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
 import io.engram.store.Database;
 import io.engram.store.Rows;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,9 +43,16 @@ public final class Retention {
   private final ConversationHistory history;
   private final StorageLog log;
   private final Clock clock;
+  private final MeterRegistry registry;
 
   public Retention(
-      Database db, FileStore files, ConversationHistory history, StorageLog log, Clock clock) {
+      Database db,
+      FileStore files,
+      ConversationHistory history,
+      StorageLog log,
+      MeterRegistry registry,
+      Clock clock) {
+    this.registry = registry;
     this.db = db;
     this.files = files;
     this.history = history;
@@ -109,6 +118,11 @@ public final class Retention {
               item.name(), item.instanceId(), item.type(), item.bytes(), doomed.getValue()));
           if (!dryRun) {
             delete(org, item, actor, requestId);
+            Counter.builder("engram.retention.deleted")
+                .description("Items retention policies deleted, by data class")
+                .tag("type", item.type().wireName())
+                .register(registry)
+                .increment();
           }
         }
       }

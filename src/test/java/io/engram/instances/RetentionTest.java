@@ -193,6 +193,10 @@ class RetentionTest {
             .asLong())
         .isEqualTo(CLOCK.instant().getEpochSecond());
 
+    String metrics = server.asOperator(server.http.get("/metrics")).text();
+    assertThat(metrics).contains("engram_retention_deleted_total{type=\"results\"} 3.0");
+    assertThat(metrics).contains("engram_retention_deleted_total{type=\"lora_adapters\"} 1.0");
+
     // The hourly job applies them too: a new old result goes without a request.
     put(nano, "results/run-6.json", "{}");
     put(nano, "results/run-7.json", "{}");

@@ -225,6 +225,10 @@ class StorageFilesTest {
     assertThat(usage.get("training_data_gb").decimalValue())
         .isEqualByComparingTo(new java.math.BigDecimal(again.length).movePointLeft(9));
     assertThat(usage.get("limits").get("training_data_gb").asLong()).isEqualTo(50);
+    assertThat(server.asOperator(server.http.get("/metrics")).text())
+        .containsPattern("engram_storage_transferred_bytes_total\\{direction=\"upload\"} [0-9.E]+")
+        .containsPattern(
+            "engram_storage_transferred_bytes_total\\{direction=\"download\"} [0-9.E]+");
   }
 
   @Test
