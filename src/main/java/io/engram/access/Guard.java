@@ -109,7 +109,14 @@ public final class Guard {
       Context ctx,
       java.util.function.Supplier<java.util.Optional<String>> owner,
       java.util.function.Supplier<ApiException> notFound) {
-    Principal principal = authenticate(ctx);
+    return ownerAdmin(authenticate(ctx), ctx, owner, notFound);
+  }
+
+  private Principal ownerAdmin(
+      Principal principal,
+      Context ctx,
+      java.util.function.Supplier<java.util.Optional<String>> owner,
+      java.util.function.Supplier<ApiException> notFound) {
     java.util.Optional<String> orgId = owner.get();
     if (orgId.isEmpty()
         || principal.kind() != Principal.Kind.ACCOUNT && !orgId.get().equals(principal.orgId())) {
@@ -121,6 +128,25 @@ public final class Guard {
     if (!principal.hasPermission(Permission.ADMIN)) {
       throw ApiException.forbidden(
           "insufficient_permissions", "This route needs an API key with the admin permission");
+    }
+    return limited(ctx, principal);
+  }
+
+  /**
+   * The file API of something an organization owns: as {@link #ownerAdmin}, and also a signed-in
+   * user of the owner (any role), whose path permissions the route checks.
+   */
+  public Principal ownerMember(
+      Context ctx,
+      java.util.function.Supplier<java.util.Optional<String>> owner,
+      java.util.function.Supplier<ApiException> notFound) {
+    Principal principal = authenticate(ctx);
+    if (principal.kind() != Principal.Kind.SESSION) {
+      return ownerAdmin(principal, ctx, owner, notFound);
+    }
+    java.util.Optional<String> orgId = owner.get();
+    if (orgId.isEmpty() || !orgId.get().equals(principal.orgId())) {
+      throw notFound.get();
     }
     return limited(ctx, principal);
   }
@@ -336,7 +362,11 @@ public final class Guard {
       return credentials.authenticate(parts[1].trim());
     }
     String session = ctx.cookie(SESSION_COOKIE);
-    if (session != null && RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT) {
+    // Signed-in people use the product routes, and the file API of their instances (whose
+    // path permissions are theirs: StoragePermissions).
+    if (session != null
+        && (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT
+            || ctx.path().startsWith("/v1/nano/"))) {
       return sessions.authenticate(session);
     }
     throw ApiException.unauthorized(

@@ -44,6 +44,7 @@ public final class FileRoutes implements RouteModule {
   private final InstanceStore instances;
   private final OrganizationService organizations;
   private final Guard guard;
+  private final StoragePermissions permissions;
   private final Counter uploaded;
   private final Counter downloaded;
 
@@ -53,7 +54,9 @@ public final class FileRoutes implements RouteModule {
       InstanceStore instances,
       OrganizationService organizations,
       Guard guard,
+      StoragePermissions permissions,
       MeterRegistry registry) {
+    this.permissions = permissions;
     this.uploaded = Counter.builder("engram.storage.transferred.bytes")
         .description("Bytes of instance files uploaded and downloaded")
         .tag("direction", "upload")
@@ -76,8 +79,10 @@ public final class FileRoutes implements RouteModule {
         .get(FILE, ctx -> read(ctx, true))
         .head(FILE, ctx -> read(ctx, false))
         .delete(FILE, ctx -> {
-          InstanceAccess access = access(ctx);
-          files.delete(access.organization(), access.instanceId(), path(ctx), actor(ctx, access));
+          InstanceAccess access = fileAccess(ctx);
+          StoragePath path = path(ctx);
+          permissions.require(access.principal(), access.instanceId(), path.value(), true);
+          files.delete(access.organization(), access.instanceId(), path, actor(ctx, access));
           ctx.status(204);
         })
         .get(FILES, this::list)
@@ -97,8 +102,9 @@ public final class FileRoutes implements RouteModule {
   }
 
   private void put(Context ctx) {
-    InstanceAccess access = access(ctx);
+    InstanceAccess access = fileAccess(ctx);
     StoragePath path = path(ctx);
+    permissions.require(access.principal(), access.instanceId(), path.value(), true);
     if (!path.dataClass().writableByFiles()) {
       throw ApiException.forbidden(
           "read_only_class",
@@ -159,8 +165,9 @@ public final class FileRoutes implements RouteModule {
   }
 
   private void read(Context ctx, boolean withBody) {
-    InstanceAccess access = access(ctx);
+    InstanceAccess access = fileAccess(ctx);
     StoragePath path = path(ctx);
+    permissions.require(access.principal(), access.instanceId(), path.value(), false);
     StoredFile file = files.get(access.instanceId(), path);
     ctx.header("ETag", file.etag());
     ctx.header("Accept-Ranges", "bytes");
@@ -214,7 +221,7 @@ public final class FileRoutes implements RouteModule {
   }
 
   private void copy(Context ctx) {
-    InstanceAccess access = access(ctx);
+    InstanceAccess access = fileAccess(ctx);
     JsonBody body = JsonBody.parse(ctx, MAX_COPY_BODY);
     body.allowOnly(Set.of("source_path", "destination_nano", "destination_path"));
     String source = body.requiredString("source_path", StoragePath.MAX_BYTES);
@@ -223,6 +230,9 @@ public final class FileRoutes implements RouteModule {
     String destination = instances
         .get(access.orgId(), body.requiredString("destination_nano", 100))
         .id();
+    // A signed-in user reads the source and writes the destination, as given.
+    permissions.require(access.principal(), access.instanceId(), source, false);
+    permissions.require(access.principal(), destination, destinationPath, true);
     List<FileStore.Copied> copied = files.copy(
         access.organization(),
         access.instanceId(),
@@ -245,15 +255,24 @@ public final class FileRoutes implements RouteModule {
   }
 
   private void list(Context ctx) {
-    InstanceAccess access = access(ctx);
+    InstanceAccess access = fileAccess(ctx);
     String prefix = StoragePath.prefix(ctx.queryParam("prefix"));
     int limit = QueryParams.integer(ctx, "limit", 100, 1, MAX_PAGE);
     String after = ctx.queryParam("after");
     List<StoredFile> page = files.list(access.instanceId(), prefix, after, limit + 1);
     String next = page.size() > limit ? page.get(limit - 1).path() : null;
+    // A signed-in user sees the files it may read; the page's cursor stays the folder's.
     Responses.json(
         ctx,
-        InstanceViews.page(page.stream().limit(limit).map(InstanceViews::file).toList(), next));
+        InstanceViews.page(
+            page.stream()
+                .limit(limit)
+                .filter(file ->
+                    permissions.accessOf(access.principal(), access.instanceId(), file.path())
+                        != StoragePermissions.Access.NONE)
+                .map(InstanceViews::file)
+                .toList(),
+            next));
   }
 
   private static StoragePath path(Context ctx) {
@@ -266,5 +285,10 @@ public final class FileRoutes implements RouteModule {
 
   private InstanceAccess access(Context ctx) {
     return InstanceAccess.of(ctx, guard, organizations, instances);
+  }
+
+  /** A file route: the organization's signed-in users reach it too, within their permissions. */
+  private InstanceAccess fileAccess(Context ctx) {
+    return InstanceAccess.of(ctx, guard, organizations, instances, true);
   }
 }

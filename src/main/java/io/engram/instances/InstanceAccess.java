@@ -18,15 +18,30 @@ record InstanceAccess(Principal principal, Organization organization, Instance i
 
   static InstanceAccess of(
       Context ctx, Guard guard, OrganizationService organizations, InstanceStore instances) {
+    return of(ctx, guard, organizations, instances, false);
+  }
+
+  /**
+   * {@code files}: a file route, which the organization's signed-in users reach too (their path
+   * permissions are checked by the route); the others are the operator's and admin keys' only.
+   */
+  static InstanceAccess of(
+      Context ctx,
+      Guard guard,
+      OrganizationService organizations,
+      InstanceStore instances,
+      boolean files) {
     String id = ctx.pathParam("nano_id");
     Instance[] found = new Instance[1];
-    Principal principal = guard.ownerAdmin(
-        ctx,
+    java.util.function.Supplier<java.util.Optional<String>> owner =
         () -> instances.find(id).map(instance -> {
           found[0] = instance;
           return instance.orgId();
-        }),
-        () -> ApiException.notFound("instance_not_found", "nano_id", "No instance " + id));
+        });
+    java.util.function.Supplier<ApiException> notFound =
+        () -> ApiException.notFound("instance_not_found", "nano_id", "No instance " + id);
+    Principal principal =
+        files ? guard.ownerMember(ctx, owner, notFound) : guard.ownerAdmin(ctx, owner, notFound);
     Organization org = principal.kind() == Principal.Kind.ACCOUNT
         ? organizations.get(found[0].orgId())
         : principal.organization();

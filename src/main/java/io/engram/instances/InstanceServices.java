@@ -4,6 +4,7 @@ import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
+import io.engram.organizations.UserStore;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.io.DirectorySize;
 import io.engram.settings.OrganizationConfigs;
@@ -24,6 +25,8 @@ public record InstanceServices(
     StorageBilling billing,
     ConversationHistory history,
     Retention retention,
+    StoragePermissions permissions,
+    UserStore users,
     MeterRegistry registry) {
   private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
 
@@ -55,6 +58,8 @@ public record InstanceServices(
         new StorageBilling(db, usage, clock),
         history,
         new Retention(db, files, history, log, registry, clock),
+        new StoragePermissions(db, clock),
+        new UserStore(db),
         registry);
   }
 
@@ -82,7 +87,8 @@ public record InstanceServices(
       long maxBodyBytes) {
     return List.of(
         new InstanceRoutes(instances, files, configs, organizations, guard, maxBodyBytes),
-        new FileRoutes(files, log, instances, organizations, guard, registry),
+        new FileRoutes(files, log, instances, organizations, guard, permissions, registry),
+        new PermissionRoutes(permissions, users, instances, organizations, guard, maxBodyBytes),
         new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
         new RetentionRoutes(retention, organizations, guard, maxBodyBytes),
         new ConversationRoutes(history, instances, organizations, guard));
