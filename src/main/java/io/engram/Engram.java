@@ -18,6 +18,7 @@ import io.engram.administration.OrganizationRoutes;
 import io.engram.administration.OrganizationService;
 import io.engram.alerts.AlertChannels;
 import io.engram.alerts.AlertEvaluator;
+import io.engram.alerts.AlertKind;
 import io.engram.alerts.AlertNotifier;
 import io.engram.alerts.AlertRoutes;
 import io.engram.alerts.AlertRules;
@@ -287,7 +288,7 @@ public final class Engram implements AutoCloseable {
       HttpMetrics metrics = new HttpMetrics(clock);
       InstanceServices storage = InstanceServices.open(
           services.database(),
-          config.storage().instancesDir(),
+          config.storage(),
           config.storage().dataDir().resolve("index").resolve("memory"),
           metrics.registry(),
           clock);
@@ -397,6 +398,7 @@ public final class Engram implements AutoCloseable {
           new AlertNotifier(channels, webhooks, clock),
           metrics.registry(),
           clock);
+      AlertEvaluator evaluator = alertEvaluator;
       modules.add(new AlertRoutes(
           alertStore,
           channels,
@@ -417,7 +419,17 @@ public final class Engram implements AutoCloseable {
           config.reflectionScheduler(),
           alertEvaluator,
           () -> services.reminders().deliverDue(channels, webhooks),
-          () -> storage.hourly(services.organizationService()),
+          () -> storage.hourly(
+              services.organizationService(),
+              (org, backup) -> evaluator.report(
+                  org.id(),
+                  AlertKind.BACKUP_FAILED,
+                  !backup.status().equals("complete"),
+                  backup.status().equals("complete") ? 0 : 1,
+                  backup.status().equals("complete")
+                      ? "The automatic backup " + backup.id() + " is complete"
+                      : "The automatic backup of instance " + backup.instanceId() + " failed: "
+                          + backup.error())),
           config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {

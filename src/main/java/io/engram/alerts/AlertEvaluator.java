@@ -88,6 +88,15 @@ public final class AlertEvaluator {
     }
   }
 
+  /**
+   * A condition measured elsewhere, such as a backup's outcome: fired, or resolved when it no
+   * longer holds, as the evaluated ones are.
+   */
+  public synchronized void report(
+      String orgId, AlertKind kind, boolean holds, double value, String message) {
+    apply(orgId, kind, new AlertRules.Condition(holds, value, 0, message));
+  }
+
   private void apply(String orgId, AlertKind kind, AlertRules.Condition condition) {
     Optional<Alert> changed = condition.holds()
         ? alerts.fire(

@@ -318,6 +318,14 @@ public final class FileStore {
         .list());
   }
 
+  /** Every file of an instance, read inside the caller's transaction (a snapshot's). */
+  List<StoredFile> list(Handle h, String instanceId) {
+    return h.createQuery("SELECT * FROM storage_files WHERE instance_id = :instance ORDER BY path")
+        .bind("instance", instanceId)
+        .map(FILE)
+        .list();
+  }
+
   /** Every file of a deleted instance is gone with its folder; its rows first. */
   public void deleteInstance(String instanceId) {
     db.write(h -> h.createUpdate("DELETE FROM storage_files WHERE instance_id = :instance")
@@ -490,7 +498,7 @@ public final class FileStore {
     }
   }
 
-  private static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }

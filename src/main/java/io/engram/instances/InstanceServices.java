@@ -5,6 +5,7 @@ import io.engram.administration.OrganizationService;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.UserStore;
+import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.io.DirectorySize;
 import io.engram.settings.OrganizationConfigs;
@@ -27,6 +28,8 @@ public record InstanceServices(
     Retention retention,
     StoragePermissions permissions,
     UserStore users,
+    Snapshots snapshots,
+    Backups backups,
     MeterRegistry registry) {
   private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
 
@@ -36,7 +39,12 @@ public record InstanceServices(
    * and blobs no file points at (an upload cut by a crash) are swept.
    */
   public static InstanceServices open(
-      Database db, Path filesDir, Path indexDir, MeterRegistry registry, Clock clock) {
+      Database db,
+      EngramConfig.Storage config,
+      Path indexDir,
+      MeterRegistry registry,
+      Clock clock) {
+    Path filesDir = config.instancesDir();
     InstanceStore instances = new InstanceStore(db, clock);
     StorageLog log = new StorageLog(db, clock);
     StorageUsage usage = new StorageUsage(db, () -> DirectorySize.of(indexDir));
@@ -50,6 +58,11 @@ public record InstanceServices(
       LOG.info("removed {} unreferenced blobs left by interrupted uploads", swept);
     }
     ConversationHistory history = new ConversationHistory(db, instances, usage, registry, clock);
+    Snapshots snapshots = new Snapshots(db, files, filesDir.resolveSibling("snapshots"), clock);
+    int cut = snapshots.failInterrupted();
+    if (cut > 0) {
+      LOG.warn("{} snapshots were cut short by a stop: marked failed, their parts removed", cut);
+    }
     return new InstanceServices(
         instances,
         files,
@@ -60,6 +73,8 @@ public record InstanceServices(
         new Retention(db, files, history, log, registry, clock),
         new StoragePermissions(db, clock),
         new UserStore(db),
+        snapshots,
+        new Backups(db, snapshots, config.backupDir(), config.backupInterval(), clock),
         registry);
   }
 
@@ -67,7 +82,7 @@ public record InstanceServices(
    * The hourly storage housekeeping: today's charges of every organization that bought storage
    * (idempotent), then every organization's retention policies.
    */
-  public void hourly(OrganizationService organizations) {
+  public void hourly(OrganizationService organizations, Backups.Outcomes outcomes) {
     for (String orgId : billing.billed()) {
       billing.accrue(organizations.get(orgId), billing.today());
     }
@@ -78,6 +93,8 @@ public record InstanceServices(
         LOG.info("retention deleted {} items of organization {}", deleted.size(), orgId);
       }
     }
+    snapshots.expire();
+    backups.due(organizations::get, outcomes);
   }
 
   public List<RouteModule> routes(
@@ -89,6 +106,7 @@ public record InstanceServices(
         new InstanceRoutes(instances, files, configs, organizations, guard, maxBodyBytes),
         new FileRoutes(files, log, instances, organizations, guard, permissions, registry),
         new PermissionRoutes(permissions, users, instances, organizations, guard, maxBodyBytes),
+        new SnapshotRoutes(snapshots, instances, organizations, guard, maxBodyBytes),
         new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
         new RetentionRoutes(retention, organizations, guard, maxBodyBytes),
         new ConversationRoutes(history, instances, organizations, guard));

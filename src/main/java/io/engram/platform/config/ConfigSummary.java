@@ -38,7 +38,13 @@ public final class ConfigSummary {
     GROUPS.put("logging", List.of("LOG_LEVEL", "LOG_FORMAT", "LOG_DESTINATION", "LOG_FILE_PATH"));
     GROUPS.put(
         "storage",
-        List.of("ENGRAM_DATA_DIR", "DATABASE_URL", "ENGRAM_SECRET_KEY", "ENGRAM_STORAGE_DIR"));
+        List.of(
+            "ENGRAM_DATA_DIR",
+            "DATABASE_URL",
+            "ENGRAM_SECRET_KEY",
+            "ENGRAM_STORAGE_DIR",
+            "ENGRAM_BACKUP_DIR",
+            "ENGRAM_BACKUP_INTERVAL_HOURS"));
     GROUPS.put(
         "inference",
         List.of(
@@ -71,7 +77,8 @@ public final class ConfigSummary {
       "DEFAULT_MODEL", "none: requests name one",
       "ENGRAM_ADMIN_KEY", "none",
       "ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR",
-      "ENGRAM_STORAGE_DIR", "instances in ENGRAM_DATA_DIR");
+      "ENGRAM_STORAGE_DIR", "instances in ENGRAM_DATA_DIR",
+      "ENGRAM_BACKUP_DIR", "backups in ENGRAM_DATA_DIR");
 
   private ConfigSummary() {}
 

@@ -63,7 +63,12 @@ public record EngramConfig(
    * ENGRAM_SECRET_KEY, or empty for the key file in the data directory.
    */
   public record Storage(
-      Path dataDir, String databaseUrl, Optional<byte[]> secretKey, Path instancesDir) {
+      Path dataDir,
+      String databaseUrl,
+      Optional<byte[]> secretKey,
+      Path instancesDir,
+      Path backupDir,
+      Duration backupInterval) {
     public boolean usesPostgres() {
       return !databaseUrl.isEmpty();
     }
@@ -173,7 +178,11 @@ public record EngramConfig(
             secretKey,
             values.get("ENGRAM_STORAGE_DIR").isEmpty()
                 ? dataDir.resolve("instances")
-                : Path.of(values.get("ENGRAM_STORAGE_DIR"))),
+                : Path.of(values.get("ENGRAM_STORAGE_DIR")),
+            values.get("ENGRAM_BACKUP_DIR").isEmpty()
+                ? dataDir.resolve("backups")
+                : Path.of(values.get("ENGRAM_BACKUP_DIR")),
+            Duration.ofHours(integer(values, "ENGRAM_BACKUP_INTERVAL_HOURS"))),
         inference(values, dataDir),
         bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
         new Monitoring(

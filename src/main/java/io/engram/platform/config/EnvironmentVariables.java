@@ -45,6 +45,13 @@ public final class EnvironmentVariables {
         "concurrent requests per organization (default by plan)"));
     add(
         VariableSpec.path(
+            "ENGRAM_BACKUP_DIR",
+            "",
+            "where automatic backups go (default <ENGRAM_DATA_DIR>/backups; another volume is better)"));
+    add(VariableSpec.integer(
+        "ENGRAM_BACKUP_INTERVAL_HOURS", "6", 1, 168, "hours between automatic backups"));
+    add(
+        VariableSpec.path(
             "ENGRAM_STORAGE_DIR",
             "",
             "instances' files (default <ENGRAM_DATA_DIR>/instances; nodes sharing a database share it)"));

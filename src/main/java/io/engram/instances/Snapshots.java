@@ -1,0 +1,489 @@
+package io.engram.instances;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.organizations.Organization;
+import io.engram.platform.Ids;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.json.Json;
+import io.engram.store.Database;
+import io.engram.store.Rows;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.sql.ResultSetMetaData;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+/**
+ * Snapshots of instances, consistent while writes go on: in one database transaction (the
+ * organization's storage writes wait on its lock for that long; PostgreSQL reads at repeatable
+ * read) the instance's files are hard-linked into the snapshot (blobs are never changed in place,
+ * so a link is the file as it was) and the organization's data it serves is written as JSON lines
+ * (memories, events, assistants and their capability history, settings and variables, retention
+ * policies, purchases, and the instance's variables and conversation history). A manifest lists
+ * every part with its SHA-256; the snapshot is {@code complete} only once every part was read
+ * back and matched it.
+ */
+public final class Snapshots {
+  /** Tables of an organization's data, and how to read its rows (org bound as :org). */
+  static final Map<String, String> ORGANIZATION_TABLES = new java.util.LinkedHashMap<>();
+
+  static {
+    for (String table : List.of(
+        "memories",
+        "business_events",
+        "memory_settings",
+        "assistants",
+        "organization_config",
+        "organization_variables",
+        "retention_policies",
+        "storage_upgrades")) {
+      ORGANIZATION_TABLES.put(table, "SELECT * FROM " + table + " WHERE org_id = :org");
+    }
+    ORGANIZATION_TABLES.put(
+        "assistant_capability_versions",
+        "SELECT v.* FROM assistant_capability_versions v JOIN assistants a "
+            + "ON a.id = v.assistant_id WHERE a.org_id = :org");
+    ORGANIZATION_TABLES.put(
+        "instance_variables", "SELECT * FROM instance_variables WHERE instance_id = :instance");
+    ORGANIZATION_TABLES.put(
+        "conversation_exchanges",
+        "SELECT * FROM conversation_exchanges WHERE instance_id = :instance");
+  }
+
+  public static final int DEFAULT_RETENTION_DAYS = 7;
+  public static final int MAX_RETENTION_DAYS = 3650;
+
+  private static final RowMapper<Snapshot> SNAPSHOT = (rs, ctx) -> new Snapshot(
+      rs.getString("id"),
+      rs.getString("org_id"),
+      rs.getString("instance_id"),
+      rs.getString("kind"),
+      rs.getString("description"),
+      rs.getString("status"),
+      rs.getString("location"),
+      Rows.instant(rs, "created_at"),
+      Rows.nullableInstant(rs, "completed_at"),
+      Rows.instant(rs, "expires_at"),
+      Rows.nullableInt(rs, "files"),
+      Rows.nullableLong(rs, "bytes"),
+      rs.getString("manifest_sha256"),
+      rs.getString("error"));
+
+  private final Database db;
+  private final FileStore files;
+  private final Path root;
+  private final Clock clock;
+
+  public Snapshots(Database db, FileStore files, Path root, Clock clock) {
+    this.db = db;
+    this.files = files;
+    this.root = root;
+    this.clock = clock;
+  }
+
+  /**
+   * Takes a snapshot of the instance into {@code destination} (this node's snapshot folder when
+   * null): complete, or failed with the reason. Never throws for a destination that refuses: the
+   * failed snapshot says why (automatic backups raise their alert from it).
+   */
+  public Snapshot take(
+      Organization org,
+      String instanceId,
+      String kind,
+      String description,
+      int retentionDays,
+      Path destination) {
+    Instant now = clock.instant();
+    String id = Ids.newId("snap", now.toEpochMilli());
+    Path dir = (destination == null ? root : destination).resolve(id);
+    db.write(h -> h.createUpdate("""
+            INSERT INTO snapshots (id, org_id, instance_id, kind, description, status, location,
+              created_at, expires_at)
+            VALUES (:id, :org, :instance, :kind, :description, 'creating', :location, :now,
+              :expires)""")
+        .bind("id", id)
+        .bind("org", org.id())
+        .bind("instance", instanceId)
+        .bind("kind", kind)
+        .bind("description", description)
+        .bind("location", dir.toString())
+        .bind("now", now.toEpochMilli())
+        .bind("expires", now.plus(Duration.ofDays(retentionDays)).toEpochMilli())
+        .execute());
+    try {
+      ObjectNode manifest = capture(org, instanceId, dir);
+      manifest.put("snapshot_id", id);
+      manifest.put("kind", kind);
+      manifest.put("created_at", now.getEpochSecond());
+      byte[] written = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest);
+      writeSynced(dir.resolve("manifest.json"), written);
+      syncDirectory(dir);
+      verify(dir);
+      long bytes = 0;
+      for (JsonNode file : manifest.get("files")) {
+        bytes += file.get("size").asLong();
+      }
+      long total = bytes;
+      db.write(h -> h.createUpdate("""
+              UPDATE snapshots SET status = 'complete', completed_at = :at, files = :files,
+                bytes = :bytes, manifest_sha256 = :sha WHERE id = :id""")
+          .bind("at", clock.millis())
+          .bind("files", manifest.get("files").size())
+          .bind("bytes", total)
+          .bind("sha", sha256(written))
+          .bind("id", id)
+          .execute());
+    } catch (IOException | RuntimeException e) {
+      fail(id, dir, e.getMessage() == null ? e.toString() : e.getMessage());
+    }
+    return get(instanceId, id);
+  }
+
+  /** The instance's files and the organization's rows, read in one transaction. */
+  private ObjectNode capture(Organization org, String instanceId, Path dir) throws IOException {
+    Files.createDirectories(dir.resolve("blobs"));
+    Files.createDirectories(dir.resolve("tables"));
+    ObjectNode manifest = Json.MAPPER.createObjectNode();
+    manifest.put("organization_id", org.id());
+    manifest.put("instance_id", instanceId);
+    ArrayNode fileList = manifest.putArray("files");
+    ArrayNode tables = manifest.putArray("tables");
+    db.write(h -> {
+      if (db.kind() == Database.Kind.POSTGRESQL) {
+        h.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        h.createQuery("SELECT id FROM organizations WHERE id = :org FOR UPDATE")
+            .bind("org", org.id())
+            .mapTo(String.class)
+            .findOne();
+      }
+      for (StoredFile file : files.list(h, instanceId)) {
+        Path link = dir.resolve("blobs").resolve(file.blob());
+        linkOrCopy(files.bytes(file), link);
+        ObjectNode entry = fileList.addObject();
+        entry.put("path", file.path());
+        entry.put("blob", file.blob());
+        entry.put("size", file.size());
+        entry.put("sha256", file.sha256());
+        entry.put("content_type", file.contentType());
+      }
+      for (Map.Entry<String, String> table : ORGANIZATION_TABLES.entrySet()) {
+        Path out = dir.resolve("tables").resolve(table.getKey() + ".jsonl");
+        long rows = dump(h, table.getValue(), org.id(), instanceId, out);
+        ObjectNode entry = tables.addObject();
+        entry.put("name", table.getKey());
+        entry.put("rows", rows);
+        entry.put("sha256", fileSha256(out));
+      }
+      return null;
+    });
+    return manifest;
+  }
+
+  private static long dump(Handle h, String sql, String orgId, String instanceId, Path out) {
+    var query = h.createQuery(sql);
+    if (sql.contains(":org")) {
+      query.bind("org", orgId);
+    }
+    if (sql.contains(":instance")) {
+      query.bind("instance", instanceId);
+    }
+    try (OutputStream file = Files.newOutputStream(out)) {
+      long[] rows = {0};
+      query
+          .map((rs, ctx) -> {
+            ResultSetMetaData meta = rs.getMetaData();
+            ObjectNode row = Json.MAPPER.createObjectNode();
+            for (int c = 1; c <= meta.getColumnCount(); c++) {
+              Object value = rs.getObject(c);
+              String name = meta.getColumnName(c).toLowerCase(java.util.Locale.ROOT);
+              if (value instanceof byte[] bytes) {
+                row.put(name, Base64.getEncoder().encodeToString(bytes));
+              } else {
+                row.set(name, Json.MAPPER.valueToTree(value));
+              }
+            }
+            return row;
+          })
+          .forEach(row -> {
+            try {
+              file.write(Json.write(row).getBytes(StandardCharsets.UTF_8));
+              file.write('\n');
+              rows[0]++;
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
+      file.flush();
+      return rows[0];
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + out, e);
+    } finally {
+      syncFile(out);
+    }
+  }
+
+  /** Reads every part back against the manifest: 409 naming the first that does not match. */
+  JsonNode verify(Path dir) throws IOException {
+    JsonNode manifest = Json.read(Files.readString(dir.resolve("manifest.json")), JsonNode.class);
+    for (JsonNode file : manifest.get("files")) {
+      if (!fileSha256(dir.resolve("blobs").resolve(file.get("blob").asText()))
+          .equals(file.get("sha256").asText())) {
+        throw ApiException.conflict(
+            "snapshot_corrupted",
+            "The snapshot's copy of " + file.get("path").asText() + " does not match its checksum");
+      }
+    }
+    for (JsonNode table : manifest.get("tables")) {
+      if (!fileSha256(dir.resolve("tables").resolve(table.get("name").asText() + ".jsonl"))
+          .equals(table.get("sha256").asText())) {
+        throw ApiException.conflict(
+            "snapshot_corrupted",
+            "The snapshot's " + table.get("name").asText() + " does not match its checksum");
+      }
+    }
+    return manifest;
+  }
+
+  /** What a restore did. */
+  public record Restored(
+      String snapshotId, String restorePath, int written, int removed, String safetySnapshotId) {}
+
+  /**
+   * Restores a complete snapshot of the instance. Into a folder ({@code restore_path} ending in
+   * {@code /}): each file of the snapshot is written under it, the live files untouched. Over the
+   * live files ({@code restore_path} "/"): a safety snapshot is taken first (the restore can be
+   * undone by restoring it), then each file is put back as it was (those unchanged are left) and
+   * files the snapshot did not have are removed. Every part is checked against the manifest
+   * before anything is written; each write is atomic, and a restore is idempotent, so one cut
+   * short is finished by running it again.
+   */
+  public Restored restore(
+      Organization org,
+      String instanceId,
+      String snapshotId,
+      String restorePath,
+      FileStore.Actor actor) {
+    Snapshot snapshot = get(instanceId, snapshotId);
+    if (!snapshot.status().equals("complete")) {
+      throw ApiException.conflict(
+          "snapshot_not_complete",
+          "snapshot_id",
+          "Snapshot " + snapshotId + " is " + snapshot.status()
+              + ": only a complete snapshot can be restored");
+    }
+    boolean overLive = restorePath.equals("/");
+    if (!overLive) {
+      if (!restorePath.endsWith("/")) {
+        throw ApiException.badRequest(
+            "restore_path", "'restore_path' is a folder ending in '/', or '/' for the live files");
+      }
+      StoragePath target = StoragePath.of(restorePath + "x", "restore_path");
+      if (!target.dataClass().writableByFiles()) {
+        throw ApiException.badRequest(
+            "restore_path", target.dataClass().wireName() + " is written by the gateway");
+      }
+    }
+    Path dir = Path.of(snapshot.location());
+    JsonNode manifest;
+    try {
+      manifest = verify(dir);
+    } catch (IOException | UncheckedIOException e) {
+      throw ApiException.conflict(
+          "snapshot_corrupted", "snapshot_id", "Snapshot " + snapshotId + " cannot be read back");
+    }
+    String safety = null;
+    if (overLive) {
+      Snapshot before = take(
+          org,
+          instanceId,
+          "safety",
+          "before restoring " + snapshotId,
+          DEFAULT_RETENTION_DAYS,
+          null);
+      if (!before.status().equals("complete")) {
+        throw ApiException.unavailable(
+            "safety_snapshot_failed",
+            "The safety snapshot before the restore failed (" + before.error()
+                + "): nothing was restored");
+      }
+      safety = before.id();
+    }
+    int written = 0;
+    java.util.Set<String> kept = new java.util.HashSet<>();
+    for (JsonNode file : manifest.get("files")) {
+      String path = (overLive ? "" : restorePath) + file.get("path").asText();
+      kept.add(path);
+      Optional<StoredFile> live = files.find(instanceId, path);
+      if (live.isPresent() && live.get().sha256().equals(file.get("sha256").asText())) {
+        continue;
+      }
+      Path blob = dir.resolve("blobs").resolve(file.get("blob").asText());
+      try (InputStream in = Files.newInputStream(blob)) {
+        files.put(
+            org,
+            instanceId,
+            StoragePath.of(path, "restore_path"),
+            in,
+            java.util.OptionalLong.of(file.get("size").asLong()),
+            file.path("content_type").isNull()
+                ? null
+                : file.path("content_type").asText(),
+            actor);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the snapshot's " + path, e);
+      }
+      written++;
+    }
+    int removed = 0;
+    if (overLive) {
+      for (StoredFile live : files.list(instanceId, "", null, Integer.MAX_VALUE)) {
+        if (!kept.contains(live.path())) {
+          files.delete(org, instanceId, StoragePath.of(live.path(), "path"), actor, "delete");
+          removed++;
+        }
+      }
+    }
+    return new Restored(snapshotId, restorePath, written, removed, safety);
+  }
+
+  public List<Snapshot> list(String instanceId) {
+    return db.read(
+        h -> h.createQuery("SELECT * FROM snapshots WHERE instance_id = :instance ORDER BY id DESC")
+            .bind("instance", instanceId)
+            .map(SNAPSHOT)
+            .list());
+  }
+
+  public Snapshot get(String instanceId, String id) {
+    return find(id)
+        .filter(snapshot -> snapshot.instanceId().equals(instanceId))
+        .orElseThrow(
+            () -> ApiException.notFound("snapshot_not_found", "snapshot_id", "No snapshot " + id));
+  }
+
+  public Optional<Snapshot> find(String id) {
+    return db.read(h -> h.createQuery("SELECT * FROM snapshots WHERE id = :id")
+        .bind("id", id)
+        .map(SNAPSHOT)
+        .findOne());
+  }
+
+  /** Snapshots a stop cut short are failed, and what they had written removed (at start). */
+  public int failInterrupted() {
+    List<Snapshot> cut =
+        db.read(h -> h.createQuery("SELECT * FROM snapshots WHERE status = 'creating'")
+            .map(SNAPSHOT)
+            .list());
+    cut.forEach(snapshot ->
+        fail(snapshot.id(), Path.of(snapshot.location()), "interrupted: the server stopped"));
+    return cut.size();
+  }
+
+  /** Removes snapshots past their retention (hourly). */
+  public int expire() {
+    List<Snapshot> old =
+        db.read(h -> h.createQuery("SELECT * FROM snapshots WHERE expires_at < :now")
+            .bind("now", clock.millis())
+            .map(SNAPSHOT)
+            .list());
+    for (Snapshot snapshot : old) {
+      FileStore.deleteTree(Path.of(snapshot.location()));
+      db.write(h -> h.createUpdate("DELETE FROM snapshots WHERE id = :id")
+          .bind("id", snapshot.id())
+          .execute());
+    }
+    return old.size();
+  }
+
+  private void fail(String id, Path dir, String reason) {
+    try {
+      FileStore.deleteTree(dir);
+    } catch (UncheckedIOException e) {
+      // Left for expiry: the row says it failed either way.
+    }
+    db.write(h -> h.createUpdate(
+            "UPDATE snapshots SET status = 'failed', error = :error, completed_at = :at "
+                + "WHERE id = :id")
+        .bind("error", reason.length() > 500 ? reason.substring(0, 500) : reason)
+        .bind("at", clock.millis())
+        .bind("id", id)
+        .execute());
+  }
+
+  private static void linkOrCopy(Path source, Path target) {
+    try {
+      try {
+        Files.createLink(target, source);
+      } catch (UnsupportedOperationException | IOException e) {
+        // Another file system (a backup volume): a copy, synced.
+        Files.copy(source, target);
+        syncFile(target);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot keep " + source.getFileName(), e);
+    }
+  }
+
+  static String fileSha256(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      byte[] buffer = new byte[FileStore.BUFFER];
+      int read;
+      while ((read = in.read(buffer)) != -1) {
+        digest.update(buffer, 0, read);
+      }
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void writeSynced(Path file, byte[] bytes) throws IOException {
+    Files.write(file, bytes);
+    syncFile(file);
+  }
+
+  private static void syncFile(Path file) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.force(true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot sync " + file, e);
+    }
+  }
+
+  private static void syncDirectory(Path dir) {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException e) {
+      // Some file systems cannot sync a directory: the files themselves are synced.
+    }
+  }
+}
