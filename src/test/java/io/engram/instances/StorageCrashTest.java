@@ -128,6 +128,59 @@ class StorageCrashTest {
     }
   }
 
+  @Test
+  void aSnapshotCutByAStopIsFailedAndItsPartsRemovedAtStart() throws Exception {
+    String nano;
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      String org = server
+          .http()
+          .post("/v1/organizations")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{\"name\":\"Cut\",\"plan\":\"seed\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
+      nano = server
+          .http()
+          .get("/v1/organizations/" + org + "/instances")
+          .bearer(TestServer.ADMIN_KEY)
+          .send()
+          .json()
+          .at("/data/0/id")
+          .asText();
+      server.kill9();
+      server.awaitExit(Duration.ofSeconds(30));
+      // What a kill in the middle of a snapshot leaves: its row 'creating', part of its folder.
+      Path partial = dataDir.resolve("snapshots").resolve("snap_cut");
+      Files.createDirectories(partial.resolve("blobs"));
+      Files.writeString(partial.resolve("blobs").resolve("blob_half"), "half");
+      try (var db =
+              java.sql.DriverManager.getConnection("jdbc:sqlite:" + dataDir.resolve("engram.db"));
+          var insert = db.prepareStatement("INSERT INTO snapshots (id, org_id, instance_id, kind,"
+              + " status, location, created_at, expires_at) VALUES ('snap_cut', ?, ?, 'manual',"
+              + " 'creating', ?, 1, 9999999999999)")) {
+        insert.setString(1, org);
+        insert.setString(2, nano);
+        insert.setString(3, partial.toString());
+        insert.executeUpdate();
+      }
+    }
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      var snapshot = server
+          .http()
+          .get("/v1/nano/" + nano + "/snapshots/snap_cut")
+          .bearer(TestServer.ADMIN_KEY)
+          .send()
+          .json();
+      assertThat(snapshot.get("status").asText()).isEqualTo("failed");
+      assertThat(snapshot.get("error").asText()).contains("interrupted");
+      assertThat(Files.exists(dataDir.resolve("snapshots").resolve("snap_cut"))).isFalse();
+    }
+  }
+
   private static boolean hasFiles(Path dir) throws Exception {
     if (!Files.isDirectory(dir)) {
       return false;
