@@ -58,23 +58,7 @@ class StorageCrashTest {
     try (ServerProcess server =
         ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
       String base = "http://127.0.0.1:" + server.port;
-      String org = server
-          .http()
-          .post("/v1/organizations")
-          .bearer(TestServer.ADMIN_KEY)
-          .json("{\"name\":\"Crash\",\"plan\":\"seed\"}")
-          .send()
-          .json()
-          .get("id")
-          .asText();
-      nano = server
-          .http()
-          .get("/v1/organizations/" + org + "/instances")
-          .bearer(TestServer.ADMIN_KEY)
-          .send()
-          .json()
-          .at("/data/0/id")
-          .asText();
+      nano = organizationWithInstance(server, "Crash")[1];
       file = "/v1/nano/" + nano + "/storage/files/training_data/set.bin";
       assertThat(send(
                   server,
@@ -133,23 +117,9 @@ class StorageCrashTest {
     String nano;
     try (ServerProcess server =
         ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
-      String org = server
-          .http()
-          .post("/v1/organizations")
-          .bearer(TestServer.ADMIN_KEY)
-          .json("{\"name\":\"Cut\",\"plan\":\"seed\"}")
-          .send()
-          .json()
-          .get("id")
-          .asText();
-      nano = server
-          .http()
-          .get("/v1/organizations/" + org + "/instances")
-          .bearer(TestServer.ADMIN_KEY)
-          .send()
-          .json()
-          .at("/data/0/id")
-          .asText();
+      String[] created = organizationWithInstance(server, "Cut");
+      String org = created[0];
+      nano = created[1];
       server.kill9();
       server.awaitExit(Duration.ofSeconds(30));
       // What a kill in the middle of a snapshot leaves: its row 'creating', part of its folder.
@@ -179,6 +149,28 @@ class StorageCrashTest {
       assertThat(snapshot.get("error").asText()).contains("interrupted");
       assertThat(Files.exists(dataDir.resolve("snapshots").resolve("snap_cut"))).isFalse();
     }
+  }
+
+  /** A new organization's id and its default instance's. */
+  private static String[] organizationWithInstance(ServerProcess server, String name) {
+    String org = server
+        .http()
+        .post("/v1/organizations")
+        .bearer(TestServer.ADMIN_KEY)
+        .json("{\"name\":\"" + name + "\",\"plan\":\"seed\"}")
+        .send()
+        .json()
+        .get("id")
+        .asText();
+    String nano = server
+        .http()
+        .get("/v1/organizations/" + org + "/instances")
+        .bearer(TestServer.ADMIN_KEY)
+        .send()
+        .json()
+        .at("/data/0/id")
+        .asText();
+    return new String[] {org, nano};
   }
 
   private static boolean hasFiles(Path dir) throws Exception {

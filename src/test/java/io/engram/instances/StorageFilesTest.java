@@ -41,6 +41,14 @@ class StorageFilesTest {
     String file(String path) {
       return "/v1/nano/" + instance + "/storage/files/" + path;
     }
+
+    Http.Response get(String path) {
+      return server.http.get(file(path)).bearer(admin).send();
+    }
+
+    Http.Response delete(String path) {
+      return server.http.delete(file(path)).bearer(admin).send();
+    }
   }
 
   private static Org org(String plan) {
@@ -80,8 +88,7 @@ class StorageFilesTest {
     String etag = created.header("ETag");
     assertThat(etag).isEqualTo('"' + sha256(text) + '"');
 
-    Http.Response whole =
-        server.http.get(org.file("data/notes/a.txt")).bearer(org.admin()).send();
+    Http.Response whole = org.get("data/notes/a.txt");
     assertThat(whole.status()).isEqualTo(200);
     assertThat(whole.text()).isEqualTo(new String(text, StandardCharsets.UTF_8));
     assertThat(whole.header("ETag")).isEqualTo(etag);
@@ -153,42 +160,12 @@ class StorageFilesTest {
         .bytes("text/plain", "new".getBytes(StandardCharsets.UTF_8))
         .send();
     assertThat(replaced.status()).as(replaced.text()).isEqualTo(200);
-    assertThat(server
-            .http
-            .get(org.file("data/notes/a.txt"))
-            .bearer(org.admin())
-            .send()
-            .text())
-        .isEqualTo("new");
-    assertThat(server
-            .http
-            .get(org.file("data/notes/a.txt"))
-            .bearer(org.admin())
-            .send()
-            .header("Content-Type"))
-        .startsWith("text/plain");
+    assertThat(org.get("data/notes/a.txt").text()).isEqualTo("new");
+    assertThat(org.get("data/notes/a.txt").header("Content-Type")).startsWith("text/plain");
 
-    assertThat(server
-            .http
-            .delete(org.file("data/notes/a.txt"))
-            .bearer(org.admin())
-            .send()
-            .status())
-        .isEqualTo(204);
-    assertThat(server
-            .http
-            .get(org.file("data/notes/a.txt"))
-            .bearer(org.admin())
-            .send()
-            .status())
-        .isEqualTo(404);
-    assertThat(server
-            .http
-            .delete(org.file("data/notes/a.txt"))
-            .bearer(org.admin())
-            .send()
-            .status())
-        .isEqualTo(404);
+    assertThat(org.delete("data/notes/a.txt").status()).isEqualTo(204);
+    assertThat(org.get("data/notes/a.txt").status()).isEqualTo(404);
+    assertThat(org.delete("data/notes/a.txt").status()).isEqualTo(404);
   }
 
   @Test
@@ -333,13 +310,7 @@ class StorageFilesTest {
       String answer = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
       assertThat(answer).isEqualTo("HTTP/1.1 403");
     }
-    assertThat(server
-            .http
-            .get(org.file("data/huge.bin"))
-            .bearer(org.admin())
-            .send()
-            .status())
-        .isEqualTo(404);
+    assertThat(org.get("data/huge.bin").status()).isEqualTo(404);
     JsonNode log = server
         .http
         .get("/v1/nano/" + org.instance() + "/storage/logs")
@@ -392,18 +363,8 @@ class StorageFilesTest {
             + "\",\"destination_path\":\"data/a-copy.json\"}")
         .send();
     assertThat(one.status()).as(one.text()).isEqualTo(200);
-    assertThat(server
-            .http
-            .get(org.file("data/a-copy.json"))
-            .bearer(org.admin())
-            .send()
-            .header("ETag"))
-        .isEqualTo(server
-            .http
-            .get(org.file("results/run/a.json"))
-            .bearer(org.admin())
-            .send()
-            .header("ETag"));
+    assertThat(org.get("data/a-copy.json").header("ETag"))
+        .isEqualTo(org.get("results/run/a.json").header("ETag"));
 
     // Another organization's instance is not a destination; bad paths are named.
     Org stranger = org("seed");
