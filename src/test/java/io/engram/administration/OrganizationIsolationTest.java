@@ -64,6 +64,10 @@ class OrganizationIsolationTest {
           .isEqualTo(201);
       theirIds.put("path", "data/x.txt");
       theirIds.put("conversation_id", "conv_01q3eep1806qe6yg1awkh2p0hh");
+      Http.Response snapshot = server.asOperator(
+          server.http.post("/v1/nano/" + theirIds.get("nano_id") + "/snapshot").json("{}"));
+      assertThat(snapshot.status()).as(snapshot.text()).isEqualTo(201);
+      theirIds.put("snapshot_id", snapshot.json().get("id").asText());
       String before = snapshot(server, theirs);
 
       List<String> credentials = List.of(
@@ -80,6 +84,9 @@ class OrganizationIsolationTest {
         for (Map.Entry<String, String> id : theirIds.entrySet()) {
           path = path.replace("{" + id.getKey() + "}", id.getValue());
         }
+        assertThat(path)
+            .as("OrganizationIsolationTest needs an id of the other organization for " + path)
+            .doesNotContain("{");
         for (String credential : credentials) {
           Http.Call call = server.http.method(operation.method(), path).bearer(credential);
           if (!operation.method().equals("GET") && !operation.method().equals("DELETE")) {
