@@ -67,6 +67,23 @@ class PostgresInstancesAcrossNodesTest {
               .signum())
           .isPositive();
 
+      // A snapshot on one node (repeatable read on PostgreSQL), restored through the other.
+      Http.Response snapshot = first.asOperator(
+          first.http.post("/v1/nano/" + nano + "/snapshot").json("{\"description\":\"pg\"}"));
+      assertThat(snapshot.status()).as(snapshot.text()).isEqualTo(201);
+      assertThat(snapshot.json().get("status").asText()).isEqualTo("complete");
+      Http.Response restored = second.asOperator(second
+          .http
+          .post("/v1/nano/" + nano + "/restore")
+          .json("{\"snapshot_id\":\"" + snapshot.json().get("id").asText()
+              + "\",\"restore_path\":\"data/restored/\"}"));
+      assertThat(restored.status()).as(restored.text()).isEqualTo(200);
+      assertThat(second
+              .asOperator(second.http.get(
+                  "/v1/nano/" + nano + "/storage/files/data/restored/training_data/chat.jsonl"))
+              .text())
+          .isEqualTo(new String(bytes, StandardCharsets.UTF_8));
+
       // Cached on the second node first, then changed by a restart on the first.
       assertThat(variable(second, org, "RATE_LIMIT_REQUESTS").get("source").asText())
           .isEqualTo("system");
