@@ -78,7 +78,8 @@ public final class InstanceRoutes implements RouteModule {
         .patch(INSTANCES + "/{nano_id}", this::update)
         .delete(INSTANCES + "/{nano_id}", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          Instance instance = instances.beginDelete(managed.orgId(), ctx.pathParam("nano_id"));
+          Instance instance =
+              instances.beginDelete(managed.orgId(), ctx.pathParam("nano_id"), by(ctx, managed));
           files.deleteInstance(instance.id());
           instances.purge(instance.id());
           ctx.status(204);
@@ -121,7 +122,7 @@ public final class InstanceRoutes implements RouteModule {
     Instance instance = instances.create(
         managed.orgId(),
         name(body.requiredString("name", InstanceStore.MAX_NAME)),
-        managed.principal().credentialId());
+        by(ctx, managed));
     Responses.json(ctx, 201, view(managed.organization(), instance));
   }
 
@@ -142,7 +143,8 @@ public final class InstanceRoutes implements RouteModule {
     }
     String id = ctx.pathParam("nano_id");
     boolean wasDefault = instances.get(managed.orgId(), id).isDefault();
-    Instance instance = instances.update(managed.orgId(), id, name, makeDefault != null);
+    Instance instance =
+        instances.update(managed.orgId(), id, name, makeDefault != null, by(ctx, managed));
     if (makeDefault != null && !wasDefault) {
       configs.defaultInstanceChanged(
           managed.organization(),
@@ -189,6 +191,10 @@ public final class InstanceRoutes implements RouteModule {
   private Map<String, Object> view(Organization org, Instance instance) {
     return InstanceViews.instance(
         instance, !configs.instanceLayer(org, instance.id()).pending().isEmpty());
+  }
+
+  private static InstanceStore.By by(Context ctx, ManagedOrganization managed) {
+    return new InstanceStore.By(managed.principal().credentialId(), HttpServer.requestId(ctx));
   }
 
   private ManagedOrganization managed(Context ctx) {

@@ -72,7 +72,11 @@ public final class InstanceStore {
             .findOne());
   }
 
-  public Instance create(String orgId, String name, String createdBy) {
+  /** Who changes an instance, for the organization's audit log. */
+  public record By(String credentialId, String requestId) {}
+
+  public Instance create(String orgId, String name, By by) {
+    String createdBy = by.credentialId();
     ensureDefault(orgId);
     Instant now = clock.instant();
     String id = Ids.newId("nano", now.toEpochMilli());
@@ -89,13 +93,14 @@ public final class InstanceStore {
       }
       requireFreeName(h, orgId, name, null);
       insert(h, id, orgId, name, false, now, createdBy);
+      audit(h, orgId, "instance.create", by, "{\"instance_id\":\"" + id + "\"}");
       return null;
     });
     return get(orgId, id);
   }
 
   /** Renames the instance and/or makes it the default (the former default stops being one). */
-  public Instance update(String orgId, String id, String name, boolean makeDefault) {
+  public Instance update(String orgId, String id, String name, boolean makeDefault, By by) {
     get(orgId, id);
     long now = clock.millis();
     db.write(h -> {
@@ -119,6 +124,13 @@ public final class InstanceStore {
             .bind("now", now)
             .execute();
       }
+      audit(
+          h,
+          orgId,
+          "instance.update",
+          by,
+          io.engram.platform.json.Json.write(java.util.Map.of(
+              "instance_id", id, "name", name == null ? "" : name, "default", makeDefault)));
       return null;
     });
     return get(orgId, id);
@@ -129,7 +141,7 @@ public final class InstanceStore {
    * removes its storage, then {@link #purge}s it. The default instance is kept (409): another one
    * is made the default first.
    */
-  public Instance beginDelete(String orgId, String id) {
+  public Instance beginDelete(String orgId, String id, By by) {
     Instance instance = get(orgId, id);
     if (instance.isDefault()) {
       throw ApiException.conflict(
@@ -137,11 +149,14 @@ public final class InstanceStore {
           "Instance " + id + " is the organization's default: make another instance the default "
               + "first (PATCH with \"default\": true)");
     }
-    db.write(h -> h.createUpdate(
-            "UPDATE instances SET status = 'deleting', updated_at = :now WHERE id = :id")
-        .bind("now", clock.millis())
-        .bind("id", id)
-        .execute());
+    db.write(h -> {
+      audit(h, orgId, "instance.delete", by, "{\"instance_id\":\"" + id + "\"}");
+      return h.createUpdate(
+              "UPDATE instances SET status = 'deleting', updated_at = :now WHERE id = :id")
+          .bind("now", clock.millis())
+          .bind("id", id)
+          .execute();
+    });
     return instance;
   }
 
@@ -224,6 +239,19 @@ public final class InstanceStore {
         .bind("at", at.toEpochMilli())
         .bind("by", by)
         .execute();
+  }
+
+  private void audit(Handle h, String orgId, String action, By by, String detail) {
+    AuditLog.append(
+        h,
+        new AuditEntry(
+            Ids.newId("aud", clock.millis()),
+            orgId,
+            clock.instant(),
+            action,
+            by.credentialId(),
+            by.requestId(),
+            detail));
   }
 
   private static void requireFreeName(Handle h, String orgId, String name, String except) {

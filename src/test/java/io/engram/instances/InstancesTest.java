@@ -111,6 +111,8 @@ class InstancesTest {
     assertThat(op(server.http.delete(instances(org) + "/" + firstId)).status()).isEqualTo(204);
     assertThat(op(server.http.get("/v1/nano/" + firstId)).status()).isEqualTo(404);
     assertThat(op(server.http.get(instances(org))).json().get("data")).hasSize(1);
+    String audit = op(server.http.get("/v1/organizations/" + org + "/audit")).text();
+    assertThat(audit).contains("instance.create", "instance.update", "instance.delete");
   }
 
   @Test
