@@ -7,10 +7,12 @@ import java.util.regex.Pattern;
 /**
  * One byte range of a file (RFC 9110, section 14): {@code bytes=first-last}, {@code bytes=first-}
  * or {@code bytes=-suffix}. Several ranges, or a header this does not read, are ignored (the whole
- * file is sent, as the RFC allows); a range that starts past the end is unsatisfiable (416).
+ * file is sent, as the RFC allows; so is a number too long for any file); a range that starts
+ * past the end is unsatisfiable (416).
  */
 record ByteRange(long first, long last) {
-  private static final Pattern ONE = Pattern.compile("^bytes=(\\d{0,19})-(\\d{0,19})$");
+  // At most 18 digits: every such number fits a long (19 may not, and would fail the parse).
+  private static final Pattern ONE = Pattern.compile("^bytes=(\\d{0,18})-(\\d{0,18})$");
 
   long length() {
     return last - first + 1;

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * client's messages, the answer, model, usage, time), kept in the organization's default
  * instance. A request never waits on it: exchanges are queued and written in batches every second
  * ({@link #flush}, from housekeeping and at shutdown), as usage is. An exchange that would take
- * the organization past its storage allowance is not kept (and counted in {@link #dropped}): a
+ * the organization past its storage allowance is not kept (and counted as dropped): a
  * full allowance never fails a chat.
  */
 public final class ConversationHistory {
@@ -77,9 +76,8 @@ public final class ConversationHistory {
   private final StorageUsage usage;
   private final Clock clock;
   private final ConcurrentLinkedQueue<Queued> queued = new ConcurrentLinkedQueue<>();
-  private final AtomicLong dropped = new AtomicLong();
   private final Counter kept;
-  private final Counter droppedCounter;
+  private final Counter dropped;
 
   public ConversationHistory(
       Database db,
@@ -87,29 +85,25 @@ public final class ConversationHistory {
       StorageUsage usage,
       MeterRegistry registry,
       Clock clock) {
-    this.kept = Counter.builder("engram.conversation.history.exchanges")
-        .description("Chat exchanges written to conversation history, or dropped (allowance full)")
-        .tag("outcome", "kept")
-        .register(registry);
-    this.droppedCounter = Counter.builder("engram.conversation.history.exchanges")
-        .description("Chat exchanges written to conversation history, or dropped (allowance full)")
-        .tag("outcome", "dropped")
-        .register(registry);
+    this.kept = exchanges(registry, "kept");
+    this.dropped = exchanges(registry, "dropped");
     this.db = db;
     this.instances = instances;
     this.usage = usage;
     this.clock = clock;
   }
 
+  private static Counter exchanges(MeterRegistry registry, String outcome) {
+    return Counter.builder("engram.conversation.history.exchanges")
+        .description("Chat exchanges written to conversation history, or dropped (allowance full)")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
   /** Queues an exchange to keep; written by the next {@link #flush}. */
   public void record(Organization org, Answered answered) {
     Instant now = clock.instant();
     queued.add(new Queued(Ids.newId("conv", now.toEpochMilli()), org, answered, now));
-  }
-
-  /** Exchanges not kept because the organization's allowance was full. */
-  public long dropped() {
-    return dropped.get();
   }
 
   /** Writes what is queued, a batch per transaction; returns how many were kept. */
@@ -141,8 +135,7 @@ public final class ConversationHistory {
     for (Queued exchange : batch) {
       long left = room.get(exchange.org().id()) - exchange.answered().bytes();
       if (left < 0) {
-        dropped.incrementAndGet();
-        droppedCounter.increment();
+        dropped.increment();
         continue;
       }
       room.put(exchange.org().id(), left);

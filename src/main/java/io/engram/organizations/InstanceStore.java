@@ -92,7 +92,7 @@ public final class InstanceStore {
             "An organization may have at most " + MAX_PER_ORGANIZATION + " instances");
       }
       requireFreeName(h, orgId, name, null);
-      insert(h, id, orgId, name, false, now, createdBy);
+      insert(h, id, orgId, name, now, createdBy);
       audit(h, orgId, "instance.create", by, "{\"instance_id\":\"" + id + "\"}");
       return null;
     });
@@ -179,14 +179,6 @@ public final class InstanceStore {
     });
   }
 
-  /** Records that the instance's pending values were applied. */
-  public void restarted(Handle h, String id, long at) {
-    h.createUpdate("UPDATE instances SET restarted_at = :at, updated_at = :at WHERE id = :id")
-        .bind("at", at)
-        .bind("id", id)
-        .execute();
-  }
-
   private Instance ensureDefault(String orgId) {
     Optional<Instance> current = currentDefault(orgId);
     if (current.isPresent()) {
@@ -227,15 +219,14 @@ public final class InstanceStore {
   }
 
   private static void insert(
-      Handle h, String id, String orgId, String name, boolean isDefault, Instant at, String by) {
+      Handle h, String id, String orgId, String name, Instant at, String by) {
     h.createUpdate("""
             INSERT INTO instances (id, org_id, name, status, is_default, created_at, created_by,
               updated_at)
-            VALUES (:id, :org, :name, 'running', :default, :at, :by, :at)""")
+            VALUES (:id, :org, :name, 'running', 0, :at, :by, :at)""")
         .bind("id", id)
         .bind("org", orgId)
         .bind("name", name)
-        .bind("default", isDefault ? 1 : 0)
         .bind("at", at.toEpochMilli())
         .bind("by", by)
         .execute();
