@@ -140,10 +140,15 @@ final class StorageRoutes implements RouteModule {
       return fallback;
     }
     try {
-      return LocalDate.parse(raw.strip());
+      LocalDate day = LocalDate.parse(raw.strip());
+      // Years the ledger can hold; date arithmetic near LocalDate's ends would fail otherwise.
+      if (day.getYear() >= 1970 && day.getYear() <= 9999) {
+        return day;
+      }
     } catch (java.time.format.DateTimeParseException e) {
-      throw ApiException.badRequest(name, "'" + name + "' is a day, as 2026-11-24");
+      // answered below
     }
+    throw ApiException.badRequest(name, "'" + name + "' is a day from 1970 to 9999, as 2026-11-24");
   }
 
   private ManagedOrganization managed(Context ctx) {

@@ -105,6 +105,11 @@ class StorageBillingTest {
                 server.http.get("/v1/organizations/" + org + "/billing/storage?from=2026-13-01"))
             .status())
         .isEqualTo(400);
+    assertThat(server
+            .asOperator(server.http.get(
+                "/v1/organizations/" + org + "/billing/storage?to=%2B999999999-12-31"))
+            .status())
+        .isEqualTo(400);
     assertThat(StorageBilling.dayAmountMicros(
             new BigDecimal("0.001"), StorageBilling.TRAINING_DATA_PRICE, LocalDate.of(2026, 2, 1)))
         .isEqualTo(18); // 0.0005 / 28 = 0.00001786 dollars
