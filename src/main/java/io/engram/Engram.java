@@ -155,6 +155,8 @@ public final class Engram implements AutoCloseable {
   private final HttpServer server;
   private final ScheduledExecutorService housekeeping;
 
+  private final AutoCloseable storageJobs;
+
   private Engram(
       Services services,
       MemoryService memory,
@@ -166,8 +168,10 @@ public final class Engram implements AutoCloseable {
       AlertEvaluator alertEvaluator,
       Runnable dueReminders,
       Runnable storageHousekeeping,
+      AutoCloseable storageJobs,
       Duration alertInterval) {
     this.services = services;
+    this.storageJobs = storageJobs;
     this.memory = memory;
     this.reflection = reflection;
     this.inference = inference;
@@ -288,6 +292,7 @@ public final class Engram implements AutoCloseable {
       HttpMetrics metrics = new HttpMetrics(clock);
       InstanceServices storage = InstanceServices.open(
           services.database(),
+          services.secrets(),
           config.storage(),
           config.storage().dataDir().resolve("index").resolve("memory"),
           metrics.registry(),
@@ -399,6 +404,18 @@ public final class Engram implements AutoCloseable {
           metrics.registry(),
           clock);
       AlertEvaluator evaluator = alertEvaluator;
+      // Retention that could not export kept what it would have deleted: the violation alert.
+      storage
+          .retention()
+          .onViolations((org, kept) -> evaluator.report(
+              org.id(),
+              AlertKind.RETENTION_VIOLATION,
+              !kept.isEmpty(),
+              kept.size(),
+              kept.isEmpty()
+                  ? "Retention ran with every export and archive written"
+                  : kept.size() + " items were kept because their export failed; first: "
+                      + kept.get(0).item() + " (" + kept.get(0).failure() + ")"));
       modules.add(new AlertRoutes(
           alertStore,
           channels,
@@ -430,6 +447,8 @@ public final class Engram implements AutoCloseable {
                       ? "The automatic backup " + backup.id() + " is complete"
                       : "The automatic backup of instance " + backup.instanceId() + " failed: "
                           + backup.error())),
+          storage.startJobs(
+              services.organizationService()::get, !config.storage().usesPostgres()),
           config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {
@@ -511,6 +530,11 @@ public final class Engram implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     server.stop();
+    try {
+      storageJobs.close();
+    } catch (Exception e) {
+      LOG.warn("storage jobs did not stop cleanly: {}", e.toString());
+    }
     inference.close();
     reflection.close();
     memory.close();

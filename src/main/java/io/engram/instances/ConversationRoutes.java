@@ -63,7 +63,7 @@ final class ConversationRoutes implements RouteModule {
         });
   }
 
-  private static Map<String, Object> view(ConversationHistory.Stored exchange, boolean whole) {
+  static Map<String, Object> view(ConversationHistory.Stored exchange, boolean whole) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "conversation.exchange");
     view.put("id", exchange.id());

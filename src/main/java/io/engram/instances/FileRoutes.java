@@ -7,7 +7,6 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.FileBody;
 import io.engram.platform.http.HttpServer;
-import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.RefusedBody;
 import io.engram.platform.http.Responses;
@@ -20,12 +19,9 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * The file API of an instance's storage ({@code /v1/nano/{nano_id}/storage/files/{path}}): PUT
@@ -37,7 +33,6 @@ public final class FileRoutes implements RouteModule {
   private static final String FILES = "/v1/nano/{nano_id}/storage/files";
   private static final String FILE = FILES + "/<path>";
   private static final int MAX_PAGE = 1000;
-  private static final long MAX_COPY_BODY = 16 * 1024;
 
   private final FileStore files;
   private final StorageLog log;
@@ -86,7 +81,6 @@ public final class FileRoutes implements RouteModule {
           ctx.status(204);
         })
         .get(FILES, this::list)
-        .post("/v1/nano/{nano_id}/storage/copy", this::copy)
         .get("/v1/nano/{nano_id}/storage/logs", ctx -> {
           InstanceAccess access = access(ctx);
           int limit = QueryParams.integer(ctx, "limit", 50, 1, StorageLog.MAX_PAGE);
@@ -218,40 +212,6 @@ public final class FileRoutes implements RouteModule {
         length,
         "ok",
         HttpServer.requestId(ctx));
-  }
-
-  private void copy(Context ctx) {
-    InstanceAccess access = fileAccess(ctx);
-    JsonBody body = JsonBody.parse(ctx, MAX_COPY_BODY);
-    body.allowOnly(Set.of("source_path", "destination_nano", "destination_path"));
-    String source = body.requiredString("source_path", StoragePath.MAX_BYTES);
-    String destinationPath = body.requiredString("destination_path", StoragePath.MAX_BYTES);
-    // Another organization's instance does not exist for the caller.
-    String destination = instances
-        .get(access.orgId(), body.requiredString("destination_nano", 100))
-        .id();
-    // A signed-in user reads the source and writes the destination, as given.
-    permissions.require(access.principal(), access.instanceId(), source, false);
-    permissions.require(access.principal(), destination, destinationPath, true);
-    List<FileStore.Copied> copied = files.copy(
-        access.organization(),
-        access.instanceId(),
-        source,
-        destination,
-        destinationPath,
-        actor(ctx, access));
-    Map<String, Object> view = new LinkedHashMap<>();
-    view.put("object", "storage.copy");
-    view.put("source_nano", access.instanceId());
-    view.put("destination_nano", destination);
-    view.put(
-        "copied",
-        copied.stream()
-            .map(c ->
-                Map.of("source", c.source(), "destination", c.destination(), "bytes", c.bytes()))
-            .toList());
-    view.put("bytes", copied.stream().mapToLong(FileStore.Copied::bytes).sum());
-    Responses.json(ctx, view);
   }
 
   private void list(Context ctx) {

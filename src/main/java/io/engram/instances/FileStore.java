@@ -17,7 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -89,13 +88,11 @@ public final class FileStore {
       refuseOverLimit(org, instanceId, path, length.getAsLong(), actor);
     }
     Path dir = instanceDir(instanceId);
-    String blob = Ids.newId("blob", clock.millis());
-    Path temp = dir.resolve("tmp").resolve(blob);
+    Path temp = dir.resolve("tmp").resolve(Ids.newId("upload", clock.millis()));
     long size;
     String sha256;
     try {
       Files.createDirectories(temp.getParent());
-      Files.createDirectories(dir.resolve("blobs"));
       MessageDigest digest = sha256();
       size = copy(body, temp, digest, room, length);
       if (size > room) {
@@ -103,11 +100,55 @@ public final class FileStore {
         refuseOverLimit(org, instanceId, path, size, actor);
       }
       sha256 = HexFormat.of().formatHex(digest.digest());
-      Files.move(temp, blob(instanceId, blob), StandardCopyOption.ATOMIC_MOVE);
-      syncDirectory(dir.resolve("blobs"));
     } catch (IOException e) {
       deleteQuietly(temp);
       throw ApiException.badRequest("body", "The upload did not arrive whole: " + e.getMessage());
+    }
+    return keep(org, instanceId, path, temp, size, sha256, contentType, actor);
+  }
+
+  /**
+   * Keeps a file a job already wrote, fsynced and checked under the instance's folder (an
+   * import's download): moved in, not copied again. Refused like an upload when it does not fit.
+   */
+  public StoredFile adopt(
+      Organization org,
+      String instanceId,
+      StoragePath path,
+      Path written,
+      long size,
+      String sha256,
+      Actor actor) {
+    if (size > room(org, instanceId, path)) {
+      refuseOverLimit(org, instanceId, path, size, actor);
+    }
+    return keep(org, instanceId, path, written, size, sha256, null, actor);
+  }
+
+  /** Where a job of the instance keeps its work in progress (beside the blobs: moves are renames). */
+  public Path jobDir(String instanceId, String jobId) {
+    return instanceDir(instanceId).resolve("jobs").resolve(jobId);
+  }
+
+  /** Moves a written, fsynced file into the blobs and points the path at it, in one commit. */
+  private StoredFile keep(
+      Organization org,
+      String instanceId,
+      StoragePath path,
+      Path written,
+      long size,
+      String sha256,
+      String contentType,
+      Actor actor) {
+    Path blobs = instanceDir(instanceId).resolve("blobs");
+    String blob = Ids.newId("blob", clock.millis());
+    try {
+      Files.createDirectories(blobs);
+      Files.move(written, blob(instanceId, blob), StandardCopyOption.ATOMIC_MOVE);
+      syncDirectory(blobs);
+    } catch (IOException e) {
+      deleteQuietly(written);
+      throw new UncheckedIOException("cannot keep " + path.value(), e);
     }
     Optional<String> replaced;
     try {
@@ -235,61 +276,16 @@ public final class FileStore {
     deleteQuietly(bytes(file));
   }
 
-  /** One file copied: from where, to where, how many bytes. */
-  public record Copied(String source, String destination, long bytes) {}
-
-  /** The most files one copy may carry. */
-  public static final int MAX_COPY = 10_000;
-
   /**
-   * Copies a file, or every file under a folder ({@code source} ending in {@code /}, then
-   * {@code destination} too), from one instance to another of the same organization (or the
-   * same one). Each copy is a write like any other: atomic, checksummed again, logged in the
-   * destination, and within the organization's allowance (the copies before a refusal stay).
+   * Refuses (403 storage_limit_exceeded) what would take the organization past its allowance if
+   * {@code bytes} more were kept: a job's whole size, checked before its first byte.
    */
-  public List<Copied> copy(
-      Organization org,
-      String fromInstance,
-      String source,
-      String toInstance,
-      String destination,
-      Actor actor) {
-    List<StoredFile> files;
-    boolean folder = source.endsWith("/");
-    if (folder) {
-      if (!destination.endsWith("/")) {
-        throw ApiException.badRequest(
-            "destination_path", "A folder is copied into a folder: end destination_path with '/'");
-      }
-      StoragePath.of(source + "x", "source_path");
-      files = list(fromInstance, source, null, MAX_COPY + 1);
-      if (files.size() > MAX_COPY) {
-        throw ApiException.badRequest(
-            "source_path", "A copy carries at most " + MAX_COPY + " files; copy smaller folders");
-      }
-      if (files.isEmpty()) {
-        throw ApiException.notFound("file_not_found", "source_path", "No file under " + source);
-      }
-    } else {
-      files = List.of(get(fromInstance, StoragePath.of(source, "source_path")));
+  public void requireRoom(Organization org, long bytes) {
+    OptionalLong allowance = usage.limits(org).bytes();
+    if (allowance.isPresent()
+        && db.read(h -> usage.used(h, org.id())) + bytes > allowance.getAsLong()) {
+      throw overLimit(org, bytes);
     }
-    List<Copied> copied = new ArrayList<>(files.size());
-    for (StoredFile file : files) {
-      StoragePath target = StoragePath.of(
-          folder ? destination + file.path().substring(source.length()) : destination,
-          "destination_path");
-      if (!target.dataClass().writableByFiles()) {
-        throw ApiException.forbidden(
-            "read_only_class", target.dataClass().wireName() + " is written by the gateway");
-      }
-      try (InputStream in = Files.newInputStream(bytes(file))) {
-        put(org, toInstance, target, in, OptionalLong.of(file.size()), file.contentType(), actor);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read " + file.path(), e);
-      }
-      copied.add(new Copied(file.path(), target.value(), file.size()));
-    }
-    return copied;
   }
 
   /** Files whose path starts with {@code prefix}, in path order, after {@code after} when given. */

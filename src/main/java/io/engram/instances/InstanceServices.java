@@ -2,10 +2,13 @@ package io.engram.instances;
 
 import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
+import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
+import io.engram.organizations.Organization;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.io.DirectorySize;
 import io.engram.settings.OrganizationConfigs;
@@ -14,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +34,9 @@ public record InstanceServices(
     UserStore users,
     Snapshots snapshots,
     Backups backups,
+    ObjectStoreConnections stores,
+    StorageJobs jobs,
+    JobRunner runner,
     MeterRegistry registry) {
   private static final Logger LOG = LoggerFactory.getLogger(InstanceServices.class);
 
@@ -40,6 +47,7 @@ public record InstanceServices(
    */
   public static InstanceServices open(
       Database db,
+      SecretBox secrets,
       EngramConfig.Storage config,
       Path indexDir,
       MeterRegistry registry,
@@ -63,6 +71,9 @@ public record InstanceServices(
     if (cut > 0) {
       LOG.warn("{} snapshots were cut short by a stop: marked failed, their parts removed", cut);
     }
+    ObjectStoreConnections stores =
+        new ObjectStoreConnections(db, secrets, config.objectStores(), clock);
+    StorageJobs jobs = new StorageJobs(db, clock);
     return new InstanceServices(
         instances,
         files,
@@ -70,12 +81,24 @@ public record InstanceServices(
         usage,
         new StorageBilling(db, usage, clock),
         history,
-        new Retention(db, files, history, log, registry, clock),
+        new Retention(db, files, history, log, stores, registry, clock),
         new StoragePermissions(db, clock),
         new UserStore(db),
         snapshots,
         new Backups(db, snapshots, config.backupDir(), config.backupInterval(), clock),
+        stores,
+        jobs,
+        new JobRunner(jobs, new JobTransfers(files, stores, log), files, registry, clock),
         registry);
+  }
+
+  /**
+   * Starts this node's storage job worker; {@code soleNode}: no other node shares the database,
+   * so jobs a stop interrupted are taken up at once. Returns what stops it.
+   */
+  public AutoCloseable startJobs(Function<String, Organization> organizations, boolean soleNode) {
+    runner.start(organizations, soleNode);
+    return runner;
   }
 
   /**
@@ -108,7 +131,10 @@ public record InstanceServices(
         new PermissionRoutes(permissions, users, instances, organizations, guard, maxBodyBytes),
         new SnapshotRoutes(snapshots, instances, organizations, guard, maxBodyBytes),
         new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
-        new RetentionRoutes(retention, organizations, guard, maxBodyBytes),
-        new ConversationRoutes(history, instances, organizations, guard));
+        new RetentionRoutes(retention, stores, organizations, guard, maxBodyBytes),
+        new ConversationRoutes(history, instances, organizations, guard),
+        new ObjectStoreRoutes(stores, log, instances, organizations, guard),
+        new StorageJobRoutes(
+            jobs, runner, files, stores, permissions, instances, organizations, guard));
   }
 }

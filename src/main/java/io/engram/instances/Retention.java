@@ -1,5 +1,6 @@
 package io.engram.instances;
 
+import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
@@ -7,6 +8,7 @@ import io.engram.store.Database;
 import io.engram.store.Rows;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,15 +30,37 @@ import java.util.Set;
  * younger than {@code min_age_days}; of the rest, what is older than {@code max_age_days} goes,
  * and then the oldest go until the governed items fit in {@code max_size_gb}. A dry run reports
  * exactly what a run would delete; a run deletes it, each deletion in the instance's storage log.
+ * A policy's {@code export_destination} (with {@code export_before_delete}) and {@code archive_to}
+ * receive a copy of each item first ({@link RetentionExport}); an item whose copy failed is not
+ * deleted, and the run reports the violation.
  */
 public final class Retention {
   /** One thing a policy may delete: an exchange, an adapter (all its files) or a file. */
   record Item(
       DataClass type, String instanceId, String name, Instant at, long bytes, List<String> paths) {}
 
-  /** What a run did (or, dry, would do): each deletion with its reason. */
+  /**
+   * What a run did (or, dry, would do) with one item: why it goes, where it was (or would be)
+   * exported and archived first, and {@code failure} when that failed, so it was kept.
+   */
   public record Outcome(
-      String item, String instanceId, DataClass type, long bytes, String reason) {}
+      String item,
+      String instanceId,
+      DataClass type,
+      long bytes,
+      String reason,
+      String exportedTo,
+      String archivedTo,
+      String failure) {
+    public boolean deleted() {
+      return failure == null;
+    }
+  }
+
+  /** Told after each run whether an export failed (the retention-violation alert). */
+  public interface Violations {
+    void ran(Organization org, List<Outcome> kept);
+  }
 
   private final Database db;
   private final FileStore files;
@@ -44,14 +68,18 @@ public final class Retention {
   private final StorageLog log;
   private final Clock clock;
   private final MeterRegistry registry;
+  private final ObjectStoreConnections stores;
+  private volatile Violations violations = (org, kept) -> {};
 
   public Retention(
       Database db,
       FileStore files,
       ConversationHistory history,
       StorageLog log,
+      ObjectStoreConnections stores,
       MeterRegistry registry,
       Clock clock) {
+    this.stores = stores;
     this.registry = registry;
     this.db = db;
     this.files = files;
@@ -81,8 +109,10 @@ public final class Retention {
             .bind("org", orgId)
             .mapTo(String.class)
             .findOne())
+        // Kept policies were checked when set; a store disconnected since fails at the run,
+        // which reports it, rather than here.
         .map(json -> RetentionPolicy.parseAll(
-            Json.read(json, com.fasterxml.jackson.databind.JsonNode.class)))
+            Json.read(json, com.fasterxml.jackson.databind.JsonNode.class), uri -> true))
         .orElse(List.of());
   }
 
@@ -103,26 +133,46 @@ public final class Retention {
         .list());
   }
 
-  /** Applies the organization's policies; with {@code dryRun}, only tells what would go. */
+  /** Where each run's failed exports are reported. */
+  public void onViolations(Violations listener) {
+    this.violations = listener;
+  }
+
+  /**
+   * Applies the organization's policies; with {@code dryRun}, only tells what would go. An item
+   * a policy exports or archives is written there (and checked) first; if that fails, the item
+   * is kept and the failure reported.
+   */
   public List<Outcome> run(Organization org, boolean dryRun, String actor, String requestId) {
     List<RetentionPolicy> policies = policies(org.id());
     Instant now = clock.instant();
     List<Outcome> outcomes = new ArrayList<>();
     Set<String> chosen = new HashSet<>();
-    for (RetentionPolicy policy : policies) {
-      for (Map.Entry<Item, String> doomed :
-          select(policy, items(org.id(), policy), now).entrySet()) {
-        Item item = doomed.getKey();
-        if (chosen.add(item.type() + "/" + item.instanceId() + "/" + item.name())) {
-          outcomes.add(new Outcome(
-              item.name(), item.instanceId(), item.type(), item.bytes(), doomed.getValue()));
-          if (!dryRun) {
-            delete(org, item, actor, requestId);
-            Counter.builder("engram.retention.deleted")
-                .description("Items retention policies deleted, by data class")
-                .tag("type", item.type().wireName())
-                .register(registry)
-                .increment();
+    try (RetentionExport export = new RetentionExport(stores, files, history, org)) {
+      for (RetentionPolicy policy : policies) {
+        for (Map.Entry<Item, String> doomed :
+            select(policy, items(org.id(), policy), now).entrySet()) {
+          Item item = doomed.getKey();
+          if (chosen.add(item.type() + "/" + item.instanceId() + "/" + item.name())) {
+            String exportTo = policy.exportBeforeDelete() ? policy.exportDestination() : null;
+            String failure = dryRun ? null : copyOut(export, item, exportTo, policy.archiveTo());
+            outcomes.add(new Outcome(
+                item.name(),
+                item.instanceId(),
+                item.type(),
+                item.bytes(),
+                doomed.getValue(),
+                exportTo,
+                policy.archiveTo(),
+                failure));
+            if (!dryRun && failure == null) {
+              delete(org, item, actor, requestId);
+              Counter.builder("engram.retention.deleted")
+                  .description("Items retention policies deleted, by data class")
+                  .tag("type", item.type().wireName())
+                  .register(registry)
+                  .increment();
+            }
           }
         }
       }
@@ -133,8 +183,29 @@ public final class Retention {
           .bind("now", now.toEpochMilli())
           .bind("org", org.id())
           .execute());
+      violations.ran(org, outcomes.stream().filter(o -> !o.deleted()).toList());
     }
     return outcomes;
+  }
+
+  /** Writes the item to its export and archive destinations; the failure, or null. */
+  private String copyOut(RetentionExport export, Item item, String exportTo, String archiveTo) {
+    for (String destination : new String[] {exportTo, archiveTo}) {
+      if (destination == null) {
+        continue;
+      }
+      try {
+        export.write(item, destination);
+      } catch (IOException | RuntimeException e) {
+        Counter.builder("engram.retention.export.failures")
+            .description("Items retention kept because their export or archive failed")
+            .tag("type", item.type().wireName())
+            .register(registry)
+            .increment();
+        return "not written to " + destination + ": " + e.getMessage();
+      }
+    }
+    return null;
   }
 
   /** The items to delete under one policy, each with why. */

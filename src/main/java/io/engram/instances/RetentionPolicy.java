@@ -1,6 +1,8 @@
 package io.engram.instances;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.objectstores.ObjectStoreConnections;
+import io.engram.objectstores.ObjectUri;
 import io.engram.platform.http.ApiException;
 import java.math.BigDecimal;
 import java.nio.file.FileSystems;
@@ -11,15 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * One retention policy, with the spec's fields, checked: {@code type} a data class the spec names,
  * counts and ages whole and in range, {@code min_age_days} only beside {@code keep_latest},
  * {@code pattern} a glob over the path inside the class (files only),
  * {@code export_before_delete} only with an {@code export_destination}, and destinations
- * object-store URIs of a store the organization can reach (none can be connected before the
- * object-store routes exist, so any destination is refused today rather than accepted and never
- * used).
+ * object-store URIs of a bucket an instance of the organization connected.
  */
 public record RetentionPolicy(
     DataClass type,
@@ -48,8 +49,11 @@ public record RetentionPolicy(
   private static final Set<DataClass> TYPES = Set.of(
       DataClass.CONVERSATION_HISTORY, DataClass.LORA_ADAPTERS, DataClass.RESULTS, DataClass.DATA);
 
-  /** The policies of a {@code POST /retention} body; 400 naming the first bad field. */
-  public static List<RetentionPolicy> parseAll(JsonNode policies) {
+  /**
+   * The policies of a {@code POST /retention} body; 400 naming the first bad field. {@code
+   * reachable}: whether the organization connected a destination's bucket.
+   */
+  public static List<RetentionPolicy> parseAll(JsonNode policies, Predicate<ObjectUri> reachable) {
     if (policies == null || !policies.isArray()) {
       throw ApiException.badRequest(
           "policies", "'policies' must be an array of retention policies");
@@ -60,12 +64,12 @@ public record RetentionPolicy(
     }
     List<RetentionPolicy> parsed = new ArrayList<>();
     for (int i = 0; i < policies.size(); i++) {
-      parsed.add(parse(policies.get(i), "policies[" + i + "]"));
+      parsed.add(parse(policies.get(i), "policies[" + i + "]", reachable));
     }
     return parsed;
   }
 
-  static RetentionPolicy parse(JsonNode node, String at) {
+  static RetentionPolicy parse(JsonNode node, String at, Predicate<ObjectUri> reachable) {
     if (node == null || !node.isObject()) {
       throw ApiException.badRequest(at, "A retention policy is an object");
     }
@@ -121,8 +125,8 @@ public record RetentionPolicy(
       }
       export = exportNode.asBoolean();
     }
-    String exportDestination = destination(node, at, "export_destination");
-    String archiveTo = destination(node, at, "archive_to");
+    String exportDestination = destination(node, at, "export_destination", reachable);
+    String archiveTo = destination(node, at, "archive_to", reachable);
     if (export && exportDestination == null) {
       throw ApiException.badRequest(
           at + ".export_destination", "'export_before_delete' needs an 'export_destination'");
@@ -192,22 +196,19 @@ public record RetentionPolicy(
 
   /**
    * An object-store URI ({@code s3://bucket/prefix}, {@code gs://...}, {@code azure://...}) of a
-   * store configured for the organization. None can be configured yet: refused, with the reason.
+   * bucket an instance of the organization connected: a policy is not kept to export where
+   * nothing could be written.
    */
-  private static String destination(JsonNode node, String at, String field) {
+  private static String destination(
+      JsonNode node, String at, String field, Predicate<ObjectUri> reachable) {
     String uri = text(node, at, field);
     if (uri == null) {
       return null;
     }
-    if (!uri.matches("^(s3|gs|azure)://[a-z0-9][a-z0-9.-]{1,62}(/.*)?$")) {
-      throw ApiException.badRequest(
-          at + "." + field, "'" + field + "' is an object-store URI: s3://, gs:// or azure://");
+    ObjectUri parsed = ObjectUri.parse(uri, at + "." + field);
+    if (!reachable.test(parsed)) {
+      throw ObjectStoreConnections.notConfigured(parsed, at + "." + field);
     }
-    throw ApiException.invalid(
-        "object_store_not_configured",
-        at + "." + field,
-        uri + " is not an object store this organization can reach: this version connects no "
-            + "object stores yet, so nothing could be exported or archived there, and the "
-            + "policy is not stored to do nothing");
+    return parsed.toString();
   }
 }

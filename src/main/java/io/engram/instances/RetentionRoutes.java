@@ -3,6 +3,7 @@ package io.engram.instances;
 import io.engram.access.Guard;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
+import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
@@ -13,23 +14,32 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * An organization's retention policies: {@code POST /retention} replaces them (all checked
  * first), {@code GET /retention} reads them, {@code POST /retention/run} applies them now, or with
- * {@code dry_run} tells exactly what a run would delete. A scheduled job runs them every hour.
+ * {@code dry_run} tells exactly what a run would delete, export and archive. A scheduled job runs
+ * them every hour.
  */
 final class RetentionRoutes implements RouteModule {
   private static final String RETENTION = "/v1/organizations/{org_id}/retention";
 
   private final Retention retention;
+  private final ObjectStoreConnections stores;
   private final OrganizationService organizations;
   private final Guard guard;
   private final long maxBodyBytes;
 
   RetentionRoutes(
-      Retention retention, OrganizationService organizations, Guard guard, long maxBodyBytes) {
+      Retention retention,
+      ObjectStoreConnections stores,
+      OrganizationService organizations,
+      Guard guard,
+      long maxBodyBytes) {
     this.retention = retention;
+    this.stores = stores;
     this.organizations = organizations;
     this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
@@ -43,7 +53,8 @@ final class RetentionRoutes implements RouteModule {
           ManagedOrganization managed = managed(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           body.allowOnly(Set.of("policies"));
-          List<RetentionPolicy> policies = RetentionPolicy.parseAll(body.get("policies"));
+          List<RetentionPolicy> policies = RetentionPolicy.parseAll(
+              body.get("policies"), uri -> stores.reachable(managed.orgId(), uri));
           retention.set(managed.orgId(), policies, managed.principal().credentialId());
           Responses.json(ctx, view(managed.orgId()));
         })
@@ -67,23 +78,43 @@ final class RetentionRoutes implements RouteModule {
     view.put("object", "retention.run");
     view.put("organization_id", managed.orgId());
     view.put("dry_run", dryRun);
+    view.put("deleted", lines(outcomes, Retention.Outcome::deleted, o -> o.reason()));
     view.put(
-        "deleted",
+        "exported",
+        lines(outcomes, o -> o.deleted() && o.exportedTo() != null, o -> o.exportedTo()));
+    view.put(
+        "archived",
+        lines(outcomes, o -> o.deleted() && o.archivedTo() != null, o -> o.archivedTo()));
+    view.put("kept", lines(outcomes, o -> !o.deleted(), o -> o.failure()));
+    view.put(
+        "bytes",
         outcomes.stream()
-            .map(outcome -> {
-              Map<String, Object> line = new LinkedHashMap<>();
-              line.put("type", outcome.type().wireName());
-              line.put("instance_id", outcome.instanceId());
-              line.put("item", outcome.item());
-              line.put("bytes", outcome.bytes());
-              line.put("reason", outcome.reason());
-              return line;
-            })
-            .toList());
-    view.put("exported", List.of());
-    view.put("archived", List.of());
-    view.put("bytes", outcomes.stream().mapToLong(Retention.Outcome::bytes).sum());
+            .filter(Retention.Outcome::deleted)
+            .mapToLong(Retention.Outcome::bytes)
+            .sum());
     Responses.json(ctx, view);
+  }
+
+  /**
+   * One line per outcome that {@code shown} keeps: the item, and {@code detail}, the reason of a
+   * deletion, the destination of a copy or the failure that kept it.
+   */
+  private static List<Map<String, Object>> lines(
+      List<Retention.Outcome> outcomes,
+      Predicate<Retention.Outcome> shown,
+      Function<Retention.Outcome, String> detail) {
+    return outcomes.stream()
+        .filter(shown)
+        .map(outcome -> {
+          Map<String, Object> line = new LinkedHashMap<>();
+          line.put("type", outcome.type().wireName());
+          line.put("instance_id", outcome.instanceId());
+          line.put("item", outcome.item());
+          line.put("bytes", outcome.bytes());
+          line.put(outcome.deleted() ? "reason" : "failure", detail.apply(outcome));
+          return line;
+        })
+        .toList();
   }
 
   private Map<String, Object> view(String orgId) {

@@ -68,6 +68,16 @@ class OrganizationIsolationTest {
           server.http.post("/v1/nano/" + theirIds.get("nano_id") + "/snapshot").json("{}"));
       assertThat(snapshot.status()).as(snapshot.text()).isEqualTo(201);
       theirIds.put("snapshot_id", snapshot.json().get("id").asText());
+      Http.Response copy = server.asOperator(server
+          .http
+          .post("/v1/nano/" + theirIds.get("nano_id") + "/storage/copy")
+          .json("{\"source_path\":\"data/x.txt\",\"destination_nano\":\"" + theirIds.get("nano_id")
+              + "\",\"destination_path\":\"data/y.txt\"}"));
+      assertThat(copy.status()).as(copy.text()).isEqualTo(202);
+      theirIds.put("job_id", copy.json().get("id").asText());
+      awaitFile(server, theirIds.get("nano_id"), "data/y.txt");
+      // Connecting a store needs one to reach (ObjectStoresTest); an id of the right shape here.
+      theirIds.put("store_id", "ost_01q3eep1806qe6yg1awkh2p0hh");
       String before = snapshot(server, theirs);
 
       List<String> credentials = List.of(
@@ -100,6 +110,24 @@ class OrganizationIsolationTest {
       }
       assertThat(snapshot(server, theirs)).isEqualTo(before);
     }
+  }
+
+  /** Waits for a copy job to land its file, so the state compared after is settled. */
+  private static void awaitFile(TestServer server, String nano, String path) {
+    for (int i = 0; i < 600; i++) {
+      if (server
+              .asOperator(server.http.get("/v1/nano/" + nano + "/storage/files/" + path))
+              .status()
+          == 200) {
+        return;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    throw new AssertionError(path + " never arrived");
   }
 
   private static String created(TestServer server, String org, String collection, String json) {

@@ -38,6 +38,7 @@ class LayeringTest {
       List.of("settings"),
       List.of("access"),
       List.of("administration"),
+      List.of("objectstores"),
       List.of("instances"),
       List.of("alerts"),
       List.of("capabilities"),

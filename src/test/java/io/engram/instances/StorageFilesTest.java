@@ -335,7 +335,7 @@ class StorageFilesTest {
   }
 
   @Test
-  void filesAndFoldersCopyToAnotherInstanceOfTheSameOrganization() {
+  void filesAndFoldersCopyToAnotherInstanceOfTheSameOrganization() throws Exception {
     Org org = org("seed");
     put(org, "results/run/a.json", "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
     put(org, "results/run/deep/b.json", "{\"b\":2}".getBytes(StandardCharsets.UTF_8));
@@ -354,8 +354,10 @@ class StorageFilesTest {
         .json("{\"source_path\":\"results/run/\",\"destination_nano\":\"" + other
             + "\",\"destination_path\":\"data/kept/\"}")
         .send();
-    assertThat(folder.status()).as(folder.text()).isEqualTo(200);
-    assertThat(folder.json().get("copied")).hasSize(2);
+    JsonNode copied = Jobs.succeeded(server, org.admin(), folder);
+    assertThat(copied.get("kind").asText()).isEqualTo("copy");
+    assertThat(copied.at("/progress/files_done").asInt()).isEqualTo(2);
+    assertThat(copied.at("/progress/bytes_done").asLong()).isEqualTo(14);
     assertThat(server
             .http
             .get("/v1/nano/" + other + "/storage/files/data/kept/deep/b.json")
@@ -370,7 +372,7 @@ class StorageFilesTest {
         .json("{\"source_path\":\"results/run/a.json\",\"destination_nano\":\"" + org.instance()
             + "\",\"destination_path\":\"data/a-copy.json\"}")
         .send();
-    assertThat(one.status()).as(one.text()).isEqualTo(200);
+    Jobs.succeeded(server, org.admin(), one);
     assertThat(org.get("data/a-copy.json").header("ETag"))
         .isEqualTo(org.get("results/run/a.json").header("ETag"));
 

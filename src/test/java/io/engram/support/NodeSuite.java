@@ -68,7 +68,7 @@ public final class NodeSuite {
         .isZero();
   }
 
-  private static void requireNode() throws InterruptedException {
+  public static void requireNode() throws InterruptedException {
     boolean present;
     try {
       present = exec(DIRECTORY, List.of("node", "--version"), Map.of()).exitCode() == 0;

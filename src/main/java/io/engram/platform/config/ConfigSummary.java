@@ -44,7 +44,10 @@ public final class ConfigSummary {
             "ENGRAM_SECRET_KEY",
             "ENGRAM_STORAGE_DIR",
             "ENGRAM_BACKUP_DIR",
-            "ENGRAM_BACKUP_INTERVAL_HOURS"));
+            "ENGRAM_BACKUP_INTERVAL_HOURS",
+            "ENGRAM_S3_ENDPOINT",
+            "ENGRAM_GCS_ENDPOINT",
+            "ENGRAM_AZURE_BLOB_ENDPOINT"));
     GROUPS.put(
         "inference",
         List.of(
@@ -69,16 +72,19 @@ public final class ConfigSummary {
   }
 
   /** What an empty value means where it is not "nothing". */
-  private static final Map<String, String> EMPTY_MEANS = Map.of(
-      "MAX_CONCURRENT_REQUESTS", "by plan",
-      "MAX_MODEL_SIZE_GB", "by plan",
-      "WORKER_PROCESSES", "by cores",
-      "DATABASE_URL", "sqlite in ENGRAM_DATA_DIR",
-      "DEFAULT_MODEL", "none: requests name one",
-      "ENGRAM_ADMIN_KEY", "none",
-      "ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR",
-      "ENGRAM_STORAGE_DIR", "instances in ENGRAM_DATA_DIR",
-      "ENGRAM_BACKUP_DIR", "backups in ENGRAM_DATA_DIR");
+  private static final Map<String, String> EMPTY_MEANS = Map.ofEntries(
+      Map.entry("MAX_CONCURRENT_REQUESTS", "by plan"),
+      Map.entry("MAX_MODEL_SIZE_GB", "by plan"),
+      Map.entry("WORKER_PROCESSES", "by cores"),
+      Map.entry("DATABASE_URL", "sqlite in ENGRAM_DATA_DIR"),
+      Map.entry("DEFAULT_MODEL", "none: requests name one"),
+      Map.entry("ENGRAM_ADMIN_KEY", "none"),
+      Map.entry("ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR"),
+      Map.entry("ENGRAM_STORAGE_DIR", "instances in ENGRAM_DATA_DIR"),
+      Map.entry("ENGRAM_BACKUP_DIR", "backups in ENGRAM_DATA_DIR"),
+      Map.entry("ENGRAM_S3_ENDPOINT", "AWS by region"),
+      Map.entry("ENGRAM_GCS_ENDPOINT", "Google's"),
+      Map.entry("ENGRAM_AZURE_BLOB_ENDPOINT", "Azure's"));
 
   private ConfigSummary() {}
 

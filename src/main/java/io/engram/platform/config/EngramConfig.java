@@ -57,7 +57,6 @@ public record EngramConfig(
   /** LOG_LEVEL, LOG_FORMAT and LOG_DESTINATION lower-cased; the file for LOG_DESTINATION=file. */
   public record Logging(String level, String format, String destination, Path filePath) {}
 
-  /** Where data lives: the data directory, and PostgreSQL's URL (empty for SQLite in it). */
   /**
    * Where data lives, and the key that seals stored secrets: {@code secretKey} is the 32 bytes of
    * ENGRAM_SECRET_KEY, or empty for the key file in the data directory.
@@ -68,7 +67,8 @@ public record EngramConfig(
       Optional<byte[]> secretKey,
       Path instancesDir,
       Path backupDir,
-      Duration backupInterval) {
+      Duration backupInterval,
+      ObjectStoreEndpoints objectStores) {
     public boolean usesPostgres() {
       return !databaseUrl.isEmpty();
     }
@@ -182,7 +182,11 @@ public record EngramConfig(
             values.get("ENGRAM_BACKUP_DIR").isEmpty()
                 ? dataDir.resolve("backups")
                 : Path.of(values.get("ENGRAM_BACKUP_DIR")),
-            Duration.ofHours(integer(values, "ENGRAM_BACKUP_INTERVAL_HOURS"))),
+            Duration.ofHours(integer(values, "ENGRAM_BACKUP_INTERVAL_HOURS")),
+            new ObjectStoreEndpoints(
+                values.get("ENGRAM_S3_ENDPOINT"),
+                values.get("ENGRAM_GCS_ENDPOINT"),
+                values.get("ENGRAM_AZURE_BLOB_ENDPOINT"))),
         inference(values, dataDir),
         bool(values.get("ENGRAM_REFLECTION_SCHEDULER")),
         new Monitoring(
@@ -194,6 +198,13 @@ public record EngramConfig(
 
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
+    for (String endpoint :
+        List.of("ENGRAM_S3_ENDPOINT", "ENGRAM_GCS_ENDPOINT", "ENGRAM_AZURE_BLOB_ENDPOINT")) {
+      String value = values.get(endpoint);
+      if (!value.isEmpty() && !value.matches("^https?://[^\\s/?#]+(/[^\\s?#]*)?$")) {
+        problems.add(endpoint + " must be an http:// or https:// URL without query");
+      }
+    }
     String adminKey = values.get("ENGRAM_ADMIN_KEY");
     if (!adminKey.isEmpty()
         && (adminKey.length() < 24 || adminKey.chars().anyMatch(Character::isWhitespace))) {

@@ -55,6 +55,19 @@ public final class EnvironmentVariables {
             "ENGRAM_STORAGE_DIR",
             "",
             "instances' files (default <ENGRAM_DATA_DIR>/instances; nodes sharing a database share it)"));
+    add(VariableSpec.string(
+        "ENGRAM_S3_ENDPOINT",
+        "",
+        "S3 endpoint for every instance's S3 stores, path-style (default: AWS by region)"));
+    add(VariableSpec.string(
+        "ENGRAM_GCS_ENDPOINT",
+        "",
+        "Cloud Storage endpoint for every instance's GCS stores (default: Google's)"));
+    add(
+        VariableSpec.string(
+            "ENGRAM_AZURE_BLOB_ENDPOINT",
+            "",
+            "Blob endpoint, {account} for the account name (default: https://{account}.blob.core.windows.net)"));
     add(VariableSpec.path(
         "MODEL_CACHE_DIR", "", "model directory (default <ENGRAM_DATA_DIR>/models)"));
     add(VariableSpec.integer(
