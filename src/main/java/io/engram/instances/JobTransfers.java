@@ -24,6 +24,7 @@ import java.util.OptionalLong;
  * as the store then describes the object, a copy's checksum against its source's.
  */
 final class JobTransfers {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobTransfers.class);
   /** A download records how far it got every this many bytes, fsynced first. */
   static final long MARK_EVERY = 8L * 1024 * 1024;
 
@@ -95,6 +96,14 @@ final class JobTransfers {
       // Resumed from what is both marked and on disk; an object that changed starts over.
       long offset = object.size() == item.bytes() ? Math.min(item.bytesDone(), channel.size()) : 0;
       channel.truncate(offset);
+      if (offset > 0) {
+        LOG.info(
+            "storage job {} resumes {} at byte {} of {}",
+            job.id(),
+            item.source(),
+            offset,
+            object.size());
+      }
       hashPrefix(channel, offset, digest);
       channel.position(offset);
       long reached = offset;
