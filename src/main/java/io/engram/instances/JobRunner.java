@@ -154,6 +154,10 @@ public final class JobRunner implements AutoCloseable {
       }
     } catch (IOException | UncheckedIOException e) {
       retry(job, e);
+    } catch (RuntimeException e) {
+      // An SDK's own exception from inside a stream, or a fault of ours: tried again, bounded,
+      // and the job ends failed with the reason rather than held until its lease lapses.
+      retry(job, e);
     }
   }
 

@@ -126,6 +126,27 @@ final class GcsObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * Google's token endpoint refused the service account: the store never saw a request. (The
+   * library's exception type is package-private, so it is known by name.)
+   */
+  private static boolean refusedSignIn(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause.getClass().getName().equals("com.google.auth.oauth2.GoogleAuthException")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String rootCause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return root.toString();
+  }
+
   private static StoredObject describe(Blob blob) {
     return new StoredObject(
         blob.getName(),
@@ -141,11 +162,14 @@ final class GcsObjectStore implements ObjectStore {
       return call.get();
     } catch (BaseServiceException e) {
       int status = e.getCode();
-      Kind kind = status == 401 || status == 403
+      Kind kind = status == 401 || status == 403 || refusedSignIn(e)
           ? Kind.DENIED
           : status == 404 ? Kind.NOT_FOUND : status == 0 ? Kind.UNREACHABLE : Kind.FAILED;
       throw new ObjectStoreException(
-          kind, "Cloud Storage refused to " + what + " in bucket " + bucket + ": " + status, e);
+          kind,
+          "Cloud Storage refused to " + what + " in bucket " + bucket + ": "
+              + (status == 0 ? rootCause(e) : status + " " + e.getMessage()),
+          e);
     } catch (RuntimeException e) {
       throw new ObjectStoreException(
           Kind.UNREACHABLE, "Cloud Storage could not be reached to " + what + " in " + bucket, e);
