@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,11 +94,14 @@ public final class JobRunner implements AutoCloseable {
       return false;
     }
     StorageJob job = jobs.get(claimed.get());
-    boolean[] mine = {true};
+    // Written by the lease thread, read by this one.
+    AtomicBoolean mine = new AtomicBoolean(true);
     ScheduledFuture<?> lease = heartbeats.scheduleWithFixedDelay(
         () -> {
           try {
-            mine[0] &= jobs.heartbeat(job.id(), node, clock.millis() + LEASE.toMillis(), -1);
+            if (!jobs.heartbeat(job.id(), node, clock.millis() + LEASE.toMillis(), -1)) {
+              mine.set(false);
+            }
           } catch (RuntimeException e) {
             LOG.warn("could not renew the lease of job {}: {}", job.id(), e.toString());
           }
@@ -116,7 +120,7 @@ public final class JobRunner implements AutoCloseable {
     return true;
   }
 
-  private void run(Organization org, StorageJob job, boolean[] mine) {
+  private void run(Organization org, StorageJob job, AtomicBoolean mine) {
     try {
       for (StorageJobs.Item item : jobs.items(job.id())) {
         if (item.done()) {
@@ -128,11 +132,11 @@ public final class JobRunner implements AutoCloseable {
             job,
             item,
             jobs,
-            reached -> mine[0]
+            reached -> mine.get()
                 && !closed
                 && jobs.heartbeat(
                     job.id(), node, clock.millis() + LEASE.toMillis(), before + reached));
-        if (!mine[0] || closed) {
+        if (!mine.get() || closed) {
           throw new JobTransfers.Stopped();
         }
         jobs.itemDone(job.id(), item, carried.bytes(), carried.sha256());
