@@ -297,6 +297,17 @@ public final class Engram implements AutoCloseable {
           config.storage().dataDir().resolve("index").resolve("memory"),
           metrics.registry(),
           clock);
+      // A restore over live data puts memories back: the index follows, and a restore a stop
+      // cut short is finished before the server takes requests.
+      MemoryIndex index = memory.index();
+      storage.snapshots().onRowsRestored((orgId, ids) -> {
+        ids.forEach(index::sync);
+        index.refresh();
+      });
+      int resumed = storage.snapshots().resumeInterrupted(services.organizationService()::get);
+      if (resumed > 0) {
+        LOG.info("finished {} restores a stop had interrupted", resumed);
+      }
       inference = Inference.open(
           config,
           services.database(),

@@ -86,6 +86,7 @@ final class SnapshotRoutes implements RouteModule {
           view.put("files_written", restored.written());
           view.put("files_removed", restored.removed());
           view.put("safety_snapshot_id", restored.safetySnapshotId());
+          view.put("rows_restored", restored.rowsRestored());
           Responses.json(ctx, view);
         });
   }

@@ -24,10 +24,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -91,6 +93,7 @@ public final class Snapshots {
   private final FileStore files;
   private final Path root;
   private final Clock clock;
+  private volatile RowsRestored rowsRestored = (org, ids) -> {};
 
   public Snapshots(Database db, FileStore files, Path root, Clock clock) {
     this.db = db;
@@ -264,16 +267,27 @@ public final class Snapshots {
 
   /** What a restore did. */
   public record Restored(
-      String snapshotId, String restorePath, int written, int removed, String safetySnapshotId) {}
+      String snapshotId,
+      String restorePath,
+      int written,
+      int removed,
+      String safetySnapshotId,
+      int rowsRestored) {}
+
+  /** Told which memories a restore over live data put back or tombstoned (the index follows). */
+  public interface RowsRestored {
+    void restored(String orgId, Set<String> memoryIds);
+  }
 
   /**
    * Restores a complete snapshot of the instance. Into a folder ({@code restore_path} ending in
    * {@code /}): each file of the snapshot is written under it, the live files untouched. Over the
-   * live files ({@code restore_path} "/"): a safety snapshot is taken first (the restore can be
-   * undone by restoring it), then each file is put back as it was (those unchanged are left) and
-   * files the snapshot did not have are removed. Every part is checked against the manifest
-   * before anything is written; each write is atomic, and a restore is idempotent, so one cut
-   * short is finished by running it again.
+   * live data ({@code restore_path} "/"): a safety snapshot is taken first (the restore can be
+   * undone by restoring it), the restore is journaled, each file is put back as it was (those
+   * unchanged are left), files the snapshot did not have are removed, and then the organization's
+   * rows go back ({@link RowRestore}) in the transaction that completes the journal entry. Every
+   * part is checked against the manifest before anything is written; each step is idempotent, so
+   * a node that stops part way finishes the restore at its next start ({@link #resumeInterrupted}).
    */
   public Restored restore(
       Organization org,
@@ -302,35 +316,141 @@ public final class Snapshots {
       }
     }
     Path dir = Path.of(snapshot.location());
-    JsonNode manifest;
+    JsonNode manifest = verified(dir, snapshotId);
+    if (!overLive) {
+      int written = putFiles(org, instanceId, dir, manifest, restorePath, actor);
+      return new Restored(snapshotId, restorePath, written, 0, null, 0);
+    }
+    Snapshot before = take(
+        org, instanceId, "safety", "before restoring " + snapshotId, DEFAULT_RETENTION_DAYS, null);
+    if (!before.status().equals("complete")) {
+      throw ApiException.unavailable(
+          "safety_snapshot_failed",
+          "The safety snapshot before the restore failed (" + before.error()
+              + "): nothing was restored");
+    }
+    String journal = Ids.newId("rst", clock.millis());
+    db.write(h -> h.createUpdate("""
+            INSERT INTO snapshot_restores (id, org_id, instance_id, snapshot_id,
+              safety_snapshot_id, status, requested_by, started_at)
+            VALUES (:id, :org, :instance, :snapshot, :safety, 'running', :by, :now)""")
+        .bind("id", journal)
+        .bind("org", org.id())
+        .bind("instance", instanceId)
+        .bind("snapshot", snapshotId)
+        .bind("safety", before.id())
+        .bind("by", actor.credentialId())
+        .bind("now", clock.millis())
+        .execute());
+    return overLive(org, instanceId, snapshotId, dir, manifest, journal, before.id(), actor);
+  }
+
+  /** Where restores over live data report the memories they changed. */
+  public void onRowsRestored(RowsRestored listener) {
+    this.rowsRestored = listener;
+  }
+
+  /**
+   * Finishes the restores over live data that a stop cut short (journaled {@code running}): each
+   * is run again from its start, which its idempotent steps allow. Returns how many were
+   * finished; one that cannot be finished is marked failed with the reason.
+   */
+  public int resumeInterrupted(java.util.function.Function<String, Organization> organizations) {
+    List<Map<String, Object>> running = db.read(
+        h -> h.createQuery("SELECT * FROM snapshot_restores WHERE status = 'running' ORDER BY id")
+            .mapToMap()
+            .list());
+    int finished = 0;
+    for (Map<String, Object> row : running) {
+      String id = (String) row.get("id");
+      String instanceId = (String) row.get("instance_id");
+      String snapshotId = (String) row.get("snapshot_id");
+      try {
+        Snapshot snapshot = get(instanceId, snapshotId);
+        Path dir = Path.of(snapshot.location());
+        overLive(
+            organizations.apply((String) row.get("org_id")),
+            instanceId,
+            snapshotId,
+            dir,
+            verified(dir, snapshotId),
+            id,
+            (String) row.get("safety_snapshot_id"),
+            new FileStore.Actor((String) row.get("requested_by"), id));
+        finished++;
+      } catch (RuntimeException e) {
+        db.write(h -> h.createUpdate("""
+                UPDATE snapshot_restores SET status = 'failed', error = :error,
+                  finished_at = :now WHERE id = :id""")
+            .bind("error", String.valueOf(e.getMessage()))
+            .bind("now", clock.millis())
+            .bind("id", id)
+            .execute());
+      }
+    }
+    return finished;
+  }
+
+  private Restored overLive(
+      Organization org,
+      String instanceId,
+      String snapshotId,
+      Path dir,
+      JsonNode manifest,
+      String journal,
+      String safety,
+      FileStore.Actor actor) {
+    int written = putFiles(org, instanceId, dir, manifest, "", actor);
+    Set<String> kept = new HashSet<>();
+    manifest.get("files").forEach(file -> kept.add(file.get("path").asText()));
+    int removed = 0;
+    for (StoredFile live : files.list(instanceId, "", null, Integer.MAX_VALUE)) {
+      if (!kept.contains(live.path())) {
+        files.delete(org, instanceId, StoragePath.of(live.path(), "path"), actor, "delete");
+        removed++;
+      }
+    }
+    int filesRemoved = removed;
+    long now = clock.millis();
+    RowRestore.Result rows = db.write(h -> {
+      RowRestore.Result result =
+          RowRestore.apply(h, dir.resolve("tables"), org.id(), instanceId, actor.requestId(), now);
+      h.createUpdate("""
+              UPDATE snapshot_restores SET status = 'complete', finished_at = :now,
+                files_written = :written, files_removed = :removed, rows_restored = :rows
+              WHERE id = :id""")
+          .bind("now", now)
+          .bind("written", written)
+          .bind("removed", filesRemoved)
+          .bind("rows", result.rows())
+          .bind("id", journal)
+          .execute();
+      return result;
+    });
+    rowsRestored.restored(org.id(), rows.memoryIds());
+    return new Restored(snapshotId, "/", written, removed, safety, rows.rows());
+  }
+
+  private JsonNode verified(Path dir, String snapshotId) {
     try {
-      manifest = verify(dir);
+      return verify(dir);
     } catch (IOException | UncheckedIOException e) {
       throw ApiException.conflict(
           "snapshot_corrupted", "snapshot_id", "Snapshot " + snapshotId + " cannot be read back");
     }
-    String safety = null;
-    if (overLive) {
-      Snapshot before = take(
-          org,
-          instanceId,
-          "safety",
-          "before restoring " + snapshotId,
-          DEFAULT_RETENTION_DAYS,
-          null);
-      if (!before.status().equals("complete")) {
-        throw ApiException.unavailable(
-            "safety_snapshot_failed",
-            "The safety snapshot before the restore failed (" + before.error()
-                + "): nothing was restored");
-      }
-      safety = before.id();
-    }
+  }
+
+  /** Puts each file of the snapshot under {@code prefix} ("" for the live paths); skips equal ones. */
+  private int putFiles(
+      Organization org,
+      String instanceId,
+      Path dir,
+      JsonNode manifest,
+      String prefix,
+      FileStore.Actor actor) {
     int written = 0;
-    java.util.Set<String> kept = new java.util.HashSet<>();
     for (JsonNode file : manifest.get("files")) {
-      String path = (overLive ? "" : restorePath) + file.get("path").asText();
-      kept.add(path);
+      String path = prefix + file.get("path").asText();
       Optional<StoredFile> live = files.find(instanceId, path);
       if (live.isPresent() && live.get().sha256().equals(file.get("sha256").asText())) {
         continue;
@@ -352,16 +472,7 @@ public final class Snapshots {
       }
       written++;
     }
-    int removed = 0;
-    if (overLive) {
-      for (StoredFile live : files.list(instanceId, "", null, Integer.MAX_VALUE)) {
-        if (!kept.contains(live.path())) {
-          files.delete(org, instanceId, StoragePath.of(live.path(), "path"), actor, "delete");
-          removed++;
-        }
-      }
-    }
-    return new Restored(snapshotId, restorePath, written, removed, safety);
+    return written;
   }
 
   public List<Snapshot> list(String instanceId) {

@@ -67,6 +67,16 @@ class PostgresInstancesAcrossNodesTest {
               .signum())
           .isPositive();
 
+      String token = first.token(org, null, "memory:write", "memory:read", "memory:delete");
+      Http.Response memory = first
+          .http
+          .post("/v1/memory")
+          .bearer(token)
+          .json("{\"text\":\"Acme renews its contract in March\"}")
+          .send();
+      assertThat(memory.status()).as(memory.text()).isEqualTo(201);
+      String acme = memory.json().get("id").asText();
+
       // A snapshot on one node (repeatable read on PostgreSQL), restored through the other.
       Http.Response snapshot = first.asOperator(
           first.http.post("/v1/nano/" + nano + "/snapshot").json("{\"description\":\"pg\"}"));
@@ -83,6 +93,49 @@ class PostgresInstancesAcrossNodesTest {
                   "/v1/nano/" + nano + "/storage/files/data/restored/training_data/chat.jsonl"))
               .text())
           .isEqualTo(new String(bytes, StandardCharsets.UTF_8));
+
+      // Over live data through the second node: the rows go back (PostgreSQL's types), and the
+      // first node's index follows the change log.
+      assertThat(first.http.delete("/v1/memory/" + acme).bearer(token).send().status())
+          .isEqualTo(200);
+      Http.Response overLive = second.asOperator(second
+          .http
+          .post("/v1/nano/" + nano + "/restore")
+          .json("{\"snapshot_id\":\"" + snapshot.json().get("id").asText()
+              + "\",\"restore_path\":\"/\"}"));
+      assertThat(overLive.status()).as(overLive.text()).isEqualTo(200);
+      assertThat(first
+              .http
+              .get("/v1/memory/" + acme)
+              .bearer(token)
+              .send()
+              .json()
+              .get("state")
+              .asText())
+          .isEqualTo("durable");
+      long waited = System.nanoTime();
+      while (!first
+          .http
+          .post("/v1/memory/retrieve")
+          .bearer(token)
+          .json("{\"query\":\"When does Acme renew?\",\"limit\":3}")
+          .send()
+          .text()
+          .contains(acme)) {
+        assertThat(Duration.ofNanos(System.nanoTime() - waited))
+            .as("the restored memory retrieved on the other node")
+            .isLessThan(Duration.ofSeconds(10));
+        Thread.sleep(100);
+      }
+
+      // A storage job asked of one node is run by exactly one of them, to the end.
+      Http.Response copy = first.asOperator(first
+          .http
+          .post("/v1/nano/" + nano + "/storage/copy")
+          .json("{\"source_path\":\"training_data/chat.jsonl\",\"destination_nano\":\"" + nano
+              + "\",\"destination_path\":\"data/copied.jsonl\"}"));
+      JsonNode job = Jobs.succeeded(second, TestServer.ADMIN_KEY, copy);
+      assertThat(job.get("attempts").asInt()).isEqualTo(1);
 
       // Cached on the second node first, then changed by a restart on the first.
       assertThat(variable(second, org, "RATE_LIMIT_REQUESTS").get("source").asText())

@@ -161,6 +161,98 @@ class SnapshotsTest {
   }
 
   @Test
+  void aRestoreOverLiveDataPutsTheOrganizationsRowsBackRowForRow() throws Exception {
+    try (TestServer server = TestServer.start()) {
+      Org org = org(server);
+      String token = server.token(org.id(), null, "memory:write", "memory:read", "memory:delete");
+      String admin = server.apiKey(org.id(), 1000, "admin");
+      String acme = remember(server, token, "Acme renews its contract in March");
+      String globex = remember(server, token, "Globex prefers to be contacted by email");
+      Http.Response assistant = server
+          .http
+          .post("/api/assistants")
+          .bearer(admin)
+          .json("{\"name\":\"Front desk\",\"type\":\"org_shared\"}")
+          .send();
+      assertThat(assistant.status()).as(assistant.text()).isEqualTo(201);
+      String desk = assistant.json().at("/assistant/_id").asText();
+      JsonNode acmeBefore = memory(server, token, acme);
+      JsonNode globexBefore = memory(server, token, globex);
+      String taken = org.op(
+              server.http.post("/v1/nano/" + org.nano() + "/snapshot").json("{}"))
+          .json()
+          .get("id")
+          .asText();
+
+      // After the snapshot: one memory deleted, one added, the assistant deleted, another made.
+      assertThat(server.http.delete("/v1/memory/" + acme).bearer(token).send().status())
+          .isIn(200, 204);
+      String initech = remember(server, token, "Initech churned in the spring");
+      assertThat(
+              server.http.delete("/api/assistants/" + desk).bearer(admin).send().status())
+          .isIn(200, 204);
+      String later = server
+          .http
+          .post("/api/assistants")
+          .bearer(admin)
+          .json("{\"name\":\"Later\",\"type\":\"org_shared\"}")
+          .send()
+          .json()
+          .at("/assistant/_id")
+          .asText();
+      assertThat(retrieved(server, token, "When does Acme renew?")).doesNotContain(acme);
+
+      Http.Response restored = org.restore(taken, "/");
+      assertThat(restored.status()).as(restored.text()).isEqualTo(200);
+      assertThat(restored.json().get("rows_restored").asInt()).isGreaterThanOrEqualTo(3);
+
+      // Row for row: the memories read as they did when the snapshot was taken.
+      assertThat(memory(server, token, acme)).isEqualTo(acmeBefore);
+      assertThat(memory(server, token, globex)).isEqualTo(globexBefore);
+      assertThat(memory(server, token, initech).get("state").asText()).isEqualTo("tombstoned");
+      // The index follows: retrieval finds the restored memory and not the tombstoned one.
+      assertThat(retrieved(server, token, "When does Acme renew?")).contains(acme);
+      assertThat(retrieved(server, token, "Initech churned")).doesNotContain(initech);
+      // The assistant is back (its history grew a version; none was rewritten); the later one went.
+      assertThat(server.http.get("/api/assistants/" + desk).bearer(admin).send().status())
+          .isEqualTo(200);
+      assertThat(
+              server.http.get("/api/assistants/" + later).bearer(admin).send().status())
+          .isEqualTo(404);
+    }
+  }
+
+  private static String remember(TestServer server, String token, String text) {
+    Http.Response created = server
+        .http
+        .post("/v1/memory")
+        .bearer(token)
+        .json("{\"text\":\"" + text + "\"}")
+        .send();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return created.json().get("id").asText();
+  }
+
+  private static JsonNode memory(TestServer server, String token, String id) {
+    Http.Response memory = server.http.get("/v1/memory/" + id).bearer(token).send();
+    assertThat(memory.status()).as(memory.text()).isEqualTo(200);
+    return memory.json();
+  }
+
+  private static List<String> retrieved(TestServer server, String token, String query) {
+    Http.Response found = server
+        .http
+        .post("/v1/memory/retrieve")
+        .bearer(token)
+        .json("{\"query\":\"" + query + "\",\"limit\":5}")
+        .send();
+    assertThat(found.status()).as(found.text()).isEqualTo(200);
+    List<String> ids = new ArrayList<>();
+    found.json().get("memories").forEach(m -> ids.add(m.get("id").asText()));
+    return ids;
+  }
+
+  @Test
   void backupsRunOnTheirIntervalAndAFailedOneRaisesItsAlert() throws Exception {
     MutableClock clock = new MutableClock(Instant.parse("2026-11-24T00:00:00Z"));
     Path notADirectory = Files.createTempFile("engram-backups", ".file");

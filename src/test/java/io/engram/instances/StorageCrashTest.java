@@ -151,6 +151,146 @@ class StorageCrashTest {
     }
   }
 
+  @Test
+  void aRestoreCutByKillNineIsFinishedAtTheNextStart() throws Exception {
+    int count = 60;
+    byte[][] before = new byte[count][];
+    String nano;
+    String acme;
+    String token;
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      String base = "http://127.0.0.1:" + server.port;
+      String[] created = organizationWithInstance(server, "Restore");
+      nano = created[1];
+      token = server
+          .http()
+          .post("/v1/organizations/" + created[0] + "/tokens")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{\"name\":\"t\",\"scopes\":[\"memory:write\",\"memory:read\",\"memory:delete\"]}")
+          .send()
+          .json()
+          .get("token")
+          .asText();
+      acme = server
+          .http()
+          .post("/v1/memory")
+          .bearer(token)
+          .json("{\"text\":\"Acme renews its contract in March\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
+      Random random = new Random(3);
+      for (int i = 0; i < count; i++) {
+        before[i] = new byte[8 * 1024 * 1024];
+        random.nextBytes(before[i]);
+        put(server, base, nano, i, before[i]);
+      }
+      String snapshot = server
+          .http()
+          .post("/v1/nano/" + nano + "/snapshot")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
+      // Everything changes after the snapshot: every file, and the memory is deleted.
+      byte[] after = new byte[8 * 1024 * 1024];
+      for (int i = 0; i < count; i++) {
+        random.nextBytes(after);
+        put(server, base, nano, i, after);
+      }
+      assertThat(server.http().delete("/v1/memory/" + acme).bearer(token).send().status())
+          .isEqualTo(200);
+
+      var restore = HttpClient.newHttpClient()
+          .sendAsync(
+              HttpRequest.newBuilder(URI.create(base + "/v1/nano/" + nano + "/restore"))
+                  .header("Authorization", "Bearer " + TestServer.ADMIN_KEY)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(
+                      "{\"snapshot_id\":\"" + snapshot + "\",\"restore_path\":\"/\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      // Cut as soon as the first file is back, long before the last.
+      String first = sha256(before[0]);
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!etag(server, base, nano, 0).equals('"' + first + '"')) {
+        assertThat(System.nanoTime()).isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      server.kill9();
+      assertThat(restore.isDone()
+              && !restore.isCompletedExceptionally()
+              && restore.join().statusCode() == 200)
+          .as("the restore was cut before it finished")
+          .isFalse();
+      int restored = 0;
+      for (int i = 0; i < count; i++) {
+        if (Files.exists(dataDir) && etagOnDisk(i, nano, sha256(before[i]))) {
+          restored++;
+        }
+      }
+      assertThat(restored).isLessThan(count);
+    }
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(120))) {
+      String base = "http://127.0.0.1:" + server.port;
+      assertThat(server.stdout()).contains("finished 1 restores a stop had interrupted");
+      for (int i = 0; i < count; i++) {
+        assertThat(etag(server, base, nano, i)).isEqualTo('"' + sha256(before[i]) + '"');
+      }
+      assertThat(server
+              .http()
+              .get("/v1/memory/" + acme)
+              .bearer(token)
+              .send()
+              .json()
+              .get("state")
+              .asText())
+          .isEqualTo("durable");
+    }
+  }
+
+  /** Whether file {@code i} already holds the snapshot's bytes, read from the database file. */
+  private boolean etagOnDisk(int i, String nano, String sha) throws Exception {
+    try (var db =
+            java.sql.DriverManager.getConnection("jdbc:sqlite:" + dataDir.resolve("engram.db"));
+        var query = db.prepareStatement(
+            "SELECT sha256 FROM storage_files WHERE instance_id = ? AND path = ?")) {
+      query.setString(1, nano);
+      query.setString(2, "data/part-" + i + ".bin");
+      try (var rows = query.executeQuery()) {
+        return rows.next() && rows.getString(1).equals(sha);
+      }
+    }
+  }
+
+  private static void put(ServerProcess server, String base, String nano, int i, byte[] bytes)
+      throws Exception {
+    assertThat(send(
+                server,
+                HttpRequest.newBuilder(URI.create(
+                        base + "/v1/nano/" + nano + "/storage/files/data/part-" + i + ".bin"))
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes)))
+            .statusCode())
+        .isIn(200, 201);
+  }
+
+  private static String etag(ServerProcess server, String base, String nano, int i)
+      throws Exception {
+    return send(
+            server,
+            HttpRequest.newBuilder(URI.create(
+                    base + "/v1/nano/" + nano + "/storage/files/data/part-" + i + ".bin"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()))
+        .headers()
+        .firstValue("ETag")
+        .orElse("");
+  }
+
   /** A new organization's id and its default instance's. */
   private static String[] organizationWithInstance(ServerProcess server, String name) {
     String org = server
