@@ -254,6 +254,63 @@ class StorageCrashTest {
     }
   }
 
+  @Test
+  void aSnapshotCutByKillNineLeavesTheLiveDataWholeAndIsMarkedFailed() throws Exception {
+    int count = 60;
+    String[] sums = new String[count];
+    String nano;
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      String base = "http://127.0.0.1:" + server.port;
+      nano = organizationWithInstance(server, "Cut snapshot")[1];
+      Random random = new Random(4);
+      byte[] bytes = new byte[8 * 1024 * 1024];
+      for (int i = 0; i < count; i++) {
+        random.nextBytes(bytes);
+        sums[i] = sha256(bytes);
+        put(server, base, nano, i, bytes);
+      }
+      var snapshot = HttpClient.newHttpClient()
+          .sendAsync(
+              HttpRequest.newBuilder(URI.create(base + "/v1/nano/" + nano + "/snapshot"))
+                  .header("Authorization", "Bearer " + TestServer.ADMIN_KEY)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      Path snapshots = dataDir.resolve("snapshots");
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!hasFiles(snapshots)) {
+        assertThat(System.nanoTime()).isLessThan(deadline);
+        Thread.sleep(2);
+      }
+      server.kill9();
+      assertThat(snapshot.isDone()
+              && !snapshot.isCompletedExceptionally()
+              && snapshot.join().statusCode() == 201)
+          .as("the snapshot was cut before it finished")
+          .isFalse();
+    }
+    try (ServerProcess server =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      String base = "http://127.0.0.1:" + server.port;
+      var list = server
+          .http()
+          .get("/v1/nano/" + nano + "/snapshots")
+          .bearer(TestServer.ADMIN_KEY)
+          .send()
+          .json()
+          .get("data");
+      assertThat(list).hasSize(1);
+      assertThat(list.get(0).get("status").asText()).isEqualTo("failed");
+      assertThat(list.get(0).get("error").asText()).contains("interrupted");
+      assertThat(hasFiles(dataDir.resolve("snapshots"))).isFalse();
+      for (int i = 0; i < count; i++) {
+        assertThat(etag(server, base, nano, i)).isEqualTo('"' + sums[i] + '"');
+      }
+    }
+  }
+
   /** Whether file {@code i} already holds the snapshot's bytes, read from the database file. */
   private boolean etagOnDisk(int i, String nano, String sha) throws Exception {
     try (var db =
