@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source /tmp/bench/env
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export ENGRAM_DATA_DIR=/tmp/bench/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef \
-  ENGRAM_REFLECTION_SCHEDULER=false LOG_LEVEL=warning
+  ENGRAM_REFLECTION_SCHEDULER=false LOG_LEVEL=${LOG_LEVEL:-warning}
 ./engram serve > /tmp/bench/snapshot-serve.log 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true' EXIT

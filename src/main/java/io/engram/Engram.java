@@ -301,7 +301,7 @@ public final class Engram implements AutoCloseable {
       // cut short is finished before the server takes requests.
       MemoryIndex index = memory.index();
       storage.snapshots().onRowsRestored((orgId, ids) -> {
-        ids.forEach(index::sync);
+        index.syncAll(orgId, ids);
         index.refresh();
       });
       int resumed = storage.snapshots().resumeInterrupted(services.organizationService()::get);

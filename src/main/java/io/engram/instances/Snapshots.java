@@ -44,6 +44,7 @@ import org.jdbi.v3.core.mapper.RowMapper;
  * back and matched it.
  */
 public final class Snapshots {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Snapshots.class);
   /** Tables of an organization's data, and how to read its rows (org bound as :org). */
   static final Map<String, String> ORGANIZATION_TABLES = new java.util.LinkedHashMap<>();
 
@@ -400,6 +401,7 @@ public final class Snapshots {
       String journal,
       String safety,
       FileStore.Actor actor) {
+    long started = System.nanoTime();
     int written = putFiles(org, instanceId, dir, manifest, "", actor);
     Set<String> kept = new HashSet<>();
     manifest.get("files").forEach(file -> kept.add(file.get("path").asText()));
@@ -427,7 +429,15 @@ public final class Snapshots {
           .execute();
       return result;
     });
+    long rowsDone = System.nanoTime();
     rowsRestored.restored(org.id(), rows.memoryIds());
+    LOG.info(
+        "restore {} of {}: files and rows in {} ms ({} rows), index in {} ms",
+        journal,
+        snapshotId,
+        (rowsDone - started) / 1_000_000,
+        rows.rows(),
+        (System.nanoTime() - rowsDone) / 1_000_000);
     return new Restored(snapshotId, "/", written, removed, safety, rows.rows());
   }
 

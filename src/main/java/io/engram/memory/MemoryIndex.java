@@ -235,6 +235,25 @@ public final class MemoryIndex implements AutoCloseable {
   }
 
   /**
+   * Makes the index agree with many memories of one organization at once (a restore put them
+   * back), reading their rows 500 at a time: at 100,000 memories one read per memory took 26 s.
+   * A write to one of them racing this is rare (a restore is an operator's act) and is set right
+   * by that memory's next change.
+   */
+  public void syncAll(String orgId, java.util.Collection<String> memoryIds) {
+    List<String> ids = List.copyOf(memoryIds);
+    for (int from = 0; from < ids.size(); from += 500) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+      Map<String, MemoryRecord> rows = store.findAll(orgId, chunk);
+      for (String id : chunk) {
+        synchronized (lock(id)) {
+          apply(id, rows.get(id));
+        }
+      }
+    }
+  }
+
+  /**
    * Indexes a memory just created, from the row the caller committed. Nothing else can have
    * changed it yet (its id is unknown to anyone else), so the database need not be read again.
    */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
+import io.engram.support.ObjectStoreEmulators;
 import io.engram.support.TestServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,10 +28,12 @@ class PostgresInstancesAcrossNodesTest {
     try (TestServer first = TestServer.builder()
             .postgres()
             .env("ENGRAM_STORAGE_DIR", storage.toString())
+            .env("ENGRAM_S3_ENDPOINT", ObjectStoreEmulators.s3())
             .start();
         TestServer second = TestServer.builder()
             .sharing(first)
             .env("ENGRAM_STORAGE_DIR", storage.toString())
+            .env("ENGRAM_S3_ENDPOINT", ObjectStoreEmulators.s3())
             .start()) {
       String org = first.createOrganization("seed");
       // Both nodes make the default at once: one wins, both see it.
@@ -136,6 +139,25 @@ class PostgresInstancesAcrossNodesTest {
               + "\",\"destination_path\":\"data/copied.jsonl\"}"));
       JsonNode job = Jobs.succeeded(second, TestServer.ADMIN_KEY, copy);
       assertThat(job.get("attempts").asInt()).isEqualTo(1);
+
+      // A store connected through one node (its secret sealed with the shared key) serves an
+      // export asked of the other.
+      Http.Response connected = first.asOperator(first
+          .http
+          .post("/v1/nano/" + nano + "/storage/s3")
+          .json("{\"bucket\":\"engram-test\",\"region\":\"us-east-1\",\"access_key_id\":\""
+              + ObjectStoreEmulators.S3_ACCESS_KEY + "\",\"secret_access_key\":\""
+              + ObjectStoreEmulators.S3_SECRET + "\"}"));
+      assertThat(connected.status()).as(connected.text()).isEqualTo(201);
+      Jobs.succeeded(
+          second,
+          TestServer.ADMIN_KEY,
+          second.asOperator(second
+              .http
+              .post("/v1/nano/" + nano + "/storage/export")
+              .json(
+                  "{\"source\":\"training_data/chat.jsonl\",\"destination\":\"s3://engram-test/pg/"
+                      + nano + "/\"}")));
 
       // Cached on the second node first, then changed by a restart on the first.
       assertThat(variable(second, org, "RATE_LIMIT_REQUESTS").get("source").asText())
