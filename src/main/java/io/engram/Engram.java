@@ -50,6 +50,7 @@ import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.platform.io.VolumeMeter;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.ratelimit.FixedWindowRateLimiter;
@@ -67,11 +68,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -410,6 +413,10 @@ public final class Engram implements AutoCloseable {
           org -> new AlertRules.Storage(
               running.storedBytes(org.id()).orElse(0) + storage.usage().kept(org.id()),
               storage.usage().limits(org).bytes()),
+          // The iops alert: the block device under the instances' files, as the kernel counts it.
+          VolumeMeter.of(config.storage().instancesDir())
+              .<Supplier<Optional<VolumeMeter.Load>>>map(meter -> meter::sample)
+              .orElse(Optional::empty),
           alertStore,
           new AlertNotifier(channels, webhooks, clock),
           metrics.registry(),

@@ -3,6 +3,7 @@ package io.engram.alerts;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.http.ConnectionOwners;
+import io.engram.platform.io.VolumeMeter;
 import io.engram.platform.metrics.TrafficMeter;
 import io.engram.settings.ConfigField;
 import io.engram.settings.OrganizationConfigs;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Takes each organization's measurements, applies {@link AlertRules}, opens and resolves alerts,
@@ -32,6 +34,7 @@ public final class AlertEvaluator {
   private final OrganizationConfigs configs;
   private final ConnectionOwners connections;
   private final TrafficMeter traffic;
+  private final Supplier<Optional<VolumeMeter.Load>> volume;
   private final Function<Organization, AlertRules.Storage> storage;
   private final AlertStore alerts;
   private final AlertNotifier notifier;
@@ -46,6 +49,7 @@ public final class AlertEvaluator {
       ConnectionOwners connections,
       TrafficMeter traffic,
       Function<Organization, AlertRules.Storage> storage,
+      Supplier<Optional<VolumeMeter.Load>> volume,
       AlertStore alerts,
       AlertNotifier notifier,
       MeterRegistry registry,
@@ -55,6 +59,7 @@ public final class AlertEvaluator {
     this.connections = connections;
     this.traffic = traffic;
     this.storage = storage;
+    this.volume = volume;
     this.alerts = alerts;
     this.notifier = notifier;
     this.registry = registry;
@@ -67,6 +72,9 @@ public final class AlertEvaluator {
     double seconds = Math.max(0.001, (now - lastTickNanos) / 1e9);
     lastTickNanos = now;
     Map<String, Long> bytes = connections.sampleBytes();
+    // The volume is the node's, shared by every organization: sampled once a tick.
+    Optional<VolumeMeter.Load> load = volume.get();
+    load.ifPresent(this::publishVolume);
     Set<String> inView = new HashSet<>(traffic.organizations());
     inView.addAll(bytes.keySet());
     alerts.firing().forEach(alert -> inView.add(alert.orgId()));
@@ -82,7 +90,8 @@ public final class AlertEvaluator {
           configs.effective(org.get()).count(ConfigField.MAX_CONNECTIONS),
           traffic.last(orgId, RECENT),
           traffic.history(orgId, RECENT, TRAILING_WINDOWS),
-          storage.apply(org.get()));
+          storage.apply(org.get()),
+          load);
       publish(orgId, measured);
       AlertRules.evaluate(measured).forEach((kind, condition) -> apply(orgId, kind, condition));
     }
@@ -127,6 +136,29 @@ public final class AlertEvaluator {
         .allowance()
         .ifPresent(bytes ->
             gauge("engram.organization.storage.allowance.bytes", orgId, null).set((double) bytes));
+  }
+
+  private void publishVolume(VolumeMeter.Load load) {
+    volumeGauge("engram.storage.volume.busy.ratio", null).set(load.busyShare());
+    volumeGauge("engram.storage.volume.iops", "read").set(load.readIops());
+    volumeGauge("engram.storage.volume.iops", "write").set(load.writeIops());
+    volumeGauge("engram.storage.volume.bytes.per.second", "read").set(load.readBytes());
+    volumeGauge("engram.storage.volume.bytes.per.second", "write").set(load.writeBytes());
+  }
+
+  /** A gauge of the storage volume (the node's, no organization), by operation when given. */
+  private AtomicReference<Double> volumeGauge(String name, String op) {
+    return gauges.computeIfAbsent(name + "|volume|" + op, key -> {
+      AtomicReference<Double> holder = new AtomicReference<>(0.0);
+      Gauge.Builder<AtomicReference<Double>> builder = Gauge.builder(
+              name, holder, AtomicReference::get)
+          .description("The instances' storage volume over the last alert interval");
+      if (op != null) {
+        builder.tag("op", op);
+      }
+      builder.register(registry);
+      return holder;
+    });
   }
 
   private AtomicReference<Double> gauge(String name, String orgId, String kind) {

@@ -2,9 +2,11 @@ package io.engram.alerts;
 
 import io.engram.organizations.Plan;
 import io.engram.organizations.Tier;
+import io.engram.platform.io.VolumeMeter;
 import io.engram.platform.metrics.TrafficMeter;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -23,6 +25,11 @@ import java.util.OptionalLong;
  *       above their mean plus four standard deviations, with at least 100 requests, once at least
  *       six of those windows saw traffic.
  *   <li>{@code storage}: bytes stored against the plan's storage, above 80 %.
+ *   <li>{@code iops}: the block device under the instances' storage busy 90 % or more of the
+ *       interval (the kernel's own busy time: less than a tenth of its time left, whatever it can
+ *       do), shown beside the plan's IOPS figures (Spark read 10,000 / write 5,000, Seed 50,000 /
+ *       25,000; the others are the deployment's). Without such a device (tmpfs, not Linux) there
+ *       is no measurement and no condition.
  * </ul>
  */
 public final class AlertRules {
@@ -32,6 +39,7 @@ public final class AlertRules {
   static final long MIN_REQUESTS_FOR_RATE = 20;
   static final long MIN_UNUSUAL_REQUESTS = 100;
   static final double STORAGE_SHARE = 0.8;
+  static final double BUSY_SHARE = 0.9;
   private static final long GBPS = 1_000_000_000L / 8;
 
   /** What was measured for one organization at one evaluation. */
@@ -42,7 +50,8 @@ public final class AlertRules {
       long maxConnections,
       TrafficMeter.Counts lastFiveMinutes,
       long[] trailingWindows,
-      Storage storage) {}
+      Storage storage,
+      Optional<VolumeMeter.Load> volume) {}
 
   /** The allowance in words: the plan's storage, and what was bought beyond it when anything was. */
   private static String allowance(Measurements m) {
@@ -107,7 +116,30 @@ public final class AlertRules {
               threshold,
               "Storage at " + percent(stored / limit) + " of " + allowance(m)));
     }
+    m.volume().ifPresent(load -> conditions.put(AlertKind.IOPS, iops(m.plan(), load)));
     return conditions;
+  }
+
+  private static Condition iops(Plan plan, VolumeMeter.Load load) {
+    String figures = plan.tier() == Tier.SPARK
+        ? "; the plan's figures: read 10,000 / write 5,000 IOPS, 1,000 / 500 MB/s"
+        : plan.tier() == Tier.SEED
+            ? "; the plan's figures: read 50,000 / write 25,000 IOPS, 5,000 / 2,500 MB/s"
+            : "";
+    return new Condition(
+        load.busyShare() >= BUSY_SHARE,
+        1 - load.busyShare(),
+        1 - BUSY_SHARE,
+        String.format(
+            java.util.Locale.ROOT,
+            "The storage volume was busy %s of the interval (read %.0f IOPS, %.1f MB/s; write"
+                + " %.0f IOPS, %.1f MB/s)%s",
+            percent(load.busyShare()),
+            load.readIops(),
+            load.readBytes() / 1e6,
+            load.writeIops(),
+            load.writeBytes() / 1e6,
+            figures));
   }
 
   private static Condition unusual(long now, long[] trailing) {
