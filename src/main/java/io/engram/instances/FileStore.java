@@ -37,6 +37,7 @@ import org.jdbi.v3.core.mapper.RowMapper;
 public final class FileStore {
   static final int BUFFER = 256 * 1024;
   static final long FLUSH_EVERY = 16L * 1024 * 1024;
+  static final long TEMPORARY_KEPT_MILLIS = 10 * 60_000L;
   private static final java.util.concurrent.Executor FLUSHER =
       java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
@@ -342,7 +343,7 @@ public final class FileStore {
     try (var instances = Files.list(root)) {
       for (Path dir : instances.toList()) {
         String instanceId = dir.getFileName().toString();
-        deleteTree(dir.resolve("tmp"));
+        removed += sweepTemporary(dir.resolve("tmp"));
         Path blobs = dir.resolve("blobs");
         if (!Files.isDirectory(blobs)) {
           continue;
@@ -365,6 +366,30 @@ public final class FileStore {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot sweep instance storage", e);
+    }
+    return removed;
+  }
+
+  /**
+   * Removes the temporary files of uploads that stopped. On SQLite this node is the only one, so
+   * all of them; on PostgreSQL those untouched for ten minutes (wall-clock, as file times are): a
+   * younger one may be an upload another node sharing the folder is receiving right now.
+   */
+  private int sweepTemporary(Path tmp) throws IOException {
+    if (!Files.isDirectory(tmp)) {
+      return 0;
+    }
+    long before = db.kind() == Database.Kind.SQLITE
+        ? Long.MAX_VALUE
+        : System.currentTimeMillis() - TEMPORARY_KEPT_MILLIS;
+    int removed = 0;
+    try (var files = Files.list(tmp)) {
+      for (Path file : files.toList()) {
+        if (Files.getLastModifiedTime(file).toMillis() < before) {
+          deleteQuietly(file);
+          removed++;
+        }
+      }
     }
     return removed;
   }
