@@ -43,7 +43,11 @@ public final class ServerProcess implements AutoCloseable {
       // A scheduled reflection run could merge a test's look-alike memories under it.
       builder.environment().put("ENGRAM_REFLECTION_SCHEDULER", "false");
       builder.environment().putAll(env);
-      return new ServerProcess(builder.start(), out, err, port);
+      Process process = builder.start();
+      // A test that fails before closing it (awaitHealthy throwing inside try-with-resources
+      // leaves nothing to close) must not leave a server running after the test JVM.
+      Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+      return new ServerProcess(process, out, err, port);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -95,6 +99,7 @@ public final class ServerProcess implements AutoCloseable {
       }
       sleep(100);
     }
+    process.destroyForcibly();
     throw new IllegalStateException(
         "server not healthy in " + timeout + ":\n" + stderr() + stdout());
   }
