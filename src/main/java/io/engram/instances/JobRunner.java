@@ -110,7 +110,7 @@ public final class JobRunner implements AutoCloseable {
         HEARTBEAT.toMillis(),
         TimeUnit.MILLISECONDS);
     try {
-      run(organizations.apply(job.orgId()), job, mine);
+      run(organizations, job, mine);
     } finally {
       lease.cancel(false);
       if (jobs.get(job.id()).finished()) {
@@ -120,8 +120,11 @@ public final class JobRunner implements AutoCloseable {
     return true;
   }
 
-  private void run(Organization org, StorageJob job, AtomicBoolean mine) {
+  private void run(
+      Function<String, Organization> organizations, StorageJob job, AtomicBoolean mine) {
     try {
+      // Inside the try: an organization deleted since fails its job instead of holding it.
+      Organization org = organizations.apply(job.orgId());
       for (StorageJobs.Item item : jobs.items(job.id())) {
         if (item.done()) {
           continue;

@@ -322,6 +322,9 @@ public final class Snapshots {
       int written = putFiles(org, instanceId, dir, manifest, restorePath, actor);
       return new Restored(snapshotId, restorePath, written, 0, null, 0);
     }
+    if (restoring(instanceId)) {
+      throw restoreInProgress(instanceId);
+    }
     Snapshot before = take(
         org, instanceId, "safety", "before restoring " + snapshotId, DEFAULT_RETENTION_DAYS, null);
     if (!before.status().equals("complete")) {
@@ -331,19 +334,38 @@ public final class Snapshots {
               + "): nothing was restored");
     }
     String journal = Ids.newId("rst", clock.millis());
-    db.write(h -> h.createUpdate("""
-            INSERT INTO snapshot_restores (id, org_id, instance_id, snapshot_id,
-              safety_snapshot_id, status, requested_by, started_at)
-            VALUES (:id, :org, :instance, :snapshot, :safety, 'running', :by, :now)""")
-        .bind("id", journal)
-        .bind("org", org.id())
-        .bind("instance", instanceId)
-        .bind("snapshot", snapshotId)
-        .bind("safety", before.id())
-        .bind("by", actor.credentialId())
-        .bind("now", clock.millis())
-        .execute());
+    try {
+      db.write(h -> h.createUpdate("""
+              INSERT INTO snapshot_restores (id, org_id, instance_id, snapshot_id,
+                safety_snapshot_id, status, requested_by, started_at)
+              VALUES (:id, :org, :instance, :snapshot, :safety, 'running', :by, :now)""")
+          .bind("id", journal)
+          .bind("org", org.id())
+          .bind("instance", instanceId)
+          .bind("snapshot", snapshotId)
+          .bind("safety", before.id())
+          .bind("by", actor.credentialId())
+          .bind("now", clock.millis())
+          .execute());
+    } catch (org.jdbi.v3.core.statement.UnableToExecuteStatementException e) {
+      // Another restore of the instance began meanwhile (the unique index on running ones).
+      throw restoreInProgress(instanceId);
+    }
     return overLive(org, instanceId, snapshotId, dir, manifest, journal, before.id(), actor);
+  }
+
+  private boolean restoring(String instanceId) {
+    return db.read(h ->
+            h.createQuery("""
+                SELECT COUNT(*) FROM snapshot_restores
+                WHERE instance_id = :instance AND status = 'running'""").bind("instance", instanceId).mapTo(Integer.class).one())
+        > 0;
+  }
+
+  private static ApiException restoreInProgress(String instanceId) {
+    return ApiException.conflict(
+        "restore_in_progress",
+        "Instance " + instanceId + " is being restored; try again once it is done");
   }
 
   /** Where restores over live data report the memories they changed. */

@@ -17,3 +17,5 @@ CREATE TABLE snapshot_restores (
   error               TEXT
 );
 CREATE INDEX snapshot_restores_status ON snapshot_restores (status);
+-- One restore over live data at a time per instance.
+CREATE UNIQUE INDEX snapshot_restores_running ON snapshot_restores (instance_id) WHERE status = 'running';

@@ -222,6 +222,35 @@ class SnapshotsTest {
     }
   }
 
+  @Test
+  void aSecondRestoreOverLiveDataWaitsForTheFirst() throws Exception {
+    try (TestServer server = TestServer.start()) {
+      Org org = org(server);
+      org.put("data/a.txt", "a");
+      String taken = org.op(
+              server.http.post("/v1/nano/" + org.nano() + "/snapshot").json("{}"))
+          .json()
+          .get("id")
+          .asText();
+      // What a restore in progress leaves in the journal while it runs.
+      try (var db = java.sql.DriverManager.getConnection(
+              "jdbc:sqlite:" + server.dataDir().resolve("engram.db"));
+          var insert = db.prepareStatement("INSERT INTO snapshot_restores (id, org_id,"
+              + " instance_id, snapshot_id, status, started_at) VALUES ('rst_busy', ?, ?, ?,"
+              + " 'running', 1)")) {
+        insert.setString(1, org.id());
+        insert.setString(2, org.nano());
+        insert.setString(3, taken);
+        insert.executeUpdate();
+      }
+      Http.Response second = org.restore(taken, "/");
+      assertThat(second.status()).as(second.text()).isEqualTo(409);
+      assertThat(second.json().at("/error/code").asText()).isEqualTo("restore_in_progress");
+      // Into a folder is not a restore over live data: it goes on.
+      assertThat(org.restore(taken, "data/copy/").status()).isEqualTo(200);
+    }
+  }
+
   private static String remember(TestServer server, String token, String text) {
     Http.Response created = server
         .http
