@@ -33,6 +33,7 @@ import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
 import io.engram.inference.Inference;
 import io.engram.instances.InstanceServices;
+import io.engram.instances.Snapshots;
 import io.engram.memory.Embedder;
 import io.engram.memory.McpRoutes;
 import io.engram.memory.MemoryIndex;
@@ -303,9 +304,18 @@ public final class Engram implements AutoCloseable {
       // A restore over live data puts memories back: the index follows, and a restore a stop
       // cut short is finished before the server takes requests.
       MemoryIndex index = memory.index();
-      storage.snapshots().onRowsRestored((orgId, ids) -> {
-        index.syncAll(orgId, ids);
-        index.refresh();
+      MemoryService memories = memory;
+      storage.snapshots().onRowsRestored(new Snapshots.RowsRestored() {
+        @Override
+        public void settle() {
+          memories.flushUses();
+        }
+
+        @Override
+        public void restored(String orgId, java.util.Set<String> ids) {
+          index.syncAll(orgId, ids);
+          index.refresh();
+        }
       });
       int resumed = storage.snapshots().resumeInterrupted(services.organizationService()::get);
       if (resumed > 0) {

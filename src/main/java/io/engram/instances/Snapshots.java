@@ -277,6 +277,12 @@ public final class Snapshots {
 
   /** Told which memories a restore over live data put back or tombstoned (the index follows). */
   public interface RowsRestored {
+    /**
+     * Before the rows go back: writes that are still on their way (retrieval uses are recorded in
+     * batches) land first, so none arrives after the restore and lands on the restored rows.
+     */
+    default void settle() {}
+
     void restored(String orgId, Set<String> memoryIds);
   }
 
@@ -435,6 +441,7 @@ public final class Snapshots {
       }
     }
     int filesRemoved = removed;
+    rowsRestored.settle();
     long now = clock.millis();
     RowRestore.Result rows = db.write(h -> {
       RowRestore.Result result =
