@@ -153,7 +153,7 @@ class StorageCrashTest {
 
   @Test
   void aRestoreCutByKillNineIsFinishedAtTheNextStart() throws Exception {
-    int count = 60;
+    int count = 32;
     byte[][] before = new byte[count][];
     String nano;
     String acme;
@@ -183,7 +183,7 @@ class StorageCrashTest {
           .asText();
       Random random = new Random(3);
       for (int i = 0; i < count; i++) {
-        before[i] = new byte[8 * 1024 * 1024];
+        before[i] = new byte[4 * 1024 * 1024];
         random.nextBytes(before[i]);
         put(server, base, nano, i, before[i]);
       }
@@ -197,7 +197,7 @@ class StorageCrashTest {
           .get("id")
           .asText();
       // Everything changes after the snapshot: every file, and the memory is deleted.
-      byte[] after = new byte[8 * 1024 * 1024];
+      byte[] after = new byte[4 * 1024 * 1024];
       for (int i = 0; i < count; i++) {
         random.nextBytes(after);
         put(server, base, nano, i, after);
@@ -256,7 +256,7 @@ class StorageCrashTest {
 
   @Test
   void aSnapshotCutByKillNineLeavesTheLiveDataWholeAndIsMarkedFailed() throws Exception {
-    int count = 60;
+    int count = 40;
     String[] sums = new String[count];
     String nano;
     try (ServerProcess server =
@@ -264,7 +264,7 @@ class StorageCrashTest {
       String base = "http://127.0.0.1:" + server.port;
       nano = organizationWithInstance(server, "Cut snapshot")[1];
       Random random = new Random(4);
-      byte[] bytes = new byte[8 * 1024 * 1024];
+      byte[] bytes = new byte[4 * 1024 * 1024];
       for (int i = 0; i < count; i++) {
         random.nextBytes(bytes);
         sums[i] = sha256(bytes);

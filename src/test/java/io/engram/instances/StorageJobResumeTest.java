@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.s3.S3Configuration;
  * byte for byte.
  */
 class StorageJobResumeTest {
-  private static final int SIZE = 400 * 1024 * 1024;
+  private static final int SIZE = 200 * 1024 * 1024;
 
   @TempDir
   Path dataDir;
