@@ -196,8 +196,7 @@ final class JobTransfers {
         "export",
         item.source(),
         file.size(),
-        "ok: " + destination.provider().scheme() + "://" + destination.bucket() + "/"
-            + item.destination(),
+        "ok: " + new ObjectUri(destination.provider(), destination.bucket(), item.destination()),
         job.id());
     return new Carried(file.size(), file.sha256());
   }

@@ -76,7 +76,7 @@ public record StorageJob(
     progress.put(
         "percent",
         bytesTotal == 0
-            ? (finished() && status.equals("succeeded") ? 100.0 : 0.0)
+            ? (status.equals("succeeded") ? 100.0 : 0.0)
             : Math.floor(bytesDone * 1000.0 / bytesTotal) / 10);
     view.put("progress", progress);
     view.put("attempts", attempts);

@@ -177,8 +177,7 @@ public final class ObjectStoreConnections {
         .bind("id", found.id())
         .mapTo(String.class)
         .one());
-    Map<String, String> secret =
-        Json.MAPPER.convertValue(Json.read(secrets.open(sealed), Map.class), STRINGS);
+    Map<String, String> secret = strings(secrets.open(sealed));
     return new StoreCredentials(found.provider(), found.bucket(), found.settings(), secret)
         .open(endpoints);
   }
@@ -219,6 +218,14 @@ public final class ObjectStoreConnections {
         .findOne();
   }
 
+  private static Map<String, String> strings(String json) {
+    try {
+      return Json.MAPPER.readValue(json, STRINGS);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static Connection connection(java.sql.ResultSet rs) throws java.sql.SQLException {
     return new Connection(
         rs.getString("id"),
@@ -226,7 +233,7 @@ public final class ObjectStoreConnections {
         rs.getString("instance_id"),
         Provider.of(rs.getString("provider")).orElseThrow(),
         rs.getString("bucket"),
-        Json.MAPPER.convertValue(Json.read(rs.getString("settings"), Map.class), STRINGS),
+        strings(rs.getString("settings")),
         Instant.ofEpochMilli(rs.getLong("created_at")),
         Instant.ofEpochMilli(rs.getLong("updated_at")));
   }

@@ -55,11 +55,6 @@ public record ObjectUri(Provider provider, String bucket, String key) {
     return key.isEmpty() || key.endsWith("/");
   }
 
-  /** The URI of {@code child}, a key below this one. */
-  public ObjectUri resolve(String child) {
-    return new ObjectUri(provider, bucket, key + child);
-  }
-
   @Override
   public String toString() {
     return provider.scheme() + "://" + bucket + "/" + key;

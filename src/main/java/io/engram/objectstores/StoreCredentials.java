@@ -10,7 +10,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -141,10 +140,6 @@ record StoreCredentials(
       throw ApiException.badRequest(
           "credentials", "The service-account key cannot be read: " + e.getMessage());
     }
-  }
-
-  Map<String, Object> settingsView() {
-    return new LinkedHashMap<>(settings);
   }
 
   private static String field(JsonBody body, String name, String pattern, String what) {
