@@ -4,11 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.json.Json;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -211,57 +207,5 @@ public final class TinyModel {
         shapes,
         (name, index) ->
             name.endsWith("norm.weight") ? 1.0f : (float) (random.nextGaussian() * 0.05));
-  }
-
-  /** The safetensors format: an 8-byte little-endian header length, a JSON header, then the raw tensors. */
-  static final class Safetensors {
-    interface Values {
-      float at(String tensor, long index);
-    }
-
-    private Safetensors() {}
-
-    static void writeF32(Path file, Map<String, int[]> shapes, Values values) throws IOException {
-      ObjectNode header = Json.MAPPER.createObjectNode();
-      header.putObject("__metadata__").put("format", "pt");
-      long offset = 0;
-      for (var entry : shapes.entrySet()) {
-        long bytes = (long) Float.BYTES * count(entry.getValue());
-        ObjectNode info = header.putObject(entry.getKey()).put("dtype", "F32");
-        ArrayNode shape = info.putArray("shape");
-        for (int dim : entry.getValue()) {
-          shape.add(dim);
-        }
-        info.putArray("data_offsets").add(offset).add(offset + bytes);
-        offset += bytes;
-      }
-      byte[] json = Json.write(header).getBytes(StandardCharsets.UTF_8);
-      int padded = (json.length + 7) / 8 * 8; // the data starts 8-byte aligned
-      try (OutputStream out = Files.newOutputStream(file)) {
-        out.write(ByteBuffer.allocate(8)
-            .order(ByteOrder.LITTLE_ENDIAN)
-            .putLong(padded)
-            .array());
-        out.write(json);
-        out.write(" ".repeat(padded - json.length).getBytes(StandardCharsets.US_ASCII));
-        for (var entry : shapes.entrySet()) {
-          long n = count(entry.getValue());
-          ByteBuffer buffer =
-              ByteBuffer.allocate((int) (n * Float.BYTES)).order(ByteOrder.LITTLE_ENDIAN);
-          for (long i = 0; i < n; i++) {
-            buffer.putFloat(values.at(entry.getKey(), i));
-          }
-          out.write(buffer.array());
-        }
-      }
-    }
-
-    private static long count(int[] shape) {
-      long n = 1;
-      for (int dim : shape) {
-        n *= dim;
-      }
-      return n;
-    }
   }
 }
