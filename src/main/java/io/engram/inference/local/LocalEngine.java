@@ -8,7 +8,6 @@ import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import com.github.tjake.jlama.safetensors.prompt.PromptSupport;
 import com.github.tjake.jlama.tensor.AbstractTensor;
 import com.github.tjake.jlama.tensor.KvBufferCache;
-import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
@@ -251,15 +250,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
             EngineException.Failure.MODEL_UNAVAILABLE,
             "This model has no chat template (tokenizer_config.json "
                 + "chat_template); use /v1/completions"));
-    PromptSupport.Builder builder = support.builder().addGenerationPrompt(true);
-    for (ChatMessage message : request.messages()) {
-      switch (message.role()) {
-        case ChatMessage.SYSTEM -> builder.addSystemMessage(message.content());
-        case ChatMessage.ASSISTANT -> builder.addAssistantMessage(message.content());
-        default -> builder.addUserMessage(message.content());
-      }
-    }
-    return builder.build();
+    return ChatPrompt.render(support, request.messages(), true);
   }
 
   /**
