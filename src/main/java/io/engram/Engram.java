@@ -31,6 +31,9 @@ import io.engram.capabilities.CapabilityHandler;
 import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
+import io.engram.finetuning.FineTuning;
+import io.engram.finetuning.FineTuningRoutes;
+import io.engram.finetuning.trainer.TorchRuntime;
 import io.engram.inference.Inference;
 import io.engram.instances.InstanceServices;
 import io.engram.instances.Snapshots;
@@ -63,6 +66,7 @@ import io.engram.settings.SystemDefaults;
 import io.engram.store.Database;
 import io.engram.store.Databases;
 import io.engram.store.SecretKeys;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -452,6 +456,23 @@ public final class Engram implements AutoCloseable {
           guard,
           clock,
           config.server().maxBodyBytes()));
+      FineTuning fineTuning = new FineTuning(
+          services.database(),
+          storage,
+          inference.catalog(),
+          inference.uploads(),
+          services.configs(),
+          services.organizationService()::get,
+          metrics.registry(),
+          clock,
+          new FineTuning.Options(
+              Integer.parseInt(config.values().get("ENGRAM_FINE_TUNING_JOBS_PER_NODE")),
+              Duration.ofSeconds(
+                  Long.parseLong(config.values().get("ENGRAM_FINE_TUNING_LEASE_SECONDS"))),
+              config.values().get("ENGRAM_TORCH_CACHE_DIR").isEmpty()
+                  ? TorchRuntime.defaultCacheDir()
+                  : Path.of(config.values().get("ENGRAM_TORCH_CACHE_DIR"))));
+      modules.add(new FineTuningRoutes(fineTuning, guard, config.server().maxBodyBytes()));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();
       return new Engram(
@@ -475,8 +496,11 @@ public final class Engram implements AutoCloseable {
                       ? "The automatic backup " + backup.id() + " is complete"
                       : "The automatic backup of instance " + backup.instanceId() + " failed: "
                           + backup.error())),
-          storage.startJobs(
-              services.organizationService()::get, !config.storage().usesPostgres()),
+          background(
+              storage.startJobs(
+                  services.organizationService()::get, !config.storage().usesPostgres()),
+              fineTuning,
+              !config.storage().usesPostgres()),
           config.monitoring().alertInterval());
     } catch (RuntimeException e) {
       if (inference != null) {
@@ -491,6 +515,16 @@ public final class Engram implements AutoCloseable {
       services.database().close();
       throw e;
     }
+  }
+
+  /** The node's background job runners, started together and stopped together. */
+  private static AutoCloseable background(
+      AutoCloseable storageJobs, FineTuning fineTuning, boolean soleNode) {
+    fineTuning.start(soleNode);
+    return () -> {
+      fineTuning.close();
+      storageJobs.close();
+    };
   }
 
   /**

@@ -186,6 +186,23 @@ public final class Guard {
     return limited(ctx, principal);
   }
 
+  /** Extended routes: an API key with any of the permissions (or admin). */
+  public Principal anyPermission(Context ctx, Permission... permissions) {
+    Principal principal = authenticate(ctx);
+    for (Permission permission : permissions) {
+      if (principal.hasPermission(permission)) {
+        return limited(ctx, principal);
+      }
+    }
+    throw ApiException.forbidden(
+        "insufficient_permissions",
+        "This route needs an API key with the "
+            + java.util.Arrays.stream(permissions)
+                .map(Permission::wireName)
+                .collect(java.util.stream.Collectors.joining(" or "))
+            + " permission");
+  }
+
   /**
    * Inference on the current gateway and the extended surface alike: a context access token with
    * {@code inference:chat}, or an API key with {@code inference} (or admin).

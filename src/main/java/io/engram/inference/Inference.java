@@ -215,6 +215,16 @@ public final class Inference implements AutoCloseable {
         sockets == null ? 0 : sockets.openConnections(orgId));
   }
 
+  /** Every model the gateway serves, by id (for fine-tuning: the base models). */
+  public io.engram.inference.models.ModelCatalog catalog() {
+    return gateway.catalog();
+  }
+
+  /** Organizations' own models (uploads and fine-tuned models). */
+  public ModelUploads uploads() {
+    return uploads;
+  }
+
   public Gateway gateway() {
     return gateway;
   }

@@ -50,14 +50,13 @@ public final class VariableCatalog {
       "LOG_LEVEL",
       "MAX_MODEL_SIZE_GB",
       "DEFAULT_MODEL",
-      "CONVERSATION_HISTORY");
+      "CONVERSATION_HISTORY",
+      "TRAINING_ENABLED",
+      "CHECKPOINT_INTERVAL",
+      "GRADIENT_ACCUMULATION_STEPS",
+      "BATCH_SIZE");
 
-  private static final Map<String, String> NOT_YET = Map.of(
-      "TRAINING_ENABLED", "fine-tuning",
-      "CHECKPOINT_INTERVAL", "fine-tuning",
-      "GRADIENT_ACCUMULATION_STEPS", "fine-tuning",
-      "BATCH_SIZE", "fine-tuning",
-      "CORS_ORIGINS", "custom domains");
+  private static final Map<String, String> NOT_YET = Map.of("CORS_ORIGINS", "custom domains");
 
   private VariableCatalog() {}
 

@@ -47,8 +47,10 @@ class LayeringTest {
       List.of("actions"),
       List.of("inference.engine"),
       List.of("inference.local", "inference.remote"),
+      List.of("finetuning.trainer"),
       List.of("inference.models", "inference.usage"),
       List.of("inference"),
+      List.of("finetuning"),
       List.of("operations"),
       List.of(""));
 

@@ -30,7 +30,10 @@ public final class AdamW {
     }
   }
 
-  /** One update with the gradients accumulated so far, which it then clears. Returns the gradient norm. */
+  /**
+   * One update with the gradients accumulated so far, which it then clears. Returns the gradient
+   * norm; when it is not finite, no update is made.
+   */
   public double step(double learningRate) {
     steps++;
     double squares = 0;
@@ -41,6 +44,13 @@ public final class AdamW {
       squares += gradient.square().sum().getFloat();
     }
     double norm = Math.sqrt(squares);
+    if (!Double.isFinite(norm)) {
+      // an overflow in this step's gradients: the step is skipped rather than poisoning the
+      // moments (the trainer counts such steps and stops a run that keeps diverging)
+      gradients.forEach(gradient -> gradient.muli(0));
+      steps--;
+      return norm;
+    }
     double clip = norm > MAX_GRADIENT_NORM ? MAX_GRADIENT_NORM / norm : 1.0;
     double correction1 = 1 - Math.pow(BETA1, steps);
     double correction2 = 1 - Math.pow(BETA2, steps);

@@ -55,6 +55,18 @@ public final class LoraTrainer {
   public record Outcome(
       boolean finished, int steps, long trainedTokens, double firstLoss, double lastLoss) {}
 
+  /** Steps in a row whose loss or gradients overflowed, after which a run is given up. */
+  static final int MAX_DIVERGED_STEPS = 3;
+
+  /** The run's loss or gradients stopped being finite numbers and stayed so. */
+  public static final class DivergedException extends RuntimeException {
+    public DivergedException(int step, double learningRate) {
+      super("training diverged at step " + step + " (the loss or its gradients overflowed "
+          + MAX_DIVERGED_STEPS + " steps in a row); try a lower learning_rate than "
+          + learningRate);
+    }
+  }
+
   private final Engine engine;
 
   public LoraTrainer(Engine engine) {
@@ -76,6 +88,7 @@ public final class LoraTrainer {
       Checkpoints checkpoints,
       Listener listener)
       throws IOException {
+    TorchRuntime.withoutGradients();
     List<int[]> micros = schedule(training.size(), plan);
     int totalSteps = totalSteps(plan, training.size());
     Schedule rates = Schedule.of(plan.learningRate(), totalSteps);
@@ -93,6 +106,7 @@ public final class LoraTrainer {
       long trainedTokens = resumed.trainedTokens();
       double firstLoss = resumed.firstLoss();
       double lastLoss = Double.NaN;
+      int diverged = 0;
       while (step < totalSteps) {
         if (listener.cancelled()) {
           return new Outcome(false, step, trainedTokens, firstLoss, lastLoss);
@@ -114,11 +128,19 @@ public final class LoraTrainer {
         }
         step++;
         double rate = rates.at(step);
+        double norm;
         try (NDScope scope = new NDScope()) {
           scope.suppressNotUsedWarning();
-          optimizer.step(rate);
+          norm = optimizer.step(rate);
         }
         lastLoss = lossSum / count;
+        if (!Double.isFinite(norm) || !Double.isFinite(lastLoss)) {
+          if (++diverged >= MAX_DIVERGED_STEPS) {
+            throw new DivergedException(step, plan.learningRate());
+          }
+        } else {
+          diverged = 0;
+        }
         if (Double.isNaN(firstLoss)) {
           firstLoss = lastLoss;
         }

@@ -54,6 +54,15 @@ public final class TorchRuntime {
     }
   }
 
+  /**
+   * Turns autograd off on the calling thread. PyTorch's grad mode is per thread and on by default
+   * in a new one; outside a gradient collector the trainer updates parameters in place, which
+   * PyTorch refuses while it is on.
+   */
+  public static void withoutGradients() {
+    ai.djl.pytorch.jni.JniUtils.setGradMode(false);
+  }
+
   /** Where the native libraries go by default: the user's cache, shared by every data directory. */
   public static Path defaultCacheDir() {
     String xdg = System.getenv("XDG_CACHE_HOME");

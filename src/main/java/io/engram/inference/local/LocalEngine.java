@@ -57,6 +57,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
     this.queueTimeoutMillis = queueTimeoutMillis;
   }
 
+  /** The model's directory (config, tokenizer, weights): what a fine-tuning job trains from. */
+  public Path directory() {
+    return directory;
+  }
+
   /** Loads the model now (at start-up), so the first request does not pay for it. */
   public void load() {
     model();

@@ -57,7 +57,8 @@ public final class ModelRoutes implements RouteModule {
         .get("/v1/models", this::list)
         .get(AGENT_MODELS, this::listForAgent)
         .get("/v1/models/{model_id}", this::show)
-        .post("/v1/models", this::upload);
+        .post("/v1/models", this::upload)
+        .delete("/v1/models/{model_id}", this::delete);
   }
 
   /** Multipart upload of a model the local engine then serves to the uploading organization. */
@@ -113,6 +114,22 @@ public final class ModelRoutes implements RouteModule {
     public int read(byte[] b, int off, int len) throws IOException {
       return body().read(b, off, len);
     }
+  }
+
+  /** Deletes one of the caller's organization's own models (an upload, a fine-tuned model). */
+  private void delete(Context ctx) {
+    Principal caller = guard.anyPermission(ctx, Permission.MODELS, Permission.TRAINING);
+    String id = ctx.pathParam("model_id");
+    if (!uploads.delete(caller.orgId(), id)) {
+      if (catalog.find(id).isPresent()) {
+        throw ApiException.forbidden(
+            "model_not_owned",
+            "'" + id + "' is served by this instance; only an organization's"
+                + " own models (uploads, fine-tuned models) can be deleted");
+      }
+      throw ModelCatalog.notFound(id);
+    }
+    Responses.json(ctx, Map.of("id", id, "object", "model", "deleted", true));
   }
 
   private Principal reader(Context ctx) {

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ModelUploads implements ModelCatalog.OrganizationModels, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ModelUploads.class);
-  static final Pattern MODEL_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  static final Pattern MODEL_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
   static final long GB = 1_000_000_000L;
   private static final long STAGING_ABANDONED_MILLIS = 60 * 60 * 1000L;
 
@@ -133,6 +133,58 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
     } finally {
       deleteTree(dir);
     }
+  }
+
+  /**
+   * Installs a model a fine-tuning job built in {@link #newStagingDir()}: proven by the local
+   * engine like an upload, then moved into place; listed and servable when this returns.
+   */
+  public ModelCatalog.Entry installTrained(String orgId, String modelId, Path dir) {
+    try {
+      prove(dir);
+      return install(orgId, modelId, dir);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  /** A fresh directory beside the installed models, where a model is built before it is installed. */
+  public Path newStagingDir() {
+    return createStaging();
+  }
+
+  /** Called when an organization's model is deleted: what refers to it is freed. */
+  public interface Deletions {
+    void deleted(String orgId, String modelId);
+  }
+
+  private final List<Deletions> deletions = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  public void onDelete(Deletions listener) {
+    deletions.add(listener);
+  }
+
+  /** Deletes one of the organization's models (an upload or a fine-tuned model); false when it has none by that id. */
+  public boolean delete(String orgId, String modelId) {
+    if (!MODEL_ID.matcher(modelId).matches() || !Files.isDirectory(modelDir(orgId, modelId))) {
+      return false;
+    }
+    ModelCatalog.Entry entry = known.remove(orgId + "/" + modelId);
+    if (entry != null) {
+      ((LocalEngine) entry.engine()).close();
+    }
+    Path target = modelDir(orgId, modelId);
+    Path doomed = staging.resolve("deleting-" + java.util.UUID.randomUUID());
+    try {
+      Files.createDirectories(staging);
+      Files.move(target, doomed, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw storageFailure(e);
+    }
+    deleteTree(doomed);
+    deletions.forEach(listener -> listener.deleted(orgId, modelId));
+    LOG.info("inference: organization {} deleted model '{}'", orgId, modelId);
+    return true;
   }
 
   private void refuseTaken(String orgId, String id) {

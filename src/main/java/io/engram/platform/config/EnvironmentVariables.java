@@ -55,6 +55,22 @@ public final class EnvironmentVariables {
             "ENGRAM_STORAGE_DIR",
             "",
             "instances' files (default <ENGRAM_DATA_DIR>/instances; nodes sharing a database share it)"));
+    add(VariableSpec.integer(
+        "ENGRAM_FINE_TUNING_JOBS_PER_NODE",
+        "1",
+        1,
+        16,
+        "fine-tuning jobs one node trains at once"));
+    add(VariableSpec.integer(
+        "ENGRAM_FINE_TUNING_LEASE_SECONDS",
+        "30",
+        2,
+        600,
+        "how long a stopped node holds its fine-tuning jobs before another node resumes them"));
+    add(VariableSpec.path(
+        "ENGRAM_TORCH_CACHE_DIR",
+        "",
+        "where the trainer unpacks libtorch, ~430 MB once (default ~/.cache/engram/pytorch)"));
     add(VariableSpec.string(
         "ENGRAM_S3_ENDPOINT",
         "",

@@ -1,0 +1,157 @@
+package io.engram.finetuning;
+
+import io.engram.organizations.Organization;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs fine-tuning jobs on this node, {@code FINE_TUNING_JOBS_PER_NODE} at a time (1 by
+ * default), each under a lease renewed while it trains. A node that stops (kill -9 included)
+ * loses its jobs when the lease lapses; the node that takes one resumes it from its newest
+ * checkpoint. On SQLite, the only node frees its leases at start and resumes at once.
+ */
+final class FineTuningRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FineTuningRunner.class);
+
+  private final FineTuning context;
+  private final Function<String, Organization> organizations;
+  private final Duration lease;
+  private final String node = "node-" + UUID.randomUUID();
+  private final Semaphore slots;
+  private final Semaphore wake = new Semaphore(0);
+  private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
+      Thread.ofPlatform().name("fine-tuning-lease").daemon(true).factory());
+  private volatile boolean closed;
+  private Thread dispatcher;
+
+  FineTuningRunner(
+      FineTuning context,
+      Function<String, Organization> organizations,
+      int jobsPerNode,
+      Duration lease) {
+    this.context = context;
+    this.organizations = organizations;
+    this.slots = new Semaphore(jobsPerNode);
+    this.lease = lease;
+  }
+
+  synchronized void start(boolean soleNode) {
+    if (soleNode) {
+      int resumed = context.jobs().releaseAll();
+      if (resumed > 0) {
+        LOG.info("resuming {} fine-tuning jobs a stop interrupted", resumed);
+      }
+    }
+    dispatcher = Thread.ofPlatform().name("fine-tuning").daemon(true).start(() -> {
+      while (!closed) {
+        try {
+          slots.acquire();
+          Optional<String> claimed =
+              context.jobs().claim(node, System.currentTimeMillis() + lease.toMillis());
+          if (claimed.isEmpty()) {
+            slots.release();
+            wake.tryAcquire(1, TimeUnit.SECONDS);
+            continue;
+          }
+          String id = claimed.get();
+          Thread.ofPlatform().name("fine-tuning-" + id).daemon(true).start(() -> {
+            try {
+              run(id);
+            } finally {
+              slots.release();
+            }
+          });
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          LOG.warn("fine-tuning dispatcher: {}", e.toString());
+        }
+      }
+    });
+  }
+
+  /** A job was created: look for it now rather than at the next poll. */
+  void wake() {
+    wake.release();
+  }
+
+  private void run(String id) {
+    FineTuningJob job = context.jobs().byId(id);
+    AtomicBoolean lost = new AtomicBoolean();
+    var heartbeat = heartbeats.scheduleAtFixedRate(
+        () -> {
+          try {
+            if (!context.jobs().renew(id, node, System.currentTimeMillis() + lease.toMillis())) {
+              lost.set(true);
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("fine-tuning job {}: lease not renewed: {}", id, e.toString());
+          }
+        },
+        lease.toMillis() / 3,
+        lease.toMillis() / 3,
+        TimeUnit.MILLISECONDS);
+    context.metrics().running.incrementAndGet();
+    try {
+      Organization org = organizations.apply(job.orgId());
+      LOG.info(
+          "fine-tuning job {} of organization {} on base model {}: {}",
+          id,
+          job.orgId(),
+          job.model(),
+          job.status());
+      LocalTrainingRun.Result result = new LocalTrainingRun(
+              context, job, org, () -> closed || lost.get() || context.jobs().cancelRequested(id))
+          .run();
+      context.metrics().tokens(result.trainedTokens());
+      if (result.finished()) {
+        context.jobs().succeed(id, result.fineTunedModel(), result.trainedTokens());
+        context
+            .jobs()
+            .event(
+                id,
+                "info",
+                "message",
+                "The job has successfully completed: " + result.fineTunedModel(),
+                null);
+        context.metrics().finished(FineTuningJob.SUCCEEDED);
+        LOG.info("fine-tuning job {} succeeded: {}", id, result.fineTunedModel());
+      } else if (!closed && !lost.get()) {
+        context.jobs().cancelled(id, result.trainedTokens());
+        context.metrics().finished(FineTuningJob.CANCELLED);
+        LOG.info("fine-tuning job {} cancelled", id);
+      }
+    } catch (io.engram.finetuning.trainer.LoraTrainer.DivergedException e) {
+      context.jobs().fail(id, "training_diverged", e.getMessage(), "hyperparameters.learning_rate");
+      context.metrics().finished(FineTuningJob.FAILED);
+    } catch (LocalTrainingRun.JobFailure e) {
+      context.jobs().fail(id, e.code, e.getMessage(), e.param);
+      context.metrics().finished(FineTuningJob.FAILED);
+    } catch (Exception | OutOfMemoryError e) {
+      LOG.error("fine-tuning job {} failed", id, e);
+      context.jobs().fail(id, "training_failed", "Training failed: " + e, null);
+      context.metrics().finished(FineTuningJob.FAILED);
+    } finally {
+      heartbeat.cancel(false);
+      context.metrics().running.decrementAndGet();
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    if (dispatcher != null) {
+      dispatcher.interrupt();
+    }
+    heartbeats.shutdownNow();
+  }
+}
