@@ -258,6 +258,18 @@ final class LocalTrainingRun {
     }
 
     @Override
+    public void resumed(int step) {
+      context
+          .jobs()
+          .event(
+              job.id(),
+              "info",
+              "message",
+              "Resumed from the checkpoint at step " + step,
+              Json.write(Json.MAPPER.createObjectNode().put("step", step)));
+    }
+
+    @Override
     public boolean cancelled() {
       return stop.getAsBoolean();
     }

@@ -91,13 +91,13 @@ public final class LoraLlama implements AutoCloseable {
     for (int i = 0; i < dims.length; i++) {
       shapeLongs[i] = dims[i];
     }
-    NDArray array = manager.create(weights.floats(name), new Shape(shapeLongs));
-    if (dtype != DataType.FLOAT32) {
-      NDArray converted = array.toType(dtype, false);
+    NDArray array = tensor(weights.floats(name), new Shape(shapeLongs));
+    if (transposed) {
+      NDArray copy = array.transpose().duplicate();
       array.close();
-      array = converted;
+      array = copy;
     }
-    base.put(name, transposed ? array.transpose().duplicate() : array);
+    base.put(name, array);
   }
 
   private void initAdapters(SplittableRandom random) {
@@ -110,7 +110,7 @@ public final class LoraLlama implements AutoCloseable {
         for (int i = 0; i < a.length; i++) {
           a[i] = (float) ((random.nextDouble() * 2 - 1) * bound);
         }
-        NDArray aArray = parameter(manager.create(a, new Shape(lora.rank(), outIn[1])));
+        NDArray aArray = parameter(tensor(a, new Shape(lora.rank(), outIn[1])));
         NDArray bArray = parameter(manager.zeros(new Shape(outIn[0], lora.rank())));
         adapters.put(moduleName(layer, module), new Adapter(aArray, bArray));
       }
@@ -162,10 +162,10 @@ public final class LoraLlama implements AutoCloseable {
         weights[b * length + t] = batch.weights()[b][t];
       }
     }
-    NDArray target = manager.create(targets, new Shape(rows, length, 1));
-    NDArray weight = typed(manager.create(weights, new Shape(rows, length)));
+    NDArray target = owned(manager.create(targets, new Shape(rows, length, 1)));
+    NDArray weight = tensor(weights, new Shape(rows, length));
     NDArray picked = logits.logSoftmax(-1).gather(target, 2).reshape(rows, length);
-    return picked.mul(weight).sum().neg().div(weight.sum().maximum(1));
+    return picked.mul(weight).sum().neg().div(weight.sum().maximum(scalar(1)));
   }
 
   /** Next-token logits, (batch x length x vocab). */
@@ -179,7 +179,7 @@ public final class LoraLlama implements AutoCloseable {
       }
     }
     NDArray x = base.get("model.embed_tokens.weight")
-        .get(new NDIndex("{}", manager.create(ids)))
+        .get(new NDIndex("{}", owned(manager.create(ids))))
         .reshape(rows, length, shape.hidden());
     Rope rope = new Rope(length);
     NDArray mask = causalMask(length);
@@ -209,7 +209,7 @@ public final class LoraLlama implements AutoCloseable {
       v = v.expandDims(2).repeat(2, groups).reshape(rows, shape.heads(), length, headDim);
     }
     NDArray scores =
-        q.matMul(k.transpose(0, 1, 3, 2)).mul(1.0 / Math.sqrt(headDim)).add(mask);
+        q.matMul(k.transpose(0, 1, 3, 2)).mul(scalar(1.0 / Math.sqrt(headDim))).add(mask);
     NDArray attended =
         scores.softmax(-1).matMul(v).transpose(0, 2, 1, 3).reshape(rows, length, shape.hidden());
     x = x.add(project(attended, dropped(attended, dropout), layer, "o_proj"));
@@ -231,7 +231,7 @@ public final class LoraLlama implements AutoCloseable {
     }
     NDArray delta =
         adapterInput.matMul(adapter.a().transpose()).matMul(adapter.b().transpose());
-    return out.add(delta.mul(lora.scale()));
+    return out.add(delta.mul(scalar(lora.scale())));
   }
 
   /** Inverted dropout with a mask from the job's own random stream, so a seed reproduces a run. */
@@ -246,7 +246,7 @@ public final class LoraLlama implements AutoCloseable {
     for (int i = 0; i < mask.length; i++) {
       mask[i] = random.nextDouble() < rate ? 0f : keep;
     }
-    return x.mul(typed(manager.create(mask, x.getShape())));
+    return x.mul(tensor(mask, x.getShape()));
   }
 
   private NDArray heads(NDArray x, int count, int headDim) {
@@ -256,7 +256,8 @@ public final class LoraLlama implements AutoCloseable {
   }
 
   private NDArray rmsNorm(NDArray x, NDArray weight) {
-    NDArray rms = x.square().mean(new int[] {-1}, true).add(shape.rmsEps()).sqrt();
+    NDArray rms =
+        x.square().mean(new int[] {-1}, true).add(scalar(shape.rmsEps())).sqrt();
     return x.div(rms).mul(weight);
   }
 
@@ -267,11 +268,40 @@ public final class LoraLlama implements AutoCloseable {
         mask[i * length + j] = -1e9f;
       }
     }
-    return typed(manager.create(mask, new Shape(length, length)));
+    return tensor(mask, new Shape(length, length));
   }
 
-  private NDArray typed(NDArray array) {
-    return array.getDataType() == dtype ? array : array.toType(dtype, false);
+  /**
+   * A number as a tensor PyTorch owns. In the forward pass, never {@code x.mul(2.0)}: DJL makes
+   * the number a tensor over a Java buffer and frees it right after the operation, while autograd
+   * keeps that tensor for the backward pass, which then reads freed memory (NaN losses that come
+   * and go with the garbage collector). This tensor lives until the step's scope closes.
+   */
+  public NDArray scalar(double value) {
+    return tensor(new float[] {(float) value}, new Shape());
+  }
+
+  /** Values as a tensor of the model's type, in memory PyTorch owns ({@link #owned}). */
+  private NDArray tensor(float[] values, Shape shape) {
+    NDArray array = owned(manager.create(values, shape));
+    if (array.getDataType() == dtype) {
+      return array;
+    }
+    NDArray converted = array.toType(dtype, true);
+    array.close();
+    return converted;
+  }
+
+  /**
+   * A copy in memory PyTorch allocated. DJL creates a tensor from Java data over a direct buffer
+   * the Java array object keeps alive; once that object is closed (the step's scope), the buffer
+   * may be collected while PyTorch still reads it (a view, a saved tensor), and training then
+   * reads freed memory. Copies own their memory, whatever happens to the Java side.
+   */
+  static NDArray owned(NDArray blob) {
+    NDArray copy = blob.duplicate();
+    blob.close();
+    return copy;
   }
 
   /** Rotary position embeddings in Hugging Face's layout: dimension i pairs with i + headDim/2. */
@@ -294,8 +324,8 @@ public final class LoraLlama implements AutoCloseable {
           sines[at] = sines[at + half] = (float) Math.sin(angle);
         }
       }
-      cos = typed(manager.create(cosines, new Shape(length, headDim)));
-      sin = typed(manager.create(sines, new Shape(length, headDim)));
+      cos = tensor(cosines, new Shape(length, headDim));
+      sin = tensor(sines, new Shape(length, headDim));
     }
 
     NDArray apply(NDArray x) {

@@ -49,6 +49,9 @@ public final class LoraTrainer {
     void checkpoint(int step, Checkpoints.Saved saved, StepReport report);
 
     boolean cancelled();
+
+    /** The run continues from a checkpoint saved at {@code step}. */
+    default void resumed(int step) {}
   }
 
   /** How a run ended. */
@@ -103,6 +106,9 @@ public final class LoraTrainer {
       AdamW optimizer = new AdamW(parameters, plan.weightDecay());
       Checkpoints.Resumed resumed = checkpoints.resume(model, optimizer);
       int step = resumed.step();
+      if (step > 0) {
+        listener.resumed(step);
+      }
       long trainedTokens = resumed.trainedTokens();
       double firstLoss = resumed.firstLoss();
       double lastLoss = Double.NaN;
@@ -170,7 +176,7 @@ public final class LoraTrainer {
         GradientCollector collector = engine.newGradientCollector()) {
       scope.suppressNotUsedWarning();
       NDArray loss = model.loss(batch, dropout);
-      collector.backward(loss.div(accumulation));
+      collector.backward(loss.div(model.scalar(accumulation)));
       return loss.getFloat();
     } finally {
       TorchRuntime.GRADIENTS.unlock();

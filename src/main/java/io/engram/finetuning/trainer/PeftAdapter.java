@@ -113,11 +113,11 @@ public final class PeftAdapter {
     }
   }
 
+  /** Writes values into the array's own memory (in place, so the optimizer's references hold). */
   static void set(NDArray array, float[] values) {
-    try (NDArray source = array.getManager().create(values, array.getShape())) {
-      NDArray typed = source.toType(array.getDataType(), false);
-      array.set(typed.toByteBuffer());
-      typed.close();
+    try (NDArray source = LoraLlama.owned(array.getManager().create(values, array.getShape()));
+        NDArray typed = source.toType(array.getDataType(), true)) {
+      array.muli(0).addi(typed);
     }
   }
 }
