@@ -471,7 +471,15 @@ public final class Engram implements AutoCloseable {
                   Long.parseLong(config.values().get("ENGRAM_FINE_TUNING_LEASE_SECONDS"))),
               config.values().get("ENGRAM_TORCH_CACHE_DIR").isEmpty()
                   ? TorchRuntime.defaultCacheDir()
-                  : Path.of(config.values().get("ENGRAM_TORCH_CACHE_DIR"))));
+                  : Path.of(config.values().get("ENGRAM_TORCH_CACHE_DIR")),
+              config
+                  .inference()
+                  .upstream()
+                  .filter(upstream ->
+                      Boolean.parseBoolean(config.values().get("ENGRAM_FINE_TUNING_UPSTREAM"))),
+              Duration.ofMillis(
+                  Long.parseLong(config.values().get("ENGRAM_FINE_TUNING_UPSTREAM_POLL_MILLIS"))),
+              Duration.ofSeconds(config.server().requestTimeoutSeconds())));
       modules.add(new FineTuningRoutes(fineTuning, guard, config.server().maxBodyBytes()));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
       HttpServer server = new HttpServer(config, metrics, modules).start();

@@ -5,11 +5,13 @@ import io.engram.finetuning.trainer.TorchRuntime;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.models.ModelUploads;
+import io.engram.inference.remote.RemoteEngine;
 import io.engram.instances.FileStore;
 import io.engram.instances.InstanceServices;
 import io.engram.instances.StoragePath;
 import io.engram.instances.StoredFile;
 import io.engram.organizations.Organization;
+import io.engram.platform.config.EngramConfig;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,8 +30,17 @@ import org.slf4j.LoggerFactory;
 public final class FineTuning implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FineTuning.class);
 
-  /** The operator's settings: jobs at once per node, the lease, where libtorch is unpacked. */
-  public record Options(int jobsPerNode, Duration lease, Path torchCache) {}
+  /**
+   * The operator's settings: jobs at once per node, the lease, where libtorch is unpacked, and
+   * the upstream whose fine-tuning API trains the upstream's models (empty: none), polled so often.
+   */
+  public record Options(
+      int jobsPerNode,
+      Duration lease,
+      Path torchCache,
+      Optional<EngramConfig.Upstream> upstream,
+      Duration upstreamPoll,
+      Duration upstreamTimeout) {}
 
   private final FineTuningJobs jobs;
   private final TrainingFiles files;
@@ -40,6 +51,7 @@ public final class FineTuning implements AutoCloseable {
   private final FineTuningMetrics metrics;
   private final Options options;
   private final FineTuningRunner runner;
+  private final Optional<UpstreamFineTuning> upstream;
   private volatile LoraTrainer trainer;
 
   public FineTuning(
@@ -61,6 +73,19 @@ public final class FineTuning implements AutoCloseable {
     this.metrics = new FineTuningMetrics(registry);
     this.options = options;
     this.runner = new FineTuningRunner(this, organizations, options.jobsPerNode(), options.lease());
+    this.upstream = options
+        .upstream()
+        .map(config ->
+            new UpstreamFineTuning(config.baseUrl(), config.apiKey(), options.upstreamTimeout()));
+    options
+        .upstream()
+        .ifPresent(config -> catalog.serveOrganizationModels(new UpstreamModels(
+            jobs,
+            upstream.orElseThrow(),
+            config.baseUrl(),
+            config.apiKey(),
+            options.upstreamTimeout(),
+            config.contextLength())));
     uploads.onDelete((orgId, model) -> jobs.byModel(orgId, model).ifPresent(job -> {
       freeAdapter(organizations.apply(orgId), job);
       jobs.modelDeleted(job.id());
@@ -91,6 +116,28 @@ public final class FineTuning implements AutoCloseable {
         .find(orgId, model)
         .filter(entry -> entry.engine() instanceof LocalEngine)
         .map(entry -> ((LocalEngine) entry.engine()).directory());
+  }
+
+  /**
+   * The upstream's name for a model the organization can fine-tune there: one the upstream serves,
+   * when the upstream trainer is on.
+   */
+  Optional<String> upstreamModel(String orgId, String model) {
+    if (upstream.isEmpty()) {
+      return Optional.empty();
+    }
+    return catalog
+        .find(orgId, model)
+        .filter(entry -> entry.engine() instanceof RemoteEngine)
+        .map(ModelCatalog.Entry::engineModel);
+  }
+
+  Optional<UpstreamFineTuning> upstream() {
+    return upstream;
+  }
+
+  Duration upstreamPoll() {
+    return options.upstreamPoll();
   }
 
   LoraTrainer trainer() {

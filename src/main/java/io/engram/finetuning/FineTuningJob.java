@@ -26,7 +26,13 @@ public record FineTuningJob(
     boolean cancelRequested,
     Instant createdAt,
     Instant startedAt,
-    Instant finishedAt) {
+    Instant finishedAt,
+    String trainer,
+    String remoteJobId,
+    String remoteEvent) {
+  public static final String LOCAL = "local";
+  public static final String UPSTREAM = "upstream";
+
   public static final String VALIDATING = "validating_files";
   public static final String QUEUED = "queued";
   public static final String RUNNING = "running";

@@ -35,7 +35,10 @@ public final class FineTuningJobs {
       rs.getInt("cancel_requested") == 1,
       Rows.instant(rs, "created_at"),
       Rows.nullableInstant(rs, "started_at"),
-      Rows.nullableInstant(rs, "finished_at"));
+      Rows.nullableInstant(rs, "finished_at"),
+      rs.getString("trainer"),
+      rs.getString("remote_job_id"),
+      rs.getString("remote_event"));
 
   private static Long trainedTokens(java.sql.ResultSet rs) throws java.sql.SQLException {
     long tokens = rs.getLong("trained_tokens");
@@ -72,14 +75,17 @@ public final class FineTuningJobs {
       String hyperparameters,
       String suffix,
       long seed,
+      String trainer,
       String by) {
     long now = clock.millis();
     String id = Ids.newId("ftjob", now).replace('_', '-');
     db.write(h -> h.createUpdate("""
             INSERT INTO fine_tuning_jobs (id, org_id, instance_id, model, training_file,
-              validation_file, hyperparameters, suffix, seed, status, created_by, created_at)
+              validation_file, hyperparameters, suffix, seed, status, trainer, created_by,
+              created_at)
             VALUES (:id, :org, :instance, :model, :training, :validation, :hyper, :suffix, :seed,
-              'validating_files', :by, :now)""")
+              'validating_files', :trainer, :by, :now)""")
+        .bind("trainer", trainer)
         .bind("id", id)
         .bind("org", orgId)
         .bind("instance", instanceId)
@@ -356,11 +362,36 @@ public final class FineTuningJobs {
   /** The job whose fine-tuned model this is, if one is. */
   public Optional<FineTuningJob> byModel(String orgId, String model) {
     return db.read(h -> h.createQuery(
-            "SELECT * FROM fine_tuning_jobs WHERE org_id = :org AND fine_tuned_model = :model")
+            "SELECT * FROM fine_tuning_jobs WHERE org_id = :org AND fine_tuned_model = :model"
+                + " AND model_deleted = 0")
         .bind("org", orgId)
         .bind("model", model)
         .map(ROW)
         .findOne());
+  }
+
+  /** The upstream's job that mirrors this one, once created there. */
+  void remoteJob(String id, String remoteJobId) {
+    db.write(
+        h -> h.createUpdate("UPDATE fine_tuning_jobs SET remote_job_id = :remote WHERE id = :id")
+            .bind("remote", remoteJobId)
+            .bind("id", id)
+            .execute());
+  }
+
+  /** The newest upstream event already copied into this job's events. */
+  void remoteEventSeen(String id, String remoteEventId) {
+    db.write(h -> h.createUpdate("UPDATE fine_tuning_jobs SET remote_event = :event WHERE id = :id")
+        .bind("event", remoteEventId)
+        .bind("id", id)
+        .execute());
+  }
+
+  /** The organization's succeeded upstream jobs whose models are not deleted. */
+  List<FineTuningJob> upstreamModels(String orgId) {
+    return db.read(h -> h.createQuery("""
+            SELECT * FROM fine_tuning_jobs WHERE org_id = :org AND trainer = 'upstream'
+              AND status = 'succeeded' AND model_deleted = 0 ORDER BY created_at, id""").bind("org", orgId).map(ROW).list());
   }
 
   void modelDeleted(String id) {

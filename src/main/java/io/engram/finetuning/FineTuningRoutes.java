@@ -172,21 +172,7 @@ public final class FineTuningRoutes implements RouteModule {
         && !(integrations.isArray() && integrations.isEmpty())) {
       throw ApiException.badRequest("integrations", "Integrations are not supported");
     }
-    var base = fineTuning
-        .baseModelDir(caller.orgId(), model)
-        .orElseThrow(() -> ApiException.notFound(
-            "model_not_found",
-            "model",
-            "The model '" + model
-                + "' does not exist or is not a local model this server can fine-tune"));
-    try {
-      LlamaShape.read(base);
-    } catch (IOException e) {
-      throw ApiException.invalid(
-          "model_not_trainable",
-          "model",
-          "The model '" + model + "' cannot be fine-tuned here: " + e.getMessage());
-    }
+    String trainer = trainer(caller, model);
     requireUsable(caller, trainingId, "training_file");
     if (validationId != null) {
       requireUsable(caller, validationId, "validation_file");
@@ -202,9 +188,38 @@ public final class FineTuningRoutes implements RouteModule {
             Json.write(hyperparameters.view()),
             suffix,
             seed,
+            trainer,
             caller.credentialId());
     fineTuning.wake();
     Responses.json(ctx, FineTuningViews.job(job));
+  }
+
+  /**
+   * Where the job trains: a local Llama-architecture model on this server's trainer, a model the
+   * upstream serves on the upstream's fine-tuning API (when the operator turned that on).
+   */
+  private String trainer(Principal caller, String model) {
+    var local = fineTuning.baseModelDir(caller.orgId(), model);
+    if (local.isPresent()) {
+      try {
+        LlamaShape.read(local.get());
+      } catch (IOException e) {
+        throw ApiException.invalid(
+            "model_not_trainable",
+            "model",
+            "The model '" + model + "' cannot be fine-tuned here: " + e.getMessage());
+      }
+      return FineTuningJob.LOCAL;
+    }
+    if (fineTuning.upstreamModel(caller.orgId(), model).isPresent()) {
+      return FineTuningJob.UPSTREAM;
+    }
+    throw ApiException.notFound(
+        "model_not_found",
+        "model",
+        "The model '" + model
+            + "' does not exist or is not a model this server can fine-tune (a local"
+            + " Llama-architecture model, or an upstream model when ENGRAM_FINE_TUNING_UPSTREAM is on)");
   }
 
   /** OpenAI's two places for them: top-level, or under {@code method.supervised}. */

@@ -109,9 +109,20 @@ final class FineTuningRunner implements AutoCloseable {
           job.orgId(),
           job.model(),
           job.status());
-      LocalTrainingRun.Result result = new LocalTrainingRun(
-              context, job, org, () -> closed || lost.get() || context.jobs().cancelRequested(id))
-          .run();
+      LocalTrainingRun.Result result = job.trainer().equals(FineTuningJob.UPSTREAM)
+          ? new UpstreamTrainingRun(
+                  context,
+                  job,
+                  org,
+                  () -> closed || lost.get(),
+                  () -> context.jobs().cancelRequested(id))
+              .run()
+          : new LocalTrainingRun(
+                  context,
+                  job,
+                  org,
+                  () -> closed || lost.get() || context.jobs().cancelRequested(id))
+              .run();
       context.metrics().tokens(result.trainedTokens());
       if (result.finished()) {
         context.jobs().succeed(id, result.fineTunedModel(), result.trainedTokens());

@@ -41,7 +41,11 @@ CREATE TABLE fine_tuning_jobs (
   created_at        BIGINT NOT NULL,
   started_at        BIGINT,
   finished_at       BIGINT,
-  model_deleted     INTEGER NOT NULL DEFAULT 0
+  model_deleted     INTEGER NOT NULL DEFAULT 0,
+  -- 'local' (this server's trainer) or 'upstream' (the upstream's fine-tuning API, mirrored)
+  trainer           TEXT NOT NULL DEFAULT 'local',
+  remote_job_id     TEXT,
+  remote_event      TEXT
 );
 CREATE INDEX fine_tuning_jobs_org ON fine_tuning_jobs (org_id, created_at, id);
 CREATE INDEX fine_tuning_jobs_status ON fine_tuning_jobs (status, created_at);

@@ -77,13 +77,16 @@ class FineTuningTest {
   }
 
   static Http.Response upload(String bearer, String content, String purpose) {
+    return upload(server, bearer, content, purpose);
+  }
+
+  static Http.Response upload(TestServer on, String bearer, String content, String purpose) {
     MultipartForm form =
         new MultipartForm().file("file", "train.jsonl", content.getBytes(StandardCharsets.UTF_8));
     if (purpose != null) {
       form.field("purpose", purpose);
     }
-    return server
-        .http
+    return on.http
         .post("/v1/files")
         .bearer(bearer)
         .bytes(form.contentType(), form.bytes())

@@ -135,6 +135,11 @@ public final class FakeUpstream implements AutoCloseable {
     server.start();
   }
 
+  /** Serves OpenAI's files and fine-tuning routes too, from now on. */
+  public FakeFineTuningApi fineTuning() {
+    return FakeFineTuningApi.on(server);
+  }
+
   /** The base URL including /v1, as ENGRAM_UPSTREAM_URL takes it. */
   public String baseUrl() {
     return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";

@@ -44,11 +44,17 @@ public final class ModelCatalog {
     Optional<Entry> find(String orgId, String id);
 
     List<Entry> all(String orgId);
+
+    /** Deletes one of the organization's models; false when this source has none by that id. */
+    default boolean delete(String orgId, String id) {
+      return false;
+    }
   }
 
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
   private final String defaultModel;
-  private volatile OrganizationModels organizationModels = OrganizationModels.NONE;
+  private final List<OrganizationModels> organizationModels =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public ModelCatalog(String defaultModel) {
     this.defaultModel = defaultModel == null || defaultModel.isEmpty() ? null : defaultModel;
@@ -58,8 +64,9 @@ public final class ModelCatalog {
     entries.put(entry.card().id(), entry);
   }
 
+  /** Adds a source of organizations' own models (uploads, fine-tuned models), searched in order. */
   public void serveOrganizationModels(OrganizationModels models) {
-    this.organizationModels = models;
+    organizationModels.add(models);
   }
 
   /** A model every organization sees (configured, not uploaded). */
@@ -73,10 +80,33 @@ public final class ModelCatalog {
    * configured model costs no file-system call.
    */
   public Optional<Entry> find(String orgId, String id) {
-    return organizationModels
-        .loaded(orgId, id)
-        .or(() -> find(id))
-        .or(() -> organizationModels.find(orgId, id));
+    for (OrganizationModels source : organizationModels) {
+      Optional<Entry> loaded = source.loaded(orgId, id);
+      if (loaded.isPresent()) {
+        return loaded;
+      }
+    }
+    Optional<Entry> configured = find(id);
+    if (configured.isPresent()) {
+      return configured;
+    }
+    for (OrganizationModels source : organizationModels) {
+      Optional<Entry> found = source.find(orgId, id);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Deletes one of the organization's own models; false when it has none by that id. */
+  public boolean deleteOrganizationModel(String orgId, String id) {
+    for (OrganizationModels source : organizationModels) {
+      if (source.delete(orgId, id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The single client-facing model of the current gateway, when it is servable. */
@@ -96,7 +126,7 @@ public final class ModelCatalog {
   /** Every model one organization can use: the instance's, then its own uploads. */
   public List<Entry> all(String orgId) {
     List<Entry> all = all();
-    all.addAll(organizationModels.all(orgId));
+    organizationModels.forEach(source -> all.addAll(source.all(orgId)));
     return all;
   }
 

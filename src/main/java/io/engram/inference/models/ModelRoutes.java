@@ -120,7 +120,7 @@ public final class ModelRoutes implements RouteModule {
   private void delete(Context ctx) {
     Principal caller = guard.anyPermission(ctx, Permission.MODELS, Permission.TRAINING);
     String id = ctx.pathParam("model_id");
-    if (!uploads.delete(caller.orgId(), id)) {
+    if (!catalog.deleteOrganizationModel(caller.orgId(), id)) {
       if (catalog.find(id).isPresent()) {
         throw ApiException.forbidden(
             "model_not_owned",

@@ -165,6 +165,7 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
   }
 
   /** Deletes one of the organization's models (an upload or a fine-tuned model); false when it has none by that id. */
+  @Override
   public boolean delete(String orgId, String modelId) {
     if (!MODEL_ID.matcher(modelId).matches() || !Files.isDirectory(modelDir(orgId, modelId))) {
       return false;

@@ -67,6 +67,16 @@ public final class EnvironmentVariables {
         2,
         600,
         "how long a stopped node holds its fine-tuning jobs before another node resumes them"));
+    add(VariableSpec.bool(
+        "ENGRAM_FINE_TUNING_UPSTREAM",
+        "false",
+        "fine-tune the upstream's models through its OpenAI-compatible fine-tuning API"));
+    add(VariableSpec.integer(
+        "ENGRAM_FINE_TUNING_UPSTREAM_POLL_MILLIS",
+        "5000",
+        50,
+        600_000,
+        "how often an upstream fine-tuning job is looked at"));
     add(VariableSpec.path(
         "ENGRAM_TORCH_CACHE_DIR",
         "",
