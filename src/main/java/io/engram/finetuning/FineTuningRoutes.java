@@ -7,6 +7,7 @@ import io.engram.access.Principal;
 import io.engram.finetuning.trainer.LlamaShape;
 import io.engram.instances.FileStore;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.http.FileBody;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.QueryParams;
@@ -34,6 +35,7 @@ import java.util.regex.Pattern;
 public final class FineTuningRoutes implements RouteModule {
   static final String FILES = "/v1/files";
   static final String JOBS = "/v1/fine-tuning/jobs";
+  static final String OPENAI_JOBS = "/v1/fine_tuning/jobs";
   private static final Pattern SUFFIX = Pattern.compile("[A-Za-z0-9_-]{1,40}");
   private static final Set<String> JOB_FIELDS = Set.of(
       "model",
@@ -57,6 +59,10 @@ public final class FineTuningRoutes implements RouteModule {
     this.maxBodyBytes = maxBodyBytes;
   }
 
+  /**
+   * The spec writes {@code /fine-tuning/jobs}; OpenAI (and its clients) {@code /fine_tuning/jobs}.
+   * Both are served, the same routes.
+   */
   @Override
   public void register(Routes routes) {
     routes
@@ -64,15 +70,18 @@ public final class FineTuningRoutes implements RouteModule {
         .get(FILES, this::listFiles)
         .get(FILES + "/{file_id}", ctx -> Responses.json(ctx, FineTuningViews.file(file(ctx))))
         .get(FILES + "/{file_id}/content", this::content)
-        .delete(FILES + "/{file_id}", this::deleteFile)
-        .post(JOBS, this::create)
-        .get(JOBS, this::listJobs)
-        .get(
-            JOBS + "/{fine_tuning_job_id}",
-            ctx -> Responses.json(ctx, FineTuningViews.job(job(ctx))))
-        .post(JOBS + "/{fine_tuning_job_id}/cancel", this::cancel)
-        .get(JOBS + "/{fine_tuning_job_id}/events", this::events)
-        .get(JOBS + "/{fine_tuning_job_id}/checkpoints", this::checkpoints);
+        .delete(FILES + "/{file_id}", this::deleteFile);
+    for (String jobs : List.of(JOBS, OPENAI_JOBS)) {
+      routes
+          .post(jobs, this::create)
+          .get(jobs, this::listJobs)
+          .get(
+              jobs + "/{fine_tuning_job_id}",
+              ctx -> Responses.json(ctx, FineTuningViews.job(job(ctx))))
+          .post(jobs + "/{fine_tuning_job_id}/cancel", this::cancel)
+          .get(jobs + "/{fine_tuning_job_id}/events", this::events)
+          .get(jobs + "/{fine_tuning_job_id}/checkpoints", this::checkpoints);
+    }
   }
 
   private Principal caller(Context ctx) {
@@ -129,9 +138,10 @@ public final class FineTuningRoutes implements RouteModule {
 
   private void content(Context ctx) throws IOException {
     Path bytes = fineTuning.files().content(file(ctx));
+    long length = Files.size(bytes);
     ctx.contentType("application/octet-stream");
-    ctx.header("Content-Length", String.valueOf(Files.size(bytes)));
-    ctx.result(Files.newInputStream(bytes));
+    ctx.header("Content-Length", String.valueOf(length));
+    FileBody.send(ctx, bytes, 0, length);
   }
 
   private void deleteFile(Context ctx) {
