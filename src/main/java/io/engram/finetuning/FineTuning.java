@@ -72,7 +72,8 @@ public final class FineTuning implements AutoCloseable {
     this.configs = configs;
     this.metrics = new FineTuningMetrics(registry);
     this.options = options;
-    this.runner = new FineTuningRunner(this, organizations, options.jobsPerNode(), options.lease());
+    this.runner =
+        new FineTuningRunner(this, organizations, options.jobsPerNode(), options.lease(), clock);
     this.upstream = options
         .upstream()
         .map(config ->

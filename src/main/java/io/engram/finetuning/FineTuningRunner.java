@@ -25,6 +25,9 @@ final class FineTuningRunner implements AutoCloseable {
   private final FineTuning context;
   private final Function<String, Organization> organizations;
   private final Duration lease;
+  /** The database's clock for leases: the one their expiry is compared with. */
+  private final java.time.Clock clock;
+
   private final String node = "node-" + UUID.randomUUID();
   private final Semaphore slots;
   private final Semaphore wake = new Semaphore(0);
@@ -37,11 +40,13 @@ final class FineTuningRunner implements AutoCloseable {
       FineTuning context,
       Function<String, Organization> organizations,
       int jobsPerNode,
-      Duration lease) {
+      Duration lease,
+      java.time.Clock clock) {
     this.context = context;
     this.organizations = organizations;
     this.slots = new Semaphore(jobsPerNode);
     this.lease = lease;
+    this.clock = clock;
   }
 
   synchronized void start(boolean soleNode) {
@@ -55,8 +60,7 @@ final class FineTuningRunner implements AutoCloseable {
       while (!closed) {
         try {
           slots.acquire();
-          Optional<String> claimed =
-              context.jobs().claim(node, System.currentTimeMillis() + lease.toMillis());
+          Optional<String> claimed = context.jobs().claim(node, clock.millis() + lease.toMillis());
           if (claimed.isEmpty()) {
             slots.release();
             wake.tryAcquire(1, TimeUnit.SECONDS);
@@ -90,7 +94,7 @@ final class FineTuningRunner implements AutoCloseable {
     var heartbeat = heartbeats.scheduleAtFixedRate(
         () -> {
           try {
-            if (!context.jobs().renew(id, node, System.currentTimeMillis() + lease.toMillis())) {
+            if (!context.jobs().renew(id, node, clock.millis() + lease.toMillis())) {
               lost.set(true);
             }
           } catch (RuntimeException e) {

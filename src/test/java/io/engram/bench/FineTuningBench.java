@@ -157,10 +157,8 @@ public final class FineTuningBench {
   }
 
   private static double time(Runnable run) {
-    for (int i = 0; i < 3; i++) {
-      run.run();
-    }
-    int rounds = 10;
+    run.run();
+    int rounds = 3;
     long started = System.nanoTime();
     for (int i = 0; i < rounds; i++) {
       run.run();
