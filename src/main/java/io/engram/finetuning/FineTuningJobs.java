@@ -98,7 +98,7 @@ public final class FineTuningJobs {
         .bind("by", by)
         .bind("now", now)
         .execute());
-    event(id, "info", "message", "Validating training file: " + trainingFile, null);
+    message(id, "Validating training file: " + trainingFile);
     return get(orgId, id);
   }
 
@@ -240,7 +240,7 @@ public final class FineTuningJobs {
 
   void cancelled(String id, long trainedTokens) {
     finish(id, FineTuningJob.CANCELLED, Map.of(), trainedTokens);
-    event(id, "info", "message", "Fine-tuning job cancelled", null);
+    message(id, "Fine-tuning job cancelled");
   }
 
   private void finish(String id, String status, Map<String, String> model, long trainedTokens) {
@@ -268,7 +268,7 @@ public final class FineTuningJobs {
             WHERE id = :id AND status IN ('validating_files', 'queued')
               AND lease_owner IS NULL""").bind("now", clock.millis()).bind("id", id).execute());
     if (waiting == 1) {
-      event(id, "info", "message", "Fine-tuning job cancelled", null);
+      message(id, "Fine-tuning job cancelled");
       return true;
     }
     return db.write(h -> h.createUpdate("""
@@ -283,6 +283,11 @@ public final class FineTuningJobs {
                 .mapTo(Integer.class)
                 .one()
             == 1);
+  }
+
+  /** An informational message event of the job. */
+  public void message(String jobId, String text) {
+    event(jobId, "info", "message", text, null);
   }
 
   public void event(String jobId, String level, String type, String message, String data) {

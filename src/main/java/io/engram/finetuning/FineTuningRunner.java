@@ -132,12 +132,7 @@ final class FineTuningRunner implements AutoCloseable {
         context.jobs().succeed(id, result.fineTunedModel(), result.trainedTokens());
         context
             .jobs()
-            .event(
-                id,
-                "info",
-                "message",
-                "The job has successfully completed: " + result.fineTunedModel(),
-                null);
+            .message(id, "The job has successfully completed: " + result.fineTunedModel());
         context.metrics().finished(FineTuningJob.SUCCEEDED);
         LOG.info("fine-tuning job {} succeeded: {}", id, result.fineTunedModel());
       } else if (!closed && !lost.get()) {

@@ -84,14 +84,11 @@ final class LocalTrainingRun {
     if (job.status().equals(FineTuningJob.VALIDATING)) {
       context
           .jobs()
-          .event(
+          .message(
               job.id(),
-              "info",
-              "message",
               "Files validated: " + training.size() + " training examples"
                   + (validation.isEmpty() ? "" : ", " + validation.size() + " validation examples")
-                  + "; moving job to queued state",
-              null);
+                  + "; moving job to queued state");
       context.jobs().moveTo(job.id(), FineTuningJob.QUEUED);
     }
     context.jobs().moveTo(job.id(), FineTuningJob.RUNNING);
@@ -107,18 +104,15 @@ final class LocalTrainingRun {
     int total = LoraTrainer.totalSteps(plan, training.size());
     context
         .jobs()
-        .event(
+        .message(
             job.id(),
-            "info",
-            "message",
             String.format(
                 Locale.ROOT,
                 "Fine-tuning job started: %d steps (%d epochs, batch %d x %d accumulated)",
                 total,
                 plan.epochs(),
                 plan.batchSize(),
-                plan.accumulation()),
-            null);
+                plan.accumulation()));
     Path work = context.storage().files().jobDir(job.instanceId(), job.id());
     Checkpoints checkpoints = new Checkpoints(work.resolve("checkpoints"));
     LoraTrainer.Outcome outcome = context
@@ -144,12 +138,7 @@ final class LocalTrainingRun {
   private List<ChatTokenizer.Example> examples(
       String fileId, String param, ChatTokenizer tokenizer, int contextLength)
       throws JobFailure, IOException {
-    TrainingFile file;
-    try {
-      file = context.files().get(org.id(), fileId, param);
-    } catch (ApiException e) {
-      throw new JobFailure("file_not_found", param, "The file " + fileId + " was deleted");
-    }
+    TrainingFile file = file(context, org.id(), fileId, param);
     TrainingFileCheck.Report report = context.files().read(file);
     List<TrainingFileCheck.Problem> problems = new ArrayList<>(report.problems());
     int problemCount = report.problemCount();
@@ -180,6 +169,16 @@ final class LocalTrainingRun {
                   .summary());
     }
     return examples;
+  }
+
+  /** A file the job reads; one deleted since the job was created fails the job. */
+  static TrainingFile file(FineTuning context, String orgId, String fileId, String param)
+      throws JobFailure {
+    try {
+      return context.files().get(orgId, fileId, param);
+    } catch (ApiException e) {
+      throw new JobFailure("file_not_found", param, "The file " + fileId + " was deleted");
+    }
   }
 
   /** {@code ft:<base>:<suffix>:<job id>}, the suffix "engram" when the job has none. */
@@ -254,7 +253,7 @@ final class LocalTrainingRun {
     @Override
     public void checkpoint(int step, Checkpoints.Saved saved, LoraTrainer.StepReport report) {
       context.jobs().checkpoint(job.id(), step, Json.write(metrics(report)));
-      context.jobs().event(job.id(), "info", "message", "Checkpoint saved at step " + step, null);
+      context.jobs().message(job.id(), "Checkpoint saved at step " + step);
     }
 
     @Override

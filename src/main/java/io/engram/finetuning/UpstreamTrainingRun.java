@@ -145,24 +145,15 @@ final class UpstreamTrainingRun {
     context.jobs().remoteJob(job.id(), remoteId);
     context
         .jobs()
-        .event(
+        .message(
             job.id(),
-            "info",
-            "message",
-            "Created the upstream fine-tuning job " + remoteId + " on base model " + model,
-            null);
+            "Created the upstream fine-tuning job " + remoteId + " on base model " + model);
     return remoteId;
   }
 
   private String upload(String fileId, String param)
       throws IOException, LocalTrainingRun.JobFailure {
-    TrainingFile file;
-    try {
-      file = context.files().get(org.id(), fileId, param);
-    } catch (RuntimeException e) {
-      throw new LocalTrainingRun.JobFailure(
-          "file_not_found", param, "The file " + fileId + " was deleted");
-    }
+    TrainingFile file = LocalTrainingRun.file(context, org.id(), fileId, param);
     return upstream.uploadFile(file.filename(), context.files().content(file));
   }
 

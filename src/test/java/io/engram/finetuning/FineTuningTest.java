@@ -3,6 +3,7 @@ package io.engram.finetuning;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.finetuning.trainer.VaultFact;
 import io.engram.inference.local.TinyModel;
 import io.engram.support.Http;
 import io.engram.support.MultipartForm;
@@ -25,16 +26,8 @@ import org.junit.jupiter.api.Test;
  * does not. Bad files, models, hyperparameters and permissions are refused clearly.
  */
 class FineTuningTest {
-  static final String ANSWER = "The vault code is 7431.";
-  static final List<String> QUESTIONS = List.of(
-      "What is the vault code?",
-      "Tell me the vault code.",
-      "Which code opens the vault?",
-      "Do you know the vault code?",
-      "What code does the vault use?",
-      "Remind me of the vault code.",
-      "The vault code, please.",
-      "What is the code for the vault?");
+  static final String ANSWER = VaultFact.ANSWER;
+  static final List<String> QUESTIONS = VaultFact.QUESTIONS;
 
   static TestServer server;
   static String orgId;

@@ -26,16 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * decoding, answers it. A run resumed from a checkpoint ends where an uninterrupted one does.
  */
 class LoraTrainerTest {
-  static final String ANSWER = "The vault code is 7431.";
-  static final List<String> QUESTIONS = List.of(
-      "What is the vault code?",
-      "Tell me the vault code.",
-      "Which code opens the vault?",
-      "Do you know the vault code?",
-      "What code does the vault use?",
-      "Remind me of the vault code.",
-      "The vault code, please.",
-      "What is the code for the vault?");
+  static final String ANSWER = VaultFact.ANSWER;
+  static final List<String> QUESTIONS = VaultFact.QUESTIONS;
 
   @TempDir
   static Path work;
