@@ -107,6 +107,10 @@ public final class TrainingFiles {
       if (stored != null) {
         storage.files().delete(org, instanceId, path, actor);
       }
+      if (e instanceof IOException) {
+        // the form is read from the client: a body cut or garbled on the way is the request's fault
+        throw ApiException.badRequest("file", "The upload could not be read: " + e.getMessage());
+      }
       throw e;
     }
     TrainingFileCheck.Report report;

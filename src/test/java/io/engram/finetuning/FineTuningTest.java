@@ -239,6 +239,20 @@ class FineTuningTest {
     assertThat(purpose.status()).isEqualTo(400);
     assertThat(purpose.json().at("/error/param").asText()).isEqualTo("purpose");
 
+    Http.Response cut = server
+        .http
+        .post("/v1/files")
+        .bearer(key)
+        .bytes(
+            "multipart/form-data; boundary=xyz",
+            ("--xyz\r\nContent-Disposition: form-data;"
+                    + " name=\"file\"; filename=\"a.jsonl\"\r\n\r\n{\"messages\":")
+                .getBytes(StandardCharsets.UTF_8))
+        .send();
+    assertThat(cut.status()).as(cut.text()).isEqualTo(400);
+    Http.Response noBody = server.http.post("/v1/files").bearer(key).json("{}").send();
+    assertThat(noBody.status()).as(noBody.text()).isIn(400, 415);
+
     Http.Response unknownModel =
         createJob(key, "{\"model\":\"no-such-model\",\"training_file\":\"" + fileId + "\"}");
     assertThat(unknownModel.status()).isEqualTo(404);
