@@ -193,6 +193,14 @@ public final class FineTuningJobs {
         == 1);
   }
 
+  /** Gives a job back at a graceful stop, so the next node to look takes it without waiting. */
+  void release(String id, String node) {
+    db.write(h -> h.createUpdate("""
+            UPDATE fine_tuning_jobs SET lease_until = NULL
+            WHERE id = :id AND lease_owner = :node
+              AND status IN ('validating_files', 'queued', 'running')""").bind("id", id).bind("node", node).execute());
+  }
+
   /** Frees every lease: at the start of the only node a SQLite database can have. */
   int releaseAll() {
     return db.write(h -> h.createUpdate("""

@@ -28,7 +28,9 @@ final class FineTuningRunner implements AutoCloseable {
   /** The database's clock for leases: the one their expiry is compared with. */
   private final java.time.Clock clock;
 
+  private static final Duration STOP_WAIT = Duration.ofSeconds(5);
   private final String node = "node-" + UUID.randomUUID();
+  private final java.util.Set<Thread> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final Semaphore slots;
   private final Semaphore wake = new Semaphore(0);
   private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
@@ -67,13 +69,19 @@ final class FineTuningRunner implements AutoCloseable {
             continue;
           }
           String id = claimed.get();
-          Thread.ofPlatform().name("fine-tuning-" + id).daemon(true).start(() -> {
-            try {
-              run(id);
-            } finally {
-              slots.release();
-            }
-          });
+          Thread worker = Thread.ofPlatform()
+              .name("fine-tuning-" + id)
+              .daemon(true)
+              .unstarted(() -> {
+                try {
+                  run(id);
+                } finally {
+                  running.remove(Thread.currentThread());
+                  slots.release();
+                }
+              });
+          running.add(worker);
+          worker.start();
         } catch (InterruptedException e) {
           return;
         } catch (RuntimeException e) {
@@ -153,6 +161,10 @@ final class FineTuningRunner implements AutoCloseable {
     } finally {
       heartbeat.cancel(false);
       context.metrics().running.decrementAndGet();
+      if (closed && !lost.get()) {
+        // a graceful stop: another node (or this one's next start) takes the job at once
+        context.jobs().release(id, node);
+      }
     }
   }
 
@@ -161,6 +173,16 @@ final class FineTuningRunner implements AutoCloseable {
     closed = true;
     if (dispatcher != null) {
       dispatcher.interrupt();
+    }
+    // jobs stop at their next step and free their lease; a long step is not waited for past this
+    long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+    for (Thread worker : running) {
+      try {
+        worker.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
     }
     heartbeats.shutdownNow();
   }

@@ -80,7 +80,7 @@ class FineTuningCrashTest {
       jobId = http.post("/v1/fine-tuning/jobs")
           .bearer(key)
           .json("{\"model\":\"" + TinyModel.ID + "\",\"training_file\":\"" + fileId
-              + "\",\"seed\":3,\"hyperparameters\":{\"n_epochs\":40,\"batch_size\":1,"
+              + "\",\"seed\":3,\"hyperparameters\":{\"n_epochs\":12,\"batch_size\":1,"
               + "\"learning_rate\":0.005}}")
           .send()
           .json()
@@ -100,7 +100,7 @@ class FineTuningCrashTest {
           key,
           job,
           j -> j.get("status").asText().matches("succeeded|failed|cancelled"),
-          Duration.ofMinutes(4));
+          Duration.ofMinutes(6));
       assertThat(finished.get("status").asText()).as(finished.toString()).isEqualTo("succeeded");
       JsonNode events = http.get("/v1/fine-tuning/jobs/" + jobId + "/events?limit=1000")
           .bearer(key)
