@@ -11,6 +11,7 @@ import io.engram.instances.FileStore;
 import io.engram.instances.StoragePath;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.io.DirectoryTree;
 import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -130,7 +131,11 @@ final class LocalTrainingRun {
     Path staged = context.uploads().newStagingDir();
     AdapterMerge.write(baseModel, adapter, staged);
     context.uploads().installTrained(org.id(), model, staged);
-    deleteQuietly(work);
+    try {
+      DirectoryTree.delete(work);
+    } catch (IOException e) {
+      // the checkpoints are swept with the instance; nothing depends on them now
+    }
     return new Result(true, outcome.trainedTokens(), model);
   }
 
@@ -209,16 +214,6 @@ final class LocalTrainingRun {
                 "application/octet-stream",
                 actor);
       }
-    }
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try (var paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    } catch (IOException e) {
-      // the folder is swept with the instance; nothing depends on it now
     }
   }
 

@@ -5,6 +5,8 @@ import ai.djl.ndarray.types.DataType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.local.Safetensors;
+import io.engram.platform.io.DirectorySize;
+import io.engram.platform.io.DirectoryTree;
 import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -50,7 +52,7 @@ public final class Checkpoints {
       throws IOException {
     Files.createDirectories(dir);
     Path partial = dir.resolve(".partial-step-" + step);
-    deleteTree(partial);
+    DirectoryTree.delete(partial);
     PeftAdapter.write(partial, model, baseModelId);
     List<NDArray> moments = optimizer.moments();
     Map<String, int[]> shapes = new LinkedHashMap<>();
@@ -71,10 +73,10 @@ public final class Checkpoints {
         .put("first_loss", firstLoss);
     Files.writeString(partial.resolve(STATE), Json.write(state));
     Path complete = dir.resolve("step-" + step);
-    deleteTree(complete);
+    DirectoryTree.delete(complete);
     Files.move(partial, complete, StandardCopyOption.ATOMIC_MOVE);
     prune();
-    return new Saved(step, complete, size(complete));
+    return new Saved(step, complete, DirectorySize.of(complete));
   }
 
   /** Loads the newest complete checkpoint into the model and optimizer, if there is one. */
@@ -121,31 +123,11 @@ public final class Checkpoints {
         .sorted(Comparator.comparingInt(Checkpoints::stepOf).reversed())
         .toList();
     for (Path old : all.subList(Math.min(KEPT, all.size()), all.size())) {
-      deleteTree(old);
+      DirectoryTree.delete(old);
     }
   }
 
   static int stepOf(Path checkpoint) {
     return Integer.parseInt(checkpoint.getFileName().toString().substring("step-".length()));
-  }
-
-  static long size(Path dir) throws IOException {
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files
-          .filter(Files::isRegularFile)
-          .mapToLong(file -> file.toFile().length())
-          .sum();
-    }
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
   }
 }
