@@ -44,10 +44,13 @@ import io.engram.memory.MemoryRoutes;
 import io.engram.memory.MemoryService;
 import io.engram.memory.MemorySettingsRoutes;
 import io.engram.memory.MemoryStores;
+import io.engram.network.ManualProvisioner;
+import io.engram.network.Network;
 import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.AuditLog;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
+import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.ConnectionOwners;
@@ -57,6 +60,7 @@ import io.engram.platform.http.Routes;
 import io.engram.platform.io.VolumeMeter;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.net.ClientAddress;
 import io.engram.platform.ratelimit.FixedWindowRateLimiter;
 import io.engram.reflection.ReflectionReport;
 import io.engram.reflection.ReflectionRoutes;
@@ -164,6 +168,7 @@ public final class Engram implements AutoCloseable {
   private final ScheduledExecutorService housekeeping;
 
   private final AutoCloseable storageJobs;
+  private final Network network;
 
   private Engram(
       Services services,
@@ -177,7 +182,9 @@ public final class Engram implements AutoCloseable {
       Runnable dueReminders,
       Runnable storageHousekeeping,
       AutoCloseable storageJobs,
-      Duration alertInterval) {
+      Duration alertInterval,
+      Network network) {
+    this.network = network;
     this.services = services;
     this.storageJobs = storageJobs;
     this.memory = memory;
@@ -293,17 +300,20 @@ public final class Engram implements AutoCloseable {
     MemoryService memory = null;
     ReflectionService reflection = null;
     Inference inference = null;
+    Network network = null;
     AlertEvaluator alertEvaluator;
     try {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics(clock);
+      network = openNetwork(config, services, metrics, clock);
       InstanceServices storage = InstanceServices.open(
           services.database(),
           services.secrets(),
           config.storage(),
           config.storage().dataDir().resolve("index").resolve("memory"),
           metrics.registry(),
+          network.egress(),
           clock);
       // A restore over live data puts memories back: the index follows, and a restore a stop
       // cut short is finished before the server takes requests.
@@ -333,6 +343,7 @@ public final class Engram implements AutoCloseable {
           metrics.registry(),
           services.configs(),
           storage.history(),
+          network.egress(),
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();
@@ -344,7 +355,9 @@ public final class Engram implements AutoCloseable {
           config.access().apiKeyRequired(),
           config.access().rateLimitRequests(),
           services.configs(),
-          connections);
+          connections,
+          trustedProxies(config),
+          network.state());
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), metrics, guard),
           new OrganizationRoutes(
@@ -375,6 +388,7 @@ public final class Engram implements AutoCloseable {
           new Executions(services.database()),
           services.database(),
           metrics.registry(),
+          network.egress(),
           clock);
       modules.add(new ActionRoutes(
           bridges,
@@ -416,7 +430,7 @@ public final class Engram implements AutoCloseable {
       AlertStore alertStore = new AlertStore(services.database());
       AlertChannels channels = new AlertChannels(services.database(), services.secrets(), clock);
       WebhookSender webhooks =
-          new WebhookSender(channels, clock, config.monitoring().webhookRetry());
+          new WebhookSender(channels, clock, config.monitoring().webhookRetry(), network.egress());
       alertEvaluator = new AlertEvaluator(
           services.organizations(),
           services.configs(),
@@ -479,10 +493,28 @@ public final class Engram implements AutoCloseable {
                       Boolean.parseBoolean(config.values().get("ENGRAM_FINE_TUNING_UPSTREAM"))),
               Duration.ofMillis(
                   Long.parseLong(config.values().get("ENGRAM_FINE_TUNING_UPSTREAM_POLL_MILLIS"))),
-              Duration.ofSeconds(config.server().requestTimeoutSeconds())));
+              Duration.ofSeconds(config.server().requestTimeoutSeconds()),
+              network.egress()));
       modules.add(new FineTuningRoutes(fineTuning, guard, config.server().maxBodyBytes()));
       extraModules.forEach(factory -> modules.add(factory.apply(guard)));
-      HttpServer server = new HttpServer(config, metrics, modules).start();
+      modules.addAll(network.routes(
+          guard,
+          services.organizationService(),
+          services.configs(),
+          config.server().maxBodyBytes()));
+      network.onCertificateExpiry((orgId, expiring, days, message) ->
+          evaluator.report(orgId, AlertKind.CERTIFICATE_EXPIRING, expiring, days, message));
+      Network tlsSource = network;
+      HttpServer server = new HttpServer(
+              config,
+              metrics,
+              modules,
+              tlsSource
+                  .tls()
+                  .map(listener -> (jetty, http) -> listener.connector(
+                      jetty, http, config.server().host(), integer(config, "API_TLS_PORT"))))
+          .start();
+      network.start();
       return new Engram(
           services,
           memory,
@@ -508,9 +540,14 @@ public final class Engram implements AutoCloseable {
               storage.startJobs(
                   services.organizationService()::get, !config.storage().usesPostgres()),
               fineTuning,
+              network,
               !config.storage().usesPostgres()),
-          config.monitoring().alertInterval());
+          config.monitoring().alertInterval(),
+          network);
     } catch (RuntimeException e) {
+      if (network != null) {
+        network.close();
+      }
       if (inference != null) {
         inference.close();
       }
@@ -527,12 +564,52 @@ public final class Engram implements AutoCloseable {
 
   /** The node's background job runners, started together and stopped together. */
   private static AutoCloseable background(
-      AutoCloseable storageJobs, FineTuning fineTuning, boolean soleNode) {
+      AutoCloseable storageJobs, FineTuning fineTuning, Network network, boolean soleNode) {
     fineTuning.start(soleNode);
     return () -> {
       fineTuning.close();
       storageJobs.close();
+      network.close();
     };
+  }
+
+  /** The organizations' network boundary, before anything that calls out is built. */
+  private static Network openNetwork(
+      EngramConfig config, Services services, HttpMetrics metrics, Clock clock) {
+    Map<String, String> values = config.values();
+    try {
+      return new Network(
+          services.database(),
+          services.secrets(),
+          metrics.registry(),
+          clock,
+          new Network.Options(
+              values.get("ENGRAM_DNS_RESOLVER"),
+              new java.util.LinkedHashSet<>(
+                  List.of(values.get("ENGRAM_SERVER_NAMES").toLowerCase().split("\\s*,\\s*"))),
+              Duration.ofSeconds(Long.parseLong(values.get("ENGRAM_DOMAIN_CHECK_SECONDS"))),
+              Duration.ofHours(6),
+              !values.get("API_TLS_PORT").isEmpty(),
+              Boolean.parseBoolean(values.get("ENGRAM_TLS_ALLOW_TLS12")),
+              values.get("ENGRAM_TLS_CERTIFICATE"),
+              values.get("ENGRAM_TLS_PRIVATE_KEY"),
+              config.storage().dataDir()),
+          new ManualProvisioner());
+    } catch (java.io.IOException e) {
+      throw new ConfigException(List.of("the TLS certificate could not be read or kept: " + e));
+    }
+  }
+
+  private static ClientAddress trustedProxies(EngramConfig config) {
+    try {
+      return ClientAddress.parse(config.values().get("ENGRAM_TRUSTED_PROXIES"));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(List.of("ENGRAM_TRUSTED_PROXIES: " + e.getMessage()));
+    }
+  }
+
+  private static int integer(EngramConfig config, String name) {
+    return Integer.parseInt(config.values().get(name));
   }
 
   /**
@@ -577,6 +654,15 @@ public final class Engram implements AutoCloseable {
 
   public int port() {
     return server.port();
+  }
+
+  /** The TLS listener's port, or -1 when API_TLS_PORT is not set. */
+  public int tlsPort() {
+    return server.tlsPort();
+  }
+
+  public Network network() {
+    return network;
   }
 
   public List<Routes.Route> routes() {

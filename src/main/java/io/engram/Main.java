@@ -5,6 +5,7 @@ import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.ConfigSummary;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.logging.LoggingSetup;
+import io.engram.platform.net.AddressBook;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
@@ -18,6 +19,8 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    // Before any name is resolved: the outbound firewall's checked answers must be the only cache.
+    AddressBook.install();
     String command = args.length == 0 ? "serve" : args[0];
     EngramConfig config;
     try {

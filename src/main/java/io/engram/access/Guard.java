@@ -7,14 +7,17 @@ import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.RouteFamily;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.net.ClientAddress;
+import io.engram.platform.net.NetworkBoundary;
 import io.engram.platform.ratelimit.RateLimitDecision;
 import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import io.javalin.http.Context;
-import java.net.InetAddress;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.slf4j.MDC;
 
@@ -48,7 +51,13 @@ public final class Guard {
   private final int defaultKeyRateLimit;
   private final OrganizationConfigs configs;
   private final ConnectionOwners connections;
+  private final ClientAddress clientAddress;
+  private final NetworkBoundary network;
 
+  /**
+   * @param clientAddress how the client's address is read (trusted proxies)
+   * @param network custom domains and peerings, beyond the configuration's allowlist
+   */
   public Guard(
       CredentialService credentials,
       SessionService sessions,
@@ -57,7 +66,9 @@ public final class Guard {
       boolean apiKeyRequired,
       int defaultKeyRateLimit,
       OrganizationConfigs configs,
-      ConnectionOwners connections) {
+      ConnectionOwners connections,
+      ClientAddress clientAddress,
+      NetworkBoundary network) {
     this.credentials = credentials;
     this.sessions = sessions;
     this.rateLimiter = rateLimiter;
@@ -66,6 +77,8 @@ public final class Guard {
     this.defaultKeyRateLimit = defaultKeyRateLimit;
     this.configs = configs;
     this.connections = connections;
+    this.clientAddress = clientAddress;
+    this.network = network;
   }
 
   /** The operator: an account-level key (or ENGRAM_ADMIN_KEY). */
@@ -317,6 +330,8 @@ public final class Guard {
     Caller.set(ctx, new Caller(principal.credentialId(), principal.orgId()));
     if (principal.organization() != null) {
       enterOrganization(ctx, principal);
+    } else {
+      requireOwnDomain(principal, ctx.req().getServerName());
     }
     if (principal.kind() == Principal.Kind.SESSION
         && !SAFE_METHODS.contains(ctx.method().name())) {
@@ -326,14 +341,20 @@ public final class Guard {
   }
 
   /**
-   * The organization's network boundary, for every request of its credentials: the client's
-   * address must be in its allowlist, the connection counts against its open connections, and the
-   * connection's timeouts become the organization's.
+   * The organization's network boundary, for every request of its credentials: a custom domain
+   * serves its own organization only, the client's address must be in its allowlist (or an
+   * accepted peering), the connection counts against its open connections, and the connection's
+   * timeouts become the organization's.
    */
   private void enterOrganization(Context ctx, Principal principal) {
     MDC.put(OrganizationLogLevels.ORGANIZATION, principal.orgId());
     EffectiveConfig config = configs.effective(principal.organization());
-    requireAllowedAddress(config, ctx.req().getRemoteAddr());
+    requireNetworkBoundary(
+        config,
+        principal,
+        ctx.req().getRemoteAddr(),
+        Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
+        ctx.req().getServerName());
     long maxConnections = config.count(ConfigField.MAX_CONNECTIONS);
     if (!connections.claim(ctx, principal.orgId(), maxConnections)) {
       ctx.header("Connection", "close");
@@ -350,22 +371,43 @@ public final class Guard {
         config.seconds(ConfigField.KEEPALIVE_TIMEOUT));
   }
 
-  /** 403 when the organization has an allowlist and the address is not in it. */
-  public void requireAllowedAddress(EffectiveConfig config, String remoteAddress) {
-    if (!config.allows(addressBytes(remoteAddress))) {
+  /**
+   * The checks of the organization's network settings, before any work is done (HTTP requests
+   * and WebSocket upgrades alike): a custom domain refuses another organization's credential
+   * (401), and an address outside the allowlist and the organization's accepted peerings is 403.
+   *
+   * @param peer the socket's remote address; {@code forwardedFor} is believed from trusted
+   *     proxies only
+   */
+  public void requireNetworkBoundary(
+      EffectiveConfig config,
+      Principal principal,
+      String peer,
+      List<String> forwardedFor,
+      String host) {
+    requireOwnDomain(principal, host);
+    byte[] client = clientAddress.of(peer, forwardedFor);
+    if (!config.allows(client) && !network.peered(principal.orgId(), client)) {
       throw ApiException.forbidden(
           "ip_not_allowed",
           "This organization accepts requests only from its allowed IP ranges "
-              + "(network.allowed_ips); " + remoteAddress + " is not in them");
+              + "(network.allowed_ips, POST /allowlist); " + ClientAddress.text(client)
+              + " is not in them");
     }
   }
 
-  private static byte[] addressBytes(String literal) {
-    try {
-      return InetAddress.ofLiteral(literal).getAddress();
-    } catch (IllegalArgumentException e) {
-      return new byte[0];
+  /** On a custom domain, only that domain's organization's credentials are accepted. */
+  private void requireOwnDomain(Principal principal, String host) {
+    if (host == null) {
+      return;
     }
+    network.organizationOf(host.toLowerCase(Locale.ROOT)).ifPresent(owner -> {
+      if (!owner.equals(principal.orgId())) {
+        throw ApiException.unauthorized(
+            "invalid_api_key",
+            "This credential does not belong to the organization this domain serves");
+      }
+    });
   }
 
   private Principal resolve(Context ctx) {

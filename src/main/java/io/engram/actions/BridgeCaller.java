@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.crypto.SigningSecrets;
 import io.engram.platform.json.Json;
+import io.engram.platform.net.Egress;
+import io.engram.platform.net.OutboundBlocked;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpClient;
@@ -34,12 +36,20 @@ final class BridgeCaller {
       .followRedirects(HttpClient.Redirect.NEVER)
       .build();
 
-  BridgeCaller(ActionBridges bridges, Clock clock) {
+  private final Egress egress;
+
+  BridgeCaller(ActionBridges bridges, Clock clock, Egress egress) {
+    this.egress = egress;
     this.bridges = bridges;
     this.clock = clock;
   }
 
   Outcome call(ActionBridge bridge, Execution execution, ObjectNode config) {
+    try {
+      egress.admit(bridge.orgId(), bridge.url());
+    } catch (OutboundBlocked e) {
+      return new Outcome(null, e.getMessage());
+    }
     long now = clock.instant().getEpochSecond();
     ObjectNode body = Json.MAPPER
         .createObjectNode()

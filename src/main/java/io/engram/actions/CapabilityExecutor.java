@@ -13,6 +13,7 @@ import io.engram.capabilities.ToolSchemas;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
+import io.engram.platform.net.Egress;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -84,12 +85,13 @@ public final class CapabilityExecutor {
       Executions executions,
       Database db,
       MeterRegistry metrics,
+      Egress egress,
       Clock clock) {
     this.registry = registry;
     this.bridges = bridges;
     this.executions = executions;
     this.daily = new DailyCounts(db);
-    this.bridgeCaller = new BridgeCaller(bridges, clock);
+    this.bridgeCaller = new BridgeCaller(bridges, clock, egress);
     this.metrics = metrics;
     this.clock = clock;
   }

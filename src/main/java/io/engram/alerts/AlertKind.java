@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The spec's eight monitoring alerts. Each is evaluated from a measurement the server takes
+ * The spec's eight monitoring alerts, and one of Engram's own (certificate expiry). Each is evaluated from a measurement the server takes
  * ({@link AlertRules}); those whose measurement belongs to instance storage (IOPS, backups,
  * retention) fire once that storage exists.
  */
@@ -17,7 +17,9 @@ public enum AlertKind {
   STORAGE,
   IOPS,
   BACKUP_FAILED,
-  RETENTION_VIOLATION;
+  RETENTION_VIOLATION,
+  /** Engram's own: a certificate of the organization expires within 14 days (docs/network.md). */
+  CERTIFICATE_EXPIRING;
 
   public String id() {
     return name().toLowerCase(Locale.ROOT);

@@ -3,6 +3,8 @@ package io.engram.alerts;
 import io.engram.platform.Ids;
 import io.engram.platform.crypto.SigningSecrets;
 import io.engram.platform.json.Json;
+import io.engram.platform.net.Egress;
+import io.engram.platform.net.OutboundBlocked;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -28,12 +30,15 @@ public final class WebhookSender {
   private final AlertChannels channels;
   private final Clock clock;
   private final Duration base;
+  private final Egress egress;
   private final HttpClient client = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(5))
       .followRedirects(HttpClient.Redirect.NEVER)
       .build();
 
-  public WebhookSender(AlertChannels channels, Clock clock, Duration base) {
+  /** @param egress the organization's outbound firewall, which every delivery passes first */
+  public WebhookSender(AlertChannels channels, Clock clock, Duration base, Egress egress) {
+    this.egress = egress;
     this.channels = channels;
     this.clock = clock;
     this.base = base;
@@ -55,8 +60,8 @@ public final class WebhookSender {
   public void sendLater(AlertChannel channel, String alertId, Map<String, Object> event) {
     Thread.ofVirtual().name("webhook-" + channel.id()).start(() -> {
       for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-        if (attempt(channel, alertId, event, attempt).outcome().equals("delivered")
-            || attempt == ATTEMPTS) {
+        String outcome = attempt(channel, alertId, event, attempt).outcome();
+        if (outcome.equals("delivered") || outcome.equals("blocked") || attempt == ATTEMPTS) {
           return;
         }
         sleep(base.multipliedBy(attempt == 1 ? 1 : 4));
@@ -71,7 +76,9 @@ public final class WebhookSender {
     long now = clock.instant().getEpochSecond();
     Integer status = null;
     String error = null;
+    boolean blocked = false;
     try {
+      egress.admit(channel.orgId(), channel.url());
       HttpRequest request = HttpRequest.newBuilder(channel.url())
           .timeout(Duration.ofSeconds(10))
           .header("Content-Type", "application/json")
@@ -85,13 +92,18 @@ public final class WebhookSender {
       if (status / 100 != 2) {
         error = "answered " + status;
       }
+    } catch (OutboundBlocked e) {
+      blocked = true; // retrying cannot help until the organization changes its rules
+      error = e.getMessage();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       error = "interrupted";
     } catch (Exception e) {
       error = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
-    String outcome = error == null ? "delivered" : attempt < ATTEMPTS ? "retrying" : "failed";
+    String outcome = error == null
+        ? "delivered"
+        : blocked ? "blocked" : attempt < ATTEMPTS ? "retrying" : "failed";
     Delivery delivery = new Delivery(
         Ids.newId("dlv", clock.millis()),
         channel.id(),

@@ -40,7 +40,8 @@ public final class FineTuning implements AutoCloseable {
       Path torchCache,
       Optional<EngramConfig.Upstream> upstream,
       Duration upstreamPoll,
-      Duration upstreamTimeout) {}
+      Duration upstreamTimeout,
+      io.engram.platform.net.Egress egress) {}
 
   private final FineTuningJobs jobs;
   private final TrainingFiles files;
@@ -76,8 +77,8 @@ public final class FineTuning implements AutoCloseable {
         new FineTuningRunner(this, organizations, options.jobsPerNode(), options.lease(), clock);
     this.upstream = options
         .upstream()
-        .map(config ->
-            new UpstreamFineTuning(config.baseUrl(), config.apiKey(), options.upstreamTimeout()));
+        .map(config -> new UpstreamFineTuning(
+            config.baseUrl(), config.apiKey(), options.upstreamTimeout(), options.egress()));
     options
         .upstream()
         .ifPresent(config -> catalog.serveOrganizationModels(new UpstreamModels(

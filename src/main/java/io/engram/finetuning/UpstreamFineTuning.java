@@ -3,6 +3,8 @@ package io.engram.finetuning;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.json.Json;
+import io.engram.platform.net.Egress;
+import io.engram.platform.net.OutboundBlocked;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -40,13 +42,32 @@ final class UpstreamFineTuning {
   private final String apiKey;
   private final HttpClient client;
   private final Duration timeout;
+  private final Egress egress;
+  private final String orgId;
 
-  UpstreamFineTuning(URI baseUrl, String apiKey, Duration timeout) {
+  /** @param egress the outbound firewall of the organization a call is made for ({@link #on}) */
+  UpstreamFineTuning(URI baseUrl, String apiKey, Duration timeout, Egress egress) {
     String text = baseUrl.toString();
     this.base = URI.create(text.endsWith("/") ? text : text + "/");
     this.apiKey = apiKey == null || apiKey.isEmpty() ? null : apiKey;
     this.timeout = timeout;
     this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+    this.egress = egress;
+    this.orgId = null;
+  }
+
+  private UpstreamFineTuning(UpstreamFineTuning shared, String orgId) {
+    this.base = shared.base;
+    this.apiKey = shared.apiKey;
+    this.timeout = shared.timeout;
+    this.client = shared.client;
+    this.egress = shared.egress;
+    this.orgId = orgId;
+  }
+
+  /** The same upstream, called for an organization: its outbound firewall admits each call. */
+  UpstreamFineTuning on(String orgId) {
+    return new UpstreamFineTuning(this, orgId);
   }
 
   String uploadFile(String filename, Path content) throws IOException {
@@ -105,6 +126,11 @@ final class UpstreamFineTuning {
 
   private JsonNode send(HttpRequest.Builder request) throws IOException {
     HttpResponse<String> response;
+    try {
+      egress.admit(orgId, base);
+    } catch (OutboundBlocked e) {
+      throw new UpstreamException(403, e.getMessage());
+    }
     try {
       response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (InterruptedException e) {

@@ -87,7 +87,7 @@ final class UpstreamModels implements ModelCatalog.OrganizationModels {
       return false;
     }
     try {
-      upstream.deleteModel(id);
+      upstream.on(orgId).deleteModel(id);
     } catch (IOException e) {
       LOG.warn("fine-tuning: the upstream did not delete model {}: {}", id, e.getMessage());
     }

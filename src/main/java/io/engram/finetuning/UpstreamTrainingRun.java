@@ -39,7 +39,7 @@ final class UpstreamTrainingRun {
     this.org = org;
     this.stopping = stopping;
     this.cancelRequested = cancelRequested;
-    this.upstream = context.upstream().orElseThrow();
+    this.upstream = context.upstream().orElseThrow().on(job.orgId());
     this.lastEvent = job.remoteEvent();
   }
 

@@ -242,7 +242,12 @@ public final class ChatSockets implements RouteModule {
     private void enterOrganization(Principal principal) {
       EffectiveConfig config = configs.effective(principal.organization());
       if (ctx.session.getRemoteSocketAddress() instanceof InetSocketAddress remote) {
-        guard.requireAllowedAddress(config, remote.getAddress().getHostAddress());
+        guard.requireNetworkBoundary(
+            config,
+            principal,
+            remote.getAddress().getHostAddress(),
+            ctx.session.getUpgradeRequest().getHeaders("X-Forwarded-For"),
+            ctx.session.getUpgradeRequest().getHost());
       }
       if (!config.webSocketsEnabled()) {
         throw ApiException.forbidden(

@@ -20,6 +20,8 @@ import io.engram.organizations.Organization;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
+import io.engram.platform.net.Egress;
+import io.engram.platform.net.OutboundBlocked;
 import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
@@ -66,6 +68,7 @@ public final class Gateway {
   private final InferenceMetrics metrics;
   private final OrganizationConfigs configs;
   private final ConversationHistory history;
+  private final Egress egress;
 
   Gateway(
       ModelCatalog catalog,
@@ -74,8 +77,10 @@ public final class Gateway {
       UsageLedger usage,
       InferenceMetrics metrics,
       OrganizationConfigs configs,
-      ConversationHistory history) {
+      ConversationHistory history,
+      Egress egress) {
     this.history = history;
+    this.egress = egress;
     this.catalog = catalog;
     this.memory = new MemoryContext(memory);
     this.limits = limits;
@@ -356,6 +361,7 @@ public final class Gateway {
       }
     };
     Generation generation;
+    admit(caller, prepared.model().engine(), model);
     metrics.started();
     try {
       generation = prepared.model().engine().generate(prepared.request(), recording);
@@ -374,6 +380,21 @@ public final class Gateway {
     }
     metrics.generation(model, "completed", System.nanoTime() - started);
     return new Outcome(generation, finish(caller, prepared, generation));
+  }
+
+  /**
+   * An engine that calls out goes through the organization's outbound firewall first: a blocked
+   * destination fails the request at once, naming the rule, before anything is sent.
+   */
+  private void admit(Principal caller, Engine engine, String model) {
+    engine.origin().ifPresent(origin -> {
+      try {
+        egress.admit(caller.orgId(), origin);
+      } catch (OutboundBlocked e) {
+        metrics.generation(model, "outbound_blocked", 0);
+        throw ApiException.forbidden("outbound_blocked", e.getMessage());
+      }
+    });
   }
 
   /**

@@ -20,6 +20,7 @@ import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
+import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -87,6 +88,7 @@ public final class Inference implements AutoCloseable {
       MeterRegistry registry,
       OrganizationConfigs configs,
       ConversationHistory history,
+      Egress egress,
       Clock clock) {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
@@ -150,7 +152,7 @@ public final class Inference implements AutoCloseable {
     UsageLedger usage = UsageLedger.open(database, clock);
     InferenceLimits limits = new InferenceLimits(usage, configs);
     Gateway gateway = new Gateway(
-        catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history);
+        catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history, egress);
     return new Inference(
         gateway,
         uploads,

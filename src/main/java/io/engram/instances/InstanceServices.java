@@ -11,6 +11,7 @@ import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.io.DirectorySize;
+import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,6 +52,7 @@ public record InstanceServices(
       EngramConfig.Storage config,
       Path indexDir,
       MeterRegistry registry,
+      Egress egress,
       Clock clock) {
     Path filesDir = config.instancesDir();
     InstanceStore instances = new InstanceStore(db, clock);
@@ -72,7 +74,7 @@ public record InstanceServices(
       LOG.warn("{} snapshots were cut short by a stop: marked failed, their parts removed", cut);
     }
     ObjectStoreConnections stores =
-        new ObjectStoreConnections(db, secrets, config.objectStores(), clock);
+        new ObjectStoreConnections(db, secrets, config.objectStores(), egress, clock);
     StorageJobs jobs = new StorageJobs(db, clock);
     return new InstanceServices(
         instances,

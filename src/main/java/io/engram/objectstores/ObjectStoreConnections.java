@@ -9,6 +9,8 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.json.Json;
+import io.engram.platform.net.Egress;
+import io.engram.platform.net.OutboundBlocked;
 import io.engram.store.Database;
 import java.time.Clock;
 import java.time.Instant;
@@ -59,9 +61,12 @@ public final class ObjectStoreConnections {
   private final SecretBox secrets;
   private final ObjectStoreEndpoints endpoints;
   private final Clock clock;
+  private final Egress egress;
 
+  /** @param egress the organizations' outbound firewalls, which every store's calls pass first */
   public ObjectStoreConnections(
-      Database db, SecretBox secrets, ObjectStoreEndpoints endpoints, Clock clock) {
+      Database db, SecretBox secrets, ObjectStoreEndpoints endpoints, Egress egress, Clock clock) {
+    this.egress = egress;
     this.db = db;
     this.secrets = secrets;
     this.endpoints = endpoints;
@@ -76,6 +81,7 @@ public final class ObjectStoreConnections {
   public Connected connect(
       String orgId, String instanceId, Provider provider, JsonBody body, String by) {
     StoreCredentials credentials = StoreCredentials.parse(provider, body);
+    admit(orgId, credentials);
     try (ObjectStore store = credentials.open(endpoints)) {
       store.probe();
     } catch (ObjectStoreException e) {
@@ -178,8 +184,19 @@ public final class ObjectStoreConnections {
         .mapTo(String.class)
         .one());
     Map<String, String> secret = strings(secrets.open(sealed));
-    return new StoreCredentials(found.provider(), found.bucket(), found.settings(), secret)
-        .open(endpoints);
+    StoreCredentials credentials =
+        new StoreCredentials(found.provider(), found.bucket(), found.settings(), secret);
+    admit(found.orgId(), credentials);
+    return credentials.open(endpoints);
+  }
+
+  /** The organization's outbound firewall admits each address the store's client will call. */
+  private void admit(String orgId, StoreCredentials credentials) {
+    try {
+      credentials.destinations(endpoints).forEach(uri -> egress.admit(orgId, uri));
+    } catch (OutboundBlocked e) {
+      throw ApiException.forbidden("outbound_blocked", e.getMessage());
+    }
   }
 
   /** The 400 of a URI whose bucket no instance connected. */

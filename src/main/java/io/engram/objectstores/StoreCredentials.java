@@ -8,8 +8,10 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -92,6 +94,28 @@ record StoreCredentials(
     String key = field(body, "access_key", "^[A-Za-z0-9+/]{8,256}={0,2}$", "a base64 account key");
     return new StoreCredentials(
         Provider.AZURE, container, Map.of("account_name", account), Map.of("access_key", key));
+  }
+
+  /**
+   * The addresses the store's client calls: its endpoint (the operator's, or the provider's
+   * public one) and, for Cloud Storage, the token address of the service account.
+   */
+  List<URI> destinations(ObjectStoreEndpoints endpoints) {
+    return switch (provider) {
+      case S3 ->
+        List.of(endpoints
+            .s3Endpoint()
+            .orElseGet(() -> URI.create(
+                "https://" + bucket + ".s3." + settings.get("region") + ".amazonaws.com")));
+      case GCS -> {
+        List<URI> uris = new java.util.ArrayList<>();
+        uris.add(URI.create(endpoints.gcsEndpoint().orElse("https://storage.googleapis.com")));
+        JsonNode tokenUri = Json.read(secret.get("credentials"), JsonNode.class).get("token_uri");
+        uris.add(URI.create(tokenUri == null ? GOOGLE_TOKEN_URI : tokenUri.asText()));
+        yield uris;
+      }
+      case AZURE -> List.of(URI.create(endpoints.azureEndpoint(settings.get("account_name"))));
+    };
   }
 
   /** Opens the store these credentials name. */

@@ -164,6 +164,11 @@ public final class EffectiveConfig {
     return (Boolean) settings.get(ConfigField.WEBSOCKET_ENABLED).value();
   }
 
+  /** The allowlist in force (empty: every address may call). */
+  public List<Cidr> allowedIps() {
+    return allowedIps;
+  }
+
   /** True when the address may call: the allowlist is empty (all may) or one range holds it. */
   public boolean allows(byte[] address) {
     if (allowedIps.isEmpty()) {

@@ -80,9 +80,24 @@ public final class OrganizationConfigs {
    */
   public EffectiveConfig update(
       Organization org, JsonNode patch, String credentialId, String requestId) {
-    return change(org, credentialId, requestId, "config.update", (h, current) -> {
+    return update(org, patch, credentialId, requestId, "config.update", h -> {});
+  }
+
+  /**
+   * {@link #update(Organization, JsonNode, String, String)} audited as {@code action}, with
+   * {@code alongside} written in the same transaction (the allowlist's descriptions).
+   */
+  public EffectiveConfig update(
+      Organization org,
+      JsonNode patch,
+      String credentialId,
+      String requestId,
+      String action,
+      java.util.function.Consumer<Handle> alongside) {
+    return change(org, credentialId, requestId, action, (h, current) -> {
       Overrides merged = ConfigPatch.apply(current.overrides(), patch, org.plan(), system);
       writeOverrides(h, org.id(), merged);
+      alongside.accept(h);
       return Map.of(
           "patch", patch,
           "before", Json.read(current.overrides().toJson(), JsonNode.class),

@@ -27,4 +27,12 @@ public interface Engine {
   default boolean carries(String field, JsonNode value) {
     return false;
   }
+
+  /**
+   * The server this engine calls over the network, if any: the organization's outbound firewall
+   * admits each generation to it first. Empty for an engine inside this process.
+   */
+  default java.util.Optional<java.net.URI> origin() {
+    return java.util.Optional.empty();
+  }
 }

@@ -61,6 +61,11 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     return baseUrl;
   }
 
+  @Override
+  public java.util.Optional<URI> origin() {
+    return java.util.Optional.of(baseUrl);
+  }
+
   /**
    * Tools, tool messages, structured output, several choices, log probabilities and logit bias
    * go to the upstream as the client sent them.

@@ -138,8 +138,9 @@ public record EngramConfig(
         continue;
       }
       fromEnvironment.add(spec.name());
-      boolean ephemeralPort =
-          ephemeralPortAllowed && spec.name().equals("API_PORT") && raw.trim().equals("0");
+      boolean ephemeralPort = ephemeralPortAllowed
+          && (spec.name().equals("API_PORT") || spec.name().equals("API_TLS_PORT"))
+          && raw.trim().equals("0");
       spec.check(raw)
           .filter(problem -> !ephemeralPort)
           .ifPresentOrElse(problems::add, () -> values.put(spec.name(), raw.trim()));
@@ -204,6 +205,11 @@ public record EngramConfig(
       if (!value.isEmpty() && !value.matches("^https?://[^\\s/?#]+(/[^\\s?#]*)?$")) {
         problems.add(endpoint + " must be an http:// or https:// URL without query");
       }
+    }
+    if (values.get("ENGRAM_TLS_CERTIFICATE").isEmpty()
+        != values.get("ENGRAM_TLS_PRIVATE_KEY").isEmpty()) {
+      problems.add(
+          "ENGRAM_TLS_CERTIFICATE and ENGRAM_TLS_PRIVATE_KEY are set together or not at all");
     }
     String adminKey = values.get("ENGRAM_ADMIN_KEY");
     if (!adminKey.isEmpty()

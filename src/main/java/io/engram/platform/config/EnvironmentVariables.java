@@ -17,6 +17,39 @@ public final class EnvironmentVariables {
   static {
     add(VariableSpec.integer("API_PORT", "8000", 1024, 65535, "HTTP port"));
     add(VariableSpec.string("API_HOST", "0.0.0.0", "address to bind"));
+    add(VariableSpec.integer(
+        "API_TLS_PORT",
+        "",
+        1,
+        65535,
+        "HTTPS port: TLS 1.3 and HTTP/2, certificates by SNI (empty: no TLS listener)"));
+    add(
+        VariableSpec.path(
+            "ENGRAM_TLS_CERTIFICATE",
+            "",
+            "PEM certificate chain for the server's own names (empty: self-signed, kept in <ENGRAM_DATA_DIR>/tls)"));
+    add(VariableSpec.path(
+        "ENGRAM_TLS_PRIVATE_KEY", "", "PEM private key of ENGRAM_TLS_CERTIFICATE"));
+    add(VariableSpec.bool(
+        "ENGRAM_TLS_ALLOW_TLS12", "false", "also accept TLS 1.2 clients on API_TLS_PORT"));
+    add(VariableSpec.csv(
+        "ENGRAM_SERVER_NAMES",
+        "localhost",
+        "the server's own host names: its default certificate's names, never a custom domain"));
+    add(VariableSpec.csv(
+        "ENGRAM_TRUSTED_PROXIES",
+        "",
+        "CIDRs of proxies whose X-Forwarded-For is believed for the IP allowlist"));
+    add(VariableSpec.string(
+        "ENGRAM_DNS_RESOLVER",
+        "",
+        "DNS server (host or host:port) for custom-domain TXT checks (empty: the system's)"));
+    add(VariableSpec.integer(
+        "ENGRAM_DOMAIN_CHECK_SECONDS",
+        "60",
+        1,
+        86_400,
+        "seconds between TXT checks of a pending custom domain (verified ones: every 6 hours)"));
     add(VariableSpec.bool(
         "API_KEY_REQUIRED",
         "true",

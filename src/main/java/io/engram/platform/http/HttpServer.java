@@ -13,9 +13,14 @@ import io.javalin.http.NotFoundResponse;
 import io.javalin.router.Endpoint;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 import net.logstash.logback.argument.StructuredArguments;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -34,12 +39,30 @@ public final class HttpServer {
   private static final String REQUEST_ID = "engram.requestId";
 
   private final Javalin javalin;
+  private volatile ServerConnector tlsConnector;
   private final List<Routes.Route> routes;
 
   public HttpServer(EngramConfig config, HttpMetrics metrics, List<RouteModule> modules) {
+    this(config, metrics, modules, Optional.empty());
+  }
+
+  /**
+   * @param secure the second listener, on {@code API_TLS_PORT} (empty: plain HTTP only); it gets
+   *     the server's HTTP settings to build on
+   */
+  public HttpServer(
+      EngramConfig config,
+      HttpMetrics metrics,
+      List<RouteModule> modules,
+      Optional<BiFunction<Server, HttpConfiguration, ServerConnector>> secure) {
     Routes[] table = new Routes[1];
     this.javalin = Javalin.create(javalinConfig -> {
       configure(javalinConfig, config);
+      secure.ifPresent(listener -> javalinConfig.jetty.addConnector((server, http) -> {
+        ServerConnector connector = listener.apply(server, http);
+        tlsConnector = connector;
+        return connector;
+      }));
       javalinConfig.routes.before(HttpServer::beginRequest);
       javalinConfig.routes.after(ctx -> {
         RefusedBody.afterRoute(ctx, config.server().maxBodyBytes());
@@ -195,6 +218,11 @@ public final class HttpServer {
 
   public int port() {
     return javalin.port();
+  }
+
+  /** The TLS listener's port (its bound one when API_TLS_PORT=0), or -1 without one. */
+  public int tlsPort() {
+    return tlsConnector == null ? -1 : tlsConnector.getLocalPort();
   }
 
   public List<Routes.Route> routes() {

@@ -61,6 +61,12 @@ public final class Routes {
     return this;
   }
 
+  /** A check every request passes before its route (such as the custom domain's state). */
+  public Routes before(Handler handler) {
+    javalin.before(handler);
+    return this;
+  }
+
   private Routes add(HandlerType method, String path, Handler handler) {
     javalin.addHttpHandler(method, path, handler);
     // Javalin writes a parameter that may hold slashes as <name>; OpenAPI writes every one {name}.

@@ -1,0 +1,238 @@
+package io.engram.network;
+
+import io.engram.access.Guard;
+import io.engram.administration.OrganizationService;
+import io.engram.network.NetworkStore.Audit;
+import io.engram.platform.crypto.SecretBox;
+import io.engram.platform.http.RouteModule;
+import io.engram.platform.net.Egress;
+import io.engram.settings.OrganizationConfigs;
+import io.engram.store.Database;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The organizations' network boundary, wired: the records and their routes, the snapshot every
+ * request and outbound call is checked against (refreshed each second from the database, so all
+ * nodes agree within a second or two), the domain checks, the TLS listener and the certificate
+ * expiry watch.
+ */
+public final class Network implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Network.class);
+  /** A certificate this close to its end raises the organization's alert. */
+  static final Duration EXPIRY_WARNING = Duration.ofDays(14);
+
+  /** What the operator configures (docs/network.md, "Operator settings"). */
+  public record Options(
+      String dnsResolver,
+      Set<String> serverNames,
+      Duration pendingCheckInterval,
+      Duration servingCheckInterval,
+      boolean tlsListener,
+      boolean allowTls12,
+      String certificateFile,
+      String privateKeyFile,
+      Path dataDir) {}
+
+  /** Receives the certificate-expiry condition of each organization that holds certificates. */
+  @FunctionalInterface
+  public interface ExpiryReport {
+    void report(String orgId, boolean expiring, double days, String message);
+  }
+
+  private final NetworkStore store;
+  private final OutboundFirewall firewall;
+  private final NetworkState state;
+  private final Domains domains;
+  private final Certificates certificates;
+  private final NetworkLinks links;
+  private final Optional<TlsListener> tls;
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
+      Thread.ofPlatform().daemon().name("network").factory());
+  private volatile ExpiryReport expiryReport = (org, expiring, days, message) -> {};
+  private volatile Map<String, Double> expiryDays = Map.of();
+
+  public Network(
+      Database db,
+      SecretBox secrets,
+      MeterRegistry registry,
+      Clock clock,
+      Options options,
+      Provisioner provisioner)
+      throws IOException {
+    this.store = new NetworkStore(db);
+    this.firewall = new OutboundFirewall(registry);
+    this.state = new NetworkState(store, firewall);
+    this.domains = new Domains(
+        store,
+        new TxtLookup(options.dnsResolver()),
+        options.serverNames(),
+        options.pendingCheckInterval(),
+        options.servingCheckInterval(),
+        clock);
+    this.certificates = new Certificates(store, secrets, clock);
+    this.links = new NetworkLinks(store, provisioner, clock);
+    this.clock = clock;
+    this.tls = options.tlsListener()
+        ? Optional.of(new TlsListener(
+            ServerCertificate.load(
+                options.certificateFile(),
+                options.privateKeyFile(),
+                options.dataDir(),
+                List.copyOf(options.serverNames())),
+            certificates,
+            options.allowTls12()))
+        : Optional.empty();
+    state.refresh(true);
+    tls.ifPresent(listener -> state.onChange(listener::load));
+    Gauge.builder(
+            "engram_tls_certificates_expiring",
+            () -> expiryDays.values().stream()
+                .filter(days -> days < EXPIRY_WARNING.toDays())
+                .count())
+        .description("Organizations' certificates that expire within 14 days (or have expired)")
+        .register(registry);
+    Gauge.builder(
+            "engram_tls_certificate_min_days_left",
+            () -> expiryDays.values().stream()
+                .mapToDouble(Double::doubleValue)
+                .min()
+                .orElse(Double.NaN))
+        .description("Days until the first organization certificate expires")
+        .register(registry);
+  }
+
+  public void onCertificateExpiry(ExpiryReport report) {
+    this.expiryReport = report;
+  }
+
+  /** Starts the refresh (every second), the domain checks and the expiry watch (every minute). */
+  public void start() {
+    scheduler.scheduleWithFixedDelay(
+        () -> quietly("refresh", () -> state.refresh(false)), 1, 1, TimeUnit.SECONDS);
+    scheduler.scheduleWithFixedDelay(
+        () -> quietly("domain checks", domains::checkDue), 2, 5, TimeUnit.SECONDS);
+    scheduler.scheduleWithFixedDelay(
+        () -> quietly("certificate expiry", this::watchExpiry), 3, 60, TimeUnit.SECONDS);
+  }
+
+  /** The gate of every outbound connection made for an organization. */
+  public Egress egress() {
+    return firewall;
+  }
+
+  public NetworkState state() {
+    return state;
+  }
+
+  public Optional<TlsListener> tls() {
+    return tls;
+  }
+
+  public List<RouteModule> routes(
+      Guard guard,
+      OrganizationService organizations,
+      OrganizationConfigs configs,
+      long maxBodyBytes) {
+    return List.of(new NetworkRoutes(this, organizations, configs, guard, clock, maxBodyBytes));
+  }
+
+  /** Runs the scheduled domain checks now (tests, and an operator's nudge). */
+  public int checkDomains() {
+    return domains.checkDue();
+  }
+
+  /** Reloads the snapshot now (tests of another node's change). */
+  public void refresh() {
+    state.refresh(false);
+  }
+
+  Domains domains() {
+    return domains;
+  }
+
+  Certificates certificates() {
+    return certificates;
+  }
+
+  NetworkLinks links() {
+    return links;
+  }
+
+  Map<String, String> allowlistNotes(String orgId) {
+    return store.allowlistNotes(orgId);
+  }
+
+  FirewallRules firewall(String orgId) {
+    return store.db().read(h -> NetworkStore.firewall(h, orgId));
+  }
+
+  /** Replaces the rules, audited; in force on this node at once, on the others within a second. */
+  FirewallRules replaceFirewall(String orgId, FirewallRules rules, Audit who) {
+    Instant now = clock.instant();
+    store.db().write(h -> {
+      FirewallRules before = NetworkStore.firewall(h, orgId);
+      NetworkStore.writeFirewall(h, orgId, rules, now);
+      NetworkStore.changed(
+          h,
+          now,
+          orgId,
+          "network.firewall.replace",
+          who,
+          Map.of("before", before.toView(), "after", rules.toView()));
+      return null;
+    });
+    firewall.put(orgId, rules);
+    return rules;
+  }
+
+  /** Each organization with certificates: fired while one expires within 14 days. */
+  void watchExpiry() {
+    Instant now = clock.instant();
+    Map<String, Double> earliest = new HashMap<>();
+    for (StoredCertificate certificate : state.snapshot().certificates()) {
+      double days = Duration.between(now, certificate.notAfter()).toSeconds() / 86_400.0;
+      earliest.merge(certificate.orgId(), days, Math::min);
+    }
+    expiryDays = Map.copyOf(earliest);
+    earliest.forEach((orgId, days) -> expiryReport.report(
+        orgId,
+        days < EXPIRY_WARNING.toDays(),
+        days,
+        days < 0
+            ? "A TLS certificate of this organization has expired; upload a new one (POST /ssl)"
+            : String.format(
+                "A TLS certificate of this organization expires in %.1f days; upload its "
+                    + "successor (POST /ssl)",
+                days)));
+  }
+
+  private static void quietly(String what, Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      LOG.warn("network {} failed: {}", what, e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+  }
+}

@@ -1,0 +1,127 @@
+package io.engram.platform.net;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.net.spi.InetAddressResolver.LookupPolicy;
+import java.security.Security;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Host names' addresses, with one cache that the outbound firewall and every client share. The
+ * firewall resolves a host here, checks the addresses and pins the ones it let through; a client
+ * that connects next (Java's HttpClient, the AWS SDK, Engram's own origin client) resolves the same
+ * host through {@link PinnedResolver}, which answers from {@link #shared()}: the connection goes to
+ * a checked address even if the name's DNS answer changed in between (DNS rebinding). The JDK's
+ * own address cache is turned off ({@link #install}) so it cannot answer with addresses this cache
+ * no longer holds.
+ */
+public final class AddressBook {
+  /** How long an answer is kept (the JDK's default positive cache time). */
+  static final long TTL_NANOS = 30_000_000_000L;
+
+  /** Where answers come from: the system's resolver. */
+  @FunctionalInterface
+  public interface Lookup {
+    InetAddress[] all(String host) throws UnknownHostException;
+  }
+
+  private record Entry(InetAddress[] addresses, long expiresAt) {}
+
+  private static final AddressBook SHARED = new AddressBook(null, System::nanoTime);
+
+  private final Map<String, Entry> cache = new ConcurrentHashMap<>();
+  private final LongSupplier clock;
+  private volatile Lookup lookup;
+
+  /**
+   * @param lookup the resolver behind the cache (null: the JDK's, until {@link PinnedResolver}
+   *     supplies the system's own)
+   */
+  public AddressBook(Lookup lookup, LongSupplier nanoClock) {
+    this.lookup = lookup;
+    this.clock = nanoClock;
+  }
+
+  /** The process's book: the one the JVM's resolver answers from. */
+  public static AddressBook shared() {
+    return SHARED;
+  }
+
+  /**
+   * Turns off the JDK's address cache, so every lookup reaches {@link PinnedResolver}. Must run
+   * before the first lookup of the process (the JDK reads the setting once); {@code Main} calls it
+   * first thing.
+   */
+  public static void install() {
+    Security.setProperty("networkaddress.cache.ttl", "0");
+    Security.setProperty("networkaddress.cache.negative.ttl", "0");
+  }
+
+  void lookup(Lookup system) {
+    this.lookup = system;
+  }
+
+  /** The host's addresses: an address literal as it is, a name from the cache or resolved now. */
+  public InetAddress[] resolve(String host) throws UnknownHostException {
+    if (isLiteral(host)) {
+      return new InetAddress[] {InetAddress.ofLiteral(host)};
+    }
+    return cached(host).clone();
+  }
+
+  /**
+   * Makes these (checked) addresses the host's answer for the next {@link #TTL_NANOS}: a
+   * connection that resolves the host now gets them and nothing else.
+   */
+  public void pin(String host, InetAddress[] addresses) {
+    if (!isLiteral(host) && addresses.length > 0) {
+      cache.put(key(host), new Entry(addresses.clone(), clock.getAsLong() + TTL_NANOS));
+    }
+  }
+
+  /** What a client's lookup gets: the cached answer while it holds, else the system's. */
+  InetAddress[] lookup(String host, LookupPolicy policy) throws UnknownHostException {
+    int wanted = policy.characteristics();
+    InetAddress[] matching = Arrays.stream(cached(host))
+        .filter(a ->
+            (wanted & (a.getAddress().length == 4 ? LookupPolicy.IPV4 : LookupPolicy.IPV6)) != 0)
+        .toArray(InetAddress[]::new);
+    if (matching.length == 0) {
+      throw new UnknownHostException(host);
+    }
+    return matching;
+  }
+
+  private InetAddress[] cached(String host) throws UnknownHostException {
+    String key = key(host);
+    Entry entry = cache.get(key);
+    if (entry != null && entry.expiresAt - clock.getAsLong() > 0) {
+      return entry.addresses;
+    }
+    Lookup system = lookup;
+    InetAddress[] found = system != null ? system.all(host) : InetAddress.getAllByName(host);
+    cache.put(key, new Entry(found, clock.getAsLong() + TTL_NANOS));
+    return found;
+  }
+
+  private static String key(String host) {
+    return host.toLowerCase(Locale.ROOT);
+  }
+
+  private static boolean isLiteral(String host) {
+    if (host.indexOf(':') >= 0) {
+      return true;
+    }
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (!(c == '.' || (c >= '0' && c <= '9'))) {
+        return false;
+      }
+    }
+    return !host.isEmpty();
+  }
+}
