@@ -199,7 +199,7 @@ final class NetworkRoutes implements RouteModule {
   private void replaceAllowlist(Context ctx, ManagedOrganization managed, JsonBody body) {
     body.allowOnly(Set.of("ip_ranges"));
     JsonNode entries = body.rawNotNull("ip_ranges");
-    if (!entries.isArray()) {
+    if (entries == null || !entries.isArray()) {
       throw ApiException.badRequest(
           "ip_ranges", "'ip_ranges' must be an array of {cidr, description}");
     }
