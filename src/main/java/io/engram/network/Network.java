@@ -127,7 +127,7 @@ public final class Network implements AutoCloseable {
     scheduler.scheduleWithFixedDelay(
         () -> quietly("refresh", () -> state.refresh(false)), 1, 1, TimeUnit.SECONDS);
     scheduler.scheduleWithFixedDelay(
-        () -> quietly("domain checks", domains::checkDue), 2, 5, TimeUnit.SECONDS);
+        () -> quietly("domain checks", this::checkDomains), 2, 5, TimeUnit.SECONDS);
     scheduler.scheduleWithFixedDelay(
         () -> quietly("certificate expiry", this::watchExpiry), 3, 60, TimeUnit.SECONDS);
   }
@@ -155,7 +155,9 @@ public final class Network implements AutoCloseable {
 
   /** Runs the scheduled domain checks now (tests, and an operator's nudge). */
   public int checkDomains() {
-    return domains.checkDue();
+    int checked = domains.checkDue();
+    state.refresh(false);
+    return checked;
   }
 
   /** Reloads the snapshot now (tests of another node's change). */

@@ -91,19 +91,19 @@ final class NetworkRoutes implements RouteModule {
           }
           Map<String, Object> extra =
               details.isObject() ? Json.MAPPER.convertValue(details, DETAILS) : Map.of();
-          Responses.json(
-              ctx,
-              NetworkViews.link(
-                  network.links().accept(ctx.pathParam("id"), extra, audit(ctx, operator))));
+          NetworkLink accepted =
+              network.links().accept(ctx.pathParam("id"), extra, audit(ctx, operator));
+          network.refresh();
+          Responses.json(ctx, NetworkViews.link(accepted));
         })
         .post(REQUESTS + "/fail", ctx -> {
           Principal operator = guard.account(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           String reason = body.requiredString("reason", 1000);
-          Responses.json(
-              ctx,
-              NetworkViews.link(
-                  network.links().fail(ctx.pathParam("id"), reason, audit(ctx, operator))));
+          NetworkLink failed =
+              network.links().fail(ctx.pathParam("id"), reason, audit(ctx, operator));
+          network.refresh();
+          Responses.json(ctx, NetworkViews.link(failed));
         });
   }
 
@@ -124,6 +124,7 @@ final class NetworkRoutes implements RouteModule {
               .domains()
               .create(
                   managed.organization(), body.requiredString("domain", 300), audit(ctx, managed));
+          network.refresh();
           Responses.json(ctx, 201, NetworkViews.domain(created));
         })
         .get(ORG + "/domain/{id}", ctx -> {
@@ -138,15 +139,15 @@ final class NetworkRoutes implements RouteModule {
         })
         .post(ORG + "/domain/{id}/verify", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          Responses.json(
-              ctx,
-              NetworkViews.domain(network
-                  .domains()
-                  .verify(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed))));
+          CustomDomain checked =
+              network.domains().verify(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed));
+          network.refresh();
+          Responses.json(ctx, NetworkViews.domain(checked));
         })
         .delete(ORG + "/domain/{id}", ctx -> {
           ManagedOrganization managed = managed(ctx);
           network.domains().delete(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed));
+          network.refresh();
           ctx.status(204);
         });
   }
@@ -167,11 +168,13 @@ final class NetworkRoutes implements RouteModule {
               .certificates()
               .upload(
                   managed.orgId(), ctx.contentType(), ctx.bodyInputStream(), audit(ctx, managed));
+          network.refresh();
           Responses.json(ctx, 201, NetworkViews.certificate(stored, clock.instant()));
         })
         .delete(ORG + "/ssl/{id}", ctx -> {
           ManagedOrganization managed = managed(ctx);
           network.certificates().delete(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed));
+          network.refresh();
           ctx.status(204);
         });
   }
@@ -316,6 +319,7 @@ final class NetworkRoutes implements RouteModule {
           NetworkLink created = kind == NetworkLink.Kind.VPC_PEERING
               ? network.links().requestPeering(managed.orgId(), body, audit(ctx, managed))
               : network.links().requestEndpoint(managed.orgId(), body, audit(ctx, managed));
+          network.refresh();
           Responses.json(ctx, 201, NetworkViews.link(created));
         })
         .get(path + "/{id}", ctx -> {
