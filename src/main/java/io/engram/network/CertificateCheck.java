@@ -6,6 +6,7 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.security.AlgorithmParameters;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
@@ -24,6 +25,7 @@ import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.RSAPrivateKey;
 import java.security.spec.ECGenParameterSpec;
 import java.security.spec.ECParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -50,6 +52,9 @@ import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
  * it names (SAN) a verified domain of the organization. Each failure is a 400 naming the part.
  */
 final class CertificateCheck {
+  private static final java.security.Provider BOUNCY_CASTLE =
+      new org.bouncycastle.jce.provider.BouncyCastleProvider();
+
   /** What passed: the chain to serve (leaf first), the key, and the names it covers. */
   record Checked(List<X509Certificate> chain, PrivateKey key, List<String> names, String keyType) {
     X509Certificate leaf() {
@@ -71,7 +76,7 @@ final class CertificateCheck {
     }
 
     String keyPem() {
-      return pem(new Object[] {PrivateKeyInfo.getInstance(key.getEncoded())});
+      return CertificateCheck.keyPem(key);
     }
   }
 
@@ -161,18 +166,22 @@ final class CertificateCheck {
   static PrivateKey privateKey(String pem) {
     try (PEMParser parser = new PEMParser(new StringReader(pem == null ? "" : pem))) {
       Object item = parser.readObject();
-      JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
       if (item instanceof PEMEncryptedKeyPair || item instanceof PKCS8EncryptedPrivateKeyInfo) {
         throw ApiException.badRequest(
             "private_key", "The private key is encrypted; upload it without a passphrase");
       }
-      if (item instanceof PEMKeyPair pair) {
-        return converter.getKeyPair(pair).getPrivate();
+      // The private part alone: an EC key written without its public point is common.
+      PrivateKeyInfo info = item instanceof PEMKeyPair pair
+          ? pair.getPrivateKeyInfo()
+          : item instanceof PrivateKeyInfo plain ? plain : null;
+      if (info != null) {
+        // Bouncy Castle reads every encoding (SEC1 keys carry their curve inside the key, where
+        // the JDK does not look); the key is then handed to the JDK in its standard form.
+        PrivateKey read = new JcaPEMKeyConverter().setProvider(BOUNCY_CASTLE).getPrivateKey(info);
+        return KeyFactory.getInstance(read instanceof ECPrivateKey ? "EC" : read.getAlgorithm())
+            .generatePrivate(new PKCS8EncodedKeySpec(read.getEncoded()));
       }
-      if (item instanceof PrivateKeyInfo info) {
-        return converter.getPrivateKey(info);
-      }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
       if (e instanceof ApiException api) {
         throw api;
       }
@@ -281,6 +290,18 @@ final class CertificateCheck {
           "certificate", "The certificate's alternative names are unreadable");
     }
     return names;
+  }
+
+  /**
+   * A key as PKCS#8 ({@code PRIVATE KEY}). Not the writer's default for EC keys: it would write
+   * SEC1 without the curve when the JDK made the key, which nothing can read back.
+   */
+  static String keyPem(PrivateKey key) {
+    try {
+      return pem(new Object[] {new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(key, null)});
+    } catch (org.bouncycastle.util.io.pem.PemGenerationException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static String pem(Object[] items) {

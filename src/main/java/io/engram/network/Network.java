@@ -205,7 +205,7 @@ public final class Network implements AutoCloseable {
   }
 
   /** Each organization with certificates: fired while one expires within 14 days. */
-  void watchExpiry() {
+  public void watchExpiry() {
     Instant now = clock.instant();
     Map<String, Double> earliest = new HashMap<>();
     for (StoredCertificate certificate : state.snapshot().certificates()) {

@@ -59,7 +59,7 @@ record ServerCertificate(List<X509Certificate> chain, PrivateKey key) {
     }
     ServerCertificate generated = selfSigned(serverNames);
     Files.createDirectories(dir);
-    Files.writeString(key, CertificateCheck.pem(new Object[] {generated.key()}));
+    Files.writeString(key, CertificateCheck.keyPem(generated.key()));
     try {
       Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
     } catch (UnsupportedOperationException e) {

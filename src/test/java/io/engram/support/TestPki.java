@@ -32,8 +32,13 @@ public final class TestPki {
       return pem(certificate);
     }
 
+    /** The key as PKCS#8 ({@code PRIVATE KEY}), as tools write it today. */
     public String keyPem() {
-      return pem(keys.getPrivate());
+      try {
+        return pem(new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(keys.getPrivate(), null));
+      } catch (org.bouncycastle.util.io.pem.PemGenerationException e) {
+        throw new IllegalStateException(e);
+      }
     }
   }
 

@@ -56,7 +56,12 @@ public final class TestServer implements AutoCloseable {
       env.put("ENGRAM_SECRET_KEY", "7e57".repeat(16));
     }
     env.putAll(builder.env);
-    EngramConfig config = EngramConfig.fromEnvironment(env).withOverrides(Map.of("API_PORT", "0"));
+    // Ephemeral ports are given as overrides (the environment's own check wants a real port).
+    Map<String, String> ports = new HashMap<>(Map.of("API_PORT", "0"));
+    if ("0".equals(env.get("API_TLS_PORT"))) {
+      ports.put("API_TLS_PORT", env.remove("API_TLS_PORT"));
+    }
+    EngramConfig config = EngramConfig.fromEnvironment(env).withOverrides(ports);
     this.engram = Engram.start(config, clock, builder.probes);
     this.http = new Http("http://127.0.0.1:" + engram.port());
   }

@@ -4,7 +4,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.net.spi.InetAddressResolver.LookupPolicy;
 import java.security.Security;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,17 +84,23 @@ public final class AddressBook {
     }
   }
 
-  /** What a client's lookup gets: the cached answer while it holds, else the system's. */
+  /**
+   * What a client's lookup gets: the cached answer while it holds, else the system's; each
+   * address named {@code host}, as the client asked (its TLS server name comes from it).
+   */
   InetAddress[] lookup(String host, LookupPolicy policy) throws UnknownHostException {
     int wanted = policy.characteristics();
-    InetAddress[] matching = Arrays.stream(cached(host))
-        .filter(a ->
-            (wanted & (a.getAddress().length == 4 ? LookupPolicy.IPV4 : LookupPolicy.IPV6)) != 0)
-        .toArray(InetAddress[]::new);
-    if (matching.length == 0) {
+    List<InetAddress> matching = new ArrayList<>();
+    for (InetAddress address : cached(host)) {
+      byte[] bytes = address.getAddress();
+      if ((wanted & (bytes.length == 4 ? LookupPolicy.IPV4 : LookupPolicy.IPV6)) != 0) {
+        matching.add(InetAddress.getByAddress(host, bytes));
+      }
+    }
+    if (matching.isEmpty()) {
       throw new UnknownHostException(host);
     }
-    return matching;
+    return matching.toArray(InetAddress[]::new);
   }
 
   private InetAddress[] cached(String host) throws UnknownHostException {
