@@ -332,6 +332,7 @@ final class NetworkRoutes implements RouteModule {
           NetworkLink left = network
               .links()
               .delete(managed.orgId(), kind, ctx.pathParam("id"), audit(ctx, managed));
+          network.refresh();
           if (left == null) {
             ctx.status(204);
           } else {
