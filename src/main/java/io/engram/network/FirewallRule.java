@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.net.AddressRange;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -95,12 +94,12 @@ public record FirewallRule(
       throw ApiException.badRequest(
           at + ".port", "'" + at + ".port' must be an integer from 1 to 65535 or \"*\"");
     }
-    String protocol = text(node, at, "protocol").toLowerCase(Locale.ROOT);
+    String protocol = text(node, at, "protocol");
     if (!protocol.equals("tcp") && !protocol.equals("*")) {
       throw ApiException.badRequest(
           at + ".protocol", "'" + at + ".protocol' must be \"tcp\" or \"*\"");
     }
-    String action = text(node, at, "action").toLowerCase(Locale.ROOT);
+    String action = text(node, at, "action");
     if (!action.equals("allow") && !action.equals("deny")) {
       throw ApiException.badRequest(
           at + ".action", "'" + at + ".action' must be \"allow\" or \"deny\"");

@@ -24,15 +24,17 @@ public record NetworkLink(
 
   /** The two kinds, with their path segment and id prefix. */
   public enum Kind {
-    VPC_PEERING("vpc-peering", "pcx", "network.vpc_peering"),
-    PRIVATE_ENDPOINT("private-endpoint", "pep", "network.private_endpoint");
+    VPC_PEERING("vpc-peering", "peering_id", "pcx", "network.vpc_peering"),
+    PRIVATE_ENDPOINT("private-endpoint", "endpoint_id", "pep", "network.private_endpoint");
 
     final String path;
+    final String idParam;
     final String prefix;
     final String object;
 
-    Kind(String path, String prefix, String object) {
+    Kind(String path, String idParam, String prefix, String object) {
       this.path = path;
+      this.idParam = idParam;
       this.prefix = prefix;
       this.object = object;
     }

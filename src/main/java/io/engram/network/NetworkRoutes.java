@@ -32,7 +32,7 @@ import java.util.Set;
  */
 final class NetworkRoutes implements RouteModule {
   private static final String ORG = "/v1/organizations/{org_id}";
-  private static final String REQUESTS = "/v1/admin/network/requests/{id}";
+  private static final String REQUESTS = "/v1/admin/network/requests/{request_id}";
   private static final com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>> DETAILS =
       new com.fasterxml.jackson.core.type.TypeReference<>() {};
 
@@ -92,7 +92,7 @@ final class NetworkRoutes implements RouteModule {
           Map<String, Object> extra =
               details.isObject() ? Json.MAPPER.convertValue(details, DETAILS) : Map.of();
           NetworkLink accepted =
-              network.links().accept(ctx.pathParam("id"), extra, audit(ctx, operator));
+              network.links().accept(ctx.pathParam("request_id"), extra, audit(ctx, operator));
           network.refresh();
           Responses.json(ctx, NetworkViews.link(accepted));
         })
@@ -101,7 +101,7 @@ final class NetworkRoutes implements RouteModule {
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           String reason = body.requiredString("reason", 1000);
           NetworkLink failed =
-              network.links().fail(ctx.pathParam("id"), reason, audit(ctx, operator));
+              network.links().fail(ctx.pathParam("request_id"), reason, audit(ctx, operator));
           network.refresh();
           Responses.json(ctx, NetworkViews.link(failed));
         });
@@ -127,26 +127,31 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, 201, NetworkViews.domain(created));
         })
-        .get(ORG + "/domain/{id}", ctx -> {
+        .get(ORG + "/domain/{domain_id}", ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
               NetworkViews.domain(network.domains().list(managed.orgId()).stream()
-                  .filter(domain -> domain.id().equals(ctx.pathParam("id")))
+                  .filter(domain -> domain.id().equals(ctx.pathParam("domain_id")))
                   .findFirst()
                   .orElseThrow(() -> ApiException.notFound(
-                      "domain_not_found", null, "No custom domain " + ctx.pathParam("id")))));
+                      "domain_not_found",
+                      null,
+                      "No custom domain " + ctx.pathParam("domain_id")))));
         })
-        .post(ORG + "/domain/{id}/verify", ctx -> {
+        .post(ORG + "/domain/{domain_id}/verify", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          CustomDomain checked =
-              network.domains().verify(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed));
+          CustomDomain checked = network
+              .domains()
+              .verify(managed.orgId(), ctx.pathParam("domain_id"), audit(ctx, managed));
           network.refresh();
           Responses.json(ctx, NetworkViews.domain(checked));
         })
-        .delete(ORG + "/domain/{id}", ctx -> {
+        .delete(ORG + "/domain/{domain_id}", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          network.domains().delete(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed));
+          network
+              .domains()
+              .delete(managed.orgId(), ctx.pathParam("domain_id"), audit(ctx, managed));
           network.refresh();
           ctx.status(204);
         });
@@ -171,9 +176,11 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, 201, NetworkViews.certificate(stored, clock.instant()));
         })
-        .delete(ORG + "/ssl/{id}", ctx -> {
+        .delete(ORG + "/ssl/{certificate_id}", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          network.certificates().delete(managed.orgId(), ctx.pathParam("id"), audit(ctx, managed));
+          network
+              .certificates()
+              .delete(managed.orgId(), ctx.pathParam("certificate_id"), audit(ctx, managed));
           network.refresh();
           ctx.status(204);
         });
@@ -322,16 +329,16 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, 201, NetworkViews.link(created));
         })
-        .get(path + "/{id}", ctx -> {
+        .get(path + "/{" + kind.idParam + "}", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          Responses.json(ctx, NetworkViews.link(own(managed, kind, ctx.pathParam("id"))));
+          Responses.json(ctx, NetworkViews.link(own(managed, kind, ctx.pathParam(kind.idParam))));
         })
-        .delete(path + "/{id}", ctx -> {
+        .delete(path + "/{" + kind.idParam + "}", ctx -> {
           ManagedOrganization managed = managed(ctx);
-          own(managed, kind, ctx.pathParam("id"));
+          own(managed, kind, ctx.pathParam(kind.idParam));
           NetworkLink left = network
               .links()
-              .delete(managed.orgId(), kind, ctx.pathParam("id"), audit(ctx, managed));
+              .delete(managed.orgId(), kind, ctx.pathParam(kind.idParam), audit(ctx, managed));
           network.refresh();
           if (left == null) {
             ctx.status(204);

@@ -23,7 +23,8 @@ class OrganizationIsolationTest {
   void anotherOrganizationsRoutesAreClosedToEveryCredentialOfThisOne() {
     try (TestServer server = TestServer.start()) {
       String mine = server.createOrganization("seed");
-      String theirs = server.createOrganization("seed");
+      // Scale: the plan that may register custom domains.
+      String theirs = server.createOrganization("scale");
       Map<String, String> theirIds = new LinkedHashMap<>();
       theirIds.put("org_id", theirs);
       theirIds.put(
@@ -78,6 +79,43 @@ class OrganizationIsolationTest {
       awaitFile(server, theirIds.get("nano_id"), "data/y.txt");
       // Connecting a store needs one to reach (ObjectStoresTest); an id of the right shape here.
       theirIds.put("store_id", "ost_01q3eep1806qe6yg1awkh2p0hh");
+      theirIds.put(
+          "domain_id", created(server, theirs, "domain", "{\"domain\":\"theirs.example\"}"));
+      // A certificate needs a verified domain (TlsListenerTest); an id of the right shape here.
+      theirIds.put("certificate_id", "cert_01q3eep1806qe6yg1awkh2p0hh");
+      theirIds.put(
+          "peering_id",
+          created(
+              server,
+              theirs,
+              "vpc-peering",
+              "{\"provider\":\"aws\",\"vpc_id\":\"vpc-0a1b2c3d\",\"region\":\"eu-west-1\","
+                  + "\"cidr\":\"172.20.0.0/16\",\"account_id\":\"123456789012\"}"));
+      theirIds.put(
+          "endpoint_id",
+          created(
+              server,
+              theirs,
+              "private-endpoint",
+              "{\"vpc_id\":\"vpc-0a1b2c3d\",\"subnet_ids\":[\"subnet-0a1b2c3d\"],"
+                  + "\"security_group_ids\":[\"sg-0a1b2c3d\"]}"));
+      assertThat(server
+              .asOperator(server
+                  .http
+                  .post("/v1/organizations/" + theirs + "/firewall")
+                  .json("{\"outbound_rules\":[{\"destination\":\"a.example\",\"port\":443,"
+                      + "\"protocol\":\"tcp\",\"action\":\"deny\"}]}"))
+              .status())
+          .isEqualTo(200);
+      // Checked once now: with the test clock standing still, no later check changes the record.
+      assertThat(server
+              .asOperator(server
+                  .http
+                  .post("/v1/organizations/" + theirs + "/domain/" + theirIds.get("domain_id")
+                      + "/verify")
+                  .json("{}"))
+              .status())
+          .isEqualTo(200);
       String before = snapshot(server, theirs);
 
       List<String> credentials = List.of(
@@ -148,6 +186,12 @@ class OrganizationIsolationTest {
         "/env",
         "/config",
         "/audit",
+        "/domain",
+        "/ssl",
+        "/allowlist",
+        "/firewall",
+        "/vpc-peering",
+        "/private-endpoint",
         "/instances",
         "/storage")) {
       Http.Response response =

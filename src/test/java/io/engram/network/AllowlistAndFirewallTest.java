@@ -285,7 +285,7 @@ class AllowlistAndFirewallTest {
         org,
         "/firewall",
         rule(
-            "\"destination\":\"*.Example.COM\",\"port\":443,\"protocol\":\"TCP\",\"action\":\"Allow\""));
+            "\"destination\":\"*.Example.COM\",\"port\":443,\"protocol\":\"tcp\",\"action\":\"allow\""));
     assertThat(ok.json().at("/outbound_rules/0").toString())
         .isEqualTo(
             "{\"destination\":\"*.example.com\",\"port\":443,\"protocol\":\"tcp\",\"action\":\"allow\"}");

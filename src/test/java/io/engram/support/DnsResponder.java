@@ -26,6 +26,20 @@ public final class DnsResponder implements AutoCloseable {
   private final Thread thread;
   private volatile int queries;
 
+  private static DnsResponder shared;
+
+  /** One responder for every test server that does not bring its own: it knows no name. */
+  public static synchronized DnsResponder shared() {
+    if (shared == null) {
+      try {
+        shared = new DnsResponder();
+      } catch (SocketException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return shared;
+  }
+
   public DnsResponder() throws SocketException {
     socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     thread = Thread.ofPlatform().daemon().name("test-dns").start(this::serve);

@@ -55,6 +55,8 @@ public final class TestServer implements AutoCloseable {
       // Nodes sharing a database share the key that seals its secrets, as operators must set it.
       env.put("ENGRAM_SECRET_KEY", "7e57".repeat(16));
     }
+    // Custom-domain checks ask a DNS server of the tests, never the machine's resolver.
+    env.put("ENGRAM_DNS_RESOLVER", DnsResponder.shared().address());
     env.putAll(builder.env);
     // Ephemeral ports are given as overrides (the environment's own check wants a real port).
     Map<String, String> ports = new HashMap<>(Map.of("API_PORT", "0"));
