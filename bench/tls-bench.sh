@@ -30,7 +30,7 @@ done
 ORG=$(curl -sf -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" -H 'Content-Type: application/json' \
   -d '{"name":"bench","plan":"scale"}' http://127.0.0.1:8000/v1/organizations | sed 's/.*"id":"\([^"]*\)".*/\1/')
 KEY=$(curl -sf -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" -H 'Content-Type: application/json' \
-  -d '{"name":"bench","permissions":["inference"],"rate_limit":100000000}' \
+  -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' \
   http://127.0.0.1:8000/v1/organizations/$ORG/api-keys | sed 's/.*"token":"\([^"]*\)".*/\1/')
 AUTH="Authorization: Bearer $KEY"
 summary() { grep -E "^finished in|requests: |TLS Protocol|Application protocol|time for request" ; }

@@ -109,10 +109,15 @@ class TlsListenerTest {
 
   /** The certificate the listener serves for an SNI name, read with a client that trusts all. */
   private static X509Certificate served(String sni, String... protocols) throws Exception {
+    return served(server.engram.tlsPort(), sni, protocols);
+  }
+
+  /** The certificate a TLS listener on {@code port} serves for an SNI name (TLS 1.3 asserted). */
+  static X509Certificate served(int port, String sni, String... protocols) throws Exception {
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, new TrustManager[] {new TrustAll()}, null);
     try (SSLSocket socket =
-        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", server.engram.tlsPort())) {
+        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
       SSLParameters parameters = socket.getSSLParameters();
       parameters.setServerNames(List.of(new SNIHostName(sni)));
       if (protocols.length > 0) {
