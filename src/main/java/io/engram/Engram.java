@@ -307,6 +307,7 @@ public final class Engram implements AutoCloseable {
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics(clock);
       network = openNetwork(config, services, metrics, clock);
+      services.organizationService().onPlanChange(network::planChanged);
       InstanceServices storage = InstanceServices.open(
           services.database(),
           services.secrets(),

@@ -116,10 +116,59 @@ public final class Domains {
     });
   }
 
+  /**
+   * A plan below Scale has no custom domains: the organization's domains stop serving (failed,
+   * with the reason). After an upgrade each is verified again by {@code POST /verify}.
+   */
+  Map<String, Object> planChanged(Organization after, String requestId) {
+    if (after.plan().ordinal() >= Plan.SCALE.ordinal()) {
+      return Map.of();
+    }
+    Instant now = clock.instant();
+    int stopped = store.db().write(h -> {
+      int count = 0;
+      for (CustomDomain d : NetworkStore.domains(h, after.id())) {
+        if (d.state() == DomainState.FAILED) {
+          continue;
+        }
+        NetworkStore.updateDomain(
+            h,
+            new CustomDomain(
+                d.id(),
+                d.orgId(),
+                d.domain(),
+                DomainState.FAILED,
+                d.token(),
+                d.createdAt(),
+                d.verifiedAt(),
+                now,
+                now,
+                "The organization's plan (" + after.plan().id()
+                    + ") does not include custom domains: Scale or higher does"));
+        NetworkStore.changed(
+            h,
+            now,
+            after.id(),
+            "network.domain.state",
+            new Audit(null, requestId),
+            Map.of("domain", d.domain(), "before", d.state().wireName(), "after", "failed"));
+        count++;
+      }
+      return count;
+    });
+    return stopped == 0 ? Map.of() : Map.of("custom_domains_stopped", stopped);
+  }
+
   /** The scheduled pass: every domain whose check is due. Returns how many were checked. */
   int checkDue() {
     List<CustomDomain> due = store.domainsDue(clock.instant(), 50);
-    due.forEach(domain -> check(domain, Audit.SYSTEM));
+    for (CustomDomain domain : due) {
+      try {
+        check(domain, Audit.SYSTEM);
+      } catch (ApiException e) {
+        // deleted while it was looked up: nothing left to check
+      }
+    }
     return due.size();
   }
 

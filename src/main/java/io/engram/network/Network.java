@@ -106,15 +106,15 @@ public final class Network implements AutoCloseable {
             () -> expiryDays.values().stream()
                 .filter(days -> days < EXPIRY_WARNING.toDays())
                 .count())
-        .description("Organizations' certificates that expire within 14 days (or have expired)")
+        .description("Organizations with a certificate that expires within 14 days (or expired)")
         .register(registry);
     Gauge.builder(
-            "engram_tls_certificate_min_days_left",
+            "engram_tls_certificate_min_seconds_left",
             () -> expiryDays.values().stream()
-                .mapToDouble(Double::doubleValue)
+                .mapToDouble(days -> days * 86_400)
                 .min()
                 .orElse(Double.NaN))
-        .description("Days until the first organization certificate expires")
+        .description("Seconds until the first organization certificate expires")
         .register(registry);
   }
 
@@ -151,6 +151,16 @@ public final class Network implements AutoCloseable {
       OrganizationConfigs configs,
       long maxBodyBytes) {
     return List.of(new NetworkRoutes(this, organizations, configs, guard, clock, maxBodyBytes));
+  }
+
+  /** Follows a plan change (registered with the organizations): below Scale, domains stop. */
+  public Map<String, Object> planChanged(
+      io.engram.organizations.Organization before,
+      io.engram.organizations.Organization after,
+      String requestId) {
+    Map<String, Object> consequences = domains.planChanged(after, requestId);
+    state.refresh(false);
+    return consequences;
   }
 
   /** Runs the scheduled domain checks now (tests, and an operator's nudge). */

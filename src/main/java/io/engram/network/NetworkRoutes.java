@@ -60,12 +60,15 @@ final class NetworkRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    // A custom domain that is not verified answers 404 on every path, before anything else.
+    // A custom domain that is not verified answers 404 on every path, before anything else; a
+    // serving one answers browsers by its organization's CORS_ORIGINS.
+    routes.filter(new DomainCors(network.state(), organizations, configs));
     routes.before(ctx -> {
       String host = ctx.req().getServerName();
       if (host != null) {
         network.state().organizationOf(host.toLowerCase(Locale.ROOT));
       }
+      DomainCors.refusePreflight(ctx);
     });
     domains(routes);
     certificates(routes);

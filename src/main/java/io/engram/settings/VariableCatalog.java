@@ -5,7 +5,6 @@ import io.engram.platform.config.VariableSpec;
 import io.engram.platform.http.ApiException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -26,8 +25,6 @@ public final class VariableCatalog {
     ORGANIZATION,
     /** The server's: the operator sets it in the environment, and a restart applies it. */
     INSTANCE,
-    /** Per-organization meaning not built yet: refused. */
-    NOT_YET,
     /** The organization's own name: kept, shown, never interpreted. */
     CUSTOM
   }
@@ -54,9 +51,12 @@ public final class VariableCatalog {
       "TRAINING_ENABLED",
       "CHECKPOINT_INTERVAL",
       "GRADIENT_ACCUMULATION_STEPS",
-      "BATCH_SIZE");
+      "BATCH_SIZE",
+      "CORS_ORIGINS");
 
-  private static final Map<String, String> NOT_YET = Map.of("CORS_ORIGINS", "custom domains");
+  /** An origin as browsers send it: scheme, host and an optional port, nothing after. */
+  private static final Pattern ORIGIN =
+      Pattern.compile("(?i)https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?");
 
   private VariableCatalog() {}
 
@@ -64,12 +64,22 @@ public final class VariableCatalog {
     if (PER_ORGANIZATION.contains(name)) {
       return Reach.ORGANIZATION;
     }
-    if (NOT_YET.containsKey(name)) {
-      return Reach.NOT_YET;
-    }
     return EnvironmentVariables.spec(name).isPresent() || name.startsWith("ENGRAM_")
         ? Reach.INSTANCE
         : Reach.CUSTOM;
+  }
+
+  /** CORS_ORIGINS: {@code *} or origins such as {@code https://app.acme.com}, comma-separated. */
+  private static void checkOrigins(String param, String value) {
+    for (String origin : value.split(",")) {
+      String entry = origin.strip();
+      if (!entry.equals("*") && !ORIGIN.matcher(entry).matches()) {
+        throw ApiException.badRequest(
+            param,
+            "CORS_ORIGINS takes * or origins such as https://app.example.com (scheme, host, "
+                + "optional port; no path), comma-separated; '" + entry + "' is not one");
+      }
+    }
   }
 
   /** True for a name whose value is shown masked and stored sealed. */
@@ -111,16 +121,14 @@ public final class VariableCatalog {
             param,
             name + " is the server's: the operator sets it in the server's environment, and a "
                 + "restart applies it");
-      case NOT_YET ->
-        throw ApiException.invalid(
-            "not_per_organization",
-            param,
-            name + " takes effect per organization with " + NOT_YET.get(name)
-                + ", which this version does not have; it is not stored to do nothing");
-      case ORGANIZATION ->
+      case ORGANIZATION -> {
         spec(name).flatMap(spec -> spec.check(value)).ifPresent(problem -> {
           throw ApiException.badRequest(param, problem);
         });
+        if (name.equals("CORS_ORIGINS")) {
+          checkOrigins(param, value);
+        }
+      }
       case CUSTOM -> {
         if (value.length() > MAX_VALUE) {
           throw ApiException.badRequest(

@@ -98,6 +98,18 @@ class CustomDomainTest {
     // The other organization still works on the server's own name.
     assertThat(onDomain("localhost", other.key()).status()).isEqualTo(200);
 
+    // A plan below Scale stops the domain; back on Scale, a verification serves it again.
+    Http.Response downgraded = server.asOperator(
+        server.http.patch("/v1/organizations/" + org.id()).json("{\"plan\":\"seed\"}"));
+    assertThat(downgraded.json().at("/consequences/custom_domains_stopped").asInt())
+        .isEqualTo(1);
+    assertThat(onDomain("api.acme-one.example", org.key()).status()).isEqualTo(404);
+    server.asOperator(
+        server.http.patch("/v1/organizations/" + org.id()).json("{\"plan\":\"scale\"}"));
+    assertThat(post(org, "/domain/" + id + "/verify", "{}").json().get("status").asText())
+        .isEqualTo("verified");
+    assertThat(onDomain("api.acme-one.example", org.key()).status()).isEqualTo(200);
+
     // The scheduled re-check: the record is gone, the domain fails and stops serving.
     dns.remove(name);
     server.clock.advance(Duration.ofHours(7));
@@ -121,6 +133,66 @@ class CustomDomainTest {
         .send()
         .text();
     assertThat(audit).contains("network.domain.create").contains("network.domain.state");
+  }
+
+  @Test
+  void browsersOnACustomDomainAreAnsweredByTheOrganizationsCorsOrigins() throws Exception {
+    Org org = org("scale");
+    JsonNode domain =
+        post(org, "/domain", "{\"domain\":\"app.cors-one.example\"}").json();
+    dns.putTxt(
+        domain.at("/verification/name").asText(),
+        domain.at("/verification/value").asText());
+    post(org, "/domain/" + domain.get("id").asText() + "/verify", "{}");
+    Http.Response bad =
+        post(org, "/env", "{\"variables\":{\"CORS_ORIGINS\":\"https://a.example/path\"}}");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().at("/error/param").asText()).isEqualTo("variables.CORS_ORIGINS");
+    Http.Response set =
+        post(org, "/env", "{\"variables\":{\"CORS_ORIGINS\":\"https://app.acme.example\"}}");
+    assertThat(set.status()).as(set.text()).isEqualTo(200);
+
+    RawHttp.Response allowed = preflight("app.cors-one.example", "https://app.acme.example");
+    assertThat(allowed.status()).isLessThan(300);
+    assertThat(allowed.headers().get("access-control-allow-origin"))
+        .isEqualTo("https://app.acme.example");
+    RawHttp.Response refused = preflight("app.cors-one.example", "https://evil.example");
+    assertThat(refused.status()).isEqualTo(403);
+    assertThat(refused.json().at("/error/code").asText()).isEqualTo("cors_origin_not_allowed");
+    RawHttp.Response request = RawHttp.send(
+        null,
+        server.engram.port(),
+        "app.cors-one.example",
+        "GET",
+        "/v1/models",
+        null,
+        "Authorization",
+        "Bearer " + org.key(),
+        "Origin",
+        "https://evil.example");
+    assertThat(request.status()).isEqualTo(200);
+    assertThat(request.headers()).doesNotContainKey("access-control-allow-origin");
+    // The server's own name keeps the server's CORS_ORIGINS (*).
+    assertThat(preflight("localhost", "https://evil.example")
+            .headers()
+            .get("access-control-allow-origin"))
+        .isIn("*", "https://evil.example");
+  }
+
+  private static RawHttp.Response preflight(String host, String origin) throws Exception {
+    return RawHttp.send(
+        null,
+        server.engram.port(),
+        host,
+        "OPTIONS",
+        "/v1/models",
+        null,
+        "Origin",
+        origin,
+        "Access-Control-Request-Method",
+        "GET",
+        "Access-Control-Request-Headers",
+        "authorization");
   }
 
   @Test

@@ -78,6 +78,12 @@ public final class HttpServer {
       });
       table[0] = new Routes(javalinConfig.routes);
       modules.forEach(module -> module.register(table[0]));
+      List<jakarta.servlet.Filter> filters = table[0].filters();
+      javalinConfig.jetty.modifyServletContextHandler(
+          context -> filters.forEach(filter -> context.addFilter(
+              new org.eclipse.jetty.ee10.servlet.FilterHolder(filter),
+              "/*",
+              java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST))));
       exposeToBrowsers(javalinConfig, config, table[0].exposedHeaders());
     });
     this.routes = table[0].all();

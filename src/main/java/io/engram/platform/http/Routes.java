@@ -23,6 +23,7 @@ public final class Routes {
   private final RoutesConfig javalin;
   private final List<Route> registered = new ArrayList<>();
   private final Set<String> exposedHeaders = new LinkedHashSet<>();
+  private final List<jakarta.servlet.Filter> filters = new ArrayList<>();
 
   public Routes(RoutesConfig javalin) {
     this.javalin = javalin;
@@ -59,6 +60,19 @@ public final class Routes {
   public Routes ws(String path, Consumer<WsConfig> handler) {
     javalin.ws(path, handler);
     return this;
+  }
+
+  /**
+   * A servlet filter around every request, for what must hold whatever the handlers do (the CORS
+   * answer of a custom domain).
+   */
+  public Routes filter(jakarta.servlet.Filter filter) {
+    filters.add(filter);
+    return this;
+  }
+
+  public List<jakarta.servlet.Filter> filters() {
+    return List.copyOf(filters);
   }
 
   /** A check every request passes before its route (such as the custom domain's state). */

@@ -23,6 +23,8 @@ import java.util.function.LongSupplier;
 public final class AddressBook {
   /** How long an answer is kept (the JDK's default positive cache time). */
   static final long TTL_NANOS = 30_000_000_000L;
+  /** Past this many names, lapsed answers are dropped before a new one is kept. */
+  static final int PURGE_ABOVE = 10_000;
 
   /** Where answers come from: the system's resolver. */
   @FunctionalInterface
@@ -80,7 +82,7 @@ public final class AddressBook {
    */
   public void pin(String host, InetAddress[] addresses) {
     if (!isLiteral(host) && addresses.length > 0) {
-      cache.put(key(host), new Entry(addresses.clone(), clock.getAsLong() + TTL_NANOS));
+      keep(key(host), addresses.clone());
     }
   }
 
@@ -111,8 +113,16 @@ public final class AddressBook {
     }
     Lookup system = lookup;
     InetAddress[] found = system != null ? system.all(host) : InetAddress.getAllByName(host);
-    cache.put(key, new Entry(found, clock.getAsLong() + TTL_NANOS));
+    keep(key, found);
     return found;
+  }
+
+  private void keep(String key, InetAddress[] addresses) {
+    long now = clock.getAsLong();
+    if (cache.size() > PURGE_ABOVE) {
+      cache.values().removeIf(entry -> entry.expiresAt - now <= 0);
+    }
+    cache.put(key, new Entry(addresses, now + TTL_NANOS));
   }
 
   private static String key(String host) {
