@@ -61,7 +61,7 @@ import io.engram.platform.io.VolumeMeter;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.net.ClientAddress;
-import io.engram.platform.ratelimit.FixedWindowRateLimiter;
+import io.engram.platform.ratelimit.RateLimits;
 import io.engram.reflection.ReflectionReport;
 import io.engram.reflection.ReflectionRoutes;
 import io.engram.reflection.ReflectionService;
@@ -301,6 +301,7 @@ public final class Engram implements AutoCloseable {
     ReflectionService reflection = null;
     Inference inference = null;
     Network network = null;
+    RateLimits limits = null;
     AlertEvaluator alertEvaluator;
     try {
       memory = openMemory(config, services, clock);
@@ -348,10 +349,11 @@ public final class Engram implements AutoCloseable {
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();
+      limits = RateLimits.open(config, clock, metrics.registry());
       Guard guard = new Guard(
           services.credentials(),
           services.sessions(),
-          new FixedWindowRateLimiter(clock),
+          limits.limiter(),
           metrics,
           config.access().apiKeyRequired(),
           config.access().rateLimitRequests(),
@@ -542,12 +544,16 @@ public final class Engram implements AutoCloseable {
                   services.organizationService()::get, !config.storage().usesPostgres()),
               fineTuning,
               network,
+              limits,
               !config.storage().usesPostgres()),
           config.monitoring().alertInterval(),
           network);
     } catch (RuntimeException e) {
       if (network != null) {
         network.close();
+      }
+      if (limits != null) {
+        limits.close();
       }
       if (inference != null) {
         inference.close();
@@ -565,12 +571,17 @@ public final class Engram implements AutoCloseable {
 
   /** The node's background job runners, started together and stopped together. */
   private static AutoCloseable background(
-      AutoCloseable storageJobs, FineTuning fineTuning, Network network, boolean soleNode) {
+      AutoCloseable storageJobs,
+      FineTuning fineTuning,
+      Network network,
+      RateLimits limits,
+      boolean soleNode) {
     fineTuning.start(soleNode);
     return () -> {
       fineTuning.close();
       storageJobs.close();
       network.close();
+      limits.close();
     };
   }
 

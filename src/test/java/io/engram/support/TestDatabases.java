@@ -43,6 +43,36 @@ public final class TestDatabases {
     return BASE_URL + "&currentSchema=" + schema;
   }
 
+  /**
+   * The URL of the local Redis, checked to answer; skipped outside CI when it does not, a failure
+   * in CI (as PostgreSQL).
+   */
+  public static String redisUrl() {
+    String url = System.getenv().getOrDefault("ENGRAM_TEST_REDIS_URL", "redis://127.0.0.1:6379");
+    java.net.URI uri = java.net.URI.create(url);
+    boolean answers;
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()), 1000);
+      socket
+          .getOutputStream()
+          .write("PING\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.setSoTimeout(1000);
+      answers = new String(
+              socket.getInputStream().readNBytes(5), java.nio.charset.StandardCharsets.US_ASCII)
+          .equals("+PONG");
+    } catch (java.io.IOException e) {
+      answers = false;
+    }
+    if (!answers && "true".equalsIgnoreCase(System.getenv("CI"))) {
+      throw new IllegalStateException("Redis is required in CI but does not answer at " + url);
+    }
+    assumeTrue(
+        answers,
+        () -> "Redis does not answer at " + url
+            + "; Redis tests skipped outside CI. Run ./engram test to start it.");
+    return url;
+  }
+
   /** Drops a schema made by {@link #freshPostgresUrl()}. */
   public static void drop(String url) {
     String schema = url.substring(url.indexOf("currentSchema=") + "currentSchema=".length());

@@ -41,6 +41,7 @@ public final class ConfigSummary {
         List.of(
             "ENGRAM_DATA_DIR",
             "DATABASE_URL",
+            "REDIS_URL",
             "ENGRAM_SECRET_KEY",
             "ENGRAM_STORAGE_DIR",
             "ENGRAM_BACKUP_DIR",
@@ -77,6 +78,7 @@ public final class ConfigSummary {
       Map.entry("MAX_MODEL_SIZE_GB", "by plan"),
       Map.entry("WORKER_PROCESSES", "by cores"),
       Map.entry("DATABASE_URL", "sqlite in ENGRAM_DATA_DIR"),
+      Map.entry("REDIS_URL", "limits counted by each node"),
       Map.entry("DEFAULT_MODEL", "none: requests name one"),
       Map.entry("ENGRAM_ADMIN_KEY", "none"),
       Map.entry("ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR"),

@@ -211,6 +211,11 @@ public record EngramConfig(
       problems.add(
           "ENGRAM_TLS_CERTIFICATE and ENGRAM_TLS_PRIVATE_KEY are set together or not at all");
     }
+    String redis = values.get("REDIS_URL");
+    if (!redis.isEmpty() && !redis.matches("^rediss?://[^\\s]+$")) {
+      problems.add("REDIS_URL must be empty or a Redis URL (redis://[:password@]host:6379[/db] or "
+          + "rediss://...)");
+    }
     String adminKey = values.get("ENGRAM_ADMIN_KEY");
     if (!adminKey.isEmpty()
         && (adminKey.length() < 24 || adminKey.chars().anyMatch(Character::isWhitespace))) {
@@ -327,11 +332,11 @@ public record EngramConfig(
           || name.equals("ENGRAM_UPSTREAM_API_KEY")
           || name.equals("ENGRAM_SECRET_KEY")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
-      } else if (name.equals("DATABASE_URL")) {
+      } else if (name.equals("DATABASE_URL") || name.equals("REDIS_URL")) {
         shown.put(
             name,
             value
-                .replaceAll("(//[^:/@]+:)[^@]*@", "$1***@")
+                .replaceAll("(//[^:/@]*:)[^@]*@", "$1***@")
                 .replaceAll("(?i)(password=)[^&]*", "$1***"));
       } else {
         shown.put(name, value);

@@ -163,6 +163,10 @@ public final class EnvironmentVariables {
     add(VariableSpec.string(
         "DATABASE_URL", "", "empty: SQLite in the data dir; postgresql://... : PostgreSQL"));
     add(VariableSpec.string(
+        "REDIS_URL",
+        "",
+        "empty: limits counted by each node; redis://host:6379: rate limits shared by every node"));
+    add(VariableSpec.string(
         "ENGRAM_ADMIN_KEY", "", "account-level key accepted as given (at least 24 characters)"));
     add(VariableSpec.string(
         "ENGRAM_SECRET_KEY",

@@ -1,0 +1,79 @@
+package io.engram.platform.ratelimit;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's connection to Redis ({@code REDIS_URL}), made so that a Redis that is away costs a
+ * request nothing but a fast failure: commands time out after {@link #COMMAND_TIMEOUT}, are
+ * refused at once while the connection is down (not queued), and the connection comes back by
+ * itself, including when Redis was not there when the node started.
+ */
+public final class RedisConnection implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisConnection.class);
+  static final Duration COMMAND_TIMEOUT = Duration.ofMillis(250);
+
+  private final RedisClient client;
+  private final ScheduledExecutorService retry = Executors.newSingleThreadScheduledExecutor(
+      Thread.ofPlatform().daemon().name("redis-connect").factory());
+  private volatile StatefulRedisConnection<String, String> connection;
+
+  public RedisConnection(String url) {
+    RedisURI uri = RedisURI.create(url);
+    uri.setTimeout(COMMAND_TIMEOUT);
+    this.client = RedisClient.create(uri);
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(true)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(COMMAND_TIMEOUT))
+        .build());
+    connect();
+    retry.scheduleWithFixedDelay(this::connectIfAbsent, 2, 2, TimeUnit.SECONDS);
+  }
+
+  /** The commands of the live connection; a {@link RedisException} when there is none yet. */
+  public RedisCommands<String, String> commands() {
+    StatefulRedisConnection<String, String> live = connection;
+    if (live == null) {
+      throw new RedisConnectionException("not connected to Redis");
+    }
+    return live.sync();
+  }
+
+  private void connectIfAbsent() {
+    if (connection == null) {
+      connect();
+    }
+  }
+
+  private void connect() {
+    try {
+      connection = client.connect();
+      LOG.info("connected to Redis at {}", client.toString());
+    } catch (RedisException e) {
+      LOG.warn("Redis cannot be reached ({}); retrying every 2 seconds", e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    retry.shutdownNow();
+    StatefulRedisConnection<String, String> live = connection;
+    if (live != null) {
+      live.close();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+}

@@ -1,0 +1,84 @@
+package io.engram.access;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.support.Http;
+import io.engram.support.TestDatabases;
+import io.engram.support.TestServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With REDIS_URL, a key's rate limit holds for the organization, not per node: 30 clients spread
+ * over two nodes on one PostgreSQL and one Redis get exactly the limit between them. Without
+ * Redis answering, a node counts on its own and never fails a request for it.
+ */
+class RedisRateLimitAcrossNodesTest {
+
+  @Test
+  void aKeysLimitIsExactAcrossNodes() throws Exception {
+    String redis = TestDatabases.redisUrl();
+    try (TestServer first =
+            TestServer.builder().postgres().env("REDIS_URL", redis).start();
+        TestServer second =
+            TestServer.builder().sharing(first).env("REDIS_URL", redis).start()) {
+      String org = first.createOrganization("scale");
+      String key = first.apiKey(org, 100, "inference");
+      awaitRoomInTheMinute();
+      List<Future<Http.Response>> calls = new ArrayList<>();
+      try (ExecutorService clients = Executors.newFixedThreadPool(30)) {
+        for (int i = 0; i < 150; i++) {
+          TestServer node = i % 2 == 0 ? first : second;
+          calls.add(clients.submit(() -> node.http.get("/v1/models").bearer(key).send()));
+        }
+      }
+      int admitted = 0;
+      int refused = 0;
+      for (Future<Http.Response> call : calls) {
+        Http.Response response = call.get();
+        if (response.status() == 200) {
+          admitted++;
+        } else {
+          assertThat(response.status()).as(response.text()).isEqualTo(429);
+          assertThat(response.header("Retry-After")).isNotNull();
+          refused++;
+        }
+      }
+      assertThat(admitted).isEqualTo(100);
+      assertThat(refused).isEqualTo(50);
+      Http.Response last = second.http.get("/v1/models").bearer(key).send();
+      assertThat(last.header("X-RateLimit-Limit")).isEqualTo("100");
+      assertThat(last.header("X-RateLimit-Remaining")).isEqualTo("0");
+      assertThat(first.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text())
+          .contains("engram_redis_available 1.0");
+    }
+  }
+
+  @Test
+  void withoutRedisANodeCountsOnItsOwnAndFailsNothing() {
+    try (TestServer server =
+        TestServer.builder().env("REDIS_URL", "redis://127.0.0.1:1").start()) {
+      String org = server.createOrganization("seed");
+      String key = server.apiKey(org, 3, "inference");
+      List<Integer> statuses = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        statuses.add(server.http.get("/v1/models").bearer(key).send().status());
+      }
+      assertThat(statuses).containsExactly(200, 200, 200, 429, 429);
+      assertThat(server.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text())
+          .contains("engram_redis_available 0.0");
+    }
+  }
+
+  /** A fixed window must not end mid-test: start with 20 seconds or more left in the minute. */
+  private static void awaitRoomInTheMinute() throws InterruptedException {
+    long intoMinute = System.currentTimeMillis() % 60_000;
+    if (intoMinute > 40_000) {
+      Thread.sleep(60_000 - intoMinute + 100);
+    }
+  }
+}
