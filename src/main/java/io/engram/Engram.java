@@ -50,6 +50,7 @@ import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.AuditLog;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
+import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
@@ -109,15 +110,21 @@ public final class Engram implements AutoCloseable {
       AuditLog audit,
       SecretBox secrets,
       MemoryHandlers memoryHandlers,
-      Reminders reminders)
+      Reminders reminders,
+      Cluster cluster)
       implements AutoCloseable {
 
     public static Services open(EngramConfig config, Clock clock) {
       Database database = Databases.open(config);
       OrganizationStore organizations = new OrganizationStore(database);
       UserStore users = new UserStore(database);
+      Cluster cluster = Cluster.open(config.values().get("REDIS_URL"));
       CredentialService credentials = new CredentialService(
-          new CredentialStore(database), organizations, clock, config.access().adminKey());
+          new CredentialStore(database),
+          organizations,
+          clock,
+          config.access().adminKey(),
+          cluster.bus());
       SessionService sessions = new SessionService(
           new SessionStore(database),
           users,
@@ -149,11 +156,13 @@ public final class Engram implements AutoCloseable {
           new AuditLog(database),
           secrets,
           memoryHandlers,
-          reminders);
+          reminders,
+          cluster);
     }
 
     @Override
     public void close() {
+      cluster.close();
       database.close();
     }
   }
@@ -301,7 +310,6 @@ public final class Engram implements AutoCloseable {
     ReflectionService reflection = null;
     Inference inference = null;
     Network network = null;
-    RateLimits limits = null;
     AlertEvaluator alertEvaluator;
     try {
       memory = openMemory(config, services, clock);
@@ -349,11 +357,10 @@ public final class Engram implements AutoCloseable {
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();
-      limits = RateLimits.open(config, clock, metrics.registry());
       Guard guard = new Guard(
           services.credentials(),
           services.sessions(),
-          limits.limiter(),
+          RateLimits.open(services.cluster(), clock, metrics.registry()),
           metrics,
           config.access().apiKeyRequired(),
           config.access().rateLimitRequests(),
@@ -544,16 +551,12 @@ public final class Engram implements AutoCloseable {
                   services.organizationService()::get, !config.storage().usesPostgres()),
               fineTuning,
               network,
-              limits,
               !config.storage().usesPostgres()),
           config.monitoring().alertInterval(),
           network);
     } catch (RuntimeException e) {
       if (network != null) {
         network.close();
-      }
-      if (limits != null) {
-        limits.close();
       }
       if (inference != null) {
         inference.close();
@@ -564,24 +567,19 @@ public final class Engram implements AutoCloseable {
       if (memory != null) {
         memory.close();
       }
-      services.database().close();
+      services.close();
       throw e;
     }
   }
 
   /** The node's background job runners, started together and stopped together. */
   private static AutoCloseable background(
-      AutoCloseable storageJobs,
-      FineTuning fineTuning,
-      Network network,
-      RateLimits limits,
-      boolean soleNode) {
+      AutoCloseable storageJobs, FineTuning fineTuning, Network network, boolean soleNode) {
     fineTuning.start(soleNode);
     return () -> {
       fineTuning.close();
       storageJobs.close();
       network.close();
-      limits.close();
     };
   }
 
@@ -707,7 +705,7 @@ public final class Engram implements AutoCloseable {
     reflection.close();
     memory.close();
     metrics.close();
-    services.database().close();
+    services.close();
     LOG.info("shutdown complete");
   }
 }

@@ -10,8 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * relay path those two reads were the largest cost Engram added per request (docs/benchmarks.md).
  *
  * <p>Only valid credentials are kept; a revocation on this node removes its credential at once.
- * Other nodes sharing the database keep what they verified for at most {@link #TTL}, which bounds
- * how long a key revoked elsewhere still works there. Expiry times are checked on every use.
+ * Other nodes are told on the node bus (Redis pub/sub, with {@code REDIS_URL}) and forget it at
+ * once; without Redis they keep what they verified for at most {@link #TTL}, which bounds how long
+ * a key revoked elsewhere still works there. Expiry times are checked on every use.
  */
 final class CredentialCache {
   static final Duration TTL = Duration.ofSeconds(2);

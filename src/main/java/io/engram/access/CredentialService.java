@@ -3,6 +3,7 @@ package io.engram.access;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.Ids;
+import io.engram.platform.cluster.NodeBus;
 import io.engram.platform.http.ApiException;
 import java.time.Clock;
 import java.time.Instant;
@@ -30,13 +31,31 @@ public final class CredentialService {
   private final String envAdminKeyHash;
   private final CredentialCache verified = new CredentialCache();
 
+  /** Channels of the node bus: what other nodes must forget from their caches at once. */
+  static final String REVOKED = "engram:credential-revoked";
+
+  static final String ORGANIZATION_CHANGED = "engram:organization-changed";
+
+  private final NodeBus bus;
+
+  /**
+   * @param bus where revocations and organization changes are told to the other nodes, which
+   *     forget the credential at once instead of within their cache's two seconds
+   */
   public CredentialService(
-      CredentialStore store, OrganizationStore organizations, Clock clock, String envAdminKey) {
+      CredentialStore store,
+      OrganizationStore organizations,
+      Clock clock,
+      String envAdminKey,
+      NodeBus bus) {
     this.store = store;
     this.organizations = organizations;
     this.clock = clock;
     this.envAdminKeyHash =
         envAdminKey == null || envAdminKey.isEmpty() ? null : SecretFormat.hash(envAdminKey);
+    this.bus = bus;
+    bus.subscribe(REVOKED, verified::forget);
+    bus.subscribe(ORGANIZATION_CHANGED, verified::forgetOrganization);
   }
 
   public Issued issue(
@@ -76,6 +95,7 @@ public final class CredentialService {
   public Optional<Credential> revoke(CredentialKind kind, String orgId, String id) {
     Optional<Credential> revoked = store.revoke(kind, orgId, id, clock.instant());
     verified.forget(id);
+    bus.publish(REVOKED, id);
     return revoked;
   }
 
@@ -85,10 +105,11 @@ public final class CredentialService {
    */
   /**
    * The organization's record changed (plan, budget): credentials this node verified read it again
-   * on their next use. Other nodes see it within the cache's two seconds.
+   * on their next use. Other nodes hear of it on the bus at once (with Redis), else within the cache's two seconds.
    */
   public void organizationChanged(String orgId) {
     verified.forgetOrganization(orgId);
+    bus.publish(ORGANIZATION_CHANGED, orgId);
   }
 
   public Optional<String> bootstrapAccountKey() {

@@ -26,6 +26,7 @@ class LayeringTest {
       List.of("platform.io", "platform.json"),
       List.of("platform"),
       List.of("platform.config"),
+      List.of("platform.cluster"),
       List.of(
           "platform.logging",
           "platform.metrics",

@@ -1,5 +1,6 @@
 package io.engram.platform.ratelimit;
 
+import io.engram.platform.cluster.RedisConnection;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;

@@ -1,4 +1,4 @@
-package io.engram.platform.ratelimit;
+package io.engram.platform.cluster;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -8,10 +8,15 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +34,8 @@ public final class RedisConnection implements AutoCloseable {
   private final ScheduledExecutorService retry = Executors.newSingleThreadScheduledExecutor(
       Thread.ofPlatform().daemon().name("redis-connect").factory());
   private volatile StatefulRedisConnection<String, String> connection;
+  private volatile StatefulRedisPubSubConnection<String, String> subscriptions;
+  private final Map<String, Consumer<String>> listeners = new ConcurrentHashMap<>();
 
   public RedisConnection(String url) {
     RedisURI uri = RedisURI.create(url);
@@ -52,16 +59,46 @@ public final class RedisConnection implements AutoCloseable {
     return live.sync();
   }
 
+  /**
+   * Calls {@code listener} with every message published on {@code channel}, by any node, from now
+   * on (and again after a reconnection: Lettuce subscribes anew).
+   */
+  public void subscribe(String channel, Consumer<String> listener) {
+    listeners.put(channel, listener);
+    StatefulRedisPubSubConnection<String, String> live = subscriptions;
+    if (live != null) {
+      live.sync().subscribe(channel);
+    }
+  }
+
   private void connectIfAbsent() {
-    if (connection == null) {
+    if (connection == null || subscriptions == null) {
       connect();
     }
   }
 
   private void connect() {
     try {
-      connection = client.connect();
-      LOG.info("connected to Redis at {}", client.toString());
+      if (connection == null) {
+        connection = client.connect();
+      }
+      if (subscriptions == null) {
+        StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub();
+        pubSub.addListener(new RedisPubSubAdapter<>() {
+          @Override
+          public void message(String channel, String message) {
+            Consumer<String> listener = listeners.get(channel);
+            if (listener != null) {
+              listener.accept(message);
+            }
+          }
+        });
+        if (!listeners.isEmpty()) {
+          pubSub.sync().subscribe(listeners.keySet().toArray(String[]::new));
+        }
+        subscriptions = pubSub;
+      }
+      LOG.info("connected to Redis");
     } catch (RedisException e) {
       LOG.warn("Redis cannot be reached ({}); retrying every 2 seconds", e.getMessage());
     }
@@ -73,6 +110,10 @@ public final class RedisConnection implements AutoCloseable {
     StatefulRedisConnection<String, String> live = connection;
     if (live != null) {
       live.close();
+    }
+    StatefulRedisPubSubConnection<String, String> pubSub = subscriptions;
+    if (pubSub != null) {
+      pubSub.close();
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
