@@ -354,6 +354,9 @@ public final class Engram implements AutoCloseable {
           services.configs(),
           storage.history(),
           network.egress(),
+          RateLimits.slots(
+              services.cluster(),
+              Duration.ofSeconds(Long.parseLong(config.values().get("ENGRAM_SLOT_LEASE_SECONDS")))),
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();

@@ -21,6 +21,7 @@ import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.net.Egress;
+import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,6 +90,7 @@ public final class Inference implements AutoCloseable {
       OrganizationConfigs configs,
       ConversationHistory history,
       Egress egress,
+      ConcurrencySlots slots,
       Clock clock) {
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
@@ -150,7 +152,7 @@ public final class Inference implements AutoCloseable {
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
-    InferenceLimits limits = new InferenceLimits(usage, configs);
+    InferenceLimits limits = new InferenceLimits(usage, configs, slots);
     Gateway gateway = new Gateway(
         catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history, egress);
     return new Inference(

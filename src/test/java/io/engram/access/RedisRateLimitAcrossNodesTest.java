@@ -74,6 +74,72 @@ class RedisRateLimitAcrossNodesTest {
     }
   }
 
+  @Test
+  void concurrencySlotsHoldForTheOrganizationAcrossNodes() throws Exception {
+    String redis = TestDatabases.redisUrl();
+    try (io.engram.support.FakeUpstream upstream = new io.engram.support.FakeUpstream();
+        TestServer first = TestServer.builder()
+            .postgres()
+            .env("REDIS_URL", redis)
+            .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
+            .env("DEFAULT_MODEL", "engram-chat")
+            .start();
+        TestServer second = TestServer.builder()
+            .sharing(first)
+            .env("REDIS_URL", redis)
+            .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
+            .env("DEFAULT_MODEL", "engram-chat")
+            .start()) {
+      String org = first.createOrganization("scale");
+      String key = first.apiKey(org, 10_000, "inference");
+      Http.Response config = first.asOperator(first
+          .http
+          .patch("/v1/organizations/" + org + "/config")
+          .json("{\"quotas\":{\"max_concurrent_requests\":2}}"));
+      assertThat(config.status()).as(config.text()).isEqualTo(200);
+      upstream.script(io.engram.support.FakeUpstream.Script.NORMAL.headerDelay(1_500));
+      String chat =
+          "{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+      List<Future<Http.Response>> calls = new ArrayList<>();
+      try (ExecutorService clients = Executors.newFixedThreadPool(6)) {
+        for (int i = 0; i < 6; i++) {
+          TestServer node = i % 2 == 0 ? first : second;
+          calls.add(clients.submit(() ->
+              node.http.post("/v1/chat/completions").bearer(key).json(chat).send()));
+        }
+      }
+      int admitted = 0;
+      for (Future<Http.Response> call : calls) {
+        Http.Response response = call.get();
+        if (response.status() == 200) {
+          admitted++;
+        } else {
+          assertThat(response.json().at("/error/code").asText())
+              .isEqualTo("concurrency_limit_exceeded");
+        }
+      }
+      assertThat(admitted).isEqualTo(2);
+      // Given back when each ended: the next two pass again.
+      upstream.script(io.engram.support.FakeUpstream.Script.NORMAL);
+      assertThat(first
+              .http
+              .post("/v1/chat/completions")
+              .bearer(key)
+              .json(chat)
+              .send()
+              .status())
+          .isEqualTo(200);
+      assertThat(second
+              .http
+              .post("/v1/chat/completions")
+              .bearer(key)
+              .json(chat)
+              .send()
+              .status())
+          .isEqualTo(200);
+    }
+  }
+
   /** A fixed window must not end mid-test: start with 20 seconds or more left in the minute. */
   private static void awaitRoomInTheMinute() throws InterruptedException {
     long intoMinute = System.currentTimeMillis() % 60_000;

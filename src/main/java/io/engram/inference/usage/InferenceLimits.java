@@ -4,12 +4,10 @@ import io.engram.access.Principal;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The inference limits, checked before any work: tokens per request (a 400: the request can never
@@ -31,11 +29,17 @@ public final class InferenceLimits {
 
   private final UsageLedger usage;
   private final OrganizationConfigs configs;
-  private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+  private final ConcurrencySlots slots;
 
   public InferenceLimits(UsageLedger usage, OrganizationConfigs configs) {
+    this(usage, configs, ConcurrencySlots.local());
+  }
+
+  /** @param slots where requests in flight are counted: this node's, or shared through Redis */
+  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs, ConcurrencySlots slots) {
     this.usage = usage;
     this.configs = configs;
+    this.slots = slots;
   }
 
   /** The most tokens one request of this organization may ask for; MAX_VALUE when unlimited. */
@@ -85,26 +89,23 @@ public final class InferenceLimits {
           budget.resetSeconds());
     }
     long limit = concurrencyLimit(org);
-    AtomicInteger count = inFlight.computeIfAbsent(org.id(), id -> new AtomicInteger());
-    if (count.incrementAndGet() > limit) {
-      count.decrementAndGet();
-      throw ApiException.rateLimited(
-          "concurrency_limit_exceeded",
-          "This organization already has " + limit
-              + " inference requests in flight, the most its configuration allows "
-              + "(quotas.max_concurrent_requests); retry when one finishes",
-          1);
-    }
-    return count::decrementAndGet;
+    ConcurrencySlots.Slot slot = slots
+        .take(org.id(), limit)
+        .orElseThrow(() -> ApiException.rateLimited(
+            "concurrency_limit_exceeded",
+            "This organization already has " + limit
+                + " inference requests in flight, the most its configuration allows "
+                + "(quotas.max_concurrent_requests); retry when one finishes",
+            1));
+    return slot::close;
   }
 
   long concurrencyLimit(Organization org) {
     return configs.effective(org).count(ConfigField.MAX_CONCURRENT_REQUESTS);
   }
 
-  /** Requests in flight for the organization (for tests and metrics). */
+  /** Requests of the organization in flight on this node (for tests and metrics). */
   public int inFlight(String orgId) {
-    AtomicInteger count = inFlight.get(orgId);
-    return count == null ? 0 : count.get();
+    return slots.heldHere(orgId);
   }
 }

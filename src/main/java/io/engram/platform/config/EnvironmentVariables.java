@@ -166,6 +166,12 @@ public final class EnvironmentVariables {
         "REDIS_URL",
         "",
         "empty: limits counted by each node; redis://host:6379: rate limits shared by every node"));
+    add(VariableSpec.integer(
+        "ENGRAM_SLOT_LEASE_SECONDS",
+        "15",
+        2,
+        300,
+        "with REDIS_URL: how long a node that died keeps its concurrency slots"));
     add(VariableSpec.string(
         "ENGRAM_ADMIN_KEY", "", "account-level key accepted as given (at least 24 characters)"));
     add(VariableSpec.string(

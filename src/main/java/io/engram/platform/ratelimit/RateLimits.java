@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 
 /**
- * The node's request rate limiter: counted in-process (one node, the embedded default), or in
+ * The node's request rate limiter and concurrency slots: counted in-process (one node, the embedded default), or in
  * Redis when {@code REDIS_URL} is set, so every node sharing it admits exactly the limit
  * together. {@code engram_redis_available} shows whether Redis answers (1) or the node counts on
  * its own for now (0).
@@ -24,5 +24,17 @@ public final class RateLimits {
         .description("1 while Redis answers the rate limits; 0 while this node counts on its own")
         .register(registry);
     return shared;
+  }
+
+  /**
+   * Concurrency slots: this node's count, or leases in Redis shared by every node (a node that
+   * dies holding slots loses them within {@code lease}).
+   */
+  public static ConcurrencySlots slots(Cluster cluster, java.time.Duration lease) {
+    ConcurrencySlots local = ConcurrencySlots.local();
+    return cluster
+        .redis()
+        .<ConcurrencySlots>map(redis -> cluster.keep(new RedisSlots(redis, local, lease)))
+        .orElse(local);
   }
 }
