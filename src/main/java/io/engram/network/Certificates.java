@@ -161,17 +161,7 @@ public final class Certificates {
       if (state != d.state()) {
         NetworkStore.updateDomain(
             h,
-            new CustomDomain(
-                d.id(),
-                d.orgId(),
-                d.domain(),
-                state,
-                d.token(),
-                d.createdAt(),
-                d.verifiedAt(),
-                d.lastCheckedAt(),
-                d.nextCheckAt(),
-                d.failureReason()));
+            d.moved(state, d.verifiedAt(), d.lastCheckedAt(), d.nextCheckAt(), d.failureReason()));
       }
     }
   }

@@ -15,6 +15,13 @@ public record CustomDomain(
     Instant nextCheckAt,
     String failureReason) {
 
+  /** The same domain in another state, as of a check (or a change that needs none). */
+  public CustomDomain moved(
+      DomainState to, Instant verified, Instant checked, Instant nextCheck, String reason) {
+    return new CustomDomain(
+        id, orgId, domain, to, token, createdAt, verified, checked, nextCheck, reason);
+  }
+
   /** The name of the TXT record that proves ownership. */
   public String recordName() {
     return "_engram-challenge." + domain;

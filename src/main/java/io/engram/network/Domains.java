@@ -133,13 +133,8 @@ public final class Domains {
         }
         NetworkStore.updateDomain(
             h,
-            new CustomDomain(
-                d.id(),
-                d.orgId(),
-                d.domain(),
+            d.moved(
                 DomainState.FAILED,
-                d.token(),
-                d.createdAt(),
                 d.verifiedAt(),
                 now,
                 now,
@@ -230,17 +225,7 @@ public final class Domains {
           + " was found; publish it and verify again";
       wait = pendingInterval;
     }
-    return new CustomDomain(
-        d.id(),
-        d.orgId(),
-        d.domain(),
-        state,
-        d.token(),
-        d.createdAt(),
-        verifiedAt,
-        now,
-        now.plus(wait),
-        reason);
+    return d.moved(state, verifiedAt, now, now.plus(wait), reason);
   }
 
   private static ApiException notFound(String id) {

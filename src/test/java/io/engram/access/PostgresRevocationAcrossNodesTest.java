@@ -19,12 +19,7 @@ class PostgresRevocationAcrossNodesTest {
     try (TestServer first = TestServer.builder().postgres().start();
         TestServer second = TestServer.builder().sharing(first).start()) {
       String org = first.createOrganization("seed");
-      JsonNode key = first
-          .asOperator(first
-              .http
-              .post("/v1/organizations/" + org + "/api-keys")
-              .json("{\"name\":\"k\",\"permissions\":[\"inference\"]}"))
-          .json();
+      JsonNode key = inferenceKey(first, org);
       String secret = key.get("token").asText();
       assertThat(first.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
       assertThat(second.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
@@ -61,12 +56,7 @@ class PostgresRevocationAcrossNodesTest {
         TestServer third =
             TestServer.builder().sharing(first).env("REDIS_URL", redis).start()) {
       String org = first.createOrganization("seed");
-      JsonNode key = first
-          .asOperator(first
-              .http
-              .post("/v1/organizations/" + org + "/api-keys")
-              .json("{\"name\":\"k\",\"permissions\":[\"inference\"]}"))
-          .json();
+      JsonNode key = inferenceKey(first, org);
       String secret = key.get("token").asText();
       for (TestServer node : java.util.List.of(first, second, third)) {
         assertThat(node.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
@@ -84,5 +74,12 @@ class PostgresRevocationAcrossNodesTest {
       assertThat(Duration.ofNanos(System.nanoTime() - revokedAt))
           .isLessThan(Duration.ofMillis(100));
     }
+  }
+
+  private static JsonNode inferenceKey(TestServer node, String org) {
+    return node.asOperator(node.http
+            .post("/v1/organizations/" + org + "/api-keys")
+            .json("{\"name\":\"k\",\"permissions\":[\"inference\"]}"))
+        .json();
   }
 }
