@@ -56,8 +56,9 @@ final class DomainCors implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    boolean any = allowed(orgId.get()).contains("*");
-    boolean allows = any || allowed(orgId.get()).contains(origin.toLowerCase(Locale.ROOT));
+    List<String> allowed = allowed(orgId.get());
+    boolean any = allowed.contains("*");
+    boolean allows = any || allowed.contains(origin.toLowerCase(Locale.ROOT));
     HttpServletResponse answer = (HttpServletResponse) response;
     answer.addHeader("Vary", "Origin");
     if (allows) {

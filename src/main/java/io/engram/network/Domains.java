@@ -76,10 +76,23 @@ public final class Domains {
         null,
         now,
         null);
+    try {
+      insert(org, created, who, now);
+    } catch (org.jdbi.v3.core.statement.UnableToExecuteStatementException e) {
+      // Two registrations of one name at once: the unique index lets one in; the other is a 409.
+      if (store.db().read(h -> NetworkStore.domainNamed(h, domain)).isPresent()) {
+        throw taken(domain);
+      }
+      throw e;
+    }
+    return created;
+  }
+
+  private void insert(Organization org, CustomDomain created, Audit who, Instant now) {
+    String domain = created.domain();
     store.db().write(h -> {
       if (NetworkStore.domainNamed(h, domain).isPresent()) {
-        throw ApiException.conflict(
-            "domain_taken", "'" + domain + "' is already registered by an organization");
+        throw taken(domain);
       }
       if (NetworkStore.domains(h, org.id()).size() >= MAX_PER_ORGANIZATION) {
         throw ApiException.badRequest(
@@ -91,7 +104,11 @@ public final class Domains {
           h, now, org.id(), "network.domain.create", who, Map.of("domain", domain));
       return null;
     });
-    return created;
+  }
+
+  private static ApiException taken(String domain) {
+    return ApiException.conflict(
+        "domain_taken", "'" + domain + "' is already registered by an organization");
   }
 
   /** Looks the TXT record up now (POST /domain/{id}/verify); 404 for another's or none. */

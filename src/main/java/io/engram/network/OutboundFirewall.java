@@ -10,7 +10,6 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The organizations' outbound firewalls, in force. Each connection Engram opens for an
@@ -50,7 +49,7 @@ public final class OutboundFirewall implements Egress {
 
   /** One organization's rules changed on this node: in force at once. */
   void put(String orgId, FirewallRules rules) {
-    Map<String, FirewallRules> next = new ConcurrentHashMap<>(byOrganization);
+    Map<String, FirewallRules> next = new java.util.HashMap<>(byOrganization);
     if (rules.rules().isEmpty()) {
       next.remove(orgId);
     } else {

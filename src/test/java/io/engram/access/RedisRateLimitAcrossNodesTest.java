@@ -78,18 +78,8 @@ class RedisRateLimitAcrossNodesTest {
   void concurrencySlotsHoldForTheOrganizationAcrossNodes() throws Exception {
     String redis = TestDatabases.redisUrl();
     try (io.engram.support.FakeUpstream upstream = new io.engram.support.FakeUpstream();
-        TestServer first = TestServer.builder()
-            .postgres()
-            .env("REDIS_URL", redis)
-            .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
-            .env("DEFAULT_MODEL", "engram-chat")
-            .start();
-        TestServer second = TestServer.builder()
-            .sharing(first)
-            .env("REDIS_URL", redis)
-            .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
-            .env("DEFAULT_MODEL", "engram-chat")
-            .start()) {
+        TestServer first = gatewayNode(TestServer.builder().postgres(), redis, upstream);
+        TestServer second = gatewayNode(TestServer.builder().sharing(first), redis, upstream)) {
       String org = first.createOrganization("scale");
       String key = first.apiKey(org, 10_000, "inference");
       Http.Response config = first.asOperator(first
@@ -121,23 +111,25 @@ class RedisRateLimitAcrossNodesTest {
       assertThat(admitted).isEqualTo(2);
       // Given back when each ended: the next two pass again.
       upstream.script(io.engram.support.FakeUpstream.Script.NORMAL);
-      assertThat(first
-              .http
-              .post("/v1/chat/completions")
-              .bearer(key)
-              .json(chat)
-              .send()
-              .status())
-          .isEqualTo(200);
-      assertThat(second
-              .http
-              .post("/v1/chat/completions")
-              .bearer(key)
-              .json(chat)
-              .send()
-              .status())
-          .isEqualTo(200);
+      for (TestServer node : List.of(first, second)) {
+        assertThat(node.http
+                .post("/v1/chat/completions")
+                .bearer(key)
+                .json(chat)
+                .send()
+                .status())
+            .isEqualTo(200);
+      }
     }
+  }
+
+  private static TestServer gatewayNode(
+      TestServer.Builder builder, String redis, io.engram.support.FakeUpstream upstream) {
+    return builder
+        .env("REDIS_URL", redis)
+        .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
+        .env("DEFAULT_MODEL", "engram-chat")
+        .start();
   }
 
   /** A fixed window must not end mid-test: start with 20 seconds or more left in the minute. */

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisRateLimiter implements RateLimiter {
   private static final Logger LOG = LoggerFactory.getLogger(RedisRateLimiter.class);
-  private static final long WINDOW_MILLIS = 60_000;
+  private static final String PREFIX = "engram:rl:";
   /** KEYS[1] the limit's key prefix; returns {count, milliseconds left in the window, now ms}. */
   private static final String ACQUIRE = """
       local t = redis.call('TIME')
@@ -44,7 +44,6 @@ public final class RedisRateLimiter implements RateLimiter {
 
   private final RedisConnection redis;
   private final RateLimiter fallback;
-  private final String prefix;
   private final String acquireSha;
   private final String usedSha;
   private final AtomicBoolean available = new AtomicBoolean(true);
@@ -56,7 +55,6 @@ public final class RedisRateLimiter implements RateLimiter {
   public RedisRateLimiter(RedisConnection redis, RateLimiter fallback) {
     this.redis = redis;
     this.fallback = fallback;
-    this.prefix = "engram:rl:";
     this.acquireSha = digest(ACQUIRE);
     this.usedSha = digest(USED);
   }
@@ -99,7 +97,7 @@ public final class RedisRateLimiter implements RateLimiter {
   }
 
   private <T> T run(String sha, String script, ScriptOutputType type, String key) {
-    String[] keys = {prefix + key};
+    String[] keys = {PREFIX + key};
     RedisCommands<String, String> commands = redis.commands();
     try {
       return commands.evalsha(sha, type, keys);
