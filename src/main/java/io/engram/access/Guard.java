@@ -353,7 +353,7 @@ public final class Guard {
         config,
         principal,
         ctx.req().getRemoteAddr(),
-        Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
+        () -> Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
         ctx.req().getServerName());
     long maxConnections = config.count(ConfigField.MAX_CONNECTIONS);
     if (!connections.claim(ctx, principal.orgId(), maxConnections)) {
@@ -383,7 +383,7 @@ public final class Guard {
       EffectiveConfig config,
       Principal principal,
       String peer,
-      List<String> forwardedFor,
+      java.util.function.Supplier<List<String>> forwardedFor,
       String host) {
     requireOwnDomain(principal, host);
     byte[] client = clientAddress.of(peer, forwardedFor);

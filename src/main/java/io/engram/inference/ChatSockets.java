@@ -246,7 +246,7 @@ public final class ChatSockets implements RouteModule {
             config,
             principal,
             remote.getAddress().getHostAddress(),
-            ctx.session.getUpgradeRequest().getHeaders("X-Forwarded-For"),
+            () -> ctx.session.getUpgradeRequest().getHeaders("X-Forwarded-For"),
             ctx.session.getUpgradeRequest().getHost());
       }
       if (!config.webSocketsEnabled()) {

@@ -69,7 +69,7 @@ public record FirewallRule(
     String destination = text(node, at, "destination");
     AddressRange range = null;
     String canonical;
-    if (destination.indexOf(':') >= 0 || destination.matches("[0-9./]+")) {
+    if (AddressRange.looksLikeAddress(destination.split("/", 2)[0])) {
       try {
         range = AddressRange.parse(destination);
       } catch (IllegalArgumentException e) {

@@ -25,7 +25,7 @@ final class HostName {
     if (text.startsWith("*")) {
       throw ApiException.badRequest(param, "'" + param + "' must name one host, not a wildcard");
     }
-    if (text.indexOf(':') >= 0 || text.matches("[0-9.]+")) {
+    if (io.engram.platform.net.AddressRange.looksLikeAddress(text)) {
       throw ApiException.badRequest(
           param, "'" + param + "' must be a host name, not an IP address");
     }

@@ -43,6 +43,8 @@ public final class TlsListener {
   private volatile Map<String, String> owners = Map.of();
 
   private volatile Map<String, CustomDomain> domains = Map.of();
+  /** The certificates in the key store now (null: none loaded yet). */
+  private List<String> loaded;
 
   TlsListener(ServerCertificate serverCertificate, Certificates certificates, boolean allowTls12) {
     this.serverCertificate = serverCertificate;
@@ -74,16 +76,21 @@ public final class TlsListener {
 
   /** Loads the certificates of a snapshot: every certificate valid now of a serving domain's organization. */
   void load(NetworkState.Snapshot snapshot) {
+    domains = snapshot.domainsByHost();
+    long now = System.currentTimeMillis();
+    List<StoredCertificate> valid = snapshot.certificates().stream()
+        .filter(certificate -> certificate.notAfter().toEpochMilli() > now)
+        .toList();
+    List<String> ids = valid.stream().map(StoredCertificate::id).toList();
+    if (ids.equals(loaded)) {
+      return; // a change of domains, rules or links: the key store stays as it is
+    }
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
       put(store, DEFAULT_ALIAS, serverCertificate.key(), serverCertificate.chain());
       Map<String, String> byAlias = new HashMap<>();
-      long now = System.currentTimeMillis();
-      for (StoredCertificate certificate : snapshot.certificates()) {
-        if (certificate.notAfter().toEpochMilli() <= now) {
-          continue;
-        }
+      for (StoredCertificate certificate : valid) {
         String alias = certificate.id().toLowerCase(Locale.ROOT);
         put(
             store,
@@ -93,12 +100,12 @@ public final class TlsListener {
         byAlias.put(alias, certificate.orgId());
       }
       owners = Map.copyOf(byAlias);
-      domains = snapshot.domainsByHost();
       if (tls.isStarted()) {
         tls.reload(factory -> factory.setKeyStore(store));
       } else {
         tls.setKeyStore(store);
       }
+      loaded = ids;
     } catch (Exception e) {
       // A certificate that cannot be loaded must not take TLS down for every organization.
       LOG.error("could not load the TLS certificates; the listener keeps the ones it had", e);

@@ -70,7 +70,7 @@ public final class AddressBook {
 
   /** The host's addresses: an address literal as it is, a name from the cache or resolved now. */
   public InetAddress[] resolve(String host) throws UnknownHostException {
-    if (isLiteral(host)) {
+    if (AddressRange.looksLikeAddress(host)) {
       return new InetAddress[] {InetAddress.ofLiteral(host)};
     }
     return cached(host).clone();
@@ -81,7 +81,7 @@ public final class AddressBook {
    * connection that resolves the host now gets them and nothing else.
    */
   public void pin(String host, InetAddress[] addresses) {
-    if (!isLiteral(host) && addresses.length > 0) {
+    if (!AddressRange.looksLikeAddress(host) && addresses.length > 0) {
       keep(key(host), addresses.clone());
     }
   }
@@ -127,18 +127,5 @@ public final class AddressBook {
 
   private static String key(String host) {
     return host.toLowerCase(Locale.ROOT);
-  }
-
-  private static boolean isLiteral(String host) {
-    if (host.indexOf(':') >= 0) {
-      return true;
-    }
-    for (int i = 0; i < host.length(); i++) {
-      char c = host.charAt(i);
-      if (!(c == '.' || (c >= '0' && c <= '9'))) {
-        return false;
-      }
-    }
-    return !host.isEmpty();
   }
 }

@@ -17,7 +17,7 @@ public record AddressRange(byte[] network, int prefix) {
     String address = slash < 0 ? value : value.substring(0, slash);
     byte[] bytes;
     try {
-      if (address.isEmpty() || !(address.indexOf(':') >= 0 || address.matches("[0-9.]+"))) {
+      if (!looksLikeAddress(address)) {
         throw new IllegalArgumentException();
       }
       bytes = InetAddress.ofLiteral(address).getAddress();
@@ -35,6 +35,23 @@ public record AddressRange(byte[] network, int prefix) {
       prefix = Integer.parseInt(digits);
     }
     return new AddressRange(masked(bytes, prefix), prefix);
+  }
+
+  /**
+   * Whether the text is written as an IP address (digits and dots, or anything with a colon)
+   * rather than as a host name; it may still be a malformed one.
+   */
+  public static boolean looksLikeAddress(String text) {
+    if (text.isEmpty() || text.indexOf(':') >= 0) {
+      return !text.isEmpty();
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c != '.' && (c < '0' || c > '9')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static byte[] masked(byte[] address, int prefix) {

@@ -31,16 +31,21 @@ public final class ClientAddress {
 
   /**
    * @param peer the socket's remote address (a literal)
-   * @param forwardedFor every {@code X-Forwarded-For} header of the request, in order
+   * @param forwardedFor every {@code X-Forwarded-For} header of the request, in order (read only
+   *     when the peer is a trusted proxy)
    * @return the client's address as bytes (empty when the peer is not an address)
    */
-  public byte[] of(String peer, List<String> forwardedFor) {
+  public byte[] of(String peer, java.util.function.Supplier<List<String>> forwardedFor) {
     byte[] current = bytes(peer);
-    if (trustedProxies.isEmpty() || forwardedFor == null || forwardedFor.isEmpty()) {
+    if (!trusted(current)) {
+      return current;
+    }
+    List<String> headers = forwardedFor.get();
+    if (headers == null || headers.isEmpty()) {
       return current;
     }
     List<String> hops = new ArrayList<>();
-    for (String header : forwardedFor) {
+    for (String header : headers) {
       for (String hop : header.split(",")) {
         hops.add(hop.strip());
       }
@@ -82,7 +87,7 @@ public final class ClientAddress {
     String value = literal.startsWith("[") && literal.endsWith("]")
         ? literal.substring(1, literal.length() - 1)
         : literal;
-    if (!(value.indexOf(':') >= 0 || value.matches("[0-9.]+"))) {
+    if (!AddressRange.looksLikeAddress(value)) {
       return new byte[0];
     }
     try {
