@@ -354,9 +354,7 @@ public final class Engram implements AutoCloseable {
           services.configs(),
           storage.history(),
           network.egress(),
-          RateLimits.slots(
-              services.cluster(),
-              Duration.ofSeconds(Long.parseLong(config.values().get("ENGRAM_SLOT_LEASE_SECONDS")))),
+          services.cluster(),
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();
@@ -372,7 +370,7 @@ public final class Engram implements AutoCloseable {
           trustedProxies(config),
           network.state());
       List<RouteModule> modules = new ArrayList<>(List.of(
-          new OperationsRoutes(services.database(), metrics, guard),
+          new OperationsRoutes(services.database(), services.cluster(), metrics, guard),
           new OrganizationRoutes(
               services.organizationService(), guard, config.server().maxBodyBytes()),
           new SessionRoutes(

@@ -520,8 +520,15 @@ public final class Guard {
     rateLimiter.acquire(signInKey(ctx), failuresPerMinute);
   }
 
-  private static String signInKey(Context ctx) {
-    return "sign-in:" + ctx.ip();
+  /**
+   * Failures are counted per client address, read through ENGRAM_TRUSTED_PROXIES: behind a load
+   * balancer the socket's peer is the balancer, whose address every client would share.
+   */
+  private String signInKey(Context ctx) {
+    return "sign-in:"
+        + ClientAddress.text(clientAddress.of(
+            ctx.req().getRemoteAddr(),
+            () -> Collections.list(ctx.req().getHeaders("X-Forwarded-For"))));
   }
 
   static ApiException organizationNotFound() {

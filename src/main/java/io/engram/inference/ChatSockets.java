@@ -16,6 +16,7 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
+import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
@@ -61,14 +62,17 @@ public final class ChatSockets implements RouteModule {
   private final OrganizationConfigs configs;
   private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger open = new AtomicInteger();
-  private final Map<String, AtomicInteger> openPerOrganization = new ConcurrentHashMap<>();
+  /** The organizations' open connections: counted here, or in Redis across every node. */
+  private final ConcurrencySlots connectionsPerOrganization;
 
   public ChatSockets(
       Gateway gateway,
       Guard guard,
       EngramConfig.WebSocketSettings settings,
       OrganizationConfigs configs,
+      ConcurrencySlots connectionsPerOrganization,
       ScheduledExecutorService timers) {
+    this.connectionsPerOrganization = connectionsPerOrganization;
     this.gateway = gateway;
     this.guard = guard;
     this.settings = settings;
@@ -95,8 +99,12 @@ public final class ChatSockets implements RouteModule {
 
   /** Open, authenticated connections of one organization on this node. */
   public int openConnections(String orgId) {
-    AtomicInteger count = openPerOrganization.get(orgId);
-    return count == null ? 0 : count.get();
+    return connectionsPerOrganization.heldHere(connectionKey(orgId));
+  }
+
+  /** The organization's WebSocket connections, apart from its inference requests' slots. */
+  private static String connectionKey(String orgId) {
+    return "ws:" + orgId;
   }
 
   private void configure(WsConfig ws, SocketFraming framing) {
@@ -138,8 +146,9 @@ public final class ChatSockets implements RouteModule {
     SocketSession session = sessions.remove(sessionId);
     if (session != null) {
       open.decrementAndGet();
-      if (session.countedFor != null) {
-        openPerOrganization.get(session.countedFor).decrementAndGet();
+      ConcurrencySlots.Slot counted = session.counted;
+      if (counted != null) {
+        counted.close();
       }
       session.gone();
     }
@@ -165,7 +174,8 @@ public final class ChatSockets implements RouteModule {
     private volatile Principal caller;
     private volatile boolean busy;
     /** The organization whose open connections count this one, once it is authenticated. */
-    private volatile String countedFor;
+    /** The organization's connection slot this one holds, once authenticated. */
+    private volatile ConcurrencySlots.Slot counted;
 
     SocketSession(WsContext ctx, SocketFraming framing) {
       this.ctx = ctx;
@@ -256,10 +266,9 @@ public final class ChatSockets implements RouteModule {
                 + "POST /v1/chat/completions with \"stream\": true");
       }
       long max = config.count(ConfigField.WEBSOCKET_MAX_CONNECTIONS);
-      AtomicInteger count =
-          openPerOrganization.computeIfAbsent(principal.orgId(), id -> new AtomicInteger());
-      if (count.incrementAndGet() > max) {
-        count.decrementAndGet();
+      java.util.Optional<ConcurrencySlots.Slot> slot =
+          connectionsPerOrganization.take(connectionKey(principal.orgId()), max);
+      if (slot.isEmpty()) {
         sendError(ApiException.rateLimited(
             "too_many_connections",
             "This organization already has " + max + " WebSocket connections open, the most its "
@@ -268,7 +277,7 @@ public final class ChatSockets implements RouteModule {
         ctx.closeSession(TRY_AGAIN_LATER, "too many connections");
         throw new ClosedAlready();
       }
-      countedFor = principal.orgId();
+      counted = slot.get();
       ctx.session.setIdleTimeout(config.seconds(ConfigField.WEBSOCKET_IDLE_TIMEOUT));
     }
 

@@ -10,6 +10,7 @@ import io.engram.inference.engine.Generation;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.Embedder;
+import io.engram.platform.TokenCounter;
 import io.engram.platform.VisibleText;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
@@ -73,17 +74,28 @@ public final class EmbeddingRoutes implements RouteModule {
     boolean base64 = encoding(body);
     body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
     body.optionalString("user", ChatRequest.MAX_USER);
-    // Embedding tokens are tokens: they count against the plan's hourly budget and concurrency too.
-    InferenceLimits.TokenBudget budget = gateway.limits().tokenBudget(caller.organization());
+    // Embedding tokens are tokens: they count against the plan's hourly budget and concurrency too,
+    // reserved as the gateway counts them and charged as the model read them.
+    long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
     Embedder.Embeddings embeddings;
-    try (InferenceLimits.Permit permit = gateway.limits().admit(caller, budget)) {
+    InferenceLimits.TokenBudget budget;
+    try (InferenceLimits.Permit permit = gateway
+        .limits()
+        .admit(caller, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
       embeddings = embedder.embedCounted(inputs);
+      // Recorded before the permit settles, so the hour never misses these tokens in between.
+      gateway
+          .usage()
+          .record(
+              caller.orgId(),
+              caller.credentialId(),
+              MODEL_ID,
+              new Generation.Usage(embeddings.tokens(), 0),
+              0);
+      permit.charge(embeddings.tokens());
+      budget = permit.budget();
     }
     int tokens = embeddings.tokens();
-    gateway
-        .usage()
-        .record(
-            caller.orgId(), caller.credentialId(), MODEL_ID, new Generation.Usage(tokens, 0), 0);
     TokenHeaders.write(ctx, budget);
     ObjectNode reply = Json.MAPPER.createObjectNode();
     reply.put("object", "list");

@@ -43,9 +43,13 @@ public final class Gateway {
       GenerationRequest request,
       MemoryContext.Injection memory,
       int promptTokens,
-      InferenceLimits.TokenBudget budget,
       InferenceLimits.Permit permit)
       implements AutoCloseable {
+
+    /** The hour's token budget after this request's reservation; null when the plan has none. */
+    public InferenceLimits.TokenBudget budget() {
+      return permit.budget();
+    }
 
     public List<String> memoryIds() {
       return memory.memoryIds();
@@ -198,21 +202,27 @@ public final class Gateway {
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     refuseToolsWithout(model, chat);
     int conversationTokens = chatTokens(chat.messages());
-    Admission admission = admit(caller, model, chat.sampling(), conversationTokens);
+    boolean withMemory = memoryOn && chat.memory().enabled();
+    // The memory block takes what the context has left, never the reply's room.
+    int memoryRoom = withMemory
+        ? Math.min(
+            chat.memory().maxTokens(),
+            model.card().contextLength()
+                - conversationTokens
+                - reservedReply(chat.sampling())
+                - TOKENS_PER_MESSAGE)
+        : 0;
+    Admission admission =
+        admit(caller, model, chat.sampling(), conversationTokens, Math.max(0, memoryRoom));
     try {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
-      if (memoryOn && chat.memory().enabled()) {
-        // The memory block takes what the context has left, never the reply's room.
-        int room = model.card().contextLength()
-            - conversationTokens
-            - admission.reserved()
-            - TOKENS_PER_MESSAGE;
+      if (withMemory) {
         injection = memory.retrieve(
             caller,
             scope,
             chat.messages(),
             chat.memory().limit(),
-            Math.min(chat.memory().maxTokens(), room),
+            (int) Math.min(memoryRoom, admission.permit().memoryAllowance()),
             requestId);
       }
       int promptTokens = injection.isEmpty()
@@ -222,14 +232,12 @@ public final class Gateway {
           model.engineModel(),
           injection.applyTo(chat.messages()),
           null,
-          resolve(
-              chat.sampling(), caller.organization(), model.card().contextLength(), promptTokens),
+          resolve(chat.sampling(), admission, model.card().contextLength(), promptTokens),
           chat.stream(),
           chat.user(),
           requestTimeout(caller.organization()),
           chat.tooling());
-      return new Prepared(
-          model, request, injection, promptTokens, admission.budget(), admission.permit());
+      return new Prepared(model, request, injection, promptTokens, admission.permit());
     } catch (RuntimeException e) {
       admission.permit().close();
       throw e;
@@ -260,58 +268,56 @@ public final class Gateway {
         before.timeout(),
         tooling);
     return new Prepared(
-        prepared.model(),
-        request,
-        prepared.memory(),
-        promptTokens,
-        prepared.budget(),
-        prepared.permit());
+        prepared.model(), request, prepared.memory(), promptTokens, prepared.permit());
   }
 
   public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
     ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
-    Admission admission = admit(caller, model, completion.sampling(), promptTokens);
+    Admission admission = admit(caller, model, completion.sampling(), promptTokens, 0);
     GenerationRequest request = new GenerationRequest(
         model.engineModel(),
         null,
         completion.prompt(),
-        resolve(
-            completion.sampling(),
-            caller.organization(),
-            model.card().contextLength(),
-            promptTokens),
+        resolve(completion.sampling(), admission, model.card().contextLength(), promptTokens),
         completion.stream(),
         completion.user(),
         requestTimeout(caller.organization()),
         null);
     return new Prepared(
-        model,
-        request,
-        MemoryContext.Injection.NONE,
-        promptTokens,
-        admission.budget(),
-        admission.permit());
+        model, request, MemoryContext.Injection.NONE, promptTokens, admission.permit());
   }
 
-  /** A request let in: the tokens kept for the reply, the hourly budget it saw, its concurrency slot. */
-  private record Admission(
-      int reserved, InferenceLimits.TokenBudget budget, InferenceLimits.Permit permit) {}
+  /** A request let in: its longest reply (max_tokens, or what the defaults allow), its permit. */
+  private record Admission(long longestReply, InferenceLimits.Permit permit) {}
+
+  /** The reply's room the context must keep: max_tokens, or one token when the caller left it out. */
+  private static int reservedReply(Sampling sampling) {
+    return sampling.maxTokens() == null ? 1 : sampling.maxTokens();
+  }
 
   /**
    * The checks every generation passes before work starts, cheapest and permanent first: tokens
    * per request and context (400s), then the hourly budget and a concurrency slot (429s).
    */
   private Admission admit(
-      Principal caller, ModelCatalog.Entry model, Sampling sampling, int promptTokens) {
+      Principal caller,
+      ModelCatalog.Entry model,
+      Sampling sampling,
+      int promptTokens,
+      int memoryTokens) {
     Organization org = caller.organization();
     if (sampling.maxTokens() != null) {
       limits.checkTokensPerRequest(org, sampling.maxTokens(), "max_tokens");
     }
-    int reserved = sampling.maxTokens() == null ? 1 : sampling.maxTokens();
+    int reserved = reservedReply(sampling);
     checkContext(promptTokens + reserved, model.card().contextLength());
-    InferenceLimits.TokenBudget budget = limits.tokenBudget(org);
-    return new Admission(reserved, budget, limits.admit(caller, budget));
+    long longest = sampling.maxTokens() != null
+        ? sampling.maxTokens()
+        : defaultMaxTokens(org, model.card().contextLength(), promptTokens);
+    InferenceLimits.Permit permit = limits.admit(
+        caller, new InferenceLimits.TokenDemand(promptTokens, reserved, longest, memoryTokens));
+    return new Admission(longest, permit);
   }
 
   /** A generation and the usage it was charged. */
@@ -447,6 +453,7 @@ public final class Gateway {
   }
 
   private void record(Principal caller, Prepared prepared, Generation.Usage counted) {
+    prepared.permit().charge(counted.total());
     metrics.tokens(prepared.model().card().id(), counted, prepared.memoryTokens());
     usage.record(
         caller.orgId(),
@@ -456,15 +463,24 @@ public final class Gateway {
         prepared.memoryTokens());
   }
 
-  /** Fills in max_tokens when the caller left it out: the spec's 2048, within the plan and the context. */
+  /**
+   * Fills in max_tokens when the caller left it out: the spec's 2048, within the plan, the context
+   * and what the hour's token budget granted the request.
+   */
   private Sampling resolve(
-      Sampling sampling, Organization org, int contextLength, int promptTokens) {
+      Sampling sampling, Admission admission, int contextLength, int promptTokens) {
     if (sampling.maxTokens() != null) {
       return sampling;
     }
-    long max = Math.min(Sampling.DEFAULT_MAX_TOKENS, limits.tokensPerRequest(org));
-    max = Math.min(max, contextLength - promptTokens);
+    long max = Math.min(admission.longestReply(), contextLength - promptTokens);
+    max = Math.min(max, admission.permit().replyAllowance());
     return sampling.withMaxTokens((int) Math.max(1, max));
+  }
+
+  /** The longest reply of a request without max_tokens: the spec's 2048, within the plan and the context. */
+  private long defaultMaxTokens(Organization org, int contextLength, int promptTokens) {
+    long max = Math.min(Sampling.DEFAULT_MAX_TOKENS, limits.tokensPerRequest(org));
+    return Math.max(1, Math.min(max, contextLength - promptTokens));
   }
 
   private static void checkContext(int tokens, int contextLength) {

@@ -17,11 +17,13 @@ import io.engram.instances.ConversationHistory;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.OrganizationStore;
+import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.net.Egress;
 import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.ratelimit.RateLimits;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -90,8 +92,11 @@ public final class Inference implements AutoCloseable {
       OrganizationConfigs configs,
       ConversationHistory history,
       Egress egress,
-      ConcurrencySlots slots,
+      Cluster cluster,
       Clock clock) {
+    ConcurrencySlots slots = RateLimits.slots(
+        cluster,
+        Duration.ofSeconds(Long.parseLong(config.values().get("ENGRAM_SLOT_LEASE_SECONDS"))));
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
@@ -152,7 +157,7 @@ public final class Inference implements AutoCloseable {
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
-    InferenceLimits limits = new InferenceLimits(usage, configs, slots);
+    InferenceLimits limits = InferenceLimits.open(usage, configs, slots, cluster);
     Gateway gateway = new Gateway(
         catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history, egress);
     return new Inference(
@@ -176,7 +181,8 @@ public final class Inference implements AutoCloseable {
       Assistants assistants,
       long maxBodyBytes,
       Clock clock) {
-    sockets = new ChatSockets(gateway, guard, webSockets, configs, keepAlives);
+    sockets =
+        new ChatSockets(gateway, guard, webSockets, configs, gateway.limits().slots(), keepAlives);
     return List.of(
         new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
         new AssistantChatRoutes(

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.engram.access.Guard;
+import io.engram.platform.cluster.Cluster;
+import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -14,6 +16,7 @@ import io.engram.store.Database;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -27,9 +30,11 @@ public final class OperationsRoutes implements RouteModule {
   private final HttpMetrics metrics;
   private final Guard guard;
   private final String openApiJson;
+  private final Cluster cluster;
 
-  public OperationsRoutes(Database database, HttpMetrics metrics, Guard guard) {
+  public OperationsRoutes(Database database, Cluster cluster, HttpMetrics metrics, Guard guard) {
     this.database = database;
+    this.cluster = cluster;
     this.metrics = metrics;
     this.guard = guard;
     this.openApiJson = Json.write(openApiDocument());
@@ -56,24 +61,33 @@ public final class OperationsRoutes implements RouteModule {
           if (!database.isReachable()) {
             throw ApiException.unavailable("not_ready", "The database is not reachable");
           }
-          Responses.json(
-              ctx,
-              Map.of(
-                  "status",
-                  "ready",
-                  "checks",
-                  Map.of(
-                      "database",
-                      Map.of(
-                          "status",
-                          "ok",
-                          "kind",
-                          database.kind().name().toLowerCase(Locale.ROOT)))));
+          Map<String, Object> checks = new LinkedHashMap<>();
+          checks.put(
+              "database",
+              Map.of("status", "ok", "kind", database.kind().name().toLowerCase(Locale.ROOT)));
+          cluster.redis().ifPresent(redis -> checks.put("redis", redisCheck(redis)));
+          Responses.json(ctx, Map.of("status", "ready", "checks", checks));
         })
         .get("/metrics", ctx -> {
           guard.operatorOrOpen(ctx);
           ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
         })
         .get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApiJson));
+  }
+
+  /**
+   * Redis away does not make the node unready: it serves on, each limit counted on this node
+   * (docs/scaling.md), so a balancer must not take every node out at once when Redis goes.
+   */
+  private static Map<String, Object> redisCheck(RedisConnection redis) {
+    long since = redis.unavailableSince();
+    if (since == 0) {
+      return Map.of("status", "ok");
+    }
+    return Map.of(
+        "status",
+        "unavailable",
+        "unavailable_seconds",
+        Math.max(0, (System.currentTimeMillis() - since) / 1000));
   }
 }

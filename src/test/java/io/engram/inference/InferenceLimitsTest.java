@@ -42,28 +42,49 @@ class InferenceLimitsTest {
   }
 
   @Test
-  void theHourlyTokenBudgetCountsRealUsageAndRenewsWithTheHour() {
+  void theHourlyTokenBudgetReservesBeforeAndSettlesAfterAndRenewsWithTheHour() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
       Http.Response small = gateway
           .chat(gateway.token, GatewayFixture.body("Hello there", "\"memory\":false"))
           .send();
       assertThat(small.status()).isEqualTo(200);
       assertThat(small.header("x-ratelimit-limit-tokens")).isEqualTo("5000");
-      assertThat(small.header("x-ratelimit-remaining-tokens")).isEqualTo("5000");
+      // The header tells what is left once this request's reservation (prompt and the plan's
+      // longest reply, 1,024 on Free) is counted; its unused part comes back when it ends.
+      int remainingAfterSmall = Integer.parseInt(small.header("x-ratelimit-remaining-tokens"));
+      assertThat(remainingAfterSmall).isBetween(5_000 - 1_024 - 20, 5_000 - 1_024);
 
+      // A request whose prompt cannot fit in what is left is refused before any work.
       String big = "word ".repeat(4_990);
-      Http.Response large = gateway
+      Http.Response tooBig = gateway
           .chat(gateway.token, GatewayFixture.body(big, "\"memory\":false"))
           .send();
-      assertThat(large.status()).as(large.text()).isEqualTo(200);
-      int used = small.json().get("usage").get("total_tokens").asInt()
-          + large.json().get("usage").get("total_tokens").asInt();
-      assertThat(used).isGreaterThan(5_000);
+      assertThat(tooBig.status()).as(tooBig.text()).isEqualTo(429);
+      assertThat(tooBig.json().at("/error/code").asText()).isEqualTo("tokens_per_hour_exceeded");
+      assertThat(tooBig.json().at("/error/message").asText()).contains("needs at least");
+      assertThat(gateway.upstream.lastRequest().toString()).doesNotContain("word word");
 
-      Http.Response refused =
-          gateway.chat(gateway.token, GatewayFixture.body("One more", "")).send();
-      assertThat(refused.status()).isEqualTo(429);
-      JsonNode error = refused.json().get("error");
+      // One that fits with its least reply but not with the plan's longest gets the rest: its
+      // max_tokens is what the hour has left, so the hour cannot be overrun.
+      String large = "word ".repeat(4_500);
+      Http.Response fitted = gateway
+          .chat(gateway.token, GatewayFixture.body(large, "\"memory\":false"))
+          .send();
+      assertThat(fitted.status()).as(fitted.text()).isEqualTo(200);
+      int sentMaxTokens = gateway.upstream.lastRequest().get("max_tokens").asInt();
+      assertThat(sentMaxTokens).isLessThan(1_024).isPositive();
+      assertThat(fitted.header("x-ratelimit-remaining-tokens")).isEqualTo("0");
+      int used = small.json().get("usage").get("total_tokens").asInt()
+          + fitted.json().get("usage").get("total_tokens").asInt();
+      assertThat(used).isLessThanOrEqualTo(5_000);
+
+      // A max_tokens that cannot fit is refused, not shortened: the caller asked for it.
+      gateway.server.engram.inference().flushUsage();
+      Http.Response explicit = gateway
+          .chat(gateway.token, GatewayFixture.body("One more", "\"max_tokens\":1000"))
+          .send();
+      assertThat(explicit.status()).as(explicit.text()).isEqualTo(429);
+      JsonNode error = explicit.json().get("error");
       assertThat(error.get("code").asText()).isEqualTo("tokens_per_hour_exceeded");
       assertThat(error.get("retry_after").asLong())
           .isEqualTo(3_600); // the test clock stands at 10:00:00
@@ -76,7 +97,7 @@ class InferenceLimitsTest {
       assertThat(usage.json().get("totals").get("total_tokens").asInt()).isEqualTo(used);
       assertThat(usage.json().get("totals").get("requests").asInt()).isEqualTo(2);
       assertThat(usage.json().get("current_hour").get("tokens_remaining").asInt())
-          .isZero();
+          .isEqualTo(5_000 - used);
       JsonNode row = usage.json().get("data").get(0);
       assertThat(row.get("model").asText()).isEqualTo(GatewayFixture.MODEL);
       assertThat(row.get("hour_start").asLong())
@@ -95,7 +116,7 @@ class InferenceLimitsTest {
   void usageIsWrittenToTheDatabaseInHourlyRows() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
       Http.Response large = gateway
-          .chat(gateway.token, GatewayFixture.body("word ".repeat(5_000), "\"memory\":false"))
+          .chat(gateway.token, GatewayFixture.body("word ".repeat(2_000), "\"memory\":false"))
           .send();
       assertThat(large.status()).isEqualTo(200);
       gateway.server.engram.inference().flushUsage();

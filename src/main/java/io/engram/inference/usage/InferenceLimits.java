@@ -3,6 +3,7 @@ package io.engram.inference.usage;
 import io.engram.access.Principal;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
+import io.engram.platform.cluster.Cluster;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.settings.ConfigField;
@@ -18,28 +19,114 @@ import io.engram.settings.OrganizationConfigs;
  */
 public final class InferenceLimits {
 
-  /** A granted request slot; closing it gives the slot back. */
-  public interface Permit extends AutoCloseable {
-    @Override
-    void close();
-  }
-
   /** What the caller learns about its token budget, for the x-ratelimit-*-tokens headers. */
   public record TokenBudget(long limit, long remaining, long resetSeconds) {}
 
-  private final UsageLedger usage;
-  private final OrganizationConfigs configs;
-  private final ConcurrencySlots slots;
+  /**
+   * What a request asks of the hourly budget: its prompt (what it sends, without the memory block),
+   * the least reply it can do with and the longest it could use, and the most memory it could take.
+   */
+  public record TokenDemand(long promptTokens, long leastReply, long longestReply, long memory) {
+    /** An embedding or a request whose tokens are all known up front. */
+    public static TokenDemand exactly(long tokens) {
+      return new TokenDemand(tokens, 0, 0, 0);
+    }
 
-  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs) {
-    this(usage, configs, ConcurrencySlots.local());
+    long need() {
+      return promptTokens + leastReply;
+    }
+
+    long want() {
+      return promptTokens + longestReply + memory;
+    }
   }
 
-  /** @param slots where requests in flight are counted: this node's, or shared through Redis */
-  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs, ConcurrencySlots slots) {
-    this.usage = usage;
+  /**
+   * A request let in: a concurrency slot and the tokens reserved for it, given back by {@link
+   * #close()} (once) with what the request was charged ({@link #charge}).
+   */
+  public static final class Permit implements AutoCloseable {
+    private final ConcurrencySlots.Slot slot;
+    private final TokenBudgets.Reservation reservation;
+    private final TokenBudget budget;
+    private final long memoryAllowance;
+    private final long replyAllowance;
+    private final java.util.concurrent.atomic.AtomicLong charged =
+        new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicBoolean open =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+
+    Permit(
+        ConcurrencySlots.Slot slot,
+        TokenBudgets.Reservation reservation,
+        TokenBudget budget,
+        long memoryAllowance,
+        long replyAllowance) {
+      this.slot = slot;
+      this.reservation = reservation;
+      this.budget = budget;
+      this.memoryAllowance = memoryAllowance;
+      this.replyAllowance = replyAllowance;
+    }
+
+    /** The hour's budget after this request's reservation; null when the plan has none. */
+    public TokenBudget budget() {
+      return budget;
+    }
+
+    /** The most tokens the memory block may take within the budget (MAX_VALUE: no budget). */
+    public long memoryAllowance() {
+      return memoryAllowance;
+    }
+
+    /** The longest reply the budget allows (MAX_VALUE: no budget). */
+    public long replyAllowance() {
+      return replyAllowance;
+    }
+
+    /** Charges tokens the request used (each step of a tool loop is charged as it ends). */
+    public void charge(long tokens) {
+      charged.addAndGet(tokens);
+    }
+
+    @Override
+    public void close() {
+      if (open.compareAndSet(true, false)) {
+        slot.close();
+        if (reservation != null) {
+          reservation.settle(charged.get());
+        }
+      }
+    }
+  }
+
+  private final OrganizationConfigs configs;
+  private final ConcurrencySlots slots;
+  private final TokenBudgets budgets;
+
+  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs) {
+    this(configs, ConcurrencySlots.local(), new LocalTokenBudgets(usage));
+  }
+
+  /**
+   * @param slots where requests in flight are counted: this node's, or shared through Redis
+   * @param budgets where the hourly token budgets are counted
+   */
+  InferenceLimits(OrganizationConfigs configs, ConcurrencySlots slots, TokenBudgets budgets) {
     this.configs = configs;
     this.slots = slots;
+    this.budgets = budgets;
+  }
+
+  /** The limits of this node: counted here, or in Redis shared with every node. */
+  public static InferenceLimits open(
+      UsageLedger usage, OrganizationConfigs configs, ConcurrencySlots slots, Cluster cluster) {
+    LocalTokenBudgets local = new LocalTokenBudgets(usage);
+    TokenBudgets budgets = cluster
+        .redis()
+        .<TokenBudgets>map(redis -> new RedisTokenBudgets(redis, usage, local))
+        .orElse(local);
+    return new InferenceLimits(configs, slots, budgets);
   }
 
   /** The most tokens one request of this organization may ask for; MAX_VALUE when unlimited. */
@@ -62,32 +149,23 @@ public final class InferenceLimits {
     }
   }
 
-  /** The hourly budget left, or null when the plan has none. */
+  /** The hourly budget left now, or null when the plan has none. */
   public TokenBudget tokenBudget(Organization org) {
     Limit limit = org.plan().limits().tokensPerHour();
     if (limit.isUnlimited()) {
       return null;
     }
-    long used = usage.tokensThisHour(org.id());
     return new TokenBudget(
-        limit.value(), Math.max(0, limit.value() - used), usage.secondsToNextHour());
+        limit.value(), Math.max(0, limit.value() - budgets.used(org.id())), budgets.resetSeconds());
   }
 
   /**
-   * Takes a request slot, or refuses with 429: the hour's tokens are spent, or the organization
-   * already has its plan's number of requests in flight.
+   * Takes a concurrency slot and reserves the request's tokens of the hour, or refuses with 429:
+   * the organization already has its configuration's number of requests in flight, or what is
+   * left of the hour's tokens cannot hold the request's prompt and least reply.
    */
-  public Permit admit(Principal caller, TokenBudget budget) {
+  public Permit admit(Principal caller, TokenDemand demand) {
     Organization org = caller.organization();
-    if (budget != null && budget.remaining() <= 0) {
-      throw ApiException.rateLimited(
-          "tokens_per_hour_exceeded",
-          "The " + org.plan().id() + " plan's "
-              + budget.limit() + " tokens per hour are used up; the budget renews in "
-              + budget.resetSeconds()
-              + " seconds",
-          budget.resetSeconds());
-    }
     long limit = concurrencyLimit(org);
     ConcurrencySlots.Slot slot = slots
         .take(org.id(), limit)
@@ -97,11 +175,41 @@ public final class InferenceLimits {
                 + " inference requests in flight, the most its configuration allows "
                 + "(quotas.max_concurrent_requests); retry when one finishes",
             1));
-    return slot::close;
+    Limit hourly = org.plan().limits().tokensPerHour();
+    if (hourly.isUnlimited()) {
+      return new Permit(slot, null, null, Long.MAX_VALUE, Long.MAX_VALUE);
+    }
+    TokenBudgets.Reservation reservation =
+        budgets.reserve(org.id(), hourly.value(), demand.need(), demand.want());
+    if (reservation.granted() <= 0) {
+      slot.close();
+      throw ApiException.rateLimited(
+          "tokens_per_hour_exceeded",
+          "This request needs at least " + demand.need() + " tokens but "
+              + reservation.remaining() + " of the " + org.plan().id() + " plan's "
+              + hourly.value() + " tokens per hour are left; the budget renews in "
+              + reservation.resetSeconds() + " seconds",
+          reservation.resetSeconds());
+    }
+    // Within the grant, memory comes before the reply's longest length, as it does in the context.
+    long beyondNeed = reservation.granted() - demand.need();
+    long memory = Math.min(demand.memory(), beyondNeed);
+    long reply = demand.leastReply() + beyondNeed - memory;
+    return new Permit(
+        slot,
+        reservation,
+        new TokenBudget(hourly.value(), reservation.remaining(), reservation.resetSeconds()),
+        memory,
+        reply);
   }
 
   long concurrencyLimit(Organization org) {
     return configs.effective(org).count(ConfigField.MAX_CONCURRENT_REQUESTS);
+  }
+
+  /** Where slots are counted (this node, or Redis): WebSocket connections are counted there too. */
+  public ConcurrencySlots slots() {
+    return slots;
   }
 
   /** Requests of the organization in flight on this node (for tests and metrics). */

@@ -1,5 +1,7 @@
 package io.engram.platform.cluster;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,6 +35,25 @@ public final class Cluster implements AutoCloseable {
 
   public NodeBus bus() {
     return bus;
+  }
+
+  /**
+   * {@code engram_redis_available}: 1 while Redis answers, 0 while each node counts its limits on
+   * its own; {@code engram_redis_unavailable_seconds}: for how long (0 while it answers). Only
+   * with {@code REDIS_URL}; registered once per registry.
+   */
+  public void registerMetrics(MeterRegistry registry) {
+    redis.ifPresent(connection -> {
+      Gauge.builder("engram_redis_available", () -> connection.available() ? 1 : 0)
+          .description("1 while Redis answers; 0 while this node counts limits on its own")
+          .register(registry);
+      Gauge.builder("engram_redis_unavailable_seconds", () -> {
+            long since = connection.unavailableSince();
+            return since == 0 ? 0 : (System.currentTimeMillis() - since) / 1000.0;
+          })
+          .description("Seconds since Redis stopped answering; 0 while it answers")
+          .register(registry);
+    });
   }
 
   /** Something built on the connection, closed before it. */

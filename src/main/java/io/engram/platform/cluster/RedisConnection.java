@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +38,8 @@ public final class RedisConnection implements AutoCloseable {
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> subscriptions;
   private final Map<String, Consumer<String>> listeners = new ConcurrentHashMap<>();
+  private final AtomicBoolean available = new AtomicBoolean(true);
+  private final AtomicLong unavailableSince = new AtomicLong();
 
   public RedisConnection(String url) {
     RedisURI uri = RedisURI.create(url);
@@ -71,9 +75,47 @@ public final class RedisConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the last command reached Redis. While it does not, each limit counts on this node
+   * (docs/scaling.md); {@code engram_redis_available} and the readiness check show it.
+   */
+  public boolean available() {
+    return available.get();
+  }
+
+  /** When Redis stopped answering (epoch ms), or 0 while it answers. */
+  public long unavailableSince() {
+    return available.get() ? 0 : unavailableSince.get();
+  }
+
+  /** A command reached Redis. */
+  public void answered() {
+    if (available.compareAndSet(false, true)) {
+      LOG.info("Redis answers again: limits are shared by every node once more");
+    }
+  }
+
+  /** A command could not reach Redis: the transition is logged once, not each failure. */
+  public void failed(RedisException e) {
+    if (available.compareAndSet(true, false)) {
+      unavailableSince.set(System.currentTimeMillis());
+      LOG.warn(
+          "Redis cannot be reached ({}): each node counts limits on its own until it answers",
+          e.getMessage());
+    }
+  }
+
+  /** Every 2 seconds: connects if not yet connected, else pings, so availability stays current without traffic. */
   private void connectIfAbsent() {
     if (connection == null || subscriptions == null) {
       connect();
+      return;
+    }
+    try {
+      connection.sync().ping();
+      answered();
+    } catch (RedisException e) {
+      failed(e);
     }
   }
 
@@ -99,8 +141,10 @@ public final class RedisConnection implements AutoCloseable {
         subscriptions = pubSub;
       }
       LOG.info("connected to Redis");
+      answered();
     } catch (RedisException e) {
-      LOG.warn("Redis cannot be reached ({}); retrying every 2 seconds", e.getMessage());
+      failed(e);
+      LOG.debug("Redis connection not made; retrying every 2 seconds", e);
     }
   }
 

@@ -1,7 +1,6 @@
 package io.engram.platform.ratelimit;
 
 import io.engram.platform.cluster.Cluster;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 
@@ -19,11 +18,8 @@ public final class RateLimits {
     if (cluster.redis().isEmpty()) {
       return local;
     }
-    RedisRateLimiter shared = new RedisRateLimiter(cluster.redis().get(), local);
-    Gauge.builder("engram_redis_available", () -> shared.available() ? 1 : 0)
-        .description("1 while Redis answers the rate limits; 0 while this node counts on its own")
-        .register(registry);
-    return shared;
+    cluster.registerMetrics(registry);
+    return new RedisRateLimiter(cluster.redis().get(), local);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.engram.platform.ratelimit;
 
 import io.engram.platform.cluster.RedisConnection;
+import io.engram.platform.cluster.RedisScript;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisSlots.class);
   /** KEYS[1] the key, ARGV: slot id, limit, lease ms. Returns 1 when taken. */
-  private static final String TAKE = """
+  private static final RedisScript TAKE = new RedisScript("""
       local t = redis.call('TIME')
       local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -37,9 +38,9 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
       redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
       redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
       return 1
-      """;
+      """);
   /** KEYS[1] the key, ARGV[1] lease ms, ARGV[2..] the slots to renew (those still held). */
-  private static final String RENEW = """
+  private static final RedisScript RENEW = new RedisScript("""
       local t = redis.call('TIME')
       local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       for i = 2, #ARGV do
@@ -47,7 +48,7 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
       end
       redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
       return 1
-      """;
+      """);
 
   private final RedisConnection redis;
   private final ConcurrencySlots fallback;
@@ -73,15 +74,13 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
     String redisKey = "engram:slots:" + key;
     String id = node + ":" + sequence.incrementAndGet();
     try {
-      Long taken = redis
-          .commands()
-          .eval(
-              TAKE,
-              ScriptOutputType.INTEGER,
-              new String[] {redisKey},
-              id,
-              Long.toString(limit),
-              Long.toString(leaseMillis));
+      Long taken = TAKE.run(
+          redis,
+          ScriptOutputType.INTEGER,
+          new String[] {redisKey},
+          id,
+          Long.toString(limit),
+          Long.toString(leaseMillis));
       if (taken == 0) {
         return Optional.empty();
       }
@@ -131,13 +130,11 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
         }
       }
       try {
-        redis
-            .commands()
-            .eval(
-                RENEW,
-                ScriptOutputType.INTEGER,
-                new String[] {"engram:slots:" + key},
-                java.util.Arrays.copyOf(arguments, i));
+        RENEW.run(
+            redis,
+            ScriptOutputType.INTEGER,
+            new String[] {"engram:slots:" + key},
+            java.util.Arrays.copyOf(arguments, i));
       } catch (RedisException e) {
         LOG.debug("concurrency slots: leases not renewed this time", e);
       }
