@@ -7,7 +7,6 @@ import io.engram.Engram;
 import io.engram.access.Guard;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
-import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -126,21 +125,18 @@ public final class TestServer implements AutoCloseable {
     return call.bearer(ADMIN_KEY).send();
   }
 
+  /** The operator's set-up calls, on this server. */
+  public Operator operator() {
+    return new Operator(http, ADMIN_KEY);
+  }
+
   public String createOrganization(String plan) {
-    Http.Response response = asOperator(http.post("/v1/organizations")
-        .json("{\"name\":\"Org " + plan + "\",\"plan\":\"" + plan + "\"}"));
-    assertThat(response.status()).as(response.text()).isEqualTo(201);
-    return response.json().get("id").asText();
+    return operator().createOrganization(plan);
   }
 
   /** Creates an API key and returns its secret. */
   public String apiKey(String orgId, int rateLimit, String... permissions) {
-    String body = "{\"name\":\"key\",\"permissions\":" + Json.write(permissions)
-        + ",\"rate_limit\":" + rateLimit + "}";
-    return created(
-            asOperator(http.post("/v1/organizations/" + orgId + "/api-keys").json(body)))
-        .get("token")
-        .asText();
+    return operator().createApiKey(orgId, rateLimit, permissions).get("token").asText();
   }
 
   /** A context access token with every memory scope and inference:chat, bound to no agent. */
@@ -157,12 +153,7 @@ public final class TestServer implements AutoCloseable {
 
   /** Creates a context access token and returns its secret. */
   public String token(String orgId, List<String> agents, String... scopes) {
-    String body = "{\"name\":\"token\",\"scopes\":" + Json.write(scopes)
-        + (agents == null ? "" : ",\"agents\":" + Json.write(agents)) + "}";
-    return created(
-            asOperator(http.post("/v1/organizations/" + orgId + "/tokens").json(body)))
-        .get("token")
-        .asText();
+    return operator().token(orgId, agents, scopes);
   }
 
   public JsonNode createUser(String orgId, String email, String role, String password) {

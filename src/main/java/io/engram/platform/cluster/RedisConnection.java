@@ -10,6 +10,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +35,11 @@ public final class RedisConnection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisConnection.class);
   static final Duration COMMAND_TIMEOUT = Duration.ofMillis(250);
 
+  /** Reconnection attempts back off to at most this, so Redis back is noticed within seconds. */
+  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
   private final RedisClient client;
+  private final ClientResources resources;
   private final ScheduledExecutorService retry = Executors.newSingleThreadScheduledExecutor(
       Thread.ofPlatform().daemon().name("redis-connect").factory());
   private volatile StatefulRedisConnection<String, String> connection;
@@ -44,7 +51,11 @@ public final class RedisConnection implements AutoCloseable {
   public RedisConnection(String url) {
     RedisURI uri = RedisURI.create(url);
     uri.setTimeout(COMMAND_TIMEOUT);
-    this.client = RedisClient.create(uri);
+    this.resources = DefaultClientResources.builder()
+        .reconnectDelay(
+            Delay.exponential(Duration.ofMillis(50), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+        .build();
+    this.client = RedisClient.create(resources, uri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -160,5 +171,6 @@ public final class RedisConnection implements AutoCloseable {
       pubSub.close();
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
   }
 }

@@ -42,6 +42,7 @@ public final class ConfigSummary {
             "ENGRAM_DATA_DIR",
             "DATABASE_URL",
             "REDIS_URL",
+            "ENGRAM_SLOT_LEASE_SECONDS",
             "ENGRAM_SECRET_KEY",
             "ENGRAM_STORAGE_DIR",
             "ENGRAM_BACKUP_DIR",
@@ -68,6 +69,25 @@ public final class ConfigSummary {
             "ENGRAM_WEBSOCKET_AUTH_TIMEOUT",
             "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
     GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
+    GROUPS.put(
+        "network",
+        List.of(
+            "API_TLS_PORT",
+            "ENGRAM_TLS_CERTIFICATE",
+            "ENGRAM_TLS_PRIVATE_KEY",
+            "ENGRAM_TLS_ALLOW_TLS12",
+            "ENGRAM_SERVER_NAMES",
+            "ENGRAM_TRUSTED_PROXIES",
+            "ENGRAM_DNS_RESOLVER",
+            "ENGRAM_DOMAIN_CHECK_SECONDS"));
+    GROUPS.put(
+        "fine-tuning",
+        List.of(
+            "ENGRAM_FINE_TUNING_JOBS_PER_NODE",
+            "ENGRAM_FINE_TUNING_LEASE_SECONDS",
+            "ENGRAM_FINE_TUNING_UPSTREAM",
+            "ENGRAM_FINE_TUNING_UPSTREAM_POLL_MILLIS",
+            "ENGRAM_TORCH_CACHE_DIR"));
     GROUPS.put(
         "monitoring", List.of("ENGRAM_ALERT_INTERVAL_SECONDS", "ENGRAM_WEBHOOK_RETRY_MILLIS"));
   }
@@ -129,6 +149,7 @@ public final class ConfigSummary {
     boolean webSockets = config.inference().webSockets().enabled();
     return switch (name) {
       case "LOG_FILE_PATH" -> config.logging().destination().equals("file");
+      case "ENGRAM_SLOT_LEASE_SECONDS" -> !config.values().get("REDIS_URL").isEmpty();
       case "ENGRAM_UPSTREAM_API_KEY", "ENGRAM_UPSTREAM_MODEL", "ENGRAM_UPSTREAM_CONTEXT_LENGTH" ->
         upstream;
       case "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
