@@ -50,6 +50,7 @@ import io.engram.operations.OperationsRoutes;
 import io.engram.organizations.AuditLog;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
+import io.engram.platform.cluster.ChangeSignal;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
@@ -168,6 +169,24 @@ public final class Engram implements AutoCloseable {
   }
 
   private final Services services;
+
+  /**
+   * With Redis, a node that writes a memory or changes an organization's settings tells the
+   * others, which follow at once (milliseconds) instead of at their next one-second poll.
+   */
+  private static void followOtherNodesAtOnce(Services services, MemoryService memory) {
+    Cluster cluster = services.cluster();
+    if (cluster.redis().isEmpty()) {
+      return;
+    }
+    ChangeSignal memoryChanges = cluster.keep(new ChangeSignal(
+        cluster.bus(), "engram:memory-changes", subject -> memory.index().tail()));
+    memory.index().announceChangesWith(() -> memoryChanges.announce("memory"));
+    ChangeSignal settingsChanges = cluster.keep(
+        new ChangeSignal(cluster.bus(), "engram:settings-changes", services.configs()::forget));
+    services.configs().announceChangesWith(settingsChanges::announce);
+  }
+
   private final MemoryService memory;
   private final Runnable storageHousekeeping;
   private final ReflectionService reflection;
@@ -232,6 +251,7 @@ public final class Engram implements AutoCloseable {
         5,
         TimeUnit.SECONDS);
     if (services.database().kind() == Database.Kind.POSTGRESQL) {
+      followOtherNodesAtOnce(services, memory);
       // Other nodes change organizations' configuration too: in force here within about a second.
       housekeeping.scheduleWithFixedDelay(
           () -> quietly("follow configuration changes", services.configs()::followChanges),

@@ -50,6 +50,7 @@ public final class MemoryIndex implements AutoCloseable {
 
   private final MemoryStore store;
   private final ChangeLog changeLog;
+  private volatile Runnable announce = () -> {};
   private final Clock clock;
   private final Directory directory;
   private final Analyzer analyzer = new MemoryAnalyzer();
@@ -222,6 +223,15 @@ public final class MemoryIndex implements AutoCloseable {
   /** Notes that this node has applied change {@code seq} itself, so following the log skips it. */
   public void applied(long seq) {
     applied.put(seq, clock.millis());
+    announce.run();
+  }
+
+  /**
+   * What to do when this node wrote a change: tell the other nodes, so they follow the log at once
+   * rather than at their next poll (a {@link io.engram.platform.cluster.ChangeSignal}).
+   */
+  public void announceChangesWith(Runnable announce) {
+    this.announce = announce;
   }
 
   /**

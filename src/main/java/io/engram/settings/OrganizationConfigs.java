@@ -49,6 +49,7 @@ public final class OrganizationConfigs {
   private final SecretBox secrets;
   private final Clock clock;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+  private volatile java.util.function.Consumer<String> announce = orgId -> {};
   private volatile long polledSince;
 
   public OrganizationConfigs(Database db, SystemDefaults system, SecretBox secrets, Clock clock) {
@@ -393,6 +394,7 @@ public final class OrganizationConfigs {
               Json.write(detail)));
       return read(h, org.id(), false);
     });
+    announce.accept(org.id());
     return cache(org, next).config();
   }
 
@@ -434,6 +436,19 @@ public final class OrganizationConfigs {
     values.forEach(
         (name, value) -> shown.put(name, VariableCatalog.looksSecret(name) ? "********" : value));
     return shown;
+  }
+
+  /**
+   * What to do when this node changed an organization's settings: tell the other nodes, so they
+   * drop their copy at once rather than at their next poll.
+   */
+  public void announceChangesWith(java.util.function.Consumer<String> announce) {
+    this.announce = announce;
+  }
+
+  /** Drops the cached settings of an organization another node changed; they reload on next use. */
+  public void forget(String orgId) {
+    cache.remove(orgId);
   }
 
   /** Drops cached entries another node changed since the last poll; they reload on next use. */

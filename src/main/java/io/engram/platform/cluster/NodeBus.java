@@ -18,7 +18,10 @@ public interface NodeBus {
     public void subscribe(String channel, Consumer<String> listener) {}
   };
 
-  /** Sends to every node subscribed (this one included); a Redis that is away loses it. */
+  /**
+   * Sends to every node subscribed (this one included), without waiting: a request that publishes
+   * is never held by Redis. A Redis that is away loses the message.
+   */
   void publish(String channel, String message);
 
   void subscribe(String channel, Consumer<String> listener);
@@ -29,7 +32,7 @@ public interface NodeBus {
       @Override
       public void publish(String channel, String message) {
         try {
-          redis.commands().publish(channel, message);
+          redis.publish(channel, message);
         } catch (io.lettuce.core.RedisException e) {
           // the other nodes fall back on their caches' two seconds
         }

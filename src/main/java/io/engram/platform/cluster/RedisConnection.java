@@ -74,6 +74,15 @@ public final class RedisConnection implements AutoCloseable {
     return live.sync();
   }
 
+  /** Sends a message to every node subscribed to the channel, without waiting for Redis. */
+  public void publish(String channel, String message) {
+    StatefulRedisConnection<String, String> live = connection;
+    if (live == null) {
+      throw new RedisConnectionException("not connected to Redis");
+    }
+    live.async().publish(channel, message);
+  }
+
   /**
    * Calls {@code listener} with every message published on {@code channel}, by any node, from now
    * on (and again after a reconnection: Lettuce subscribes anew).
