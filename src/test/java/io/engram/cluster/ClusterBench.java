@@ -1,0 +1,178 @@
+package io.engram.cluster;
+
+import io.engram.platform.json.Json;
+import io.engram.support.Http;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The cluster's measurements for docs/benchmarks.md (bench/cluster-bench.sh): the index lag
+ * between nodes while one node takes a steady stream of writes, and the gateway's throughput
+ * through one node against three behind HAProxy. Not a test: it prints what it measured.
+ */
+public final class ClusterBench {
+  private static final int WRITES_PER_SECOND = 200;
+  private static final int LAG_SECONDS = 30;
+  private static final int LOAD_SECONDS = 20;
+  private static final int CONNECTIONS = 16;
+
+  private ClusterBench() {}
+
+  public static void main(String[] args) throws Exception {
+    try (EngramCluster cluster = new EngramCluster()) {
+      cluster.awaitBalanced();
+      String org = cluster.operator().createOrganization("scale");
+      String token = cluster.operator().token(org, null, "memory:read", "memory:write");
+      String key = cluster
+          .operator()
+          .createApiKey(org, 1_000_000, "inference")
+          .get("token")
+          .asText();
+      indexLag(cluster, token);
+      String chat = "{\"model\":\"engram-chat\",\"memory\":false,\"max_tokens\":16,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello, how are you today?\"}]}";
+      throughput("one node", cluster.nodes.get(0).http(), key, chat);
+      throughput("three nodes behind HAProxy", cluster.balanced(), key, chat);
+    }
+  }
+
+  /**
+   * Writes at {@link #WRITES_PER_SECOND} to node 1 for {@link #LAG_SECONDS}; every 20th write
+   * carries a word of its own, and the time until node 2's retrieval finds it is the lag (one
+   * retrieval's own time included; measured alone on node 1 for comparison).
+   */
+  private static void indexLag(EngramCluster cluster, String token) throws Exception {
+    Http writer = cluster.nodes.get(0).http();
+    Http reader = cluster.nodes.get(1).http();
+    ExecutorService writes = Executors.newFixedThreadPool(32);
+    ExecutorService probes = Executors.newFixedThreadPool(8);
+    ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+    List<Long> lags = Collections.synchronizedList(new ArrayList<>());
+    List<Long> alone = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger written = new AtomicInteger();
+    AtomicInteger failed = new AtomicInteger();
+    AtomicInteger sequence = new AtomicInteger();
+    clock.scheduleAtFixedRate(
+        () -> writes.execute(() -> {
+          int n = sequence.incrementAndGet();
+          String word = n % 20 == 0 ? "zq" + UUID.randomUUID().toString().substring(0, 8) : null;
+          Http.Response response = writer
+              .post("/v1/memory")
+              .bearer(token)
+              .json(Json.write(Map.of(
+                  "text",
+                  "Note " + n + " about the renewal of account " + (n * 7919 % 10_007)
+                      + (word == null ? "" : " with code name " + word))))
+              .send();
+          if (response.status() >= 300) {
+            failed.incrementAndGet();
+            return;
+          }
+          written.incrementAndGet();
+          if (word != null) {
+            String id = response.json().get("id").asText();
+            long since = System.nanoTime();
+            probes.execute(() -> {
+              while (!found(reader, token, word, id)) {
+                if (System.nanoTime() - since > TimeUnit.SECONDS.toNanos(30)) {
+                  return;
+                }
+              }
+              lags.add((System.nanoTime() - since) / 1_000_000);
+              long start = System.nanoTime();
+              found(writer, token, word, id);
+              alone.add((System.nanoTime() - start) / 1_000_000);
+            });
+          }
+        }),
+        0,
+        1_000_000 / WRITES_PER_SECOND,
+        TimeUnit.MICROSECONDS);
+    Thread.sleep(LAG_SECONDS * 1_000L);
+    clock.shutdownNow();
+    writes.shutdown();
+    writes.awaitTermination(60, TimeUnit.SECONDS);
+    probes.shutdown();
+    probes.awaitTermination(60, TimeUnit.SECONDS);
+    System.out.printf(
+        "index lag: %d writes in %d s (%.0f/s asked %d/s, %d failed); lag until found on another"
+            + " node p50 %d ms, p99 %d ms (%d samples); one retrieval alone p50 %d ms%n",
+        written.get(),
+        LAG_SECONDS,
+        written.get() / (double) LAG_SECONDS,
+        WRITES_PER_SECOND,
+        failed.get(),
+        percentile(lags, 50),
+        percentile(lags, 99),
+        lags.size(),
+        percentile(alone, 50));
+  }
+
+  /** {@link #CONNECTIONS} clients in a closed loop for {@link #LOAD_SECONDS}. */
+  private static void throughput(String label, Http target, String key, String body)
+      throws Exception {
+    AtomicLong done = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+    long warmUpEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    long end = warmUpEnd + TimeUnit.SECONDS.toNanos(LOAD_SECONDS);
+    try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int i = 0; i < CONNECTIONS; i++) {
+        clients.execute(() -> {
+          while (System.nanoTime() < end) {
+            long start = System.nanoTime();
+            int status = target
+                .post("/v1/chat/completions")
+                .bearer(key)
+                .json(body)
+                .send()
+                .status();
+            if (start > warmUpEnd) {
+              if (status == 200) {
+                done.incrementAndGet();
+                latencies.add((System.nanoTime() - start) / 1_000);
+              } else {
+                errors.incrementAndGet();
+              }
+            }
+          }
+        });
+      }
+    }
+    System.out.printf(
+        "chat, memory off, %s: %.0f requests/s at %d connections, p50 %.1f ms, p99 %.1f ms"
+            + " (%d not 200)%n",
+        label,
+        done.get() / (double) LOAD_SECONDS,
+        CONNECTIONS,
+        percentile(latencies, 50) / 1000.0,
+        percentile(latencies, 99) / 1000.0,
+        errors.get());
+  }
+
+  private static boolean found(Http node, String token, String word, String id) {
+    Http.Response response = node.post("/v1/memory/retrieve")
+        .bearer(token)
+        .json(Json.write(Map.of("query", "code name " + word, "limit", 3)))
+        .send();
+    return response.status() == 200 && response.text().contains(id);
+  }
+
+  private static long percentile(List<Long> values, int percent) {
+    if (values.isEmpty()) {
+      return -1;
+    }
+    List<Long> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    return sorted.get(Math.min(sorted.size() - 1, sorted.size() * percent / 100));
+  }
+}
