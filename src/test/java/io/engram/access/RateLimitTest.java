@@ -53,14 +53,17 @@ class RateLimitTest {
     }
     long now = server.clock.instant().getEpochSecond();
     long secondsLeft = 60 - now % 60;
+    // The whole budget is spent in this minute: the retry comes once enough of it has slid out
+    // of the last 60 seconds, one request's share (60 s / limit) into the next minute.
+    long retryAfter = secondsLeft + (long) Math.ceil(60.0 / perMinute);
     assertThat(passed).isEqualTo(perMinute);
     assertThat(last.status()).isEqualTo(429);
-    assertThat(last.header("Retry-After")).isEqualTo(String.valueOf(secondsLeft));
+    assertThat(last.header("Retry-After")).isEqualTo(String.valueOf(retryAfter));
     assertThat(last.header("X-RateLimit-Remaining")).isEqualTo("0");
     assertThat(last.header("X-RateLimit-Reset")).isEqualTo(String.valueOf(now + secondsLeft));
     assertThat(last.json().get("success").asBoolean()).isFalse();
     assertThat(last.json().get("error").asText()).isEqualTo("Too many requests");
-    assertThat(last.json().get("retryAfter").asLong()).isEqualTo(secondsLeft);
+    assertThat(last.json().get("retryAfter").asLong()).isEqualTo(retryAfter);
     // Another organization is not affected.
     String other = server.apiKey(server.createOrganization(plan), 1000, "inference");
     assertThat(http.get("/api/auth/session").bearer(other).send().status()).isEqualTo(200);
@@ -80,16 +83,21 @@ class RateLimitTest {
     assertThat(passed).isEqualTo(5);
     assertThat(last.status()).isEqualTo(429);
     assertThat(last.json().at("/error/type").asText()).isEqualTo("rate_limit_error");
-    assertThat(last.json().at("/error/retry_after").asLong())
-        .isEqualTo(60 - server.clock.instant().getEpochSecond() % 60);
+    long retryAfter = last.json().at("/error/retry_after").asLong();
+    assertThat(retryAfter).isEqualTo(60 - server.clock.instant().getEpochSecond() % 60 + 12);
     assertThat(http.get("/v1/organizations/" + org).bearer(sibling).send().status())
         .as("per key")
         .isEqualTo(200);
 
-    server.clock.advance(Duration.ofSeconds(60));
-    Http.Response nextWindow = http.get("/v1/organizations/" + org).bearer(key).send();
-    assertThat(nextWindow.status()).isEqualTo(200);
-    assertThat(nextWindow.header("X-RateLimit-Remaining")).isEqualTo("4");
+    // One second early is still too early; at retry_after one request fits again.
+    server.clock.advance(Duration.ofSeconds(retryAfter - 1));
+    assertThat(http.get("/v1/organizations/" + org).bearer(key).send().status()).isEqualTo(429);
+    server.clock.advance(Duration.ofSeconds(1));
+    assertThat(http.get("/v1/organizations/" + org).bearer(key).send().status()).isEqualTo(200);
+    // Two minutes on, the key starts afresh.
+    server.clock.advance(Duration.ofMinutes(2));
+    Http.Response fresh = http.get("/v1/organizations/" + org).bearer(key).send();
+    assertThat(fresh.header("X-RateLimit-Remaining")).isEqualTo("4");
   }
 
   @Test
@@ -113,7 +121,7 @@ class RateLimitTest {
   }
 
   @Test
-  void theRetryAfterShrinksAsTheWindowEnds() {
+  void aRequestCountsForSixtySecondsWhicheverMinuteItFellIn() {
     String org = server.createOrganization("scale");
     String key = server.apiKey(org, 1, "admin");
     server.clock.advance(Duration.ofSeconds(60 - server.clock.instant().getEpochSecond() % 60));
@@ -121,7 +129,11 @@ class RateLimitTest {
     server.clock.advance(Duration.ofSeconds(45));
     Http.Response limited = http.get("/v1/organizations/" + org).bearer(key).send();
     assertThat(limited.status()).isEqualTo(429);
-    assertThat(limited.header("Retry-After")).isEqualTo("15");
+    // A fixed window would let the next request in 15 s later, at the minute's turn; the sliding
+    // window counts the first until it has wholly slid out: the end of the next minute.
+    assertThat(limited.header("Retry-After")).isEqualTo("75");
+    server.clock.advance(Duration.ofSeconds(15));
+    assertThat(http.get("/v1/organizations/" + org).bearer(key).send().status()).isEqualTo(429);
   }
 
   @Test

@@ -2,9 +2,9 @@ package io.engram.bench;
 
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.ratelimit.ConcurrencySlots;
-import io.engram.platform.ratelimit.FixedWindowRateLimiter;
 import io.engram.platform.ratelimit.RedisRateLimiter;
 import io.engram.platform.ratelimit.RedisSlots;
+import io.engram.platform.ratelimit.SlidingWindowRateLimiter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +41,7 @@ public class RedisLimitsBenchmark {
   public void setUp() {
     redis =
         new RedisConnection(System.getenv().getOrDefault("REDIS_URL", "redis://127.0.0.1:6379"));
-    limiter = new RedisRateLimiter(redis, new FixedWindowRateLimiter(Clock.systemUTC()));
+    limiter = new RedisRateLimiter(redis, new SlidingWindowRateLimiter(Clock.systemUTC()));
     slots = new RedisSlots(redis, ConcurrencySlots.local(), Duration.ofSeconds(15));
   }
 

@@ -14,7 +14,7 @@ public final class RateLimits {
   private RateLimits() {}
 
   public static RateLimiter open(Cluster cluster, Clock clock, MeterRegistry registry) {
-    FixedWindowRateLimiter local = new FixedWindowRateLimiter(clock);
+    SlidingWindowRateLimiter local = new SlidingWindowRateLimiter(clock);
     if (cluster.redis().isEmpty()) {
       return local;
     }

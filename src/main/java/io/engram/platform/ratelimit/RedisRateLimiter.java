@@ -7,11 +7,12 @@ import io.lettuce.core.ScriptOutputType;
 import java.util.List;
 
 /**
- * Fixed one-minute windows counted in Redis, so every node sharing it counts the same requests:
- * of N+k requests in one window, exactly N pass, whichever nodes they reach. One round trip per
- * request: a Lua script increments the window's counter, sets its expiry and answers the count
- * and the window's remaining time, atomically. The window is read from Redis's own clock, so
- * nodes whose clocks differ still count into the same window.
+ * The sliding-window counter ({@link SlidingWindow}) kept in Redis, so every node sharing it
+ * counts the same requests: of N+k requests at once, exactly N pass, whichever nodes they reach.
+ * One round trip per request: a Lua script reads the key's current and previous minute, decides
+ * with the same arithmetic as {@link SlidingWindow}, counts the request when it passes and answers
+ * the headers' numbers, atomically. Minutes are read from Redis's own clock, so nodes whose clocks
+ * differ still count into the same minute.
  *
  * <p>When Redis cannot be reached, the node counts on its own ({@code fallback}, the in-process
  * limiter): each node then admits up to the limit, so across N nodes at most N times the limit
@@ -20,22 +21,45 @@ import java.util.List;
  */
 public final class RedisRateLimiter implements RateLimiter {
   private static final String PREFIX = "engram:rl:";
-  /** KEYS[1] the limit's key prefix; returns {count, milliseconds left in the window, now ms}. */
+  /**
+   * KEYS[1] the limit's key prefix, ARGV[1] the limit. Returns {allowed (1/0), remaining, reset
+   * (epoch s), retry after (ms)}.
+   */
   private static final RedisScript ACQUIRE = new RedisScript("""
       local t = redis.call('TIME')
       local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       local window = math.floor(now / 60000)
+      local elapsed = now - window * 60000
+      local limit = tonumber(ARGV[1])
       local key = KEYS[1] .. ':' .. window
-      local count = redis.call('INCR', key)
-      if count == 1 then redis.call('PEXPIRE', key, 61000) end
-      return {count, (window + 1) * 60000 - now, now}
+      local previous = tonumber(redis.call('GET', KEYS[1] .. ':' .. (window - 1)) or '0')
+      local current = tonumber(redis.call('GET', key) or '0')
+      local weighted = previous * (60000 - elapsed)
+      local reset = math.ceil((window + 1) * 60000 / 1000)
+      if weighted + (current + 1) * 60000 <= limit * 60000 then
+        current = redis.call('INCR', key)
+        if current == 1 then redis.call('PEXPIRE', key, 121000) end
+        return {1, math.max(0, math.floor((limit * 60000 - weighted - current * 60000) / 60000)),
+          reset, 0}
+      end
+      local wait
+      if current + 1 <= limit then
+        wait = 60000 - elapsed - math.floor((limit - current - 1) * 60000 / previous)
+      else
+        wait = 60000 - elapsed + math.ceil((current - limit + 1) * 60000 / current)
+      end
+      return {0, math.max(0, math.floor((limit * 60000 - weighted - current * 60000) / 60000)),
+        reset, math.max(1, wait)}
       """);
 
+  /** KEYS[1] the key prefix; what the key has used as the limit sees it now (rounded up). */
   private static final RedisScript USED = new RedisScript("""
       local t = redis.call('TIME')
       local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      local count = redis.call('GET', KEYS[1] .. ':' .. math.floor(now / 60000))
-      return tonumber(count or '0')
+      local window = math.floor(now / 60000)
+      local previous = tonumber(redis.call('GET', KEYS[1] .. ':' .. (window - 1)) or '0')
+      local current = tonumber(redis.call('GET', KEYS[1] .. ':' .. window) or '0')
+      return math.ceil((previous * (60000 - (now - window * 60000)) + current * 60000) / 60000)
       """);
 
   private final RedisConnection redis;
@@ -53,16 +77,14 @@ public final class RedisRateLimiter implements RateLimiter {
   @Override
   public RateLimitDecision acquire(String key, long limitPerMinute) {
     try {
-      List<Long> answer = ACQUIRE.run(redis, ScriptOutputType.MULTI, keys(key));
-      long count = answer.get(0);
-      long leftMillis = answer.get(1);
-      long nowMillis = answer.get(2);
+      List<Long> answer =
+          ACQUIRE.run(redis, ScriptOutputType.MULTI, keys(key), Long.toString(limitPerMinute));
       return new RateLimitDecision(
-          count <= limitPerMinute,
+          answer.get(0) == 1,
           limitPerMinute,
-          Math.max(0, limitPerMinute - count),
-          Math.ceilDiv(nowMillis + leftMillis, 1000),
-          Math.max(1, Math.ceilDiv(leftMillis, 1000)));
+          answer.get(1),
+          answer.get(2),
+          Math.max(1, Math.ceilDiv(answer.get(3), 1000)));
     } catch (RedisException e) {
       return fallback.acquire(key, limitPerMinute);
     }
