@@ -14,6 +14,6 @@ mvn -B -q -Dstyle.color=never dependency:build-classpath -Dmdep.includeScope=tes
 CP="target/test-classes:target/classes:$(cat target/bench.classpath)"
 # The nodes are started from the same class path, with the launcher's JVM flags.
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
-  -Dsurefire.test.class.path="$CP" \
+  -Dsurefire.test.class.path="$CP" -Dengram.node.heap=1g \
   -Dengram.jvm.flags="--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED" \
   -cp "$CP" io.engram.cluster.ClusterBench 2>&1 | grep -v '^{"@timestamp"'

@@ -180,7 +180,7 @@ public final class Engram implements AutoCloseable {
       return;
     }
     ChangeSignal memoryChanges = cluster.keep(new ChangeSignal(
-        cluster.bus(), "engram:memory-changes", subject -> memory.index().tail()));
+        cluster.bus(), "engram:memory-changes", subject -> memory.index().followNew()));
     memory.index().announceChangesWith(() -> memoryChanges.announce("memory"));
     ChangeSignal settingsChanges = cluster.keep(
         new ChangeSignal(cluster.bus(), "engram:settings-changes", services.configs()::forget));

@@ -220,6 +220,15 @@ public final class MemoryIndex implements AutoCloseable {
     replay(tailSeq.get(), since);
   }
 
+  /**
+   * Applies what other nodes logged after the last change seen, without the look back: for when
+   * another node says it just wrote (a change message), which can come many times a second. The
+   * periodic {@link #tail()} keeps its overlap for changes whose transactions committed late.
+   */
+  public void followNew() {
+    replay(tailSeq.get(), Instant.ofEpochMilli(Long.MAX_VALUE));
+  }
+
   /** Notes that this node has applied change {@code seq} itself, so following the log skips it. */
   public void applied(long seq) {
     applied.put(seq, clock.millis());

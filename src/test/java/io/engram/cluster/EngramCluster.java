@@ -129,12 +129,7 @@ final class EngramCluster implements AutoCloseable {
   }
 
   static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    ServerProcess.sleep(millis);
   }
 
   /** The balancer's log lines of requests that did not end well (for a failing test's output). */

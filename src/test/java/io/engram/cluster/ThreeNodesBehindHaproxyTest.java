@@ -95,22 +95,7 @@ class ThreeNodesBehindHaproxyTest {
   @Test
   @Order(2)
   void concurrencySlotsAreCountedForTheOrganizationAcrossTheNodes() throws Exception {
-    String org = cluster.operator().createOrganization("seed");
-    String key = cluster
-        .operator()
-        .createApiKey(org, 10_000, "admin", "inference")
-        .get("token")
-        .asText();
-    Http.Response quota = cluster
-        .operator()
-        .send(cluster
-            .nodes
-            .get(0)
-            .http()
-            .patch("/v1/organizations/" + org + "/config")
-            .json("{\"quotas\":{\"max_concurrent_requests\":4}}"));
-    assertThat(quota.status()).as(quota.text()).isEqualTo(200);
-    EngramCluster.sleep(2_500); // every node applies a configuration change within a second or two
+    String key = keyOfAnOrganizationRunningAtMost(4);
     cluster.upstream.script(FakeUpstream.Script.NORMAL.interval(600)); // 3 s per answer
     try {
       List<JsonNode> answers = inParallel(30, i -> chat(key, "hello " + i, false));
@@ -407,22 +392,7 @@ class ThreeNodesBehindHaproxyTest {
   @Test
   @Order(8)
   void aNodeKilledMidStreamLosesItsSlotsWithinTheLeaseAndTheOthersAnswer() throws Exception {
-    String org = cluster.operator().createOrganization("seed");
-    String key = cluster
-        .operator()
-        .createApiKey(org, 10_000, "admin", "inference")
-        .get("token")
-        .asText();
-    Http.Response quota = cluster
-        .operator()
-        .send(cluster
-            .nodes
-            .get(0)
-            .http()
-            .patch("/v1/organizations/" + org + "/config")
-            .json("{\"quotas\":{\"max_concurrent_requests\":6}}"));
-    assertThat(quota.status()).isEqualTo(200);
-    EngramCluster.sleep(2_500);
+    String key = keyOfAnOrganizationRunningAtMost(6);
     // Six long streams, straight to the nodes: two on each.
     cluster.upstream.script(
         FakeUpstream.Script.NORMAL.pieces(words(400)).interval(50)); // 20 s per answer
@@ -471,6 +441,31 @@ class ThreeNodesBehindHaproxyTest {
   }
 
   // ---- helpers
+
+  /**
+   * A new organization whose configuration (set on node 1) allows {@code slots} inference requests
+   * at once, and an API key of it. The other nodes drop their copy of the settings when node 1's
+   * change message arrives (milliseconds), not at their next poll (a second).
+   */
+  private String keyOfAnOrganizationRunningAtMost(int slots) {
+    String org = cluster.operator().createOrganization("seed");
+    String key = cluster
+        .operator()
+        .createApiKey(org, 10_000, "admin", "inference")
+        .get("token")
+        .asText();
+    Http.Response quota = cluster
+        .operator()
+        .send(cluster
+            .nodes
+            .get(0)
+            .http()
+            .patch("/v1/organizations/" + org + "/config")
+            .json("{\"quotas\":{\"max_concurrent_requests\":" + slots + "}}"));
+    assertThat(quota.status()).as(quota.text()).isEqualTo(200);
+    EngramCluster.sleep(300);
+    return key;
+  }
 
   private JsonNode chat(String key, String content, boolean small) {
     Http.Response response = cluster

@@ -62,7 +62,8 @@ public final class ServerProcess implements AutoCloseable {
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(
         Arrays.asList(System.getProperty("engram.jvm.flags", "").trim().split("\\s+")));
-    command.add("-Xmx256m");
+    // Small for tests; a benchmark gives its nodes more (-Dengram.node.heap=1g).
+    command.add("-Xmx" + System.getProperty("engram.node.heap", "256m"));
     command.add("-cp");
     command.add(
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
@@ -149,7 +150,8 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private static void sleep(long millis) {
+  /** Sleeps, turning an interruption into a failure of the test. */
+  public static void sleep(long millis) {
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {

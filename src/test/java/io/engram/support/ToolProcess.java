@@ -79,7 +79,7 @@ public final class ToolProcess implements AutoCloseable {
         socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
         return;
       } catch (IOException notYet) {
-        sleep(50);
+        ServerProcess.sleep(50);
       }
     }
     throw new IllegalStateException("not listening on " + port + " in " + timeout + ":\n" + log());
@@ -105,15 +105,6 @@ public final class ToolProcess implements AutoCloseable {
       process.waitFor(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
   }
 }

@@ -46,10 +46,10 @@ final class RedisTokenBudgets implements TokenBudgets {
       """);
 
   /** KEYS[1] the hour's counter, ARGV[1] the change; nothing when the hour's counter is gone. */
-  private static final RedisScript SETTLE = new RedisScript("""
+  private static final String SETTLE_SOURCE = """
       if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('INCRBY', KEYS[1], ARGV[1]) end
       return 1
-      """);
+      """;
 
   /** KEYS[1] the organization's prefix; the current hour's count, or -1 when none yet. */
   private static final RedisScript USED = new RedisScript("""
@@ -107,7 +107,15 @@ final class RedisTokenBudgets implements TokenBudgets {
       return;
     }
     try {
-      SETTLE.run(redis, ScriptOutputType.INTEGER, new String[] {hourKey}, Long.toString(change));
+      // Not waited for: the request's end is not held by settling it (EVAL: the script is small,
+      // and an asynchronous call cannot fall back from EVALSHA when Redis lost it).
+      redis
+          .async()
+          .eval(
+              SETTLE_SOURCE,
+              ScriptOutputType.INTEGER,
+              new String[] {hourKey},
+              Long.toString(change));
     } catch (RedisException e) {
       // the unused part stays counted until the hour ends: errs towards refusing
     }

@@ -7,6 +7,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -72,6 +73,19 @@ public final class RedisConnection implements AutoCloseable {
       throw new RedisConnectionException("not connected to Redis");
     }
     return live.sync();
+  }
+
+  /**
+   * The asynchronous commands of the live connection, for what a request need not wait for (giving
+   * back a slot, settling a reservation): sent at once, answered later; a {@link RedisException}
+   * when there is no connection.
+   */
+  public RedisAsyncCommands<String, String> async() {
+    StatefulRedisConnection<String, String> live = connection;
+    if (live == null) {
+      throw new RedisConnectionException("not connected to Redis");
+    }
+    return live.async();
   }
 
   /** Sends a message to every node subscribed to the channel, without waiting for Redis. */

@@ -103,7 +103,8 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
       mine.remove(id);
     }
     try {
-      redis.commands().zrem(redisKey, id);
+      // Not waited for: the request's answer is not held by giving its slot back.
+      redis.async().zrem(redisKey, id);
     } catch (RedisException e) {
       // its lease lapses by itself: no renewal will keep it
     }
