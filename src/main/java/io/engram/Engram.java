@@ -179,8 +179,13 @@ public final class Engram implements AutoCloseable {
     if (cluster.redis().isEmpty()) {
       return;
     }
+    // At most 20 catch-ups a second: each refreshes the index's searcher, which costs more than a
+    // write when writes come by the dozen (measured: docs/benchmarks.md, "Three nodes").
     ChangeSignal memoryChanges = cluster.keep(new ChangeSignal(
-        cluster.bus(), "engram:memory-changes", subject -> memory.index().followNew()));
+        cluster.bus(),
+        "engram:memory-changes",
+        subject -> memory.index().followNew(),
+        Duration.ofMillis(50)));
     memory.index().announceChangesWith(() -> memoryChanges.announce("memory"));
     ChangeSignal settingsChanges = cluster.keep(
         new ChangeSignal(cluster.bus(), "engram:settings-changes", services.configs()::forget));

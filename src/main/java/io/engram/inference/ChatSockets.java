@@ -173,7 +173,6 @@ public final class ChatSockets implements RouteModule {
     private final FrameSender frames;
     private volatile Principal caller;
     private volatile boolean busy;
-    /** The organization whose open connections count this one, once it is authenticated. */
     /** The organization's connection slot this one holds, once authenticated. */
     private volatile ConcurrencySlots.Slot counted;
 

@@ -60,6 +60,10 @@ class PostgresRevocationAcrossNodesTest {
       String secret = key.get("token").asText();
       for (TestServer node : java.util.List.of(first, second, third)) {
         assertThat(node.http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
+        // A refusal once before, so what is timed is the revocation reaching the node, not the
+        // first refusal's class loading.
+        assertThat(node.http.get("/v1/models").bearer("sk-unknown").send().status())
+            .isEqualTo(401);
       }
       first.asOperator(first.http.delete(
           "/v1/organizations/" + org + "/api-keys/" + key.get("id").asText()));

@@ -1,5 +1,6 @@
 package io.engram.platform.cluster;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -26,8 +27,20 @@ public final class ChangeSignal implements AutoCloseable {
   private final Consumer<String> onChange;
   private final Set<String> pending = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean draining = new AtomicBoolean();
+  private final long spacingNanos;
+  private long lastDrainNanos;
 
   public ChangeSignal(NodeBus bus, String channel, Consumer<String> onChange) {
+    this(bus, channel, onChange, Duration.ZERO);
+  }
+
+  /**
+   * @param spacing the least time between two catch-ups: what arrives meanwhile waits and is taken
+   *     in the next one, so a node writing many times a second costs the others a few catch-ups a
+   *     second (each a read of the log and a searcher refresh), not one per write
+   */
+  public ChangeSignal(NodeBus bus, String channel, Consumer<String> onChange, Duration spacing) {
+    this.spacingNanos = spacing.toNanos();
     this.bus = bus;
     this.channel = channel;
     this.worker = Executors.newSingleThreadExecutor(
@@ -50,6 +63,16 @@ public final class ChangeSignal implements AutoCloseable {
   }
 
   private void drain() {
+    long wait = lastDrainNanos + spacingNanos - System.nanoTime();
+    if (lastDrainNanos != 0 && wait > 0) {
+      try {
+        Thread.sleep(Duration.ofNanos(wait));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    lastDrainNanos = System.nanoTime();
     draining.set(false);
     for (String subject : List.copyOf(pending)) {
       pending.remove(subject);
