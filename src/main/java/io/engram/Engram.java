@@ -340,6 +340,7 @@ public final class Engram implements AutoCloseable {
       memory = openMemory(config, services, clock);
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics(clock);
+      services.cluster().registerMetrics(metrics.registry());
       network = openNetwork(config, services, metrics, clock);
       services.organizationService().onPlanChange(network::planChanged);
       InstanceServices storage = InstanceServices.open(
@@ -386,7 +387,7 @@ public final class Engram implements AutoCloseable {
       Guard guard = new Guard(
           services.credentials(),
           services.sessions(),
-          RateLimits.open(services.cluster(), clock, metrics.registry()),
+          RateLimits.open(services.cluster(), clock),
           metrics,
           config.access().apiKeyRequired(),
           config.access().rateLimitRequests(),

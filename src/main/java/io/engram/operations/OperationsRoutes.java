@@ -80,14 +80,9 @@ public final class OperationsRoutes implements RouteModule {
    * (docs/scaling.md), so a balancer must not take every node out at once when Redis goes.
    */
   private static Map<String, Object> redisCheck(RedisConnection redis) {
-    long since = redis.unavailableSince();
-    if (since == 0) {
+    if (redis.available()) {
       return Map.of("status", "ok");
     }
-    return Map.of(
-        "status",
-        "unavailable",
-        "unavailable_seconds",
-        Math.max(0, (System.currentTimeMillis() - since) / 1000));
+    return Map.of("status", "unavailable", "unavailable_seconds", redis.unavailableSeconds());
   }
 }

@@ -9,6 +9,8 @@ import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The inference limits, checked before any work: tokens per request (a 400: the request can never
@@ -51,10 +53,8 @@ public final class InferenceLimits {
     private final TokenBudget budget;
     private final long memoryAllowance;
     private final long replyAllowance;
-    private final java.util.concurrent.atomic.AtomicLong charged =
-        new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicBoolean open =
-        new java.util.concurrent.atomic.AtomicBoolean(true);
+    private final AtomicLong charged = new AtomicLong();
+    private final AtomicBoolean open = new AtomicBoolean(true);
 
     Permit(
         ConcurrencySlots.Slot slot,

@@ -47,10 +47,7 @@ public final class Cluster implements AutoCloseable {
       Gauge.builder("engram_redis_available", () -> connection.available() ? 1 : 0)
           .description("1 while Redis answers; 0 while this node counts limits on its own")
           .register(registry);
-      Gauge.builder("engram_redis_unavailable_seconds", () -> {
-            long since = connection.unavailableSince();
-            return since == 0 ? 0 : (System.currentTimeMillis() - since) / 1000.0;
-          })
+      Gauge.builder("engram_redis_unavailable_seconds", connection::unavailableSeconds)
           .description("Seconds since Redis stopped answering; 0 while it answers")
           .register(registry);
     });

@@ -117,9 +117,11 @@ public final class RedisConnection implements AutoCloseable {
     return available.get();
   }
 
-  /** When Redis stopped answering (epoch ms), or 0 while it answers. */
-  public long unavailableSince() {
-    return available.get() ? 0 : unavailableSince.get();
+  /** For how long Redis has not answered, in whole seconds; 0 while it answers. */
+  public long unavailableSeconds() {
+    return available.get()
+        ? 0
+        : Math.max(0, (System.currentTimeMillis() - unavailableSince.get()) / 1000);
   }
 
   /** A command reached Redis. */

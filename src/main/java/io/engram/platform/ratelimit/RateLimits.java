@@ -1,25 +1,22 @@
 package io.engram.platform.ratelimit;
 
 import io.engram.platform.cluster.Cluster;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 
 /**
  * The node's request rate limiter and concurrency slots: counted in-process (one node, the embedded default), or in
  * Redis when {@code REDIS_URL} is set, so every node sharing it admits exactly the limit
- * together. {@code engram_redis_available} shows whether Redis answers (1) or the node counts on
- * its own for now (0).
+ * together ({@link Cluster#registerMetrics} shows whether Redis answers).
  */
 public final class RateLimits {
   private RateLimits() {}
 
-  public static RateLimiter open(Cluster cluster, Clock clock, MeterRegistry registry) {
+  public static RateLimiter open(Cluster cluster, Clock clock) {
     SlidingWindowRateLimiter local = new SlidingWindowRateLimiter(clock);
-    if (cluster.redis().isEmpty()) {
-      return local;
-    }
-    cluster.registerMetrics(registry);
-    return new RedisRateLimiter(cluster.redis().get(), local);
+    return cluster
+        .redis()
+        .<RateLimiter>map(redis -> new RedisRateLimiter(redis, local))
+        .orElse(local);
   }
 
   /**

@@ -5,8 +5,11 @@ import io.engram.platform.cluster.RedisScript;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -29,6 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisSlots.class);
+  private static final String PREFIX = "engram:slots:";
   /** KEYS[1] the key, ARGV: slot id, limit, lease ms. Returns 1 when taken. */
   private static final RedisScript TAKE = new RedisScript("""
       local t = redis.call('TIME')
@@ -56,7 +60,7 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
   private final String node = UUID.randomUUID().toString();
   private final AtomicLong sequence = new AtomicLong();
   /** The slots this node holds in Redis: key → slot ids. */
-  private final Map<String, Map<String, Boolean>> held = new ConcurrentHashMap<>();
+  private final Map<String, Set<String>> held = new ConcurrentHashMap<>();
 
   private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(
       Thread.ofPlatform().daemon().name("slot-leases").factory());
@@ -71,7 +75,7 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
 
   @Override
   public Optional<Slot> take(String key, long limit) {
-    String redisKey = "engram:slots:" + key;
+    String redisKey = PREFIX + key;
     String id = node + ":" + sequence.incrementAndGet();
     try {
       Long taken = TAKE.run(
@@ -88,7 +92,7 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
       LOG.debug("concurrency slots: Redis cannot be reached; counting on this node", e);
       return fallback.take(key, limit);
     }
-    held.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(id, Boolean.TRUE);
+    held.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(id);
     AtomicBoolean open = new AtomicBoolean(true);
     return Optional.of(() -> {
       if (open.compareAndSet(true, false)) {
@@ -98,7 +102,7 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
   }
 
   private void release(String key, String redisKey, String id) {
-    Map<String, Boolean> mine = held.get(key);
+    Set<String> mine = held.get(key);
     if (mine != null) {
       mine.remove(id);
     }
@@ -112,7 +116,7 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
 
   @Override
   public int heldHere(String key) {
-    Map<String, Boolean> mine = held.get(key);
+    Set<String> mine = held.get(key);
     return (mine == null ? 0 : mine.size()) + fallback.heldHere(key);
   }
 
@@ -122,20 +126,14 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
       if (ids.isEmpty()) {
         return;
       }
-      String[] arguments = new String[ids.size() + 1];
-      arguments[0] = Long.toString(leaseMillis);
-      int i = 1;
-      for (String id : ids.keySet()) {
-        if (i < arguments.length) {
-          arguments[i++] = id;
-        }
-      }
+      List<String> arguments = new ArrayList<>(List.of(Long.toString(leaseMillis)));
+      arguments.addAll(ids);
       try {
         RENEW.run(
             redis,
             ScriptOutputType.INTEGER,
-            new String[] {"engram:slots:" + key},
-            java.util.Arrays.copyOf(arguments, i));
+            new String[] {PREFIX + key},
+            arguments.toArray(String[]::new));
       } catch (RedisException e) {
         LOG.debug("concurrency slots: leases not renewed this time", e);
       }
