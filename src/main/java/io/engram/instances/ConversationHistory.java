@@ -43,6 +43,17 @@ public final class ConversationHistory {
       int promptTokens,
       int completionTokens,
       int memoryTokens) {
+    /**
+     * A model may answer with NUL characters (an untrained local one does), which a PostgreSQL
+     * text column refuses: kept as U+FFFD, the replacement character. The client's messages are
+     * JSON, where a NUL is already the escape {@code \u0000}.
+     */
+    public Answered {
+      if (answer.indexOf('\0') >= 0) {
+        answer = answer.replace('\0', '\uFFFD');
+      }
+    }
+
     /** What the exchange counts in conversation_history_gb: its messages and answer. */
     long bytes() {
       return messages.getBytes(StandardCharsets.UTF_8).length
@@ -106,15 +117,24 @@ public final class ConversationHistory {
     queued.add(new Queued(Ids.newId("conv", now.toEpochMilli()), org, answered, now));
   }
 
-  /** Writes what is queued, a batch per transaction; returns how many were kept. */
+  /**
+   * Writes what was queued when it started, a batch per transaction; returns how many were kept. A
+   * batch that fails goes back in the queue for the next flush, not this one: a write that keeps
+   * failing must not turn a flush into an endless loop.
+   */
   public int flush() {
     int kept = 0;
-    while (!queued.isEmpty()) {
+    int left = queued.size();
+    while (left > 0) {
       List<Queued> batch = new ArrayList<>(BATCH);
       Queued next;
-      while (batch.size() < BATCH && (next = queued.poll()) != null) {
+      while (batch.size() < Math.min(BATCH, left) && (next = queued.poll()) != null) {
         batch.add(next);
       }
+      if (batch.isEmpty()) {
+        break;
+      }
+      left -= batch.size();
       kept += write(batch);
     }
     return kept;
