@@ -1,13 +1,18 @@
 #!/bin/bash
-# What sharing the limits through Redis adds to a chat request: one node, the same organization
-# (plan seed: a concurrency limit and an hourly token budget, so every check runs: the key's rate
-# window, a concurrency slot taken and given back, the hour's tokens reserved and settled), wrk with
-# one connection against the fake upstream, without and then with REDIS_URL. Results:
-# docs/benchmarks.md.
-#   bash bench/redis-chat-path.sh [seconds per run, default 20]
+# What sharing the limits through Redis adds to a chat request: one node, the same organization,
+# against the fake upstream, without and then with REDIS_URL. Every request waits for three Redis
+# scripts: the key's rate window; a concurrency slot taken (and the hour's tokens reserved) in one;
+# the slot given back (and the tokens settled) in one more. The organization is on the Scale plan
+# (PLAN=...): a Seed organization's 100,000 tokens an hour last a few seconds at these rates, and
+# the rest of the run would measure refusals; with an hourly budget the same scripts also do a GET
+# and an INCRBY, the same round trips. Each run warms the JIT for 20 s at 16 connections first (the first seconds measure the
+# compiler, not the request), then measures one connection (latency) and 16 (throughput). With
+# Redis it also reads engram_redis_command_seconds from /metrics: the commands' own times, as the
+# request waited for them. Results: docs/benchmarks.md.
+#   bash bench/redis-chat-path.sh [seconds per run, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER_RUN=${1:-20}
+SECONDS_PER_RUN=${1:-15}
 WORK=/tmp/redis-chat-bench
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow"
 command -v wrk >/dev/null || { echo "wrk is required (apt-get install wrk)"; exit 1; }
@@ -21,6 +26,28 @@ export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef
   DEFAULT_MODEL=fake-model DATABASE_URL="jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=redis_chat_bench"
 psql -h 127.0.0.1 -U postgres -d test -qc 'DROP SCHEMA IF EXISTS redis_chat_bench CASCADE; CREATE SCHEMA redis_chat_bench'
 ./engram build >/dev/null
+# The Redis commands waited for between two scrapes of /metrics: how many, and their p50/p99
+# (the upper bound of the histogram bucket that holds it).
+commands() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+def buckets(path):
+    out = {}
+    for line in open(path):
+        m = re.match(r'engram_redis_command_seconds_bucket\{le="([^"]+)"\} (\S+)', line)
+        if m:
+            out[float('inf') if m.group(1) == '+Inf' else float(m.group(1))] = float(m.group(2))
+    return out
+before, after = buckets(sys.argv[1]), buckets(sys.argv[2])
+if not after:
+    sys.exit(0)
+delta = sorted((le, after[le] - before.get(le, 0)) for le in after)
+total = delta[-1][1]
+def q(p):
+    return next(le for le, n in delta if n >= p * total)
+print(f"   Redis commands waited for: {total:.0f}; p50 <= {q(0.5)*1e6:.0f} us, p99 <= {q(0.99)*1e6:.0f} us")
+PY
+}
 json() { python3 -c "import sys,json;print(json.load(sys.stdin)[\"$1\"])"; }
 run() { # $1: label; REDIS_URL as exported (or not)
   "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar target/engram.jar \
@@ -30,13 +57,22 @@ run() { # $1: label; REDIS_URL as exported (or not)
   done
   local auth="Authorization: Bearer $ENGRAM_ADMIN_KEY" org key
   org=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$auth" -H 'Content-Type: application/json' \
-    -d "{\"name\":\"Bench\",\"plan\":\"${PLAN:-seed}\"}" | json id)
+    -d "{\"name\":\"Bench\",\"plan\":\"${PLAN:-scale}\"}" | json id)
   key=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$org/api-keys" -H "$auth" -H 'Content-Type: application/json' \
     -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
-  AUTH=$key MEMORY=off MODEL=fake-model wrk -t1 -c1 -d5s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
+  local chat=(-s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions)
+  export AUTH=$key MEMORY=off MODEL=fake-model
+  wrk -t2 -c16 -d20s "${chat[@]}" >/dev/null
   echo "== $1"
-  AUTH=$key MEMORY=off MODEL=fake-model wrk -t1 -c1 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
-    http://127.0.0.1:8000/v1/chat/completions | grep -E 'Requests/sec|^ +(50|90|99)%'
+  curl -s -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" http://127.0.0.1:8000/metrics > "$WORK/before.prom"
+  echo "-- one connection"
+  wrk -t1 -c1 -d${SECONDS_PER_RUN}s --latency "${chat[@]}" | grep -E 'Requests/sec|Non-2xx|^ +(50|90|99)%'
+  curl -s -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" http://127.0.0.1:8000/metrics > "$WORK/after.prom"
+  commands "$WORK/before.prom" "$WORK/after.prom"
+  echo "-- 16 connections"
+  wrk -t2 -c16 -d${SECONDS_PER_RUN}s --latency "${chat[@]}" | grep -E 'Requests/sec|Non-2xx|^ +(50|99)%'
+  curl -s -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" http://127.0.0.1:8000/metrics > "$WORK/loaded.prom"
+  commands "$WORK/after.prom" "$WORK/loaded.prom"
   kill $engram; wait $engram 2>/dev/null || true
 }
 unset REDIS_URL

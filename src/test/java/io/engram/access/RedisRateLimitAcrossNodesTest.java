@@ -53,8 +53,15 @@ class RedisRateLimitAcrossNodesTest {
       Http.Response last = second.http.get("/v1/models").bearer(key).send();
       assertThat(last.header("X-RateLimit-Limit")).isEqualTo("100");
       assertThat(last.header("X-RateLimit-Remaining")).isEqualTo("0");
-      assertThat(first.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text())
-          .contains("engram_redis_available 1.0");
+      String metrics =
+          first.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text();
+      assertThat(metrics).contains("engram_redis_available 1.0");
+      // Each of the node's 75 requests waited for one rate-limit script.
+      java.util.regex.Matcher waited = java.util.regex.Pattern.compile(
+              "(?m)^engram_redis_command_seconds_count (\\d+)")
+          .matcher(metrics);
+      assertThat(waited.find()).as(metrics).isTrue();
+      assertThat(Double.parseDouble(waited.group(1))).isGreaterThanOrEqualTo(75);
     }
   }
 

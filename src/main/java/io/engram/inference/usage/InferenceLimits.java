@@ -4,11 +4,14 @@ import io.engram.access.Principal;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.cluster.Cluster;
+import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.ratelimit.RedisSlots;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -48,8 +51,7 @@ public final class InferenceLimits {
    * #close()} (once) with what the request was charged ({@link #charge}).
    */
   public static final class Permit implements AutoCloseable {
-    private final ConcurrencySlots.Slot slot;
-    private final TokenBudgets.Reservation reservation;
+    private final Admissions.Admission admission;
     private final TokenBudget budget;
     private final long memoryAllowance;
     private final long replyAllowance;
@@ -57,13 +59,11 @@ public final class InferenceLimits {
     private final AtomicBoolean open = new AtomicBoolean(true);
 
     Permit(
-        ConcurrencySlots.Slot slot,
-        TokenBudgets.Reservation reservation,
+        Admissions.Admission admission,
         TokenBudget budget,
         long memoryAllowance,
         long replyAllowance) {
-      this.slot = slot;
-      this.reservation = reservation;
+      this.admission = admission;
       this.budget = budget;
       this.memoryAllowance = memoryAllowance;
       this.replyAllowance = replyAllowance;
@@ -92,41 +92,40 @@ public final class InferenceLimits {
     @Override
     public void close() {
       if (open.compareAndSet(true, false)) {
-        slot.close();
-        if (reservation != null) {
-          reservation.settle(charged.get());
-        }
+        admission.end(charged.get());
       }
     }
   }
 
   private final OrganizationConfigs configs;
   private final ConcurrencySlots slots;
-  private final TokenBudgets budgets;
+  private final Admissions admissions;
 
   public InferenceLimits(UsageLedger usage, OrganizationConfigs configs) {
-    this(configs, ConcurrencySlots.local(), new LocalTokenBudgets(usage));
+    this(configs, ConcurrencySlots.local(), usage, Optional.empty());
   }
 
   /**
    * @param slots where requests in flight are counted: this node's, or shared through Redis
-   * @param budgets where the hourly token budgets are counted
+   * @param redis where the admissions are decided when slots are shared (else on this node)
    */
-  InferenceLimits(OrganizationConfigs configs, ConcurrencySlots slots, TokenBudgets budgets) {
+  private InferenceLimits(
+      OrganizationConfigs configs,
+      ConcurrencySlots slots,
+      UsageLedger usage,
+      Optional<RedisConnection> redis) {
     this.configs = configs;
     this.slots = slots;
-    this.budgets = budgets;
+    Admissions local = new LocalAdmissions(slots, new LocalTokenBudgets(usage));
+    this.admissions = slots instanceof RedisSlots shared && redis.isPresent()
+        ? new RedisAdmissions(redis.get(), shared, usage, local)
+        : local;
   }
 
   /** The limits of this node: counted here, or in Redis shared with every node. */
   public static InferenceLimits open(
       UsageLedger usage, OrganizationConfigs configs, ConcurrencySlots slots, Cluster cluster) {
-    LocalTokenBudgets local = new LocalTokenBudgets(usage);
-    TokenBudgets budgets = cluster
-        .redis()
-        .<TokenBudgets>map(redis -> new RedisTokenBudgets(redis, usage, local))
-        .orElse(local);
-    return new InferenceLimits(configs, slots, budgets);
+    return new InferenceLimits(configs, slots, usage, cluster.redis());
   }
 
   /** The most tokens one request of this organization may ask for; MAX_VALUE when unlimited. */
@@ -156,7 +155,9 @@ public final class InferenceLimits {
       return null;
     }
     return new TokenBudget(
-        limit.value(), Math.max(0, limit.value() - budgets.used(org.id())), budgets.resetSeconds());
+        limit.value(),
+        Math.max(0, limit.value() - admissions.tokensUsed(org.id())),
+        admissions.resetSeconds());
   }
 
   /**
@@ -167,38 +168,37 @@ public final class InferenceLimits {
   public Permit admit(Principal caller, TokenDemand demand) {
     Organization org = caller.organization();
     long limit = concurrencyLimit(org);
-    ConcurrencySlots.Slot slot = slots
-        .take(org.id(), limit)
-        .orElseThrow(() -> ApiException.rateLimited(
+    Limit hourly = org.plan().limits().tokensPerHour();
+    Admissions.Admission admission = admissions.admit(
+        org.id(), limit, hourly.isUnlimited() ? -1 : hourly.value(), demand.need(), demand.want());
+    switch (admission.outcome()) {
+      case TOO_MANY_IN_FLIGHT ->
+        throw ApiException.rateLimited(
             "concurrency_limit_exceeded",
             "This organization already has " + limit
                 + " inference requests in flight, the most its configuration allows "
                 + "(quotas.max_concurrent_requests); retry when one finishes",
-            1));
-    Limit hourly = org.plan().limits().tokensPerHour();
-    if (hourly.isUnlimited()) {
-      return new Permit(slot, null, null, Long.MAX_VALUE, Long.MAX_VALUE);
+            1);
+      case OUT_OF_TOKENS ->
+        throw ApiException.rateLimited(
+            "tokens_per_hour_exceeded",
+            "This request needs at least " + demand.need() + " tokens but "
+                + admission.remaining() + " of the " + org.plan().id() + " plan's "
+                + hourly.value() + " tokens per hour are left; the budget renews in "
+                + admission.resetSeconds() + " seconds",
+            admission.resetSeconds());
+      case ADMITTED -> {}
     }
-    TokenBudgets.Reservation reservation =
-        budgets.reserve(org.id(), hourly.value(), demand.need(), demand.want());
-    if (reservation.granted() <= 0) {
-      slot.close();
-      throw ApiException.rateLimited(
-          "tokens_per_hour_exceeded",
-          "This request needs at least " + demand.need() + " tokens but "
-              + reservation.remaining() + " of the " + org.plan().id() + " plan's "
-              + hourly.value() + " tokens per hour are left; the budget renews in "
-              + reservation.resetSeconds() + " seconds",
-          reservation.resetSeconds());
+    if (hourly.isUnlimited()) {
+      return new Permit(admission, null, Long.MAX_VALUE, Long.MAX_VALUE);
     }
     // Within the grant, memory comes before the reply's longest length, as it does in the context.
-    long beyondNeed = reservation.granted() - demand.need();
+    long beyondNeed = admission.granted() - demand.need();
     long memory = Math.min(demand.memory(), beyondNeed);
     long reply = demand.leastReply() + beyondNeed - memory;
     return new Permit(
-        slot,
-        reservation,
-        new TokenBudget(hourly.value(), reservation.remaining(), reservation.resetSeconds()),
+        admission,
+        new TokenBudget(hourly.value(), admission.remaining(), admission.resetSeconds()),
         memory,
         reply);
   }

@@ -1,12 +1,12 @@
 package io.engram.inference.usage;
 
 /**
- * Where the organizations' hourly token budgets are counted: on this node ({@link
- * LocalTokenBudgets}, the embedded default) or in Redis, shared by every node ({@link
- * RedisTokenBudgets}). A request reserves tokens before it starts, between what it cannot do
+ * Where the organizations' hourly token budgets are counted on one node ({@link
+ * LocalTokenBudgets}); with Redis they are counted there, together with the concurrency slots
+ * ({@link RedisAdmissions}). A request reserves tokens before it starts, between what it cannot do
  * without (its prompt and the least reply) and what it could use (the longest reply, the memory
  * block), and settles with what it used when it ends. What is reserved counts as spent until then,
- * so concurrent requests, on any node, never take more than the hour allows between them.
+ * so concurrent requests never take more than the hour allows between them.
  */
 public interface TokenBudgets {
 

@@ -39,8 +39,9 @@ public final class Cluster implements AutoCloseable {
 
   /**
    * {@code engram_redis_available}: 1 while Redis answers, 0 while each node counts its limits on
-   * its own; {@code engram_redis_unavailable_seconds}: for how long (0 while it answers). Only
-   * with {@code REDIS_URL}; registered once per registry.
+   * its own; {@code engram_redis_unavailable_seconds}: for how long (0 while it answers); {@code
+   * engram_redis_command_seconds}: the commands waited for. Only with {@code REDIS_URL}; registered
+   * once per registry.
    */
   public void registerMetrics(MeterRegistry registry) {
     redis.ifPresent(connection -> {
@@ -50,6 +51,7 @@ public final class Cluster implements AutoCloseable {
       Gauge.builder("engram_redis_unavailable_seconds", connection::unavailableSeconds)
           .description("Seconds since Redis stopped answering; 0 while it answers")
           .register(registry);
+      connection.measureWith(registry);
     });
   }
 

@@ -31,11 +31,8 @@ public interface NodeBus {
     return new NodeBus() {
       @Override
       public void publish(String channel, String message) {
-        try {
-          redis.publish(channel, message);
-        } catch (io.lettuce.core.RedisException e) {
-          // the other nodes fall back on their caches' two seconds
-        }
+        // Lost when Redis is away: the other nodes fall back on their caches' two seconds.
+        redis.publish(channel, message);
       }
 
       @Override

@@ -1,112 +1,141 @@
 package io.engram.platform.cluster;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.net.URI;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * The node's connection to Redis ({@code REDIS_URL}), made so that a Redis that is away costs a
- * request nothing but a fast failure: commands time out after {@link #COMMAND_TIMEOUT}, are
- * refused at once while the connection is down (not queued), and the connection comes back by
- * itself, including when Redis was not there when the node started.
+ * The node's connection to Redis ({@code REDIS_URL}): a pool of blocking connections, each command
+ * written and read on the caller's own (virtual) thread. That is what keeps a limit check cheap: a
+ * client that hands each command to an event loop and back (Lettuce, used before) cost a request's
+ * virtual thread p50 241 µs per command here, a blocking one 37 µs (docs/decisions.md).
+ *
+ * <p>A Redis that is away costs a request nothing but a fast failure: commands time out after
+ * {@link #COMMAND_TIMEOUT}; once one fails, requests do not try again for {@link #RETRY_SPACING}
+ * (one request tries then, and a probe every second does without traffic), so a Redis that stopped
+ * answering is not waited for by every request in turn; and it is noticed back within a second.
  */
 public final class RedisConnection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisConnection.class);
   static final Duration COMMAND_TIMEOUT = Duration.ofMillis(250);
 
-  /** Reconnection attempts back off to at most this, so Redis back is noticed within seconds. */
-  static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+  /** While Redis is away, at most one request a quarter-second finds out whether it is back. */
+  static final Duration RETRY_SPACING = Duration.ofMillis(250);
+
+  /** How often availability is checked without traffic, which bounds noticing Redis back. */
+  static final Duration PROBE_EVERY = Duration.ofSeconds(1);
 
   private final RedisClient client;
-  private final ClientResources resources;
-  private final ScheduledExecutorService retry = Executors.newSingleThreadScheduledExecutor(
-      Thread.ofPlatform().daemon().name("redis-connect").factory());
-  private volatile StatefulRedisConnection<String, String> connection;
-  private volatile StatefulRedisPubSubConnection<String, String> subscriptions;
-  private final Map<String, Consumer<String>> listeners = new ConcurrentHashMap<>();
+  private final RedisSubscriber subscriber;
+  private final ScheduledExecutorService probe = Executors.newSingleThreadScheduledExecutor(
+      Thread.ofPlatform().daemon().name("redis-probe").factory());
+  /** Commands nobody waits for (a slot given back, a reservation settled, a message published). */
+  private final ExecutorService unwaited = Executors.newThreadPerTaskExecutor(
+      Thread.ofVirtual().name("redis-send-", 0).factory());
+
   private final AtomicBoolean available = new AtomicBoolean(true);
   private final AtomicLong unavailableSince = new AtomicLong();
+  private final AtomicLong nextTry = new AtomicLong();
+  private final AtomicBoolean greeted = new AtomicBoolean();
+  /** How long each command this node waits for takes, once the node's metrics exist. */
+  private volatile Timer commandTimes;
+
+  private final HostAndPort address;
 
   public RedisConnection(String url) {
-    RedisURI uri = RedisURI.create(url);
-    uri.setTimeout(COMMAND_TIMEOUT);
-    this.resources = DefaultClientResources.builder()
-        .reconnectDelay(
-            Delay.exponential(Duration.ofMillis(50), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
-        .build();
-    this.client = RedisClient.create(resources, uri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(COMMAND_TIMEOUT))
-        .build());
-    connect();
-    retry.scheduleWithFixedDelay(this::connectIfAbsent, 2, 2, TimeUnit.SECONDS);
-  }
-
-  /** The commands of the live connection; a {@link RedisException} when there is none yet. */
-  public RedisCommands<String, String> commands() {
-    StatefulRedisConnection<String, String> live = connection;
-    if (live == null) {
-      throw new RedisConnectionException("not connected to Redis");
+    URI uri = URI.create(url);
+    if (!JedisURIHelper.isValid(uri)) {
+      throw new IllegalArgumentException(
+          "REDIS_URL must look like redis://[user:password@]host:port[/db] or rediss://...");
     }
-    return live.sync();
+    this.address = JedisURIHelper.getHostAndPort(uri);
+    JedisClientConfig config = DefaultJedisClientConfig.builder()
+        .user(JedisURIHelper.getUser(uri))
+        .password(JedisURIHelper.getPassword(uri))
+        .database(JedisURIHelper.getDBIndex(uri))
+        .ssl(JedisURIHelper.isRedisSSLScheme(uri))
+        .connectionTimeoutMillis((int) COMMAND_TIMEOUT.toMillis())
+        .socketTimeoutMillis((int) COMMAND_TIMEOUT.toMillis())
+        .clientName("engram")
+        .build();
+    GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+    // Each command holds a connection for a round trip (tens of microseconds), so a few dozen
+    // carry thousands of requests a second; a request waits for one at most a command's timeout.
+    pool.setMaxTotal(64);
+    pool.setMaxIdle(64);
+    pool.setMaxWait(COMMAND_TIMEOUT);
+    pool.setJmxEnabled(false);
+    this.client = RedisClient.builder()
+        .hostAndPort(address)
+        .clientConfig(config)
+        .poolConfig(pool)
+        .build();
+    this.subscriber = new RedisSubscriber(address, config);
+    probe.scheduleWithFixedDelay(this::probe, 0, PROBE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
-   * The asynchronous commands of the live connection, for what a request need not wait for (giving
-   * back a slot, settling a reservation): sent at once, answered later; a {@link RedisException}
-   * when there is no connection.
+   * Runs a command and waits for its answer, on the caller's thread; a {@link
+   * RedisUnavailableException} when Redis does not answer, or was found away a moment ago.
    */
-  public RedisAsyncCommands<String, String> async() {
-    StatefulRedisConnection<String, String> live = connection;
-    if (live == null) {
-      throw new RedisConnectionException("not connected to Redis");
+  public <T> T call(Function<UnifiedJedis, T> command) {
+    if (!mayTry()) {
+      throw new RedisUnavailableException("Redis was found away less than a moment ago", null);
     }
-    return live.async();
+    return attempt(command);
+  }
+
+  /**
+   * Sends a command nobody waits for: the request that sends it is not held by Redis. When Redis
+   * is away the command is dropped (each caller says what that means for it).
+   */
+  private void send(Consumer<UnifiedJedis> command) {
+    if (!available.get()) {
+      return;
+    }
+    unwaited.execute(() -> {
+      try {
+        call(redis -> {
+          command.accept(redis);
+          return null;
+        });
+      } catch (RedisUnavailableException e) {
+        // dropped: see the caller
+      }
+    });
   }
 
   /** Sends a message to every node subscribed to the channel, without waiting for Redis. */
   public void publish(String channel, String message) {
-    StatefulRedisConnection<String, String> live = connection;
-    if (live == null) {
-      throw new RedisConnectionException("not connected to Redis");
-    }
-    live.async().publish(channel, message);
+    send(redis -> redis.publish(channel, message));
   }
 
   /**
-   * Calls {@code listener} with every message published on {@code channel}, by any node, from now
-   * on (and again after a reconnection: Lettuce subscribes anew).
+   * Calls {@code listener} with every message published on {@code channel}, by any node (this one
+   * included), from now on; again after a reconnection.
    */
   public void subscribe(String channel, Consumer<String> listener) {
-    listeners.put(channel, listener);
-    StatefulRedisPubSubConnection<String, String> live = subscriptions;
-    if (live != null) {
-      live.sync().subscribe(channel);
-    }
+    subscriber.listen(channel, listener);
   }
 
   /**
@@ -124,78 +153,90 @@ public final class RedisConnection implements AutoCloseable {
         : Math.max(0, (System.currentTimeMillis() - unavailableSince.get()) / 1000);
   }
 
-  /** A command reached Redis. */
-  public void answered() {
+  private <T> T attempt(Function<UnifiedJedis, T> command) {
+    long start = System.nanoTime();
+    try {
+      T answer = command.apply(client);
+      answered();
+      return answer;
+    } catch (JedisException e) {
+      failed(e);
+      throw new RedisUnavailableException("Redis did not answer: " + e.getMessage(), e);
+    } finally {
+      Timer times = commandTimes;
+      if (times != null) {
+        times.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      }
+    }
+  }
+
+  /**
+   * {@code engram_redis_command_seconds}: each command a request (or this node) waits for, from
+   * the call to the answer or the failure, as a histogram: what sharing the limits adds to a
+   * request is the sum of its commands (a chat makes three).
+   */
+  void measureWith(MeterRegistry registry) {
+    commandTimes = Timer.builder("engram_redis_command_seconds")
+        .description("Redis commands waited for, from the call to the answer or the failure")
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofNanos(10_000))
+        .maximumExpectedValue(COMMAND_TIMEOUT)
+        .register(registry);
+  }
+
+  /** While Redis is away, one caller per {@link #RETRY_SPACING} tries; the others fail at once. */
+  private boolean mayTry() {
+    if (available.get()) {
+      return true;
+    }
+    long now = System.nanoTime();
+    long next = nextTry.get();
+    return now - next >= 0 && nextTry.compareAndSet(next, now + RETRY_SPACING.toNanos());
+  }
+
+  private void answered() {
     if (available.compareAndSet(false, true)) {
       LOG.info("Redis answers again: limits are shared by every node once more");
+      // Its subscription may be on a connection that died without a word: start it anew.
+      subscriber.reconnect();
     }
   }
 
   /** A command could not reach Redis: the transition is logged once, not each failure. */
-  public void failed(RedisException e) {
+  private void failed(JedisException e) {
     if (available.compareAndSet(true, false)) {
       unavailableSince.set(System.currentTimeMillis());
+      nextTry.set(System.nanoTime() + RETRY_SPACING.toNanos());
+      // The pool's idle connections are likely as dead as the one that failed (Redis restarted).
+      client.getPool().clear();
       LOG.warn(
           "Redis cannot be reached ({}): each node counts limits on its own until it answers",
           e.getMessage());
     }
   }
 
-  /** Every 2 seconds: connects if not yet connected, else pings, so availability stays current without traffic. */
-  private void connectIfAbsent() {
-    if (connection == null || subscriptions == null) {
-      connect();
-      return;
-    }
+  /** Every second: a PING, so availability stays current (and comes back) without traffic. */
+  private void probe() {
     try {
-      connection.sync().ping();
-      answered();
-    } catch (RedisException e) {
-      failed(e);
-    }
-  }
-
-  private void connect() {
-    try {
-      if (connection == null) {
-        connection = client.connect();
+      attempt(UnifiedJedis::ping);
+      if (greeted.compareAndSet(false, true)) {
+        LOG.info("connected to Redis at {}", address);
       }
-      if (subscriptions == null) {
-        StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub();
-        pubSub.addListener(new RedisPubSubAdapter<>() {
-          @Override
-          public void message(String channel, String message) {
-            Consumer<String> listener = listeners.get(channel);
-            if (listener != null) {
-              listener.accept(message);
-            }
-          }
-        });
-        if (!listeners.isEmpty()) {
-          pubSub.sync().subscribe(listeners.keySet().toArray(String[]::new));
-        }
-        subscriptions = pubSub;
-      }
-      LOG.info("connected to Redis");
-      answered();
-    } catch (RedisException e) {
-      failed(e);
-      LOG.debug("Redis connection not made; retrying every 2 seconds", e);
+    } catch (RedisUnavailableException e) {
+      LOG.debug("Redis probe: not answering", e);
     }
   }
 
   @Override
   public void close() {
-    retry.shutdownNow();
-    StatefulRedisConnection<String, String> live = connection;
-    if (live != null) {
-      live.close();
+    probe.shutdownNow();
+    subscriber.close();
+    unwaited.shutdown();
+    try {
+      unwaited.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-    StatefulRedisPubSubConnection<String, String> pubSub = subscriptions;
-    if (pubSub != null) {
-      pubSub.close();
-    }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    client.close();
   }
 }

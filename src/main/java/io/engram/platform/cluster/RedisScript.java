@@ -1,18 +1,16 @@
 package io.engram.platform.cluster;
 
-import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * A Lua script run atomically in Redis, called by its digest (EVALSHA: the source travels once,
- * then only its SHA-1), loaded again by itself when Redis lost it (a restart). Each call tells the
- * connection whether Redis answered, which is how the node knows Redis is away.
+ * then only its SHA-1), loaded again by itself when Redis lost it (a restart).
  */
 public final class RedisScript {
   private final String source;
@@ -23,21 +21,22 @@ public final class RedisScript {
     this.sha = sha1(source);
   }
 
-  /** Runs the script; a {@link RedisException} when Redis cannot be reached. */
-  public <T> T run(RedisConnection redis, ScriptOutputType type, String[] keys, String... args) {
+  /** Runs the script for its number; a {@link RedisUnavailableException} when Redis is away. */
+  public long number(RedisConnection redis, List<String> keys, String... args) {
+    return (Long) redis.call(commands -> run(commands, keys, args));
+  }
+
+  /** Runs the script for its list of numbers (a Lua table of integers). */
+  @SuppressWarnings("unchecked")
+  public List<Long> numbers(RedisConnection redis, List<String> keys, String... args) {
+    return (List<Long>) redis.call(commands -> run(commands, keys, args));
+  }
+
+  private Object run(UnifiedJedis commands, List<String> keys, String[] args) {
     try {
-      RedisCommands<String, String> commands = redis.commands();
-      T answer;
-      try {
-        answer = commands.evalsha(sha, type, keys, args);
-      } catch (RedisNoScriptException e) {
-        answer = commands.eval(source, type, keys, args);
-      }
-      redis.answered();
-      return answer;
-    } catch (RedisException e) {
-      redis.failed(e);
-      throw e;
+      return commands.evalsha(sha, keys, List.of(args));
+    } catch (JedisNoScriptException e) {
+      return commands.eval(source, keys, List.of(args));
     }
   }
 

@@ -2,8 +2,7 @@ package io.engram.platform.ratelimit;
 
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.cluster.RedisScript;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.ScriptOutputType;
+import io.engram.platform.cluster.RedisUnavailableException;
 import java.util.List;
 
 /**
@@ -77,15 +76,14 @@ public final class RedisRateLimiter implements RateLimiter {
   @Override
   public RateLimitDecision acquire(String key, long limitPerMinute) {
     try {
-      List<Long> answer =
-          ACQUIRE.run(redis, ScriptOutputType.MULTI, keys(key), Long.toString(limitPerMinute));
+      List<Long> answer = ACQUIRE.numbers(redis, keys(key), Long.toString(limitPerMinute));
       return new RateLimitDecision(
           answer.get(0) == 1,
           limitPerMinute,
           answer.get(1),
           answer.get(2),
           Math.max(1, Math.ceilDiv(answer.get(3), 1000)));
-    } catch (RedisException e) {
+    } catch (RedisUnavailableException e) {
       return fallback.acquire(key, limitPerMinute);
     }
   }
@@ -93,13 +91,13 @@ public final class RedisRateLimiter implements RateLimiter {
   @Override
   public long used(String key) {
     try {
-      return USED.run(redis, ScriptOutputType.INTEGER, keys(key));
-    } catch (RedisException e) {
+      return USED.number(redis, keys(key));
+    } catch (RedisUnavailableException e) {
       return fallback.used(key);
     }
   }
 
-  private static String[] keys(String key) {
-    return new String[] {PREFIX + key};
+  private static List<String> keys(String key) {
+    return List.of(PREFIX + key);
   }
 }

@@ -2,8 +2,7 @@ package io.engram.platform.ratelimit;
 
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.cluster.RedisScript;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.ScriptOutputType;
+import io.engram.platform.cluster.RedisUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,14 +32,33 @@ import org.slf4j.LoggerFactory;
 public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisSlots.class);
   private static final String PREFIX = "engram:slots:";
+
+  /**
+   * Lua functions over one key's leases, for this class's script and for scripts that take a slot
+   * with more in the same round trip: {@code slot_now()} (Redis's clock, ms), {@code
+   * slot_free(key, now, limit)} (drops lapsed leases; whether one more fits), {@code slot_add(key,
+   * id, now, lease)}.
+   */
+  public static final String LUA_FUNCTIONS = """
+      local function slot_now()
+        local t = redis.call('TIME')
+        return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      end
+      local function slot_free(key, now, limit)
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+        return redis.call('ZCARD', key) < tonumber(limit)
+      end
+      local function slot_add(key, id, now, lease)
+        redis.call('ZADD', key, now + tonumber(lease), id)
+        redis.call('PEXPIRE', key, tonumber(lease) * 2)
+      end
+      """;
+
   /** KEYS[1] the key, ARGV: slot id, limit, lease ms. Returns 1 when taken. */
-  private static final RedisScript TAKE = new RedisScript("""
-      local t = redis.call('TIME')
-      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-      if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-      redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-      redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
+  private static final RedisScript TAKE = new RedisScript(LUA_FUNCTIONS + """
+      local now = slot_now()
+      if not slot_free(KEYS[1], now, ARGV[2]) then return 0 end
+      slot_add(KEYS[1], ARGV[1], now, ARGV[3])
       return 1
       """);
   /** KEYS[1] the key, ARGV[1] lease ms, ARGV[2..] the slots to renew (those still held). */
@@ -73,43 +91,71 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
     renewals.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
   }
 
+  /** A slot about to be taken, by this class or by a caller's script that does more at once. */
+  public record Claim(String key, String redisKey, String id) {}
+
+  /** A new slot id for {@code key}, and the Redis key its leases are kept under. */
+  public Claim claim(String key) {
+    return new Claim(key, redisKey(key), node + ":" + sequence.incrementAndGet());
+  }
+
+  /**
+   * The key in braces is Redis Cluster's hash tag: an organization's keys share a hash slot, so one
+   * script may take its slot and reserve its tokens.
+   */
+  private static String redisKey(String key) {
+    return PREFIX + "{" + key + "}";
+  }
+
+  /** How long a lease lasts unless renewed, in milliseconds (a script's {@code lease}). */
+  public long leaseMillis() {
+    return leaseMillis;
+  }
+
   @Override
   public Optional<Slot> take(String key, long limit) {
-    String redisKey = PREFIX + key;
-    String id = node + ":" + sequence.incrementAndGet();
+    Claim claim = claim(key);
     try {
-      Long taken = TAKE.run(
+      long taken = TAKE.number(
           redis,
-          ScriptOutputType.INTEGER,
-          new String[] {redisKey},
-          id,
+          List.of(claim.redisKey()),
+          claim.id(),
           Long.toString(limit),
           Long.toString(leaseMillis));
       if (taken == 0) {
         return Optional.empty();
       }
-    } catch (RedisException e) {
+    } catch (RedisUnavailableException e) {
       LOG.debug("concurrency slots: Redis cannot be reached; counting on this node", e);
       return fallback.take(key, limit);
     }
-    held.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(id);
-    AtomicBoolean open = new AtomicBoolean(true);
-    return Optional.of(() -> {
-      if (open.compareAndSet(true, false)) {
-        release(key, redisKey, id);
-      }
-    });
+    return Optional.of(took(claim, () -> giveBack(claim)));
   }
 
-  private void release(String key, String redisKey, String id) {
-    Set<String> mine = held.get(key);
-    if (mine != null) {
-      mine.remove(id);
-    }
+  /**
+   * The claim was taken in Redis: its lease is renewed from now until the slot is closed, which
+   * runs {@code giveBack} (once) to remove it from Redis.
+   */
+  public Slot took(Claim claim, Runnable giveBack) {
+    held.computeIfAbsent(claim.key(), k -> ConcurrentHashMap.newKeySet()).add(claim.id());
+    AtomicBoolean open = new AtomicBoolean(true);
+    return () -> {
+      if (open.compareAndSet(true, false)) {
+        Set<String> mine = held.get(claim.key());
+        if (mine != null) {
+          mine.remove(claim.id());
+        }
+        giveBack.run();
+      }
+    };
+  }
+
+  private void giveBack(Claim claim) {
+    // Waited for (one short round trip): the caller's next request, which may follow at once,
+    // must find the slot free, on any node.
     try {
-      // Not waited for: the request's answer is not held by giving its slot back.
-      redis.async().zrem(redisKey, id);
-    } catch (RedisException e) {
+      redis.call(commands -> commands.zrem(claim.redisKey(), claim.id()));
+    } catch (RedisUnavailableException e) {
       // its lease lapses by itself: no renewal will keep it
     }
   }
@@ -129,12 +175,8 @@ public final class RedisSlots implements ConcurrencySlots, AutoCloseable {
       List<String> arguments = new ArrayList<>(List.of(Long.toString(leaseMillis)));
       arguments.addAll(ids);
       try {
-        RENEW.run(
-            redis,
-            ScriptOutputType.INTEGER,
-            new String[] {PREFIX + key},
-            arguments.toArray(String[]::new));
-      } catch (RedisException e) {
+        RENEW.number(redis, List.of(redisKey(key)), arguments.toArray(String[]::new));
+      } catch (RedisUnavailableException e) {
         LOG.debug("concurrency slots: leases not renewed this time", e);
       }
     });

@@ -30,8 +30,8 @@ class RedisRateLimiterTest {
         long current = random.nextInt((int) limit + 2);
         long before = redisMillis(redis);
         long window = Math.floorDiv(before, SlidingWindow.WINDOW_MILLIS);
-        redis.commands().set("engram:rl:" + key + ":" + (window - 1), Long.toString(previous));
-        redis.commands().set("engram:rl:" + key + ":" + window, Long.toString(current));
+        redis.call(r -> r.set("engram:rl:" + key + ":" + (window - 1), Long.toString(previous)));
+        redis.call(r -> r.set("engram:rl:" + key + ":" + window, Long.toString(current)));
         RateLimitDecision got = limiter.acquire(key, limit);
         long after = redisMillis(redis);
         if (Math.floorDiv(after, SlidingWindow.WINDOW_MILLIS) != window) {
@@ -59,7 +59,8 @@ class RedisRateLimiterTest {
   }
 
   private static long redisMillis(RedisConnection redis) {
-    List<String> time = redis.commands().time();
-    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+    List<?> time = (List<?>) redis.call(r -> r.eval("return redis.call('TIME')"));
+    return Long.parseLong(time.get(0).toString()) * 1000
+        + Long.parseLong(time.get(1).toString()) / 1000;
   }
 }
