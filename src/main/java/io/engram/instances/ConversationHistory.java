@@ -5,6 +5,7 @@ import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.store.Database;
+import io.engram.store.DatabaseFailures;
 import io.engram.store.Rows;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,6 +90,7 @@ public final class ConversationHistory {
   private final ConcurrentLinkedQueue<Queued> queued = new ConcurrentLinkedQueue<>();
   private final Counter kept;
   private final Counter dropped;
+  private final Counter refused;
 
   public ConversationHistory(
       Database db,
@@ -98,6 +100,7 @@ public final class ConversationHistory {
       Clock clock) {
     this.kept = exchanges(registry, "kept");
     this.dropped = exchanges(registry, "dropped");
+    this.refused = exchanges(registry, "refused");
     this.db = db;
     this.instances = instances;
     this.usage = usage;
@@ -106,7 +109,8 @@ public final class ConversationHistory {
 
   private static Counter exchanges(MeterRegistry registry, String outcome) {
     return Counter.builder("engram.conversation.history.exchanges")
-        .description("Chat exchanges written to conversation history, or dropped (allowance full)")
+        .description("Chat exchanges written to conversation history, dropped (allowance full)"
+            + " or refused (the database rejects what one holds)")
         .tag("outcome", outcome)
         .register(registry);
   }
@@ -119,8 +123,9 @@ public final class ConversationHistory {
 
   /**
    * Writes what was queued when it started, a batch per transaction; returns how many were kept. A
-   * batch that fails goes back in the queue for the next flush, not this one: a write that keeps
-   * failing must not turn a flush into an endless loop.
+   * batch the database could not take goes back in the queue for the next flush, not this one: a
+   * write that keeps failing must not turn a flush into an endless loop. An exchange the database
+   * refuses for what it holds is dropped alone ({@link #insert}).
    */
   public int flush() {
     int kept = 0;
@@ -143,13 +148,20 @@ public final class ConversationHistory {
   private int write(List<Queued> batch) {
     Map<String, String> instanceOf = new HashMap<>();
     Map<String, Long> room = new HashMap<>();
-    for (Queued exchange : batch) {
-      String orgId = exchange.org().id();
-      instanceOf.computeIfAbsent(orgId, id -> instances.defaultOf(id).id());
-      room.computeIfAbsent(orgId, id -> {
-        OptionalLong allowance = usage.limits(exchange.org()).bytes();
-        return allowance.isEmpty() ? Long.MAX_VALUE : allowance.getAsLong() - usage.kept(id);
-      });
+    try {
+      for (Queued exchange : batch) {
+        String orgId = exchange.org().id();
+        instanceOf.computeIfAbsent(orgId, id -> instances.defaultOf(id).id());
+        room.computeIfAbsent(orgId, id -> {
+          OptionalLong allowance = usage.limits(exchange.org()).bytes();
+          return allowance.isEmpty() ? Long.MAX_VALUE : allowance.getAsLong() - usage.kept(id);
+        });
+      }
+    } catch (RuntimeException e) {
+      // The batch was taken from the queue: it goes back rather than being lost with the flush.
+      queued.addAll(batch);
+      LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
+      return 0;
     }
     List<Queued> keep = new ArrayList<>(batch.size());
     for (Queued exchange : batch) {
@@ -164,6 +176,16 @@ public final class ConversationHistory {
     if (keep.isEmpty()) {
       return 0;
     }
+    return insert(keep, instanceOf);
+  }
+
+  /**
+   * Inserts the exchanges in one transaction. When the database refused them for what one of them
+   * holds, the batch is split in halves until that one is alone, and it alone is dropped (counted
+   * and logged by id, never by content): the others are kept. When the database itself failed,
+   * they all go back in the queue for the next flush: a database hiccup loses nothing.
+   */
+  private int insert(List<Queued> rows, Map<String, String> instanceOf) {
     try {
       db.write(h -> {
         var insert = h.prepareBatch("""
@@ -172,7 +194,7 @@ public final class ConversationHistory {
               created_at)
             VALUES (:id, :org, :instance, :credential, :request, :model, :messages, :answer,
               :prompt, :completion, :memory, :bytes, :at)""");
-        for (Queued q : keep) {
+        for (Queued q : rows) {
           Answered e = q.answered();
           insert
               .bind("id", q.id())
@@ -193,13 +215,26 @@ public final class ConversationHistory {
         return insert.execute();
       });
     } catch (RuntimeException e) {
-      // Back in the queue for the next flush: a database hiccup loses nothing.
-      queued.addAll(keep);
-      LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
-      return 0;
+      if (DatabaseFailures.isTransient(e)) {
+        queued.addAll(rows);
+        LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
+        return 0;
+      }
+      if (rows.size() == 1) {
+        refused.increment();
+        LOG.error(
+            "conversation exchange {} of organization {} cannot be stored and is dropped: {}",
+            rows.getFirst().id(),
+            rows.getFirst().org().id(),
+            e.getMessage());
+        return 0;
+      }
+      int half = rows.size() / 2;
+      return insert(rows.subList(0, half), instanceOf)
+          + insert(rows.subList(half, rows.size()), instanceOf);
     }
-    kept.increment(keep.size());
-    return keep.size();
+    kept.increment(rows.size());
+    return rows.size();
   }
 
   /** A page of the instance's exchanges, newest first, before {@code before} when given. */

@@ -1,0 +1,89 @@
+package io.engram.instances;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.organizations.InstanceStore;
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.organizations.Plan;
+import io.engram.platform.Ids;
+import io.engram.store.Database;
+import io.engram.store.PostgresDatabase;
+import io.engram.store.SqliteDatabase;
+import io.engram.support.TestDatabases;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A flush of conversation history on a real database, when the database refuses one exchange for
+ * what it holds (here a missing model, which the column does not allow): the others of its batch
+ * are kept, that one alone is dropped and counted, and the next flush does not try it again.
+ */
+class ConversationHistoryFlushTest {
+
+  @Test
+  void anExchangeTheDatabaseRefusesIsDroppedAloneOnSqlite(@TempDir Path dir) {
+    try (Database db = new SqliteDatabase(dir.resolve("engram.db"))) {
+      onlyTheRefusedExchangeIsDropped(db);
+    }
+  }
+
+  @Test
+  void anExchangeTheDatabaseRefusesIsDroppedAloneOnPostgres() {
+    String url = TestDatabases.freshPostgresUrl();
+    try (Database db = new PostgresDatabase(url)) {
+      onlyTheRefusedExchangeIsDropped(db);
+    } finally {
+      TestDatabases.drop(url);
+    }
+  }
+
+  private static void onlyTheRefusedExchangeIsDropped(Database db) {
+    Instant now = Instant.now();
+    Organization org =
+        new Organization(Ids.newId("org", now.toEpochMilli()), "Acme", Plan.SEED, null, now, now);
+    new OrganizationStore(db).insert(org);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ConversationHistory history = new ConversationHistory(
+        db,
+        new InstanceStore(db, Clock.systemUTC()),
+        new StorageUsage(db, () -> 0),
+        registry,
+        Clock.systemUTC());
+
+    for (int i = 0; i < 7; i++) {
+      history.record(org, exchange(i == 3 ? null : "m", "answer " + i));
+    }
+    assertThat(history.flush()).isEqualTo(6);
+    assertThat(outcome(registry, "kept")).isEqualTo(6);
+    assertThat(outcome(registry, "refused")).isEqualTo(1);
+
+    // Nothing is left to retry: the next flush writes only what came since.
+    history.record(org, exchange("m", "later"));
+    assertThat(history.flush()).isEqualTo(1);
+    assertThat(outcome(registry, "refused")).isEqualTo(1);
+    String instance =
+        new InstanceStore(db, Clock.systemUTC()).defaultOf(org.id()).id();
+    assertThat(history.page(instance, null, 20))
+        .extracting(stored -> stored.answered().answer())
+        .containsExactlyInAnyOrder(
+            "answer 0", "answer 1", "answer 2", "answer 4", "answer 5", "answer 6", "later");
+  }
+
+  private static ConversationHistory.Answered exchange(String model, String answer) {
+    return new ConversationHistory.Answered(
+        "key_1", "req_1", model, "[{\"role\":\"user\",\"content\":\"hi\"}]", answer, 1, 2, 0);
+  }
+
+  private static double outcome(SimpleMeterRegistry registry, String outcome) {
+    return registry
+        .get("engram.conversation.history.exchanges")
+        .tag("outcome", outcome)
+        .counter()
+        .count();
+  }
+}
