@@ -1,8 +1,8 @@
 package io.engram.platform.http;
 
 import io.javalin.http.Context;
+import jakarta.servlet.ServletInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 
 /**
  * What happens to a large request body a route refused before reading all of it (an upload from a
@@ -55,7 +55,11 @@ public final class RefusedBody {
 
   private static void drop(Context ctx, long limit) {
     try {
-      InputStream body = ctx.req().getInputStream();
+      ServletInputStream body = ctx.req().getInputStream();
+      if (body.isFinished()) {
+        return; // the route read it all, as nearly every one does: nothing to drop, nothing to
+        // allocate
+      }
       byte[] buffer = new byte[64 * 1024];
       long dropped = 0;
       int read;
