@@ -49,7 +49,7 @@ public final class RedisConnection implements AutoCloseable {
   private final RedisSubscriber subscriber;
   private final ScheduledExecutorService probe = Executors.newSingleThreadScheduledExecutor(
       Thread.ofPlatform().daemon().name("redis-probe").factory());
-  /** Commands nobody waits for (a slot given back, a reservation settled, a message published). */
+  /** Messages published, which nobody waits for. */
   private final ExecutorService unwaited = Executors.newThreadPerTaskExecutor(
       Thread.ofVirtual().name("redis-send-", 0).factory());
 
