@@ -134,7 +134,9 @@ class EngramConfigTest {
         "ENGRAM_ADMIN_KEY",
         "an-admin-key-long-enough-0123",
         "GPU_MEMORY_FRACTION",
-        "0.5")));
+        "0.5",
+        "BATCH_SIZE",
+        "8")));
     assertThat(summary.get("server")).contains("API_PORT=9000 (set)", "API_HOST=0.0.0.0");
     assertThat(summary.get("access")).contains("ENGRAM_ADMIN_KEY=<set> (set)");
     assertThat(String.join(" ", summary.get("logging")))
@@ -145,8 +147,10 @@ class EngramConfigTest {
         .contains("MAX_CONCURRENT_REQUESTS=(by plan)");
     assertThat(summary.get("set but not used by this build"))
         .containsExactly("GPU_MEMORY_FRACTION=0.5");
-    assertThat(summary.values().stream().flatMap(List::stream))
-        .noneMatch(e -> e.contains("GRADIENT_ACCUMULATION"));
+    // An organization's own variables, set for the server, are every organization's default.
+    assertThat(summary.get("organization defaults"))
+        .contains(
+            "BATCH_SIZE=8 (set)", "GRADIENT_ACCUMULATION_STEPS=4", "CONVERSATION_HISTORY=true");
 
     Map<String, List<String>> toFile = ConfigSummary.of(
         EngramConfig.fromEnvironment(Map.of()).withOverrides(Map.of("LOG_DESTINATION", "file")));

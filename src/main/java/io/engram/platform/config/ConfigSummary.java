@@ -90,12 +90,23 @@ public final class ConfigSummary {
             "ENGRAM_TORCH_CACHE_DIR"));
     GROUPS.put(
         "monitoring", List.of("ENGRAM_ALERT_INTERVAL_SECONDS", "ENGRAM_WEBHOOK_RETRY_MILLIS"));
+    // Variables each organization may set for itself (docs/configuration.md); what the server's
+    // environment says is every organization's default until it does.
+    GROUPS.put(
+        "organization defaults",
+        List.of(
+            "CONVERSATION_HISTORY",
+            "TRAINING_ENABLED",
+            "BATCH_SIZE",
+            "CHECKPOINT_INTERVAL",
+            "GRADIENT_ACCUMULATION_STEPS"));
   }
 
   /** What an empty value means where it is not "nothing". */
   private static final Map<String, String> EMPTY_MEANS = Map.ofEntries(
       Map.entry("MAX_CONCURRENT_REQUESTS", "by plan"),
       Map.entry("MAX_MODEL_SIZE_GB", "by plan"),
+      Map.entry("BATCH_SIZE", "by plan"),
       Map.entry("WORKER_PROCESSES", "by cores"),
       Map.entry("DATABASE_URL", "sqlite in ENGRAM_DATA_DIR"),
       Map.entry("REDIS_URL", "limits counted by each node"),
