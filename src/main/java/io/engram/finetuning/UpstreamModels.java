@@ -92,7 +92,11 @@ final class UpstreamModels implements ModelCatalog.OrganizationModels {
       LOG.warn("fine-tuning: the upstream did not delete model {}: {}", id, e.getMessage());
     }
     jobs.modelDeleted(job.get().id());
-    known.remove(orgId + "/" + id);
+    ModelCatalog.Entry served = known.remove(orgId + "/" + id);
+    if (served != null && served.engine() instanceof RemoteEngine engine) {
+      // Its idle connections close now; one still answering a request finishes, then closes.
+      engine.close();
+    }
     return true;
   }
 }
