@@ -6,6 +6,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,6 +21,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisURIHelper;
@@ -77,6 +79,9 @@ public final class RedisConnection implements AutoCloseable {
         .connectionTimeoutMillis((int) COMMAND_TIMEOUT.toMillis())
         .socketTimeoutMillis((int) COMMAND_TIMEOUT.toMillis())
         .clientName("engram")
+        // RESP2, which every Redis since 2.6 speaks and whose answers the scripts are read as
+        // (a Lua table is a list of numbers); said outright, so no negotiation is attempted.
+        .protocol(RedisProtocol.RESP2)
         .build();
     GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
     // Each command holds a connection for a round trip (tens of microseconds), so a few dozen
@@ -113,16 +118,20 @@ public final class RedisConnection implements AutoCloseable {
     if (!available.get()) {
       return;
     }
-    unwaited.execute(() -> {
-      try {
-        call(redis -> {
-          command.accept(redis);
-          return null;
-        });
-      } catch (RedisUnavailableException e) {
-        // dropped: see the caller
-      }
-    });
+    try {
+      unwaited.execute(() -> {
+        try {
+          call(redis -> {
+            command.accept(redis);
+            return null;
+          });
+        } catch (RedisUnavailableException e) {
+          // dropped: see the caller
+        }
+      });
+    } catch (RejectedExecutionException closing) {
+      // the node is shutting down: nothing more is sent
+    }
   }
 
   /** Sends a message to every node subscribed to the channel, without waiting for Redis. */

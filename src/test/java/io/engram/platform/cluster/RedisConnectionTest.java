@@ -68,6 +68,16 @@ class RedisConnectionTest {
     }
   }
 
+  @Test
+  void aClosedConnectionRefusesCommandsAndDropsMessagesWithoutThrowingAtItsCallers() {
+    RedisConnection redis = new RedisConnection(TestDatabases.redisUrl());
+    redis.close();
+    // What requests still in flight during a shutdown meet: the limits' local fallback, no error.
+    redis.publish("engram:test-closed", "late");
+    assertThatThrownBy(() -> redis.call(commands -> commands.ping()))
+        .isInstanceOf(RedisUnavailableException.class);
+  }
+
   /** Accepts connections and reads nothing, answers nothing: a Redis that hangs. */
   private static final class HungServer implements AutoCloseable {
     private final ServerSocket server = new ServerSocket(0);
