@@ -111,32 +111,25 @@ public final class RedisConnection implements AutoCloseable {
   }
 
   /**
-   * Sends a command nobody waits for: the request that sends it is not held by Redis. When Redis
-   * is away the command is dropped (each caller says what that means for it).
+   * Sends a message to every node subscribed to the channel, without waiting for Redis: the
+   * request that publishes is not held by it. While Redis is away, or once the node is closing,
+   * the message is dropped (the other nodes fall back on their periodic looks).
    */
-  private void send(Consumer<UnifiedJedis> command) {
+  public void publish(String channel, String message) {
     if (!available.get()) {
       return;
     }
     try {
       unwaited.execute(() -> {
         try {
-          call(redis -> {
-            command.accept(redis);
-            return null;
-          });
+          call(redis -> redis.publish(channel, message));
         } catch (RedisUnavailableException e) {
-          // dropped: see the caller
+          // dropped, as above
         }
       });
     } catch (RejectedExecutionException closing) {
       // the node is shutting down: nothing more is sent
     }
-  }
-
-  /** Sends a message to every node subscribed to the channel, without waiting for Redis. */
-  public void publish(String channel, String message) {
-    send(redis -> redis.publish(channel, message));
   }
 
   /**

@@ -56,9 +56,9 @@ public final class RefusedBody {
   private static void drop(Context ctx, long limit) {
     try {
       ServletInputStream body = ctx.req().getInputStream();
+      // The route read it all, as nearly every one does: nothing to drop, nothing to allocate.
       if (body.isFinished()) {
-        return; // the route read it all, as nearly every one does: nothing to drop, nothing to
-        // allocate
+        return;
       }
       byte[] buffer = new byte[64 * 1024];
       long dropped = 0;
