@@ -1,11 +1,10 @@
 #!/bin/bash
 # What sharing the limits through Redis adds to a chat request: one node, the same organization,
-# against the fake upstream, without and then with REDIS_URL. Every request waits for three Redis
-# scripts: the key's rate window; a concurrency slot taken (and the hour's tokens reserved) in one;
-# the slot given back (and the tokens settled) in one more. The organization is on the Scale plan
-# (PLAN=...): a Seed organization's 100,000 tokens an hour last a few seconds at these rates, and
-# the rest of the run would measure refusals; with an hourly budget the same scripts also do a GET
-# and an INCRBY, the same round trips. Each run warms the JIT for 20 s at 16 connections first (the first seconds measure the
+# against the fake upstream, without and then with REDIS_URL. Every request waits for two Redis
+# scripts: the key's rate window and a concurrency slot taken together at the door; the slot given
+# back. The organization is on the Scale plan (PLAN=...): a Seed organization's 100,000 tokens an
+# hour last a few seconds at these rates, and the rest of the run would measure refusals; with an
+# hourly budget a third script reserves the tokens once the prompt is read. Each run warms the JIT for 20 s at 16 connections first (the first seconds measure the
 # compiler, not the request), then measures one connection (latency) and 16 (throughput). With
 # Redis it also reads engram_redis_command_seconds from /metrics: the commands' own times, as the
 # request waited for them. Results: docs/benchmarks.md.

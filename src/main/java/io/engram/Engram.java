@@ -63,6 +63,7 @@ import io.engram.platform.io.VolumeMeter;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
 import io.engram.platform.net.ClientAddress;
+import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.platform.ratelimit.RateLimits;
 import io.engram.reflection.ReflectionReport;
 import io.engram.reflection.ReflectionRoutes;
@@ -371,6 +372,7 @@ public final class Engram implements AutoCloseable {
       if (resumed > 0) {
         LOG.info("finished {} restores a stop had interrupted", resumed);
       }
+      RateLimiter windows = RateLimits.open(services.cluster(), clock);
       inference = Inference.open(
           config,
           services.database(),
@@ -381,20 +383,22 @@ public final class Engram implements AutoCloseable {
           storage.history(),
           network.egress(),
           services.cluster(),
+          windows,
           clock);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       ConnectionOwners connections = new ConnectionOwners();
       Guard guard = new Guard(
           services.credentials(),
           services.sessions(),
-          RateLimits.open(services.cluster(), clock),
+          windows,
           metrics,
           config.access().apiKeyRequired(),
           config.access().rateLimitRequests(),
           services.configs(),
           connections,
           trustedProxies(config),
-          network.state());
+          network.state(),
+          inference.gateway().limits());
       List<RouteModule> modules = new ArrayList<>(List.of(
           new OperationsRoutes(services.database(), services.cluster(), metrics, guard),
           new OrganizationRoutes(

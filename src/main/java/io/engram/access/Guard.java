@@ -4,6 +4,7 @@ import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Caller;
 import io.engram.platform.http.ConnectionOwners;
+import io.engram.platform.http.RequestScoped;
 import io.engram.platform.http.RouteFamily;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
@@ -11,6 +12,7 @@ import io.engram.platform.net.ClientAddress;
 import io.engram.platform.net.NetworkBoundary;
 import io.engram.platform.ratelimit.RateLimitDecision;
 import io.engram.platform.ratelimit.RateLimiter;
+import io.engram.platform.ratelimit.RateLimits;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
@@ -53,10 +55,12 @@ public final class Guard {
   private final ConnectionOwners connections;
   private final ClientAddress clientAddress;
   private final NetworkBoundary network;
+  private final InferenceDoor door;
 
   /**
    * @param clientAddress how the client's address is read (trusted proxies)
    * @param network custom domains and peerings, beyond the configuration's allowlist
+   * @param door where routes that run a model take their concurrency slot with the rate window
    */
   public Guard(
       CredentialService credentials,
@@ -68,7 +72,8 @@ public final class Guard {
       OrganizationConfigs configs,
       ConnectionOwners connections,
       ClientAddress clientAddress,
-      NetworkBoundary network) {
+      NetworkBoundary network,
+      InferenceDoor door) {
     this.credentials = credentials;
     this.sessions = sessions;
     this.rateLimiter = rateLimiter;
@@ -79,6 +84,7 @@ public final class Guard {
     this.connections = connections;
     this.clientAddress = clientAddress;
     this.network = network;
+    this.door = door;
   }
 
   /** The operator: an account-level key (or ENGRAM_ADMIN_KEY). */
@@ -191,12 +197,16 @@ public final class Guard {
   /** Extended routes: an API key with the permission (or admin). */
   public Principal permission(Context ctx, Permission permission) {
     Principal principal = authenticate(ctx);
+    requirePermission(principal, permission);
+    return limited(ctx, principal);
+  }
+
+  private static void requirePermission(Principal principal, Permission permission) {
     if (!principal.hasPermission(permission)) {
       throw ApiException.forbidden(
           "insufficient_permissions",
           "This route needs an API key with the " + permission.wireName() + " permission");
     }
-    return limited(ctx, principal);
   }
 
   /** Extended routes: an API key with any of the permissions (or admin). */
@@ -222,6 +232,40 @@ public final class Guard {
    */
   public Principal inference(Context ctx) {
     return anyOf(ctx, Scope.INFERENCE_CHAT, Permission.INFERENCE);
+  }
+
+  /**
+   * A route that runs a model (chat, responses, an assistant's chat): as {@link #inference}, and
+   * with the credential's rate window one of its organization's concurrency slots is taken ({@link
+   * InferenceDoor}), 429 when none is free; the route's admission takes it over, and it is given
+   * back after the response otherwise.
+   */
+  public Principal admitInference(Context ctx) {
+    return atDoor(ctx, requireAny(authenticate(ctx), Scope.INFERENCE_CHAT, Permission.INFERENCE));
+  }
+
+  /**
+   * A route that runs a model on the extended surface only (completions, embeddings): an API key
+   * with {@code inference} (or admin), let in as {@link #admitInference} lets in.
+   */
+  public Principal admitInferenceKey(Context ctx) {
+    Principal principal = authenticate(ctx);
+    requirePermission(principal, Permission.INFERENCE);
+    return atDoor(ctx, principal);
+  }
+
+  private Principal atDoor(Context ctx, Principal principal) {
+    if (principal.organization() == null) {
+      return principal;
+    }
+    RequestScoped.closeAfterResponse(
+        ctx,
+        door.enter(
+            principal,
+            credentialWindowKey(principal),
+            credentialLimit(principal),
+            decision -> report(ctx, decision, false)));
+    return principal;
   }
 
   /**
@@ -459,6 +503,12 @@ public final class Guard {
     } else {
       decision = credentialWindow(principal);
     }
+    report(ctx, decision, product);
+    return principal;
+  }
+
+  /** The window's numbers in the X-RateLimit headers; 429 when it refused the request. */
+  private void report(Context ctx, RateLimitDecision decision, boolean product) {
     ctx.header("X-RateLimit-Limit", String.valueOf(decision.limit()));
     ctx.header("X-RateLimit-Remaining", String.valueOf(decision.remaining()));
     ctx.header("X-RateLimit-Reset", String.valueOf(decision.resetEpochSeconds()));
@@ -469,7 +519,6 @@ public final class Guard {
       ctx.header("x-ratelimit-reset-requests", decision.retryAfterSeconds() + "s");
     }
     enforce(decision, product ? "organization" : "credential");
-    return principal;
   }
 
   /**
@@ -478,7 +527,15 @@ public final class Guard {
    * runtime override).
    */
   private RateLimitDecision credentialWindow(Principal principal) {
-    long limit = principal.rateLimit() != null
+    return rateLimiter.acquire(credentialWindowKey(principal), credentialLimit(principal));
+  }
+
+  private static String credentialWindowKey(Principal principal) {
+    return RateLimits.credentialWindow(principal.orgId(), principal.credentialId());
+  }
+
+  private long credentialLimit(Principal principal) {
+    return principal.rateLimit() != null
         ? principal.rateLimit()
         : principal.organization() == null
             ? defaultKeyRateLimit
@@ -487,7 +544,6 @@ public final class Guard {
                 .variable("RATE_LIMIT_REQUESTS")
                 .map(Long::parseLong)
                 .orElse((long) defaultKeyRateLimit);
-    return rateLimiter.acquire("credential:" + principal.credentialId(), limit);
   }
 
   private void enforce(RateLimitDecision decision, String limitName) {

@@ -75,7 +75,7 @@ public final class AssistantChatRoutes implements RouteModule {
   }
 
   private void chat(Context ctx) {
-    Principal caller = guard.inference(ctx);
+    Principal caller = guard.admitInference(ctx);
     CapabilityVersion inForce =
         assistants.versionForMessage(caller, ctx.pathParam("assistantId"), clock.instant());
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));

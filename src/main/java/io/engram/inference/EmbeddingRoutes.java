@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Guard;
-import io.engram.access.Permission;
 import io.engram.access.Principal;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.models.ModelCard;
@@ -61,7 +60,7 @@ public final class EmbeddingRoutes implements RouteModule {
   }
 
   private void embed(Context ctx) {
-    Principal caller = guard.permission(ctx, Permission.INFERENCE);
+    Principal caller = guard.admitInferenceKey(ctx);
     JsonBody body = JsonBody.parseOpenAi(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {

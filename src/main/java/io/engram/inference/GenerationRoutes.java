@@ -1,7 +1,6 @@
 package io.engram.inference;
 
 import io.engram.access.Guard;
-import io.engram.access.Permission;
 import io.engram.access.Principal;
 import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
@@ -56,7 +55,7 @@ public final class GenerationRoutes implements RouteModule {
   }
 
   private void chat(Context ctx) {
-    Principal caller = guard.inference(ctx);
+    Principal caller = guard.admitInference(ctx);
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
     try (Gateway.Prepared prepared =
@@ -73,7 +72,7 @@ public final class GenerationRoutes implements RouteModule {
   }
 
   private void completion(Context ctx) {
-    Principal caller = guard.permission(ctx, Permission.INFERENCE);
+    Principal caller = guard.admitInferenceKey(ctx);
     CompletionRequest completion = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     try (Gateway.Prepared prepared = gateway.prepareCompletion(caller, completion)) {
       responder.respond(

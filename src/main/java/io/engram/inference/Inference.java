@@ -23,6 +23,7 @@ import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.net.Egress;
 import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.platform.ratelimit.RateLimits;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
@@ -93,6 +94,7 @@ public final class Inference implements AutoCloseable {
       ConversationHistory history,
       Egress egress,
       Cluster cluster,
+      RateLimiter windows,
       Clock clock) {
     ConcurrencySlots slots = RateLimits.slots(
         cluster,
@@ -157,7 +159,7 @@ public final class Inference implements AutoCloseable {
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
-    InferenceLimits limits = InferenceLimits.open(usage, configs, slots, cluster);
+    InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster);
     Gateway gateway = new Gateway(
         catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history, egress);
     return new Inference(

@@ -91,7 +91,7 @@ public final class ResponsesRoutes implements RouteModule {
   }
 
   private void create(Context ctx) {
-    Principal caller = guard.inference(ctx);
+    Principal caller = guard.admitInference(ctx);
     ResponsesRequest request = ResponsesRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     List<ChatMessage> earlier = request.previousResponseId() == null
         ? List.of()

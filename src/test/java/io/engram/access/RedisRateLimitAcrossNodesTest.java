@@ -57,11 +57,7 @@ class RedisRateLimitAcrossNodesTest {
           first.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text();
       assertThat(metrics).contains("engram_redis_available 1.0");
       // Each of the node's 75 requests waited for one rate-limit script.
-      java.util.regex.Matcher waited = java.util.regex.Pattern.compile(
-              "(?m)^engram_redis_command_seconds_count (\\d+)")
-          .matcher(metrics);
-      assertThat(waited.find()).as(metrics).isTrue();
-      assertThat(Double.parseDouble(waited.group(1))).isGreaterThanOrEqualTo(75);
+      assertThat(commandsWaited(first)).isGreaterThanOrEqualTo(75);
     }
   }
 
@@ -128,6 +124,62 @@ class RedisRateLimitAcrossNodesTest {
             .isEqualTo(200);
       }
     }
+  }
+
+  /**
+   * At a model route's door one script counts the request in its key's window and takes the
+   * organization's slot: the window is the key's on every route (chats and model listings count in
+   * one), a chat the route refuses gives its slot back, and a chat on a plan without an hourly
+   * budget waits for two scripts in all (the door, and giving the slot back).
+   */
+  @Test
+  void aChatTakesItsWindowAndSlotInOneScriptSharingTheKeysWindow() throws Exception {
+    String redis = TestDatabases.redisUrl();
+    try (io.engram.support.FakeUpstream upstream = new io.engram.support.FakeUpstream();
+        TestServer node = gatewayNode(TestServer.builder(), redis, upstream)) {
+      String org = node.createOrganization("scale");
+      String key = node.apiKey(org, 6, "inference");
+      Http.Response config = node.asOperator(node.http
+          .patch("/v1/organizations/" + org + "/config")
+          .json("{\"quotas\":{\"max_concurrent_requests\":1}}"));
+      assertThat(config.status()).as(config.text()).isEqualTo(200);
+      String chat = "{\"model\":\"engram-chat\",\"memory\":false,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+      awaitRoomInTheMinute();
+      Http.Response refused = node.http
+          .post("/v1/chat/completions")
+          .bearer(key)
+          .json("{\"model\":1}")
+          .send();
+      assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+      assertThat(refused.header("X-RateLimit-Remaining")).isEqualTo("5");
+      assertThat(node.http.get("/v1/models").bearer(key).send().header("X-RateLimit-Remaining"))
+          .isEqualTo("4");
+      long before = commandsWaited(node);
+      Http.Response answered =
+          node.http.post("/v1/chat/completions").bearer(key).json(chat).send();
+      assertThat(answered.status()).as(answered.text()).isEqualTo(200);
+      assertThat(commandsWaited(node) - before).isEqualTo(2);
+      assertThat(answered.header("X-RateLimit-Remaining")).isEqualTo("3");
+      for (int i = 0; i < 3; i++) {
+        assertThat(node.http.get("/v1/models").bearer(key).send().status()).isEqualTo(200);
+      }
+      Http.Response limited =
+          node.http.post("/v1/chat/completions").bearer(key).json(chat).send();
+      assertThat(limited.status()).isEqualTo(429);
+      assertThat(limited.json().at("/error/code").asText()).isEqualTo("rate_limit_exceeded");
+      assertThat(limited.header("X-RateLimit-Remaining")).isEqualTo("0");
+    }
+  }
+
+  /** Redis commands the node has waited for, from its /metrics. */
+  private static long commandsWaited(TestServer node) {
+    String metrics =
+        node.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text();
+    java.util.regex.Matcher waited = java.util.regex.Pattern.compile(
+            "(?m)^engram_redis_command_seconds_count (\\d+)")
+        .matcher(metrics);
+    return waited.find() ? Math.round(Double.parseDouble(waited.group(1))) : 0;
   }
 
   private static TestServer gatewayNode(

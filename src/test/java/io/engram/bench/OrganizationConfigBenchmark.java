@@ -77,7 +77,10 @@ public class OrganizationConfigBenchmark {
             com.fasterxml.jackson.databind.JsonNode.class),
         null,
         null);
-    limits = new InferenceLimits(UsageLedger.open(db, clock), configs);
+    limits = new InferenceLimits(
+        UsageLedger.open(db, clock),
+        configs,
+        new io.engram.platform.ratelimit.SlidingWindowRateLimiter(clock));
     caller = new Principal(
         Principal.Kind.API_KEY, "key_bench", org, Set.of("inference"), List.of(), null, null, null);
     owners = new ConnectionOwners();

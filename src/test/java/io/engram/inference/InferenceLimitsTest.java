@@ -41,6 +41,39 @@ class InferenceLimitsTest {
     }
   }
 
+  /**
+   * The slot is taken at the door, before the body is read: a request the route then refuses (a
+   * bad body, an unknown model, a failed embedding input) gives it back, or the organization's
+   * only slot would be lost to its first mistake.
+   */
+  @Test
+  void aSlotTakenAtTheDoorIsGivenBackWhenTheRouteRefusesTheRequest() {
+    try (GatewayFixture gateway =
+        new GatewayFixture("seed", Map.of("MAX_CONCURRENT_REQUESTS", "1"))) {
+      assertThat(gateway.chat(gateway.key, "{\"model\":\"engram-chat\"}").send().status())
+          .isEqualTo(400);
+      assertThat(gateway
+              .chat(gateway.key, "{\"model\":\"no-such-model\",\"messages\":[]}")
+              .send()
+              .status())
+          .isIn(400, 404);
+      assertThat(gateway
+              .server
+              .http
+              .post("/v1/embeddings")
+              .bearer(gateway.key)
+              .json("{\"model\":\"all-minilm-l6-v2\",\"input\":[]}")
+              .send()
+              .status())
+          .isEqualTo(400);
+      for (int i = 0; i < 3; i++) {
+        Http.Response chat =
+            gateway.chat(gateway.key, GatewayFixture.body("ok " + i, "")).send();
+        assertThat(chat.status()).as(chat.text()).isEqualTo(200);
+      }
+    }
+  }
+
   @Test
   void theHourlyTokenBudgetReservesBeforeAndSettlesAfterAndRenewsWithTheHour() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {

@@ -1,14 +1,36 @@
 package io.engram.inference.usage;
 
+import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.ratelimit.RateLimitDecision;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
 /**
  * How an inference request is let in: a concurrency slot of its organization and, when the plan
  * counts tokens per hour, its reservation of the hour's tokens, decided together (with Redis, in
  * one round trip: {@link RedisAdmissions}; on one node, {@link LocalAdmissions}).
+ *
+ * <p>A route that runs a model is let in in two steps: at the door ({@link #enter}), before its
+ * body is read, the request is counted in its credential's rate window and takes the slot, together
+ * (one round trip with Redis); once its tokens are known, {@link #admit(Entry, long, long, long)}
+ * reserves them (no round trip when the plan counts none). Other callers (a WebSocket's messages)
+ * take the slot and the tokens at once ({@link #admit(String, long, long, long, long)}).
  */
 interface Admissions {
+
+  /**
+   * Counts the request in the rate window {@code windowKey} (as {@link
+   * io.engram.platform.ratelimit.RateLimiter} names it) and, when the window lets it in, takes one
+   * of the organization's {@code concurrency} slots.
+   */
+  Entry enter(String orgId, long concurrency, String windowKey, long windowLimit);
+
+  /**
+   * Reserves the tokens of a request that holds the entry's slot, as {@link #admit(String, long,
+   * long, long, long)} does; the admission now owns the slot (and gives it back when refused).
+   */
+  Admission admit(Entry entry, long hourlyLimit, long need, long want);
 
   /**
    * Takes one of the organization's {@code concurrency} slots and, when {@code hourlyLimit} is not
@@ -21,6 +43,50 @@ interface Admissions {
 
   /** Seconds until the current hour ends. */
   long resetSeconds();
+
+  /**
+   * A request at the door: its rate window's decision and, when it holds one, a concurrency slot
+   * that the request's admission takes over ({@link #handOver}) or {@link #close} gives back.
+   */
+  final class Entry implements AutoCloseable {
+    private final String orgId;
+    private final RateLimitDecision window;
+    private final AtomicReference<ConcurrencySlots.Slot> slot;
+
+    /** {@code slot} null: none taken (the window or the concurrency limit refused). */
+    Entry(String orgId, RateLimitDecision window, ConcurrencySlots.Slot slot) {
+      this.orgId = orgId;
+      this.window = window;
+      this.slot = new AtomicReference<>(slot);
+    }
+
+    String orgId() {
+      return orgId;
+    }
+
+    RateLimitDecision window() {
+      return window;
+    }
+
+    /** Whether a slot is held (and not yet handed over or given back). */
+    boolean holdsSlot() {
+      return slot.get() != null;
+    }
+
+    /** The slot, once: its admission owns it from now on; null when there is none (any more). */
+    ConcurrencySlots.Slot handOver() {
+      return slot.getAndSet(null);
+    }
+
+    /** Gives the slot back unless an admission took it over. */
+    @Override
+    public void close() {
+      ConcurrencySlots.Slot held = handOver();
+      if (held != null) {
+        held.close();
+      }
+    }
+  }
 
   /** What the request got. */
   enum Outcome {

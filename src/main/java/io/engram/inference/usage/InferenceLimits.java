@@ -1,5 +1,6 @@
 package io.engram.inference.usage;
 
+import io.engram.access.InferenceDoor;
 import io.engram.access.Principal;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
@@ -7,6 +8,8 @@ import io.engram.platform.cluster.Cluster;
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.ratelimit.RateLimitDecision;
+import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.platform.ratelimit.RedisSlots;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
@@ -14,15 +17,24 @@ import io.engram.settings.OrganizationConfigs;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The inference limits, checked before any work: tokens per request (a 400: the request can never
  * pass), tokens per hour from real usage and concurrent requests (429s: retrying later can pass).
  * Tokens per request and concurrency are the organization's configuration in force ({@link
  * EffectiveConfig}: plan, the organization's own setting, the instance's MAX_CONCURRENT_REQUESTS);
- * tokens per hour is the plan's. Requests per minute per key are applied earlier, by the guard.
+ * tokens per hour is the plan's. Requests per minute per key are applied earlier, by the guard;
+ * on the routes that run a model the guard takes the concurrency slot at the same time, through
+ * this class's {@link InferenceDoor} ({@link #enter}), and the admission takes it over.
  */
-public final class InferenceLimits {
+public final class InferenceLimits implements InferenceDoor {
+  /**
+   * The entry a request took at the door, for its admission. A route runs on one thread from the
+   * guard to the admission (none hands its work to another), so the thread carries it there
+   * rather than every layer between them; the door's closing, after the response, clears it.
+   */
+  private static final ThreadLocal<Admissions.Entry> AT_DOOR = new ThreadLocal<>();
 
   /** What the caller learns about its token budget, for the x-ratelimit-*-tokens headers. */
   public record TokenBudget(long limit, long remaining, long resetSeconds) {}
@@ -101,22 +113,24 @@ public final class InferenceLimits {
   private final ConcurrencySlots slots;
   private final Admissions admissions;
 
-  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs) {
-    this(configs, ConcurrencySlots.local(), usage, Optional.empty());
+  public InferenceLimits(UsageLedger usage, OrganizationConfigs configs, RateLimiter windows) {
+    this(configs, ConcurrencySlots.local(), windows, usage, Optional.empty());
   }
 
   /**
    * @param slots where requests in flight are counted: this node's, or shared through Redis
+   * @param windows the node's request windows (the guard's), which the door counts in
    * @param redis where the admissions are decided when slots are shared (else on this node)
    */
   private InferenceLimits(
       OrganizationConfigs configs,
       ConcurrencySlots slots,
+      RateLimiter windows,
       UsageLedger usage,
       Optional<RedisConnection> redis) {
     this.configs = configs;
     this.slots = slots;
-    Admissions local = new LocalAdmissions(slots, new LocalTokenBudgets(usage));
+    LocalAdmissions local = new LocalAdmissions(windows, slots, new LocalTokenBudgets(usage));
     this.admissions = slots instanceof RedisSlots shared && redis.isPresent()
         ? new RedisAdmissions(redis.get(), shared, usage, local)
         : local;
@@ -124,8 +138,34 @@ public final class InferenceLimits {
 
   /** The limits of this node: counted here, or in Redis shared with every node. */
   public static InferenceLimits open(
-      UsageLedger usage, OrganizationConfigs configs, ConcurrencySlots slots, Cluster cluster) {
-    return new InferenceLimits(configs, slots, usage, cluster.redis());
+      UsageLedger usage,
+      OrganizationConfigs configs,
+      ConcurrencySlots slots,
+      RateLimiter windows,
+      Cluster cluster) {
+    return new InferenceLimits(configs, slots, windows, usage, cluster.redis());
+  }
+
+  @Override
+  public AutoCloseable enter(
+      Principal caller, String windowKey, long windowLimit, Consumer<RateLimitDecision> report) {
+    Organization org = caller.organization();
+    long limit = concurrencyLimit(org);
+    Admissions.Entry entry = admissions.enter(org.id(), limit, windowKey, windowLimit);
+    try {
+      report.accept(entry.window());
+    } catch (RuntimeException refused) {
+      entry.close();
+      throw refused;
+    }
+    if (!entry.holdsSlot()) {
+      throw tooManyInFlight(limit);
+    }
+    AT_DOOR.set(entry);
+    return () -> {
+      AT_DOOR.remove();
+      entry.close();
+    };
   }
 
   /** The most tokens one request of this organization may ask for; MAX_VALUE when unlimited. */
@@ -169,16 +209,14 @@ public final class InferenceLimits {
     Organization org = caller.organization();
     long limit = concurrencyLimit(org);
     Limit hourly = org.plan().limits().tokensPerHour();
-    Admissions.Admission admission = admissions.admit(
-        org.id(), limit, hourly.isUnlimited() ? -1 : hourly.value(), demand.need(), demand.want());
+    long hourlyLimit = hourly.isUnlimited() ? -1 : hourly.value();
+    Admissions.Entry entry = AT_DOOR.get();
+    AT_DOOR.remove();
+    Admissions.Admission admission = entry != null && entry.holdsSlot()
+        ? admissions.admit(entry, hourlyLimit, demand.need(), demand.want())
+        : admissions.admit(org.id(), limit, hourlyLimit, demand.need(), demand.want());
     switch (admission.outcome()) {
-      case TOO_MANY_IN_FLIGHT ->
-        throw ApiException.rateLimited(
-            "concurrency_limit_exceeded",
-            "This organization already has " + limit
-                + " inference requests in flight, the most its configuration allows "
-                + "(quotas.max_concurrent_requests); retry when one finishes",
-            1);
+      case TOO_MANY_IN_FLIGHT -> throw tooManyInFlight(limit);
       case OUT_OF_TOKENS ->
         throw ApiException.rateLimited(
             "tokens_per_hour_exceeded",
@@ -201,6 +239,15 @@ public final class InferenceLimits {
         new TokenBudget(hourly.value(), admission.remaining(), admission.resetSeconds()),
         memory,
         reply);
+  }
+
+  private static ApiException tooManyInFlight(long limit) {
+    return ApiException.rateLimited(
+        "concurrency_limit_exceeded",
+        "This organization already has " + limit
+            + " inference requests in flight, the most its configuration allows "
+            + "(quotas.max_concurrent_requests); retry when one finishes",
+        1);
   }
 
   long concurrencyLimit(Organization org) {

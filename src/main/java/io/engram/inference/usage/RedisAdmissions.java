@@ -4,9 +4,11 @@ import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.cluster.RedisScript;
 import io.engram.platform.cluster.RedisUnavailableException;
 import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.ratelimit.RateLimitDecision;
+import io.engram.platform.ratelimit.RedisRateLimiter;
 import io.engram.platform.ratelimit.RedisSlots;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
 /**
  * Admissions decided in Redis, shared by every node: one script takes the organization's
@@ -15,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * request ends, gives the slot back and settles the tokens (the unused part returned, a tool
  * loop's extra steps charged). Of concurrent requests on any nodes, those that fit pass and the
  * rest are refused, exactly. (Taking, reserving, giving back and settling were four round trips
- * before: each costs a request's virtual thread two wake-ups, docs/benchmarks.md.)
+ * before: each costs a request's virtual thread two wake-ups, docs/benchmarks.md.) At the door of
+ * a route, one script counts the request in its rate window and takes the slot ({@link #enter});
+ * the tokens, known later, are reserved by one more only when the plan counts them.
  *
  * <p>The hour's counter starts from the usage in the database (every node's), so a Redis that
  * restarts mid-hour forgets nothing that was recorded. While Redis cannot be reached, each node
@@ -27,38 +31,77 @@ final class RedisAdmissions implements Admissions {
   private static final String TOKENS = "engram:tokens:";
 
   /**
-   * KEYS[1] the organization's slots, KEYS[2] its token counters' prefix; ARGV: slot id,
-   * concurrency, lease ms, hourly limit (-1: none), need, want, seed (the hour's usage from the
-   * database, or -1 when not read yet). Returns {0} too many in flight, {-1} seed needed, {2, 0,
-   * used, hour, reset} out of tokens, {1, granted, used, hour, reset} admitted.
+   * {@code tokens_reserve(prefix, now, limit, need, want, seed)}: reserves at least {@code need}
+   * and at most {@code want} of the hour's tokens (one counter per organization and hour, by
+   * Redis's clock, started from {@code seed}, the hour's usage in the database). Answers {-1} seed
+   * needed (seed was -1), {2, 0, used, hour, reset} out of tokens, {1, granted, used, hour, reset}.
    */
-  private static final RedisScript ADMIT = new RedisScript(RedisSlots.LUA_FUNCTIONS + """
-      local now = slot_now()
-      if not slot_free(KEYS[1], now, ARGV[2]) then return {0} end
-      local answer = {1, 0, 0, 0, 0}
-      local limit = tonumber(ARGV[4])
-      if limit >= 0 then
+  private static final String TOKEN_FUNCTIONS = """
+      local function tokens_reserve(prefix, now, limit, need, want, seed)
         local seconds = math.floor(now / 1000)
         local hour = seconds - seconds % 3600
         local reset = 3600 - seconds % 3600
-        local key = KEYS[2] .. ':' .. hour
+        local key = prefix .. ':' .. hour
         local used = redis.call('GET', key)
         if not used then
-          if tonumber(ARGV[7]) < 0 then return {-1} end
-          used = tonumber(ARGV[7])
+          if seed < 0 then return {-1} end
+          used = seed
           redis.call('SET', key, used, 'EX', 7200)
         else
           used = tonumber(used)
         end
         local left = limit - used
-        if left < tonumber(ARGV[5]) then return {2, 0, used, hour, reset} end
-        local grant = math.min(tonumber(ARGV[6]), left)
+        if left < need then return {2, 0, used, hour, reset} end
+        local grant = math.min(want, left)
         redis.call('INCRBY', key, grant)
-        answer = {1, grant, used + grant, hour, reset}
+        return {1, grant, used + grant, hour, reset}
       end
-      slot_add(KEYS[1], ARGV[1], now, ARGV[3])
-      return answer
-      """);
+      """;
+
+  /**
+   * KEYS[1] the organization's slots, KEYS[2] its token counters' prefix; ARGV: slot id,
+   * concurrency, lease ms, hourly limit (-1: none), need, want, seed (or -1 when not read yet).
+   * Returns {0} too many in flight, else {@code tokens_reserve}'s answer ({1, 0, 0, 0, 0} without
+   * a budget); the slot is taken only with the tokens.
+   */
+  private static final RedisScript ADMIT =
+      new RedisScript(RedisSlots.LUA_FUNCTIONS + TOKEN_FUNCTIONS + """
+          local now = slot_now()
+          if not slot_free(KEYS[1], now, ARGV[2]) then return {0} end
+          local answer = {1, 0, 0, 0, 0}
+          local limit = tonumber(ARGV[4])
+          if limit >= 0 then
+            answer = tokens_reserve(KEYS[2], now, limit, tonumber(ARGV[5]), tonumber(ARGV[6]),
+              tonumber(ARGV[7]))
+            if answer[1] ~= 1 then return answer end
+          end
+          slot_add(KEYS[1], ARGV[1], now, ARGV[3])
+          return answer
+          """);
+
+  /**
+   * The door: KEYS[1] the rate window's prefix, KEYS[2] the organization's slots; ARGV: window
+   * limit, slot id, concurrency, lease ms. Returns {slot taken (1/0)} followed by {@code
+   * window_acquire}'s four numbers; a slot is taken only when the window lets the request in.
+   */
+  private static final RedisScript ENTER =
+      new RedisScript(RedisRateLimiter.LUA_FUNCTIONS + RedisSlots.LUA_FUNCTIONS + """
+          local now = slot_now()
+          local window = window_acquire(KEYS[1], tonumber(ARGV[1]), now)
+          local taken = 0
+          if window[1] == 1 and slot_free(KEYS[2], now, ARGV[3]) then
+            slot_add(KEYS[2], ARGV[2], now, ARGV[4])
+            taken = 1
+          end
+          return {taken, window[1], window[2], window[3], window[4]}
+          """);
+
+  /** KEYS[1] the token counters' prefix; ARGV: limit, need, want, seed: {@code tokens_reserve}. */
+  private static final RedisScript RESERVE =
+      new RedisScript(RedisSlots.LUA_FUNCTIONS + TOKEN_FUNCTIONS + """
+          return tokens_reserve(KEYS[1], slot_now(), tonumber(ARGV[1]), tonumber(ARGV[2]),
+            tonumber(ARGV[3]), tonumber(ARGV[4]))
+          """);
 
   /**
    * KEYS[1] the organization's slots, KEYS[2] the hour's token counter; ARGV[1] the slot id,
@@ -84,10 +127,10 @@ final class RedisAdmissions implements Admissions {
   private final RedisConnection redis;
   private final RedisSlots slots;
   private final UsageLedger ledger;
-  private final Admissions fallback;
+  private final LocalAdmissions fallback;
 
   RedisAdmissions(
-      RedisConnection redis, RedisSlots slots, UsageLedger ledger, Admissions fallback) {
+      RedisConnection redis, RedisSlots slots, UsageLedger ledger, LocalAdmissions fallback) {
     this.redis = redis;
     this.slots = slots;
     this.ledger = ledger;
@@ -95,16 +138,72 @@ final class RedisAdmissions implements Admissions {
   }
 
   @Override
-  public Admission admit(String orgId, long concurrency, long hourlyLimit, long need, long want) {
+  public Entry enter(String orgId, long concurrency, String windowKey, long windowLimit) {
     RedisSlots.Claim claim = slots.claim(orgId);
-    List<String> keys = List.of(claim.redisKey(), tokensKey(orgId));
-    Request request = new Request(keys, claim, concurrency, hourlyLimit, need, want);
     List<Long> answer;
     try {
-      answer = send(request, -1);
-      if (answer.getFirst() < 0) { // the hour's first request: its counter starts from the database
-        answer = send(request, ledger.tokensThisHour(orgId));
-      }
+      answer = ENTER.numbers(
+          redis,
+          List.of(RedisRateLimiter.redisKey(windowKey), claim.redisKey()),
+          Long.toString(windowLimit),
+          claim.id(),
+          Long.toString(concurrency),
+          Long.toString(slots.leaseMillis()));
+    } catch (RedisUnavailableException e) {
+      return fallback.enter(orgId, concurrency, windowKey, windowLimit);
+    }
+    RateLimitDecision window = RedisRateLimiter.decision(answer, 1, windowLimit);
+    return new Entry(orgId, window, answer.getFirst() == 1 ? new HeldSlot(claim) : null);
+  }
+
+  @Override
+  public Admission admit(Entry entry, long hourlyLimit, long need, long want) {
+    ConcurrencySlots.Slot slot = LocalAdmissions.held(entry);
+    String orgId = entry.orgId();
+    if (!(slot instanceof HeldSlot held)) { // taken on this node while Redis was away
+      return fallback.reserve(slot, orgId, hourlyLimit, need, want);
+    }
+    if (hourlyLimit < 0) {
+      return Admission.admitted(Long.MAX_VALUE, Long.MAX_VALUE, 0, used -> held.close());
+    }
+    List<Long> answer;
+    try {
+      answer = seeded(
+          orgId,
+          seed -> RESERVE.numbers(
+              redis,
+              List.of(tokensKey(orgId)),
+              Long.toString(hourlyLimit),
+              Long.toString(need),
+              Long.toString(want),
+              Long.toString(seed)));
+    } catch (RedisUnavailableException e) {
+      return fallback.reserve(held, orgId, hourlyLimit, need, want);
+    }
+    if (answer.getFirst() == 2) {
+      held.close();
+      return Admission.outOfTokens(remaining(answer, hourlyLimit), reset(answer));
+    }
+    return granted(answer, held, orgId, hourlyLimit);
+  }
+
+  @Override
+  public Admission admit(String orgId, long concurrency, long hourlyLimit, long need, long want) {
+    RedisSlots.Claim claim = slots.claim(orgId);
+    List<Long> answer;
+    try {
+      answer = seeded(
+          orgId,
+          seed -> ADMIT.numbers(
+              redis,
+              List.of(claim.redisKey(), tokensKey(orgId)),
+              claim.id(),
+              Long.toString(concurrency),
+              Long.toString(slots.leaseMillis()),
+              Long.toString(hourlyLimit),
+              Long.toString(need),
+              Long.toString(want),
+              Long.toString(seed)));
     } catch (RedisUnavailableException e) {
       return fallback.admit(orgId, concurrency, hourlyLimit, need, want);
     }
@@ -112,45 +211,60 @@ final class RedisAdmissions implements Admissions {
     if (outcome == 0) {
       return Admission.tooManyInFlight();
     }
-    if (hourlyLimit < 0) {
-      ConcurrencySlots.Slot slot = slots.took(claim, () -> end(claim, null, 0));
-      return Admission.admitted(Long.MAX_VALUE, Long.MAX_VALUE, 0, used -> slot.close());
-    }
-    long remaining = Math.max(0, hourlyLimit - answer.get(2));
-    long reset = Math.max(1, answer.get(4));
     if (outcome == 2) {
-      return Admission.outOfTokens(remaining, reset);
+      return Admission.outOfTokens(remaining(answer, hourlyLimit), reset(answer));
     }
+    HeldSlot held = new HeldSlot(claim);
+    if (hourlyLimit < 0) {
+      return Admission.admitted(Long.MAX_VALUE, Long.MAX_VALUE, 0, used -> held.close());
+    }
+    return granted(answer, held, orgId, hourlyLimit);
+  }
+
+  /**
+   * Sends a script that reserves tokens, with the seed -1 first; the hour's first request sends it
+   * again with the hour's usage from the database, which its counter then starts from.
+   */
+  private List<Long> seeded(String orgId, LongFunction<List<Long>> send) {
+    List<Long> answer = send.apply(-1);
+    return answer.getFirst() < 0 ? send.apply(ledger.tokensThisHour(orgId)) : answer;
+  }
+
+  private static long remaining(List<Long> answer, long hourlyLimit) {
+    return Math.max(0, hourlyLimit - answer.get(2));
+  }
+
+  private static long reset(List<Long> answer) {
+    return Math.max(1, answer.get(4));
+  }
+
+  /** Tokens reserved for a request holding {@code held}: its end settles them with the slot. */
+  private Admission granted(List<Long> answer, HeldSlot held, String orgId, long hourlyLimit) {
     long granted = answer.get(1);
-    String hourKey = keys.get(1) + ":" + answer.get(3);
-    AtomicLong change = new AtomicLong();
-    ConcurrencySlots.Slot slot = slots.took(claim, () -> end(claim, hourKey, change.get()));
-    return Admission.admitted(granted, remaining, reset, used -> {
-      change.set(used - granted);
-      slot.close();
+    held.hourKey = tokensKey(orgId) + ":" + answer.get(3);
+    return Admission.admitted(granted, remaining(answer, hourlyLimit), reset(answer), used -> {
+      held.change = used - granted;
+      held.close();
     });
   }
 
-  /** The arguments of one admission, sent once, or twice when the hour's count must be seeded. */
-  private record Request(
-      List<String> keys,
-      RedisSlots.Claim claim,
-      long concurrency,
-      long hourlyLimit,
-      long need,
-      long want) {}
+  /**
+   * A slot held in Redis: its lease is renewed until it is closed, which gives it back and
+   * settles the tokens reserved with it ({@code hourKey} null: none) by {@code change}.
+   */
+  private final class HeldSlot implements ConcurrencySlots.Slot {
+    private final ConcurrencySlots.Slot lease;
+    private volatile String hourKey;
+    private volatile long change;
 
-  private List<Long> send(Request request, long seed) {
-    return ADMIT.numbers(
-        redis,
-        request.keys(),
-        request.claim().id(),
-        Long.toString(request.concurrency()),
-        Long.toString(slots.leaseMillis()),
-        Long.toString(request.hourlyLimit()),
-        Long.toString(request.need()),
-        Long.toString(request.want()),
-        Long.toString(seed));
+    HeldSlot(RedisSlots.Claim claim) {
+      this.lease = slots.took(claim, () -> end(claim, hourKey, change));
+    }
+
+    @Override
+    public void close() {
+      lease.close();
+    }
   }
 
   /**

@@ -65,6 +65,7 @@ public final class HttpServer {
       }));
       javalinConfig.routes.before(HttpServer::beginRequest);
       javalinConfig.routes.after(ctx -> {
+        RequestScoped.close(ctx);
         RefusedBody.afterRoute(ctx, config.server().maxBodyBytes());
         ConnectionOwners.afterResponse(ctx);
         endRequest(ctx, metrics);

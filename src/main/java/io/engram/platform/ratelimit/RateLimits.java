@@ -20,6 +20,17 @@ public final class RateLimits {
   }
 
   /**
+   * The key of a credential's request window. Its organization in braces is Redis Cluster's hash
+   * tag: the window lives on the shard of the organization's slots, so one script at a model
+   * route's door counts the request and takes the slot.
+   */
+  public static String credentialWindow(String orgId, String credentialId) {
+    return orgId == null
+        ? "credential:" + credentialId
+        : "{" + orgId + "}:credential:" + credentialId;
+  }
+
+  /**
    * Concurrency slots: this node's count, or leases in Redis shared by every node (a node that
    * dies holding slots loses them within {@code lease}).
    */

@@ -21,34 +21,42 @@ import java.util.List;
 public final class RedisRateLimiter implements RateLimiter {
   private static final String PREFIX = "engram:rl:";
   /**
-   * KEYS[1] the limit's key prefix, ARGV[1] the limit. Returns {allowed (1/0), remaining, reset
-   * (epoch s), retry after (ms)}.
+   * Lua for this class's script and for scripts that count a request with more in the same round
+   * trip: {@code window_acquire(prefix, limit, now)} counts one request in the window kept under
+   * {@code prefix} when it fits ({@code now} in ms, Redis's clock) and answers {allowed (1/0),
+   * remaining, reset (epoch s), retry after (ms)}.
    */
-  private static final RedisScript ACQUIRE = new RedisScript("""
+  public static final String LUA_FUNCTIONS = """
+      local function window_acquire(prefix, limit, now)
+        local window = math.floor(now / 60000)
+        local elapsed = now - window * 60000
+        local key = prefix .. ':' .. window
+        local previous = tonumber(redis.call('GET', prefix .. ':' .. (window - 1)) or '0')
+        local current = tonumber(redis.call('GET', key) or '0')
+        local weighted = previous * (60000 - elapsed)
+        local reset = math.ceil((window + 1) * 60000 / 1000)
+        if weighted + (current + 1) * 60000 <= limit * 60000 then
+          current = redis.call('INCR', key)
+          if current == 1 then redis.call('PEXPIRE', key, 121000) end
+          return {1, math.max(0, math.floor((limit * 60000 - weighted - current * 60000) / 60000)),
+            reset, 0}
+        end
+        local wait
+        if current + 1 <= limit then
+          wait = 60000 - elapsed - math.floor((limit - current - 1) * 60000 / previous)
+        else
+          wait = 60000 - elapsed + math.ceil((current - limit + 1) * 60000 / current)
+        end
+        return {0, math.max(0, math.floor((limit * 60000 - weighted - current * 60000) / 60000)),
+          reset, math.max(1, wait)}
+      end
+      """;
+
+  /** KEYS[1] the limit's key prefix, ARGV[1] the limit; {@code window_acquire}'s answer. */
+  private static final RedisScript ACQUIRE = new RedisScript(LUA_FUNCTIONS + """
       local t = redis.call('TIME')
-      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      local window = math.floor(now / 60000)
-      local elapsed = now - window * 60000
-      local limit = tonumber(ARGV[1])
-      local key = KEYS[1] .. ':' .. window
-      local previous = tonumber(redis.call('GET', KEYS[1] .. ':' .. (window - 1)) or '0')
-      local current = tonumber(redis.call('GET', key) or '0')
-      local weighted = previous * (60000 - elapsed)
-      local reset = math.ceil((window + 1) * 60000 / 1000)
-      if weighted + (current + 1) * 60000 <= limit * 60000 then
-        current = redis.call('INCR', key)
-        if current == 1 then redis.call('PEXPIRE', key, 121000) end
-        return {1, math.max(0, math.floor((limit * 60000 - weighted - current * 60000) / 60000)),
-          reset, 0}
-      end
-      local wait
-      if current + 1 <= limit then
-        wait = 60000 - elapsed - math.floor((limit - current - 1) * 60000 / previous)
-      else
-        wait = 60000 - elapsed + math.ceil((current - limit + 1) * 60000 / current)
-      end
-      return {0, math.max(0, math.floor((limit * 60000 - weighted - current * 60000) / 60000)),
-        reset, math.max(1, wait)}
+      return window_acquire(KEYS[1], tonumber(ARGV[1]),
+        tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
       """);
 
   /** KEYS[1] the key prefix; what the key has used as the limit sees it now (rounded up). */
@@ -76,13 +84,10 @@ public final class RedisRateLimiter implements RateLimiter {
   @Override
   public RateLimitDecision acquire(String key, long limitPerMinute) {
     try {
-      List<Long> answer = ACQUIRE.numbers(redis, keys(key), Long.toString(limitPerMinute));
-      return new RateLimitDecision(
-          answer.get(0) == 1,
-          limitPerMinute,
-          answer.get(1),
-          answer.get(2),
-          Math.max(1, Math.ceilDiv(answer.get(3), 1000)));
+      return decision(
+          ACQUIRE.numbers(redis, List.of(redisKey(key)), Long.toString(limitPerMinute)),
+          0,
+          limitPerMinute);
     } catch (RedisUnavailableException e) {
       return fallback.acquire(key, limitPerMinute);
     }
@@ -91,13 +96,27 @@ public final class RedisRateLimiter implements RateLimiter {
   @Override
   public long used(String key) {
     try {
-      return USED.number(redis, keys(key));
+      return USED.number(redis, List.of(redisKey(key)));
     } catch (RedisUnavailableException e) {
       return fallback.used(key);
     }
   }
 
-  private static List<String> keys(String key) {
-    return List.of(PREFIX + key);
+  /**
+   * The decision in a script's answer, {@code window_acquire}'s four numbers from {@code at}: what
+   * the X-RateLimit headers report.
+   */
+  public static RateLimitDecision decision(List<Long> answer, int at, long limitPerMinute) {
+    return new RateLimitDecision(
+        answer.get(at) == 1,
+        limitPerMinute,
+        answer.get(at + 1),
+        answer.get(at + 2),
+        Math.max(1, Math.ceilDiv(answer.get(at + 3), 1000)));
+  }
+
+  /** Where the window of {@code key} (as the limiter's callers name it) is kept in Redis. */
+  public static String redisKey(String key) {
+    return PREFIX + key;
   }
 }
