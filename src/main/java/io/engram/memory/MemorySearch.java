@@ -66,22 +66,66 @@ public final class MemorySearch {
     this.analyzer = analyzer;
   }
 
-  /** The best {@code k} lexical (BM25) matches for the query text. */
-  public List<Hit> lexical(String queryText, Filter filter, int k) {
+  /**
+   * The best {@code k} lexical (BM25) matches for the query text; with {@code namesLight}, the query's words that
+   * name a subject weigh {@link #NAME_WEIGHT} (for a ranking that prefers the subject's memories
+   * by itself).
+   */
+  public List<Hit> lexical(String queryText, Filter filter, int k, boolean namesLight) {
     Map<String, Integer> terms = queryTerms(queryText);
     if (terms.isEmpty()) {
       return List.of();
     }
+    Set<String> names = namesLight ? namedSubjects(queryText, filter.orgId()) : Set.of();
     BooleanQuery.Builder any = new BooleanQuery.Builder();
     // A word the query repeats weighs as many times, as one clause per occurrence would.
     terms.forEach((term, count) -> any.add(
-        new BoostQuery(new TermQuery(new Term(MemoryDocument.TEXT, term)), count),
+        new BoostQuery(
+            new TermQuery(new Term(MemoryDocument.TEXT, term)),
+            count * (names.contains(term) ? NAME_WEIGHT : 1f)),
         BooleanClause.Occur.SHOULD));
     Query query = new BooleanQuery.Builder()
         .add(any.build(), BooleanClause.Occur.MUST)
         .add(filterQuery(filter), BooleanClause.Occur.FILTER)
         .build();
     return search(query, k);
+  }
+
+  /** What a query word that names a subject weighs in BM25 (tuned on LoCoMo, docs/benchmarks.md). */
+  static final float NAME_WEIGHT = 0.05f;
+
+  /**
+   * The analyzed terms of the query's words that name a subject of the organization's memories
+   * ("Caroline" in "What did Caroline research?"): the ranking prefers memories about that subject
+   * already, and in text the name is mostly how others address or mention it.
+   */
+  private Set<String> namedSubjects(String queryText, String orgId) {
+    Set<String> named = new java.util.HashSet<>();
+    String[] words = ActivationRanker.words(queryText).strip().split(" ");
+    try {
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        for (int i = 0; i < Math.min(words.length, MAX_QUERY_TERMS); i++) {
+          String word = words[i];
+          if (word.length() < 2) {
+            continue;
+          }
+          Query subject = new BooleanQuery.Builder()
+              .add(new TermQuery(new Term(MemoryDocument.ORG, orgId)), BooleanClause.Occur.FILTER)
+              .add(
+                  new TermQuery(new Term(MemoryDocument.SUBJECT, word)), BooleanClause.Occur.FILTER)
+              .build();
+          if (searcher.count(subject) > 0) {
+            named.addAll(queryTerms(word).keySet());
+          }
+        }
+      } finally {
+        searchers.release(searcher);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("memory index search failed", e);
+    }
+    return named;
   }
 
   /** The {@code k} nearest memories to the (unit-length) query vector. */

@@ -439,6 +439,35 @@ public final class MemoryService implements AutoCloseable {
     return store.list(caller.orgId(), scope, filter, before, limit);
   }
 
+  /**
+   * When the query names a time, the memories nearest the query among those that occurred then
+   * join the candidates: what was said that day may be outside the best matches of all time.
+   * (Their ranks are not those of the whole search, so they lend nothing to the fusion's ranks.)
+   */
+  private List<MemorySearch.Hit> inTime(
+      MemorySearch.Filter filter, QueryTime.Range time, float[] queryVector) {
+    Instant after = later(filter.after(), time.from());
+    Instant before = earlier(filter.before(), time.to());
+    if (!after.isBefore(before)) {
+      return List.of();
+    }
+    return index
+        .search()
+        .vector(
+            queryVector,
+            new MemorySearch.Filter(
+                filter.orgId(), filter.scope(), filter.subject(), filter.kinds(), after, before),
+            MIN_CANDIDATES);
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a == null || b.isAfter(a) ? b : a;
+  }
+
+  private static Instant earlier(Instant a, Instant b) {
+    return a == null || b.isBefore(a) ? b : a;
+  }
+
   private static String abbreviated(String text) {
     return text.length() <= 500 ? text : text.substring(0, 500) + "...";
   }
@@ -461,20 +490,32 @@ public final class MemoryService implements AutoCloseable {
         request.after(),
         request.before());
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
-    List<MemorySearch.Hit> lexicalHits =
-        lexical ? index.search().lexical(request.query(), filter, k) : List.of();
+    QueryTime.Range time = request.mode() == RetrievalRequest.RankingMode.HYBRID
+        ? QueryTime.named(request.query(), now).orElse(null)
+        : null;
+    List<MemorySearch.Hit> lexicalHits = lexical
+        ? index
+            .search()
+            .lexical(
+                time == null ? request.query() : time.otherWords(),
+                filter,
+                k,
+                request.mode() == RetrievalRequest.RankingMode.HYBRID)
+        : List.of();
     List<MemorySearch.Hit> vectorHits =
         vector ? index.search().vector(queryVector, filter, k) : List.of();
+    List<MemorySearch.Hit> thenHits = time == null ? List.of() : inTime(filter, time, queryVector);
     long searched = System.nanoTime();
     Set<String> ids = new LinkedHashSet<>();
     lexicalHits.forEach(hit -> ids.add(hit.memoryId()));
     vectorHits.forEach(hit -> ids.add(hit.memoryId()));
+    thenHits.forEach(hit -> ids.add(hit.memoryId()));
     Map<String, MemoryRecord> rows = store.findAll(caller.orgId(), ids);
     // The index is derived: the database has the last word on state and boundary.
     List<MemoryRecord> candidates = rows.values().stream()
         .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
         .toList();
-    ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation());
+    ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation(), time);
     List<ActivationRanker.Ranked> ranked =
         ranker.rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
     if (request.mode() == RetrievalRequest.RankingMode.HYBRID) {

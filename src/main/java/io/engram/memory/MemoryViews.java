@@ -141,6 +141,7 @@ public final class MemoryViews {
         e.lexicalRank() == null ? null : Map.of("rank", e.lexicalRank(), "bm25", round(e.bm25())));
     explanation.put("vector", e.similarity() == null ? null : vector(e));
     explanation.put("subjectMatch", e.subjectMatch());
+    explanation.put("timeMatch", e.timeMatch());
     explanation.put("relevance", round(e.relevance()));
     explanation.put(
         "activation",

@@ -77,4 +77,35 @@ class ContextSpreadTest {
     retrieve("How long did the harbour watercolour take?", "lexical")
         .forEach(m -> assertThat(m.at("/explanation/contextOf").isNull()).isTrue());
   }
+
+  /**
+   * Time-aware retrieval: a question that names a day prefers what occurred that day over what
+   * matches it as well on other days (more of them than the searches' candidates), and the
+   * explanation says so.
+   */
+  @Test
+  void aQuestionThatNamesADayPrefersWhatOccurredThatDay() {
+    Instant day = Instant.parse("2026-03-03T15:00:00Z");
+    List<String> elsewhere = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      elsewhere.add(at(
+          "Started a new pottery class with the neighbours, week " + i,
+          day.minusSeconds(86_400L * (i + 3))));
+    }
+    String thatDay = at("Started a new pottery class with my sister", day);
+
+    List<JsonNode> dated =
+        retrieve("What pottery class did Melanie start on 3 March, 2026?", "hybrid");
+    assertThat(dated.getFirst().get("id").asText())
+        .as(dated.subList(0, 3).toString())
+        .isEqualTo(thatDay);
+    assertThat(dated.getFirst().get("explanation").get("timeMatch").asBoolean()).isTrue();
+    assertThat(dated.stream()
+            .filter(m -> elsewhere.contains(m.get("id").asText()))
+            .noneMatch(m -> m.get("explanation").get("timeMatch").asBoolean()))
+        .isTrue();
+
+    List<JsonNode> undated = retrieve("What pottery class did Melanie start?", "hybrid");
+    assertThat(undated).allMatch(m -> !m.get("explanation").get("timeMatch").asBoolean());
+  }
 }

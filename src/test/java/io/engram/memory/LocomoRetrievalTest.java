@@ -158,6 +158,9 @@ class LocomoRetrievalTest {
                 .json()
                 .get("memories")
                 .forEach(m -> ranked.add(diaByMemory.get(m.get("id").asText())));
+            if (ranking.activation() && MISSES != null) {
+              recordMiss(qa, category, evidence, ranked, sessionTurns);
+            }
             if (ranking.activation()) {
               int[] conv = byConversation.computeIfAbsent(
                   sample.get("sample_id").asText(), id -> new int[1 + KS.length]);
@@ -193,7 +196,60 @@ class LocomoRetrievalTest {
     assertThat(shipped)
         .as("shipped ranking vs vector only")
         .isGreaterThan(recallAt10(hits, questions, "vector only"));
-    assertThat(shipped).as("shipped recall@10").isGreaterThanOrEqualTo(0.80);
+    assertThat(shipped).as("shipped recall@10").isGreaterThanOrEqualTo(0.83);
+  }
+
+  /**
+   * With {@code -Dlocomo.misses=<file>}, each question of the shipped ranking whose evidence is not
+   * in its top 10 is written there: the question, its evidence turns with their rank (-1: not in
+   * the top 20) and the top 3, to read what the ranking missed.
+   */
+  static final Path MISSES = System.getProperty("locomo.misses") == null
+      ? null
+      : Path.of(System.getProperty("locomo.misses"));
+
+  static void recordMiss(
+      JsonNode qa, int category, Set<String> evidence, List<String> ranked, List<JsonNode> turns) {
+    if (ranked.subList(0, Math.min(10, ranked.size())).stream().anyMatch(evidence::contains)) {
+      return;
+    }
+    Map<String, JsonNode> byDia = new java.util.HashMap<>();
+    turns.forEach(t -> byDia.put(t.get("dia_id").asText(), t));
+    StringBuilder miss =
+        new StringBuilder("MISS c" + category + " " + qa.get("question").asText() + "\n");
+    for (String dia : evidence) {
+      miss.append("  EVID ")
+          .append(dia)
+          .append(" rank ")
+          .append(ranked.indexOf(dia))
+          .append(' ')
+          .append(said(byDia.get(dia)))
+          .append('\n');
+    }
+    for (int r = 0; r < Math.min(3, ranked.size()); r++) {
+      miss.append("  TOP")
+          .append(r)
+          .append(' ')
+          .append(ranked.get(r))
+          .append(' ')
+          .append(said(byDia.get(ranked.get(r))))
+          .append('\n');
+    }
+    try {
+      Files.writeString(
+          MISSES,
+          miss,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String said(JsonNode turn) {
+    return turn == null
+        ? "?"
+        : turn.get("speaker").asText() + ": " + turn.get("text").asText();
   }
 
   /** The turn's place in its session (D3:7 is 7): turns are a second apart, in order. */
