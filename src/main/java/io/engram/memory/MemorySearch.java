@@ -101,13 +101,20 @@ public final class MemorySearch {
    */
   private Set<String> namedSubjects(String queryText, String orgId) {
     Set<String> named = new java.util.HashSet<>();
+    subjectWords(queryText, orgId).forEach(word -> named.addAll(queryTerms(word).keySet()));
+    return named;
+  }
+
+  /** The query's words (lower case) that are a subject of the organization's memories. */
+  private Set<String> subjectWords(String queryText, String orgId) {
+    Set<String> named = new java.util.LinkedHashSet<>();
     String[] words = ActivationRanker.words(queryText).strip().split(" ");
     try {
       IndexSearcher searcher = searchers.acquire();
       try {
         for (int i = 0; i < Math.min(words.length, MAX_QUERY_TERMS); i++) {
           String word = words[i];
-          if (word.length() < 2) {
+          if (word.length() < 2 || named.contains(word)) {
             continue;
           }
           Query subject = new BooleanQuery.Builder()
@@ -116,7 +123,7 @@ public final class MemorySearch {
                   new TermQuery(new Term(MemoryDocument.SUBJECT, word)), BooleanClause.Occur.FILTER)
               .build();
           if (searcher.count(subject) > 0) {
-            named.addAll(queryTerms(word).keySet());
+            named.add(word);
           }
         }
       } finally {
