@@ -42,6 +42,8 @@ import org.apache.lucene.util.BytesRef;
  */
 public final class MemorySearch {
   static final int MAX_QUERY_TERMS = 256;
+  /** What a query word that names a subject weighs in BM25 (tuned on LoCoMo, docs/benchmarks.md). */
+  static final float NAME_WEIGHT = 0.05f;
 
   /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
   public record Hit(String memoryId, float score) {}
@@ -67,9 +69,9 @@ public final class MemorySearch {
   }
 
   /**
-   * The best {@code k} lexical (BM25) matches for the query text; with {@code namesLight}, the query's words that
-   * name a subject weigh {@link #NAME_WEIGHT} (for a ranking that prefers the subject's memories
-   * by itself).
+   * The best {@code k} lexical (BM25) matches for the query text; with {@code namesLight}, the
+   * query's words that name a subject weigh {@link #NAME_WEIGHT} (for a ranking that prefers the
+   * subject's memories by itself).
    */
   public List<Hit> lexical(String queryText, Filter filter, int k, boolean namesLight) {
     Map<String, Integer> terms = queryTerms(queryText);
@@ -90,9 +92,6 @@ public final class MemorySearch {
         .build();
     return search(query, k);
   }
-
-  /** What a query word that names a subject weighs in BM25 (tuned on LoCoMo, docs/benchmarks.md). */
-  static final float NAME_WEIGHT = 0.05f;
 
   /**
    * The analyzed terms of the query's words that name a subject of the organization's memories
