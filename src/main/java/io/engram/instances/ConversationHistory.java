@@ -159,9 +159,7 @@ public final class ConversationHistory {
       }
     } catch (RuntimeException e) {
       // The batch was taken from the queue: it goes back rather than being lost with the flush.
-      queued.addAll(batch);
-      LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
-      return 0;
+      return requeue(batch, e);
     }
     List<Queued> keep = new ArrayList<>(batch.size());
     for (Queued exchange : batch) {
@@ -216,9 +214,7 @@ public final class ConversationHistory {
       });
     } catch (RuntimeException e) {
       if (DatabaseFailures.isTransient(e)) {
-        queued.addAll(rows);
-        LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), e);
-        return 0;
+        return requeue(rows, e);
       }
       if (rows.size() == 1) {
         refused.increment();
@@ -235,6 +231,13 @@ public final class ConversationHistory {
     }
     kept.increment(rows.size());
     return rows.size();
+  }
+
+  /** Puts exchanges back in the queue for the next flush; none was kept. */
+  private int requeue(List<Queued> exchanges, RuntimeException failure) {
+    queued.addAll(exchanges);
+    LOG.warn("conversation history not written yet ({} exchanges queued)", queued.size(), failure);
+    return 0;
   }
 
   /** A page of the instance's exchanges, newest first, before {@code before} when given. */

@@ -490,17 +490,12 @@ public final class MemoryService implements AutoCloseable {
         request.after(),
         request.before());
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
-    QueryTime.Range time = request.mode() == RetrievalRequest.RankingMode.HYBRID
-        ? QueryTime.named(request.query(), now).orElse(null)
-        : null;
+    boolean hybrid = request.mode() == RetrievalRequest.RankingMode.HYBRID;
+    QueryTime.Range time = hybrid ? QueryTime.named(request.query(), now).orElse(null) : null;
     List<MemorySearch.Hit> lexicalHits = lexical
         ? index
             .search()
-            .lexical(
-                time == null ? request.query() : time.otherWords(),
-                filter,
-                k,
-                request.mode() == RetrievalRequest.RankingMode.HYBRID)
+            .lexical(time == null ? request.query() : time.otherWords(), filter, k, hybrid)
         : List.of();
     List<MemorySearch.Hit> vectorHits =
         vector ? index.search().vector(queryVector, filter, k) : List.of();
@@ -518,7 +513,7 @@ public final class MemoryService implements AutoCloseable {
     ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation(), time);
     List<ActivationRanker.Ranked> ranked =
         ranker.rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
-    if (request.mode() == RetrievalRequest.RankingMode.HYBRID) {
+    if (hybrid) {
       // Context around the best hits: their neighbours in time join the candidates (scored as
       // any candidate is), then may rise by what the hits lend them.
       Map<String, List<MemorySearch.Near>> around = new HashMap<>();

@@ -207,16 +207,17 @@ public final class InferenceLimits implements InferenceDoor {
    */
   public Permit admit(Principal caller, TokenDemand demand) {
     Organization org = caller.organization();
-    long limit = concurrencyLimit(org);
     Limit hourly = org.plan().limits().tokensPerHour();
     long hourlyLimit = hourly.isUnlimited() ? -1 : hourly.value();
     Admissions.Entry entry = AT_DOOR.get();
     AT_DOOR.remove();
+    // A request let in at the door holds its slot already: only its tokens are left to reserve.
     Admissions.Admission admission = entry != null && entry.holdsSlot()
         ? admissions.admit(entry, hourlyLimit, demand.need(), demand.want())
-        : admissions.admit(org.id(), limit, hourlyLimit, demand.need(), demand.want());
+        : admissions.admit(
+            org.id(), concurrencyLimit(org), hourlyLimit, demand.need(), demand.want());
     switch (admission.outcome()) {
-      case TOO_MANY_IN_FLIGHT -> throw tooManyInFlight(limit);
+      case TOO_MANY_IN_FLIGHT -> throw tooManyInFlight(concurrencyLimit(org));
       case OUT_OF_TOKENS ->
         throw ApiException.rateLimited(
             "tokens_per_hour_exceeded",
