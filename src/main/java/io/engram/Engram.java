@@ -342,6 +342,7 @@ public final class Engram implements AutoCloseable {
       reflection = new ReflectionService(services.database(), memory.maintenance(), clock);
       HttpMetrics metrics = new HttpMetrics(clock);
       services.cluster().registerMetrics(metrics.registry());
+      Embedder.shared(config.inference().modelCacheDir()).registerMetrics(metrics.registry());
       network = openNetwork(config, services, metrics, clock);
       services.organizationService().onPlanChange(network::planChanged);
       InstanceServices storage = InstanceServices.open(

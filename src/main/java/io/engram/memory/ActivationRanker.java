@@ -83,6 +83,11 @@ public final class ActivationRanker {
     }
   }
 
+  /** Best first; equal scores by id, so a ranking never depends on the order candidates came in. */
+  static final Comparator<Ranked> ORDER = Comparator.comparingDouble(Ranked::score)
+      .reversed()
+      .thenComparing(r -> r.memory().id());
+
   private static final Pattern NON_WORD = Pattern.compile("[^\\p{L}\\p{N}]+");
 
   private final RetrievalRequest.RankingMode mode;
@@ -160,10 +165,27 @@ public final class ActivationRanker {
               score,
               null)));
     }
-    ranked.sort(Comparator.comparingDouble(Ranked::score)
-        .reversed()
-        .thenComparing(r -> r.memory().id()));
+    ranked.sort(ORDER);
     return ranked;
+  }
+
+  /**
+   * More candidates ranked into a ranking: a candidate's score does not depend on the others, so
+   * ranking only the new ones and merging gives what ranking them all again would.
+   */
+  List<Ranked> rankInto(
+      List<Ranked> ranked,
+      String query,
+      List<MemoryRecord> more,
+      List<MemorySearch.Hit> lexical,
+      List<MemorySearch.Hit> vectorHits,
+      float[] queryVector,
+      Instant now) {
+    List<Ranked> all = new ArrayList<>(ranked.size() + more.size());
+    all.addAll(ranked);
+    all.addAll(rank(query, more, lexical, vectorHits, queryVector, now));
+    all.sort(ORDER);
+    return all;
   }
 
   /** Lowercase words separated and surrounded by single spaces, so a contains() test matches whole words. */

@@ -2,7 +2,6 @@ package io.engram.memory;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,9 +60,7 @@ final class ContextSpread {
                   r.memory(), r.explanation().lentBy(lender.get(r.memory().id()), share))
               : r);
     }
-    spread.sort(Comparator.comparingDouble(ActivationRanker.Ranked::score)
-        .reversed()
-        .thenComparing(r -> r.memory().id()));
+    spread.sort(ActivationRanker.ORDER);
     return spread;
   }
 }

@@ -1,21 +1,29 @@
 package io.engram.memory;
 
+import ai.djl.huggingface.tokenizers.Encoding;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
-import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.AbstractInProcessEmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder;
 import dev.langchain4j.model.embedding.onnx.PoolingMode;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.lucene.util.VectorUtil;
 
 /**
  * The in-process sentence embedding model: all-MiniLM-L6-v2 (quantized ONNX, 384 dimensions), whose
@@ -35,6 +43,12 @@ public final class Embedder {
   private final Semaphore slots = new Semaphore(Runtime.getRuntime().availableProcessors());
 
   private final EmbeddingModel model;
+  private final BatchEncoder batchEncoder;
+  private final QueryBatcher queries = new QueryBatcher(slots, this::embedQueries);
+  /** Calls to the model and the texts they read: texts per call is how much batching shares. */
+  private final LongAdder calls = new LongAdder();
+
+  private final LongAdder texts = new LongAdder();
 
   /**
    * The process's one embedder: the model is read-only and thread-safe, and loading it takes most of
@@ -52,8 +66,12 @@ public final class Embedder {
     // library must never try to phone home: this machine may have no way out.
     System.setProperty("DJL_CACHE_DIR", nativeCacheDir.toAbsolutePath().toString());
     System.setProperty("OPT_OUT_TRACKING", "true");
-    this.model = load();
+    Loaded loaded = load();
+    this.model = loaded.model();
+    this.batchEncoder = loaded.batchEncoder();
   }
+
+  private record Loaded(EmbeddingModel model, BatchEncoder batchEncoder) {}
 
   /**
    * The model from its artifact, run with one thread per call and no spinning. ONNX Runtime's
@@ -62,9 +80,10 @@ public final class Embedder {
    * with the defaults, docs/benchmarks.md). Concurrency comes from the requests instead, bounded by
    * {@link #slots} to one call per core.
    */
-  private static EmbeddingModel load() {
+  private static Loaded load() {
     try (InputStream weights = resource(MODEL_FILE);
-        InputStream tokenizer = resource(TOKENIZER_FILE)) {
+        InputStream tokenizer = resource(TOKENIZER_FILE);
+        InputStream batchTokenizer = resource(TOKENIZER_FILE)) {
       OrtEnvironment environment = OrtEnvironment.getEnvironment();
       OrtSession.SessionOptions options = new OrtSession.SessionOptions();
       options.setIntraOpNumThreads(1);
@@ -74,12 +93,13 @@ public final class Embedder {
       OrtSession session = environment.createSession(weights.readAllBytes(), options);
       OnnxBertBiEncoder encoder =
           new OnnxBertBiEncoder(environment, session, tokenizer, PoolingMode.MEAN);
-      return new AbstractInProcessEmbeddingModel(Runnable::run) {
+      EmbeddingModel model = new AbstractInProcessEmbeddingModel(Runnable::run) {
         @Override
         protected OnnxBertBiEncoder model() {
           return encoder;
         }
       };
+      return new Loaded(model, new BatchEncoder(environment, session, batchTokenizer));
     } catch (IOException | OrtException e) {
       throw new IllegalStateException("cannot load the embedding model " + MODEL_ID, e);
     }
@@ -94,13 +114,16 @@ public final class Embedder {
     return stream;
   }
 
+  /**
+   * A question's vector, on the query path: concurrent questions share calls to the model
+   * ({@link QueryBatcher}), so this may return a vector computed in a batch with others.
+   */
   public float[] embed(String text) {
-    slots.acquireUninterruptibly();
-    try {
-      return unit(model.embed(text).content().vector());
-    } finally {
-      slots.release();
-    }
+    return queries.embed(text);
+  }
+
+  private List<float[]> embedQueries(List<String> texts) {
+    return embedBatch(texts).vectors();
   }
 
   public List<float[]> embedAll(List<String> texts) {
@@ -113,23 +136,84 @@ public final class Embedder {
   public Embeddings embedCounted(List<String> texts) {
     slots.acquireUninterruptibly();
     try {
-      var response = model.embedAll(texts.stream().map(TextSegment::from).toList());
-      Integer tokens =
-          response.tokenUsage() == null ? null : response.tokenUsage().inputTokenCount();
-      return new Embeddings(
-          response.content().stream().map(embedding -> unit(embedding.vector())).toList(),
-          tokens == null ? 0 : tokens);
+      return embedBatch(texts);
     } finally {
       slots.release();
     }
   }
 
-  public static double dot(float[] a, float[] b) {
-    double sum = 0;
-    for (int i = 0; i < a.length; i++) {
-      sum += a[i] * b[i];
+  /**
+   * The texts' unit vectors, those the model reads whole in calls of several texts of like length
+   * (a short question padded to a long memory's length would cost the long one's time); the caller
+   * holds a slot. A text too long for one call (or with nothing to read) takes the one-text path,
+   * which reads it in windows (or refuses it) as it always has.
+   */
+  private Embeddings embedBatch(List<String> texts) {
+    Encoding[] tokens = batchEncoder.tokenize(texts);
+    List<Integer> whole = new ArrayList<>(texts.size());
+    float[][] vectors = new float[texts.size()][];
+    int tokenCount = 0;
+    for (int i = 0; i < texts.size(); i++) {
+      if (BatchEncoder.fitsWhole(tokens[i])) {
+        whole.add(i);
+        tokenCount += tokens[i].getIds().length;
+      } else {
+        calls.increment();
+        this.texts.increment();
+        var embedded = model.embed(texts.get(i));
+        vectors[i] = unit(embedded.content().vector());
+        Integer counted =
+            embedded.tokenUsage() == null ? null : embedded.tokenUsage().inputTokenCount();
+        tokenCount += counted == null ? 0 : counted;
+      }
     }
-    return sum;
+    whole.sort(Comparator.comparingInt(i -> tokens[i].getIds().length));
+    for (int from = 0; from < whole.size(); ) {
+      int shortest = tokens[whole.get(from)].getIds().length;
+      int to = from + 1;
+      while (to < whole.size() && tokens[whole.get(to)].getIds().length <= 2 * shortest) {
+        to++;
+      }
+      List<Integer> group = whole.subList(from, to);
+      float[][] pooled = encode(group.stream().map(i -> tokens[i]).toList());
+      for (int j = 0; j < group.size(); j++) {
+        vectors[group.get(j)] = unit(pooled[j]);
+      }
+      from = to;
+    }
+    return new Embeddings(Arrays.asList(vectors), tokenCount);
+  }
+
+  private float[][] encode(List<Encoding> group) {
+    calls.increment();
+    texts.add(group.size());
+    try {
+      return batchEncoder.encode(group);
+    } catch (OrtException e) {
+      throw new IllegalStateException("the embedding model failed", e);
+    }
+  }
+
+  /**
+   * {@code engram_embedding_calls_total} and {@code engram_embedding_texts_total} (the model is
+   * shared by the process, so are they), and {@code engram_embedding_queued}: questions waiting
+   * for a slot now.
+   */
+  public void registerMetrics(MeterRegistry registry) {
+    FunctionCounter.builder("engram_embedding_calls", calls, LongAdder::sum)
+        .description("Calls to the embedding model (one call may read several texts)")
+        .register(registry);
+    FunctionCounter.builder("engram_embedding_texts", texts, LongAdder::sum)
+        .description("Texts the embedding model read")
+        .register(registry);
+    Gauge.builder("engram_embedding_queued", queries, QueryBatcher::queued)
+        .description("Questions waiting for a call to the embedding model")
+        .register(registry);
+  }
+
+  /** Lucene's dot product: vectorized where the JVM allows (ranking takes one per candidate). */
+  public static double dot(float[] a, float[] b) {
+    return VectorUtil.dotProduct(a, b);
   }
 
   static byte[] toBytes(float[] vector) {

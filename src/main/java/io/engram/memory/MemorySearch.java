@@ -113,7 +113,10 @@ public final class MemorySearch {
       try {
         for (int i = 0; i < Math.min(words.length, MAX_QUERY_TERMS); i++) {
           String word = words[i];
-          if (word.length() < 2 || named.contains(word)) {
+          // Most words are no one's subject: the term lookup spares them the organization's count.
+          if (word.length() < 2
+              || named.contains(word)
+              || searcher.getIndexReader().docFreq(new Term(MemoryDocument.SUBJECT, word)) == 0) {
             continue;
           }
           Query subject = new BooleanQuery.Builder()

@@ -530,11 +530,11 @@ public final class MemoryService implements AutoCloseable {
             .forEach(outside::add);
       }
       if (!outside.isEmpty()) {
-        List<MemoryRecord> more = new ArrayList<>(candidates);
-        store.findAll(caller.orgId(), outside).values().stream()
+        List<MemoryRecord> more = store.findAll(caller.orgId(), outside).values().stream()
             .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
-            .forEach(more::add);
-        ranked = ranker.rank(request.query(), more, lexicalHits, vectorHits, queryVector, now);
+            .toList();
+        ranked = ranker.rankInto(
+            ranked, request.query(), more, lexicalHits, vectorHits, queryVector, now);
       }
       ranked = ContextSpread.apply(ranked, around);
     }

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
+import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
  * SQL for memories and what hangs off each: its transitions and uses, and the organization's write
@@ -170,20 +171,63 @@ public final class MemoryStore {
 
   /** Stores a memory's new use summary and counters (the caller read the row for update). */
   public void updateUses(Handle h, String id, UseHistory uses, MemoryRecord.UseCounts counts) {
-    h.createUpdate("""
-            UPDATE memories SET recent_uses = :recent, older_use_count = :olderCount,
-                   older_use_weight = :olderWeight, first_use_at = :first, last_used_at = :last,
-                   reinforcement_count = :reinforcements, retrieval_count = :retrievals
-            WHERE id = :id""")
-        .bind("recent", uses.recentText())
-        .bind("olderCount", uses.olderCount())
-        .bind("olderWeight", uses.olderWeight())
-        .bind("first", uses.firstUseAt().toEpochMilli())
-        .bind("last", uses.lastUsedAt().toEpochMilli())
-        .bind("reinforcements", counts.reinforcements())
-        .bind("retrievals", counts.retrievals())
+    updateUses(h, Map.of(id, new Uses(null, uses, counts)));
+  }
+
+  /** What a memory's uses are: its history for activation and its counts (no text, no vector). */
+  public record Uses(String orgId, UseHistory history, MemoryRecord.UseCounts counts) {}
+
+  private static final RowMapper<Uses> USES = (rs, ctx) -> new Uses(
+      rs.getString("org_id"),
+      new UseHistory(
+          UseHistory.parseRecent(rs.getString("recent_uses")),
+          rs.getLong("older_use_count"),
+          rs.getDouble("older_use_weight"),
+          Rows.instant(rs, "first_use_at")),
+      new MemoryRecord.UseCounts(rs.getLong("reinforcement_count"), rs.getLong("retrieval_count")));
+
+  /**
+   * The uses of these memories of the organization, in one read, locked for the transaction on
+   * PostgreSQL in id order (two nodes writing uses of the same memories lock them in the same
+   * order, so they wait for each other instead of deadlocking).
+   */
+  public Map<String, Uses> usesForUpdate(Handle h, String orgId, Collection<String> ids) {
+    Map<String, Uses> found = new LinkedHashMap<>();
+    if (ids.isEmpty()) {
+      return found;
+    }
+    boolean lock = db.kind() == Database.Kind.POSTGRESQL;
+    h.createQuery("SELECT id, org_id, recent_uses, older_use_count, older_use_weight, first_use_at,"
+            + " reinforcement_count, retrieval_count FROM memories WHERE id IN (<ids>) ORDER BY id"
+            + (lock ? " FOR UPDATE" : ""))
+        .bindList("ids", List.copyOf(ids))
+        .map((rs, ctx) -> Map.entry(rs.getString("id"), USES.map(rs, ctx)))
+        .forEach(row -> {
+          if (row.getValue().orgId().equals(orgId)) {
+            found.put(row.getKey(), row.getValue());
+          }
+        });
+    return found;
+  }
+
+  /** Writes these memories' uses (history and counts), one batch of updates. */
+  public void updateUses(Handle h, Map<String, Uses> uses) {
+    PreparedBatch batch = h.prepareBatch("""
+        UPDATE memories SET recent_uses = :recent, older_use_count = :olderCount,
+               older_use_weight = :olderWeight, first_use_at = :first, last_used_at = :last,
+               reinforcement_count = :reinforcements, retrieval_count = :retrievals
+        WHERE id = :id""");
+    uses.forEach((id, use) -> batch
+        .bind("recent", use.history().recentText())
+        .bind("olderCount", use.history().olderCount())
+        .bind("olderWeight", use.history().olderWeight())
+        .bind("first", use.history().firstUseAt().toEpochMilli())
+        .bind("last", use.history().lastUsedAt().toEpochMilli())
+        .bind("reinforcements", use.counts().reinforcements())
+        .bind("retrievals", use.counts().retrievals())
         .bind("id", id)
-        .execute();
+        .add());
+    batch.execute();
   }
 
   /** True when the boundary already holds a candidate or durable memory with exactly this text. */
@@ -418,13 +462,25 @@ public final class MemoryStore {
   }
 
   public void recordUse(Handle h, String memoryId, UseKind kind, Instant at, String requestId) {
-    h.createUpdate(
-            "INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)")
-        .bind("id", memoryId)
-        .bind("kind", kind.id())
-        .bind("at", at.toEpochMilli())
-        .bind("request", requestId)
-        .execute();
+    recordUses(h, List.of(new UseRow(memoryId, kind, at, requestId)));
+  }
+
+  /** One use of a memory, as the audit table keeps it. */
+  public record UseRow(String memoryId, UseKind kind, Instant at, String requestId) {}
+
+  /** Appends these uses to the audit table, one batch of inserts. */
+  public void recordUses(Handle h, List<UseRow> uses) {
+    PreparedBatch batch = h.prepareBatch(
+        "INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)");
+    for (UseRow use : uses) {
+      batch
+          .bind("id", use.memoryId())
+          .bind("kind", use.kind().id())
+          .bind("at", use.at().toEpochMilli())
+          .bind("request", use.requestId())
+          .add();
+    }
+    batch.execute();
   }
 
   // ---- settings

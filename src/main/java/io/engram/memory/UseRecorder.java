@@ -108,18 +108,37 @@ final class UseRecorder implements AutoCloseable {
     }
   }
 
+  /**
+   * One transaction for the batch: one read of the memories' uses, one batch of audit rows, one
+   * batch of updates (a memory's rows were one read, one insert per use and one update each).
+   */
   private void writeUses(Map<String, List<PendingUse>> byMemory) {
+    Map<String, Map<String, List<PendingUse>>> byOrg = new LinkedHashMap<>();
+    byMemory.forEach((id, uses) -> byOrg
+        .computeIfAbsent(uses.getFirst().orgId(), org -> new LinkedHashMap<>())
+        .put(id, uses));
     store.database().write(h -> {
-      byMemory.forEach((id, uses) -> store
-          .findForUpdate(h, uses.getFirst().orgId(), id)
-          .ifPresent(memory -> {
-            UseHistory history = memory.uses();
-            for (PendingUse use : uses) {
-              history = history.plus(UseKind.RETRIEVAL, use.at());
-              store.recordUse(h, id, UseKind.RETRIEVAL, use.at(), use.requestId());
-            }
-            store.updateUses(h, id, history, memory.counts().plusRetrievals(uses.size()));
-          }));
+      byOrg.forEach((orgId, memories) -> {
+        Map<String, MemoryStore.Uses> updated = new LinkedHashMap<>();
+        List<MemoryStore.UseRow> rows = new ArrayList<>();
+        store.usesForUpdate(h, orgId, memories.keySet()).forEach((id, current) -> {
+          UseHistory history = current.history();
+          for (PendingUse use : memories.get(id)) {
+            history = history.plus(UseKind.RETRIEVAL, use.at());
+            rows.add(new MemoryStore.UseRow(id, UseKind.RETRIEVAL, use.at(), use.requestId()));
+          }
+          updated.put(
+              id,
+              new MemoryStore.Uses(
+                  orgId,
+                  history,
+                  current.counts().plusRetrievals(memories.get(id).size())));
+        });
+        if (!rows.isEmpty()) {
+          store.recordUses(h, rows);
+          store.updateUses(h, updated);
+        }
+      });
       return null;
     });
   }

@@ -128,29 +128,24 @@ class LocomoRetrievalTest {
         }
         encodeNanos += System.nanoTime() - started;
         turns += sessionTurns.size();
-        for (JsonNode qa : sample.get("qa")) {
-          int category = qa.get("category").asInt();
-          if (category == 5) {
-            continue;
+        List<JsonNode> asked = new ArrayList<>();
+        sample.get("qa").forEach(qa -> {
+          if (qa.get("category").asInt() != 5) {
+            asked.add(qa);
           }
+        });
+        List<List<Answer>> answers = ask(memories, asked);
+        for (int q = 0; q < asked.size(); q++) {
+          JsonNode qa = asked.get(q);
+          int category = qa.get("category").asInt();
           questions.merge(category, 1, Integer::sum);
           Set<String> evidence = new java.util.HashSet<>();
           qa.get("evidence").forEach(e -> evidence.add(e.asText()));
-          for (Ranking ranking : RANKINGS) {
-            long asked = System.nanoTime();
-            Http.Response response = memories.retrieve(Json.write(Map.of(
-                "query",
-                qa.get("question").asText(),
-                "limit",
-                20,
-                "mode",
-                ranking.mode(),
-                "useActivation",
-                ranking.activation(),
-                "recordUse",
-                false)));
+          for (int r = 0; r < RANKINGS.size(); r++) {
+            Ranking ranking = RANKINGS.get(r);
+            Http.Response response = answers.get(q).get(r).response();
             if (ranking.activation()) {
-              latenciesMicros.add((System.nanoTime() - asked) / 1000);
+              latenciesMicros.add(answers.get(q).get(r).micros());
             }
             assertThat(response.status()).as(response.text()).isEqualTo(200);
             List<String> ranked = new ArrayList<>();
@@ -197,6 +192,56 @@ class LocomoRetrievalTest {
         .as("shipped ranking vs vector only")
         .isGreaterThan(recallAt10(hits, questions, "vector only"));
     assertThat(shipped).as("shipped recall@10").isGreaterThanOrEqualTo(0.83);
+  }
+
+  /**
+   * Questions asked at once: {@code -Dlocomo.concurrency=N} asks N at a time, as concurrent chats
+   * would (their embeddings then share calls to the model); 1 by default.
+   */
+  static final int CONCURRENCY = Integer.getInteger("locomo.concurrency", 1);
+
+  /** One answer and how long it took. */
+  record Answer(Http.Response response, long micros) {}
+
+  /** Every question in every ranking, {@link #CONCURRENCY} at a time; answers in question order. */
+  private static List<List<Answer>> ask(Memories memories, List<JsonNode> asked) {
+    try (ExecutorService askers = Executors.newFixedThreadPool(CONCURRENCY)) {
+      List<List<Future<Answer>>> pending = new ArrayList<>();
+      for (JsonNode qa : asked) {
+        List<Future<Answer>> perRanking = new ArrayList<>();
+        for (Ranking ranking : RANKINGS) {
+          perRanking.add(askers.submit(() -> {
+            long started = System.nanoTime();
+            Http.Response response = memories.retrieve(Json.write(Map.of(
+                "query",
+                qa.get("question").asText(),
+                "limit",
+                20,
+                "mode",
+                ranking.mode(),
+                "useActivation",
+                ranking.activation(),
+                "recordUse",
+                false)));
+            return new Answer(response, (System.nanoTime() - started) / 1000);
+          }));
+        }
+        pending.add(perRanking);
+      }
+      List<List<Answer>> answers = new ArrayList<>();
+      for (List<Future<Answer>> perRanking : pending) {
+        List<Answer> got = new ArrayList<>();
+        for (Future<Answer> answer : perRanking) {
+          got.add(answer.get());
+        }
+        answers.add(got);
+      }
+      return answers;
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new AssertionError(e.getCause());
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   /**
