@@ -40,11 +40,16 @@ public final class Embedder {
   private static final String TOKENIZER_FILE = "all-minilm-l6-v2-q-tokenizer.json";
   private static Embedder shared;
 
-  private final Semaphore slots = new Semaphore(Runtime.getRuntime().availableProcessors());
-
   private final EmbeddingModel model;
   private final BatchEncoder batchEncoder;
-  private final QueryBatcher queries = new QueryBatcher(slots, this::embedQueries);
+  /** Memories to encode and the embeddings route: one call per core at most. */
+  private final Semaphore slots = new Semaphore(Runtime.getRuntime().availableProcessors());
+  /**
+   * Questions on the query path: a quarter of the cores (at least one) in calls that take along
+   * the questions that arrived meanwhile (see {@link QueryBatcher} for why fewer than the cores).
+   */
+  private final QueryBatcher queries = new QueryBatcher(
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 4), this::embedQueries);
   /** Calls to the model and the texts they read: texts per call is how much batching shares. */
   private final LongAdder calls = new LongAdder();
 
@@ -78,7 +83,7 @@ public final class Embedder {
    * default gives every call a pool of spinning threads as wide as the machine; with several
    * requests embedding at once on two cores those pools starve each other (measured: 68 encodes/s
    * with the defaults, docs/benchmarks.md). Concurrency comes from the requests instead, bounded by
-   * {@link #slots} to one call per core.
+   * {@link #slots} to one call per core (and {@link #queries} for questions).
    */
   private static Loaded load() {
     try (InputStream weights = resource(MODEL_FILE);
@@ -126,6 +131,11 @@ public final class Embedder {
     return embedBatch(texts).vectors();
   }
 
+  /** A memory's text (not a question): the encode path, beside the questions' slots. */
+  public float[] embedMemory(String text) {
+    return embedAll(List.of(text)).getFirst();
+  }
+
   public List<float[]> embedAll(List<String> texts) {
     return embedCounted(texts).vectors();
   }
@@ -133,6 +143,7 @@ public final class Embedder {
   /** Unit vectors of several texts and the tokens the model read (for usage accounting). */
   public record Embeddings(List<float[]> vectors, int tokens) {}
 
+  /** Texts that are not questions (memories, the embeddings route), in calls of like length. */
   public Embeddings embedCounted(List<String> texts) {
     slots.acquireUninterruptibly();
     try {

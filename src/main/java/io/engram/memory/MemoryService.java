@@ -119,7 +119,7 @@ public final class MemoryService implements AutoCloseable {
         MemoryRecord.Origin.encoded(idempotencyKey, ChangeAuthor.of(caller, requestId)),
         occurredAt,
         now,
-        embedder.embed(draft.indexedText()));
+        embedder.embedMemory(draft.indexedText()));
     String response = Json.write(MemoryViews.memory(memory));
     Long change = store.database().write(h -> {
       if (idempotencyKey != null
@@ -364,8 +364,9 @@ public final class MemoryService implements AutoCloseable {
     }
     Instant now = clock.instant();
     MemoryRecord preview = current.edited(edit, null, now);
-    float[] embedding =
-        edit.changesIndexedText() ? embedder.embed(preview.indexedText()) : current.embedding();
+    float[] embedding = edit.changesIndexedText()
+        ? embedder.embedMemory(preview.indexedText())
+        : current.embedding();
     MemoryRecord edited = current.edited(edit, embedding, now);
     long change = store.database().write(h -> {
       MemoryRecord locked = store.findForUpdate(h, caller.orgId(), id).orElseThrow();

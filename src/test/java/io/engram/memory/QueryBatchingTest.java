@@ -9,10 +9,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -104,35 +104,93 @@ class QueryBatchingTest {
     }
   }
 
-  @Test
-  void questionsQueuedWhileTheSlotsAreBusyShareOneCall() throws Exception {
-    Semaphore slots = new Semaphore(1);
-    List<Integer> callSizes = new CopyOnWriteArrayList<>();
-    QueryBatcher batcher = new QueryBatcher(slots, texts -> {
+  /** A model whose first call holds its slot until let go; every call's size is kept. */
+  private static QueryBatcher heldFirst(
+      CountDownLatch holding, CountDownLatch letGo, List<Integer> callSizes) {
+    return new QueryBatcher(1, texts -> {
       callSizes.add(texts.size());
+      if (callSizes.size() == 1) {
+        holding.countDown();
+        await(letGo);
+      }
+      if (texts.contains("bad")) {
+        throw new IllegalArgumentException("cannot embed 'bad'");
+      }
       return texts.stream().map(text -> new float[] {text.length()}).toList();
     });
-    slots.acquire(); // every slot busy: questions queue
-    try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
-      List<Future<float[]>> answers = new ArrayList<>();
+  }
+
+  /** Asks each question on its own thread while the first call holds the slot; then lets go. */
+  private static List<Future<float[]>> askWhileHeld(
+      QueryBatcher batcher,
+      CountDownLatch holding,
+      CountDownLatch letGo,
+      ExecutorService pool,
+      List<String> questions)
+      throws Exception {
+    List<Future<float[]>> answers = new ArrayList<>();
+    answers.add(pool.submit(() -> batcher.embed("first")));
+    assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+    for (String question : questions) {
+      answers.add(pool.submit(() -> batcher.embed(question)));
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (batcher.queued() < questions.size() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(batcher.queued()).isEqualTo(questions.size());
+    letGo.countDown();
+    return answers;
+  }
+
+  @Test
+  void questionsQueuedWhileTheSlotIsBusyShareOneCallAndTheSlotPassesOn() throws Exception {
+    List<Integer> callSizes = new CopyOnWriteArrayList<>();
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    QueryBatcher batcher = heldFirst(holding, letGo, callSizes);
+    List<String> questions = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      questions.add("q".repeat(i + 1));
+    }
+    try (ExecutorService pool = Executors.newFixedThreadPool(10)) {
+      List<Future<float[]>> answers = askWhileHeld(batcher, holding, letGo, pool, questions);
+      assertThat(answers.getFirst().get(5, TimeUnit.SECONDS)).containsExactly(5f);
       for (int i = 0; i < 8; i++) {
-        String question = "q".repeat(i + 1);
-        answers.add(pool.submit(() -> batcher.embed(question)));
-      }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (batcher.queued() < 8 && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
-      assertThat(batcher.queued()).isEqualTo(8);
-      slots.release();
-      // The slot's holder has gone: the next question to look finds the queue; here none looks
-      // again, so one more question takes the slot and serves everyone queued.
-      assertThat(batcher.embed("last")).containsExactly(4f);
-      for (int i = 0; i < 8; i++) {
-        assertThat(answers.get(i).get(5, TimeUnit.SECONDS)).containsExactly(i + 1f);
+        assertThat(answers.get(i + 1).get(5, TimeUnit.SECONDS)).containsExactly(i + 1f);
       }
     }
-    assertThat(callSizes).containsExactly(9);
-    assertThat(slots.availablePermits()).isEqualTo(1);
+    // The first call handed the slot to the oldest waiting question, which took the rest along.
+    assertThat(callSizes).containsExactly(1, 8);
+    assertThat(batcher.queued()).isZero();
+    // And the slot was freed: a question now goes through at once, alone.
+    assertThat(batcher.embed("alone")).containsExactly(5f);
+    assertThat(callSizes).containsExactly(1, 8, 1);
+  }
+
+  @Test
+  void aQuestionTheModelRefusesFailsAloneAndOthersInItsCallAreAnswered() throws Exception {
+    List<Integer> callSizes = new CopyOnWriteArrayList<>();
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    QueryBatcher batcher = heldFirst(holding, letGo, callSizes);
+    try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
+      List<Future<float[]>> answers =
+          askWhileHeld(batcher, holding, letGo, pool, List.of("good", "bad"));
+      assertThat(answers.get(1).get(5, TimeUnit.SECONDS)).containsExactly(4f);
+      assertThatThrownBy(() -> answers.get(2).get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(IllegalArgumentException.class);
+    }
+    // Both rode in one call, which the model refused; then each was asked alone.
+    assertThat(callSizes.subList(0, 2)).containsExactly(1, 2);
+    assertThat(callSizes).hasSize(4);
+  }
+
+  private static boolean await(CountDownLatch latch) {
+    try {
+      return latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }
