@@ -128,7 +128,7 @@ public final class Embedder {
   }
 
   private List<float[]> embedQueries(List<String> texts) {
-    return embedBatch(texts).vectors();
+    return embedBatch(texts, true).vectors();
   }
 
   /** A memory's text (not a question): the encode path, beside the questions' slots. */
@@ -147,19 +147,22 @@ public final class Embedder {
   public Embeddings embedCounted(List<String> texts) {
     slots.acquireUninterruptibly();
     try {
-      return embedBatch(texts);
+      return embedBatch(texts, false);
     } finally {
       slots.release();
     }
   }
 
   /**
-   * The texts' unit vectors, those the model reads whole in calls of several texts of like length
-   * (a short question padded to a long memory's length would cost the long one's time); the caller
-   * holds a slot. A text too long for one call (or with nothing to read) takes the one-text path,
-   * which reads it in windows (or refuses it) as it always has.
+   * The texts' unit vectors; the caller holds a slot. With {@code shareCalls} (questions), those
+   * the model reads whole go in calls of several texts of like length (a short question padded to
+   * a long one's length would cost the long one's time); otherwise one call per text, so that a
+   * text's vector never depends on what was embedded with it (the quantized model scales each
+   * call's activations over the whole call): a memory's stored vector and what the embeddings
+   * route answers are the same alone or in a batch. A text too long for one call (or with nothing
+   * to read) takes the one-text path, which reads it in windows (or refuses it) as it always has.
    */
-  private Embeddings embedBatch(List<String> texts) {
+  private Embeddings embedBatch(List<String> texts, boolean shareCalls) {
     Encoding[] tokens = batchEncoder.tokenize(texts);
     List<Integer> whole = new ArrayList<>(texts.size());
     float[][] vectors = new float[texts.size()][];
@@ -182,7 +185,9 @@ public final class Embedder {
     for (int from = 0; from < whole.size(); ) {
       int shortest = tokens[whole.get(from)].getIds().length;
       int to = from + 1;
-      while (to < whole.size() && tokens[whole.get(to)].getIds().length <= 2 * shortest) {
+      while (shareCalls
+          && to < whole.size()
+          && tokens[whole.get(to)].getIds().length <= 2 * shortest) {
         to++;
       }
       List<Integer> group = whole.subList(from, to);

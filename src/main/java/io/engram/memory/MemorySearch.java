@@ -22,6 +22,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexOrDocValuesQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
@@ -162,6 +163,110 @@ public final class MemorySearch {
     return nearest;
   }
 
+  /**
+   * The neighbours in time of several memories at once, by the lender's id: what {@link
+   * #neighbours} gives each, from one search of all their windows instead of two per memory. When
+   * the windows hold more memories than {@link #NEIGHBOURHOOD} (a dense stretch of history), each
+   * is looked up on its own, as before.
+   */
+  public Map<String, List<Near>> neighboursOf(
+      Filter filter, Map<String, Instant> lenders, int side, Duration window) {
+    if (lenders.isEmpty()) {
+      return Map.of();
+    }
+    BooleanQuery.Builder windows = new BooleanQuery.Builder();
+    lenders.values().stream()
+        .map(Instant::toEpochMilli)
+        .distinct()
+        .forEach(t -> windows.add(
+            LongPoint.newRangeQuery(
+                MemoryDocument.OCCURRED_AT, t - window.toMillis(), t + window.toMillis()),
+            BooleanClause.Occur.SHOULD));
+    Query query = new BooleanQuery.Builder()
+        .add(windows.build(), BooleanClause.Occur.FILTER)
+        .add(filterQuery(filter), BooleanClause.Occur.FILTER)
+        .build();
+    List<Timed> around = timed(query);
+    Map<String, List<Near>> neighbours = new LinkedHashMap<>();
+    if (around == null) {
+      lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, at, side, window)));
+      return neighbours;
+    }
+    lenders.forEach((id, at) -> neighbours.put(id, near(around, at.toEpochMilli(), side, window)));
+    return neighbours;
+  }
+
+  /** More memories in the lenders' windows than this: each lender is looked up on its own. */
+  static final int NEIGHBOURHOOD = 500;
+
+  /** A memory in time: when it occurred and its id. */
+  private record Timed(long at, String id) {}
+
+  /**
+   * The query's memories in time order (ties in index order, as a sorted search breaks them), or
+   * null when there are more than {@link #NEIGHBOURHOOD}.
+   */
+  private List<Timed> timed(Query query) {
+    Sort byTime = new Sort(new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG));
+    try {
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        TopDocs top = searcher.search(query, NEIGHBOURHOOD + 1, byTime);
+        if (top.scoreDocs.length > NEIGHBOURHOOD) {
+          return null;
+        }
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        List<Timed> timed = new ArrayList<>(top.scoreDocs.length);
+        for (ScoreDoc doc : top.scoreDocs) {
+          long at = (Long) ((FieldDoc) doc).fields[0];
+          timed.add(new Timed(at, idOf(leaves, doc.doc)));
+        }
+        return timed;
+      } finally {
+        searchers.release(searcher);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("memory index search failed", e);
+    }
+  }
+
+  /**
+   * Up to {@code side} memories just before {@code t} and {@code side} just after, within the
+   * window, from memories in time order: what two sorted searches would give (before: latest
+   * first, ties in index order; after: earliest first), the same instant left out.
+   */
+  private static List<Near> near(List<Timed> inOrder, long t, int side, Duration window) {
+    List<Near> nearest = new ArrayList<>(2 * side);
+    int firstAtOrAfter = 0;
+    while (firstAtOrAfter < inOrder.size() && inOrder.get(firstAtOrAfter).at() < t) {
+      firstAtOrAfter++;
+    }
+    // Before: groups of one instant from the latest back, each group in index order.
+    int steps = 0;
+    int end = firstAtOrAfter;
+    while (end > 0 && steps < side && inOrder.get(end - 1).at() >= t - window.toMillis()) {
+      int start = end - 1;
+      while (start > 0 && inOrder.get(start - 1).at() == inOrder.get(end - 1).at()) {
+        start--;
+      }
+      for (int i = start; i < end && steps < side; i++) {
+        nearest.add(new Near(inOrder.get(i).id(), ++steps));
+      }
+      end = start;
+    }
+    steps = 0;
+    for (int i = firstAtOrAfter; i < inOrder.size() && steps < side; i++) {
+      Timed next = inOrder.get(i);
+      if (next.at() > t + window.toMillis()) {
+        break;
+      }
+      if (next.at() > t) {
+        nearest.add(new Near(next.id(), ++steps));
+      }
+    }
+    return nearest;
+  }
+
   private List<String> inTime(Filter filter, long from, long to, int k, boolean latestFirst) {
     // Points or doc values, whichever is cheaper: the organization's filter usually leads, and
     // checking its documents' times then beats visiting the whole time tree.
@@ -212,12 +317,7 @@ public final class MemorySearch {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
         for (ScoreDoc doc : top.scoreDocs) {
-          LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc.doc, leaves));
-          SortedDocValues ids = leaf.reader().getSortedDocValues(MemoryDocument.ID);
-          if (ids == null || !ids.advanceExact(doc.doc - leaf.docBase)) {
-            throw new IllegalStateException("a memory document without its id");
-          }
-          hits.add(new Hit(ids.lookupOrd(ids.ordValue()).utf8ToString(), doc.score));
+          hits.add(new Hit(idOf(leaves, doc.doc), doc.score));
         }
         return hits;
       } finally {
@@ -226,6 +326,16 @@ public final class MemorySearch {
     } catch (IOException e) {
       throw new UncheckedIOException("memory index search failed", e);
     }
+  }
+
+  /** A hit's memory id, from the id's doc values (no stored fields read). */
+  private static String idOf(List<LeafReaderContext> leaves, int doc) throws IOException {
+    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+    SortedDocValues ids = leaf.reader().getSortedDocValues(MemoryDocument.ID);
+    if (ids == null || !ids.advanceExact(doc - leaf.docBase)) {
+      throw new IllegalStateException("a memory document without its id");
+    }
+    return ids.lookupOrd(ids.ordValue()).utf8ToString();
   }
 
   private static Query filterQuery(Filter filter) {

@@ -13,8 +13,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -517,19 +517,18 @@ public final class MemoryService implements AutoCloseable {
     if (hybrid) {
       // Context around the best hits: their neighbours in time join the candidates (scored as
       // any candidate is), then may rise by what the hits lend them.
-      Map<String, List<MemorySearch.Near>> around = new HashMap<>();
+      Map<String, Instant> lenders = new LinkedHashMap<>();
+      ContextSpread.lenders(ranked)
+          .forEach(hit -> lenders.put(hit.memory().id(), hit.memory().occurredAt()));
+      Map<String, List<MemorySearch.Near>> around =
+          index.search().neighboursOf(filter, lenders, ContextSpread.SIDE, ContextSpread.WINDOW);
       Set<String> outside = new LinkedHashSet<>();
-      for (ActivationRanker.Ranked hit : ContextSpread.lenders(ranked)) {
-        List<MemorySearch.Near> near = index
-            .search()
-            .neighbours(
-                filter, hit.memory().occurredAt(), ContextSpread.SIDE, ContextSpread.WINDOW);
-        around.put(hit.memory().id(), near);
-        near.stream()
-            .map(MemorySearch.Near::memoryId)
-            .filter(id -> !rows.containsKey(id))
-            .forEach(outside::add);
-      }
+      around
+          .values()
+          .forEach(near -> near.stream()
+              .map(MemorySearch.Near::memoryId)
+              .filter(id -> !rows.containsKey(id))
+              .forEach(outside::add));
       if (!outside.isEmpty()) {
         List<MemoryRecord> more = store.findAll(caller.orgId(), outside).values().stream()
             .filter(m -> m.isRetrievable() && scope.sees(m.agent()))

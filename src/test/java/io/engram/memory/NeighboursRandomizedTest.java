@@ -1,0 +1,124 @@
+package io.engram.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
+import io.engram.organizations.Plan;
+import io.engram.platform.config.EngramConfig;
+import io.engram.store.Database;
+import io.engram.store.Databases;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The neighbours of several hits found with one search of all their windows are exactly those
+ * two sorted searches per hit find: the same memories, the same steps, ties at one instant broken
+ * the same way, the hit's own instant left out; also when the windows hold too many memories and
+ * each hit is looked up on its own.
+ */
+class NeighboursRandomizedTest {
+  private static final String ORG = "org_neighbours";
+  private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+  @Test
+  void oneSearchFindsWhatTwoSearchesPerHitFind() throws Exception {
+    Random random = new Random(21);
+    try (Fixture fixture = new Fixture()) {
+      List<MemoryRecord> memories = new ArrayList<>();
+      // Clustered in time, many at the same second: sessions of turns and bulk imports.
+      for (int i = 0; i < 600; i++) {
+        long minute = random.nextInt(8) * 600L + random.nextInt(40);
+        memories.add(fixture.memory(START.plusSeconds(minute * 60 + random.nextInt(3)), random));
+      }
+      // A dense stretch: more than the one search takes, so each hit is looked up on its own.
+      for (int i = 0; i < MemorySearch.NEIGHBOURHOOD + 20; i++) {
+        memories.add(fixture.memory(START.plus(Duration.ofDays(3)).plusSeconds(i), random));
+      }
+      MemorySearch search = fixture.open(memories);
+      MemorySearch.Filter filter =
+          new MemorySearch.Filter(ORG, AgentScope.ORGANIZATION, null, Set.of(), null, null);
+      for (int round = 0; round < 60; round++) {
+        Map<String, Instant> lenders = new LinkedHashMap<>();
+        for (int i = 0; i < 10; i++) {
+          MemoryRecord hit = memories.get(random.nextInt(round % 4 == 0 ? memories.size() : 600));
+          lenders.put(hit.id(), hit.occurredAt());
+        }
+        int side = 1 + random.nextInt(3);
+        Duration window = Duration.ofMinutes(1 + random.nextInt(40));
+        Map<String, List<MemorySearch.Near>> together =
+            search.neighboursOf(filter, lenders, side, window);
+        assertThat(together.keySet()).containsExactlyElementsOf(lenders.keySet());
+        lenders.forEach((id, at) -> assertThat(together.get(id))
+            .as("neighbours of %s at %s, %d a side within %s", id, at, side, window)
+            .containsExactlyElementsOf(search.neighbours(filter, at, side, window)));
+      }
+    }
+  }
+
+  /** A database with one organization and the index over what it holds. */
+  private static final class Fixture implements AutoCloseable {
+    final Path dir = Files.createTempDirectory("engram-neighbours");
+    final Database database =
+        Databases.open(EngramConfig.fromEnvironment(Map.of("ENGRAM_DATA_DIR", dir.toString())));
+    final MemoryStores stores = MemoryStores.open(database);
+    MemoryIndex index;
+
+    Fixture() throws Exception {
+      new OrganizationStore(database)
+          .insert(new Organization(ORG, "Neighbours", Plan.GROWTH, null, START, START));
+    }
+
+    MemoryRecord memory(Instant at, Random random) {
+      float[] vector = new float[Embedder.DIMENSIONS];
+      double norm = 0;
+      for (int i = 0; i < vector.length; i++) {
+        vector[i] = (float) random.nextGaussian();
+        norm += vector[i] * vector[i];
+      }
+      for (int i = 0; i < vector.length; i++) {
+        vector[i] /= (float) Math.sqrt(norm);
+      }
+      MemoryRecord.Draft draft = new MemoryRecord.Draft(
+          ORG, null, "turn at " + at, "Caroline", MemoryKind.OBSERVATION, 0.8, null);
+      return MemoryRecord.created(
+          draft,
+          MemoryState.DURABLE,
+          MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)),
+          at,
+          at,
+          vector);
+    }
+
+    MemorySearch open(List<MemoryRecord> memories) {
+      database.write(h -> {
+        for (MemoryRecord memory : memories) {
+          stores.memories().insert(h, memory);
+          stores.changeLog().append(h, memory.id(), memory.createdAt());
+        }
+        return null;
+      });
+      index = new MemoryIndex(
+          dir.resolve("index"), stores.memories(), stores.changeLog(), Clock.systemUTC());
+      return index.search();
+    }
+
+    @Override
+    public void close() {
+      if (index != null) {
+        index.close();
+      }
+      database.close();
+    }
+  }
+}
