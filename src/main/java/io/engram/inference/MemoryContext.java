@@ -11,7 +11,6 @@ import io.engram.memory.RetrievalRequest;
 import io.engram.platform.VisibleText;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Puts a conversation inside the organization's memory: retrieves what is relevant to the latest
@@ -60,19 +59,7 @@ final class MemoryContext {
     if (VisibleText.isEmpty(query) || tokenBudget < RetrievalRequest.MIN_CONTEXT_TOKENS) {
       return Injection.NONE;
     }
-    RetrievalRequest request = new RetrievalRequest(
-        query,
-        limit,
-        true,
-        ContextMode.FULL,
-        tokenBudget,
-        null,
-        Set.of(),
-        null,
-        null,
-        RetrievalRequest.RankingMode.HYBRID,
-        true,
-        false);
+    RetrievalRequest request = RetrievalRequest.forConversation(query, limit, tokenBudget);
     MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
     ContextBlock.Assembled block = ContextBlock.assemble(
         retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(),

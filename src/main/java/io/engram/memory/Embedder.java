@@ -143,7 +143,7 @@ public final class Embedder {
   /** Unit vectors of several texts and the tokens the model read (for usage accounting). */
   public record Embeddings(List<float[]> vectors, int tokens) {}
 
-  /** Texts that are not questions (memories, the embeddings route), in calls of like length. */
+  /** Texts that are not questions (memories, the embeddings route): one call per text. */
   public Embeddings embedCounted(List<String> texts) {
     slots.acquireUninterruptibly();
     try {

@@ -58,6 +58,27 @@ public record RetrievalRequest(
       "useActivation",
       "recordUse");
 
+  /**
+   * What a conversation asks of memory (the inference gateway): the shipped hybrid ranking with
+   * activation, the full context within the token budget, no filters; the gateway records the
+   * uses of what it puts in the prompt itself, so retrieval records none.
+   */
+  public static RetrievalRequest forConversation(String query, int limit, int tokenBudget) {
+    return new RetrievalRequest(
+        query,
+        limit,
+        true,
+        ContextMode.FULL,
+        tokenBudget,
+        null,
+        Set.of(),
+        null,
+        null,
+        RankingMode.HYBRID,
+        true,
+        false);
+  }
+
   public static RetrievalRequest parse(JsonBody body) {
     body.allowOnly(FIELDS);
     String query = body.requiredString("query", MAX_QUERY);

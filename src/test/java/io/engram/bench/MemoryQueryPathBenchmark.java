@@ -3,7 +3,6 @@ package io.engram.bench;
 import io.engram.access.Principal;
 import io.engram.memory.ActivationRanker;
 import io.engram.memory.AgentScope;
-import io.engram.memory.ContextMode;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryIndex;
 import io.engram.memory.MemoryRecord;
@@ -191,7 +190,10 @@ public class MemoryQueryPathBenchmark {
 
   @Benchmark
   public List<ActivationRanker.Ranked> rank() {
-    int i = nextQuery();
+    return ranked(nextQuery());
+  }
+
+  private List<ActivationRanker.Ranked> ranked(int i) {
     return new ActivationRanker(RetrievalRequest.RankingMode.HYBRID, true)
         .rank(
             queries.get(i),
@@ -209,15 +211,7 @@ public class MemoryQueryPathBenchmark {
   @Benchmark
   public int neighbours() {
     int i = nextQuery();
-    List<ActivationRanker.Ranked> ranked = new ActivationRanker(
-            RetrievalRequest.RankingMode.HYBRID, true)
-        .rank(
-            queries.get(i),
-            rows.get(i),
-            lexicalHits.get(i),
-            vectorHits.get(i),
-            vectors.get(i),
-            Instant.now());
+    List<ActivationRanker.Ranked> ranked = ranked(i);
     int found = 0;
     for (ActivationRanker.Ranked hit : ranked.subList(0, Math.min(10, ranked.size()))) {
       found += index
@@ -231,19 +225,8 @@ public class MemoryQueryPathBenchmark {
   /** The whole retrieval as the gateway asks for it (its embedding included). */
   @Benchmark
   public MemoryService.Retrieval retrieve() {
-    RetrievalRequest request = new RetrievalRequest(
-        queries.get(nextQuery()),
-        LIMIT,
-        true,
-        ContextMode.FULL,
-        2_000,
-        null,
-        Set.of(),
-        null,
-        null,
-        RetrievalRequest.RankingMode.HYBRID,
-        true,
-        false);
+    RetrievalRequest request =
+        RetrievalRequest.forConversation(queries.get(nextQuery()), LIMIT, 2_000);
     return memory.retrieve(caller, AgentScope.ORGANIZATION, request, null);
   }
 }
