@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,8 @@ final class BatchEncoder {
   private final OrtSession session;
   private final HuggingFaceTokenizer tokenizer;
   private final boolean typeIds;
+  /** The last hidden state: the only output pooling reads, so the only one asked for. */
+  private final Set<String> hiddenState;
 
   BatchEncoder(OrtEnvironment environment, OrtSession session, InputStream tokenizerJson)
       throws IOException, OrtException {
@@ -39,6 +42,7 @@ final class BatchEncoder {
     this.session = session;
     this.tokenizer = HuggingFaceTokenizer.newInstance(tokenizerJson, Map.of("padding", "false"));
     this.typeIds = session.getInputNames().contains("token_type_ids");
+    this.hiddenState = Set.of(session.getOutputNames().iterator().next());
   }
 
   /** The texts' token ids, [CLS] and [SEP] included: what {@link #encode} reads. */
@@ -61,7 +65,7 @@ final class BatchEncoder {
     for (int row = 0; row < rows; row++) {
       long[] own = texts.get(row).getIds();
       System.arraycopy(own, 0, ids, row * width, own.length);
-      java.util.Arrays.fill(mask, row * width, row * width + own.length, 1L);
+      Arrays.fill(mask, row * width, row * width + own.length, 1L);
     }
     long[] shape = {rows, width};
     Map<String, OnnxTensor> inputs = new HashMap<>();
@@ -74,8 +78,7 @@ final class BatchEncoder {
             "token_type_ids",
             OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[rows * width]), shape));
       }
-      try (OrtSession.Result result =
-          session.run(inputs, Set.of(session.getOutputNames().iterator().next()))) {
+      try (OrtSession.Result result = session.run(inputs, hiddenState)) {
         FloatBuffer hidden = ((OnnxTensor) result.get(0)).getFloatBuffer();
         return pooled(hidden, texts, width);
       }

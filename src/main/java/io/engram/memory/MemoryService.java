@@ -461,6 +461,13 @@ public final class MemoryService implements AutoCloseable {
             MIN_CANDIDATES);
   }
 
+  /** The rows retrieval may return to this boundary (the index is derived: rows decide). */
+  private static List<MemoryRecord> retrievable(Map<String, MemoryRecord> rows, AgentScope scope) {
+    return rows.values().stream()
+        .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
+        .toList();
+  }
+
   private static Instant later(Instant a, Instant b) {
     return a == null || b.isAfter(a) ? b : a;
   }
@@ -508,9 +515,7 @@ public final class MemoryService implements AutoCloseable {
     thenHits.forEach(hit -> ids.add(hit.memoryId()));
     Map<String, MemoryRecord> rows = store.findAll(caller.orgId(), ids);
     // The index is derived: the database has the last word on state and boundary.
-    List<MemoryRecord> candidates = rows.values().stream()
-        .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
-        .toList();
+    List<MemoryRecord> candidates = retrievable(rows, scope);
     ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation(), time);
     List<ActivationRanker.Ranked> ranked =
         ranker.rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
@@ -530,9 +535,7 @@ public final class MemoryService implements AutoCloseable {
               .filter(id -> !rows.containsKey(id))
               .forEach(outside::add));
       if (!outside.isEmpty()) {
-        List<MemoryRecord> more = store.findAll(caller.orgId(), outside).values().stream()
-            .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
-            .toList();
+        List<MemoryRecord> more = retrievable(store.findAll(caller.orgId(), outside), scope);
         ranked = ranker.rankInto(
             ranked, request.query(), more, lexicalHits, vectorHits, queryVector, now);
       }

@@ -3,6 +3,8 @@ package io.engram.memory;
 import io.engram.platform.WireNames;
 import io.engram.store.Database;
 import io.engram.store.Rows;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -13,6 +15,8 @@ import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.SqlStatement;
+import org.jdbi.v3.core.statement.Update;
 
 /**
  * SQL for memories and what hangs off each: its transitions and uses, and the organization's write
@@ -40,13 +44,23 @@ public final class MemoryStore {
       Rows.instant(rs, "occurred_at"),
       Rows.instant(rs, "created_at"),
       Rows.instant(rs, "updated_at"),
-      new UseHistory(
-          UseHistory.parseRecent(rs.getString("recent_uses")),
-          rs.getLong("older_use_count"),
-          rs.getDouble("older_use_weight"),
-          Rows.instant(rs, "first_use_at")),
-      new MemoryRecord.UseCounts(rs.getLong("reinforcement_count"), rs.getLong("retrieval_count")),
+      useHistory(rs),
+      useCounts(rs),
       Embedder.fromBytes(rs.getBytes("embedding")));
+
+  /** The use columns of a memory's row: what activation reads. */
+  private static UseHistory useHistory(ResultSet rs) throws SQLException {
+    return new UseHistory(
+        UseHistory.parseRecent(rs.getString("recent_uses")),
+        rs.getLong("older_use_count"),
+        rs.getDouble("older_use_weight"),
+        Rows.instant(rs, "first_use_at"));
+  }
+
+  private static MemoryRecord.UseCounts useCounts(ResultSet rs) throws SQLException {
+    return new MemoryRecord.UseCounts(
+        rs.getLong("reinforcement_count"), rs.getLong("retrieval_count"));
+  }
 
   private static final RowMapper<Transition> TRANSITION = (rs, ctx) -> new Transition(
       rs.getString("memory_id"),
@@ -75,7 +89,7 @@ public final class MemoryStore {
   // ---- memories
 
   public void insert(Handle h, MemoryRecord m) {
-    h.createUpdate("""
+    Update insert = h.createUpdate("""
             INSERT INTO memories (id, org_id, agent, text, subject, memory_kind, confidence, state, source,
                                   event_id, metadata, credential_id, user_id, request_id, idempotency_key,
                                   occurred_at, created_at, updated_at, recent_uses, older_use_count,
@@ -103,15 +117,8 @@ public final class MemoryStore {
         .bind("occurredAt", m.occurredAt().toEpochMilli())
         .bind("createdAt", m.createdAt().toEpochMilli())
         .bind("updatedAt", m.updatedAt().toEpochMilli())
-        .bind("recentUses", m.uses().recentText())
-        .bind("olderCount", m.uses().olderCount())
-        .bind("olderWeight", m.uses().olderWeight())
-        .bind("firstUseAt", m.uses().firstUseAt().toEpochMilli())
-        .bind("lastUsedAt", m.uses().lastUsedAt().toEpochMilli())
-        .bind("reinforcements", m.counts().reinforcements())
-        .bind("retrievals", m.counts().retrievals())
-        .bind("embedding", Embedder.toBytes(m.embedding()))
-        .execute();
+        .bind("embedding", Embedder.toBytes(m.embedding()));
+    bindUses(insert, m.uses(), m.counts()).execute();
   }
 
   public Optional<MemoryRecord> find(String orgId, String id) {
@@ -171,39 +178,33 @@ public final class MemoryStore {
 
   /** Stores a memory's new use summary and counters (the caller read the row for update). */
   public void updateUses(Handle h, String id, UseHistory uses, MemoryRecord.UseCounts counts) {
-    updateUses(h, Map.of(id, new Uses(null, uses, counts)));
+    updateUses(h, Map.of(id, new Uses(uses, counts)));
   }
 
   /** What a memory's uses are: its history for activation and its counts (no text, no vector). */
-  public record Uses(String orgId, UseHistory history, MemoryRecord.UseCounts counts) {}
-
-  private static final RowMapper<Uses> USES = (rs, ctx) -> new Uses(
-      rs.getString("org_id"),
-      new UseHistory(
-          UseHistory.parseRecent(rs.getString("recent_uses")),
-          rs.getLong("older_use_count"),
-          rs.getDouble("older_use_weight"),
-          Rows.instant(rs, "first_use_at")),
-      new MemoryRecord.UseCounts(rs.getLong("reinforcement_count"), rs.getLong("retrieval_count")));
+  public record Uses(UseHistory history, MemoryRecord.UseCounts counts) {}
 
   /**
-   * The uses of these memories of the organization, in one read, locked for the transaction on
-   * PostgreSQL in id order (two nodes writing uses of the same memories lock them in the same
-   * order, so they wait for each other instead of deadlocking).
+   * The uses of these memories, by id, in one read: {@code orgOf} gives each id the organization
+   * it must belong to (another organization's id is left out). Locked for the transaction on
+   * PostgreSQL in id order, so two nodes writing uses of the same memories wait for each other
+   * instead of deadlocking.
    */
-  public Map<String, Uses> usesForUpdate(Handle h, String orgId, Collection<String> ids) {
+  public Map<String, Uses> usesForUpdate(Handle h, Map<String, String> orgOf) {
     Map<String, Uses> found = new LinkedHashMap<>();
-    if (ids.isEmpty()) {
+    if (orgOf.isEmpty()) {
       return found;
     }
     boolean lock = db.kind() == Database.Kind.POSTGRESQL;
     h.createQuery("SELECT id, org_id, recent_uses, older_use_count, older_use_weight, first_use_at,"
             + " reinforcement_count, retrieval_count FROM memories WHERE id IN (<ids>) ORDER BY id"
             + (lock ? " FOR UPDATE" : ""))
-        .bindList("ids", List.copyOf(ids))
-        .map((rs, ctx) -> Map.entry(rs.getString("id"), USES.map(rs, ctx)))
+        .bindList("ids", List.copyOf(orgOf.keySet()))
+        .map((rs, ctx) -> rs.getString("org_id").equals(orgOf.get(rs.getString("id")))
+            ? Map.entry(rs.getString("id"), new Uses(useHistory(rs), useCounts(rs)))
+            : null)
         .forEach(row -> {
-          if (row.getValue().orgId().equals(orgId)) {
+          if (row != null) {
             found.put(row.getKey(), row.getValue());
           }
         });
@@ -213,21 +214,27 @@ public final class MemoryStore {
   /** Writes these memories' uses (history and counts), one batch of updates. */
   public void updateUses(Handle h, Map<String, Uses> uses) {
     PreparedBatch batch = h.prepareBatch("""
-        UPDATE memories SET recent_uses = :recent, older_use_count = :olderCount,
-               older_use_weight = :olderWeight, first_use_at = :first, last_used_at = :last,
-               reinforcement_count = :reinforcements, retrieval_count = :retrievals
+        UPDATE memories SET recent_uses = :recentUses, older_use_count = :olderCount,
+               older_use_weight = :olderWeight, first_use_at = :firstUseAt,
+               last_used_at = :lastUsedAt, reinforcement_count = :reinforcements,
+               retrieval_count = :retrievals
         WHERE id = :id""");
-    uses.forEach((id, use) -> batch
-        .bind("recent", use.history().recentText())
-        .bind("olderCount", use.history().olderCount())
-        .bind("olderWeight", use.history().olderWeight())
-        .bind("first", use.history().firstUseAt().toEpochMilli())
-        .bind("last", use.history().lastUsedAt().toEpochMilli())
-        .bind("reinforcements", use.counts().reinforcements())
-        .bind("retrievals", use.counts().retrievals())
-        .bind("id", id)
-        .add());
+    uses.forEach(
+        (id, use) -> bindUses(batch.bind("id", id), use.history(), use.counts()).add());
     batch.execute();
+  }
+
+  /** Binds a memory's use columns (the named parameters the insert and the update share). */
+  private static <T extends SqlStatement<T>> T bindUses(
+      T statement, UseHistory uses, MemoryRecord.UseCounts counts) {
+    return statement
+        .bind("recentUses", uses.recentText())
+        .bind("olderCount", uses.olderCount())
+        .bind("olderWeight", uses.olderWeight())
+        .bind("firstUseAt", uses.firstUseAt().toEpochMilli())
+        .bind("lastUsedAt", uses.lastUsedAt().toEpochMilli())
+        .bind("reinforcements", counts.reinforcements())
+        .bind("retrievals", counts.retrievals());
   }
 
   /** True when the boundary already holds a candidate or durable memory with exactly this text. */

@@ -113,32 +113,26 @@ final class UseRecorder implements AutoCloseable {
    * batch of updates (a memory's rows were one read, one insert per use and one update each).
    */
   private void writeUses(Map<String, List<PendingUse>> byMemory) {
-    Map<String, Map<String, List<PendingUse>>> byOrg = new LinkedHashMap<>();
-    byMemory.forEach((id, uses) -> byOrg
-        .computeIfAbsent(uses.getFirst().orgId(), org -> new LinkedHashMap<>())
-        .put(id, uses));
+    Map<String, String> orgOf = new LinkedHashMap<>();
+    byMemory.forEach((id, uses) -> orgOf.put(id, uses.getFirst().orgId()));
     store.database().write(h -> {
-      byOrg.forEach((orgId, memories) -> {
-        Map<String, MemoryStore.Uses> updated = new LinkedHashMap<>();
-        List<MemoryStore.UseRow> rows = new ArrayList<>();
-        store.usesForUpdate(h, orgId, memories.keySet()).forEach((id, current) -> {
-          UseHistory history = current.history();
-          for (PendingUse use : memories.get(id)) {
-            history = history.plus(UseKind.RETRIEVAL, use.at());
-            rows.add(new MemoryStore.UseRow(id, UseKind.RETRIEVAL, use.at(), use.requestId()));
-          }
-          updated.put(
-              id,
-              new MemoryStore.Uses(
-                  orgId,
-                  history,
-                  current.counts().plusRetrievals(memories.get(id).size())));
-        });
-        if (!rows.isEmpty()) {
-          store.recordUses(h, rows);
-          store.updateUses(h, updated);
+      Map<String, MemoryStore.Uses> updated = new LinkedHashMap<>();
+      List<MemoryStore.UseRow> rows = new ArrayList<>();
+      store.usesForUpdate(h, orgOf).forEach((id, current) -> {
+        UseHistory history = current.history();
+        for (PendingUse use : byMemory.get(id)) {
+          history = history.plus(UseKind.RETRIEVAL, use.at());
+          rows.add(new MemoryStore.UseRow(id, UseKind.RETRIEVAL, use.at(), use.requestId()));
         }
+        updated.put(
+            id,
+            new MemoryStore.Uses(
+                history, current.counts().plusRetrievals(byMemory.get(id).size())));
       });
+      if (!rows.isEmpty()) {
+        store.recordUses(h, rows);
+        store.updateUses(h, updated);
+      }
       return null;
     });
   }
