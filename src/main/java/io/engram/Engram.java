@@ -31,6 +31,7 @@ import io.engram.capabilities.CapabilityHandler;
 import io.engram.capabilities.CapabilityRegistry;
 import io.engram.capabilities.CapabilityRoutes;
 import io.engram.capabilities.OrganizationAnalytics;
+import io.engram.console.ConsoleFilter;
 import io.engram.finetuning.FineTuning;
 import io.engram.finetuning.FineTuningRoutes;
 import io.engram.finetuning.trainer.TorchRuntime;
@@ -401,6 +402,7 @@ public final class Engram implements AutoCloseable {
           network.state(),
           inference.gateway().limits());
       List<RouteModule> modules = new ArrayList<>(List.of(
+          routes -> routes.filter(new ConsoleFilter(Engram.class.getClassLoader())),
           new OperationsRoutes(services.database(), services.cluster(), metrics, guard),
           new OrganizationRoutes(
               services.organizationService(), guard, config.server().maxBodyBytes()),

@@ -98,8 +98,8 @@ public final class Guard {
   }
 
   /**
-   * Managing one organization: the operator, or an API key of that organization with
-   * {@code admin}. Another organization's credential gets 404, as if the organization did not exist.
+   * Managing one organization: the operator, an API key of that organization with {@code admin},
+   * or a signed-in owner or admin of it. Another organization's credential gets 404, as if the organization did not exist.
    */
   public Principal organizationAdmin(Context ctx, String orgId) {
     Principal principal = authenticate(ctx);
@@ -111,10 +111,7 @@ public final class Guard {
     if (!orgId.equals(principal.orgId())) {
       throw organizationNotFound();
     }
-    if (!principal.hasPermission(Permission.ADMIN)) {
-      throw ApiException.forbidden(
-          "insufficient_permissions", "This route needs an API key with the admin permission");
-    }
+    requireManager(principal);
     return limited(ctx, principal);
   }
 
@@ -144,10 +141,7 @@ public final class Guard {
     if (principal.kind() == Principal.Kind.ACCOUNT) {
       return principal;
     }
-    if (!principal.hasPermission(Permission.ADMIN)) {
-      throw ApiException.forbidden(
-          "insufficient_permissions", "This route needs an API key with the admin permission");
-    }
+    requireManager(principal);
     return limited(ctx, principal);
   }
 
@@ -174,11 +168,34 @@ public final class Guard {
   public Principal scope(Context ctx, Scope scope) {
     Principal principal = authenticate(ctx);
     if (!principal.hasScope(scope)) {
+      if (principal.kind() == Principal.Kind.SESSION) {
+        throw roleRefused(principal);
+      }
       throw ApiException.forbidden(
           "insufficient_scope",
           "This route needs a context access token with the scope " + scope.wireName());
     }
     return limited(ctx, principal);
+  }
+
+  /** An admin API key, or a signed-in owner or admin (the console's settings pages). */
+  private static void requireManager(Principal principal) {
+    if (principal.managesOrganization()) {
+      return;
+    }
+    if (principal.kind() == Principal.Kind.SESSION) {
+      throw roleRefused(principal);
+    }
+    throw ApiException.forbidden(
+        "insufficient_permissions", "This route needs an API key with the admin permission");
+  }
+
+  /** A signed-in member on a route for the organization's owners and admins. */
+  private static ApiException roleRefused(Principal principal) {
+    return ApiException.forbidden(
+        "insufficient_role",
+        "Your role (" + principal.user().role().id()
+            + ") may not do this; an owner or admin of the organization can");
   }
 
   /**
@@ -465,17 +482,26 @@ public final class Guard {
       return credentials.authenticate(parts[1].trim());
     }
     String session = ctx.cookie(SESSION_COOKIE);
-    // Signed-in people use the product routes, and the file API of their instances (whose
-    // path permissions are theirs: StoragePermissions).
-    if (session != null
-        && (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT
-            || ctx.path().startsWith("/v1/nano/"))) {
+    if (session != null && acceptsSessions(ctx.path())) {
       return sessions.authenticate(session);
     }
     throw ApiException.unauthorized(
         "missing_api_key",
         "Authentication required: send 'Authorization: Bearer <key>'"
             + (RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? " or sign in" : ""));
+  }
+
+  /**
+   * Where a session cookie counts: the product routes, and the routes the console drives for a
+   * signed-in person (the organization's settings, memory, and the file API of its instances).
+   * The gateway's OpenAI routes never read it: a browser session is not an inference credential.
+   */
+  private static boolean acceptsSessions(String path) {
+    return RouteFamily.of(path) == RouteFamily.PRODUCT
+        || path.startsWith("/v1/nano/")
+        || path.startsWith("/v1/organizations/")
+        || path.equals("/v1/memory")
+        || path.startsWith("/v1/memory/");
   }
 
   private static void requireCsrf(Context ctx, Principal principal) {

@@ -35,8 +35,16 @@ public record Principal(
     return organization == null ? null : organization.id();
   }
 
+  /**
+   * Context access tokens with the scope, and signed-in people whose role grants it ({@link
+   * SessionGrants}: the console reads and manages memory through the same routes).
+   */
   public boolean hasScope(Scope scope) {
-    return kind == Kind.CONTEXT_TOKEN && grants.contains(scope.wireName());
+    return switch (kind) {
+      case CONTEXT_TOKEN -> grants.contains(scope.wireName());
+      case SESSION -> user != null && SessionGrants.scopes(user.role()).contains(scope);
+      default -> false;
+    };
   }
 
   /** API keys with the permission, or with {@code admin}, which grants every operation. */

@@ -2,6 +2,7 @@ package io.engram.administration;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.AgentSlug;
+import io.engram.access.KeyLevel;
 import io.engram.access.Permission;
 import io.engram.access.Scope;
 import io.engram.organizations.Plan;
@@ -137,13 +138,15 @@ public final class OrganizationRequests {
   }
 
   public static NewApiKey apiKey(JsonBody body) {
-    body.allowOnly(Set.of("name", "permissions", "rate_limit", "expires_at"));
+    body.allowOnly(Set.of("name", "permissions", "level", "rate_limit", "expires_at"));
     String name = body.requiredString("name", NAME_MAX);
-    Set<String> permissions = wireNames(
-        body,
-        "permissions",
-        value -> Permission.fromWire(value).map(Permission::wireName),
-        Permission.allWireNames());
+    Set<String> permissions = body.has("level")
+        ? levelPermissions(body)
+        : wireNames(
+            body,
+            "permissions",
+            value -> Permission.fromWire(value).map(Permission::wireName),
+            Permission.allWireNames());
     Integer rateLimit = body.optionalInt("rate_limit", 1, 1_000_000).orElse(null);
     return new NewApiKey(
         name, permissions, rateLimit, body.optionalInstant("expires_at").orElse(null));
@@ -153,6 +156,22 @@ public final class OrganizationRequests {
     body.allowOnly(Set.of("name", "expires_at"));
     String name = body.requiredString("name", NAME_MAX);
     return new NewAccountKey(name, body.optionalInstant("expires_at").orElse(null));
+  }
+
+  /** The dashboard's level instead of a permission list: one or the other, never both. */
+  private static Set<String> levelPermissions(JsonBody body) {
+    if (body.has("permissions")) {
+      throw ApiException.badRequest(
+          "level", "Send 'level' or 'permissions', not both: a level is a set of permissions");
+    }
+    String value = body.requiredString("level", 16);
+    KeyLevel level = KeyLevel.fromWire(value)
+        .orElseThrow(() -> ApiException.badRequest(
+            "level",
+            "'level' must be one of " + KeyLevel.allWireNames() + ", got '" + value + "'"));
+    Set<String> permissions = new LinkedHashSet<>();
+    level.permissions().forEach(p -> permissions.add(p.wireName()));
+    return permissions;
   }
 
   private static Set<String> wireNames(

@@ -113,13 +113,16 @@ public final class OrganizationRoutes implements RouteModule {
     routes
         .post(path, ctx -> {
           Admin admin = adminOf(ctx);
-          if (kind == CredentialKind.API_KEY && admin.principal.kind() != Principal.Kind.ACCOUNT) {
-            // The spec: "Creating keys by API needs an account-level key". An admin key that could
-            // mint keys would make any leaked admin key a permanent foothold.
+          if (kind == CredentialKind.API_KEY
+              && admin.principal.kind() != Principal.Kind.ACCOUNT
+              && admin.principal.kind() != Principal.Kind.SESSION) {
+            // The spec: "Creating keys by API needs an account-level key", and the dashboard
+            // (a signed-in owner or admin) creates them too. An admin key that could mint keys
+            // would make any leaked admin key a permanent foothold.
             throw ApiException.forbidden(
                 "account_key_required",
-                "Creating API keys needs an account-level key; this organization's admin key may "
-                    + "list and revoke its keys");
+                "Creating API keys needs an account-level key or a signed-in owner or admin; this "
+                    + "organization's admin key may list and revoke its keys");
           }
           var issued = issuer.issue(admin.orgId, body(ctx), admin.principal.credentialId());
           Responses.json(ctx, 201, OrganizationViews.issued(issued));

@@ -41,6 +41,16 @@ public final class AssistantRoutes implements RouteModule {
           Assistant assistant = assistants.get(guard.signedIn(ctx), ctx.pathParam("assistantId"));
           respond(ctx, 200, assistant, Map.of());
         })
+        .patch(ASSISTANT, ctx -> {
+          Principal caller = guard.signedIn(ctx);
+          JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("name"));
+          String name = body.requiredString("name", MAX_NAME_LENGTH);
+          if (name.isBlank()) {
+            throw ApiException.badRequest("name", "'name' must not be blank");
+          }
+          Assistant renamed = assistants.rename(caller, ctx.pathParam("assistantId"), name.strip());
+          respond(ctx, 200, renamed, Map.of("message", "Assistant renamed to " + renamed.name()));
+        })
         .delete(ASSISTANT, ctx -> {
           String id = ctx.pathParam("assistantId");
           assistants.delete(guard.signedIn(ctx), id);

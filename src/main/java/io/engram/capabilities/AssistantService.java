@@ -113,6 +113,15 @@ public final class AssistantService {
         .orElseThrow(() -> notFound(assistantId));
   }
 
+  /** Renames the assistant; who may change its capabilities may rename it. */
+  public Assistant rename(Principal caller, String assistantId, String name) {
+    requireModify(caller, get(caller, assistantId));
+    if (!store.rename(caller.orgId(), assistantId, name, now())) {
+      throw notFound(assistantId);
+    }
+    return get(caller, assistantId);
+  }
+
   public void delete(Principal caller, String assistantId) {
     requireModify(caller, get(caller, assistantId));
     if (!store.markDeleted(caller.orgId(), assistantId, now())) {

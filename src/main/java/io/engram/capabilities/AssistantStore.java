@@ -128,6 +128,18 @@ public final class AssistantStore {
     });
   }
 
+  /** Gives the assistant a new name. False when there is no such (undeleted) assistant. */
+  public boolean rename(String orgId, String id, String name, Instant at) {
+    return db.write(h -> h.createUpdate("UPDATE assistants SET name = :name, updated_at = :at "
+                + "WHERE org_id = :org AND id = :id AND deleted_at IS NULL")
+            .bind("name", name)
+            .bind("at", at.toEpochMilli())
+            .bind("org", orgId)
+            .bind("id", id)
+            .execute()
+        == 1);
+  }
+
   /** Marks the assistant deleted; its history stays. False when there was nothing to delete. */
   public boolean markDeleted(String orgId, String id, Instant at) {
     return db.write(h -> h.createUpdate(

@@ -193,9 +193,18 @@ class SessionRoutesTest {
   }
 
   @Test
-  void sessionCookiesDoNotAuthenticateTheV1Routes() {
+  void sessionCookiesManageTheOrganizationButAreNoInferenceCredential() {
     Browser browser = signIn("ada@example.com", PASSWORD);
+    // The console's settings pages: an admin's session reads its organization.
     assertThat(browser.with(http.get("/v1/organizations/" + org)).send().status())
+        .isEqualTo(200);
+    // The gateway's routes never read the cookie.
+    assertThat(browser.with(http.get("/v1/models")).send().status()).isEqualTo(401);
+    assertThat(browser
+            .with(http.post("/v1/embeddings"))
+            .json("{\"input\":\"x\"}")
+            .send()
+            .status())
         .isEqualTo(401);
   }
 

@@ -29,6 +29,9 @@ public final class ErrorResponses {
     }
     body.put("error", title(e.status()));
     body.put("message", e.getMessage());
+    if (e.param() != null) {
+      body.put("field", e.param()); // which input was refused, for a form to point at it
+    }
     if (e.retryAfterSeconds() != null) {
       body.put("retryAfter", e.retryAfterSeconds());
     }

@@ -1,0 +1,136 @@
+package io.engram.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.engram.support.ServerTest;
+import io.engram.support.TestServer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a signed-in person may do on the routes the console drives: owners and admins manage the
+ * organization (people, tokens, keys, memory), members read; the session is never an inference
+ * credential, never reaches another organization, and always needs its CSRF token to change
+ * anything.
+ */
+class ConsoleAccessTest extends ServerTest {
+  static String org;
+  static TestServer.Session owner;
+  static TestServer.Session member;
+
+  @BeforeAll
+  static void organization() {
+    org = server.createOrganization("growth");
+    owner = server.signedIn(org, "owner@access.example", "owner");
+    member = server.signedIn(org, "member@access.example", "member");
+  }
+
+  @Test
+  void ownersManageTheOrganizationsPeopleTokensAndKeys() {
+    assertThat(owner.on(http.get("/v1/organizations/" + org + "/users")).send().status())
+        .isEqualTo(200);
+    var token = owner
+        .on(http.post("/v1/organizations/" + org + "/tokens"))
+        .json("{\"name\":\"bot\",\"scopes\":[\"memory:read\"]}")
+        .send();
+    assertThat(token.status()).as(token.text()).isEqualTo(201);
+    var key = owner
+        .on(http.post("/v1/organizations/" + org + "/api-keys"))
+        .json("{\"name\":\"backend\",\"level\":\"write\"}")
+        .send();
+    assertThat(key.status()).as(key.text()).isEqualTo(201);
+    assertThat(key.json().get("permissions").toString())
+        .isEqualTo("[\"inference\",\"training\",\"models\"]");
+    // The key works as its level says: inference yes, admin no.
+    String secret = key.json().get("token").asText();
+    assertThat(http.get("/v1/models").bearer(secret).send().status()).isEqualTo(200);
+    assertThat(http.get("/v1/organizations/" + org + "/users")
+            .bearer(secret)
+            .send()
+            .status())
+        .isEqualTo(403);
+  }
+
+  @Test
+  void aKeyLevelIsOneOfThreeAndNeverSentWithPermissions() {
+    var both = owner
+        .on(http.post("/v1/organizations/" + org + "/api-keys"))
+        .json("{\"name\":\"x\",\"level\":\"read\",\"permissions\":[\"admin\"]}")
+        .send();
+    assertThat(both.status()).isEqualTo(400);
+    assertThat(both.json().at("/error/param").asText()).isEqualTo("level");
+    var unknown = owner
+        .on(http.post("/v1/organizations/" + org + "/api-keys"))
+        .json("{\"name\":\"x\",\"level\":\"root\"}")
+        .send();
+    assertThat(unknown.status()).isEqualTo(400);
+    assertThat(unknown.json().at("/error/message").asText()).contains("read, write, admin");
+    var admin = owner
+        .on(http.post("/v1/organizations/" + org + "/api-keys"))
+        .json("{\"name\":\"ops\",\"level\":\"admin\"}")
+        .send();
+    assertThat(admin.json().get("permissions").toString()).isEqualTo("[\"admin\"]");
+    // An admin key still may not mint keys (the spec: an account-level key, or the dashboard).
+    var minted = http.post("/v1/organizations/" + org + "/api-keys")
+        .bearer(admin.json().get("token").asText())
+        .json("{\"name\":\"y\",\"level\":\"read\"}")
+        .send();
+    assertThat(minted.status()).isEqualTo(403);
+  }
+
+  @Test
+  void membersReadMemoryButManageNothing() {
+    assertThat(member.on(http.get("/v1/memory")).send().status()).isEqualTo(200);
+    var write =
+        member.on(http.post("/v1/memory")).json("{\"text\":\"members cannot\"}").send();
+    assertThat(write.status()).isEqualTo(403);
+    assertThat(write.json().at("/error/code").asText()).isEqualTo("insufficient_role");
+    var users = member.on(http.get("/v1/organizations/" + org + "/users")).send();
+    assertThat(users.status()).isEqualTo(403);
+    assertThat(users.json().at("/error/code").asText()).isEqualTo("insufficient_role");
+    var key = member
+        .on(http.post("/v1/organizations/" + org + "/api-keys"))
+        .json("{\"name\":\"x\",\"level\":\"read\"}")
+        .send();
+    assertThat(key.status()).isEqualTo(403);
+  }
+
+  @Test
+  void ownersWriteAndControlMemoryWithTheirCsrfToken() {
+    var remembered = owner
+        .on(http.post("/v1/memory"))
+        .json("{\"text\":\"the console remembers\"}")
+        .send();
+    assertThat(remembered.status()).as(remembered.text()).isEqualTo(201);
+    String id = remembered.json().get("id").asText();
+    assertThat(owner
+            .on(http.post("/v1/memory/" + id + "/suppress"))
+            .json("{}")
+            .send()
+            .status())
+        .isEqualTo(200);
+    // The cookie without the token is refused: another site cannot make the browser do this.
+    var forged = http.post("/v1/memory/" + id + "/restore")
+        .header("Cookie", "engram_session=" + owner.cookie())
+        .json("{}")
+        .send();
+    assertThat(forged.status()).isEqualTo(403);
+    assertThat(forged.json().at("/error/code").asText()).isEqualTo("csrf_failed");
+  }
+
+  @Test
+  void aSessionIsNotAnInferenceCredentialAndStaysInItsOrganization() {
+    var chat = owner
+        .on(http.post("/v1/chat/completions"))
+        .json("{\"model\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+        .send();
+    assertThat(chat.status()).isEqualTo(401);
+    String other = server.createOrganization("growth");
+    assertThat(
+            owner.on(http.get("/v1/organizations/" + other + "/users")).send().status())
+        .isEqualTo(404);
+    assertThat(
+            owner.on(http.get("/v1/organizations/" + other + "/usage")).send().status())
+        .isEqualTo(404);
+  }
+}
