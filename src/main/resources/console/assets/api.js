@@ -83,9 +83,11 @@ function errorOf(status, json) {
     const validation = json.validationErrors || [];
     const message = json.message || (validation.length ? validation.map((v) => v.error).join('; ')
       : json.error);
-    return new ApiError(status, message || 'The request failed', {
+    const error = new ApiError(status, message || 'The request failed', {
       code: json.error, field: json.field || null, validation,
     });
+    error.body = json;
+    return error;
   }
   if (status >= 500) {
     return new ApiError(status, `The server failed (${status}). Try again in a moment: `

@@ -42,11 +42,32 @@ function header(session) {
   });
   const user = session.user;
   fill(document.getElementById('who'),
-    h('span', { class: 'org' }, session.organization.name,
-      h('span', { class: 'plan' }, ` · ${session.organization.plan}`)),
+    (session.organizations || []).length > 1 ? switcher(session) : h('span', { class: 'org' }, session.organization.name),
+    h('span', { class: 'plan' }, session.organization.plan),
     user ? h('span', { class: 'user' }, user.name || user.email,
       h('span', { class: 'role', title: 'Your role in this organization' }, user.role)) : null,
     signOut);
+}
+
+/** The person's organizations (where their password opened at sign-in): switch in place. */
+function switcher(session) {
+  const select = h('select', { id: 'organization-switcher', 'aria-label': 'Organization' },
+    session.organizations.map((o) => h('option', { value: o.id, selected: o.id === session.organization.id },
+      `${o.name} (${o.role})`)));
+  const go = h('button', { type: 'button', class: 'secondary' }, 'Switch');
+  go.addEventListener('click', async () => {
+    if (select.value === session.organization.id) return;
+    go.disabled = true;
+    try {
+      await api('POST', '/api/auth/switch', { organizationId: select.value });
+      // The same section in the other organization (what this page showed is not there).
+      location.assign(`/console/${route(location.pathname).section}`);
+    } catch (error) {
+      if (error.status !== 401) notify(error.message, 'fail');
+      go.disabled = false;
+    }
+  });
+  return h('span', { class: 'switcher' }, select, go);
 }
 
 async function start() {
@@ -82,6 +103,8 @@ async function start() {
     const module = await PAGES[where.page]();
     fill(main);
     await module.render(main, context);
+    // When the page is drawn, for bench/console-load.mjs (time since navigation began).
+    performance.mark('engram:page-drawn');
   } catch (error) {
     if (error.status === 401) return;
     fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, error.message));

@@ -1,6 +1,6 @@
 // The sign-in page: signs in, then goes back to the page the person was on (or the console).
 import { api } from './api.js';
-import { fill } from './dom.js';
+import { fill, h } from './dom.js';
 
 const form = document.getElementById('signin');
 const error = document.getElementById('signin-error');
@@ -32,17 +32,20 @@ form.addEventListener('submit', async (event) => {
   button.disabled = true;
   fill(error);
   const body = { email: form.email.value.trim(), password: form.password.value };
-  const organization = form.organization.value.trim();
+  const organization = form.organization.value;
   if (organization) body.organizationId = organization;
   try {
     await api('POST', '/api/auth/login', body, { signInOn401: false });
     location.assign(nextPage());
   } catch (e) {
-    if (e.field === 'organizationId' || /several organizations/.test(e.message)) {
+    if (e.field === 'organizationId' && e.body?.organizations) {
+      fill(form.organization, e.body.organizations.map((o) => h('option', { value: o.id }, o.name)));
       document.getElementById('organization-field').hidden = false;
       form.organization.focus();
+      fill(error, 'Choose the organization, then sign in.');
+    } else {
+      fill(error, e.status === 401 ? 'That email and password do not match an account.' : e.message);
     }
-    fill(error, e.status === 401 ? 'That email and password do not match an account.' : e.message);
   } finally {
     busy = false;
     button.disabled = false;

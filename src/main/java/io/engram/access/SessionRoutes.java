@@ -53,6 +53,7 @@ public final class SessionRoutes implements RouteModule {
     routes
         .post("/api/auth/login", this::login)
         .post("/api/auth/logout", this::logout)
+        .post("/api/auth/switch", this::switchOrganization)
         .get("/api/auth/session", this::session);
   }
 
@@ -69,13 +70,42 @@ public final class SessionRoutes implements RouteModule {
     } catch (ApiException e) {
       guard.recordFailedSignIn(ctx, FAILED_SIGN_INS_PER_MINUTE);
       throw e;
+    } catch (SessionService.SeveralOrganizations several) {
+      // The password was right in each: say which, so the person can choose.
+      Map<String, Object> choose = new LinkedHashMap<>();
+      choose.put("success", false);
+      choose.put("error", "Invalid request");
+      choose.put("message", several.getMessage());
+      choose.put("field", "organizationId");
+      choose.put(
+          "organizations",
+          several.choices().stream()
+              .map(o -> Map.of("id", o.id(), "name", o.name()))
+              .toList());
+      Responses.json(ctx, 400, choose);
+      return;
     }
+    opened(ctx, signedIn);
+  }
+
+  /** Sets the new session's cookies and answers its view with the CSRF token. */
+  private void opened(Context ctx, SessionService.SignedIn signedIn) {
     ctx.cookie(cookie(Guard.SESSION_COOKIE, signedIn.secret(), (int) ttl.toSeconds(), true));
     ctx.cookie(cookie(Guard.CSRF_COOKIE, signedIn.csrfToken(), (int) ttl.toSeconds(), false));
     Map<String, Object> response =
         sessionView(signedIn.user(), signedIn.organization(), signedIn.expiresAt());
     response.put("csrfToken", signedIn.csrfToken());
     Responses.json(ctx, response);
+  }
+
+  private void switchOrganization(Context ctx) {
+    Principal principal = guard.signedIn(ctx);
+    if (principal.kind() != Principal.Kind.SESSION) {
+      throw ApiException.forbidden(
+          "insufficient_permissions", "Only a signed-in session switches organizations");
+    }
+    JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("organizationId"));
+    opened(ctx, sessions.switchTo(principal, body.requiredString("organizationId", 64)));
   }
 
   private void logout(Context ctx) {
@@ -90,7 +120,18 @@ public final class SessionRoutes implements RouteModule {
 
   private void session(Context ctx) {
     Principal principal = guard.signedIn(ctx);
-    Responses.json(ctx, sessionView(principal.user(), principal.organization(), null));
+    Map<String, Object> view = sessionView(principal.user(), principal.organization(), null);
+    if (principal.kind() == Principal.Kind.SESSION) {
+      view.put(
+          "organizations",
+          sessions.memberships(principal).stream()
+              .map(m -> Map.of(
+                  "id", m.organization().id(),
+                  "name", m.organization().name(),
+                  "role", m.user().role().id()))
+              .toList());
+    }
+    Responses.json(ctx, view);
   }
 
   private Cookie cookie(String name, String value, int maxAgeSeconds, boolean httpOnly) {

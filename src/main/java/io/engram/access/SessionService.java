@@ -9,7 +9,9 @@ import io.engram.platform.http.ApiException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,9 +22,20 @@ import java.util.Set;
 public final class SessionService {
   static final String PREFIX = "engs";
 
-  /** A new session: the cookie secret and CSRF token exist in clear only here. */
+  /**
+   * A new session: the cookie secret and CSRF token exist in clear only here. {@code
+   * organizations} lists where it may switch to (the password matched there at sign-in).
+   */
   public record SignedIn(
-      String secret, String csrfToken, User user, Organization organization, Instant expiresAt) {}
+      String secret,
+      String csrfToken,
+      User user,
+      Organization organization,
+      Instant expiresAt,
+      List<String> organizations) {}
+
+  /** An organization a signed-in person may switch to, and their role there. */
+  public record Membership(Organization organization, User user) {}
 
   private final SessionStore sessions;
   private final UserStore users;
@@ -44,23 +57,98 @@ public final class SessionService {
   }
 
   /**
-   * Verifies the password and opens a session. With several organizations using the same email,
-   * the caller must name the organization; the error never says whether an email exists.
+   * Verifies the password and opens a session. An email may belong to several organizations,
+   * each with its own password: the ones where this password matches are the session's to switch
+   * between. When it matches in several and the caller named none, the answer (400) lists them,
+   * so the person chooses; nothing about an organization is said before the password matched.
    */
   public SignedIn signIn(String email, String password, String orgId) {
-    List<UserStore.WithPassword> candidates = users.findForSignIn(email).stream()
-        .filter(c -> orgId == null || c.user().orgId().equals(orgId))
-        .toList();
-    if (candidates.size() > 1) {
-      throw ApiException.badRequest(
-          "organizationId",
-          "This email belongs to several organizations; send organizationId to choose one");
+    List<UserStore.WithPassword> candidates = users.findForSignIn(email);
+    List<User> matched = new ArrayList<>();
+    for (UserStore.WithPassword candidate : candidates) {
+      if (PasswordHasher.verify(password, candidate.passwordHash())) {
+        matched.add(candidate.user());
+      }
     }
-    String storedHash = candidates.isEmpty() ? null : candidates.getFirst().passwordHash();
-    if (!PasswordHasher.verify(password, storedHash)) {
+    if (candidates.isEmpty()) {
+      PasswordHasher.verify(password, null); // as long as a wrong password takes
+    }
+    List<User> eligible =
+        matched.stream().filter(u -> orgId == null || u.orgId().equals(orgId)).toList();
+    if (eligible.isEmpty()) {
       throw ApiException.unauthorized("invalid_credentials", "Invalid email or password");
     }
-    User user = candidates.getFirst().user();
+    if (eligible.size() > 1) {
+      throw new SeveralOrganizations(eligible.stream()
+          .map(m -> organizations.find(m.orgId()).orElseThrow())
+          .toList());
+    }
+    User user = eligible.getFirst();
+    List<String> reachable = new ArrayList<>(List.of(user.orgId()));
+    matched.stream()
+        .map(User::orgId)
+        .filter(id -> !id.equals(user.orgId()))
+        .forEach(reachable::add);
+    return open(user, reachable);
+  }
+
+  /** Signing in found the password good in several organizations and none was named. */
+  public static final class SeveralOrganizations extends RuntimeException {
+    private final transient List<Organization> choices;
+
+    SeveralOrganizations(List<Organization> choices) {
+      super("This email and password open several organizations; choose one", null, false, false);
+      this.choices = choices;
+    }
+
+    public List<Organization> choices() {
+      return choices;
+    }
+  }
+
+  /** The organizations this session may switch to, its own first. */
+  public List<Membership> memberships(Principal principal) {
+    SessionStore.Session session = current(principal);
+    List<Membership> found = new ArrayList<>();
+    for (String id : session.organizations()) {
+      Optional<Organization> org = organizations.find(id);
+      Optional<User> user = org.isEmpty()
+          ? Optional.empty()
+          : users.findForSignIn(principal.user().email()).stream()
+              .map(UserStore.WithPassword::user)
+              .filter(u -> u.orgId().equals(id))
+              .findFirst();
+      if (org.isPresent() && user.isPresent()) {
+        found.add(new Membership(org.get(), user.get()));
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Moves the person to another of their organizations: a new session there (new secret, new
+   * CSRF token), this one signed out. Only an organization the password opened at sign-in.
+   */
+  public SignedIn switchTo(Principal principal, String orgId) {
+    SessionStore.Session session = current(principal);
+    Membership target = memberships(principal).stream()
+        .filter(m -> m.organization().id().equals(orgId))
+        .findFirst()
+        .orElseThrow(() -> ApiException.notFound(
+            "organization_not_found",
+            "organizationId",
+            "You cannot switch to organization '" + orgId + "'; sign in to it instead"));
+    List<String> reachable = new ArrayList<>(List.of(orgId));
+    session.organizations().stream().filter(id -> !id.equals(orgId)).forEach(reachable::add);
+    sessions.revoke(session.id(), clock.instant());
+    return open(target.user(), reachable);
+  }
+
+  private SessionStore.Session current(Principal principal) {
+    return sessions.findById(principal.credentialId()).orElseThrow(SessionService::expired);
+  }
+
+  private SignedIn open(User user, List<String> reachable) {
     Organization org = organizations.find(user.orgId()).orElseThrow();
     Instant now = clock.instant();
     String secret = SecretFormat.generate(PREFIX);
@@ -73,10 +161,11 @@ public final class SessionService {
             org.id(),
             SecretFormat.hash(csrf),
             expiresAt,
-            null),
+            null,
+            List.copyOf(reachable)),
         SecretFormat.hash(secret),
         now);
-    return new SignedIn(secret, csrf, user, org, expiresAt);
+    return new SignedIn(secret, csrf, user, org, expiresAt, List.copyOf(reachable));
   }
 
   /** Resolves a session cookie to its principal, or fails with 401. */

@@ -3,6 +3,7 @@ package io.engram.access;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /** Signed-in sessions, stored by the SHA-256 of their secret and of their CSRF token. */
@@ -15,7 +16,8 @@ public final class SessionStore {
       String orgId,
       String csrfHash,
       Instant expiresAt,
-      Instant revokedAt) {}
+      Instant revokedAt,
+      List<String> organizations) {}
 
   private final Database db;
 
@@ -25,8 +27,9 @@ public final class SessionStore {
 
   public void insert(Session session, String secretHash, Instant createdAt) {
     db.write(h -> h.createUpdate("""
-            INSERT INTO sessions (id, secret_hash, csrf_hash, user_id, org_id, created_at, expires_at)
-            VALUES (:id, :hash, :csrf, :user, :org, :createdAt, :expiresAt)""")
+            INSERT INTO sessions
+              (id, secret_hash, csrf_hash, user_id, org_id, created_at, expires_at, organizations)
+            VALUES (:id, :hash, :csrf, :user, :org, :createdAt, :expiresAt, :organizations)""")
         .bind("id", session.id())
         .bind("hash", secretHash)
         .bind("csrf", session.csrfHash())
@@ -34,20 +37,35 @@ public final class SessionStore {
         .bind("org", session.orgId())
         .bind("createdAt", createdAt.toEpochMilli())
         .bind("expiresAt", session.expiresAt().toEpochMilli())
+        .bind("organizations", String.join(",", session.organizations()))
         .execute());
   }
 
   public Optional<Session> findBySecretHash(String secretHash) {
-    return db.read(h -> h.createQuery("SELECT * FROM sessions WHERE secret_hash = :hash")
-        .bind("hash", secretHash)
+    return find("secret_hash", secretHash);
+  }
+
+  public Optional<Session> findById(String id) {
+    return find("id", id);
+  }
+
+  private Optional<Session> find(String column, String value) {
+    return db.read(h -> h.createQuery("SELECT * FROM sessions WHERE " + column + " = :value")
+        .bind("value", value)
         .map((rs, ctx) -> new Session(
             rs.getString("id"),
             rs.getString("user_id"),
             rs.getString("org_id"),
             rs.getString("csrf_hash"),
             Rows.instant(rs, "expires_at"),
-            Rows.nullableInstant(rs, "revoked_at")))
+            Rows.nullableInstant(rs, "revoked_at"),
+            organizations(rs.getString("organizations"), rs.getString("org_id"))))
         .findOne());
+  }
+
+  /** Sessions from before the column list their own organization only. */
+  private static List<String> organizations(String stored, String own) {
+    return stored == null || stored.isBlank() ? List.of(own) : List.of(stored.split(","));
   }
 
   public void revoke(String id, Instant at) {

@@ -55,6 +55,7 @@ class LayeringTest {
       List.of("inference"),
       List.of("finetuning"),
       List.of("operations"),
+      List.of("console"),
       List.of(""));
 
   private static final Path SOURCES = Path.of("src/main/java");

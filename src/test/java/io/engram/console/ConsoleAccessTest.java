@@ -133,4 +133,73 @@ class ConsoleAccessTest extends ServerTest {
             owner.on(http.get("/v1/organizations/" + other + "/usage")).send().status())
         .isEqualTo(404);
   }
+
+  @Test
+  void aPersonInSeveralOrganizationsChoosesOneAndSwitchesOnlyWhereThePasswordOpened() {
+    String first = server.createOrganization("growth");
+    String second = server.createOrganization("seed");
+    String third = server.createOrganization("seed");
+    String password = "the same passphrase everywhere";
+    server.createUser(first, "kim@several.example", "owner", password);
+    server.createUser(second, "kim@several.example", "member", password);
+    server.createUser(third, "kim@several.example", "admin", "another passphrase entirely");
+    String login = "{\"email\":\"kim@several.example\",\"password\":\"" + password + "\"";
+
+    var choose = http.post("/api/auth/login").json(login + "}").send();
+    assertThat(choose.status()).isEqualTo(400);
+    assertThat(choose.json().get("field").asText()).isEqualTo("organizationId");
+    assertThat(choose.json().get("organizations").findValuesAsText("id"))
+        .containsExactlyInAnyOrder(first, second); // not the third: its password differs
+
+    var signedIn = http.post("/api/auth/login")
+        .json(login + ",\"organizationId\":\"" + second + "\"}")
+        .send();
+    assertThat(signedIn.status()).as(signedIn.text()).isEqualTo(200);
+    String cookie = cookie(signedIn);
+    String csrf = signedIn.json().get("csrfToken").asText();
+    var session = http.get("/api/auth/session")
+        .header("Cookie", "engram_session=" + cookie)
+        .send();
+    assertThat(session.json().get("organizations").findValuesAsText("id"))
+        .containsExactly(second, first);
+    assertThat(session.json().get("organizations").findValuesAsText("role"))
+        .containsExactly("member", "owner");
+
+    var refused = http.post("/api/auth/switch")
+        .header("Cookie", "engram_session=" + cookie)
+        .header("X-CSRF-Token", csrf)
+        .json("{\"organizationId\":\"" + third + "\"}")
+        .send();
+    assertThat(refused.status()).isEqualTo(404);
+
+    var switched = http.post("/api/auth/switch")
+        .header("Cookie", "engram_session=" + cookie)
+        .header("X-CSRF-Token", csrf)
+        .json("{\"organizationId\":\"" + first + "\"}")
+        .send();
+    assertThat(switched.status()).as(switched.text()).isEqualTo(200);
+    assertThat(switched.json().at("/organization/id").asText()).isEqualTo(first);
+    assertThat(switched.json().at("/user/role").asText()).isEqualTo("owner");
+    String moved = cookie(switched);
+    assertThat(http.get("/v1/organizations/" + first + "/users")
+            .header("Cookie", "engram_session=" + moved)
+            .send()
+            .status())
+        .isEqualTo(200);
+    // The session it came from is signed out.
+    assertThat(http.get("/api/auth/session")
+            .header("Cookie", "engram_session=" + cookie)
+            .send()
+            .status())
+        .isEqualTo(401);
+  }
+
+  private static String cookie(io.engram.support.Http.Response response) {
+    return response.headerValues("Set-Cookie").stream()
+        .flatMap(header -> java.net.HttpCookie.parse(header).stream())
+        .filter(c -> c.getName().equals("engram_session"))
+        .findFirst()
+        .orElseThrow()
+        .getValue();
+  }
 }

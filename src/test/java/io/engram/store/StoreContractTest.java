@@ -198,9 +198,16 @@ abstract class StoreContractTest {
         Ids.newId("user", NOW.toEpochMilli()), a.id(), "u@example.com", "U", Role.MEMBER, NOW);
     users.insert(user, null);
     SessionStore.Session session = new SessionStore.Session(
-        "sess_1", user.id(), a.id(), "csrf-hash", NOW.plusSeconds(3600), null);
+        "sess_1",
+        user.id(),
+        a.id(),
+        "csrf-hash",
+        NOW.plusSeconds(3600),
+        null,
+        List.of(a.id(), "org_b"));
     sessions.insert(session, "secret-hash", NOW);
     assertThat(sessions.findBySecretHash("secret-hash")).hasValue(session);
+    assertThat(sessions.findById("sess_1")).hasValue(session);
     sessions.revoke("sess_1", NOW.plusSeconds(10));
     assertThat(sessions.findBySecretHash("secret-hash").orElseThrow().revokedAt())
         .isEqualTo(NOW.plusSeconds(10));

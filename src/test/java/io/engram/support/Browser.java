@@ -181,12 +181,19 @@ public final class Browser implements AutoCloseable {
     return serious;
   }
 
+  /** The whole page (the window made as tall as the page for the picture, then put back). */
   public void screenshot(Path file) {
+    org.openqa.selenium.Dimension size = driver.manage().window().getSize();
+    long height = ((Number) script("return document.documentElement.scrollHeight")).longValue();
+    driver.manage().window().setSize(new org.openqa.selenium.Dimension(size.getWidth(), (int)
+        Math.min(Math.max(height + 120, size.getHeight()), 6000)));
     try {
       Files.createDirectories(file.getParent());
       Files.write(file, driver.getScreenshotAs(OutputType.BYTES));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      driver.manage().window().setSize(size);
     }
   }
 
