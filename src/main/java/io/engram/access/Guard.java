@@ -565,11 +565,35 @@ public final class Guard {
         ? principal.rateLimit()
         : principal.organization() == null
             ? defaultKeyRateLimit
-            : configs
-                .effective(principal.organization())
-                .variable("RATE_LIMIT_REQUESTS")
-                .map(Long::parseLong)
-                .orElse((long) defaultKeyRateLimit);
+            : organizationRateLimit(principal.organization());
+  }
+
+  private long organizationRateLimit(Organization org) {
+    return configs
+        .effective(org)
+        .variable("RATE_LIMIT_REQUESTS")
+        .map(Long::parseLong)
+        .orElse((long) defaultKeyRateLimit);
+  }
+
+  /** One credential's requests-per-minute window as it stands, without counting a request. */
+  public record Headroom(Credential credential, long limitPerMinute, long usedThisMinute) {}
+
+  /** The windows of the organization's live API keys and context access tokens. */
+  public List<Headroom> headroom(Organization org) {
+    long shared = organizationRateLimit(org);
+    List<Headroom> found = new java.util.ArrayList<>();
+    for (CredentialKind kind : List.of(CredentialKind.API_KEY, CredentialKind.CONTEXT_TOKEN)) {
+      for (Credential credential : credentials.list(kind, org.id())) {
+        if (!credential.isRevoked()) {
+          found.add(new Headroom(
+              credential,
+              credential.rateLimit() != null ? credential.rateLimit() : shared,
+              rateLimiter.used(RateLimits.credentialWindow(org.id(), credential.id()))));
+        }
+      }
+    }
+    return found;
   }
 
   private void enforce(RateLimitDecision decision, String limitName) {

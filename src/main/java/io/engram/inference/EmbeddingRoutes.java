@@ -8,6 +8,7 @@ import io.engram.access.Principal;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
+import io.engram.inference.usage.UsageLedger;
 import io.engram.memory.Embedder;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.VisibleText;
@@ -81,16 +82,18 @@ public final class EmbeddingRoutes implements RouteModule {
     try (InferenceLimits.Permit permit = gateway
         .limits()
         .admit(caller, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
+      long started = System.nanoTime();
       embeddings = embedder.embedCounted(inputs);
       // Recorded before the permit settles, so the hour never misses these tokens in between.
-      gateway
-          .usage()
-          .record(
-              caller.orgId(),
-              caller.credentialId(),
-              MODEL_ID,
-              new Generation.Usage(embeddings.tokens(), 0),
-              0);
+      UsageLedger usage = gateway.usage();
+      usage.record(
+          caller.orgId(),
+          caller.credentialId(),
+          MODEL_ID,
+          new Generation.Usage(embeddings.tokens(), 0),
+          0);
+      usage.finished(
+          caller.orgId(), caller.credentialId(), MODEL_ID, false, System.nanoTime() - started);
       permit.charge(embeddings.tokens());
       budget = permit.budget();
     }

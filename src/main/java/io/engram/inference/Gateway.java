@@ -379,12 +379,18 @@ public final class Gateway {
       String outcome = e instanceof EngineException failure
           ? failure.failure().code()
           : e instanceof ClientGoneException ? "client_gone" : "internal_error";
-      metrics.generation(model, outcome, System.nanoTime() - started);
+      long took = System.nanoTime() - started;
+      metrics.generation(model, outcome, took);
+      // A client that went away is not the service's failure: counted, timed, not an error.
+      usage.finished(
+          caller.orgId(), caller.credentialId(), model, !(e instanceof ClientGoneException), took);
       throw e;
     } finally {
       metrics.ended();
     }
-    metrics.generation(model, "completed", System.nanoTime() - started);
+    long took = System.nanoTime() - started;
+    metrics.generation(model, "completed", took);
+    usage.finished(caller.orgId(), caller.credentialId(), model, false, took);
     return new Outcome(generation, finish(caller, prepared, generation));
   }
 

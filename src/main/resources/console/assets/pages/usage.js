@@ -1,5 +1,5 @@
-// Usage: requests and tokens (prompt, injected memory, completion) per day and per model over a
-// date range, and this hour's token budget.
+// Usage: requests, errors, latency and tokens (prompt, injected memory, completion) per day and
+// per model over a date range; this hour's token budget and each key's rate-limit headroom.
 import { get } from '../api.js';
 import { h, fill, table } from '../dom.js';
 import { field, formError, onSubmit } from '../forms.js';
@@ -47,6 +47,9 @@ async function draw(out, context, from, to) {
   fill(out,
     h('dl', { class: 'facts' },
       h('dt', {}, 'Requests'), h('dd', {}, String(totals.requests)),
+      h('dt', {}, 'Errors'), h('dd', {}, String(totals.errors)),
+      h('dt', {}, 'Latency'), h('dd', {}, usage.latency.requests
+        ? `p50 ${usage.latency.p50_ms} ms · p90 ${usage.latency.p90_ms} ms · p99 ${usage.latency.p99_ms} ms` : '—'),
       h('dt', {}, 'Prompt tokens'), h('dd', {}, String(totals.prompt_tokens)),
       h('dt', {}, 'Memory tokens injected'), h('dd', {}, String(totals.memory_tokens)),
       h('dt', {}, 'Completion tokens'), h('dd', {}, String(totals.completion_tokens)),
@@ -56,15 +59,29 @@ async function draw(out, context, from, to) {
     timeChart('Requests per day, by model', days, models.length
       ? models.map((m) => ({ label: m, values: sum((r) => r.requests, (r) => r.model === m) }))
       : [{ label: 'requests', values: sum((r) => r.requests) }], { bars: true }),
+    timeChart('Errors per day, by model', days, models.length
+      ? models.map((m) => ({ label: m, values: sum((r) => r.errors, (r) => r.model === m) }))
+      : [{ label: 'errors', values: sum((r) => r.errors) }], { bars: true }),
+    timeChart('Latency per day (ms)', days, ['p50', 'p90', 'p99'].map((p) => ({
+      label: p,
+      values: days.map((d) => usage.latency.by_day.find((b) => b.day_start === d)?.[`${p}_ms`] ?? null),
+    }))),
     timeChart('Tokens per day', days, [
       { label: 'prompt', values: sum((r) => r.prompt_tokens) },
       { label: 'memory injected', values: sum((r) => r.memory_tokens) },
       { label: 'completion', values: sum((r) => r.completion_tokens) },
     ]),
     h('h2', {}, 'By model'),
-    table('Usage by model in the range', ['Model', 'Requests', 'Prompt', 'Memory', 'Completion'], models.map((m) => {
+    table('Usage by model in the range', ['Model', 'Requests', 'Errors', 'p50 ms', 'p90 ms', 'p99 ms', 'Prompt', 'Memory', 'Completion'], models.map((m) => {
       const rows = usage.data.filter((r) => r.model === m);
       const total = (k) => String(rows.reduce((a, r) => a + r[k], 0));
-      return [m, total('requests'), total('prompt_tokens'), total('memory_tokens'), total('completion_tokens')];
-    }), 'No requests in this range.'));
+      const latency = usage.latency.by_model.find((l) => l.model === m) || {};
+      const ms = (v) => (v == null ? '—' : String(v));
+      return [m, total('requests'), total('errors'), ms(latency.p50_ms), ms(latency.p90_ms), ms(latency.p99_ms),
+        total('prompt_tokens'), total('memory_tokens'), total('completion_tokens')];
+    }), 'No requests in this range.'),
+    h('h2', {}, 'Rate-limit headroom, this minute'),
+    table('Requests per minute of each key and token', ['Name', 'Kind', 'Limit per minute', 'Used', 'Remaining'],
+      usage.rate_limits.map((w) => [w.name, w.kind === 'api_key' ? 'API key' : 'token', String(w.requests_per_minute),
+        String(w.used_this_minute), String(w.remaining)]), 'No live keys or tokens.'));
 }

@@ -146,6 +146,57 @@ class InferenceLimitsTest {
   }
 
   @Test
+  void usageCountsFailuresAndReportsLatencyPercentilesByModelAndDay() {
+    try (GatewayFixture gateway = GatewayFixture.start()) {
+      gateway.upstream.script(FakeUpstream.Script.NORMAL.headerDelay(120));
+      for (int i = 0; i < 3; i++) {
+        assertThat(gateway
+                .chat(gateway.token, GatewayFixture.body("ok " + i, ""))
+                .send()
+                .status())
+            .isEqualTo(200);
+      }
+      gateway.upstream.script(FakeUpstream.Script.error(500, "{\"error\":\"boom\"}", null));
+      assertThat(gateway
+              .chat(gateway.token, GatewayFixture.body("fails", ""))
+              .send()
+              .status())
+          .isGreaterThanOrEqualTo(500);
+      gateway.upstream.script(FakeUpstream.Script.NORMAL);
+
+      Http.Response usage = gateway.server.asOperator(
+          gateway.server.http.get("/v1/organizations/" + gateway.orgId + "/usage"));
+      assertThat(usage.status()).as(usage.text()).isEqualTo(200);
+      JsonNode body = usage.json();
+      assertThat(body.at("/totals/requests").asInt()).isEqualTo(4);
+      assertThat(body.at("/totals/errors").asInt()).isEqualTo(1);
+      assertThat(body.at("/data/0/errors").asInt()).isEqualTo(1);
+      JsonNode latency = body.get("latency");
+      assertThat(latency.get("requests").asInt()).isEqualTo(4);
+      // Three of four waited 120 ms for the upstream's headers: the median's bucket holds 120 ms.
+      assertThat(latency.get("p50_ms").asLong()).isBetween(120L, 160L);
+      assertThat(latency.get("p99_ms").asLong())
+          .isGreaterThanOrEqualTo(latency.get("p50_ms").asLong());
+      assertThat(latency.at("/by_model/0/model").asText()).isEqualTo(GatewayFixture.MODEL);
+      assertThat(latency.at("/by_model/0/requests").asInt()).isEqualTo(4);
+      assertThat(latency.at("/by_day/0/day_start").asLong() % 86_400).isZero();
+      // The headroom of each key and token: the token made the four requests this minute.
+      JsonNode windows = body.get("rate_limits");
+      JsonNode token = null;
+      for (JsonNode window : windows) {
+        if (window.get("used_this_minute").asInt() >= 4) {
+          token = window;
+        }
+      }
+      assertThat(token).as(windows.toString()).isNotNull();
+      assertThat(token.get("kind").asText()).isEqualTo("context_token");
+      assertThat(token.get("remaining").asLong())
+          .isEqualTo(token.get("requests_per_minute").asLong()
+              - token.get("used_this_minute").asLong());
+    }
+  }
+
+  @Test
   void usageIsWrittenToTheDatabaseInHourlyRows() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
       Http.Response large = gateway

@@ -33,7 +33,10 @@ public final class UsageLedger {
     long promptTokens;
     long completionTokens;
     long memoryTokens;
+    long errors;
   }
+
+  private record LatencyKey(String orgId, String model, long hourStart, int bucket) {}
 
   /** An organization's tokens in one hour as last read from the database, plus this node's since. */
   private static final class HourTotal {
@@ -50,6 +53,7 @@ public final class UsageLedger {
   private final UsageStore store;
   private final Clock clock;
   private final Map<Key, Counts> pending = new ConcurrentHashMap<>();
+  private final Map<LatencyKey, Long> pendingLatency = new ConcurrentHashMap<>();
   private final Map<String, HourTotal> hours = new ConcurrentHashMap<>();
 
   UsageLedger(UsageStore store, Clock clock) {
@@ -88,6 +92,24 @@ public final class UsageLedger {
     }
   }
 
+  /**
+   * How a request that ran a model ended: its duration goes to the model's latency buckets, and a
+   * failure counts as an error of the row {@link #record} counted the request in.
+   */
+  public void finished(
+      String orgId, String credentialId, String model, boolean failed, long durationNanos) {
+    long hour = currentHourStart();
+    int bucket = LatencyBuckets.of(durationNanos / 1e6);
+    pendingLatency.merge(new LatencyKey(orgId, model, hour, bucket), 1L, Long::sum);
+    if (failed) {
+      pending.compute(new Key(orgId, credentialId, model, hour), (key, counts) -> {
+        Counts c = counts == null ? new Counts() : counts;
+        c.errors++;
+        return c;
+      });
+    }
+  }
+
   /** Tokens the organization used in the current hour, on every node. */
   public long tokensThisHour(String orgId) {
     long hour = currentHourStart();
@@ -118,6 +140,7 @@ public final class UsageLedger {
 
   /** Writes what was recorded since the last flush. Synchronized with refresh so nothing is counted twice. */
   public synchronized void flush() {
+    flushLatency();
     if (pending.isEmpty()) {
       return;
     }
@@ -133,7 +156,8 @@ public final class UsageLedger {
             counts.requests,
             counts.promptTokens,
             counts.completionTokens,
-            counts.memoryTokens));
+            counts.memoryTokens,
+            counts.errors));
       }
     }
     try {
@@ -156,6 +180,7 @@ public final class UsageLedger {
     c.promptTokens = row.promptTokens();
     c.completionTokens = row.completionTokens();
     c.memoryTokens = row.memoryTokens();
+    c.errors = row.errors();
     return c;
   }
 
@@ -164,12 +189,34 @@ public final class UsageLedger {
     a.promptTokens += b.promptTokens;
     a.completionTokens += b.completionTokens;
     a.memoryTokens += b.memoryTokens;
+    a.errors += b.errors;
     return a;
+  }
+
+  private void flushLatency() {
+    List<UsageStore.LatencyRow> rows = new ArrayList<>();
+    for (LatencyKey key : List.copyOf(pendingLatency.keySet())) {
+      Long requests = pendingLatency.remove(key);
+      if (requests != null) {
+        rows.add(new UsageStore.LatencyRow(
+            key.orgId(), key.model(), key.hourStart(), key.bucket(), requests));
+      }
+    }
+    try {
+      store.addLatency(rows);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "could not write inference latency ({} rows); keeping it: {}", rows.size(), e.toString());
+      rows.forEach(row -> pendingLatency.merge(
+          new LatencyKey(row.orgId(), row.model(), row.hourStart(), row.bucket()),
+          row.requests(),
+          Long::sum));
+    }
   }
 
   /** The organization's usage in [from, to), this node's pending counts included. */
   UsageReport report(String orgId, long from, long to) {
     flush();
-    return UsageReport.of(store.rows(orgId, from, to));
+    return UsageReport.of(store.rows(orgId, from, to), store.latency(orgId, from, to));
   }
 }

@@ -71,7 +71,10 @@ public final class UsageRoutes implements RouteModule {
     body.put("end", end.getEpochSecond());
     body.put("data", report.rows().stream().map(UsageRoutes::row).toList());
     body.put("totals", totals(report.totals()));
+    body.put("latency", latency(report));
     body.put("current_hour", currentHour(org));
+    body.put(
+        "rate_limits", guard.headroom(org).stream().map(UsageRoutes::headroom).toList());
     Responses.json(ctx, body);
   }
 
@@ -100,7 +103,54 @@ public final class UsageRoutes implements RouteModule {
     item.put("completion_tokens", row.completionTokens());
     item.put("total_tokens", row.totalTokens());
     item.put("memory_tokens", row.memoryTokens());
+    item.put("errors", row.errors());
     return item;
+  }
+
+  /** Request durations: over the span, per model and per UTC day (percentiles in ms). */
+  private static Map<String, Object> latency(UsageReport report) {
+    Map<String, Object> view = new LinkedHashMap<>(percentiles(report.overall()));
+    view.put(
+        "by_model",
+        report.byModel().entrySet().stream()
+            .map(e -> {
+              Map<String, Object> item = new LinkedHashMap<>();
+              item.put("model", e.getKey());
+              item.putAll(percentiles(e.getValue()));
+              return item;
+            })
+            .toList());
+    view.put(
+        "by_day",
+        report.byDay().entrySet().stream()
+            .map(e -> {
+              Map<String, Object> item = new LinkedHashMap<>();
+              item.put("day_start", e.getKey() / 1000);
+              item.putAll(percentiles(e.getValue()));
+              return item;
+            })
+            .toList());
+    return view;
+  }
+
+  private static Map<String, Object> headroom(Guard.Headroom headroom) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("credential_id", headroom.credential().id());
+    view.put("name", headroom.credential().name());
+    view.put("kind", headroom.credential().kind().id());
+    view.put("requests_per_minute", headroom.limitPerMinute());
+    view.put("used_this_minute", headroom.usedThisMinute());
+    view.put("remaining", Math.max(0, headroom.limitPerMinute() - headroom.usedThisMinute()));
+    return view;
+  }
+
+  private static Map<String, Object> percentiles(UsageReport.Latency latency) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("requests", latency.requests());
+    view.put("p50_ms", latency.p50());
+    view.put("p90_ms", latency.p90());
+    view.put("p99_ms", latency.p99());
+    return view;
   }
 
   private static Map<String, Object> totals(UsageReport.Totals totals) {
@@ -110,6 +160,7 @@ public final class UsageRoutes implements RouteModule {
     view.put("completion_tokens", totals.completionTokens());
     view.put("total_tokens", totals.totalTokens());
     view.put("memory_tokens", totals.memoryTokens());
+    view.put("errors", totals.errors());
     return view;
   }
 

@@ -15,11 +15,15 @@ final class UsageStore {
       long requests,
       long promptTokens,
       long completionTokens,
-      long memoryTokens) {
+      long memoryTokens,
+      long errors) {
     long totalTokens() {
       return promptTokens + completionTokens;
     }
   }
+
+  /** How many requests of one model in one hour took a duration within one latency bucket. */
+  record LatencyRow(String orgId, String model, long hourStart, int bucket, long requests) {}
 
   private final Database database;
 
@@ -35,10 +39,11 @@ final class UsageStore {
     database.write(handle -> {
       var batch = handle.prepareBatch("""
           INSERT INTO inference_usage (org_id, credential_id, model, hour_start, requests, prompt_tokens,
-                                       completion_tokens, memory_tokens)
-          VALUES (:org, :credential, :model, :hour, :requests, :prompt, :completion, :memory)
+                                       completion_tokens, memory_tokens, errors)
+          VALUES (:org, :credential, :model, :hour, :requests, :prompt, :completion, :memory, :errors)
           ON CONFLICT (org_id, hour_start, credential_id, model) DO UPDATE SET
             requests = inference_usage.requests + excluded.requests,
+            errors = inference_usage.errors + excluded.errors,
             prompt_tokens = inference_usage.prompt_tokens + excluded.prompt_tokens,
             completion_tokens = inference_usage.completion_tokens + excluded.completion_tokens,
             memory_tokens = inference_usage.memory_tokens + excluded.memory_tokens""");
@@ -52,11 +57,55 @@ final class UsageStore {
             .bind("prompt", row.promptTokens())
             .bind("completion", row.completionTokens())
             .bind("memory", row.memoryTokens())
+            .bind("errors", row.errors())
             .add();
       }
       batch.execute();
       return null;
     });
+  }
+
+  /** Adds latency counts to what is stored, in one transaction. */
+  void addLatency(List<LatencyRow> rows) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    database.write(handle -> {
+      var batch = handle.prepareBatch("""
+          INSERT INTO inference_latency (org_id, model, hour_start, bucket, requests)
+          VALUES (:org, :model, :hour, :bucket, :requests)
+          ON CONFLICT (org_id, hour_start, model, bucket) DO UPDATE SET
+            requests = inference_latency.requests + excluded.requests""");
+      for (LatencyRow row : rows) {
+        batch
+            .bind("org", row.orgId())
+            .bind("model", row.model())
+            .bind("hour", row.hourStart())
+            .bind("bucket", row.bucket())
+            .bind("requests", row.requests())
+            .add();
+      }
+      batch.execute();
+      return null;
+    });
+  }
+
+  /** The organization's latency counts with {@code from <= hour_start < to}. */
+  List<LatencyRow> latency(String orgId, long from, long to) {
+    return database.read(handle -> handle
+        .createQuery("""
+            SELECT org_id, model, hour_start, bucket, requests FROM inference_latency
+            WHERE org_id = :org AND hour_start >= :from AND hour_start < :to""")
+        .bind("org", orgId)
+        .bind("from", from)
+        .bind("to", to)
+        .map((rs, ctx) -> new LatencyRow(
+            rs.getString("org_id"),
+            rs.getString("model"),
+            rs.getLong("hour_start"),
+            rs.getInt("bucket"),
+            rs.getLong("requests")))
+        .list());
   }
 
   /** Tokens (prompt + completion) the organization used in the hour starting at {@code hourStart}. */
@@ -76,7 +125,7 @@ final class UsageStore {
     return database.read(handle -> handle
         .createQuery("""
             SELECT org_id, credential_id, model, hour_start, requests, prompt_tokens, completion_tokens,
-                   memory_tokens
+                   memory_tokens, errors
             FROM inference_usage WHERE org_id = :org AND hour_start >= :from AND hour_start < :to
             ORDER BY hour_start, credential_id, model""")
         .bind("org", orgId)
@@ -90,7 +139,8 @@ final class UsageStore {
             rs.getLong("requests"),
             rs.getLong("prompt_tokens"),
             rs.getLong("completion_tokens"),
-            rs.getLong("memory_tokens")))
+            rs.getLong("memory_tokens"),
+            rs.getLong("errors")))
         .list());
   }
 }
