@@ -36,7 +36,8 @@ export function signInAgain(reason) {
 export async function api(method, path, body,
   { idempotencyKey = null, signInOn401 = true, headers: extra = {} } = {}) {
   const headers = { Accept: 'application/json', ...extra };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const multipart = body instanceof FormData; // files: the browser writes the boundary
+  if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD') headers['X-CSRF-Token'] = csrfToken();
   if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
   let response;
@@ -45,7 +46,7 @@ export async function api(method, path, body,
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || multipart ? body : JSON.stringify(body),
     });
   } catch {
     throw new ApiError(0, 'The server could not be reached. Check the connection and try again: '

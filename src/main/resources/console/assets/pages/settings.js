@@ -2,7 +2,8 @@
 // once), and memory's write mode. Owners and admins manage; members see what they may.
 import { get, send } from '../api.js';
 import { h, fill, table, when } from '../dom.js';
-import { confirmAction, field, formError, notify, onAction, onSubmit } from '../forms.js';
+import { field, formError, notify, onSubmit } from '../forms.js';
+import { collection } from '../collection.js';
 
 const SCOPES = ['memory:read', 'memory:write', 'memory:control', 'memory:delete',
   'knowledge:read', 'insights:read', 'actions:request', 'inference:chat'];
@@ -12,14 +13,45 @@ const LEVELS = [
   { value: 'admin', label: 'Admin: every operation (admin)' },
 ];
 
+const SUBPAGES = [
+  ['', 'Organization'],
+  ['configuration', 'Configuration'],
+  ['alerts', 'Alerts'],
+  ['storage', 'Instances and storage'],
+  ['network', 'Network'],
+];
+
 export async function render(main, context) {
-  document.title = 'Settings · Engram';
+  const page = context.rest[0] || '';
+  const known = SUBPAGES.find(([path]) => path === page);
+  document.title = `${known ? known[1] : 'Settings'} · Settings · Engram`;
   fill(main, h('h1', {}, 'Organization settings'),
-    h('dl', { class: 'facts' },
-      h('dt', {}, 'Organization'), h('dd', {}, context.session.organization.name),
-      h('dt', {}, 'ID'), h('dd', {}, h('code', {}, context.orgId)),
-      h('dt', {}, 'Plan'), h('dd', {}, `${context.session.organization.plan} (tier ${context.session.organization.tier})`),
-      h('dt', {}, 'Your role'), h('dd', {}, context.role)));
+    context.manages ? h('nav', { class: 'tabs', 'aria-label': 'Settings pages' }, h('ul', {},
+      SUBPAGES.map(([path, label]) => h('li', {}, h('a', {
+        href: `/console/settings${path ? `/${path}` : ''}`, 'aria-current': path === page ? 'page' : false,
+      }, label))))) : null);
+  if (!known) {
+    main.append(h('p', {}, 'No settings page is at this address.'));
+    return;
+  }
+  if (page && !context.manages) {
+    main.append(h('p', { class: 'help' }, 'These settings are managed by the organization\'s owners and admins.'));
+    return;
+  }
+  if (page) {
+    const module = await import(`./settings-${page}.js`);
+    await module.render(main, context);
+    return;
+  }
+  await organization(main, context);
+}
+
+async function organization(main, context) {
+  main.append(h('dl', { class: 'facts' },
+    h('dt', {}, 'Organization'), h('dd', {}, context.session.organization.name),
+    h('dt', {}, 'ID'), h('dd', {}, h('code', {}, context.orgId)),
+    h('dt', {}, 'Plan'), h('dd', {}, `${context.session.organization.plan} (tier ${context.session.organization.tier})`),
+    h('dt', {}, 'Your role'), h('dd', {}, context.role)));
   if (!context.manages) {
     main.append(h('p', { class: 'help' }, 'People, tokens and keys are managed by the organization\'s owners and admins.'));
     return;
@@ -81,7 +113,7 @@ function tokenCollection() {
         },
       };
     },
-    columns: ['Name', 'Scopes', 'Agents', 'Secret', 'Created', 'Status', ''],
+    columns: ['Name', 'Scopes', 'Agents'],
     cells: (c) => [c.name, (c.scopes || []).join(', '), c.agents ? c.agents.join(', ') : 'all'],
   };
 }
@@ -103,56 +135,32 @@ function keyCollection() {
         },
       };
     },
-    columns: ['Name', 'Permissions', 'Rate limit', 'Secret', 'Created', 'Status', ''],
+    columns: ['Name', 'Permissions', 'Rate limit'],
     cells: (c) => [c.name, (c.permissions || []).join(', '), c.rate_limit == null ? 'organization\'s' : `${c.rate_limit}/min`],
   };
 }
 
 /** A credential collection: the list (hints only), create (secret shown once), revoke. */
-async function drawCredentials(section, path, kind) {
-  const list = await get(path);
-  const created = h('div', { 'aria-live': 'polite' });
-  const inputs = kind.fields();
-  const form = h('form', { 'aria-labelledby': `${kind.id}-new`, novalidate: true },
-    h('h3', { id: `${kind.id}-new` }, `New ${kind.noun}`), formError(), inputs.nodes,
-    h('button', { type: 'submit' }, `Create ${kind.noun}`));
-  onSubmit(form, async () => {
-    const issued = await send('POST', path, inputs.body());
-    await drawCredentials(section, path, kind);
-    section.querySelector('[aria-live]').replaceWith(secretOnce(issued, kind.noun));
+function drawCredentials(section, path, kind) {
+  return collection(section, {
+    title: kind.title,
+    id: kind.id,
+    path,
+    noun: kind.noun,
+    help: kind.help,
+    columns: [...kind.columns.map((heading, i) => [heading, (c) => kind.cells(c)[i]]),
+      ['Secret', (c) => h('code', {}, c.hint)], ['Created', (c) => when(c.created_at)],
+      ['Status', (c) => (c.revoked ? `revoked ${when(c.revoked_at)}` : (c.expires_at ? `expires ${when(c.expires_at)}` : 'active'))]],
+    form: kind.fields,
+    secret: (issued) => [`Your new ${kind.noun} “${issued.name}”`, issued.token],
+    name: (c) => c.name,
+    remove: {
+      label: 'Revoke',
+      done: 'Revoked',
+      when: (c) => !c.revoked,
+      question: (c) => `Revoke the ${kind.noun} “${c.name}”? Anything using it is refused from now on.`,
+    },
   });
-  const rows = list.data.map((c) => {
-    const revoke = h('button', { type: 'button', class: 'danger' }, 'Revoke');
-    onAction(revoke, async () => {
-      if (!await confirmAction(`Revoke the ${kind.noun} “${c.name}”? Anything using it is refused from now on.`, 'Revoke')) return;
-      await send('DELETE', `${path}/${encodeURIComponent(c.id)}`);
-      notify(`Revoked ${c.name}.`);
-      await drawCredentials(section, path, kind);
-    });
-    return [...kind.cells(c), h('code', {}, c.hint), when(c.created_at),
-      c.revoked ? `revoked ${when(c.revoked_at)}` : (c.expires_at ? `expires ${when(c.expires_at)}` : 'active'),
-      c.revoked ? '' : revoke];
-  });
-  fill(section, h('h2', { id: kind.id }, kind.title), h('p', { class: 'help' }, kind.help), created,
-    table(kind.title, kind.columns, rows, `No ${kind.noun}s yet.`), form);
-}
-
-/** The new secret, once: it is not stored in clear and cannot be shown again. */
-function secretOnce(issued, noun) {
-  const secret = h('input', { type: 'text', readonly: true, value: issued.token, id: 'new-secret', 'aria-label': `The new ${noun}'s secret` });
-  const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy');
-  copy.addEventListener('click', async () => {
-    secret.select();
-    try {
-      await navigator.clipboard.writeText(issued.token);
-      notify('Copied to the clipboard.');
-    } catch {
-      notify('Select the secret and copy it with your keyboard.', 'fail');
-    }
-  });
-  return h('div', { class: 'secret', role: 'status' },
-    h('p', {}, h('strong', {}, `Your new ${noun} “${issued.name}”. `), 'Copy it now: it will not be shown again.'),
-    h('div', { class: 'row' }, secret, copy));
 }
 
 async function drawMemorySettings(section) {

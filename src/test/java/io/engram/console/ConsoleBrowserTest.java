@@ -260,6 +260,35 @@ class ConsoleBrowserTest extends ServerTest {
   }
 
   @Test
+  void theConfigurationShowsTheServersBoundAtTheFieldThenSavesAndIsEnforced() {
+    browser.go("/console/settings/configuration");
+    signIn("owner@console.example");
+    WebElement tokens = browser.field("quotas.max_tokens_per_request");
+    tokens.clear();
+    tokens.sendKeys("999999");
+    browser.button("Save configuration").click();
+    browser.text(
+        By.cssSelector("[data-field='quotas.max_tokens_per_request'] .error"), "allowed from 1 to");
+    tokens = browser.field("quotas.max_tokens_per_request");
+    tokens.clear();
+    tokens.sendKeys("512");
+    browser.button("Save configuration").click();
+    browser.text(By.id("banner"), "Configuration saved");
+    browser.visible(By.xpath("//button[normalize-space(.)='Reset quotas.max_tokens_per_request']"));
+    // Stored and in force: the organization's configuration says so to an API client too.
+    String key = server.apiKey(org, 1000, "admin");
+    assertThat(http.get("/v1/organizations/" + org + "/config")
+            .bearer(key)
+            .send()
+            .json()
+            .at("/quotas/max_tokens_per_request")
+            .asInt())
+        .isEqualTo(512);
+    browser.button("Reset quotas.max_tokens_per_request").click();
+    browser.text(By.id("banner"), "back to its default");
+  }
+
+  @Test
   void everyPageHasNoSeriousAccessibilityViolation() {
     browser.go("/").settled();
     List<String> found = new ArrayList<>(axe("sign-in"));
@@ -278,6 +307,10 @@ class ConsoleBrowserTest extends ServerTest {
     pages.put("reflection", "/console/reflection");
     pages.put("usage", "/console/usage");
     pages.put("settings", "/console/settings");
+    pages.put("configuration", "/console/settings/configuration");
+    pages.put("alerts", "/console/settings/alerts");
+    pages.put("storage", "/console/settings/storage");
+    pages.put("network", "/console/settings/network");
     for (var page : pages.entrySet()) {
       browser.go(page.getValue()).settled();
       browser.visible(By.cssSelector("main h1"));
