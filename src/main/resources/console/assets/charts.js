@@ -8,7 +8,9 @@ const COLORS = ['#0b5cad', '#b3261e', '#1a6e35', '#7a4d00', '#6f42c1', '#0e7490'
  * A figure with a line chart of series over time. times: epoch seconds; series: [{label,
  * values}]. The same numbers follow in a table (a chart alone is not accessible).
  */
-export function timeChart(title, times, series, { width = 880, height = 240, bars = false } = {}) {
+export function timeChart(title, times, series,
+  { width = 880, height = 240, bars = false, xLabel = null } = {}) {
+  // xLabel: the x axis is a count (a training step...), not a time.
   const figure = h('figure', { class: 'chart' }, h('figcaption', {}, title));
   if (!times.length) {
     figure.append(h('p', { class: 'empty' }, 'No data in this range.'));
@@ -25,14 +27,16 @@ export function timeChart(title, times, series, { width = 880, height = 240, bar
         label: s.label, stroke: COLORS[i % COLORS.length], width: 2,
         fill: bars ? `${COLORS[i % COLORS.length]}55` : undefined, paths,
       }))],
-      axes: [{}, { size: 60 }],
+      axes: [xLabel ? { label: xLabel } : {}, { size: 60 }],
+      scales: xLabel ? { x: { time: false } } : {},
     };
     // eslint-disable-next-line no-new, new-cap
     new window.uPlot(options, [times, ...series.map((s) => s.values)], canvas);
   }
   const details = h('details', {}, h('summary', {}, 'The numbers'),
-    table(title, ['Time', ...series.map((s) => s.label)],
-      times.map((t, i) => [new Date(t * 1000).toLocaleString(), ...series.map((s) => String(s.values[i] ?? ''))])));
+    table(title, [xLabel || 'Time', ...series.map((s) => s.label)],
+      times.map((t, i) => [xLabel ? String(t) : new Date(t * 1000).toLocaleString(),
+        ...series.map((s) => String(s.values[i] ?? ''))])));
   figure.append(details);
   return figure;
 }

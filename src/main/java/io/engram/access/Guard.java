@@ -219,6 +219,9 @@ public final class Guard {
   }
 
   private static void requirePermission(Principal principal, Permission permission) {
+    if (!principal.hasPermission(permission) && principal.kind() == Principal.Kind.SESSION) {
+      throw roleRefused(principal);
+    }
     if (!principal.hasPermission(permission)) {
       throw ApiException.forbidden(
           "insufficient_permissions",
@@ -493,7 +496,8 @@ public final class Guard {
 
   /**
    * Where a session cookie counts: the product routes, and the routes the console drives for a
-   * signed-in person (the organization's settings, memory, and the file API of its instances).
+   * signed-in person (the organization's settings, memory, fine-tuning jobs, and the file API of
+   * its instances).
    * The gateway's OpenAI routes never read it: a browser session is not an inference credential.
    */
   private static boolean acceptsSessions(String path) {
@@ -501,7 +505,9 @@ public final class Guard {
         || path.startsWith("/v1/nano/")
         || path.startsWith("/v1/organizations/")
         || path.equals("/v1/memory")
-        || path.startsWith("/v1/memory/");
+        || path.startsWith("/v1/memory/")
+        || path.startsWith("/v1/fine_tuning/")
+        || path.startsWith("/v1/fine-tuning/");
   }
 
   private static void requireCsrf(Context ctx, Principal principal) {

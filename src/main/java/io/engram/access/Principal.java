@@ -47,10 +47,17 @@ public record Principal(
     };
   }
 
-  /** API keys with the permission, or with {@code admin}, which grants every operation. */
+  /**
+   * API keys with the permission, or with {@code admin}, which grants every operation; signed-in
+   * people as their role grants ({@link SessionGrants}).
+   */
   public boolean hasPermission(Permission permission) {
-    return kind == Kind.API_KEY
-        && (grants.contains(permission.wireName()) || grants.contains(Permission.ADMIN.wireName()));
+    return switch (kind) {
+      case API_KEY ->
+        grants.contains(permission.wireName()) || grants.contains(Permission.ADMIN.wireName());
+      case SESSION -> user != null && SessionGrants.permissions(user.role()).contains(permission);
+      default -> false;
+    };
   }
 
   /** Admin API keys, and signed-in owners and admins: they act for the whole organization. */

@@ -19,6 +19,7 @@ const SUBPAGES = [
   ['alerts', 'Alerts'],
   ['storage', 'Instances and storage'],
   ['network', 'Network'],
+  ['fine-tuning', 'Fine-tuning'],
 ];
 
 export async function render(main, context) {

@@ -96,6 +96,21 @@ class ConsoleAccessTest extends ServerTest {
   }
 
   @Test
+  void ownersSeeTheFineTuningJobsMembersDoNot() {
+    assertThat(owner.on(http.get("/v1/fine_tuning/jobs")).send().status()).isEqualTo(200);
+    var refused = member.on(http.get("/v1/fine_tuning/jobs")).send();
+    assertThat(refused.status()).isEqualTo(403);
+    assertThat(refused.json().at("/error/code").asText()).isEqualTo("insufficient_role");
+    // Training rights are not inference rights: the session still cannot run a model.
+    assertThat(owner
+            .on(http.post("/v1/completions"))
+            .json("{\"model\":\"x\",\"prompt\":\"hi\"}")
+            .send()
+            .status())
+        .isEqualTo(401);
+  }
+
+  @Test
   void ownersWriteAndControlMemoryWithTheirCsrfToken() {
     var remembered = owner
         .on(http.post("/v1/memory"))

@@ -289,6 +289,39 @@ class ConsoleBrowserTest extends ServerTest {
   }
 
   @Test
+  void aMemberIsNotOfferedWhatTheRoleMayNotDo() {
+    server.createUser(org, "member@console.example", "member", PASSWORD);
+    String key = server.apiKey(org, 1000, "admin");
+    String shared = http.post("/api/assistants")
+        .bearer(key)
+        .json("{\"name\":\"Shared desk\",\"type\":\"org_shared\"}")
+        .send()
+        .json()
+        .at("/assistant/_id")
+        .asText();
+    browser.go("/console/assistants/" + shared);
+    signIn("member@console.example");
+    browser.text(By.tagName("h1"), "Shared desk");
+    browser.text(
+        By.cssSelector("#capabilities-title + p + p.help, section p.help"), "an owner or admin");
+    assertThat(browser.driver.findElements(
+            By.xpath("//button[normalize-space(.)='Save capabilities']")))
+        .isEmpty();
+    assertThat(browser.driver.findElements(
+            By.xpath("//button[normalize-space(.)='Delete assistant']")))
+        .isEmpty();
+    assertThat(browser.field("Search Organization Knowledge").isEnabled()).isFalse();
+
+    browser.go("/console/memory").settled();
+    browser.visible(By.cssSelector("main h1"));
+    assertThat(browser.driver.findElements(By.id("remember-title"))).isEmpty();
+    browser.go("/console/settings").settled();
+    browser.text(By.cssSelector("main p.help"), "owners and admins");
+    assertThat(browser.driver.findElements(By.id("keys-title"))).isEmpty();
+    assertThat(browser.driver.findElements(By.cssSelector("nav.tabs"))).isEmpty();
+  }
+
+  @Test
   void everyPageHasNoSeriousAccessibilityViolation() {
     browser.go("/").settled();
     List<String> found = new ArrayList<>(axe("sign-in"));
@@ -311,6 +344,7 @@ class ConsoleBrowserTest extends ServerTest {
     pages.put("alerts", "/console/settings/alerts");
     pages.put("storage", "/console/settings/storage");
     pages.put("network", "/console/settings/network");
+    pages.put("fine-tuning", "/console/settings/fine-tuning");
     for (var page : pages.entrySet()) {
       browser.go(page.getValue()).settled();
       browser.visible(By.cssSelector("main h1"));
