@@ -13,6 +13,7 @@ import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -292,7 +293,8 @@ public final class MemoryRoutes implements RouteModule {
 
   /**
    * The boundary's memories, newest first: {@code state} (comma-separated; default durable),
-   * {@code memoryKind}, {@code subject}, {@code limit} and the {@code before} cursor.
+   * {@code memoryKind}, {@code subject}, when it occurred ({@code occurredAfter} inclusive,
+   * {@code occurredBefore} exclusive), {@code limit} and the {@code before} cursor.
    */
   private void list(Context ctx) {
     Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
@@ -308,8 +310,18 @@ public final class MemoryRoutes implements RouteModule {
                   + "comma-separated")));
     }
     String kind = ctx.queryParam("memoryKind");
+    Instant from = QueryParams.instant(ctx, "occurredAfter");
+    Instant until = QueryParams.instant(ctx, "occurredBefore");
+    if (from != null && until != null && !from.isBefore(until)) {
+      throw ApiException.badRequest(
+          "occurredAfter", "'occurredAfter' must be earlier than 'occurredBefore'");
+    }
     MemoryStore.Filter filter = new MemoryStore.Filter(
-        states, kind == null ? null : MemoryInput.kind(kind), ctx.queryParam("subject"));
+        states,
+        kind == null ? null : MemoryInput.kind(kind),
+        ctx.queryParam("subject"),
+        from,
+        until);
     List<MemoryRecord> page = memory.list(caller, scope, filter, ctx.queryParam("before"), limit);
     Responses.json(
         ctx,

@@ -269,7 +269,17 @@ public final class MemoryStore {
   }
 
   /** A page of the boundary's memories, newest first, filtered by state, kind and subject. */
-  public record Filter(Collection<MemoryState> states, MemoryKind kind, String subject) {}
+  /** What a list keeps: states, and optionally a kind, a subject, and when it occurred [from, until). */
+  public record Filter(
+      Collection<MemoryState> states,
+      MemoryKind kind,
+      String subject,
+      Instant occurredFrom,
+      Instant occurredUntil) {
+    public Filter(Collection<MemoryState> states, MemoryKind kind, String subject) {
+      this(states, kind, subject, null, null);
+    }
+  }
 
   public List<MemoryRecord> list(
       String orgId, AgentScope scope, Filter filter, String beforeId, int limit) {
@@ -277,6 +287,8 @@ public final class MemoryStore {
         + " AND state IN (<states>) AND " + scope.sqlCondition("agent")
         + (filter.kind() == null ? "" : " AND memory_kind = :kind")
         + (filter.subject() == null ? "" : " AND subject = :subject")
+        + (filter.occurredFrom() == null ? "" : " AND occurred_at >= :from")
+        + (filter.occurredUntil() == null ? "" : " AND occurred_at < :until")
         + " ORDER BY id DESC LIMIT :limit";
     return db.read(h -> {
       var query = h.createQuery(sql)
@@ -290,6 +302,12 @@ public final class MemoryStore {
       }
       if (filter.subject() != null) {
         query.bind("subject", filter.subject());
+      }
+      if (filter.occurredFrom() != null) {
+        query.bind("from", filter.occurredFrom().toEpochMilli());
+      }
+      if (filter.occurredUntil() != null) {
+        query.bind("until", filter.occurredUntil().toEpochMilli());
       }
       return query.map(MEMORY).list();
     });

@@ -92,12 +92,21 @@ async function listSection(context, agent) {
   const kind = field({ label: 'Kind', name: 'memoryKind', kind: 'select', value: q.get('memoryKind') || '',
     options: [{ value: '', label: 'any' }, ...KINDS.map((k) => ({ value: k }))] });
   const subject = field({ label: 'Subject', name: 'subject', value: q.get('subject') || '' });
+  const from = field({ label: 'Occurred from', name: 'from', kind: 'date', value: q.get('from') || '' });
+  const until = field({ label: 'Occurred until', name: 'until', kind: 'date', value: q.get('until') || '' });
   const filters = h('form', { class: 'inline', method: 'get', 'aria-label': 'Filter the list' },
     agent ? h('input', { type: 'hidden', name: 'agent', value: agent }) : null,
-    state, kind, subject, h('button', { type: 'submit', class: 'secondary' }, 'Filter'));
+    state, kind, subject, from, until, h('button', { type: 'submit', class: 'secondary' }, 'Filter'));
   const params = new URLSearchParams({ limit: '50', state: state.input.value });
   if (kind.input.value) params.set('memoryKind', kind.input.value);
   if (subject.input.value) params.set('subject', subject.input.value);
+  // Days as the reader's calendar has them: from the first day's start to the last day's end.
+  if (from.input.value) params.set('occurredAfter', new Date(`${from.input.value}T00:00:00`).toISOString());
+  if (until.input.value) {
+    const end = new Date(`${until.input.value}T00:00:00`);
+    end.setDate(end.getDate() + 1);
+    params.set('occurredBefore', end.toISOString());
+  }
   const rows = h('div');
   const more = h('button', { type: 'button', class: 'secondary' }, 'Show more');
   let cursor = null;

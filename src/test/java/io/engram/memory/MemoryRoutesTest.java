@@ -46,6 +46,24 @@ class MemoryRoutesTest extends MemoryServerTest {
   }
 
   @Test
+  void theListKeepsWhatOccurredWithinTheDates() {
+    Memories inAgent = memories.inAgent("dates");
+    String march =
+        inAgent.remember("Booked the venue", Map.of("occurredAt", "2026-03-10T09:00:00Z"));
+    String april =
+        inAgent.remember("Paid the caterer", Map.of("occurredAt", "2026-04-02T09:00:00Z"));
+    inAgent.remember("Sent the invitations", Map.of("occurredAt", "2026-05-20T09:00:00Z"));
+    Http.Response spring = inAgent.send(
+        "GET", "?occurredAfter=2026-03-01T00:00:00Z&occurredBefore=2026-05-01T00:00:00Z", null);
+    assertThat(spring.status()).as(spring.text()).isEqualTo(200);
+    assertThat(spring.json().get("data").findValuesAsText("id")).containsExactly(april, march);
+    Http.Response backwards = inAgent.send(
+        "GET", "?occurredAfter=2026-05-01T00:00:00Z&occurredBefore=2026-03-01T00:00:00Z", null);
+    assertThat(backwards.status()).isEqualTo(400);
+    assertThat(inAgent.send("GET", "?occurredAfter=yesterday", null).status()).isEqualTo(400);
+  }
+
+  @Test
   void recallAndSearchAreAliasesOfRetrieve() {
     String id = memories.remember(
         "The staging database is reset every Sunday night", Map.of("subject", "staging"));
