@@ -20,6 +20,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.WindowType;
 import org.openqa.selenium.chromium.ChromiumNetworkConditions;
 import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.Select;
 
 /**
  * The console end to end in headless Chromium: a person signs in, creates an assistant, configures
@@ -319,6 +320,30 @@ class ConsoleBrowserTest extends ServerTest {
     browser.text(By.cssSelector("main p.help"), "owners and admins");
     assertThat(browser.driver.findElements(By.id("keys-title"))).isEmpty();
     assertThat(browser.driver.findElements(By.cssSelector("nav.tabs"))).isEmpty();
+  }
+
+  @Test
+  void aPersonOfTwoOrganizationsChoosesOneThenSwitches() {
+    String second = server.createOrganization("seed");
+    server.createUser(org, "kim@console.example", "admin", PASSWORD);
+    server.createUser(second, "kim@console.example", "member", PASSWORD);
+    browser.go("/console/memory");
+    signIn("kim@console.example");
+    WebElement choice = browser.field("Organization");
+    browser.text(By.id("signin-error"), "Choose the organization");
+    new Select(choice).selectByValue(second);
+    browser.button("Sign in").click();
+    browser.until(d -> browser.path().equals("/console/memory"));
+    WebElement switcher = browser.visible(By.id("organization-switcher"));
+    assertThat(new Select(switcher).getFirstSelectedOption().getText()).contains("(member)");
+    new Select(switcher).selectByValue(org);
+    browser.button("Switch").click();
+    browser.until(d -> new Select(d.findElement(By.id("organization-switcher")))
+        .getFirstSelectedOption()
+        .getText()
+        .contains("(admin)"));
+    assertThat(browser.path()).isEqualTo("/console/memory");
+    browser.text(By.cssSelector("#who .role"), "admin");
   }
 
   @Test
