@@ -18,10 +18,12 @@ if (params.get('reason') === 'expired') {
   fill(document.getElementById('notice'), 'You are signed out.');
 }
 
-// Already signed in: straight on.
-api('GET', '/api/auth/session', undefined, { signInOn401: false })
-  .then(() => location.replace(nextPage()))
-  .catch(() => {});
+// Already signed in (a session leaves its readable CSRF cookie): straight on.
+if (document.cookie.split('; ').some((c) => c.startsWith('engram_csrf=') && c.length > 'engram_csrf='.length)) {
+  api('GET', '/api/auth/session', undefined, { signInOn401: false })
+    .then(() => location.replace(nextPage()))
+    .catch(() => {});
+}
 
 let busy = false;
 form.addEventListener('submit', async (event) => {

@@ -61,6 +61,7 @@ class ConsoleBrowserTest extends ServerTest {
   void signedOut() {
     browser.go("/");
     browser.driver.manage().deleteAllCookies();
+    browser.consoleErrors(); // what earlier tests left in the browser's console is theirs
   }
 
   static JsonNode remember(String secret, String text) {
@@ -381,11 +382,17 @@ class ConsoleBrowserTest extends ServerTest {
     assertThat(found).isEmpty();
   }
 
+  /**
+   * axe's serious violations on the page, and anything the browser's console reports as an error
+   * there: a Content-Security-Policy refusal, a script error or a failed load.
+   */
   private static List<String> axe(String page) {
     browser.screenshot(SCREENSHOTS.resolve(page + ".png"));
-    return browser.seriousAccessibilityViolations().stream()
+    List<String> found = new ArrayList<>(browser.seriousAccessibilityViolations().stream()
         .map(v -> page + ": " + v)
-        .toList();
+        .toList());
+    browser.consoleErrors().forEach(e -> found.add(page + ": console: " + e));
+    return found;
   }
 
   private static ChromiumNetworkConditions offline() {

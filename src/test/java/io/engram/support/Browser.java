@@ -46,6 +46,11 @@ public final class Browser implements AutoCloseable {
     ChromeOptions options = new ChromeOptions();
     options.setBinary(
         executable("ENGRAM_CHROMIUM", "/usr/lib/chromium/chromium", "/usr/bin/chromium"));
+    // The browser's console, to find what the Content-Security-Policy blocked (nothing may be).
+    org.openqa.selenium.logging.LoggingPreferences logs =
+        new org.openqa.selenium.logging.LoggingPreferences();
+    logs.enable(org.openqa.selenium.logging.LogType.BROWSER, java.util.logging.Level.ALL);
+    options.setCapability("goog:loggingPrefs", logs);
     options.addArguments(
         "--headless=new",
         "--no-sandbox", // the tests may run as root, where Chromium's sandbox cannot start
@@ -179,6 +184,14 @@ public final class Browser implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     return serious;
+  }
+
+  /** The browser console's errors since the last call (CSP refusals, script errors, failed loads). */
+  public List<String> consoleErrors() {
+    return driver.manage().logs().get(org.openqa.selenium.logging.LogType.BROWSER).getAll().stream()
+        .filter(e -> e.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue())
+        .map(e -> e.getMessage())
+        .toList();
   }
 
   /** The whole page (the window made as tall as the page for the picture, then put back). */
