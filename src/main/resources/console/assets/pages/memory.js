@@ -196,8 +196,10 @@ async function provenance(path) {
     h('h2', { id: 'provenance-title' }, 'Provenance'),
     h('p', {}, `Came from ${origin.source || '—'} at ${when(origin.createdAt)}`,
       origin.userId ? ` by user ${origin.userId}` : '', origin.eventId ? ` (event ${origin.eventId})` : ''),
-    table('Transitions', ['When', 'From', 'To', 'Action', 'Reason'], (p.transitions || []).map((t) => [
-      when(t.at || t.createdAt), t.from || '—', t.to, t.action, t.reason || '—'])));
+    p.uses ? h('p', {}, `Used ${p.uses.total} times (reinforced ${p.uses.reinforcements}, retrieved ${p.uses.retrievals});`
+      + ` activation now ${p.uses.activation?.normalized ?? '—'}, last used ${when(p.uses.lastUsedAt)}.`) : null,
+    table('Transitions', ['When', 'From', 'To', 'Action', 'By', 'Reason'], (p.transitions || []).map((t) => [
+      when(t.at), t.from || '—', t.to, t.action, t.actor || t.userId || t.credentialId || '—', t.reason || '—'])));
 }
 
 async function candidates(main, context, agent) {
@@ -229,7 +231,8 @@ async function events(main, agent) {
   const page = await get(`${base(agent)}/events?limit=100`);
   main.append(h('section', { 'aria-labelledby': 'events-title' },
     h('h2', { id: 'events-title' }, 'Business events'),
-    table('Business events, newest first', ['Type', 'Source', 'Occurred', 'Summary'], page.data.map((e) => [
-      e.type, e.source || '—', when(e.occurredAt || e.createdAt), e.summary || JSON.stringify(e.payload || {}).slice(0, 200)]),
+    table('Business events, newest first', ['Received', 'Type', 'Source', 'Subject', 'Text', 'Candidates'], page.data.map((e) => [
+      when(e.receivedAt), e.type, e.source || '—', e.subject || '—', e.text,
+      String(e.staging?.candidateIds?.length ?? 0)]),
     'No business events yet.')));
 }
