@@ -42,4 +42,4 @@ async function worker() {
 }
 await Promise.all(Array.from({length: 8}, worker));
 ' "$B" "$TOKEN"
-node bench/console-load.mjs "$B" owner@bench.example "a long bench passphrase" 10
+node bench/console-load.mjs "$B" owner@bench.example "a long bench passphrase" "${LOADS:-10}"

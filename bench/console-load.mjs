@@ -46,6 +46,12 @@ try {
       }
       if (i > 0) times.push(settled); // the first load warms the server and the browser's cache
     }
+    if (process.env.TIMINGS) {
+      // Where the last load's time went: each resource's start and end, since navigation began.
+      const entries = await script(`return performance.getEntriesByType('resource').map(e =>
+        [e.name.replace(location.origin, ''), Math.round(e.startTime), Math.round(e.responseEnd)])`);
+      console.log(entries.map(([name, start, end]) => `  ${String(start).padStart(4)}-${String(end).padEnd(4)} ${name}`).join('\n'));
+    }
     times.sort((a, b) => a - b);
     console.log(`${page.padEnd(48)} median ${times[Math.floor(times.length / 2)].toFixed(0)} ms, worst ${times.at(-1).toFixed(0)} ms`);
   }

@@ -72,6 +72,10 @@ function switcher(session) {
 
 async function start() {
   const main = document.getElementById('main');
+  const where = route(location.pathname);
+  // The page's module loads while the session is asked for: two waits become one.
+  const loading = where.page ? PAGES[where.page]() : null;
+  loading?.catch(() => {}); // a failure is reported below, once the session is known
   let session;
   try {
     session = (await api('GET', '/api/auth/session')).json;
@@ -85,7 +89,6 @@ async function start() {
     return;
   }
   header(session);
-  const where = route(location.pathname);
   const context = {
     session,
     orgId: session.organization.id,
@@ -100,7 +103,7 @@ async function start() {
     return;
   }
   try {
-    const module = await PAGES[where.page]();
+    const module = await loading;
     fill(main);
     await module.render(main, context);
     // When the page is drawn, for bench/console-load.mjs (time since navigation began).

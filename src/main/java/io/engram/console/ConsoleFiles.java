@@ -24,18 +24,48 @@ final class ConsoleFiles {
   /** The WebJar's uPlot, served under the console's vendor path (its licence: MIT). */
   static final String UPLOT = "META-INF/resources/webjars/uplot/1.6.30/dist/";
 
-  record File(byte[] body, byte[] gzipped, String type, String etag) {}
+  /** A file as served; {@code immutable} ones are named by version and cached for good. */
+  record File(byte[] body, byte[] gzipped, String type, String etag, boolean immutable) {}
 
   private final Map<String, File> files = new LinkedHashMap<>();
+  private final String version;
 
+  /**
+   * Scripts, styles and the chart library are served twice: at their plain path (revalidated on
+   * every use) and under {@code /console/<version>/}, where the version is a digest of them all,
+   * cached for good. The pages name the versioned paths, and the modules import each other by
+   * relative paths, so a page load after the first asks the server for its HTML and its data
+   * only, and an upgrade changes the version, so nothing stale is ever used.
+   */
   ConsoleFiles(ClassLoader loader) {
-    add(loader, "/", "console/signin.html");
-    add(loader, "/console/app", "console/app.html");
+    Map<String, String> shipped = new LinkedHashMap<>();
     for (String asset : assets(loader)) {
-      add(loader, "/console/assets/" + asset, "console/assets/" + asset);
+      shipped.put("assets/" + asset, "console/assets/" + asset);
     }
-    add(loader, "/console/vendor/uplot.js", UPLOT + "uPlot.iife.min.js");
-    add(loader, "/console/vendor/uplot.css", UPLOT + "uPlot.min.css");
+    shipped.put("vendor/uplot.js", UPLOT + "uPlot.iife.min.js");
+    shipped.put("vendor/uplot.css", UPLOT + "uPlot.min.css");
+    Map<String, byte[]> bodies = new LinkedHashMap<>();
+    shipped.forEach((path, resource) -> bodies.put(path, read(loader, resource)));
+    this.version = digest(bodies.values());
+    bodies.forEach((path, body) -> {
+      String type = type(shipped.get(path));
+      files.put("/console/" + path, file(body, type, false));
+      files.put("/console/" + version + "/" + path, file(body, type, true));
+    });
+    page("/", read(loader, "console/signin.html"));
+    page("/console/app", read(loader, "console/app.html"));
+  }
+
+  /** A page shell, pointing at this version's files. */
+  private void page(String path, byte[] html) {
+    String text = new String(html, StandardCharsets.UTF_8)
+        .replace("\"/console/assets/", "\"/console/" + version + "/assets/")
+        .replace("\"/console/vendor/", "\"/console/" + version + "/vendor/");
+    files.put(path, file(text.getBytes(StandardCharsets.UTF_8), type(".html"), false));
+  }
+
+  String version() {
+    return version;
   }
 
   /** The manifest {@code console/assets.txt}: one file of console/assets/ per line. */
@@ -55,14 +85,13 @@ final class ConsoleFiles {
   /** Bytes of every script the console ships, gzipped (its budget: 150 kB). */
   long scriptBytesGzipped() {
     return files.values().stream()
-        .filter(f -> f.type().startsWith("text/javascript"))
+        .filter(f -> f.type().startsWith("text/javascript") && !f.immutable()) // each once
         .mapToLong(f -> f.gzipped().length)
         .sum();
   }
 
-  private void add(ClassLoader loader, String path, String resource) {
-    byte[] body = read(loader, resource);
-    files.put(path, new File(body, gzip(body), type(resource), etag(body)));
+  private static File file(byte[] body, String type, boolean immutable) {
+    return new File(body, gzip(body), type, etag(body), immutable);
   }
 
   private static byte[] read(ClassLoader loader, String resource) {
@@ -87,9 +116,15 @@ final class ConsoleFiles {
   }
 
   private static String etag(byte[] body) {
+    return "\"" + digest(List.of(body)) + "\"";
+  }
+
+  /** The first 12 bytes of the SHA-256 of the bodies one after another, in hex. */
+  private static String digest(java.util.Collection<byte[]> bodies) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(body);
-      return "\"" + HexFormat.of().formatHex(digest, 0, 12) + "\"";
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      bodies.forEach(sha::update);
+      return HexFormat.of().formatHex(sha.digest(), 0, 12);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -62,13 +62,9 @@ public final class ConsoleFilter implements Filter {
   }
 
   private Optional<ConsoleFiles.File> fileFor(String path) {
-    if (path.equals("/")) {
-      return files.get("/");
-    }
-    if (path.startsWith("/console/assets/") || path.startsWith("/console/vendor/")) {
-      return files.get(path);
-    }
-    return PAGE.matcher(path).matches() ? files.get("/console/app") : Optional.empty();
+    return files
+        .get(path)
+        .or(() -> PAGE.matcher(path).matches() ? files.get("/console/app") : Optional.empty());
   }
 
   private static void send(
@@ -78,8 +74,10 @@ public final class ConsoleFilter implements Filter {
     response.setHeader("X-Content-Type-Options", "nosniff");
     response.setHeader("X-Frame-Options", "DENY");
     response.setHeader("Referrer-Policy", "same-origin");
-    // Revalidated on every load (a 304 when unchanged): an upgrade is seen at once.
-    response.setHeader("Cache-Control", "no-cache");
+    // Versioned files never change; the rest is revalidated on every load (a 304 when unchanged),
+    // so an upgrade is seen at once.
+    response.setHeader(
+        "Cache-Control", file.immutable() ? "public, max-age=31536000, immutable" : "no-cache");
     response.setHeader("ETag", file.etag());
     response.setHeader("Vary", "Accept-Encoding");
     if (file.etag().equals(request.getHeader("If-None-Match"))) {

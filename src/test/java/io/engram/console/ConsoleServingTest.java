@@ -35,7 +35,7 @@ class ConsoleServingTest extends ServerTest {
     }) {
       Http.Response page = http.get(path).send();
       assertThat(page.status()).as(path).isEqualTo(200);
-      assertThat(page.text()).as(path).contains("/console/assets/app.js");
+      assertThat(page.text()).as(path).containsPattern("/console/[0-9a-f]{24}/assets/app.js");
       assertThat(page.header("Content-Security-Policy")).as(path).isNotNull();
     }
   }
@@ -53,6 +53,19 @@ class ConsoleServingTest extends ServerTest {
             .status())
         .isEqualTo(304);
     assertThat(http.get("/console/vendor/uplot.js").send().status()).isEqualTo(200);
+    // The page names a versioned copy, cached for good: the version changes with any file.
+    String versioned = java.util.regex.Pattern.compile("/console/[0-9a-f]{24}/assets/app.js")
+        .matcher(http.get("/console/assistants").send().text())
+        .results()
+        .findFirst()
+        .orElseThrow()
+        .group();
+    Http.Response cached = http.get(versioned).send();
+    assertThat(cached.status()).isEqualTo(200);
+    assertThat(cached.header("Cache-Control")).isEqualTo("public, max-age=31536000, immutable");
+    assertThat(cached.text()).isEqualTo(script.text());
+    assertThat(http.get(versioned.replace("app.js", "pages/memory.js")).send().status())
+        .isEqualTo(200);
     assertThat(http.get("/console/assets/console.css").send().header("Content-Type"))
         .startsWith("text/css");
   }
