@@ -17,6 +17,7 @@ import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import io.javalin.http.Context;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -99,7 +100,8 @@ public final class Guard {
 
   /**
    * Managing one organization: the operator, an API key of that organization with {@code admin},
-   * or a signed-in owner or admin of it. Another organization's credential gets 404, as if the organization did not exist.
+   * or a signed-in owner or admin of it. Another organization's credential gets 404, as if the
+   * organization did not exist.
    */
   public Principal organizationAdmin(Context ctx, String orgId) {
     Principal principal = authenticate(ctx);
@@ -219,14 +221,15 @@ public final class Guard {
   }
 
   private static void requirePermission(Principal principal, Permission permission) {
-    if (!principal.hasPermission(permission) && principal.kind() == Principal.Kind.SESSION) {
+    if (principal.hasPermission(permission)) {
+      return;
+    }
+    if (principal.kind() == Principal.Kind.SESSION) {
       throw roleRefused(principal);
     }
-    if (!principal.hasPermission(permission)) {
-      throw ApiException.forbidden(
-          "insufficient_permissions",
-          "This route needs an API key with the " + permission.wireName() + " permission");
-    }
+    throw ApiException.forbidden(
+        "insufficient_permissions",
+        "This route needs an API key with the " + permission.wireName() + " permission");
   }
 
   /** Extended routes: an API key with any of the permissions (or admin). */
@@ -497,8 +500,8 @@ public final class Guard {
   /**
    * Where a session cookie counts: the product routes, and the routes the console drives for a
    * signed-in person (the organization's settings, memory, fine-tuning jobs, and the file API of
-   * its instances).
-   * The gateway's OpenAI routes never read it: a browser session is not an inference credential.
+   * its instances). The gateway's OpenAI routes never read it: a browser session is not an
+   * inference credential.
    */
   private static boolean acceptsSessions(String path) {
     return RouteFamily.of(path) == RouteFamily.PRODUCT
@@ -588,7 +591,7 @@ public final class Guard {
   /** The windows of the organization's live API keys and context access tokens. */
   public List<Headroom> headroom(Organization org) {
     long shared = organizationRateLimit(org);
-    List<Headroom> found = new java.util.ArrayList<>();
+    List<Headroom> found = new ArrayList<>();
     for (CredentialKind kind : List.of(CredentialKind.API_KEY, CredentialKind.CONTEXT_TOKEN)) {
       for (Credential credential : credentials.list(kind, org.id())) {
         if (!credential.isRevoked()) {
