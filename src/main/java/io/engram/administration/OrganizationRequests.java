@@ -115,6 +115,15 @@ public final class OrganizationRequests {
     return new NewUser(email, name, role, password.orElse(null));
   }
 
+  /** A user's new role: {@code {"role": "owner" | "admin" | "member"}}. */
+  public static Role roleChange(JsonBody body) {
+    body.allowOnly(Set.of("role"));
+    String role = body.requiredString("role", 16);
+    return Role.fromId(role)
+        .orElseThrow(
+            () -> ApiException.badRequest("role", "'role' must be one of owner, admin, member"));
+  }
+
   public static NewToken token(JsonBody body) {
     body.allowOnly(Set.of("name", "scopes", "agents", "expires_at"));
     String name = body.requiredString("name", NAME_MAX);

@@ -4,6 +4,7 @@ import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
 import io.engram.access.Guard;
 import io.engram.access.Principal;
+import io.engram.organizations.Role;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -59,7 +60,15 @@ public final class OrganizationRoutes implements RouteModule {
         .get(
             ORG + "/users",
             ctx -> Responses.json(
-                ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))));
+                ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))))
+        .patch(ORG + "/users/{user_id}", ctx -> {
+          String orgId = adminOf(ctx).orgId;
+          Role role = OrganizationRequests.roleChange(body(ctx));
+          Responses.json(
+              ctx,
+              OrganizationViews.user(
+                  organizations.changeRole(orgId, ctx.pathParam("user_id"), role)));
+        });
     credentialRoutes(
         routes,
         "tokens",

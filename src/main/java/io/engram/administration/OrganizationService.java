@@ -8,6 +8,7 @@ import io.engram.organizations.AuditEntry;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.Plan;
+import io.engram.organizations.Role;
 import io.engram.organizations.Tier;
 import io.engram.organizations.User;
 import io.engram.organizations.UserStore;
@@ -174,6 +175,26 @@ public final class OrganizationService {
           "user_exists", "The organization already has a user with this email");
     }
     return user;
+  }
+
+  /**
+   * Gives a user another role; it takes effect on their next request (a session reads its user
+   * each time). An organization always keeps an owner: the last one cannot be demoted (409).
+   */
+  public User changeRole(String orgId, String userId, Role role) {
+    get(orgId);
+    switch (users.changeRole(orgId, userId, role)) {
+      case NOT_FOUND ->
+        throw ApiException.notFound(
+            "user_not_found", "user_id", "No user '" + userId + "' in this organization");
+      case LAST_OWNER ->
+        throw ApiException.conflict(
+            "last_owner",
+            "role",
+            "This is the organization's only owner; make someone else owner first");
+      case CHANGED -> {}
+    }
+    return users.find(orgId, userId).orElseThrow();
   }
 
   public List<User> users(String orgId) {

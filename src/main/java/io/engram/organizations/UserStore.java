@@ -47,6 +47,55 @@ public final class UserStore {
         == 1);
   }
 
+  /** What a role change did. */
+  public enum RoleChange {
+    CHANGED,
+    NOT_FOUND,
+    LAST_OWNER
+  }
+
+  /**
+   * Gives the user a role, unless that would leave the organization without an owner. On
+   * PostgreSQL the organization's row is locked first, so two owners demoting each other at once
+   * cannot both succeed; SQLite has one writer.
+   */
+  public RoleChange changeRole(String orgId, String userId, Role role) {
+    return db.write(h -> {
+      if (db.kind() == Database.Kind.POSTGRESQL) {
+        h.createQuery("SELECT id FROM organizations WHERE id = :org FOR UPDATE")
+            .bind("org", orgId)
+            .mapTo(String.class)
+            .findOne();
+      }
+      Optional<String> current = h.createQuery(
+              "SELECT role FROM users WHERE org_id = :org AND id = :id")
+          .bind("org", orgId)
+          .bind("id", userId)
+          .mapTo(String.class)
+          .findOne();
+      if (current.isEmpty()) {
+        return RoleChange.NOT_FOUND;
+      }
+      if (current.get().equals(Role.OWNER.id()) && role != Role.OWNER) {
+        long owners = h.createQuery(
+                "SELECT COUNT(*) FROM users WHERE org_id = :org AND role = :owner")
+            .bind("org", orgId)
+            .bind("owner", Role.OWNER.id())
+            .mapTo(Long.class)
+            .one();
+        if (owners <= 1) {
+          return RoleChange.LAST_OWNER;
+        }
+      }
+      h.createUpdate("UPDATE users SET role = :role WHERE org_id = :org AND id = :id")
+          .bind("role", role.id())
+          .bind("org", orgId)
+          .bind("id", userId)
+          .execute();
+      return RoleChange.CHANGED;
+    });
+  }
+
   public Optional<User> find(String orgId, String id) {
     return db.read(h -> h.createQuery("SELECT * FROM users WHERE org_id = :org AND id = :id")
         .bind("org", orgId)

@@ -2,7 +2,7 @@
 // once), and memory's write mode. Owners and admins manage; members see what they may.
 import { get, send } from '../api.js';
 import { h, fill, table, when } from '../dom.js';
-import { field, formError, notify, onSubmit } from '../forms.js';
+import { field, formError, notify, onAction, onSubmit } from '../forms.js';
 import { collection } from '../collection.js';
 
 const SCOPES = ['memory:read', 'memory:write', 'memory:control', 'memory:delete',
@@ -90,9 +90,25 @@ async function drawPeople(section, org) {
     notify(`${user.email} added as ${user.role}.`);
     await drawPeople(section, org);
   });
+  const rows = users.data.map((u) => {
+    const role = h('select', { 'aria-label': `Role of ${u.email}` },
+      ['member', 'admin', 'owner'].map((r) => h('option', { value: r, selected: r === u.role }, r)));
+    const save = h('button', { type: 'button', class: 'secondary' }, 'Change role');
+    onAction(save, async () => {
+      if (role.value === u.role) return;
+      try {
+        const changed = await send('PATCH', `${org}/users/${encodeURIComponent(u.id)}`, { role: role.value });
+        notify(`${changed.email} is now ${changed.role}.`);
+        await drawPeople(section, org);
+      } catch (error) {
+        role.value = u.role; // what is stored, not what was refused
+        throw error;
+      }
+    });
+    return [u.email, u.name, h('div', { class: 'toolbar' }, role, save), when(u.created_at)];
+  });
   fill(section, h('h2', { id: 'people-title' }, 'People'),
-    table('People of the organization', ['Email', 'Name', 'Role', 'Added'],
-      users.data.map((u) => [u.email, u.name, u.role, when(u.created_at)])), form);
+    table('People of the organization', ['Email', 'Name', 'Role', 'Added'], rows), form);
 }
 
 function tokenCollection() {

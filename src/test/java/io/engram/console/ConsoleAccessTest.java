@@ -52,6 +52,56 @@ class ConsoleAccessTest extends ServerTest {
   }
 
   @Test
+  void ownersChangeRolesAtOnceButNeverLeaveTheOrganizationWithoutAnOwner() {
+    String place = server.createOrganization("growth");
+    TestServer.Session boss = server.signedIn(place, "boss@roles.example", "owner");
+    TestServer.Session staff = server.signedIn(place, "staff@roles.example", "member");
+    String users = "/v1/organizations/" + place + "/users/";
+    String staffId = staff.user().get("id").asText();
+    String bossId = boss.user().get("id").asText();
+
+    assertThat(
+            staff.on(http.get("/v1/organizations/" + place + "/users")).send().status())
+        .isEqualTo(403);
+    var promoted =
+        boss.on(http.patch(users + staffId)).json("{\"role\":\"admin\"}").send();
+    assertThat(promoted.status()).as(promoted.text()).isEqualTo(200);
+    assertThat(promoted.json().get("role").asText()).isEqualTo("admin");
+    // In force on the staff's very next request, in the session they already had.
+    assertThat(
+            staff.on(http.get("/v1/organizations/" + place + "/users")).send().status())
+        .isEqualTo(200);
+
+    var alone =
+        boss.on(http.patch(users + bossId)).json("{\"role\":\"member\"}").send();
+    assertThat(alone.status()).isEqualTo(409);
+    assertThat(alone.json().at("/error/code").asText()).isEqualTo("last_owner");
+    assertThat(boss.on(http.patch(users + "user_nope"))
+            .json("{\"role\":\"admin\"}")
+            .send()
+            .status())
+        .isEqualTo(404);
+    assertThat(boss.on(http.patch(users + staffId))
+            .json("{\"role\":\"king\"}")
+            .send()
+            .status())
+        .isEqualTo(400);
+    // Another organization's owner cannot reach these people.
+    assertThat(owner
+            .on(http.patch(users + staffId))
+            .json("{\"role\":\"member\"}")
+            .send()
+            .status())
+        .isEqualTo(404);
+
+    // With a second owner, the first may step down.
+    boss.on(http.patch(users + staffId)).json("{\"role\":\"owner\"}").send();
+    var stepDown =
+        boss.on(http.patch(users + bossId)).json("{\"role\":\"admin\"}").send();
+    assertThat(stepDown.status()).as(stepDown.text()).isEqualTo(200);
+  }
+
+  @Test
   void aKeyLevelIsOneOfThreeAndNeverSentWithPermissions() {
     var both = owner
         .on(http.post("/v1/organizations/" + org + "/api-keys"))

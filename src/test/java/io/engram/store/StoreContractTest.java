@@ -192,6 +192,26 @@ abstract class StoreContractTest {
   }
 
   @Test
+  void aRoleChangeNeverLeavesAnOrganizationWithoutAnOwner() {
+    Organization org = organization("Roles", Plan.SEED);
+    User first = new User("user_r1", org.id(), "r1@example.com", "R1", Role.OWNER, NOW);
+    User second = new User("user_r2", org.id(), "r2@example.com", "R2", Role.MEMBER, NOW);
+    users.insert(first, null);
+    users.insert(second, null);
+    assertThat(users.changeRole(org.id(), "user_r1", Role.ADMIN))
+        .isEqualTo(UserStore.RoleChange.LAST_OWNER);
+    assertThat(users.changeRole(org.id(), "user_nope", Role.ADMIN))
+        .isEqualTo(UserStore.RoleChange.NOT_FOUND);
+    assertThat(users.changeRole(org.id(), "user_r2", Role.OWNER))
+        .isEqualTo(UserStore.RoleChange.CHANGED);
+    assertThat(users.changeRole(org.id(), "user_r1", Role.MEMBER))
+        .isEqualTo(UserStore.RoleChange.CHANGED);
+    assertThat(users.find(org.id(), "user_r1").orElseThrow().role()).isEqualTo(Role.MEMBER);
+    assertThat(users.changeRole(org.id(), "user_r2", Role.MEMBER))
+        .isEqualTo(UserStore.RoleChange.LAST_OWNER);
+  }
+
+  @Test
   void sessionsRoundTripRevokeAndPurge() {
     Organization a = organization("A", Plan.SPARK);
     User user = new User(
