@@ -45,6 +45,12 @@ class OrganizationIsolationTest {
           .isEqualTo(200);
       theirIds.put("VARIABLE_NAME", "REGION");
       theirIds.put(
+          "user_id",
+          server
+              .createUser(theirs, "them@isolation.example", "member", "their own passphrase")
+              .get("id")
+              .asText());
+      theirIds.put(
           "bridge_id",
           created(
               server,
