@@ -109,16 +109,15 @@ public final class SessionService {
   /** The organizations this session may switch to, its own first. */
   public List<Membership> memberships(Principal principal) {
     SessionStore.Session session = current(principal);
+    // The person's users, read once: one per organization the email belongs to.
+    List<User> mine = users.findForSignIn(principal.user().email()).stream()
+        .map(UserStore.WithPassword::user)
+        .toList();
     List<Membership> found = new ArrayList<>();
     for (String id : session.organizations()) {
-      Optional<Organization> org = organizations.find(id);
-      Optional<User> user = org.isEmpty()
-          ? Optional.empty()
-          : users.findForSignIn(principal.user().email()).stream()
-              .map(UserStore.WithPassword::user)
-              .filter(u -> u.orgId().equals(id))
-              .findFirst();
-      if (org.isPresent() && user.isPresent()) {
+      Optional<User> user = mine.stream().filter(u -> u.orgId().equals(id)).findFirst();
+      Optional<Organization> org = user.isEmpty() ? Optional.empty() : organizations.find(id);
+      if (org.isPresent()) {
         found.add(new Membership(org.get(), user.get()));
       }
     }

@@ -1,6 +1,5 @@
 package io.engram.inference.usage;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -69,7 +68,7 @@ record UsageReport(
     Map<Long, Latency> byDay = new TreeMap<>();
     days.forEach((day, counts) -> byDay.put(day, Latency.of(counts)));
     return new UsageReport(
-        List.copyOf(new ArrayList<>(rows)),
+        List.copyOf(rows),
         new Totals(requests, prompt, completion, memory, errors),
         Latency.of(all),
         byModel,
