@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
  * {@link #SUBJECT_BOOST} when the query names the memory's subject as a whole word ("What does
  * Acme's contract say" prefers memories about Acme over memories that merely mention it), and by
  * {@link #TIME_BOOST} when the query names a time the memory occurred in ({@link QueryTime}: "what
- * did Maria start on 3 June, 2023"). Then
- * activation and confidence scale it:
+ * did Maria start on 3 June, 2023"), and by {@link #ANSWER_TYPE_BOOST} when the memory holds the
+ * kind of answer the question asks for ({@link AnswerType}: "how often" and "three times a week").
+ * Then activation and confidence scale it:
  *
  * <pre>score = relevance * (1 - A - C + A * activation + C * confidence)</pre>
  *
@@ -37,6 +38,11 @@ public final class ActivationRanker {
   static final double SUBJECT_BOOST = 0.15;
   /** Relevance is raised by this share when the memory occurred in the time the query names. */
   static final double TIME_BOOST = 0.3;
+  /**
+   * Relevance is raised by this share when the memory holds the kind of answer the question asks
+   * for ({@link AnswerType}). Tuned on LoCoMo with leave-one-conversation-out figures.
+   */
+  static final double ANSWER_TYPE_BOOST = 0.3;
 
   static final double ACTIVATION_WEIGHT = 0.2;
   static final double CONFIDENCE_WEIGHT = 0.1;
@@ -49,6 +55,7 @@ public final class ActivationRanker {
       Double similarity,
       boolean subjectMatch,
       boolean timeMatch,
+      boolean answerMatch,
       double relevance,
       double baseLevel,
       double activation,
@@ -68,6 +75,7 @@ public final class ActivationRanker {
           similarity,
           subjectMatch,
           timeMatch,
+          answerMatch,
           relevance,
           baseLevel,
           activation,
@@ -113,6 +121,8 @@ public final class ActivationRanker {
       float[] queryVector,
       Instant now) {
     String queryWords = words(query);
+    AnswerType asked =
+        mode == RetrievalRequest.RankingMode.HYBRID ? AnswerType.askedBy(query).orElse(null) : null;
     Map<String, Integer> lexicalRanks = ranks(lexical);
     Map<String, Integer> vectorRanks = ranks(vectorHits);
     Map<String, Float> bm25 = new HashMap<>();
@@ -137,8 +147,11 @@ public final class ActivationRanker {
       boolean timeMatch = mode == RetrievalRequest.RankingMode.HYBRID
           && time != null
           && time.contains(memory.occurredAt());
-      double relevance =
-          match * (subjectMatch ? 1 + SUBJECT_BOOST : 1) * (timeMatch ? 1 + TIME_BOOST : 1);
+      boolean answerMatch = asked != null && asked.answeredIn(memory.text());
+      double relevance = match
+          * (subjectMatch ? 1 + SUBJECT_BOOST : 1)
+          * (timeMatch ? 1 + TIME_BOOST : 1)
+          * (answerMatch ? 1 + ANSWER_TYPE_BOOST : 1);
       double baseLevel = Activation.baseLevel(memory.uses(), now);
       double activation = Activation.normalized(baseLevel);
       double score = useActivation
@@ -158,6 +171,7 @@ public final class ActivationRanker {
               similarity,
               subjectMatch,
               timeMatch,
+              answerMatch,
               relevance,
               baseLevel,
               activation,

@@ -50,7 +50,7 @@ public final class MemorySearch {
   public record Hit(String memoryId, float score) {}
 
   /** A memory near another in time: {@code steps} 1 for the next one on its side, 2 after. */
-  public record Near(String memoryId, int steps) {}
+  public record Near(String memoryId, int steps, boolean after) {}
 
   /** What a search may return: the organization, the agents it sees, and the caller's filters. */
   public record Filter(
@@ -154,11 +154,11 @@ public final class MemorySearch {
     List<Near> nearest = new ArrayList<>(2 * side);
     List<String> before = inTime(filter, t - window.toMillis(), t - 1, side, true);
     for (int i = 0; i < before.size(); i++) {
-      nearest.add(new Near(before.get(i), i + 1));
+      nearest.add(new Near(before.get(i), i + 1, false));
     }
     List<String> after = inTime(filter, t + 1, t + window.toMillis(), side, false);
     for (int i = 0; i < after.size(); i++) {
-      nearest.add(new Near(after.get(i), i + 1));
+      nearest.add(new Near(after.get(i), i + 1, true));
     }
     return nearest;
   }
@@ -251,7 +251,7 @@ public final class MemorySearch {
         start--;
       }
       for (int i = start; i < end && steps < side; i++) {
-        nearest.add(new Near(inOrder.get(i).id(), ++steps));
+        nearest.add(new Near(inOrder.get(i).id(), ++steps, false));
       }
       end = start;
     }
@@ -262,7 +262,7 @@ public final class MemorySearch {
         break;
       }
       if (next.at() > t) {
-        nearest.add(new Near(next.id(), ++steps));
+        nearest.add(new Near(next.id(), ++steps, true));
       }
     }
     return nearest;

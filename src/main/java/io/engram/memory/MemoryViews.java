@@ -142,6 +142,7 @@ public final class MemoryViews {
     explanation.put("vector", e.similarity() == null ? null : vector(e));
     explanation.put("subjectMatch", e.subjectMatch());
     explanation.put("timeMatch", e.timeMatch());
+    explanation.put("answerMatch", e.answerMatch());
     explanation.put("relevance", round(e.relevance()));
     explanation.put(
         "activation",

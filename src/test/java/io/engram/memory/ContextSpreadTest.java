@@ -1,6 +1,7 @@
 package io.engram.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
@@ -107,5 +108,54 @@ class ContextSpreadTest {
 
     List<JsonNode> undated = retrieve("What pottery class did Melanie start?", "hybrid");
     assertThat(undated).allMatch(m -> !m.get("explanation").get("timeMatch").asBoolean());
+  }
+
+  /**
+   * A hit that asks something lends the turn right after it more than its other neighbours: the
+   * question matched the query's words, the next turn holds the answer and shares few of them.
+   */
+  @Test
+  void theTurnAfterAHitThatAsksIsItsAnswer() {
+    Instant evening = Instant.parse("2026-06-10T19:00:00Z");
+    String before = at("The kids have been racing each other around the block", evening);
+    String asks = at("How often do you all work out together as a family?", evening.plusSeconds(1));
+    String answer = at("Three times a week; it keeps us on track.", evening.plusSeconds(2));
+
+    List<JsonNode> ranked = retrieve("How often does the family work out together?", "hybrid");
+    List<String> ids = ranked.stream().map(m -> m.get("id").asText()).toList();
+    assertThat(ids.get(0)).isEqualTo(asks);
+    assertThat(ids.indexOf(answer)).isEqualTo(1);
+    JsonNode lifted = ranked.get(1);
+    assertThat(lifted.at("/explanation/contextOf").asText()).isEqualTo(asks);
+    assertThat(lifted.get("score").asDouble())
+        .isCloseTo(ContextSpread.ANSWER * ranked.get(0).get("score").asDouble(), within(0.001));
+    // The turn before the question is its neighbour too, lent the ordinary share.
+    JsonNode earlier = ranked.get(ids.indexOf(before));
+    assertThat(earlier.get("score").asDouble()).isLessThan(lifted.get("score").asDouble());
+  }
+
+  /**
+   * A question that asks for a kind of answer (how often, how long, why...) prefers, of memories
+   * otherwise alike, the one that holds such an answer; the explanation says so.
+   */
+  @Test
+  void aQuestionPrefersAMemoryThatHoldsTheKindOfAnswerItAsksFor() {
+    Instant day = Instant.parse("2025-01-10T09:00:00Z");
+    String plain = at("I swim laps at the lake with my brother", day);
+    String often =
+        at("I swim laps at the lake with my brother twice a week", day.plusSeconds(86_400));
+
+    List<JsonNode> ranked = retrieve("How often does Melanie swim laps at the lake?", "hybrid");
+    List<String> ids = ranked.stream().map(m -> m.get("id").asText()).toList();
+    assertThat(ids.indexOf(often)).isLessThan(ids.indexOf(plain));
+    assertThat(ranked.get(ids.indexOf(often)).at("/explanation/answerMatch").asBoolean())
+        .isTrue();
+    assertThat(ranked.get(ids.indexOf(plain)).at("/explanation/answerMatch").asBoolean())
+        .isFalse();
+    // A question that asks for no such kind, and a single mode, raise nothing for it.
+    assertThat(retrieve("Where does Melanie swim laps?", "hybrid"))
+        .allMatch(m -> !m.at("/explanation/answerMatch").asBoolean());
+    assertThat(retrieve("How often does Melanie swim laps at the lake?", "lexical"))
+        .allMatch(m -> !m.at("/explanation/answerMatch").asBoolean());
   }
 }
