@@ -54,6 +54,7 @@ function explanation(e) {
     ['Confidence', e.confidence],
     ['Subject match', e.subjectMatch ? 'yes' : 'no'],
     ['Time match', e.timeMatch ? 'yes' : 'no'],
+    ['Answer kind match', e.answerMatch ? 'yes' : 'no'],
     ['Context of', e.contextOf || '—'],
   ];
   return h('details', {}, h('summary', {}, 'Why this score'),
