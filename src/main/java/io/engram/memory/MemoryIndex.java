@@ -46,6 +46,18 @@ public final class MemoryIndex implements AutoCloseable {
   static final Duration REPLAY_OVERLAP = Duration.ofMinutes(1);
 
   private static final int LOCK_STRIPES = 64;
+  /** Lucene's indexing buffer while serving: bounded, since ordinary writes are a few at a time. */
+  static final double WRITING_BUFFER_MB = 64;
+  /**
+   * The indexing buffer of a rebuild: a quarter of the heap, at most 1 GB, so that up to about
+   * 400,000 memories become one segment. Each segment is searched on its own, an HNSW graph walk
+   * each: measured at 100,000 memories, the 64 MB buffer left four segments and one took a third of
+   * their nearest-neighbour search time (docs/benchmarks.md).
+   */
+  static double rebuildBufferMb() {
+    return Math.max(
+        WRITING_BUFFER_MB, Math.min(1024, Runtime.getRuntime().maxMemory() / 4 / (1024 * 1024)));
+  }
   /** How far back each look at the change log goes again, for transactions that committed late. */
   static final Duration TAIL_OVERLAP = Duration.ofSeconds(10);
 
@@ -89,7 +101,7 @@ public final class MemoryIndex implements AutoCloseable {
               staleReason == null
                   ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
                   : IndexWriterConfig.OpenMode.CREATE)
-          .setRAMBufferSizeMB(64)
+          .setRAMBufferSizeMB(WRITING_BUFFER_MB)
           .setSimilarity(MemoryDocument.SIMILARITY);
       this.writer = new IndexWriter(directory, config);
       this.searchers = new SearcherManager(writer, new SearcherFactory() {
@@ -169,18 +181,23 @@ public final class MemoryIndex implements AutoCloseable {
     long seq = changeLog.lastSeq();
     Instant at = clock.instant();
     writer.deleteAll();
-    AtomicLong count = new AtomicLong();
-    store.forEachRetrievable(memory -> {
-      try {
-        writer.addDocument(MemoryDocument.of(memory));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      if (count.incrementAndGet() % 20_000 == 0) {
-        LOG.info("memory index rebuild: {} memories indexed", count.get());
-      }
-    });
-    commit(seq, at);
+    writer.getConfig().setRAMBufferSizeMB(rebuildBufferMb());
+    try {
+      AtomicLong count = new AtomicLong();
+      store.forEachRetrievable(memory -> {
+        try {
+          writer.addDocument(MemoryDocument.of(memory));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        if (count.incrementAndGet() % 20_000 == 0) {
+          LOG.info("memory index rebuild: {} memories indexed", count.get());
+        }
+      });
+      commit(seq, at);
+    } finally {
+      writer.getConfig().setRAMBufferSizeMB(WRITING_BUFFER_MB);
+    }
     searchers.maybeRefreshBlocking();
     tailSeq.set(seq);
   }

@@ -5,10 +5,12 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
@@ -187,42 +189,28 @@ public final class MemorySearch {
         .add(windows.build(), BooleanClause.Occur.FILTER)
         .add(filterQuery(filter), BooleanClause.Occur.FILTER)
         .build();
-    List<Timed> around = timed(query);
-    Map<String, List<Near>> neighbours = new LinkedHashMap<>();
-    if (around == null) {
-      lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, at, side, window)));
-      return neighbours;
-    }
-    lenders.forEach((id, at) -> neighbours.put(id, near(around, at.toEpochMilli(), side, window)));
-    return neighbours;
-  }
-
-  /** More memories in the lenders' windows than this: each lender is looked up on its own. */
-  static final int NEIGHBOURHOOD = 500;
-
-  /** A memory in time: when it occurred and its id. */
-  private record Timed(long at, String id) {}
-
-  /**
-   * The query's memories in time order (ties in index order, as a sorted search breaks them), or
-   * null when there are more than {@link #NEIGHBOURHOOD}.
-   */
-  private List<Timed> timed(Query query) {
-    Sort byTime = new Sort(new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG));
     try {
       IndexSearcher searcher = searchers.acquire();
       try {
-        TopDocs top = searcher.search(query, NEIGHBOURHOOD + 1, byTime);
-        if (top.scoreDocs.length > NEIGHBOURHOOD) {
-          return null;
+        List<Timed> around = timed(searcher, query);
+        Map<String, List<Near>> neighbours = new LinkedHashMap<>();
+        if (around == null) {
+          lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, at, side, window)));
+          return neighbours;
         }
+        // Ids are read only for the memories chosen, not for every memory in the windows.
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        List<Timed> timed = new ArrayList<>(top.scoreDocs.length);
-        for (ScoreDoc doc : top.scoreDocs) {
-          long at = (Long) ((FieldDoc) doc).fields[0];
-          timed.add(new Timed(at, idOf(leaves, doc.doc)));
-        }
-        return timed;
+        Map<Integer, String> ids = new HashMap<>();
+        IntFunction<String> idOfDoc = doc -> ids.computeIfAbsent(doc, d -> {
+          try {
+            return idOf(leaves, d);
+          } catch (IOException e) {
+            throw new UncheckedIOException("memory index search failed", e);
+          }
+        });
+        lenders.forEach(
+            (id, at) -> neighbours.put(id, near(around, at.toEpochMilli(), side, window, idOfDoc)));
+        return neighbours;
       } finally {
         searchers.release(searcher);
       }
@@ -231,12 +219,36 @@ public final class MemorySearch {
     }
   }
 
+  /** More memories in the lenders' windows than this: each lender is looked up on its own. */
+  static final int NEIGHBOURHOOD = 500;
+
+  /** A memory in time: when it occurred and its document in the searcher's reader. */
+  private record Timed(long at, int doc) {}
+
+  /**
+   * The query's memories in time order (ties in index order, as a sorted search breaks them), or
+   * null when there are more than {@link #NEIGHBOURHOOD}.
+   */
+  private static List<Timed> timed(IndexSearcher searcher, Query query) throws IOException {
+    Sort byTime = new Sort(new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG));
+    TopDocs top = searcher.search(query, NEIGHBOURHOOD + 1, byTime);
+    if (top.scoreDocs.length > NEIGHBOURHOOD) {
+      return null;
+    }
+    List<Timed> timed = new ArrayList<>(top.scoreDocs.length);
+    for (ScoreDoc doc : top.scoreDocs) {
+      timed.add(new Timed((Long) ((FieldDoc) doc).fields[0], doc.doc));
+    }
+    return timed;
+  }
+
   /**
    * Up to {@code side} memories just before {@code t} and {@code side} just after, within the
    * window, from memories in time order: what two sorted searches would give (before: latest
    * first, ties in index order; after: earliest first), the same instant left out.
    */
-  private static List<Near> near(List<Timed> inOrder, long t, int side, Duration window) {
+  private static List<Near> near(
+      List<Timed> inOrder, long t, int side, Duration window, IntFunction<String> idOf) {
     List<Near> nearest = new ArrayList<>(2 * side);
     int firstAtOrAfter = 0;
     while (firstAtOrAfter < inOrder.size() && inOrder.get(firstAtOrAfter).at() < t) {
@@ -251,7 +263,7 @@ public final class MemorySearch {
         start--;
       }
       for (int i = start; i < end && steps < side; i++) {
-        nearest.add(new Near(inOrder.get(i).id(), ++steps, false));
+        nearest.add(new Near(idOf.apply(inOrder.get(i).doc()), ++steps, false));
       }
       end = start;
     }
@@ -262,7 +274,7 @@ public final class MemorySearch {
         break;
       }
       if (next.at() > t) {
-        nearest.add(new Near(next.id(), ++steps, true));
+        nearest.add(new Near(idOf.apply(next.doc()), ++steps, true));
       }
     }
     return nearest;
