@@ -669,10 +669,11 @@ public final class Engram implements AutoCloseable {
         clock);
     MemoryIndex.OpeningReport report = index.openingReport();
     LOG.info(
-        "memory index {} in {} ms: {} memories indexed, {} changes replayed ({})",
+        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed ({})",
         report.rebuilt() ? "rebuilt" : "opened",
         report.millis(),
         report.documents(),
+        report.segments(),
         report.replayedChanges(),
         report.reason());
     return new MemoryService(

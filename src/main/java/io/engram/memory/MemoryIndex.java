@@ -77,7 +77,12 @@ public final class MemoryIndex implements AutoCloseable {
 
   /** How the index came up: rebuilt or caught up, how many documents and memories, and how long it took. */
   public record OpeningReport(
-      boolean rebuilt, String reason, long documents, long replayedChanges, long millis) {}
+      boolean rebuilt,
+      String reason,
+      long documents,
+      int segments,
+      long replayedChanges,
+      long millis) {}
 
   private OpeningReport openingReport;
 
@@ -121,9 +126,11 @@ public final class MemoryIndex implements AutoCloseable {
         replayed = catchUp(committed);
       }
       long documents;
+      int segments;
       IndexSearcher searcher = searchers.acquire();
       try {
         documents = searcher.getIndexReader().numDocs();
+        segments = searcher.getIndexReader().leaves().size();
       } finally {
         searchers.release(searcher);
       }
@@ -131,6 +138,7 @@ public final class MemoryIndex implements AutoCloseable {
           staleReason != null,
           staleReason == null ? "current" : staleReason,
           documents,
+          segments,
           replayed,
           (System.nanoTime() - started) / 1_000_000);
     } catch (IOException e) {
