@@ -51,7 +51,10 @@ public final class MemorySearch {
   /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
   public record Hit(String memoryId, float score) {}
 
-  /** A memory near another in time: {@code steps} 1 for the next one on its side, 2 after. */
+  /**
+   * A memory near another in time: {@code steps} 1 for the next one on its side, 2 after; {@code
+   * after} when it occurred after the other (the side an answer to a question is on).
+   */
   public record Near(String memoryId, int steps, boolean after) {}
 
   /** What a search may return: the organization, the agents it sees, and the caller's filters. */
