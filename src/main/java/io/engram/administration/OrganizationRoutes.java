@@ -62,12 +62,12 @@ public final class OrganizationRoutes implements RouteModule {
             ctx -> Responses.json(
                 ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))))
         .patch(ORG + "/users/{user_id}", ctx -> {
-          String orgId = adminOf(ctx).orgId;
+          Admin admin = adminOf(ctx);
           Role role = OrganizationRequests.roleChange(body(ctx));
           Responses.json(
               ctx,
-              OrganizationViews.user(
-                  organizations.changeRole(orgId, ctx.pathParam("user_id"), role)));
+              OrganizationViews.user(organizations.changeRole(
+                  admin.principal(), admin.orgId, ctx.pathParam("user_id"), role)));
         });
     credentialRoutes(
         routes,

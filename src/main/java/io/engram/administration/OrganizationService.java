@@ -4,6 +4,7 @@ import io.engram.access.Credential;
 import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
 import io.engram.access.PasswordHasher;
+import io.engram.access.Principal;
 import io.engram.organizations.AuditEntry;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
@@ -180,10 +181,14 @@ public final class OrganizationService {
   /**
    * Gives a user another role; it takes effect on their next request (a session reads its user
    * each time). An organization always keeps an owner: the last one cannot be demoted (409).
+   * Ownership is granted and taken away only by an owner or the operator: an admin, or an admin
+   * API key (which an admin may create), would otherwise make itself owner or demote the owners.
    */
-  public User changeRole(String orgId, String userId, Role role) {
+  public User changeRole(Principal caller, String orgId, String userId, Role role) {
     get(orgId);
-    switch (users.changeRole(orgId, userId, role)) {
+    boolean mayChangeOwners = caller.kind() == Principal.Kind.ACCOUNT
+        || (caller.kind() == Principal.Kind.SESSION && caller.user().role() == Role.OWNER);
+    switch (users.changeRole(orgId, userId, role, mayChangeOwners)) {
       case NOT_FOUND ->
         throw ApiException.notFound(
             "user_not_found", "user_id", "No user '" + userId + "' in this organization");
@@ -192,6 +197,9 @@ public final class OrganizationService {
             "last_owner",
             "role",
             "This is the organization's only owner; make someone else owner first");
+      case OWNERS_ONLY ->
+        throw ApiException.forbidden(
+            "insufficient_role", "Only an owner may make someone owner or change an owner's role");
       case CHANGED -> {}
     }
     return users.find(orgId, userId).orElseThrow();

@@ -51,15 +51,18 @@ public final class UserStore {
   public enum RoleChange {
     CHANGED,
     NOT_FOUND,
-    LAST_OWNER
+    LAST_OWNER,
+    /** The change grants or takes away ownership, and the caller is not allowed to. */
+    OWNERS_ONLY
   }
 
   /**
-   * Gives the user a role, unless that would leave the organization without an owner. On
-   * PostgreSQL the organization's row is locked first, so two owners demoting each other at once
-   * cannot both succeed; SQLite has one writer.
+   * Gives the user a role, unless that would leave the organization without an owner, or would
+   * grant or take away ownership when {@code mayChangeOwners} is false (checked against the role
+   * read in the same transaction). On PostgreSQL the organization's row is locked first, so two
+   * owners demoting each other at once cannot both succeed; SQLite has one writer.
    */
-  public RoleChange changeRole(String orgId, String userId, Role role) {
+  public RoleChange changeRole(String orgId, String userId, Role role, boolean mayChangeOwners) {
     return db.write(h -> {
       if (db.kind() == Database.Kind.POSTGRESQL) {
         h.createQuery("SELECT id FROM organizations WHERE id = :org FOR UPDATE")
@@ -76,7 +79,11 @@ public final class UserStore {
       if (current.isEmpty()) {
         return RoleChange.NOT_FOUND;
       }
-      if (current.get().equals(Role.OWNER.id()) && role != Role.OWNER) {
+      boolean owner = current.get().equals(Role.OWNER.id());
+      if (!mayChangeOwners && (owner || role == Role.OWNER)) {
+        return RoleChange.OWNERS_ONLY;
+      }
+      if (owner && role != Role.OWNER) {
         long owners = h.createQuery(
                 "SELECT COUNT(*) FROM users WHERE org_id = :org AND role = :owner")
             .bind("org", orgId)

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.engram.support.ServerTest;
 import io.engram.support.TestServer;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +101,62 @@ class ConsoleAccessTest extends ServerTest {
     var stepDown =
         boss.on(http.patch(users + bossId)).json("{\"role\":\"admin\"}").send();
     assertThat(stepDown.status()).as(stepDown.text()).isEqualTo(200);
+  }
+
+  /**
+   * Ownership is an owner's to give: an admin (signed in, or through an admin API key it may
+   * create) changes members and admins, but cannot make itself owner nor demote an owner.
+   */
+  @Test
+  void onlyAnOwnerGrantsOrTakesAwayOwnership() {
+    String place = server.createOrganization("growth");
+    TestServer.Session boss = server.signedIn(place, "boss@owners.example", "owner");
+    TestServer.Session deputy = server.signedIn(place, "deputy@owners.example", "admin");
+    TestServer.Session staff = server.signedIn(place, "staff@owners.example", "member");
+    String users = "/v1/organizations/" + place + "/users/";
+    String bossId = boss.user().get("id").asText();
+    String deputyId = deputy.user().get("id").asText();
+    String staffId = staff.user().get("id").asText();
+
+    var selfPromotion =
+        deputy.on(http.patch(users + deputyId)).json("{\"role\":\"owner\"}").send();
+    assertThat(selfPromotion.status()).isEqualTo(403);
+    assertThat(selfPromotion.json().at("/error/code").asText()).isEqualTo("insufficient_role");
+    assertThat(deputy
+            .on(http.patch(users + bossId))
+            .json("{\"role\":\"member\"}")
+            .send()
+            .status())
+        .isEqualTo(403);
+    var key = deputy
+        .on(http.post("/v1/organizations/" + place + "/api-keys"))
+        .json("{\"name\":\"ops\",\"level\":\"admin\"}")
+        .send();
+    assertThat(key.status()).as(key.text()).isEqualTo(201);
+    assertThat(http.patch(users + deputyId)
+            .bearer(key.json().get("token").asText())
+            .json("{\"role\":\"owner\"}")
+            .send()
+            .status())
+        .isEqualTo(403);
+    // Nothing changed: the boss is still the owner, the deputy still an admin.
+    Map<String, String> roles = new HashMap<>();
+    boss.on(http.get("/v1/organizations/" + place + "/users"))
+        .send()
+        .json()
+        .get("data")
+        .forEach(u -> roles.put(u.get("id").asText(), u.get("role").asText()));
+    assertThat(roles).containsEntry(bossId, "owner").containsEntry(deputyId, "admin");
+    assertThat(deputy
+            .on(http.patch(users + staffId))
+            .json("{\"role\":\"admin\"}")
+            .send()
+            .status())
+        .isEqualTo(200);
+    var granted =
+        boss.on(http.patch(users + deputyId)).json("{\"role\":\"owner\"}").send();
+    assertThat(granted.status()).as(granted.text()).isEqualTo(200);
+    assertThat(granted.json().get("role").asText()).isEqualTo("owner");
   }
 
   @Test

@@ -198,17 +198,24 @@ abstract class StoreContractTest {
     User second = new User("user_r2", org.id(), "r2@example.com", "R2", Role.MEMBER, NOW);
     users.insert(first, null);
     users.insert(second, null);
-    assertThat(users.changeRole(org.id(), "user_r1", Role.ADMIN))
+    assertThat(users.changeRole(org.id(), "user_r1", Role.ADMIN, true))
         .isEqualTo(UserStore.RoleChange.LAST_OWNER);
-    assertThat(users.changeRole(org.id(), "user_nope", Role.ADMIN))
+    assertThat(users.changeRole(org.id(), "user_nope", Role.ADMIN, true))
         .isEqualTo(UserStore.RoleChange.NOT_FOUND);
-    assertThat(users.changeRole(org.id(), "user_r2", Role.OWNER))
+    assertThat(users.changeRole(org.id(), "user_r2", Role.OWNER, true))
         .isEqualTo(UserStore.RoleChange.CHANGED);
-    assertThat(users.changeRole(org.id(), "user_r1", Role.MEMBER))
+    assertThat(users.changeRole(org.id(), "user_r1", Role.MEMBER, true))
         .isEqualTo(UserStore.RoleChange.CHANGED);
     assertThat(users.find(org.id(), "user_r1").orElseThrow().role()).isEqualTo(Role.MEMBER);
-    assertThat(users.changeRole(org.id(), "user_r2", Role.MEMBER))
+    assertThat(users.changeRole(org.id(), "user_r2", Role.MEMBER, true))
         .isEqualTo(UserStore.RoleChange.LAST_OWNER);
+    // Without the right to change owners: an owner's role and the owner role stay out of reach.
+    assertThat(users.changeRole(org.id(), "user_r2", Role.ADMIN, false))
+        .isEqualTo(UserStore.RoleChange.OWNERS_ONLY);
+    assertThat(users.changeRole(org.id(), "user_r1", Role.OWNER, false))
+        .isEqualTo(UserStore.RoleChange.OWNERS_ONLY);
+    assertThat(users.changeRole(org.id(), "user_r1", Role.ADMIN, false))
+        .isEqualTo(UserStore.RoleChange.CHANGED);
   }
 
   @Test
