@@ -114,33 +114,25 @@ public final class MemorySearch {
   private Set<String> subjectWords(String queryText, String orgId) {
     Set<String> named = new java.util.LinkedHashSet<>();
     String[] words = ActivationRanker.words(queryText).strip().split(" ");
-    try {
-      IndexSearcher searcher = searchers.acquire();
-      try {
-        for (int i = 0; i < Math.min(words.length, MAX_QUERY_TERMS); i++) {
-          String word = words[i];
-          // Most words are no one's subject: the term lookup spares them the organization's count.
-          if (word.length() < 2
-              || named.contains(word)
-              || searcher.getIndexReader().docFreq(new Term(MemoryDocument.SUBJECT, word)) == 0) {
-            continue;
-          }
-          Query subject = new BooleanQuery.Builder()
-              .add(new TermQuery(new Term(MemoryDocument.ORG, orgId)), BooleanClause.Occur.FILTER)
-              .add(
-                  new TermQuery(new Term(MemoryDocument.SUBJECT, word)), BooleanClause.Occur.FILTER)
-              .build();
-          if (searcher.count(subject) > 0) {
-            named.add(word);
-          }
+    return withSearcher(searcher -> {
+      for (int i = 0; i < Math.min(words.length, MAX_QUERY_TERMS); i++) {
+        String word = words[i];
+        // Most words are no one's subject: the term lookup spares them the organization's count.
+        if (word.length() < 2
+            || named.contains(word)
+            || searcher.getIndexReader().docFreq(new Term(MemoryDocument.SUBJECT, word)) == 0) {
+          continue;
         }
-      } finally {
-        searchers.release(searcher);
+        Query subject = new BooleanQuery.Builder()
+            .add(new TermQuery(new Term(MemoryDocument.ORG, orgId)), BooleanClause.Occur.FILTER)
+            .add(new TermQuery(new Term(MemoryDocument.SUBJECT, word)), BooleanClause.Occur.FILTER)
+            .build();
+        if (searcher.count(subject) > 0) {
+          named.add(word);
+        }
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("memory index search failed", e);
-    }
-    return named;
+      return named;
+    });
   }
 
   /** The {@code k} nearest memories to the (unit-length) query vector. */
@@ -192,34 +184,27 @@ public final class MemorySearch {
         .add(windows.build(), BooleanClause.Occur.FILTER)
         .add(filterQuery(filter), BooleanClause.Occur.FILTER)
         .build();
-    try {
-      IndexSearcher searcher = searchers.acquire();
-      try {
-        List<Timed> around = timed(searcher, query);
-        Map<String, List<Near>> neighbours = new LinkedHashMap<>();
-        if (around == null) {
-          lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, at, side, window)));
-          return neighbours;
-        }
-        // Ids are read only for the memories chosen, not for every memory in the windows.
-        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        Map<Integer, String> ids = new HashMap<>();
-        IntFunction<String> idOfDoc = doc -> ids.computeIfAbsent(doc, d -> {
-          try {
-            return idOf(leaves, d);
-          } catch (IOException e) {
-            throw new UncheckedIOException("memory index search failed", e);
-          }
-        });
-        lenders.forEach(
-            (id, at) -> neighbours.put(id, near(around, at.toEpochMilli(), side, window, idOfDoc)));
+    return withSearcher(searcher -> {
+      List<Timed> around = timed(searcher, query);
+      Map<String, List<Near>> neighbours = new LinkedHashMap<>();
+      if (around == null) {
+        lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, at, side, window)));
         return neighbours;
-      } finally {
-        searchers.release(searcher);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("memory index search failed", e);
-    }
+      // Ids are read only for the memories chosen, not for every memory in the windows.
+      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+      Map<Integer, String> ids = new HashMap<>();
+      IntFunction<String> idOfDoc = doc -> ids.computeIfAbsent(doc, d -> {
+        try {
+          return idOf(leaves, d);
+        } catch (IOException e) {
+          throw new UncheckedIOException("memory index search failed", e);
+        }
+      });
+      lenders.forEach(
+          (id, at) -> neighbours.put(id, near(around, at.toEpochMilli(), side, window, idOfDoc)));
+      return neighbours;
+    });
   }
 
   /** More memories in the lenders' windows than this: each lender is looked up on its own. */
@@ -332,16 +317,27 @@ public final class MemorySearch {
 
   /** The top {@code k} by score, or in {@code order} when one is given. */
   private List<Hit> search(Query query, int k, Sort order) {
+    return withSearcher(searcher -> {
+      TopDocs top = order == null ? searcher.search(query, k) : searcher.search(query, k, order);
+      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+      List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
+      for (ScoreDoc doc : top.scoreDocs) {
+        hits.add(new Hit(idOf(leaves, doc.doc), doc.score));
+      }
+      return hits;
+    });
+  }
+
+  /** Work on one searcher of the index, released after it. */
+  private interface SearcherWork<T> {
+    T on(IndexSearcher searcher) throws IOException;
+  }
+
+  private <T> T withSearcher(SearcherWork<T> work) {
     try {
       IndexSearcher searcher = searchers.acquire();
       try {
-        TopDocs top = order == null ? searcher.search(query, k) : searcher.search(query, k, order);
-        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
-        for (ScoreDoc doc : top.scoreDocs) {
-          hits.add(new Hit(idOf(leaves, doc.doc), doc.score));
-        }
-        return hits;
+        return work.on(searcher);
       } finally {
         searchers.release(searcher);
       }
