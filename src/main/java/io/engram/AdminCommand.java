@@ -78,7 +78,7 @@ public final class AdminCommand {
       err.println(e.getMessage() + "\n" + USAGE);
       return 2;
     }
-    try (Engram.Services services = Engram.Services.open(config, Clock.systemUTC())) {
+    try (Services services = Services.open(config, Clock.systemUTC())) {
       Object result = dispatch(services.organizationService(), parsed);
       if (result == null) {
         err.println("Unknown admin command '" + args[0] + " " + args[1] + "'.\n" + USAGE);

@@ -21,6 +21,9 @@ import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.module.Job;
+import io.engram.platform.module.Module;
 import io.engram.platform.net.Egress;
 import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.platform.ratelimit.RateLimiter;
@@ -45,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * The inference gateway, assembled from the configuration: the engines and their models, the
  * limits, the usage ledger, and the routes. {@code Engram} holds one and closes it on shutdown.
  */
-public final class Inference implements AutoCloseable {
+public final class Inference implements Module {
   private static final Logger LOG = LoggerFactory.getLogger(Inference.class);
 
   private final Gateway gateway;
@@ -96,9 +99,7 @@ public final class Inference implements AutoCloseable {
       Cluster cluster,
       RateLimiter windows,
       Clock clock) {
-    ConcurrencySlots slots = RateLimits.slots(
-        cluster,
-        Duration.ofSeconds(Long.parseLong(config.values().get("ENGRAM_SLOT_LEASE_SECONDS"))));
+    ConcurrencySlots slots = RateLimits.slots(cluster, config.cluster().slotLease());
     long started = clock.instant().getEpochSecond();
     ModelCatalog catalog = new ModelCatalog(config.inference().defaultModel());
     List<AutoCloseable> engines = new ArrayList<>();
@@ -177,7 +178,46 @@ public final class Inference implements AutoCloseable {
   /** What conversations as an assistant need: the assistants, who carries out their calls. */
   public record Assistants(AssistantService service, CapabilityExecutor executor, int maxSteps) {}
 
-  public List<RouteModule> routes(
+  private List<RouteModule> routes = List.of();
+
+  /** The routes, guarded by {@code guard}; assistants' chats call their capabilities through
+   * {@code assistants}. */
+  public Inference serving(
+      Guard guard,
+      OrganizationStore organizations,
+      Assistants assistants,
+      long maxBodyBytes,
+      Clock clock) {
+    routes = routes(guard, organizations, assistants, maxBodyBytes, clock);
+    return this;
+  }
+
+  @Override
+  public String name() {
+    return "inference";
+  }
+
+  @Override
+  public void register(Routes table) {
+    routes.forEach(module -> module.register(table));
+  }
+
+  /**
+   * Requests never wait on usage writes: they are batched and written every second (read back by
+   * the hourly limit); stored responses past their retention are deleted hourly.
+   */
+  @Override
+  public List<Job> jobs() {
+    return List.of(
+        Job.every(Duration.ofSeconds(1), "write inference usage", this::flushUsage),
+        new Job(
+            "purge stored responses past their retention",
+            Duration.ofMinutes(1),
+            Duration.ofHours(1),
+            () -> purgeOldResponses(java.time.Instant.now())));
+  }
+
+  private List<RouteModule> routes(
       Guard guard,
       OrganizationStore organizations,
       Assistants assistants,
@@ -241,7 +281,6 @@ public final class Inference implements AutoCloseable {
     return gateway;
   }
 
-  /** Writes recorded usage (housekeeping, every second, and shutdown). */
   /** Stored responses are kept 30 days, as OpenAI keeps them; older ones are deleted. */
   public static final Duration RESPONSE_RETENTION = Duration.ofDays(30);
 

@@ -3,8 +3,13 @@ package io.engram.network;
 import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.network.NetworkStore.Audit;
+import io.engram.platform.config.ConfigException;
+import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.RouteModule;
+import io.engram.platform.http.Routes;
+import io.engram.platform.module.Job;
+import io.engram.platform.module.Module;
 import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
@@ -20,11 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The organizations' network boundary, wired: the records and their routes, the snapshot every
@@ -32,8 +32,7 @@ import org.slf4j.LoggerFactory;
  * nodes agree within a second or two), the domain checks, the TLS listener and the certificate
  * expiry watch.
  */
-public final class Network implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(Network.class);
+public final class Network implements Module {
   /** A certificate this close to its end raises the organization's alert. */
   static final Duration EXPIRY_WARNING = Duration.ofDays(14);
 
@@ -63,8 +62,6 @@ public final class Network implements AutoCloseable {
   private final NetworkLinks links;
   private final Optional<TlsListener> tls;
   private final Clock clock;
-  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
-      Thread.ofPlatform().daemon().name("network").factory());
   private volatile ExpiryReport expiryReport = (org, expiring, days, message) -> {};
   private volatile Map<String, Double> expiryDays = Map.of();
 
@@ -122,14 +119,30 @@ public final class Network implements AutoCloseable {
     this.expiryReport = report;
   }
 
-  /** Starts the refresh (every second), the domain checks and the expiry watch (every minute). */
-  public void start() {
-    scheduler.scheduleWithFixedDelay(
-        () -> quietly("refresh", () -> state.refresh(false)), 1, 1, TimeUnit.SECONDS);
-    scheduler.scheduleWithFixedDelay(
-        () -> quietly("domain checks", this::checkDomains), 2, 5, TimeUnit.SECONDS);
-    scheduler.scheduleWithFixedDelay(
-        () -> quietly("certificate expiry", this::watchExpiry), 3, 60, TimeUnit.SECONDS);
+  /**
+   * The boundary is refreshed every second (all nodes agree within a second or two); pending
+   * domains are checked every few seconds, certificates' expiry every minute.
+   */
+  @Override
+  public List<Job> jobs() {
+    return List.of(
+        Job.every(
+            Duration.ofSeconds(1), "refresh the network boundary", () -> state.refresh(false)),
+        new Job(
+            "check custom domains",
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(5),
+            this::checkDomains),
+        new Job(
+            "watch certificate expiry",
+            Duration.ofSeconds(3),
+            Duration.ofMinutes(1),
+            this::watchExpiry));
+  }
+
+  @Override
+  public String name() {
+    return "network";
   }
 
   /** The gate of every outbound connection made for an organization. */
@@ -145,12 +158,47 @@ public final class Network implements AutoCloseable {
     return tls;
   }
 
-  public List<RouteModule> routes(
+  private RouteModule routes = table -> {};
+
+  /** The network routes, guarded by {@code guard}. */
+  public Network serving(
       Guard guard,
       OrganizationService organizations,
       OrganizationConfigs configs,
       long maxBodyBytes) {
-    return List.of(new NetworkRoutes(this, organizations, configs, guard, clock, maxBodyBytes));
+    routes = new NetworkRoutes(this, organizations, configs, guard, clock, maxBodyBytes);
+    return this;
+  }
+
+  @Override
+  public void register(Routes table) {
+    routes.register(table);
+  }
+
+  /** The boundary as the operator configured its edge (docs/network.md, "Operator settings"). */
+  public static Network open(
+      EngramConfig config, Database db, SecretBox secrets, MeterRegistry registry, Clock clock) {
+    EngramConfig.Edge edge = config.edge();
+    try {
+      return new Network(
+          db,
+          secrets,
+          registry,
+          clock,
+          new Options(
+              edge.dnsResolver(),
+              edge.serverNames(),
+              edge.domainCheckInterval(),
+              Duration.ofHours(6),
+              edge.tlsPort().isPresent(),
+              edge.allowTls12(),
+              edge.certificateFile(),
+              edge.privateKeyFile(),
+              config.storage().dataDir()),
+          new ManualProvisioner());
+    } catch (IOException e) {
+      throw new ConfigException(List.of("the TLS certificate could not be read or kept: " + e));
+    }
   }
 
   /** Follows a plan change (registered with the organizations): below Scale, domains stop. */
@@ -233,18 +281,5 @@ public final class Network implements AutoCloseable {
                 "A TLS certificate of this organization expires in %.1f days; upload its "
                     + "successor (POST /ssl)",
                 days)));
-  }
-
-  private static void quietly(String what, Runnable task) {
-    try {
-      task.run();
-    } catch (RuntimeException e) {
-      LOG.warn("network {} failed: {}", what, e.toString());
-    }
-  }
-
-  @Override
-  public void close() {
-    scheduler.shutdownNow();
   }
 }

@@ -8,10 +8,10 @@ import io.engram.platform.cluster.Cluster;
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Responses;
-import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.module.Module;
 import io.engram.store.Database;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +24,7 @@ import java.util.Map;
  * Liveness, readiness, Prometheus metrics and the OpenAPI document. Liveness and readiness
  * need no credential so load balancers and orchestrators can call them.
  */
-public final class OperationsRoutes implements RouteModule {
+public final class OperationsRoutes implements Module {
 
   private final Database database;
   private final HttpMetrics metrics;
@@ -50,6 +50,11 @@ public final class OperationsRoutes implements RouteModule {
     } catch (IOException e) {
       throw new UncheckedIOException("openapi.yaml is not valid YAML", e);
     }
+  }
+
+  @Override
+  public String name() {
+    return "operations";
   }
 
   @Override

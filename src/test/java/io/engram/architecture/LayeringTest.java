@@ -35,6 +35,7 @@ class LayeringTest {
           "platform.crypto",
           "platform.net"),
       List.of("platform.http"),
+      List.of("platform.module"),
       List.of("store"),
       List.of("organizations"),
       List.of("settings"),

@@ -28,6 +28,9 @@ public record EngramConfig(
     Inference inference,
     boolean reflectionScheduler,
     Monitoring monitoring,
+    Edge edge,
+    Cluster cluster,
+    FineTuning fineTuning,
     Map<String, String> values,
     Set<String> fromEnvironment) {
 
@@ -106,6 +109,45 @@ public record EngramConfig(
   /** Alerts: how often conditions are evaluated, and the first wait before a webhook retry. */
   public record Monitoring(Duration alertInterval, Duration webhookRetry) {}
 
+  /**
+   * The network edge the operator sets: the server's own names and TLS listener, the proxies whose
+   * X-Forwarded-For is believed, and the custom domains' TXT checks.
+   *
+   * @param tlsPort the TLS listener's port (empty: none; 0 in tests: any free port)
+   * @param trustedProxies CIDRs, parsed where addresses are read (a bad one stops the start)
+   */
+  public record Edge(
+      OptionalInt tlsPort,
+      boolean allowTls12,
+      String certificateFile,
+      String privateKeyFile,
+      Set<String> serverNames,
+      List<String> trustedProxies,
+      String dnsResolver,
+      Duration domainCheckInterval) {}
+
+  /**
+   * Sharing with other nodes: Redis (empty: each node counts its own limits) and how long a node
+   * that died keeps its concurrency slots there.
+   */
+  public record Cluster(String redisUrl, Duration slotLease) {
+    @Override
+    public String toString() {
+      return "Cluster[redis=" + (redisUrl.isEmpty() ? "none" : "<set>") + "]";
+    }
+  }
+
+  /**
+   * Fine-tuning on this node: jobs trained at once, the lease another node waits out, where
+   * libtorch is unpacked (empty: the trainer's default), and whether the upstream fine-tunes.
+   */
+  public record FineTuning(
+      int jobsPerNode,
+      Duration lease,
+      Optional<Path> torchCacheDir,
+      boolean upstream,
+      Duration upstreamPoll) {}
+
   public record WebSocketSettings(
       boolean enabled, int maxConnections, Duration idleTimeout, Duration authTimeout) {}
 
@@ -156,10 +198,7 @@ public record EngramConfig(
             integer(values, "API_PORT"),
             values.get("API_HOST"),
             Long.parseLong(values.get("ENGRAM_MAX_BODY_BYTES")),
-            Arrays.stream(values.get("CORS_ORIGINS").split(","))
-                .map(String::trim)
-                .filter(o -> !o.isEmpty())
-                .toList(),
+            csv(values.get("CORS_ORIGINS")),
             integer(values, "REQUEST_TIMEOUT"),
             integer(values, "ENGRAM_SHUTDOWN_GRACE_SECONDS")),
         new Access(
@@ -193,6 +232,16 @@ public record EngramConfig(
         new Monitoring(
             Duration.ofSeconds(integer(values, "ENGRAM_ALERT_INTERVAL_SECONDS")),
             Duration.ofMillis(integer(values, "ENGRAM_WEBHOOK_RETRY_MILLIS"))),
+        edge(values),
+        new Cluster(
+            values.get("REDIS_URL"),
+            Duration.ofSeconds(integer(values, "ENGRAM_SLOT_LEASE_SECONDS"))),
+        new FineTuning(
+            integer(values, "ENGRAM_FINE_TUNING_JOBS_PER_NODE"),
+            Duration.ofSeconds(integer(values, "ENGRAM_FINE_TUNING_LEASE_SECONDS")),
+            optionalPath(values, "ENGRAM_TORCH_CACHE_DIR"),
+            bool(values.get("ENGRAM_FINE_TUNING_UPSTREAM")),
+            Duration.ofMillis(integer(values, "ENGRAM_FINE_TUNING_UPSTREAM_POLL_MILLIS"))),
         Map.copyOf(values),
         Set.copyOf(fromEnvironment));
   }
@@ -266,6 +315,30 @@ public record EngramConfig(
         integer(values, "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
   }
 
+  private static Edge edge(Map<String, String> values) {
+    return new Edge(
+        optionalInteger(values, "API_TLS_PORT"),
+        bool(values.get("ENGRAM_TLS_ALLOW_TLS12")),
+        values.get("ENGRAM_TLS_CERTIFICATE"),
+        values.get("ENGRAM_TLS_PRIVATE_KEY"),
+        new java.util.LinkedHashSet<>(csv(lower(values, "ENGRAM_SERVER_NAMES"))),
+        csv(values.get("ENGRAM_TRUSTED_PROXIES")),
+        values.get("ENGRAM_DNS_RESOLVER"),
+        Duration.ofSeconds(integer(values, "ENGRAM_DOMAIN_CHECK_SECONDS")));
+  }
+
+  private static List<String> csv(String value) {
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .filter(v -> !v.isEmpty())
+        .toList();
+  }
+
+  private static Optional<Path> optionalPath(Map<String, String> values, String name) {
+    String value = values.get(name);
+    return value.isEmpty() ? Optional.empty() : Optional.of(Path.of(value));
+  }
+
   private static int integer(Map<String, String> values, String name) {
     return Integer.parseInt(values.get(name));
   }
@@ -320,6 +393,9 @@ public record EngramConfig(
         parsed.inference(),
         parsed.reflectionScheduler(),
         parsed.monitoring(),
+        parsed.edge(),
+        parsed.cluster(),
+        parsed.fineTuning(),
         parsed.values(),
         Set.copyOf(set));
   }

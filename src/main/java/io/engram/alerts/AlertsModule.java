@@ -1,0 +1,157 @@
+package io.engram.alerts;
+
+import io.engram.access.Guard;
+import io.engram.administration.OrganizationService;
+import io.engram.instances.Backups;
+import io.engram.instances.InstancesModule;
+import io.engram.instances.Retention;
+import io.engram.network.Network;
+import io.engram.organizations.OrganizationStore;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.crypto.SecretBox;
+import io.engram.platform.http.ConnectionOwners;
+import io.engram.platform.http.Routes;
+import io.engram.platform.io.VolumeMeter;
+import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.module.Job;
+import io.engram.platform.module.Module;
+import io.engram.settings.OrganizationConfigs;
+import io.engram.store.Database;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * Alerts: the conditions evaluated on a schedule, the webhook channels they are delivered on, their
+ * routes, and the conditions other domains report (a backup's outcome, retention that could not
+ * export, a certificate near its end), each worded here.
+ */
+public final class AlertsModule implements Module {
+  private final AlertStore store;
+  private final AlertChannels channels;
+  private final WebhookSender webhooks;
+  private final AlertEvaluator evaluator;
+  private final OrganizationService organizations;
+  private final Guard guard;
+  private final EngramConfig config;
+  private final Clock clock;
+  private final List<ToLongFunction<String>> storedElsewhere = new CopyOnWriteArrayList<>();
+
+  public AlertsModule(
+      EngramConfig config,
+      Database database,
+      SecretBox secrets,
+      OrganizationStore organizationStore,
+      OrganizationService organizations,
+      OrganizationConfigs configs,
+      ConnectionOwners connections,
+      HttpMetrics metrics,
+      InstancesModule storage,
+      Network network,
+      Guard guard,
+      Clock clock) {
+    this.config = config;
+    this.organizations = organizations;
+    this.guard = guard;
+    this.clock = clock;
+    this.store = new AlertStore(database);
+    this.channels = new AlertChannels(database, secrets, clock);
+    this.webhooks =
+        new WebhookSender(channels, clock, config.monitoring().webhookRetry(), network.egress());
+    this.evaluator = new AlertEvaluator(
+        organizationStore,
+        configs,
+        connections,
+        metrics.traffic(),
+        // Everything the organization keeps counts against its allowance: instance files,
+        // conversation history and memory vectors, and what other domains keep (models).
+        org -> new AlertRules.Storage(
+            storage.usage().kept(org.id())
+                + storedElsewhere.stream()
+                    .mapToLong(bytes -> bytes.applyAsLong(org.id()))
+                    .sum(),
+            storage.usage().limits(org).bytes()),
+        // The iops alert: the block device under the instances' files, as the kernel counts it.
+        VolumeMeter.of(config.storage().instancesDir())
+            .<Supplier<Optional<VolumeMeter.Load>>>map(meter -> meter::sample)
+            .orElse(Optional::empty),
+        store,
+        new AlertNotifier(channels, webhooks, clock),
+        metrics.registry(),
+        clock);
+    storage.retention().onViolations(retentionAlerts());
+    storage.reportBackupsTo(backupAlerts());
+    network.onCertificateExpiry((orgId, expiring, days, message) ->
+        evaluator.report(orgId, AlertKind.CERTIFICATE_EXPIRING, expiring, days, message));
+  }
+
+  /** Counts what another domain keeps for an organization (bytes) against its storage alert. */
+  public AlertsModule countStorage(ToLongFunction<String> bytesByOrganization) {
+    storedElsewhere.add(bytesByOrganization);
+    return this;
+  }
+
+  /** Retention that could not export kept what it would have deleted: the violation alert. */
+  private Retention.Violations retentionAlerts() {
+    return (org, kept) -> evaluator.report(
+        org.id(),
+        AlertKind.RETENTION_VIOLATION,
+        !kept.isEmpty(),
+        kept.size(),
+        kept.isEmpty()
+            ? "Retention ran with every export and archive written"
+            : kept.size() + " items were kept because their export failed; first: "
+                + kept.get(0).item() + " (" + kept.get(0).failure() + ")");
+  }
+
+  private Backups.Outcomes backupAlerts() {
+    return (org, backup) -> {
+      boolean complete = backup.status().equals("complete");
+      evaluator.report(
+          org.id(),
+          AlertKind.BACKUP_FAILED,
+          !complete,
+          complete ? 0 : 1,
+          complete
+              ? "The automatic backup " + backup.id() + " is complete"
+              : "The automatic backup of instance " + backup.instanceId() + " failed: "
+                  + backup.error());
+    };
+  }
+
+  /** The channels alerts are delivered on, which reminders use too. */
+  public AlertChannels channels() {
+    return channels;
+  }
+
+  public WebhookSender webhooks() {
+    return webhooks;
+  }
+
+  @Override
+  public String name() {
+    return "alerts";
+  }
+
+  @Override
+  public void register(Routes routes) {
+    new AlertRoutes(
+            store,
+            channels,
+            webhooks,
+            organizations,
+            guard,
+            clock,
+            config.server().maxBodyBytes())
+        .register(routes);
+  }
+
+  @Override
+  public List<Job> jobs() {
+    return List.of(
+        Job.every(config.monitoring().alertInterval(), "evaluate alerts", evaluator::tick));
+  }
+}

@@ -1,0 +1,157 @@
+package io.engram.memory;
+
+import io.engram.access.Guard;
+import io.engram.instances.Snapshots;
+import io.engram.platform.cluster.ChangeSignal;
+import io.engram.platform.cluster.Cluster;
+import io.engram.platform.config.EngramConfig;
+import io.engram.platform.http.Routes;
+import io.engram.platform.module.Job;
+import io.engram.platform.module.Module;
+import io.engram.store.Database;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The memory: its service and index, its routes (the memory API, its settings, the MCP server),
+ * and the index's upkeep (commits every few seconds, the other nodes' changes followed).
+ */
+public final class MemoryModule implements Module {
+  private static final Logger LOG = LoggerFactory.getLogger(MemoryModule.class);
+
+  private final MemoryService memory;
+  private final EngramConfig.Server server;
+  private final boolean sharedDatabase;
+  private final Clock clock;
+  private Guard guard;
+  private ProvenanceNotes notes;
+
+  private MemoryModule(
+      MemoryService memory, EngramConfig.Server server, boolean sharedDatabase, Clock clock) {
+    this.memory = memory;
+    this.server = server;
+    this.sharedDatabase = sharedDatabase;
+    this.clock = clock;
+  }
+
+  /**
+   * Opens the index (rebuilt from the database when it cannot be trusted) and the service. Only
+   * the server opens it: the index takes a lock on its directory, and the admin CLI runs beside a
+   * server.
+   */
+  public static MemoryModule open(
+      EngramConfig config, Database database, Cluster cluster, Clock clock) {
+    MemoryStores stores = MemoryStores.open(database);
+    MemoryIndex index = new MemoryIndex(
+        config.storage().dataDir().resolve("index").resolve("memory"),
+        stores.memories(),
+        stores.changeLog(),
+        clock);
+    MemoryIndex.OpeningReport report = index.openingReport();
+    LOG.info(
+        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed ({})",
+        report.rebuilt() ? "rebuilt" : "opened",
+        report.millis(),
+        report.documents(),
+        report.segments(),
+        report.replayedChanges(),
+        report.reason());
+    MemoryService memory = new MemoryService(
+        stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
+    boolean shared = database.kind() == Database.Kind.POSTGRESQL;
+    if (shared) {
+      followOtherNodesAtOnce(cluster, index);
+    }
+    return new MemoryModule(memory, config.server(), shared, clock);
+  }
+
+  /**
+   * With Redis, a node that writes a memory tells the others, which follow at once (milliseconds)
+   * instead of at their next one-second poll. At most 20 catch-ups a second: each refreshes the
+   * index's searcher, which costs more than a write when writes come by the dozen (measured:
+   * docs/benchmarks.md, "Three nodes").
+   */
+  private static void followOtherNodesAtOnce(Cluster cluster, MemoryIndex index) {
+    if (cluster.redis().isEmpty()) {
+      return;
+    }
+    ChangeSignal changes = cluster.keep(new ChangeSignal(
+        cluster.bus(),
+        "engram:memory-changes",
+        subject -> index.followNew(),
+        Duration.ofMillis(50)));
+    index.announceChangesWith(() -> changes.announce("memory"));
+  }
+
+  /** The guard of the routes, and where a memory's provenance finds its notes (reflection). */
+  public MemoryModule guardedBy(Guard guard, ProvenanceNotes notes) {
+    this.guard = guard;
+    this.notes = notes;
+    return this;
+  }
+
+  /**
+   * What a restore over live data asks of the memory: uses still on their way land before the
+   * rows go back, and the index follows the memories put back.
+   */
+  public Snapshots.RowsRestored restoredRows() {
+    return new Snapshots.RowsRestored() {
+      @Override
+      public void settle() {
+        memory.flushUses();
+      }
+
+      @Override
+      public void restored(String orgId, Set<String> ids) {
+        memory.index().syncAll(orgId, ids);
+        memory.index().refresh();
+      }
+    };
+  }
+
+  public MemoryService service() {
+    return memory;
+  }
+
+  @Override
+  public String name() {
+    return "memory";
+  }
+
+  @Override
+  public void register(Routes routes) {
+    new MemoryRoutes(memory, notes, guard, server.maxBodyBytes(), clock).register(routes);
+    new MemorySettingsRoutes(memory, guard, server.maxBodyBytes()).register(routes);
+    new McpRoutes(memory, guard, server.maxBodyBytes(), server.corsOrigins(), clock)
+        .register(routes);
+  }
+
+  @Override
+  public List<Job> jobs() {
+    List<Job> jobs = new ArrayList<>(List.of(
+        new Job(
+            "purge expired idempotency keys",
+            Duration.ofMinutes(1),
+            Duration.ofHours(1),
+            memory::purgeExpiredIdempotencyKeys),
+        // The index is derived data: committing every few seconds bounds what a restart replays.
+        Job.every(
+            Duration.ofSeconds(5), "commit the memory index", memory.index()::commitIfChanged)));
+    if (sharedDatabase) {
+      // Other nodes write to the same database: follow their changes through the change log.
+      jobs.add(
+          Job.every(Duration.ofSeconds(1), "follow the memory change log", memory.index()::tail));
+    }
+    return jobs;
+  }
+
+  @Override
+  public void close() {
+    memory.close();
+  }
+}
