@@ -1,7 +1,6 @@
 package io.engram;
 
 import io.engram.access.AccessModule;
-import io.engram.access.Guard;
 import io.engram.actions.ActionsModule;
 import io.engram.administration.AdministrationModule;
 import io.engram.alerts.AlertsModule;
@@ -36,7 +35,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,16 +74,15 @@ public final class Engram implements AutoCloseable {
     return start(config, clock, List.of(), onFirstAccountKey);
   }
 
-  /** Starts the service; {@code extraModules} lets tests mount probe routes behind the real guards. */
-  public static Engram start(
-      EngramConfig config, Clock clock, List<Function<Guard, RouteModule>> extraModules) {
+  /** Starts the service; {@code extraModules} lets tests mount probe routes behind the real rules. */
+  public static Engram start(EngramConfig config, Clock clock, List<RouteModule> extraModules) {
     return start(config, clock, extraModules, key -> {});
   }
 
   private static Engram start(
       EngramConfig config,
       Clock clock,
-      List<Function<Guard, RouteModule>> extraModules,
+      List<RouteModule> extraModules,
       Consumer<String> onFirstAccountKey) {
     Services services = Services.open(config, clock);
     OrganizationLogLevels.install();
@@ -123,7 +120,7 @@ public final class Engram implements AutoCloseable {
       Services services,
       HttpMetrics metrics,
       Modules opened,
-      List<Function<Guard, RouteModule>> extraModules) {
+      List<RouteModule> extraModules) {
     Database database = services.database();
     long maxBody = config.server().maxBodyBytes();
     services.cluster().registerMetrics(metrics.registry());
@@ -144,28 +141,23 @@ public final class Engram implements AutoCloseable {
         services.configs(),
         connections,
         network.state()));
-    Guard guard = access.guard();
-    network.serving(guard, services.organizationService(), services.configs(), maxBody);
-    InstancesModule instances = opened
-        .add(new InstancesModule(
-            config,
-            database,
-            services.secrets(),
-            services.organizationService(),
-            services.configs(),
-            metrics.registry(),
-            network.egress(),
-            clock))
-        .guardedBy(guard);
+    network.serving(services.organizationService(), services.configs(), maxBody);
+    InstancesModule instances = opened.add(new InstancesModule(
+        config,
+        database,
+        services.secrets(),
+        services.organizationService(),
+        services.configs(),
+        metrics.registry(),
+        network.egress(),
+        clock));
     MemoryModule memory =
         opened.add(MemoryModule.open(config, database, services.cluster(), clock));
     instances.restoreRowsWith(memory.restoredRows());
     services.memoryHandlers().bind(memory.service());
-    ReflectionModule reflection = opened
-        .add(new ReflectionModule(
-            database, memory.service(), config.reflectionScheduler(), maxBody, clock))
-        .guardedBy(guard);
-    memory.guardedBy(guard, reflection.service()::provenance);
+    ReflectionModule reflection = opened.add(new ReflectionModule(
+        database, memory.service(), config.reflectionScheduler(), maxBody, clock));
+    memory.explainProvenanceWith(reflection.service()::provenance);
     AlertsModule alerts = opened.add(new AlertsModule(
         config,
         database,
@@ -177,7 +169,6 @@ public final class Engram implements AutoCloseable {
         metrics,
         instances,
         network,
-        guard,
         clock));
     ActionsModule actions = opened.add(new ActionsModule(
         database,
@@ -189,7 +180,6 @@ public final class Engram implements AutoCloseable {
         config.monitoring().alertInterval(),
         metrics.registry(),
         network.egress(),
-        guard,
         maxBody,
         clock));
     Inference inference = opened
@@ -206,7 +196,7 @@ public final class Engram implements AutoCloseable {
             windows,
             clock))
         .serving(
-            guard,
+            access,
             services.organizations(),
             new Inference.Assistants(
                 services.assistants(),
@@ -214,10 +204,9 @@ public final class Engram implements AutoCloseable {
                 config.inference().assistantMaxToolSteps()),
             maxBody,
             clock);
-    access.admitInferenceThrough(inference.gateway().limits());
     alerts.countStorage(org -> inference.storedBytes(org).orElse(0));
     AdministrationModule administration = opened.add(new AdministrationModule(
-            services.organizationService(), services.configs(), services.audit(), guard, maxBody)
+            services.organizationService(), services.configs(), services.audit(), maxBody)
         .countInUse(org -> Map.of("connections", connections.open(org)))
         .countInUse(inference::inUse));
     FineTuningModule fineTuning = opened.add(new FineTuningModule(
@@ -229,14 +218,13 @@ public final class Engram implements AutoCloseable {
         services.organizationService(),
         metrics.registry(),
         network.egress(),
-        guard,
         clock));
     List<RouteModule> routes = new ArrayList<>(List.of(
         new ConsoleModule(),
-        new OperationsRoutes(database, services.cluster(), metrics, guard),
+        new OperationsRoutes(database, services.cluster(), metrics),
         administration,
         access,
-        new CapabilitiesModule(services.assistants(), guard, maxBody),
+        new CapabilitiesModule(services.assistants(), maxBody),
         memory,
         reflection,
         actions,
@@ -244,7 +232,7 @@ public final class Engram implements AutoCloseable {
         instances,
         alerts,
         fineTuning));
-    extraModules.forEach(factory -> routes.add(factory.apply(guard)));
+    routes.addAll(extraModules);
     routes.add(network);
     return routes;
   }

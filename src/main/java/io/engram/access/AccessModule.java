@@ -9,28 +9,33 @@ import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
 import io.engram.platform.net.ClientAddress;
 import io.engram.platform.net.NetworkBoundary;
-import io.engram.platform.ratelimit.RateLimitDecision;
 import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
- * Who may do what: the guard every route asks, sign-in and sessions, and the sweep of sessions
- * that ended. The door of the routes that run a model is the gateway's; it is bound once the
- * gateway exists ({@link #admitInferenceThrough}), before the server takes requests.
+ * Who may do what: the {@link AccessChain} every route with a declared {@link Requirement} passes,
+ * sign-in and sessions, the WebSocket's rules, and the sweep of sessions that ended. The door of
+ * the routes that run a model is the gateway's; it is bound once the gateway exists ({@link
+ * #admitInferenceThrough}), before the server takes requests.
  */
 public final class AccessModule implements Module {
+  /** Failed sign-ins one client address may make in a minute. */
+  static final int FAILED_SIGN_INS_PER_MINUTE = 10;
+
   private final SessionService sessions;
-  private final Guard guard;
   private final EngramConfig config;
-  private volatile InferenceDoor door;
+  private final AccessChain chain;
+  private final InferenceSlot slot;
+  private final RequestWindows windows;
+  private final SocketAccess sockets;
+  private final SignInThrottle signIns;
 
   public AccessModule(
       CredentialService credentials,
       SessionService sessions,
-      RateLimiter windows,
+      RateLimiter rateLimiter,
       HttpMetrics metrics,
       EngramConfig config,
       OrganizationConfigs configs,
@@ -38,18 +43,23 @@ public final class AccessModule implements Module {
       NetworkBoundary network) {
     this.sessions = sessions;
     this.config = config;
-    this.guard = new Guard(
-        credentials,
-        sessions,
-        windows,
-        metrics,
+    Authentication authentication = new Authentication(credentials, sessions);
+    NetworkBoundaryCheck boundary =
+        new NetworkBoundaryCheck(trustedProxies(config.edge()), network);
+    this.windows = new RequestWindows(
+        rateLimiter, metrics, configs, credentials, config.access().rateLimitRequests());
+    this.slot = new InferenceSlot(windows);
+    this.chain = new AccessChain(
+        authentication,
         config.access().apiKeyRequired(),
-        config.access().rateLimitRequests(),
         configs,
-        connections,
-        trustedProxies(config.edge()),
-        network,
-        this::enterDoor);
+        boundary,
+        new ConnectionCap(connections),
+        new CsrfCheck(),
+        windows,
+        slot);
+    this.sockets = new SocketAccess(authentication, boundary, windows);
+    this.signIns = new SignInThrottle(rateLimiter, metrics, boundary, FAILED_SIGN_INS_PER_MINUTE);
   }
 
   private static ClientAddress trustedProxies(EngramConfig.Edge edge) {
@@ -60,18 +70,19 @@ public final class AccessModule implements Module {
     }
   }
 
-  private AutoCloseable enterDoor(
-      Principal caller, String windowKey, long windowLimit, Consumer<RateLimitDecision> report) {
-    return door.enter(caller, windowKey, windowLimit, report);
-  }
-
   /** Where the routes that run a model take their concurrency slot: the gateway's limits. */
   public void admitInferenceThrough(InferenceDoor door) {
-    this.door = door;
+    slot.bind(door);
   }
 
-  public Guard guard() {
-    return guard;
+  /** The rules of inference over a WebSocket. */
+  public SocketAccess sockets() {
+    return sockets;
+  }
+
+  /** Each credential's requests-per-minute window as it stands (the usage route). */
+  public RequestWindows windows() {
+    return windows;
   }
 
   @Override
@@ -81,9 +92,12 @@ public final class AccessModule implements Module {
 
   @Override
   public void register(Routes routes) {
+    routes.beforeMatched(chain);
+    // Every guarded route of every module may set the rate-limit headers.
+    routes.exposeHeaders(RequestWindows.HEADERS.toArray(String[]::new));
     new SessionRoutes(
             sessions,
-            guard,
+            signIns,
             config.server().maxBodyBytes(),
             config.access().cookieSecure(),
             Duration.ofMinutes(config.access().sessionTtlMinutes()))

@@ -23,23 +23,20 @@ import java.util.Set;
  * body and in a readable cookie for the UI to echo in {@code X-CSRF-Token}.
  */
 public final class SessionRoutes implements RouteModule {
-  /** Failed sign-ins per client address per minute before further attempts are refused. */
-  static final int FAILED_SIGN_INS_PER_MINUTE = 10;
-
   private final SessionService sessions;
-  private final Guard guard;
+  private final SignInThrottle signIns;
   private final long maxBodyBytes;
   private final boolean secureCookies;
   private final Duration ttl;
 
   public SessionRoutes(
       SessionService sessions,
-      Guard guard,
+      SignInThrottle signIns,
       long maxBodyBytes,
       boolean secureCookies,
       Duration ttl) {
     this.sessions = sessions;
-    this.guard = guard;
+    this.signIns = signIns;
     this.maxBodyBytes = maxBodyBytes;
     this.secureCookies = secureCookies;
     this.ttl = ttl;
@@ -47,18 +44,15 @@ public final class SessionRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    // Every guarded route of every module may set the rate-limit headers; access declares them
-    // once.
-    routes.exposeHeaders(Guard.RATE_LIMIT_HEADERS.toArray(String[]::new));
     routes
-        .post("/api/auth/login", this::login)
-        .post("/api/auth/logout", this::logout)
-        .post("/api/auth/switch", this::switchOrganization)
-        .get("/api/auth/session", this::session);
+        .post("/api/auth/login", Requires.anyone(), this::login)
+        .post("/api/auth/logout", Requires.signedIn(), this::logout)
+        .post("/api/auth/switch", Requires.signedIn(), this::switchOrganization)
+        .get("/api/auth/session", Requires.signedIn(), this::session);
   }
 
   private void login(Context ctx) {
-    guard.checkSignInAllowed(ctx, FAILED_SIGN_INS_PER_MINUTE);
+    signIns.checkAllowed(ctx);
     JsonBody body =
         JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("email", "password", "organizationId"));
     String email = body.requiredString("email", 254).toLowerCase(Locale.ROOT);
@@ -68,7 +62,7 @@ public final class SessionRoutes implements RouteModule {
     try {
       signedIn = sessions.signIn(email, password, orgId);
     } catch (ApiException e) {
-      guard.recordFailedSignIn(ctx, FAILED_SIGN_INS_PER_MINUTE);
+      signIns.recordFailure(ctx);
       throw e;
     } catch (SessionService.SeveralOrganizations several) {
       // The password was right in each: say which, so the person can choose.
@@ -90,8 +84,10 @@ public final class SessionRoutes implements RouteModule {
 
   /** Sets the new session's cookies and answers its view with the CSRF token. */
   private void opened(Context ctx, SessionService.SignedIn signedIn) {
-    ctx.cookie(cookie(Guard.SESSION_COOKIE, signedIn.secret(), (int) ttl.toSeconds(), true));
-    ctx.cookie(cookie(Guard.CSRF_COOKIE, signedIn.csrfToken(), (int) ttl.toSeconds(), false));
+    ctx.cookie(
+        cookie(Authentication.SESSION_COOKIE, signedIn.secret(), (int) ttl.toSeconds(), true));
+    ctx.cookie(
+        cookie(Authentication.CSRF_COOKIE, signedIn.csrfToken(), (int) ttl.toSeconds(), false));
     Map<String, Object> response =
         sessionView(signedIn.user(), signedIn.organization(), signedIn.expiresAt());
     response.put("csrfToken", signedIn.csrfToken());
@@ -99,7 +95,7 @@ public final class SessionRoutes implements RouteModule {
   }
 
   private void switchOrganization(Context ctx) {
-    Principal principal = guard.signedIn(ctx);
+    Principal principal = Access.caller(ctx);
     if (principal.kind() != Principal.Kind.SESSION) {
       throw ApiException.forbidden(
           "insufficient_permissions", "Only a signed-in session switches organizations");
@@ -109,17 +105,17 @@ public final class SessionRoutes implements RouteModule {
   }
 
   private void logout(Context ctx) {
-    Principal principal = guard.signedIn(ctx);
+    Principal principal = Access.caller(ctx);
     if (principal.kind() == Principal.Kind.SESSION) {
       sessions.signOut(principal);
     }
-    ctx.cookie(cookie(Guard.SESSION_COOKIE, "", 0, true));
-    ctx.cookie(cookie(Guard.CSRF_COOKIE, "", 0, false));
+    ctx.cookie(cookie(Authentication.SESSION_COOKIE, "", 0, true));
+    ctx.cookie(cookie(Authentication.CSRF_COOKIE, "", 0, false));
     Responses.json(ctx, Map.of("success", true, "message", "Signed out"));
   }
 
   private void session(Context ctx) {
-    Principal principal = guard.signedIn(ctx);
+    Principal principal = Access.caller(ctx);
     Map<String, Object> view = sessionView(principal.user(), principal.organization(), null);
     if (principal.kind() == Principal.Kind.SESSION) {
       view.put(

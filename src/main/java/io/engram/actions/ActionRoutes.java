@@ -1,6 +1,6 @@
 package io.engram.actions;
 
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.capabilities.AssistantService;
@@ -36,7 +36,6 @@ public final class ActionRoutes implements RouteModule {
   private final CapabilityRegistry registry;
   private final AssistantService assistants;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   public ActionRoutes(
@@ -44,40 +43,40 @@ public final class ActionRoutes implements RouteModule {
       CapabilityExecutor executor,
       AssistantService assistants,
       OrganizationService organizations,
-      Guard guard,
       long maxBodyBytes) {
     this.bridges = bridges;
     this.executor = executor;
     this.registry = assistants.registry();
     this.assistants = assistants;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .post(ORG + "/action-bridges", this::createBridge)
+        .post(ORG + "/action-bridges", Requires.organizationAdmin(), this::createBridge)
         .get(
             ORG + "/action-bridges",
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx,
                 ActionViews.list(bridges.list(managed(ctx).orgId()).stream()
                     .map(bridge -> ActionViews.bridge(bridge, null))
                     .toList())))
-        .delete(ORG + "/action-bridges/{bridge_id}", ctx -> {
+        .delete(ORG + "/action-bridges/{bridge_id}", Requires.organizationAdmin(), ctx -> {
           bridges.delete(managed(ctx).orgId(), ctx.pathParam("bridge_id"));
           ctx.status(204);
         })
-        .get(EXECUTIONS, this::listExecutions)
+        .get(EXECUTIONS, Requires.organizationAdmin(), this::listExecutions)
         .get(
             EXECUTIONS + "/{execution_id}",
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx,
                 ActionViews.execution(
                     executor.execution(managed(ctx).orgId(), ctx.pathParam("execution_id")))))
-        .post(EXECUTIONS + "/{execution_id}/approve", ctx -> {
+        .post(EXECUTIONS + "/{execution_id}/approve", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Execution pending = executor.execution(managed.orgId(), ctx.pathParam("execution_id"));
           CapabilityVersion asked = assistants
@@ -90,7 +89,7 @@ public final class ActionRoutes implements RouteModule {
               ActionViews.execution(
                   executor.approve(managed.orgId(), managed.principal(), pending.id(), asked)));
         })
-        .post(EXECUTIONS + "/{execution_id}/reject", ctx -> {
+        .post(EXECUTIONS + "/{execution_id}/reject", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -154,6 +153,6 @@ public final class ActionRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, guard, organizations);
+    return ManagedOrganization.of(ctx, organizations);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.actions;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.alerts.AlertsModule;
 import io.engram.capabilities.AssistantService;
@@ -28,7 +27,6 @@ public final class ActionsModule implements Module {
   private final Reminders reminders;
   private final AlertsModule alerts;
   private final Duration reminderCheck;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   public ActionsModule(
@@ -41,7 +39,6 @@ public final class ActionsModule implements Module {
       Duration reminderCheck,
       MeterRegistry registry,
       Egress egress,
-      Guard guard,
       long maxBodyBytes,
       Clock clock) {
     this.bridges = new ActionBridges(database, secrets, clock);
@@ -58,7 +55,6 @@ public final class ActionsModule implements Module {
     this.reminders = reminders;
     this.alerts = alerts;
     this.reminderCheck = reminderCheck;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -74,8 +70,7 @@ public final class ActionsModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new ActionRoutes(bridges, executor, assistants, organizations, guard, maxBodyBytes)
-        .register(routes);
+    new ActionRoutes(bridges, executor, assistants, organizations, maxBodyBytes).register(routes);
   }
 
   @Override

@@ -1,6 +1,5 @@
 package io.engram.administration;
 
-import io.engram.access.Guard;
 import io.engram.organizations.AuditLog;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Module;
@@ -18,7 +17,6 @@ public final class AdministrationModule implements Module {
   private final OrganizationService organizations;
   private final OrganizationConfigs configs;
   private final AuditLog audit;
-  private final Guard guard;
   private final long maxBodyBytes;
   private final List<InUse> inUse = new CopyOnWriteArrayList<>();
 
@@ -26,12 +24,10 @@ public final class AdministrationModule implements Module {
       OrganizationService organizations,
       OrganizationConfigs configs,
       AuditLog audit,
-      Guard guard,
       long maxBodyBytes) {
     this.organizations = organizations;
     this.configs = configs;
     this.audit = audit;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -54,9 +50,8 @@ public final class AdministrationModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new OrganizationRoutes(organizations, guard, maxBodyBytes).register(routes);
-    new EnvRoutes(configs, organizations, guard, maxBodyBytes).register(routes);
-    new ConfigRoutes(configs, organizations, audit, guard, this::inUse, maxBodyBytes)
-        .register(routes);
+    new OrganizationRoutes(organizations, maxBodyBytes).register(routes);
+    new EnvRoutes(configs, organizations, maxBodyBytes).register(routes);
+    new ConfigRoutes(configs, organizations, audit, this::inUse, maxBodyBytes).register(routes);
   }
 }

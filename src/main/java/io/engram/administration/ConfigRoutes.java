@@ -1,6 +1,6 @@
 package io.engram.administration;
 
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.organizations.AuditLog;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -26,7 +26,6 @@ public final class ConfigRoutes implements RouteModule {
   private final OrganizationConfigs configs;
   private final OrganizationService organizations;
   private final AuditLog audit;
-  private final Guard guard;
   private final Function<String, Map<String, Integer>> inUse;
   private final long maxBodyBytes;
 
@@ -35,13 +34,11 @@ public final class ConfigRoutes implements RouteModule {
       OrganizationConfigs configs,
       OrganizationService organizations,
       AuditLog audit,
-      Guard guard,
       Function<String, Map<String, Integer>> inUse,
       long maxBodyBytes) {
     this.configs = configs;
     this.organizations = organizations;
     this.audit = audit;
-    this.guard = guard;
     this.inUse = inUse;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -49,12 +46,12 @@ public final class ConfigRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes
-        .get(ORG + "/config", ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+        .get(ORG + "/config", Requires.organizationAdmin(), ctx -> {
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
           show(ctx, managed, configs.effective(managed.organization()));
         })
-        .patch(ORG + "/config", ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+        .patch(ORG + "/config", Requires.organizationAdmin(), ctx -> {
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
           EffectiveConfig updated = configs.update(
               managed.organization(),
               JsonBody.parseMergePatch(ctx, maxBodyBytes),
@@ -62,8 +59,8 @@ public final class ConfigRoutes implements RouteModule {
               HttpServer.requestId(ctx));
           show(ctx, managed, updated);
         })
-        .get(ORG + "/audit", ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+        .get(ORG + "/audit", Requires.organizationAdmin(), ctx -> {
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
           int limit = QueryParams.integer(ctx, "limit", 50, 1, 500);
           Responses.json(
               ctx, ConfigViews.audit(audit.list(managed.orgId(), ctx.queryParam("before"), limit)));

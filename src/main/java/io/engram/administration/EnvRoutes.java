@@ -1,7 +1,8 @@
 package io.engram.administration;
 
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -23,48 +24,45 @@ public final class EnvRoutes implements RouteModule {
 
   private final OrganizationConfigs configs;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   public EnvRoutes(
-      OrganizationConfigs configs,
-      OrganizationService organizations,
-      Guard guard,
-      long maxBodyBytes) {
+      OrganizationConfigs configs, OrganizationService organizations, long maxBodyBytes) {
     this.configs = configs;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(ENV, ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+        .get(ENV, Requires.organizationAdmin(), ctx -> {
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
           show(ctx, managed, configs.effective(managed.organization()));
         })
         .post(
             ENV,
-            ctx -> set(
-                ctx,
-                ManagedOrganization.of(ctx, guard, organizations),
-                Variables.Layer.ORGANIZATION))
+            Requires.organizationAdmin(),
+            ctx ->
+                set(ctx, ManagedOrganization.of(ctx, organizations), Variables.Layer.ORGANIZATION))
         .delete(
             ENV + "/{VARIABLE_NAME}",
+            Requires.organizationAdmin(),
             ctx -> delete(
-                ctx,
-                ManagedOrganization.of(ctx, guard, organizations),
-                Variables.Layer.ORGANIZATION))
-        .post(ENV + "/overrides", ctx -> set(ctx, operator(ctx), Variables.Layer.RUNTIME))
+                ctx, ManagedOrganization.of(ctx, organizations), Variables.Layer.ORGANIZATION))
+        .post(
+            ENV + "/overrides",
+            Requires.account(),
+            ctx -> set(ctx, operator(ctx), Variables.Layer.RUNTIME))
         .delete(
             ENV + "/overrides/{VARIABLE_NAME}",
+            Requires.account(),
             ctx -> delete(ctx, operator(ctx), Variables.Layer.RUNTIME));
   }
 
   /** Runtime overrides are the operator's: an account key, and an organization that exists. */
   private ManagedOrganization operator(Context ctx) {
-    Principal principal = guard.account(ctx);
+    Principal principal = Access.caller(ctx);
     return new ManagedOrganization(principal, organizations.get(ctx.pathParam("org_id")));
   }
 

@@ -1,9 +1,10 @@
 package io.engram.administration;
 
+import io.engram.access.Access;
 import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
-import io.engram.access.Guard;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.organizations.Role;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
@@ -22,26 +23,25 @@ public final class OrganizationRoutes implements RouteModule {
   private static final String ORG = "/v1/organizations/{org_id}";
 
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public OrganizationRoutes(OrganizationService organizations, Guard guard, long maxBodyBytes) {
+  public OrganizationRoutes(OrganizationService organizations, long maxBodyBytes) {
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .post("/v1/organizations", this::createOrganization)
-        .get("/v1/organizations", this::listOrganizations)
+        .post("/v1/organizations", Requires.account(), this::createOrganization)
+        .get("/v1/organizations", Requires.account(), this::listOrganizations)
         .get(
             ORG,
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx, OrganizationViews.organization(organizations.get(adminOf(ctx).orgId))))
-        .patch(ORG, ctx -> {
-          Principal operator = guard.account(ctx);
+        .patch(ORG, Requires.account(), ctx -> {
+          Principal operator = Access.caller(ctx);
           organizations.get(ctx.pathParam("org_id")); // 404 before the body is looked at
           var changed = organizations.change(
               ctx.pathParam("org_id"),
@@ -52,16 +52,17 @@ public final class OrganizationRoutes implements RouteModule {
           view.put("consequences", changed.consequences());
           Responses.json(ctx, view);
         })
-        .post(ORG + "/users", ctx -> {
+        .post(ORG + "/users", Requires.organizationAdmin(), ctx -> {
           String orgId = adminOf(ctx).orgId;
           var user = organizations.createUser(orgId, OrganizationRequests.user(body(ctx)));
           Responses.json(ctx, 201, OrganizationViews.user(user));
         })
         .get(
             ORG + "/users",
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx, OrganizationViews.users(organizations.users(adminOf(ctx).orgId))))
-        .patch(ORG + "/users/{user_id}", ctx -> {
+        .patch(ORG + "/users/{user_id}", Requires.organizationAdmin(), ctx -> {
           Admin admin = adminOf(ctx);
           Role role = OrganizationRequests.roleChange(body(ctx));
           Responses.json(
@@ -84,21 +85,19 @@ public final class OrganizationRoutes implements RouteModule {
         (orgId, body, createdBy) ->
             organizations.createApiKey(orgId, OrganizationRequests.apiKey(body), createdBy));
     routes
-        .post("/v1/account/keys", ctx -> {
-          Principal operator = guard.account(ctx);
+        .post("/v1/account/keys", Requires.account(), ctx -> {
+          Principal operator = Access.caller(ctx);
           var issued = organizations.createAccountKey(
               OrganizationRequests.accountKey(body(ctx)), operator.credentialId());
           Responses.json(ctx, 201, OrganizationViews.issued(issued));
         })
-        .get("/v1/account/keys", ctx -> {
-          guard.account(ctx);
+        .get("/v1/account/keys", Requires.account(), ctx -> {
           Responses.json(
               ctx,
               OrganizationViews.credentials(
                   organizations.credentials(CredentialKind.ACCOUNT_KEY, null)));
         })
-        .delete("/v1/account/keys/{key_id}", ctx -> {
-          guard.account(ctx);
+        .delete("/v1/account/keys/{key_id}", Requires.account(), ctx -> {
           var revoked =
               organizations.revoke(CredentialKind.ACCOUNT_KEY, null, ctx.pathParam("key_id"));
           Responses.json(ctx, OrganizationViews.credential(revoked, null));
@@ -120,7 +119,7 @@ public final class OrganizationRoutes implements RouteModule {
       CredentialIssuer issuer) {
     String path = ORG + "/" + collection;
     routes
-        .post(path, ctx -> {
+        .post(path, Requires.organizationAdmin(), ctx -> {
           Admin admin = adminOf(ctx);
           if (kind == CredentialKind.API_KEY
               && admin.principal.kind() != Principal.Kind.ACCOUNT
@@ -138,23 +137,22 @@ public final class OrganizationRoutes implements RouteModule {
         })
         .get(
             path,
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx,
                 OrganizationViews.credentials(organizations.credentials(kind, adminOf(ctx).orgId))))
-        .delete(path + "/{" + idParam + "}", ctx -> {
+        .delete(path + "/{" + idParam + "}", Requires.organizationAdmin(), ctx -> {
           var revoked = organizations.revoke(kind, adminOf(ctx).orgId, ctx.pathParam(idParam));
           Responses.json(ctx, OrganizationViews.credential(revoked, null));
         });
   }
 
   private void createOrganization(Context ctx) {
-    guard.account(ctx);
     var org = organizations.create(OrganizationRequests.organization(body(ctx)));
     Responses.json(ctx, 201, OrganizationViews.organization(org));
   }
 
   private void listOrganizations(Context ctx) {
-    guard.account(ctx);
     int limit = QueryParams.integer(ctx, "limit", 100, 1, 1000);
     Responses.json(
         ctx, OrganizationViews.organizations(organizations.list(ctx.queryParam("after"), limit)));
@@ -163,7 +161,7 @@ public final class OrganizationRoutes implements RouteModule {
   private record Admin(Principal principal, String orgId) {}
 
   private Admin adminOf(Context ctx) {
-    ManagedOrganization managed = ManagedOrganization.of(ctx, guard, organizations);
+    ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
     return new Admin(managed.principal(), managed.orgId());
   }
 

@@ -1,6 +1,6 @@
 package io.engram.alerts;
 
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
@@ -26,7 +26,6 @@ public final class AlertRoutes implements RouteModule {
   private final AlertChannels channels;
   private final WebhookSender sender;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final Clock clock;
   private final long maxBodyBytes;
 
@@ -35,14 +34,12 @@ public final class AlertRoutes implements RouteModule {
       AlertChannels channels,
       WebhookSender sender,
       OrganizationService organizations,
-      Guard guard,
       Clock clock,
       long maxBodyBytes) {
     this.alerts = alerts;
     this.channels = channels;
     this.sender = sender;
     this.organizations = organizations;
-    this.guard = guard;
     this.clock = clock;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -50,8 +47,8 @@ public final class AlertRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes
-        .get(ORG + "/alerts", this::listAlerts)
-        .post(ORG + "/alert-channels", ctx -> {
+        .get(ORG + "/alerts", Requires.organizationAdmin(), this::listAlerts)
+        .post(ORG + "/alert-channels", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           body.allowOnly(Set.of("type", "url"));
@@ -67,16 +64,17 @@ public final class AlertRoutes implements RouteModule {
         })
         .get(
             ORG + "/alert-channels",
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx,
                 AlertViews.list(channels.list(managed(ctx).orgId()).stream()
                     .map(channel -> AlertViews.channel(channel, null))
                     .toList())))
-        .delete(ORG + "/alert-channels/{channel_id}", ctx -> {
+        .delete(ORG + "/alert-channels/{channel_id}", Requires.organizationAdmin(), ctx -> {
           channels.delete(managed(ctx).orgId(), ctx.pathParam("channel_id"));
           ctx.status(204);
         })
-        .get(ORG + "/alert-channels/{channel_id}/deliveries", ctx -> {
+        .get(ORG + "/alert-channels/{channel_id}/deliveries", Requires.organizationAdmin(), ctx -> {
           String orgId = managed(ctx).orgId();
           int limit = QueryParams.integer(ctx, "limit", 50, 1, 500);
           Responses.json(
@@ -86,7 +84,7 @@ public final class AlertRoutes implements RouteModule {
                       .map(AlertViews::delivery)
                       .toList()));
         })
-        .post(ORG + "/alert-channels/{channel_id}/test", ctx -> {
+        .post(ORG + "/alert-channels/{channel_id}/test", Requires.organizationAdmin(), ctx -> {
           String orgId = managed(ctx).orgId();
           AlertChannel channel = channels.get(orgId, ctx.pathParam("channel_id"));
           // One attempt now, so the caller sees at once whether the endpoint takes it.
@@ -123,6 +121,6 @@ public final class AlertRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, guard, organizations);
+    return ManagedOrganization.of(ctx, organizations);
   }
 }

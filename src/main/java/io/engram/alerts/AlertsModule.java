@@ -1,6 +1,5 @@
 package io.engram.alerts;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.instances.Backups;
 import io.engram.instances.InstancesModule;
@@ -35,7 +34,6 @@ public final class AlertsModule implements Module {
   private final WebhookSender webhooks;
   private final AlertEvaluator evaluator;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final EngramConfig config;
   private final Clock clock;
   private final List<ToLongFunction<String>> storedElsewhere = new CopyOnWriteArrayList<>();
@@ -51,11 +49,9 @@ public final class AlertsModule implements Module {
       HttpMetrics metrics,
       InstancesModule storage,
       Network network,
-      Guard guard,
       Clock clock) {
     this.config = config;
     this.organizations = organizations;
-    this.guard = guard;
     this.clock = clock;
     this.store = new AlertStore(database);
     this.channels = new AlertChannels(database, secrets, clock);
@@ -139,13 +135,7 @@ public final class AlertsModule implements Module {
   @Override
   public void register(Routes routes) {
     new AlertRoutes(
-            store,
-            channels,
-            webhooks,
-            organizations,
-            guard,
-            clock,
-            config.server().maxBodyBytes())
+            store, channels, webhooks, organizations, clock, config.server().maxBodyBytes())
         .register(routes);
   }
 

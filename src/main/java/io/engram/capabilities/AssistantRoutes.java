@@ -1,7 +1,8 @@
 package io.engram.capabilities;
 
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.EntityTags;
 import io.engram.platform.http.HttpServer;
@@ -22,12 +23,10 @@ public final class AssistantRoutes implements RouteModule {
   private static final int MAX_NAME_LENGTH = 200;
 
   private final AssistantService assistants;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public AssistantRoutes(AssistantService assistants, Guard guard, long maxBodyBytes) {
+  public AssistantRoutes(AssistantService assistants, long maxBodyBytes) {
     this.assistants = assistants;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -35,14 +34,14 @@ public final class AssistantRoutes implements RouteModule {
   public void register(Routes routes) {
     routes.exposeHeaders("ETag");
     routes
-        .post("/api/assistants", this::create)
-        .get("/api/assistants", this::list)
-        .get(ASSISTANT, ctx -> {
-          Assistant assistant = assistants.get(guard.signedIn(ctx), ctx.pathParam("assistantId"));
+        .post("/api/assistants", Requires.signedIn(), this::create)
+        .get("/api/assistants", Requires.signedIn(), this::list)
+        .get(ASSISTANT, Requires.signedIn(), ctx -> {
+          Assistant assistant = assistants.get(Access.caller(ctx), ctx.pathParam("assistantId"));
           respond(ctx, 200, assistant, Map.of());
         })
-        .patch(ASSISTANT, ctx -> {
-          Principal caller = guard.signedIn(ctx);
+        .patch(ASSISTANT, Requires.signedIn(), ctx -> {
+          Principal caller = Access.caller(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("name"));
           String name = body.requiredString("name", MAX_NAME_LENGTH);
           if (name.isBlank()) {
@@ -51,15 +50,15 @@ public final class AssistantRoutes implements RouteModule {
           Assistant renamed = assistants.rename(caller, ctx.pathParam("assistantId"), name.strip());
           respond(ctx, 200, renamed, Map.of("message", "Assistant renamed to " + renamed.name()));
         })
-        .delete(ASSISTANT, ctx -> {
+        .delete(ASSISTANT, Requires.signedIn(), ctx -> {
           String id = ctx.pathParam("assistantId");
-          assistants.delete(guard.signedIn(ctx), id);
+          assistants.delete(Access.caller(ctx), id);
           Responses.json(ctx, Map.of("success", true, "message", "Assistant " + id + " deleted"));
         });
   }
 
   private void create(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("name", "type", "ownerId"));
     String name = body.requiredString("name", MAX_NAME_LENGTH);
     String typeId = body.requiredString("type", 64);
@@ -76,7 +75,7 @@ public final class AssistantRoutes implements RouteModule {
   }
 
   private void list(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     String typeFilter = ctx.queryParam("type");
     AssistantType type = typeFilter == null
         ? null

@@ -1,18 +1,15 @@
 package io.engram.capabilities;
 
-import io.engram.access.Guard;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Module;
 
 /** Assistants and the capabilities each has: their routes under /api. */
 public final class CapabilitiesModule implements Module {
   private final AssistantService assistants;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public CapabilitiesModule(AssistantService assistants, Guard guard, long maxBodyBytes) {
+  public CapabilitiesModule(AssistantService assistants, long maxBodyBytes) {
     this.assistants = assistants;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -23,7 +20,7 @@ public final class CapabilitiesModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new AssistantRoutes(assistants, guard, maxBodyBytes).register(routes);
-    new CapabilityRoutes(assistants, guard, maxBodyBytes).register(routes);
+    new AssistantRoutes(assistants, maxBodyBytes).register(routes);
+    new CapabilityRoutes(assistants, maxBodyBytes).register(routes);
   }
 }

@@ -1,8 +1,9 @@
 package io.engram.capabilities;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.EntityTags;
@@ -31,12 +32,10 @@ public final class CapabilityRoutes implements RouteModule {
   private static final String CAPABILITIES = AssistantRoutes.ASSISTANT + "/capabilities";
 
   private final AssistantService assistants;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public CapabilityRoutes(AssistantService assistants, Guard guard, long maxBodyBytes) {
+  public CapabilityRoutes(AssistantService assistants, long maxBodyBytes) {
     this.assistants = assistants;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -44,16 +43,18 @@ public final class CapabilityRoutes implements RouteModule {
   public void register(Routes routes) {
     routes.exposeHeaders("ETag");
     routes
-        .get("/api/capabilities/registry", this::registry)
-        .get(CAPABILITIES, this::current)
-        .patch(CAPABILITIES, this::update)
-        .get(CAPABILITIES + "/history", this::history)
-        .get(AssistantRoutes.ASSISTANT + "/available-capabilities", this::available)
-        .post(CAPABILITIES + "/{capabilityId}/execute", this::execute);
+        .get("/api/capabilities/registry", Requires.signedIn(), this::registry)
+        .get(CAPABILITIES, Requires.signedIn(), this::current)
+        .patch(CAPABILITIES, Requires.signedIn(), this::update)
+        .get(CAPABILITIES + "/history", Requires.signedIn(), this::history)
+        .get(
+            AssistantRoutes.ASSISTANT + "/available-capabilities",
+            Requires.signedIn(),
+            this::available)
+        .post(CAPABILITIES + "/{capabilityId}/execute", Requires.signedIn(), this::execute);
   }
 
   private void registry(Context ctx) {
-    guard.signedIn(ctx);
     String typeFilter = ctx.queryParam("assistantType");
     AssistantType type = typeFilter == null
         ? null
@@ -93,7 +94,7 @@ public final class CapabilityRoutes implements RouteModule {
 
   /** The current set, or with {@code ?at=} the set that was in force at that time. */
   private void current(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     String id = ctx.pathParam("assistantId");
     Instant at = QueryParams.instant(ctx, "at");
     CapabilitySet set;
@@ -118,7 +119,7 @@ public final class CapabilityRoutes implements RouteModule {
   }
 
   private void update(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     Assistant updated = assistants.replaceCapabilities(
         caller,
         ctx.pathParam("assistantId"),
@@ -136,7 +137,7 @@ public final class CapabilityRoutes implements RouteModule {
   }
 
   private void history(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     String id = ctx.pathParam("assistantId");
     int limit = QueryParams.integer(ctx, "limit", 20, 1, 100);
     Long before = QueryParams.longValue(ctx, "before", 1, Long.MAX_VALUE);
@@ -157,7 +158,7 @@ public final class CapabilityRoutes implements RouteModule {
 
   /** Runs an executable capability: {@code {arguments?: object}} in, {@code {result}} out. */
   private void execute(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     String assistantId = ctx.pathParam("assistantId");
     String capabilityId = ctx.pathParam("capabilityId");
     JsonNode result = assistants.execute(caller, assistantId, capabilityId, () -> {
@@ -177,7 +178,7 @@ public final class CapabilityRoutes implements RouteModule {
   }
 
   private void available(Context ctx) {
-    Principal caller = guard.signedIn(ctx);
+    Principal caller = Access.caller(ctx);
     Assistant assistant = assistants.get(caller, ctx.pathParam("assistantId"));
     Organization org = caller.organization();
     List<Capability> available = assistants.registry().all().stream()

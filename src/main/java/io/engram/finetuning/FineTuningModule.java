@@ -1,6 +1,5 @@
 package io.engram.finetuning;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.finetuning.trainer.TorchRuntime;
 import io.engram.inference.Inference;
@@ -18,7 +17,6 @@ import java.time.Duration;
 /** Fine-tuning: the jobs and their routes, and this node's trainer, started once serving. */
 public final class FineTuningModule implements Module {
   private final FineTuning fineTuning;
-  private final Guard guard;
   private final long maxBodyBytes;
   private final boolean soleNode;
 
@@ -31,7 +29,6 @@ public final class FineTuningModule implements Module {
       OrganizationService organizations,
       MeterRegistry registry,
       Egress egress,
-      Guard guard,
       Clock clock) {
     EngramConfig.FineTuning settings = config.fineTuning();
     this.fineTuning = new FineTuning(
@@ -51,7 +48,6 @@ public final class FineTuningModule implements Module {
             settings.upstreamPoll(),
             Duration.ofSeconds(config.server().requestTimeoutSeconds()),
             egress));
-    this.guard = guard;
     this.maxBodyBytes = config.server().maxBodyBytes();
     this.soleNode = !config.storage().usesPostgres();
   }
@@ -63,7 +59,7 @@ public final class FineTuningModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new FineTuningRoutes(fineTuning, guard, maxBodyBytes).register(routes);
+    new FineTuningRoutes(fineTuning, maxBodyBytes).register(routes);
   }
 
   @Override

@@ -1,9 +1,10 @@
 package io.engram.finetuning;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Permission;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.finetuning.trainer.LlamaShape;
 import io.engram.instances.FileStore;
 import io.engram.platform.http.ApiException;
@@ -50,12 +51,10 @@ public final class FineTuningRoutes implements RouteModule {
   private static final SecureRandom SEEDS = new SecureRandom();
 
   private final FineTuning fineTuning;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public FineTuningRoutes(FineTuning fineTuning, Guard guard, long maxBodyBytes) {
+  public FineTuningRoutes(FineTuning fineTuning, long maxBodyBytes) {
     this.fineTuning = fineTuning;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -66,26 +65,39 @@ public final class FineTuningRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes
-        .post(FILES, this::upload)
-        .get(FILES, this::listFiles)
-        .get(FILES + "/{file_id}", ctx -> Responses.json(ctx, FineTuningViews.file(file(ctx))))
-        .get(FILES + "/{file_id}/content", this::content)
-        .delete(FILES + "/{file_id}", this::deleteFile);
+        .post(FILES, Requires.permission(Permission.TRAINING), this::upload)
+        .get(FILES, Requires.permission(Permission.TRAINING), this::listFiles)
+        .get(
+            FILES + "/{file_id}",
+            Requires.permission(Permission.TRAINING),
+            ctx -> Responses.json(ctx, FineTuningViews.file(file(ctx))))
+        .get(FILES + "/{file_id}/content", Requires.permission(Permission.TRAINING), this::content)
+        .delete(FILES + "/{file_id}", Requires.permission(Permission.TRAINING), this::deleteFile);
     for (String jobs : List.of(JOBS, OPENAI_JOBS)) {
       routes
-          .post(jobs, this::create)
-          .get(jobs, this::listJobs)
+          .post(jobs, Requires.permission(Permission.TRAINING), this::create)
+          .get(jobs, Requires.permission(Permission.TRAINING), this::listJobs)
           .get(
               jobs + "/{fine_tuning_job_id}",
+              Requires.permission(Permission.TRAINING),
               ctx -> Responses.json(ctx, FineTuningViews.job(job(ctx))))
-          .post(jobs + "/{fine_tuning_job_id}/cancel", this::cancel)
-          .get(jobs + "/{fine_tuning_job_id}/events", this::events)
-          .get(jobs + "/{fine_tuning_job_id}/checkpoints", this::checkpoints);
+          .post(
+              jobs + "/{fine_tuning_job_id}/cancel",
+              Requires.permission(Permission.TRAINING),
+              this::cancel)
+          .get(
+              jobs + "/{fine_tuning_job_id}/events",
+              Requires.permission(Permission.TRAINING),
+              this::events)
+          .get(
+              jobs + "/{fine_tuning_job_id}/checkpoints",
+              Requires.permission(Permission.TRAINING),
+              this::checkpoints);
     }
   }
 
   private Principal caller(Context ctx) {
-    return guard.permission(ctx, Permission.TRAINING);
+    return Access.caller(ctx);
   }
 
   private static FileStore.Actor actor(Context ctx, Principal caller) {

@@ -3,8 +3,9 @@ package io.engram.inference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.CapabilityVersion;
@@ -40,7 +41,6 @@ public final class AssistantChatRoutes implements RouteModule {
   public static final String TOOLS_HEADER = "X-Engram-Assistant-Tools";
 
   private final Gateway gateway;
-  private final Guard guard;
   private final AssistantService assistants;
   private final CapabilityExecutor executor;
   private final ChatResponder responder;
@@ -50,7 +50,6 @@ public final class AssistantChatRoutes implements RouteModule {
 
   AssistantChatRoutes(
       Gateway gateway,
-      Guard guard,
       AssistantService assistants,
       CapabilityExecutor executor,
       ScheduledExecutorService keepAlives,
@@ -59,7 +58,6 @@ public final class AssistantChatRoutes implements RouteModule {
       long maxBodyBytes,
       int maxSteps) {
     this.gateway = gateway;
-    this.guard = guard;
     this.assistants = assistants;
     this.executor = executor;
     this.responder = new ChatResponder(keepAlives, keepAlive);
@@ -71,11 +69,13 @@ public final class AssistantChatRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes.exposeHeaders(SET_VERSION_HEADER, TOOLS_HEADER);
-    routes.post(ROUTE, this::chat).post(AGENT_ROUTE, this::chat);
+    routes
+        .post(ROUTE, Requires.runsModel(), this::chat)
+        .post(AGENT_ROUTE, Requires.runsModel(), this::chat);
   }
 
   private void chat(Context ctx) {
-    Principal caller = guard.admitInference(ctx);
+    Principal caller = Access.caller(ctx);
     CapabilityVersion inForce =
         assistants.versionForMessage(caller, ctx.pathParam("assistantId"), clock.instant());
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
@@ -88,7 +88,12 @@ public final class AssistantChatRoutes implements RouteModule {
     ctx.header(TOOLS_HEADER, String.join(",", offer.tools().keySet()));
     String requestId = HttpServer.requestId(ctx);
     try (Gateway.Prepared prepared = gateway.prepareChat(
-        caller, scope, asAssistant, GenerationRoutes.memoryHeader(ctx), requestId)) {
+        caller,
+        Access.inferenceSlot(ctx),
+        scope,
+        asAssistant,
+        GenerationRoutes.memoryHeader(ctx),
+        requestId)) {
       ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
       ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
       CapabilityLoop loop = new CapabilityLoop(

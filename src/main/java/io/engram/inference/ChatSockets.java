@@ -2,13 +2,14 @@ package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.Guard;
 import io.engram.access.Principal;
+import io.engram.access.SocketAccess;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.TokenSink;
 import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
+import io.engram.platform.Ids;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorResponses;
@@ -25,6 +26,7 @@ import io.javalin.websocket.WsContext;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +58,7 @@ public final class ChatSockets implements RouteModule {
   static final int TRY_AGAIN_LATER = 1013;
 
   private final Gateway gateway;
-  private final Guard guard;
+  private final SocketAccess access;
   private final EngramConfig.WebSocketSettings settings;
   private final ScheduledExecutorService timers;
   private final OrganizationConfigs configs;
@@ -67,14 +69,14 @@ public final class ChatSockets implements RouteModule {
 
   public ChatSockets(
       Gateway gateway,
-      Guard guard,
+      SocketAccess access,
       EngramConfig.WebSocketSettings settings,
       OrganizationConfigs configs,
       ConcurrencySlots connectionsPerOrganization,
       ScheduledExecutorService timers) {
     this.connectionsPerOrganization = connectionsPerOrganization;
     this.gateway = gateway;
-    this.guard = guard;
+    this.access = access;
     this.settings = settings;
     this.configs = configs;
     this.timers = timers;
@@ -230,7 +232,7 @@ public final class ChatSockets implements RouteModule {
     /** @param acknowledge answer {type: auth_ok} (an auth message; not the upgrade's header) */
     void authenticate(String secret, boolean acknowledge) {
       try {
-        Principal authenticated = guard.inferenceSecret(secret);
+        Principal authenticated = access.inferenceCaller(secret);
         enterOrganization(authenticated);
         caller = authenticated;
         if (acknowledge) {
@@ -251,7 +253,7 @@ public final class ChatSockets implements RouteModule {
     private void enterOrganization(Principal principal) {
       EffectiveConfig config = configs.effective(principal.organization());
       if (ctx.session.getRemoteSocketAddress() instanceof InetSocketAddress remote) {
-        guard.requireNetworkBoundary(
+        access.requireNetworkBoundary(
             config,
             principal,
             remote.getAddress().getHostAddress(),
@@ -299,7 +301,7 @@ public final class ChatSockets implements RouteModule {
             ? agentField.asText()
             : ctx.header(AgentBoundary.HEADER);
         message.remove("type");
-        guard.countRequest(caller);
+        access.countRequest(caller);
         ChatRequest chat = ChatRequest.parse(JsonBody.received(message));
         if (chat.tooling() != null || chat.messages().stream().anyMatch(m -> m.tooling() != null)) {
           // The frames have no place for tool calls, choices or log probabilities: refused
@@ -311,8 +313,13 @@ public final class ChatSockets implements RouteModule {
                   + "bias are not carried over WebSockets; use POST /v1/chat/completions "
                   + "(streamed or not)");
         }
-        try (Gateway.Prepared prepared =
-            gateway.prepareChat(caller, scope(agent), chat, true, null)) {
+        try (Gateway.Prepared prepared = gateway.prepareChat(
+            caller,
+            Optional.empty(),
+            scope(agent),
+            chat,
+            true,
+            Ids.newId("req", System.currentTimeMillis()))) {
           run(prepared, chat);
         }
       } catch (ApiException e) {

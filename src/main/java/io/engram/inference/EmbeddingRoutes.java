@@ -3,8 +3,9 @@ package io.engram.inference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
@@ -40,13 +41,11 @@ public final class EmbeddingRoutes implements RouteModule {
 
   private final Embedder embedder;
   private final Gateway gateway;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public EmbeddingRoutes(Embedder embedder, Gateway gateway, Guard guard, long maxBodyBytes) {
+  public EmbeddingRoutes(Embedder embedder, Gateway gateway, long maxBodyBytes) {
     this.embedder = embedder;
     this.gateway = gateway;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -57,11 +56,11 @@ public final class EmbeddingRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.post("/v1/embeddings", this::embed);
+    routes.post("/v1/embeddings", Requires.runsModelWithKey(), this::embed);
   }
 
   private void embed(Context ctx) {
-    Principal caller = guard.admitInferenceKey(ctx);
+    Principal caller = Access.caller(ctx);
     JsonBody body = JsonBody.parseOpenAi(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
@@ -81,7 +80,10 @@ public final class EmbeddingRoutes implements RouteModule {
     InferenceLimits.TokenBudget budget;
     try (InferenceLimits.Permit permit = gateway
         .limits()
-        .admit(caller, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
+        .admit(
+            caller,
+            Access.inferenceSlot(ctx),
+            InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
       long started = System.nanoTime();
       embeddings = embedder.embedCounted(inputs);
       // Recorded before the permit settles, so the hour never misses these tokens in between.

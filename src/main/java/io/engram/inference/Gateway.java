@@ -1,6 +1,7 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.InferenceDoor;
 import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
@@ -25,6 +26,7 @@ import io.engram.platform.net.OutboundBlocked;
 import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The inference requests' service: resolves the model, applies the plan's limits, puts a
@@ -43,7 +45,8 @@ public final class Gateway {
       GenerationRequest request,
       MemoryContext.Injection memory,
       int promptTokens,
-      InferenceLimits.Permit permit)
+      InferenceLimits.Permit permit,
+      String requestId)
       implements AutoCloseable {
 
     /** The hour's token budget after this request's reservation; null when the plan has none. */
@@ -197,8 +200,17 @@ public final class Gateway {
     return chatModel(caller, requestedModel).engine().carries("tools", Json.MAPPER.nullNode());
   }
 
+  /**
+   * A chat ready for its engine: admitted (holding the slot {@code atDoor} brought, if any), its
+   * memory retrieved and injected. {@code requestId} goes with it into every record it leaves.
+   */
   public Prepared prepareChat(
-      Principal caller, AgentScope scope, ChatRequest chat, boolean memoryOn, String requestId) {
+      Principal caller,
+      Optional<InferenceDoor.Pass> atDoor,
+      AgentScope scope,
+      ChatRequest chat,
+      boolean memoryOn,
+      String requestId) {
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     refuseToolsWithout(model, chat);
     int conversationTokens = chatTokens(chat.messages());
@@ -213,7 +225,7 @@ public final class Gateway {
                 - TOKENS_PER_MESSAGE)
         : 0;
     Admission admission =
-        admit(caller, model, chat.sampling(), conversationTokens, Math.max(0, memoryRoom));
+        admit(caller, atDoor, model, chat.sampling(), conversationTokens, Math.max(0, memoryRoom));
     try {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
       if (withMemory) {
@@ -237,7 +249,7 @@ public final class Gateway {
           chat.user(),
           requestTimeout(caller.organization()),
           chat.tooling());
-      return new Prepared(model, request, injection, promptTokens, admission.permit());
+      return new Prepared(model, request, injection, promptTokens, admission.permit(), requestId);
     } catch (RuntimeException e) {
       admission.permit().close();
       throw e;
@@ -268,13 +280,22 @@ public final class Gateway {
         before.timeout(),
         tooling);
     return new Prepared(
-        prepared.model(), request, prepared.memory(), promptTokens, prepared.permit());
+        prepared.model(),
+        request,
+        prepared.memory(),
+        promptTokens,
+        prepared.permit(),
+        prepared.requestId());
   }
 
-  public Prepared prepareCompletion(Principal caller, CompletionRequest completion) {
+  public Prepared prepareCompletion(
+      Principal caller,
+      Optional<InferenceDoor.Pass> atDoor,
+      CompletionRequest completion,
+      String requestId) {
     ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
-    Admission admission = admit(caller, model, completion.sampling(), promptTokens, 0);
+    Admission admission = admit(caller, atDoor, model, completion.sampling(), promptTokens, 0);
     GenerationRequest request = new GenerationRequest(
         model.engineModel(),
         null,
@@ -285,7 +306,7 @@ public final class Gateway {
         requestTimeout(caller.organization()),
         null);
     return new Prepared(
-        model, request, MemoryContext.Injection.NONE, promptTokens, admission.permit());
+        model, request, MemoryContext.Injection.NONE, promptTokens, admission.permit(), requestId);
   }
 
   /** A request let in: its longest reply (max_tokens, or what the defaults allow), its permit. */
@@ -302,6 +323,7 @@ public final class Gateway {
    */
   private Admission admit(
       Principal caller,
+      Optional<InferenceDoor.Pass> atDoor,
       ModelCatalog.Entry model,
       Sampling sampling,
       int promptTokens,
@@ -316,7 +338,9 @@ public final class Gateway {
         ? sampling.maxTokens()
         : defaultMaxTokens(org, model.card().contextLength(), promptTokens);
     InferenceLimits.Permit permit = limits.admit(
-        caller, new InferenceLimits.TokenDemand(promptTokens, reserved, longest, memoryTokens));
+        caller,
+        atDoor,
+        new InferenceLimits.TokenDemand(promptTokens, reserved, longest, memoryTokens));
     return new Admission(longest, permit);
   }
 
@@ -449,7 +473,7 @@ public final class Gateway {
         caller.organization(),
         new ConversationHistory.Answered(
             caller.credentialId(),
-            org.slf4j.MDC.get("request_id"),
+            prepared.requestId(),
             prepared.model().card().id(),
             sent,
             generation.text() == null ? "" : generation.text(),

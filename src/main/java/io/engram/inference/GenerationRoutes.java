@@ -1,7 +1,8 @@
 package io.engram.inference;
 
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
 import io.engram.platform.http.ApiException;
@@ -28,18 +29,12 @@ public final class GenerationRoutes implements RouteModule {
   public static final String MEMORY_TOKENS_HEADER = "X-Engram-Memory-Tokens";
 
   private final Gateway gateway;
-  private final Guard guard;
   private final long maxBodyBytes;
   private final ChatResponder responder;
 
   public GenerationRoutes(
-      Gateway gateway,
-      Guard guard,
-      long maxBodyBytes,
-      ScheduledExecutorService keepAlives,
-      Duration keepAlive) {
+      Gateway gateway, long maxBodyBytes, ScheduledExecutorService keepAlives, Duration keepAlive) {
     this.gateway = gateway;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
     this.responder = new ChatResponder(keepAlives, keepAlive);
   }
@@ -49,17 +44,22 @@ public final class GenerationRoutes implements RouteModule {
     routes.exposeHeaders(MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
     routes
-        .post("/v1/chat/completions", this::chat)
-        .post(AGENT_CHAT, this::chat)
-        .post("/v1/completions", this::completion);
+        .post("/v1/chat/completions", Requires.runsModel(), this::chat)
+        .post(AGENT_CHAT, Requires.runsModel(), this::chat)
+        .post("/v1/completions", Requires.runsModelWithKey(), this::completion);
   }
 
   private void chat(Context ctx) {
-    Principal caller = guard.admitInference(ctx);
+    Principal caller = Access.caller(ctx);
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
-    try (Gateway.Prepared prepared =
-        gateway.prepareChat(caller, scope, chat, memoryHeader(ctx), HttpServer.requestId(ctx))) {
+    try (Gateway.Prepared prepared = gateway.prepareChat(
+        caller,
+        Access.inferenceSlot(ctx),
+        scope,
+        chat,
+        memoryHeader(ctx),
+        HttpServer.requestId(ctx))) {
       ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
       ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
       responder.respond(
@@ -72,9 +72,10 @@ public final class GenerationRoutes implements RouteModule {
   }
 
   private void completion(Context ctx) {
-    Principal caller = guard.admitInferenceKey(ctx);
+    Principal caller = Access.caller(ctx);
     CompletionRequest completion = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
-    try (Gateway.Prepared prepared = gateway.prepareCompletion(caller, completion)) {
+    try (Gateway.Prepared prepared = gateway.prepareCompletion(
+        caller, Access.inferenceSlot(ctx), completion, HttpServer.requestId(ctx))) {
       responder.respond(
           ctx,
           prepared,

@@ -1,6 +1,6 @@
 package io.engram.inference;
 
-import io.engram.access.Guard;
+import io.engram.access.AccessModule;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.capabilities.AssistantService;
 import io.engram.inference.local.LocalEngine;
@@ -180,15 +180,18 @@ public final class Inference implements Module {
 
   private List<RouteModule> routes = List.of();
 
-  /** The routes, guarded by {@code guard}; assistants' chats call their capabilities through
-   * {@code assistants}. */
+  /**
+   * The routes, whose model-running ones take their slots at this gateway's door; assistants'
+   * chats call their capabilities through {@code assistants}.
+   */
   public Inference serving(
-      Guard guard,
+      AccessModule access,
       OrganizationStore organizations,
       Assistants assistants,
       long maxBodyBytes,
       Clock clock) {
-    routes = routes(guard, organizations, assistants, maxBodyBytes, clock);
+    access.admitInferenceThrough(gateway.limits());
+    routes = routes(access, organizations, assistants, maxBodyBytes, clock);
     return this;
   }
 
@@ -218,18 +221,17 @@ public final class Inference implements Module {
   }
 
   private List<RouteModule> routes(
-      Guard guard,
+      AccessModule access,
       OrganizationStore organizations,
       Assistants assistants,
       long maxBodyBytes,
       Clock clock) {
-    sockets =
-        new ChatSockets(gateway, guard, webSockets, configs, gateway.limits().slots(), keepAlives);
+    sockets = new ChatSockets(
+        gateway, access.sockets(), webSockets, configs, gateway.limits().slots(), keepAlives);
     return List.of(
-        new GenerationRoutes(gateway, guard, maxBodyBytes, keepAlives, keepAlive),
+        new GenerationRoutes(gateway, maxBodyBytes, keepAlives, keepAlive),
         new AssistantChatRoutes(
             gateway,
-            guard,
             assistants.service(),
             assistants.executor(),
             keepAlives,
@@ -237,10 +239,9 @@ public final class Inference implements Module {
             clock,
             maxBodyBytes,
             assistants.maxSteps()),
-        new ResponsesRoutes(gateway, responses, guard, maxBodyBytes, keepAlives, keepAlive, clock),
+        new ResponsesRoutes(gateway, responses, maxBodyBytes, keepAlives, keepAlive, clock),
         new ModelRoutes(
             gateway.catalog(),
-            guard,
             List.of(EmbeddingRoutes.card(started)),
             uploads,
             org -> configs
@@ -248,8 +249,8 @@ public final class Inference implements Module {
                 .variable("MAX_MODEL_SIZE_GB")
                 .map(gb -> OptionalInt.of(Integer.parseInt(gb)))
                 .orElse(OptionalInt.empty())),
-        new EmbeddingRoutes(embedder, gateway, guard, maxBodyBytes),
-        new UsageRoutes(gateway.usage(), gateway.limits(), organizations, guard, clock),
+        new EmbeddingRoutes(embedder, gateway, maxBodyBytes),
+        new UsageRoutes(gateway.usage(), gateway.limits(), access.windows(), organizations, clock),
         sockets);
   }
 

@@ -2,8 +2,9 @@ package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
@@ -41,7 +42,6 @@ public final class ResponsesRoutes implements RouteModule {
 
   private final Gateway gateway;
   private final ResponseStore store;
-  private final Guard guard;
   private final long maxBodyBytes;
   private final ScheduledExecutorService keepAlives;
   private final Duration keepAlive;
@@ -50,14 +50,12 @@ public final class ResponsesRoutes implements RouteModule {
   ResponsesRoutes(
       Gateway gateway,
       ResponseStore store,
-      Guard guard,
       long maxBodyBytes,
       ScheduledExecutorService keepAlives,
       Duration keepAlive,
       Clock clock) {
     this.gateway = gateway;
     this.store = store;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
     this.keepAlives = keepAlives;
     this.keepAlive = keepAlive;
@@ -67,17 +65,17 @@ public final class ResponsesRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes
-        .post("/v1/responses", this::create)
-        .get("/v1/responses/{response_id}", ctx -> {
-          Principal caller = guard.inference(ctx);
+        .post("/v1/responses", Requires.runsModel(), this::create)
+        .get("/v1/responses/{response_id}", Requires.inference(), ctx -> {
+          Principal caller = Access.caller(ctx);
           Responses.json(
               ctx,
               store
                   .response(caller.orgId(), ctx.pathParam("response_id"))
                   .orElseThrow(() -> notFound("response_id", ctx.pathParam("response_id"))));
         })
-        .delete("/v1/responses/{response_id}", ctx -> {
-          Principal caller = guard.inference(ctx);
+        .delete("/v1/responses/{response_id}", Requires.inference(), ctx -> {
+          Principal caller = Access.caller(ctx);
           String id = ctx.pathParam("response_id");
           if (!store.delete(caller.orgId(), id)) {
             throw notFound("response_id", id);
@@ -91,7 +89,7 @@ public final class ResponsesRoutes implements RouteModule {
   }
 
   private void create(Context ctx) {
-    Principal caller = guard.admitInference(ctx);
+    Principal caller = Access.caller(ctx);
     ResponsesRequest request = ResponsesRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     List<ChatMessage> earlier = request.previousResponseId() == null
         ? List.of()
@@ -116,7 +114,12 @@ public final class ResponsesRoutes implements RouteModule {
         request.tooling());
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
     try (Gateway.Prepared prepared = gateway.prepareChat(
-        caller, scope, chat, GenerationRoutes.memoryHeader(ctx), HttpServer.requestId(ctx))) {
+        caller,
+        Access.inferenceSlot(ctx),
+        scope,
+        chat,
+        GenerationRoutes.memoryHeader(ctx),
+        HttpServer.requestId(ctx))) {
       ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
       ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
       TokenHeaders.write(ctx, prepared.budget());

@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.QueryParams;
@@ -24,23 +23,18 @@ final class ConversationRoutes implements RouteModule {
   private final ConversationHistory history;
   private final InstanceStore instances;
   private final OrganizationService organizations;
-  private final Guard guard;
 
   ConversationRoutes(
-      ConversationHistory history,
-      InstanceStore instances,
-      OrganizationService organizations,
-      Guard guard) {
+      ConversationHistory history, InstanceStore instances, OrganizationService organizations) {
     this.history = history;
     this.instances = instances;
     this.organizations = organizations;
-    this.guard = guard;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(CONVERSATIONS, ctx -> {
+        .get(CONVERSATIONS, InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           int limit = QueryParams.integer(ctx, "limit", 20, 1, MAX_PAGE);
           List<ConversationHistory.Stored> page =
@@ -51,12 +45,12 @@ final class ConversationRoutes implements RouteModule {
               InstanceViews.page(
                   page.stream().limit(limit).map(e -> view(e, false)).toList(), next));
         })
-        .get(CONVERSATIONS + "/{conversation_id}", ctx -> {
+        .get(CONVERSATIONS + "/{conversation_id}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           Responses.json(
               ctx, view(history.get(access.instanceId(), ctx.pathParam("conversation_id")), true));
         })
-        .delete(CONVERSATIONS + "/{conversation_id}", ctx -> {
+        .delete(CONVERSATIONS + "/{conversation_id}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           history.delete(access.instanceId(), ctx.pathParam("conversation_id"));
           ctx.status(204);
@@ -87,6 +81,6 @@ final class ConversationRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

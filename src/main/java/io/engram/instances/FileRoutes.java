@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.ApiException;
@@ -38,7 +37,6 @@ public final class FileRoutes implements RouteModule {
   private final StorageLog log;
   private final InstanceStore instances;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final StoragePermissions permissions;
   private final Counter uploaded;
   private final Counter downloaded;
@@ -48,7 +46,6 @@ public final class FileRoutes implements RouteModule {
       StorageLog log,
       InstanceStore instances,
       OrganizationService organizations,
-      Guard guard,
       StoragePermissions permissions,
       MeterRegistry registry) {
     this.permissions = permissions;
@@ -64,24 +61,23 @@ public final class FileRoutes implements RouteModule {
     this.log = log;
     this.instances = instances;
     this.organizations = organizations;
-    this.guard = guard;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .put(FILE, this::put)
-        .get(FILE, ctx -> read(ctx, true))
-        .head(FILE, ctx -> read(ctx, false))
-        .delete(FILE, ctx -> {
+        .put(FILE, InstanceAccess.member(instances), this::put)
+        .get(FILE, InstanceAccess.member(instances), ctx -> read(ctx, true))
+        .head(FILE, InstanceAccess.member(instances), ctx -> read(ctx, false))
+        .delete(FILE, InstanceAccess.member(instances), ctx -> {
           InstanceAccess access = fileAccess(ctx);
           StoragePath path = path(ctx);
           permissions.require(access.principal(), access.instanceId(), path.value(), true);
           files.delete(access.organization(), access.instanceId(), path, actor(ctx, access));
           ctx.status(204);
         })
-        .get(FILES, this::list)
-        .get("/v1/nano/{nano_id}/storage/logs", ctx -> {
+        .get(FILES, InstanceAccess.member(instances), this::list)
+        .get("/v1/nano/{nano_id}/storage/logs", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           int limit = QueryParams.integer(ctx, "limit", 50, 1, StorageLog.MAX_PAGE);
           List<StorageLog.Entry> entries =
@@ -244,11 +240,11 @@ public final class FileRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances);
+    return InstanceAccess.of(ctx, organizations);
   }
 
   /** A file route: the organization's signed-in users reach it too, within their permissions. */
   private InstanceAccess fileAccess(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances, true);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

@@ -1,6 +1,6 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.administration.EnvViews;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
@@ -35,7 +35,6 @@ public final class InstanceRoutes implements RouteModule {
   private final FileStore files;
   private final OrganizationConfigs configs;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   public InstanceRoutes(
@@ -43,21 +42,19 @@ public final class InstanceRoutes implements RouteModule {
       FileStore files,
       OrganizationConfigs configs,
       OrganizationService organizations,
-      Guard guard,
       long maxBodyBytes) {
     this.instances = instances;
     this.files = files;
     this.configs = configs;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .post(INSTANCES, this::create)
-        .get(INSTANCES, ctx -> {
+        .post(INSTANCES, Requires.organizationAdmin(), this::create)
+        .get(INSTANCES, Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -67,7 +64,7 @@ public final class InstanceRoutes implements RouteModule {
                       .toList(),
                   null));
         })
-        .get(INSTANCES + "/{nano_id}", ctx -> {
+        .get(INSTANCES + "/{nano_id}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -75,8 +72,8 @@ public final class InstanceRoutes implements RouteModule {
                   managed.organization(),
                   instances.get(managed.orgId(), ctx.pathParam("nano_id"))));
         })
-        .patch(INSTANCES + "/{nano_id}", this::update)
-        .delete(INSTANCES + "/{nano_id}", ctx -> {
+        .patch(INSTANCES + "/{nano_id}", Requires.organizationAdmin(), this::update)
+        .delete(INSTANCES + "/{nano_id}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Instance instance =
               instances.beginDelete(managed.orgId(), ctx.pathParam("nano_id"), by(ctx, managed));
@@ -84,13 +81,13 @@ public final class InstanceRoutes implements RouteModule {
           instances.purge(instance.id());
           ctx.status(204);
         })
-        .get(NANO, ctx -> {
+        .get(NANO, InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           Responses.json(ctx, view(access.organization(), access.instance()));
         })
-        .get(NANO + "/env", ctx -> showEnv(ctx, access(ctx)))
-        .post(NANO + "/env", this::setEnv)
-        .delete(NANO + "/env/{VARIABLE_NAME}", ctx -> {
+        .get(NANO + "/env", InstanceAccess.admin(instances), ctx -> showEnv(ctx, access(ctx)))
+        .post(NANO + "/env", InstanceAccess.admin(instances), this::setEnv)
+        .delete(NANO + "/env/{VARIABLE_NAME}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           configs.deleteInstanceVariable(
               access.organization(),
@@ -100,7 +97,7 @@ public final class InstanceRoutes implements RouteModule {
               HttpServer.requestId(ctx));
           showEnv(ctx, access);
         })
-        .post(NANO + "/restart", ctx -> {
+        .post(NANO + "/restart", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           var before = configs.instanceLayer(access.organization(), access.instanceId());
           configs.restartInstance(
@@ -198,10 +195,10 @@ public final class InstanceRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, guard, organizations);
+    return ManagedOrganization.of(ctx, organizations);
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.organizations.Instance;
@@ -123,20 +122,16 @@ public record InstanceServices(
   }
 
   public List<RouteModule> routes(
-      Guard guard,
-      OrganizationConfigs configs,
-      OrganizationService organizations,
-      long maxBodyBytes) {
+      OrganizationConfigs configs, OrganizationService organizations, long maxBodyBytes) {
     return List.of(
-        new InstanceRoutes(instances, files, configs, organizations, guard, maxBodyBytes),
-        new FileRoutes(files, log, instances, organizations, guard, permissions, registry),
-        new PermissionRoutes(permissions, users, instances, organizations, guard, maxBodyBytes),
-        new SnapshotRoutes(snapshots, instances, organizations, guard, maxBodyBytes),
-        new StorageRoutes(usage, billing, organizations, guard, maxBodyBytes),
-        new RetentionRoutes(retention, stores, organizations, guard, maxBodyBytes),
-        new ConversationRoutes(history, instances, organizations, guard),
-        new ObjectStoreRoutes(stores, log, instances, organizations, guard),
-        new StorageJobRoutes(
-            jobs, runner, files, stores, permissions, instances, organizations, guard));
+        new InstanceRoutes(instances, files, configs, organizations, maxBodyBytes),
+        new FileRoutes(files, log, instances, organizations, permissions, registry),
+        new PermissionRoutes(permissions, users, instances, organizations, maxBodyBytes),
+        new SnapshotRoutes(snapshots, instances, organizations, maxBodyBytes),
+        new StorageRoutes(usage, billing, organizations, maxBodyBytes),
+        new RetentionRoutes(retention, stores, organizations, maxBodyBytes),
+        new ConversationRoutes(history, instances, organizations),
+        new ObjectStoreRoutes(stores, log, instances, organizations),
+        new StorageJobRoutes(jobs, runner, files, stores, permissions, instances, organizations));
   }
 }

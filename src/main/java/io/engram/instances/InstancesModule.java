@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
@@ -30,7 +29,6 @@ public final class InstancesModule implements Module {
   private final OrganizationConfigs configs;
   private final boolean soleNode;
   private final long maxBodyBytes;
-  private Guard guard;
   private volatile Backups.Outcomes backupOutcomes = (org, backup) -> {};
 
   public InstancesModule(
@@ -54,11 +52,6 @@ public final class InstancesModule implements Module {
     this.configs = configs;
     this.soleNode = !config.storage().usesPostgres();
     this.maxBodyBytes = config.server().maxBodyBytes();
-  }
-
-  public InstancesModule guardedBy(Guard guard) {
-    this.guard = guard;
-    return this;
   }
 
   public InstanceServices services() {
@@ -97,7 +90,7 @@ public final class InstancesModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    for (RouteModule module : storage.routes(guard, configs, organizations, maxBodyBytes)) {
+    for (RouteModule module : storage.routes(configs, organizations, maxBodyBytes)) {
       module.register(routes);
     }
   }

@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.Provider;
@@ -28,29 +27,28 @@ final class ObjectStoreRoutes implements RouteModule {
   private final StorageLog log;
   private final InstanceStore instances;
   private final OrganizationService organizations;
-  private final Guard guard;
 
   ObjectStoreRoutes(
       ObjectStoreConnections stores,
       StorageLog log,
       InstanceStore instances,
-      OrganizationService organizations,
-      Guard guard) {
+      OrganizationService organizations) {
     this.stores = stores;
     this.log = log;
     this.instances = instances;
     this.organizations = organizations;
-    this.guard = guard;
   }
 
   @Override
   public void register(Routes routes) {
     for (Provider provider : Provider.values()) {
       routes.post(
-          "/v1/nano/{nano_id}/storage/" + provider.wireName(), ctx -> connect(ctx, provider));
+          "/v1/nano/{nano_id}/storage/" + provider.wireName(),
+          InstanceAccess.admin(instances),
+          ctx -> connect(ctx, provider));
     }
     routes
-        .get(STORES, ctx -> {
+        .get(STORES, InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           Responses.json(
               ctx,
@@ -60,7 +58,7 @@ final class ObjectStoreRoutes implements RouteModule {
                       .toList(),
                   null));
         })
-        .delete(STORES + "/{store_id}", ctx -> {
+        .delete(STORES + "/{store_id}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           String id = ctx.pathParam("store_id");
           if (!stores.disconnect(access.instanceId(), id)) {
@@ -96,6 +94,6 @@ final class ObjectStoreRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

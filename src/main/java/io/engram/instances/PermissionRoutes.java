@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.User;
@@ -31,7 +30,6 @@ final class PermissionRoutes implements RouteModule {
   private final UserStore users;
   private final InstanceStore instances;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   PermissionRoutes(
@@ -39,21 +37,22 @@ final class PermissionRoutes implements RouteModule {
       UserStore users,
       InstanceStore instances,
       OrganizationService organizations,
-      Guard guard,
       long maxBodyBytes) {
     this.permissions = permissions;
     this.users = users;
     this.instances = instances;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(PERMISSIONS, ctx -> Responses.json(ctx, view(access(ctx).instanceId())))
-        .post(PERMISSIONS, this::set);
+        .get(
+            PERMISSIONS,
+            InstanceAccess.admin(instances),
+            ctx -> Responses.json(ctx, view(access(ctx).instanceId())))
+        .post(PERMISSIONS, InstanceAccess.admin(instances), this::set);
   }
 
   private void set(Context ctx) {
@@ -111,6 +110,6 @@ final class PermissionRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

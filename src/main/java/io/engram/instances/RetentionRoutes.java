@@ -1,6 +1,6 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
@@ -29,27 +29,27 @@ final class RetentionRoutes implements RouteModule {
   private final Retention retention;
   private final ObjectStoreConnections stores;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   RetentionRoutes(
       Retention retention,
       ObjectStoreConnections stores,
       OrganizationService organizations,
-      Guard guard,
       long maxBodyBytes) {
     this.retention = retention;
     this.stores = stores;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(RETENTION, ctx -> Responses.json(ctx, view(managed(ctx).orgId())))
-        .post(RETENTION, ctx -> {
+        .get(
+            RETENTION,
+            Requires.organizationAdmin(),
+            ctx -> Responses.json(ctx, view(managed(ctx).orgId())))
+        .post(RETENTION, Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           body.allowOnly(Set.of("policies"));
@@ -58,7 +58,7 @@ final class RetentionRoutes implements RouteModule {
           retention.set(managed.orgId(), policies, managed.principal().credentialId());
           Responses.json(ctx, view(managed.orgId()));
         })
-        .post(RETENTION + "/run", this::run);
+        .post(RETENTION + "/run", Requires.organizationAdmin(), this::run);
   }
 
   private void run(Context ctx) {
@@ -130,6 +130,6 @@ final class RetentionRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, guard, organizations);
+    return ManagedOrganization.of(ctx, organizations);
   }
 }

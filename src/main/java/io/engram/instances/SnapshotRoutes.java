@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.HttpServer;
@@ -24,26 +23,23 @@ final class SnapshotRoutes implements RouteModule {
   private final Snapshots snapshots;
   private final InstanceStore instances;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   SnapshotRoutes(
       Snapshots snapshots,
       InstanceStore instances,
       OrganizationService organizations,
-      Guard guard,
       long maxBodyBytes) {
     this.snapshots = snapshots;
     this.instances = instances;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .post(NANO + "/snapshot", ctx -> {
+        .post(NANO + "/snapshot", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           body.allowOnly(Set.of("description", "retention_days"));
@@ -54,7 +50,7 @@ final class SnapshotRoutes implements RouteModule {
               access.organization(), access.instanceId(), "manual", description, days, null);
           Responses.json(ctx, 201, view(taken));
         })
-        .get(NANO + "/snapshots", ctx -> {
+        .get(NANO + "/snapshots", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           Responses.json(
               ctx,
@@ -64,12 +60,12 @@ final class SnapshotRoutes implements RouteModule {
                       .toList(),
                   null));
         })
-        .get(NANO + "/snapshots/{snapshot_id}", ctx -> {
+        .get(NANO + "/snapshots/{snapshot_id}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           Responses.json(
               ctx, view(snapshots.get(access.instanceId(), ctx.pathParam("snapshot_id"))));
         })
-        .post(NANO + "/restore", ctx -> {
+        .post(NANO + "/restore", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           body.allowOnly(Set.of("snapshot_id", "restore_path"));
@@ -110,6 +106,6 @@ final class SnapshotRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, guard, organizations, instances);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

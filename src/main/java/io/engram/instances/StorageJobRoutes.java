@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectUri;
@@ -35,7 +34,6 @@ final class StorageJobRoutes implements RouteModule {
   private final StoragePermissions permissions;
   private final InstanceStore instances;
   private final OrganizationService organizations;
-  private final Guard guard;
 
   StorageJobRoutes(
       StorageJobs jobs,
@@ -44,8 +42,7 @@ final class StorageJobRoutes implements RouteModule {
       ObjectStoreConnections stores,
       StoragePermissions permissions,
       InstanceStore instances,
-      OrganizationService organizations,
-      Guard guard) {
+      OrganizationService organizations) {
     this.jobs = jobs;
     this.runner = runner;
     this.files = files;
@@ -53,17 +50,17 @@ final class StorageJobRoutes implements RouteModule {
     this.permissions = permissions;
     this.instances = instances;
     this.organizations = organizations;
-    this.guard = guard;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .post("/v1/nano/{nano_id}/storage/import", this::importFrom)
-        .post("/v1/nano/{nano_id}/storage/export", this::exportTo)
-        .post("/v1/nano/{nano_id}/storage/copy", this::copy)
-        .get(JOBS, this::list)
-        .get(JOBS + "/{job_id}", ctx -> {
+        .post(
+            "/v1/nano/{nano_id}/storage/import", InstanceAccess.admin(instances), this::importFrom)
+        .post("/v1/nano/{nano_id}/storage/export", InstanceAccess.admin(instances), this::exportTo)
+        .post("/v1/nano/{nano_id}/storage/copy", InstanceAccess.member(instances), this::copy)
+        .get(JOBS, InstanceAccess.member(instances), this::list)
+        .get(JOBS + "/{job_id}", InstanceAccess.member(instances), ctx -> {
           InstanceAccess access = access(ctx, true);
           String id = ctx.pathParam("job_id");
           Responses.json(
@@ -73,7 +70,7 @@ final class StorageJobRoutes implements RouteModule {
                       () -> ApiException.notFound("job_not_found", "job_id", "No job " + id))
                   .toView());
         })
-        .post(JOBS + "/{job_id}/cancel", ctx -> {
+        .post(JOBS + "/{job_id}/cancel", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx, false);
           Responses.json(
               ctx, jobs.cancel(access.instanceId(), ctx.pathParam("job_id")).toView());
@@ -166,6 +163,6 @@ final class StorageJobRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx, boolean files) {
-    return InstanceAccess.of(ctx, guard, organizations, instances, files);
+    return InstanceAccess.of(ctx, organizations);
   }
 }

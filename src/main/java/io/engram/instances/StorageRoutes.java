@@ -1,7 +1,7 @@
 package io.engram.instances;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
@@ -29,31 +29,28 @@ final class StorageRoutes implements RouteModule {
   private final StorageUsage usage;
   private final StorageBilling billing;
   private final OrganizationService organizations;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   StorageRoutes(
       StorageUsage usage,
       StorageBilling billing,
       OrganizationService organizations,
-      Guard guard,
       long maxBodyBytes) {
     this.usage = usage;
     this.billing = billing;
     this.organizations = organizations;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(ORG + "/storage", ctx -> {
+        .get(ORG + "/storage", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(ctx, usageView(managed));
         })
-        .post(ORG + "/storage/upgrade", this::upgrade)
-        .get(ORG + "/billing/storage", this::ledger);
+        .post(ORG + "/storage/upgrade", Requires.organizationAdmin(), this::upgrade)
+        .get(ORG + "/billing/storage", Requires.organizationAdmin(), this::ledger);
   }
 
   private Map<String, Object> usageView(ManagedOrganization managed) {
@@ -152,6 +149,6 @@ final class StorageRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, guard, organizations);
+    return ManagedOrganization.of(ctx, organizations);
   }
 }

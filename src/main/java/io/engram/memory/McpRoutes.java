@@ -2,8 +2,9 @@ package io.engram.memory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -28,19 +29,13 @@ public final class McpRoutes implements RouteModule {
 
   private final McpTools tools;
   private final MemoryService memory;
-  private final Guard guard;
   private final long maxBodyBytes;
   private final List<String> allowedOrigins;
 
   public McpRoutes(
-      MemoryService memory,
-      Guard guard,
-      long maxBodyBytes,
-      List<String> allowedOrigins,
-      Clock clock) {
+      MemoryService memory, long maxBodyBytes, List<String> allowedOrigins, Clock clock) {
     this.tools = new McpTools(memory, clock);
     this.memory = memory;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
     this.allowedOrigins = allowedOrigins;
   }
@@ -49,7 +44,7 @@ public final class McpRoutes implements RouteModule {
   public void register(Routes routes) {
     // Only POST: a GET (a server-initiated stream) or DELETE (ending a session) is the 405 the
     // transport expects from a server that opens no stream and keeps no session.
-    routes.post("/mcp", this::post);
+    routes.post("/mcp", Requires.contextToken(), this::post);
   }
 
   private void post(Context ctx) {
@@ -59,7 +54,7 @@ public final class McpRoutes implements RouteModule {
       throw ApiException.badRequest(
           "MCP-Protocol-Version", "Unsupported MCP protocol version " + version);
     }
-    Principal caller = guard.contextToken(ctx);
+    Principal caller = Access.caller(ctx);
     ObjectNode request = JsonBody.parseObject(ctx, maxBodyBytes);
     if (!request.has("id") || request.get("id").isNull()) {
       ctx.status(202); // a notification (initialized, cancelled): nothing to answer

@@ -1,6 +1,5 @@
 package io.engram.memory;
 
-import io.engram.access.Guard;
 import io.engram.instances.Snapshots;
 import io.engram.platform.cluster.ChangeSignal;
 import io.engram.platform.cluster.Cluster;
@@ -28,8 +27,7 @@ public final class MemoryModule implements Module {
   private final EngramConfig.Server server;
   private final boolean sharedDatabase;
   private final Clock clock;
-  private Guard guard;
-  private ProvenanceNotes notes;
+  private volatile ProvenanceNotes notes = ProvenanceNotes.NONE;
 
   private MemoryModule(
       MemoryService memory, EngramConfig.Server server, boolean sharedDatabase, Clock clock) {
@@ -88,9 +86,8 @@ public final class MemoryModule implements Module {
     index.announceChangesWith(() -> changes.announce("memory"));
   }
 
-  /** The guard of the routes, and where a memory's provenance finds its notes (reflection). */
-  public MemoryModule guardedBy(Guard guard, ProvenanceNotes notes) {
-    this.guard = guard;
+  /** Where a memory's provenance finds its notes (reflection, which stands on the memory). */
+  public MemoryModule explainProvenanceWith(ProvenanceNotes notes) {
     this.notes = notes;
     return this;
   }
@@ -125,10 +122,9 @@ public final class MemoryModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new MemoryRoutes(memory, notes, guard, server.maxBodyBytes(), clock).register(routes);
-    new MemorySettingsRoutes(memory, guard, server.maxBodyBytes()).register(routes);
-    new McpRoutes(memory, guard, server.maxBodyBytes(), server.corsOrigins(), clock)
-        .register(routes);
+    new MemoryRoutes(memory, notes, server.maxBodyBytes(), clock).register(routes);
+    new MemorySettingsRoutes(memory, server.maxBodyBytes()).register(routes);
+    new McpRoutes(memory, server.maxBodyBytes(), server.corsOrigins(), clock).register(routes);
   }
 
   @Override

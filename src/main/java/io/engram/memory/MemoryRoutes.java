@@ -1,8 +1,9 @@
 package io.engram.memory;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.access.Scope;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
@@ -36,15 +37,12 @@ public final class MemoryRoutes implements RouteModule {
 
   private final MemoryService memory;
   private final ProvenanceNotes notes;
-  private final Guard guard;
   private final long maxBodyBytes;
   private final Clock clock;
 
-  public MemoryRoutes(
-      MemoryService memory, ProvenanceNotes notes, Guard guard, long maxBodyBytes, Clock clock) {
+  public MemoryRoutes(MemoryService memory, ProvenanceNotes notes, long maxBodyBytes, Clock clock) {
     this.memory = memory;
     this.notes = notes;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
     this.clock = clock;
   }
@@ -55,16 +53,16 @@ public final class MemoryRoutes implements RouteModule {
     // encode, never a memory called "agents".
     for (String base : List.of(AGENT_BASE, ORGANIZATION_BASE)) {
       for (String verb : List.of("/retrieve", "/recall", "/search")) {
-        routes.post(base + verb, this::retrieve);
+        routes.post(base + verb, Requires.scope(Scope.MEMORY_READ), this::retrieve);
       }
       routes
-          .post(base, this::encode)
-          .get(base, this::list)
-          .post(base + "/events", this::ingest)
-          .post(base + "/extract", this::extract)
-          .get(base + "/events", this::events)
-          .get(base + "/events/{event_id}", this::event)
-          .get(base + "/candidates", this::candidates);
+          .post(base, Requires.scope(Scope.MEMORY_WRITE), this::encode)
+          .get(base, Requires.scope(Scope.MEMORY_READ), this::list)
+          .post(base + "/events", Requires.scope(Scope.MEMORY_WRITE), this::ingest)
+          .post(base + "/extract", Requires.scope(Scope.MEMORY_WRITE), this::extract)
+          .get(base + "/events", Requires.scope(Scope.MEMORY_READ), this::events)
+          .get(base + "/events/{event_id}", Requires.scope(Scope.MEMORY_READ), this::event)
+          .get(base + "/candidates", Requires.scope(Scope.MEMORY_READ), this::candidates);
       for (MemoryAction action : List.of(
           MemoryAction.REINFORCE,
           MemoryAction.SUPPRESS,
@@ -73,8 +71,8 @@ public final class MemoryRoutes implements RouteModule {
           MemoryAction.REJECT)) {
         control(routes, base, action);
       }
-      routes.get(base + "/{memory_id}/provenance", ctx -> {
-        Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
+      routes.get(base + "/{memory_id}/provenance", Requires.scope(Scope.MEMORY_CONTROL), ctx -> {
+        Principal caller = Access.caller(ctx);
         AgentScope scope = scope(ctx, caller);
         MemoryService.Provenance provenance =
             memory.provenance(caller, scope, ctx.pathParam("memory_id"));
@@ -82,14 +80,14 @@ public final class MemoryRoutes implements RouteModule {
         view.putAll(notes.about(caller.orgId(), provenance.memory().id(), scope));
         Responses.json(ctx, view);
       });
-      routes.get(base + "/{memory_id}", ctx -> {
-        Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+      routes.get(base + "/{memory_id}", Requires.scope(Scope.MEMORY_READ), ctx -> {
+        Principal caller = Access.caller(ctx);
         Responses.json(
             ctx,
             MemoryViews.memory(memory.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
       });
-      routes.patch(base + "/{memory_id}", ctx -> {
-        Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+      routes.patch(base + "/{memory_id}", Requires.scope(Scope.MEMORY_WRITE), ctx -> {
+        Principal caller = Access.caller(ctx);
         AgentScope scope = scope(ctx, caller);
         MemoryEdit edit = MemoryEdit.parse(JsonBody.parseMergePatch(ctx, maxBodyBytes));
         Responses.json(
@@ -97,8 +95,8 @@ public final class MemoryRoutes implements RouteModule {
             MemoryViews.memory(memory.edit(
                 caller, scope, ctx.pathParam("memory_id"), edit, HttpServer.requestId(ctx))));
       });
-      routes.delete(base + "/{memory_id}", ctx -> {
-        Principal caller = guard.scope(ctx, Scope.MEMORY_DELETE);
+      routes.delete(base + "/{memory_id}", Requires.scope(Scope.MEMORY_DELETE), ctx -> {
+        Principal caller = Access.caller(ctx);
         AgentScope scope = scope(ctx, caller);
         Responses.json(
             ctx,
@@ -114,8 +112,8 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void control(Routes routes, String base, MemoryAction action) {
-    routes.post(base + "/{memory_id}/" + action.id(), ctx -> {
-      Principal caller = guard.scope(ctx, Scope.MEMORY_CONTROL);
+    routes.post(base + "/{memory_id}/" + action.id(), Requires.scope(Scope.MEMORY_CONTROL), ctx -> {
+      Principal caller = Access.caller(ctx);
       AgentScope boundary = scope(ctx, caller);
       MemoryService.Control control = control(ctx);
       Responses.json(
@@ -131,7 +129,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void retrieve(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     RetrievalRequest request = RetrievalRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
     long started = System.nanoTime();
@@ -177,7 +175,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void encode(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     String key = MemoryService.idempotencyKey(ctx.header("Idempotency-Key"));
     MemoryInput input = MemoryInput.parse(JsonBody.parse(ctx, maxBodyBytes), clock.instant());
@@ -190,7 +188,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void ingest(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes)
         .allowOnly(Set.of("type", "source", "subject", "text", "metadata"));
@@ -217,7 +215,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void events(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
     List<BusinessEvent> page = memory.events(
@@ -236,7 +234,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void event(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    Principal caller = Access.caller(ctx);
     Responses.json(
         ctx,
         MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
@@ -248,7 +246,7 @@ public final class MemoryRoutes implements RouteModule {
    * chat's messages already have.
    */
   private void extract(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_WRITE);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
     body.allowOnly(java.util.Set.of("messages", "dryRun"));
@@ -297,7 +295,7 @@ public final class MemoryRoutes implements RouteModule {
    * {@code occurredBefore} exclusive), {@code limit} and the {@code before} cursor.
    */
   private void list(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
     List<MemoryState> states = new ArrayList<>();
@@ -332,7 +330,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private void candidates(Context ctx) {
-    Principal caller = guard.scope(ctx, Scope.MEMORY_READ);
+    Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
     List<MemoryRecord> page = memory.candidates(caller, scope, ctx.queryParam("after"), limit);

@@ -1,7 +1,8 @@
 package io.engram.memory;
 
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
@@ -21,21 +22,19 @@ public final class MemorySettingsRoutes implements RouteModule {
   static final String PATH = "/api/memory/settings";
 
   private final MemoryService memory;
-  private final Guard guard;
   private final long maxBodyBytes;
 
-  public MemorySettingsRoutes(MemoryService memory, Guard guard, long maxBodyBytes) {
+  public MemorySettingsRoutes(MemoryService memory, long maxBodyBytes) {
     this.memory = memory;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(PATH, ctx -> Responses.json(ctx, view(guard.signedIn(ctx), null)))
-        .patch(PATH, ctx -> {
-          Principal caller = guard.signedIn(ctx);
+        .get(PATH, Requires.signedIn(), ctx -> Responses.json(ctx, view(Access.caller(ctx), null)))
+        .patch(PATH, Requires.signedIn(), ctx -> {
+          Principal caller = Access.caller(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("writeMode"));
           String id = body.requiredString("writeMode", 32);
           WriteMode mode = WriteMode.fromId(id)

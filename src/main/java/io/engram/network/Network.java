@@ -1,6 +1,5 @@
 package io.engram.network;
 
-import io.engram.access.Guard;
 import io.engram.administration.OrganizationService;
 import io.engram.network.NetworkStore.Audit;
 import io.engram.platform.config.ConfigException;
@@ -160,13 +159,10 @@ public final class Network implements Module {
 
   private RouteModule routes = table -> {};
 
-  /** The network routes, guarded by {@code guard}. */
+  /** The network routes. */
   public Network serving(
-      Guard guard,
-      OrganizationService organizations,
-      OrganizationConfigs configs,
-      long maxBodyBytes) {
-    routes = new NetworkRoutes(this, organizations, configs, guard, clock, maxBodyBytes);
+      OrganizationService organizations, OrganizationConfigs configs, long maxBodyBytes) {
+    routes = new NetworkRoutes(this, organizations, configs, clock, maxBodyBytes);
     return this;
   }
 

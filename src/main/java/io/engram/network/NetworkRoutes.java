@@ -2,8 +2,9 @@ package io.engram.network;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.network.NetworkStore.Audit;
@@ -39,7 +40,6 @@ final class NetworkRoutes implements RouteModule {
   private final Network network;
   private final OrganizationService organizations;
   private final OrganizationConfigs configs;
-  private final Guard guard;
   private final Clock clock;
   private final long maxBodyBytes;
 
@@ -47,13 +47,11 @@ final class NetworkRoutes implements RouteModule {
       Network network,
       OrganizationService organizations,
       OrganizationConfigs configs,
-      Guard guard,
       Clock clock,
       long maxBodyBytes) {
     this.network = network;
     this.organizations = organizations;
     this.configs = configs;
-    this.guard = guard;
     this.clock = clock;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -77,16 +75,15 @@ final class NetworkRoutes implements RouteModule {
     links(routes, NetworkLink.Kind.VPC_PEERING);
     links(routes, NetworkLink.Kind.PRIVATE_ENDPOINT);
     routes
-        .get("/v1/admin/network/requests", ctx -> {
-          guard.account(ctx);
+        .get("/v1/admin/network/requests", Requires.account(), ctx -> {
           String state = ctx.queryParam("status");
           Responses.json(
               ctx,
               NetworkViews.list(
                   network.links().all(state).stream().map(NetworkViews::link).toList()));
         })
-        .post(REQUESTS + "/accept", ctx -> {
-          Principal operator = guard.account(ctx);
+        .post(REQUESTS + "/accept", Requires.account(), ctx -> {
+          Principal operator = Access.caller(ctx);
           ObjectNode body = JsonBody.parseObject(ctx, maxBodyBytes);
           JsonNode details = body.path("details");
           if (!details.isMissingNode() && !details.isObject()) {
@@ -99,8 +96,8 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, NetworkViews.link(accepted));
         })
-        .post(REQUESTS + "/fail", ctx -> {
-          Principal operator = guard.account(ctx);
+        .post(REQUESTS + "/fail", Requires.account(), ctx -> {
+          Principal operator = Access.caller(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           String reason = body.requiredString("reason", 1000);
           NetworkLink failed =
@@ -112,7 +109,7 @@ final class NetworkRoutes implements RouteModule {
 
   private void domains(Routes routes) {
     routes
-        .get(ORG + "/domain", ctx -> {
+        .get(ORG + "/domain", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -120,7 +117,7 @@ final class NetworkRoutes implements RouteModule {
                   .map(NetworkViews::domain)
                   .toList()));
         })
-        .post(ORG + "/domain", ctx -> {
+        .post(ORG + "/domain", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("domain"));
           CustomDomain created = network
@@ -130,7 +127,7 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, 201, NetworkViews.domain(created));
         })
-        .get(ORG + "/domain/{domain_id}", ctx -> {
+        .get(ORG + "/domain/{domain_id}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -142,7 +139,7 @@ final class NetworkRoutes implements RouteModule {
                       null,
                       "No custom domain " + ctx.pathParam("domain_id")))));
         })
-        .post(ORG + "/domain/{domain_id}/verify", ctx -> {
+        .post(ORG + "/domain/{domain_id}/verify", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           CustomDomain checked = network
               .domains()
@@ -150,7 +147,7 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, NetworkViews.domain(checked));
         })
-        .delete(ORG + "/domain/{domain_id}", ctx -> {
+        .delete(ORG + "/domain/{domain_id}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           network
               .domains()
@@ -162,7 +159,7 @@ final class NetworkRoutes implements RouteModule {
 
   private void certificates(Routes routes) {
     routes
-        .get(ORG + "/ssl", ctx -> {
+        .get(ORG + "/ssl", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -170,7 +167,7 @@ final class NetworkRoutes implements RouteModule {
                   .map(c -> NetworkViews.certificate(c, clock.instant()))
                   .toList()));
         })
-        .post(ORG + "/ssl", ctx -> {
+        .post(ORG + "/ssl", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           StoredCertificate stored = network
               .certificates()
@@ -179,7 +176,7 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, 201, NetworkViews.certificate(stored, clock.instant()));
         })
-        .delete(ORG + "/ssl/{certificate_id}", ctx -> {
+        .delete(ORG + "/ssl/{certificate_id}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           network
               .certificates()
@@ -191,13 +188,16 @@ final class NetworkRoutes implements RouteModule {
 
   private void allowlist(Routes routes) {
     routes
-        .get(ORG + "/allowlist", ctx -> showAllowlist(ctx, managed(ctx)))
-        .post(ORG + "/allowlist", ctx -> {
+        .get(
+            ORG + "/allowlist",
+            Requires.organizationAdmin(),
+            ctx -> showAllowlist(ctx, managed(ctx)))
+        .post(ORG + "/allowlist", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           replaceAllowlist(ctx, managed, JsonBody.parse(ctx, maxBodyBytes));
           showAllowlist(ctx, managed);
         })
-        .delete(ORG + "/allowlist", ctx -> {
+        .delete(ORG + "/allowlist", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           replaceAllowlist(
               ctx,
@@ -294,9 +294,10 @@ final class NetworkRoutes implements RouteModule {
     routes
         .get(
             ORG + "/firewall",
+            Requires.organizationAdmin(),
             ctx -> Responses.json(
                 ctx, NetworkViews.firewall(network.firewall(managed(ctx).orgId()))))
-        .post(ORG + "/firewall", ctx -> {
+        .post(ORG + "/firewall", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("outbound_rules"));
           FirewallRules rules = FirewallRules.parse(body.rawNotNull("outbound_rules"));
@@ -305,7 +306,7 @@ final class NetworkRoutes implements RouteModule {
               NetworkViews.firewall(
                   network.replaceFirewall(managed.orgId(), rules, audit(ctx, managed))));
         })
-        .delete(ORG + "/firewall", ctx -> {
+        .delete(ORG + "/firewall", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           network.replaceFirewall(managed.orgId(), FirewallRules.NONE, audit(ctx, managed));
           ctx.status(204);
@@ -315,7 +316,7 @@ final class NetworkRoutes implements RouteModule {
   private void links(Routes routes, NetworkLink.Kind kind) {
     String path = ORG + "/" + kind.path;
     routes
-        .get(path, ctx -> {
+        .get(path, Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(
               ctx,
@@ -323,7 +324,7 @@ final class NetworkRoutes implements RouteModule {
                   .map(NetworkViews::link)
                   .toList()));
         })
-        .post(path, ctx -> {
+        .post(path, Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           NetworkLink created = kind == NetworkLink.Kind.VPC_PEERING
@@ -332,11 +333,11 @@ final class NetworkRoutes implements RouteModule {
           network.refresh();
           Responses.json(ctx, 201, NetworkViews.link(created));
         })
-        .get(path + "/{" + kind.idParam + "}", ctx -> {
+        .get(path + "/{" + kind.idParam + "}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           Responses.json(ctx, NetworkViews.link(own(managed, kind, ctx.pathParam(kind.idParam))));
         })
-        .delete(path + "/{" + kind.idParam + "}", ctx -> {
+        .delete(path + "/{" + kind.idParam + "}", Requires.organizationAdmin(), ctx -> {
           ManagedOrganization managed = managed(ctx);
           own(managed, kind, ctx.pathParam(kind.idParam));
           NetworkLink left = network
@@ -361,7 +362,7 @@ final class NetworkRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, guard, organizations);
+    return ManagedOrganization.of(ctx, organizations);
   }
 
   private static Audit audit(Context ctx, ManagedOrganization managed) {

@@ -3,7 +3,7 @@ package io.engram.operations;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.engram.access.Guard;
+import io.engram.access.Requires;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.platform.http.ApiException;
@@ -28,15 +28,13 @@ public final class OperationsRoutes implements Module {
 
   private final Database database;
   private final HttpMetrics metrics;
-  private final Guard guard;
   private final String openApiJson;
   private final Cluster cluster;
 
-  public OperationsRoutes(Database database, Cluster cluster, HttpMetrics metrics, Guard guard) {
+  public OperationsRoutes(Database database, Cluster cluster, HttpMetrics metrics) {
     this.database = database;
     this.cluster = cluster;
     this.metrics = metrics;
-    this.guard = guard;
     this.openApiJson = Json.write(openApiDocument());
   }
 
@@ -60,9 +58,9 @@ public final class OperationsRoutes implements Module {
   @Override
   public void register(Routes routes) {
     routes
-        .get("/v1/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
-        .get("/health", ctx -> Responses.json(ctx, Map.of("status", "ok")))
-        .get("/v1/health/ready", ctx -> {
+        .get("/v1/health", Requires.anyone(), ctx -> Responses.json(ctx, Map.of("status", "ok")))
+        .get("/health", Requires.anyone(), ctx -> Responses.json(ctx, Map.of("status", "ok")))
+        .get("/v1/health/ready", Requires.anyone(), ctx -> {
           if (!database.isReachable()) {
             throw ApiException.unavailable("not_ready", "The database is not reachable");
           }
@@ -73,11 +71,13 @@ public final class OperationsRoutes implements Module {
           cluster.redis().ifPresent(redis -> checks.put("redis", redisCheck(redis)));
           Responses.json(ctx, Map.of("status", "ready", "checks", checks));
         })
-        .get("/metrics", ctx -> {
-          guard.operatorOrOpen(ctx);
+        .get("/metrics", Requires.operatorOrOpen(), ctx -> {
           ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
         })
-        .get("/openapi.json", ctx -> ctx.contentType("application/json").result(openApiJson));
+        .get(
+            "/openapi.json",
+            Requires.anyone(),
+            ctx -> ctx.contentType("application/json").result(openApiJson));
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.engram.reflection;
 
-import io.engram.access.Guard;
 import io.engram.memory.MemoryService;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
@@ -22,7 +21,6 @@ public final class ReflectionModule implements Module {
   private final ReflectionReport report;
   private final boolean scheduler;
   private final long maxBodyBytes;
-  private Guard guard;
 
   public ReflectionModule(
       Database database, MemoryService memory, boolean scheduler, long maxBodyBytes, Clock clock) {
@@ -30,11 +28,6 @@ public final class ReflectionModule implements Module {
     this.report = new ReflectionReport(reflection, memory.maintenance(), clock);
     this.scheduler = scheduler;
     this.maxBodyBytes = maxBodyBytes;
-  }
-
-  public ReflectionModule guardedBy(Guard guard) {
-    this.guard = guard;
-    return this;
   }
 
   public ReflectionService service() {
@@ -48,7 +41,7 @@ public final class ReflectionModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new ReflectionRoutes(reflection, report, guard, maxBodyBytes).register(routes);
+    new ReflectionRoutes(reflection, report, maxBodyBytes).register(routes);
   }
 
   /**

@@ -1,7 +1,8 @@
 package io.engram.reflection;
 
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.access.Scope;
 import io.engram.memory.MemoryState;
 import io.engram.platform.WireNames;
@@ -36,36 +37,37 @@ public final class ReflectionRoutes implements RouteModule {
 
   private final ReflectionService reflection;
   private final ReflectionReport report;
-  private final Guard guard;
   private final long maxBodyBytes;
 
   public ReflectionRoutes(
-      ReflectionService reflection, ReflectionReport report, Guard guard, long maxBodyBytes) {
+      ReflectionService reflection, ReflectionReport report, long maxBodyBytes) {
     this.reflection = reflection;
     this.report = report;
-    this.guard = guard;
     this.maxBodyBytes = maxBodyBytes;
   }
 
   @Override
   public void register(Routes routes) {
     routes
-        .get(BASE + "/settings", ctx -> settings(ctx, reader(ctx), null))
-        .patch(BASE + "/settings", ctx -> {
-          Principal caller = guard.organizationWide(ctx, Scope.MEMORY_CONTROL);
+        .get(
+            BASE + "/settings",
+            Requires.organizationWide(Scope.MEMORY_READ),
+            ctx -> settings(ctx, reader(ctx), null))
+        .patch(BASE + "/settings", Requires.organizationWide(Scope.MEMORY_CONTROL), ctx -> {
+          Principal caller = Access.caller(ctx);
           requireAdmin(caller, "change reflection settings");
           JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
           reflection.updateSettings(caller, body.node());
           settings(ctx, caller, "Reflection settings updated");
         })
-        .get(BASE + "/events", this::events)
-        .get(BASE + "/events/{event_id}", ctx -> {
+        .get(BASE + "/events", Requires.organizationWide(Scope.MEMORY_READ), this::events)
+        .get(BASE + "/events/{event_id}", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
           Principal caller = reader(ctx);
           ReflectionEvent event = reflection.event(caller, ctx.pathParam("event_id"));
           Responses.json(ctx, Map.of("success", true, "event", ReflectionViews.event(event)));
         })
-        .get(BASE + "/audits", this::audits)
-        .get(BASE + "/audits/{run_id}", ctx -> {
+        .get(BASE + "/audits", Requires.organizationWide(Scope.MEMORY_READ), this::audits)
+        .get(BASE + "/audits/{run_id}", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
           Principal caller = reader(ctx);
           ReflectionRun run = reflection.run(caller, ctx.pathParam("run_id"));
           Responses.json(
@@ -81,10 +83,11 @@ public final class ReflectionRoutes implements RouteModule {
         })
         .get(
             BASE + "/metrics",
+            Requires.organizationWide(Scope.MEMORY_READ),
             ctx -> Responses.json(
                 ctx,
                 Map.of("success", true, "metrics", report.current(reader(ctx).orgId()))))
-        .get(BASE + "/metrics/summary", ctx -> {
+        .get(BASE + "/metrics/summary", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
           Principal caller = reader(ctx);
           Duration window =
               ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(30));
@@ -93,7 +96,7 @@ public final class ReflectionRoutes implements RouteModule {
           summary.putAll(report.summary(caller.orgId(), window));
           Responses.json(ctx, Map.of("success", true, "summary", summary));
         })
-        .get(BASE + "/metrics/trend", ctx -> {
+        .get(BASE + "/metrics/trend", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
           Principal caller = reader(ctx);
           Duration window =
               ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(7));
@@ -104,7 +107,7 @@ public final class ReflectionRoutes implements RouteModule {
           Responses.json(
               ctx, Map.of("success", true, "trend", report.trend(caller.orgId(), window, bucket)));
         })
-        .get(BASE + "/metrics/distribution", ctx -> {
+        .get(BASE + "/metrics/distribution", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
           Principal caller = reader(ctx);
           String raw = ctx.queryParamAsClass("state", String.class).getOrDefault("durable");
           MemoryState state = raw.equals("all")
@@ -117,12 +120,13 @@ public final class ReflectionRoutes implements RouteModule {
               ctx,
               Map.of("success", true, "distribution", report.distribution(caller.orgId(), state)));
         })
-        .post(BASE + "/run", this::run)
-        .post(BASE + "/undo", this::undo);
+        .post(BASE + "/run", Requires.organizationWide(Scope.MEMORY_CONTROL), this::run)
+        .post(BASE + "/undo", Requires.organizationWide(Scope.MEMORY_CONTROL), this::undo);
   }
 
-  private Principal reader(Context ctx) {
-    return guard.organizationWide(ctx, Scope.MEMORY_READ);
+  /** The caller of a read route (declared {@code organizationWide(MEMORY_READ)}). */
+  private static Principal reader(Context ctx) {
+    return Access.caller(ctx);
   }
 
   private static void requireAdmin(Principal caller, String what) {
@@ -135,7 +139,7 @@ public final class ReflectionRoutes implements RouteModule {
 
   /** Running and undoing: owners and admins, or automation holding memory:control. */
   private Principal operator(Context ctx, String what) {
-    Principal caller = guard.organizationWide(ctx, Scope.MEMORY_CONTROL);
+    Principal caller = Access.caller(ctx);
     if (caller.kind() != Principal.Kind.CONTEXT_TOKEN) {
       requireAdmin(caller, what);
     }

@@ -24,10 +24,10 @@ class AccessMatrixTest {
   @BeforeAll
   static void start() {
     server = TestServer.builder()
-        .probe(guard -> routes -> {
+        .probe(routes -> {
           for (Scope scope : Scope.values()) {
-            routes.get("/v1/probe/scope/" + scope.wireName(), ctx -> {
-              Principal p = guard.scope(ctx, scope);
+            routes.get("/v1/probe/scope/" + scope.wireName(), Requires.scope(scope), ctx -> {
+              Principal p = Access.caller(ctx);
               Responses.json(
                   ctx,
                   Map.of(
@@ -35,10 +35,12 @@ class AccessMatrixTest {
             });
           }
           for (Permission permission : Permission.values()) {
-            routes.get("/v1/probe/permission/" + permission.wireName(), ctx -> {
-              guard.permission(ctx, permission);
-              Responses.json(ctx, Map.of("ok", true));
-            });
+            routes.get(
+                "/v1/probe/permission/" + permission.wireName(),
+                Requires.permission(permission),
+                ctx -> {
+                  Responses.json(ctx, Map.of("ok", true));
+                });
           }
         })
         .start();

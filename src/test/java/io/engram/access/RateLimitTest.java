@@ -20,8 +20,7 @@ class RateLimitTest {
   static void start() {
     server = TestServer.builder()
         .env("RATE_LIMIT_REQUESTS", "7")
-        .probe(guard -> routes -> routes.get("/v1/probe/read", ctx -> {
-          guard.scope(ctx, Scope.MEMORY_READ);
+        .probe(routes -> routes.get("/v1/probe/read", Requires.scope(Scope.MEMORY_READ), ctx -> {
           ctx.result("ok");
         }))
         .start();

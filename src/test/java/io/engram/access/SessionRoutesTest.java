@@ -23,8 +23,7 @@ class SessionRoutesTest {
   @BeforeAll
   static void start() {
     server = TestServer.builder()
-        .probe(guard -> routes -> routes.patch("/api/probe/settings", ctx -> {
-          guard.signedIn(ctx);
+        .probe(routes -> routes.patch("/api/probe/settings", Requires.signedIn(), ctx -> {
           Responses.json(ctx, Map.of("success", true));
         }))
         .start();
@@ -41,7 +40,7 @@ class SessionRoutesTest {
   /** A signed-in browser: its session cookie and CSRF token. */
   record Browser(String cookie, String csrf, Http.Response login) {
     Http.Call with(Http.Call call) {
-      return call.header("Cookie", Guard.SESSION_COOKIE + "=" + cookie);
+      return call.header("Cookie", Authentication.SESSION_COOKIE + "=" + cookie);
     }
   }
 
@@ -50,7 +49,7 @@ class SessionRoutesTest {
         .json("{\"email\":\"" + email + "\",\"password\":\"" + password + "\"}")
         .send();
     assertThat(login.status()).as(login.text()).isEqualTo(200);
-    String session = cookie(login, Guard.SESSION_COOKIE).getValue();
+    String session = cookie(login, Authentication.SESSION_COOKIE).getValue();
     return new Browser(session, login.json().get("csrfToken").asText(), login);
   }
 
@@ -66,7 +65,7 @@ class SessionRoutesTest {
   void signingInSetsAnHttpOnlySameSiteCookieAndReturnsTheCsrfToken() {
     Browser browser = signIn("ADA@example.com", PASSWORD);
     String setCookie = browser.login.headerValues("Set-Cookie").stream()
-        .filter(h -> h.startsWith(Guard.SESSION_COOKIE + "="))
+        .filter(h -> h.startsWith(Authentication.SESSION_COOKIE + "="))
         .findFirst()
         .orElseThrow();
     assertThat(setCookie)
@@ -79,7 +78,8 @@ class SessionRoutesTest {
     assertThat(body.get("success").asBoolean()).isTrue();
     assertThat(body.at("/user/role").asText()).isEqualTo("admin");
     assertThat(body.at("/organization/id").asText()).isEqualTo(org);
-    assertThat(cookie(browser.login, Guard.CSRF_COOKIE).getValue()).isEqualTo(browser.csrf);
+    assertThat(cookie(browser.login, Authentication.CSRF_COOKIE).getValue())
+        .isEqualTo(browser.csrf);
 
     Http.Response session = browser.with(http.get("/api/auth/session")).send();
     assertThat(session.status()).isEqualTo(200);
@@ -112,12 +112,12 @@ class SessionRoutesTest {
     assertThat(missing.json().get("message").asText()).contains("X-CSRF-Token");
     Http.Response wrong = browser
         .with(http.patch("/api/probe/settings").json("{}"))
-        .header(Guard.CSRF_HEADER, "csrf_forged")
+        .header(Authentication.CSRF_HEADER, "csrf_forged")
         .send();
     assertThat(wrong.status()).isEqualTo(403);
     Http.Response right = browser
         .with(http.patch("/api/probe/settings").json("{}"))
-        .header(Guard.CSRF_HEADER, browser.csrf)
+        .header(Authentication.CSRF_HEADER, browser.csrf)
         .send();
     assertThat(right.status()).isEqualTo(200);
     String key = server.apiKey(org, 1000, "inference");
@@ -133,10 +133,10 @@ class SessionRoutesTest {
         .isEqualTo(403);
     Http.Response out = browser
         .with(http.post("/api/auth/logout"))
-        .header(Guard.CSRF_HEADER, browser.csrf)
+        .header(Authentication.CSRF_HEADER, browser.csrf)
         .send();
     assertThat(out.status()).isEqualTo(200);
-    assertThat(cookie(out, Guard.SESSION_COOKIE).getMaxAge()).isZero();
+    assertThat(cookie(out, Authentication.SESSION_COOKIE).getMaxAge()).isZero();
     Http.Response after = browser.with(http.get("/api/auth/session")).send();
     assertThat(after.status()).isEqualTo(401);
     assertThat(after.json().get("error").asText()).isEqualTo("Unauthorized");
@@ -170,7 +170,7 @@ class SessionRoutesTest {
       fresh.createUser(freshOrg, "bob@example.com", "member", PASSWORD);
       String good = "{\"email\":\"bob@example.com\",\"password\":\"" + PASSWORD + "\"}";
       assertThat(fresh.http.post("/api/auth/login").json(good).send().status()).isEqualTo(200);
-      for (int i = 0; i < SessionRoutes.FAILED_SIGN_INS_PER_MINUTE; i++) {
+      for (int i = 0; i < AccessModule.FAILED_SIGN_INS_PER_MINUTE; i++) {
         assertThat(fresh
                 .http
                 .post("/api/auth/login")

@@ -99,7 +99,7 @@ class LayeringTest {
   void theRuleItselfRefusesAnArrowUpwards() {
     assertThat(layerOf("access")).isGreaterThan(layerOf("organizations"));
     assertThat(layerOf("platform.http")).isLessThan(layerOf("access"));
-    Matcher reference = REFERENCE.matcher("import io.engram.access.Guard;");
+    Matcher reference = REFERENCE.matcher("import io.engram.access.Authentication;");
     assertThat(reference.find()).isTrue();
     assertThat(reference.group(1)).isEqualTo(".access");
   }

@@ -114,7 +114,7 @@ public class OrganizationConfigBenchmark {
 
   @Benchmark
   public void concurrencySlot() {
-    try (InferenceLimits.Permit permit = limits.admit(caller, null)) {
+    try (InferenceLimits.Permit permit = limits.admit(caller, java.util.Optional.empty(), null)) {
       // taken and given back, as a request does
     }
   }

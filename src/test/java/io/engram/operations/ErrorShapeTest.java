@@ -3,6 +3,7 @@ package io.engram.operations;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.access.Requires;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ValidationError;
 import io.engram.platform.json.Json;
@@ -24,14 +25,14 @@ class ErrorShapeTest {
   static void start() {
     server = TestServer.builder()
         .env("ENGRAM_MAX_BODY_BYTES", "2048")
-        .probe(guard -> routes -> routes
-            .get("/v1/probe/boom", ctx -> {
+        .probe(routes -> routes
+            .get("/v1/probe/boom", Requires.anyone(), ctx -> {
               throw new IllegalStateException("secret internal detail");
             })
-            .get("/api/probe/boom", ctx -> {
+            .get("/api/probe/boom", Requires.anyone(), ctx -> {
               throw new IllegalStateException("secret internal detail");
             })
-            .post("/api/probe/invalid", ctx -> {
+            .post("/api/probe/invalid", Requires.anyone(), ctx -> {
               throw ApiException.validation(List.of(
                   new ValidationError("create_orders", null, "first rule"),
                   new ValidationError(null, "capabilities", "second rule")));

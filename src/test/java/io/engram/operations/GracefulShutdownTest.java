@@ -2,6 +2,7 @@ package io.engram.operations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.engram.access.Requires;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +16,7 @@ class GracefulShutdownTest {
   void inFlightRequestsFinishWhenTheServerStops() throws Exception {
     CountDownLatch entered = new CountDownLatch(1);
     TestServer server = TestServer.builder()
-        .probe(guard -> routes -> routes.get("/v1/probe/slow", ctx -> {
+        .probe(routes -> routes.get("/v1/probe/slow", Requires.anyone(), ctx -> {
           entered.countDown();
           Thread.sleep(1500);
           ctx.result("finished");

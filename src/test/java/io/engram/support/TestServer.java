@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.Engram;
-import io.engram.access.Guard;
+import io.engram.access.Authentication;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.RouteModule;
 import java.io.IOException;
@@ -16,7 +16,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Stream;
 
 /** The real service on an ephemeral port, on a temporary SQLite file or a fresh PostgreSQL schema. */
@@ -83,7 +82,7 @@ public final class TestServer implements AutoCloseable {
   /** Options of a test server. */
   public static final class Builder {
     private final Map<String, String> env = new HashMap<>();
-    private final List<Function<Guard, RouteModule>> probes = new ArrayList<>();
+    private final List<RouteModule> probes = new ArrayList<>();
     private MutableClock clock = MutableClock.atMinuteStart();
     private boolean postgres;
     private TestServer sharedWith;
@@ -111,7 +110,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** Mounts extra routes behind the real guards, to probe access rules no product route uses yet. */
-    public Builder probe(Function<Guard, RouteModule> module) {
+    public Builder probe(RouteModule module) {
       probes.add(module);
       return this;
     }
@@ -165,8 +164,8 @@ public final class TestServer implements AutoCloseable {
   /** A signed-in browser: its session cookie and CSRF token, added to every call it makes. */
   public record Session(String cookie, String csrf, JsonNode user) {
     public Http.Call on(Http.Call call) {
-      return call.header("Cookie", Guard.SESSION_COOKIE + "=" + cookie)
-          .header(Guard.CSRF_HEADER, csrf);
+      return call.header("Cookie", Authentication.SESSION_COOKIE + "=" + cookie)
+          .header(Authentication.CSRF_HEADER, csrf);
     }
   }
 
@@ -180,7 +179,7 @@ public final class TestServer implements AutoCloseable {
     assertThat(login.status()).as(login.text()).isEqualTo(200);
     String cookie = login.headerValues("Set-Cookie").stream()
         .flatMap(header -> java.net.HttpCookie.parse(header).stream())
-        .filter(c -> c.getName().equals(Guard.SESSION_COOKIE))
+        .filter(c -> c.getName().equals(Authentication.SESSION_COOKIE))
         .findFirst()
         .orElseThrow()
         .getValue();

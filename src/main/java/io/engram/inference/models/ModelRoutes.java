@@ -1,8 +1,9 @@
 package io.engram.inference.models;
 
-import io.engram.access.Guard;
+import io.engram.access.Access;
 import io.engram.access.Permission;
 import io.engram.access.Principal;
+import io.engram.access.Requires;
 import io.engram.access.Scope;
 import io.engram.memory.AgentBoundary;
 import io.engram.organizations.Organization;
@@ -29,7 +30,6 @@ import java.util.function.Function;
 public final class ModelRoutes implements RouteModule {
   static final String AGENT_MODELS = "/v1/agents/{agentSlug}/models";
   private final ModelCatalog catalog;
-  private final Guard guard;
   private final List<ModelCard> extraCards;
   private final ModelUploads uploads;
   private final Function<Organization, OptionalInt> maxModelSizeGb;
@@ -40,12 +40,10 @@ public final class ModelRoutes implements RouteModule {
    */
   public ModelRoutes(
       ModelCatalog catalog,
-      Guard guard,
       List<ModelCard> extraCards,
       ModelUploads uploads,
       Function<Organization, OptionalInt> maxModelSizeGb) {
     this.catalog = catalog;
-    this.guard = guard;
     this.extraCards = List.copyOf(extraCards);
     this.uploads = uploads;
     this.maxModelSizeGb = maxModelSizeGb;
@@ -54,11 +52,23 @@ public final class ModelRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes
-        .get("/v1/models", this::list)
-        .get(AGENT_MODELS, this::listForAgent)
-        .get("/v1/models/{model_id}", this::show)
-        .post("/v1/models", this::upload)
-        .delete("/v1/models/{model_id}", this::delete);
+        .get(
+            "/v1/models",
+            Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS),
+            this::list)
+        .get(
+            AGENT_MODELS,
+            Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS),
+            this::listForAgent)
+        .get(
+            "/v1/models/{model_id}",
+            Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS),
+            this::show)
+        .post("/v1/models", Requires.permission(Permission.MODELS), this::upload)
+        .delete(
+            "/v1/models/{model_id}",
+            Requires.anyPermission(Permission.MODELS, Permission.TRAINING),
+            this::delete);
   }
 
   /** Multipart upload of a model the local engine then serves to the uploading organization. */
@@ -66,7 +76,7 @@ public final class ModelRoutes implements RouteModule {
     LazyBody body = new LazyBody(ctx);
     ModelCatalog.Entry entry;
     try {
-      Principal caller = guard.permission(ctx, Permission.MODELS);
+      Principal caller = Access.caller(ctx);
       entry = uploads.upload(
           caller.organization(),
           ctx.contentType(),
@@ -118,7 +128,7 @@ public final class ModelRoutes implements RouteModule {
 
   /** Deletes one of the caller's organization's own models (an upload, a fine-tuned model). */
   private void delete(Context ctx) {
-    Principal caller = guard.anyPermission(ctx, Permission.MODELS, Permission.TRAINING);
+    Principal caller = Access.caller(ctx);
     String id = ctx.pathParam("model_id");
     if (!catalog.deleteOrganizationModel(caller.orgId(), id)) {
       if (catalog.find(id).isPresent()) {
@@ -133,7 +143,7 @@ public final class ModelRoutes implements RouteModule {
   }
 
   private Principal reader(Context ctx) {
-    return guard.anyOf(ctx, Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS);
+    return Access.caller(ctx);
   }
 
   /**

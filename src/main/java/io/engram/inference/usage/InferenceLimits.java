@@ -24,17 +24,19 @@ import java.util.function.Consumer;
  * pass), tokens per hour from real usage and concurrent requests (429s: retrying later can pass).
  * Tokens per request and concurrency are the organization's configuration in force ({@link
  * EffectiveConfig}: plan, the organization's own setting, the instance's MAX_CONCURRENT_REQUESTS);
- * tokens per hour is the plan's. Requests per minute per key are applied earlier, by the guard;
- * on the routes that run a model the guard takes the concurrency slot at the same time, through
- * this class's {@link InferenceDoor} ({@link #enter}), and the admission takes it over.
+ * tokens per hour is the plan's. Requests per minute per key are applied earlier, by the access
+ * chain; on the routes that run a model it takes the concurrency slot at the same time, through
+ * this class's {@link InferenceDoor} ({@link #enter}), and the admission takes it over from the
+ * pass the request carries.
  */
 public final class InferenceLimits implements InferenceDoor {
-  /**
-   * The entry a request took at the door, for its admission. A route runs on one thread from the
-   * guard to the admission (none hands its work to another), so the thread carries it there
-   * rather than every layer between them; the door's closing, after the response, clears it.
-   */
-  private static final ThreadLocal<Admissions.Entry> AT_DOOR = new ThreadLocal<>();
+  /** The entry a request took at the door, carried on the request to its admission. */
+  private record AtDoor(Admissions.Entry entry) implements InferenceDoor.Pass {
+    @Override
+    public void close() {
+      entry.close();
+    }
+  }
 
   /** What the caller learns about its token budget, for the x-ratelimit-*-tokens headers. */
   public record TokenBudget(long limit, long remaining, long resetSeconds) {}
@@ -119,7 +121,7 @@ public final class InferenceLimits implements InferenceDoor {
 
   /**
    * @param slots where requests in flight are counted: this node's, or shared through Redis
-   * @param windows the node's request windows (the guard's), which the door counts in
+   * @param windows the node's request windows (the access chain's), which the door counts in
    * @param redis where the admissions are decided when slots are shared (else on this node)
    */
   private InferenceLimits(
@@ -147,7 +149,7 @@ public final class InferenceLimits implements InferenceDoor {
   }
 
   @Override
-  public AutoCloseable enter(
+  public InferenceDoor.Pass enter(
       Principal caller, String windowKey, long windowLimit, Consumer<RateLimitDecision> report) {
     Organization org = caller.organization();
     long limit = concurrencyLimit(org);
@@ -161,11 +163,7 @@ public final class InferenceLimits implements InferenceDoor {
     if (!entry.holdsSlot()) {
       throw tooManyInFlight(limit);
     }
-    AT_DOOR.set(entry);
-    return () -> {
-      AT_DOOR.remove();
-      entry.close();
-    };
+    return new AtDoor(entry);
   }
 
   /** The most tokens one request of this organization may ask for; MAX_VALUE when unlimited. */
@@ -201,16 +199,18 @@ public final class InferenceLimits implements InferenceDoor {
   }
 
   /**
-   * Takes a concurrency slot and reserves the request's tokens of the hour, or refuses with 429:
+   * Takes a concurrency slot (or the one {@code atDoor} holds) and reserves the request's tokens of the hour, or refuses with 429:
    * the organization already has its configuration's number of requests in flight, or what is
    * left of the hour's tokens cannot hold the request's prompt and least reply.
    */
-  public Permit admit(Principal caller, TokenDemand demand) {
+  public Permit admit(Principal caller, Optional<InferenceDoor.Pass> atDoor, TokenDemand demand) {
     Organization org = caller.organization();
     Limit hourly = org.plan().limits().tokensPerHour();
     long hourlyLimit = hourly.isUnlimited() ? -1 : hourly.value();
-    Admissions.Entry entry = AT_DOOR.get();
-    AT_DOOR.remove();
+    Admissions.Entry entry = atDoor
+        .filter(AtDoor.class::isInstance)
+        .map(pass -> ((AtDoor) pass).entry())
+        .orElse(null);
     // A request let in at the door holds its slot already: only its tokens are left to reserve.
     Admissions.Admission admission = entry != null && entry.holdsSlot()
         ? admissions.admit(entry, hourlyLimit, demand.need(), demand.want())

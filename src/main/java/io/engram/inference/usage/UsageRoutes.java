@@ -1,6 +1,7 @@
 package io.engram.inference.usage;
 
-import io.engram.access.Guard;
+import io.engram.access.RequestWindows;
+import io.engram.access.Requires;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.http.ApiException;
@@ -28,31 +29,30 @@ public final class UsageRoutes implements RouteModule {
 
   private final UsageLedger usage;
   private final InferenceLimits limits;
+  private final RequestWindows windows;
   private final OrganizationStore organizations;
-  private final Guard guard;
   private final Clock clock;
 
   public UsageRoutes(
       UsageLedger usage,
       InferenceLimits limits,
+      RequestWindows windows,
       OrganizationStore organizations,
-      Guard guard,
       Clock clock) {
     this.usage = usage;
     this.limits = limits;
+    this.windows = windows;
     this.organizations = organizations;
-    this.guard = guard;
     this.clock = clock;
   }
 
   @Override
   public void register(Routes routes) {
-    routes.get("/v1/organizations/{org_id}/usage", this::usage);
+    routes.get("/v1/organizations/{org_id}/usage", Requires.organizationAdmin(), this::usage);
   }
 
   private void usage(Context ctx) {
     String orgId = ctx.pathParam("org_id");
-    guard.organizationAdmin(ctx, orgId);
     Organization org = organizations
         .find(orgId)
         .orElseThrow(() -> ApiException.notFound("Organization not found"));
@@ -74,7 +74,7 @@ public final class UsageRoutes implements RouteModule {
     body.put("latency", latency(report));
     body.put("current_hour", currentHour(org));
     body.put(
-        "rate_limits", guard.headroom(org).stream().map(UsageRoutes::headroom).toList());
+        "rate_limits", windows.headroom(org).stream().map(UsageRoutes::headroom).toList());
     Responses.json(ctx, body);
   }
 
@@ -133,7 +133,7 @@ public final class UsageRoutes implements RouteModule {
     return view;
   }
 
-  private static Map<String, Object> headroom(Guard.Headroom headroom) {
+  private static Map<String, Object> headroom(RequestWindows.Headroom headroom) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("credential_id", headroom.credential().id());
     view.put("name", headroom.credential().name());

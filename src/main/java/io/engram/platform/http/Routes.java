@@ -3,6 +3,7 @@ package io.engram.platform.http;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
+import io.javalin.security.RouteRole;
 import io.javalin.websocket.WsConfig;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,28 +30,28 @@ public final class Routes {
     this.javalin = javalin;
   }
 
-  public Routes get(String path, Handler handler) {
-    return add(HandlerType.GET, path, handler);
+  public Routes get(String path, RouteRole requirement, Handler handler) {
+    return add(HandlerType.GET, path, requirement, handler);
   }
 
-  public Routes post(String path, Handler handler) {
-    return add(HandlerType.POST, path, handler);
+  public Routes post(String path, RouteRole requirement, Handler handler) {
+    return add(HandlerType.POST, path, requirement, handler);
   }
 
-  public Routes patch(String path, Handler handler) {
-    return add(HandlerType.PATCH, path, handler);
+  public Routes patch(String path, RouteRole requirement, Handler handler) {
+    return add(HandlerType.PATCH, path, requirement, handler);
   }
 
-  public Routes put(String path, Handler handler) {
-    return add(HandlerType.PUT, path, handler);
+  public Routes put(String path, RouteRole requirement, Handler handler) {
+    return add(HandlerType.PUT, path, requirement, handler);
   }
 
-  public Routes delete(String path, Handler handler) {
-    return add(HandlerType.DELETE, path, handler);
+  public Routes delete(String path, RouteRole requirement, Handler handler) {
+    return add(HandlerType.DELETE, path, requirement, handler);
   }
 
-  public Routes head(String path, Handler handler) {
-    return add(HandlerType.HEAD, path, handler);
+  public Routes head(String path, RouteRole requirement, Handler handler) {
+    return add(HandlerType.HEAD, path, requirement, handler);
   }
 
   /**
@@ -81,10 +82,22 @@ public final class Routes {
     return this;
   }
 
-  private Routes add(HandlerType method, String path, Handler handler) {
-    javalin.addHttpHandler(method, path, handler);
+  /**
+   * Every route declares what it requires of its caller (the access rules' {@code Requires}); the
+   * access chain, a before-matched handler, enforces it before the route runs.
+   */
+  private Routes add(HandlerType method, String path, RouteRole requirement, Handler handler) {
+    java.util.Objects.requireNonNull(
+        requirement, () -> method + " " + path + " declares no requirement");
+    javalin.addHttpHandler(method, path, handler, requirement);
     // Javalin writes a parameter that may hold slashes as <name>; OpenAPI writes every one {name}.
     registered.add(new Route(method.name(), path.replaceAll("<([^>]+)>", "{$1}")));
+    return this;
+  }
+
+  /** A step every matched request passes before its route (the access chain). */
+  public Routes beforeMatched(Handler handler) {
+    javalin.beforeMatched(handler);
     return this;
   }
 

@@ -1,0 +1,27 @@
+package io.engram.access;
+
+import io.javalin.http.Context;
+import java.util.Optional;
+
+/** What the {@link AccessChain} left on a request for its route: the caller, and its slot. */
+public final class Access {
+  private Access() {}
+
+  /**
+   * The caller the chain let in. A route reads it only when it declared a {@link Requirement}; a
+   * route that did not is a programming error, reported as such.
+   */
+  public static Principal caller(Context ctx) {
+    Principal principal = ctx.attribute(AccessChain.PRINCIPAL);
+    if (principal == null) {
+      throw new IllegalStateException(
+          ctx.method().name() + " " + ctx.path() + " reads its caller but declared no requirement");
+    }
+    return principal;
+  }
+
+  /** The inference slot a route that runs a model was let in with (empty for the operator). */
+  public static Optional<InferenceDoor.Pass> inferenceSlot(Context ctx) {
+    return Optional.ofNullable(ctx.attribute(InferenceSlot.PASS));
+  }
+}

@@ -1,0 +1,109 @@
+package io.engram.access;
+
+import io.engram.platform.http.Caller;
+import io.engram.platform.logging.OrganizationLogLevels;
+import io.engram.settings.EffectiveConfig;
+import io.engram.settings.OrganizationConfigs;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.util.Collections;
+import java.util.List;
+import org.slf4j.MDC;
+
+/**
+ * What every request passes before its route runs, as one chain of small steps in one place (the
+ * order is the contract; OkHttp's interceptor chain is the model):
+ *
+ * <ol>
+ *   <li>authentication: who calls (401);
+ *   <li>the organization's network boundary: its custom domain, allowlist and peerings (401, 403);
+ *   <li>its connection cap and timeouts (429);
+ *   <li>CSRF for cookie sessions (403);
+ *   <li>the route's declared {@link Requirement}: 404 for another organization's things, then 403;
+ *   <li>counting: the rate window, or the window and an inference slot together (429).
+ * </ol>
+ *
+ * <p>It runs as the server's before-matched handler: a route without a declared requirement is not
+ * touched (the route test makes sure every route declares one).
+ */
+public final class AccessChain implements Handler {
+  static final String PRINCIPAL = "engram.principal";
+
+  /** One step: throws the request's refusal, or lets it through to the next. */
+  @FunctionalInterface
+  interface Step {
+    void apply(Context ctx, Principal principal, Requirement requirement);
+  }
+
+  private final Authentication authentication;
+  private final boolean apiKeyRequired;
+  private final List<Step> steps;
+
+  AccessChain(
+      Authentication authentication,
+      boolean apiKeyRequired,
+      OrganizationConfigs configs,
+      NetworkBoundaryCheck boundary,
+      ConnectionCap connections,
+      CsrfCheck csrf,
+      RequestWindows windows,
+      InferenceSlot slot) {
+    this.authentication = authentication;
+    this.apiKeyRequired = apiKeyRequired;
+    this.steps = List.of(
+        (ctx, principal, requirement) -> {
+          if (principal.organization() == null) {
+            boundary.requireOwnDomain(principal, ctx.req().getServerName());
+            return;
+          }
+          EffectiveConfig config = configs.effective(principal.organization());
+          boundary.require(
+              config,
+              principal,
+              ctx.req().getRemoteAddr(),
+              () -> Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
+              ctx.req().getServerName());
+          connections.claim(ctx, principal, config);
+        },
+        (ctx, principal, requirement) -> csrf.check(ctx, principal),
+        (ctx, principal, requirement) -> requirement.check(ctx, principal),
+        (ctx, principal, requirement) -> {
+          switch (requirement.counting()) {
+            case WINDOW -> windows.count(ctx, principal);
+            case INFERENCE_SLOT -> slot.enter(ctx, principal);
+          }
+        });
+  }
+
+  @Override
+  public void handle(Context ctx) {
+    Requirement requirement = requirementOf(ctx);
+    if (requirement == null || requirement.open()) {
+      return;
+    }
+    if (requirement.openWhenKeysNotRequired()
+        && !apiKeyRequired
+        && ctx.header("Authorization") == null) {
+      ctx.attribute(PRINCIPAL, Principal.ANONYMOUS);
+      return;
+    }
+    Principal principal = authentication.resolve(ctx);
+    Caller.set(ctx, new Caller(principal.credentialId(), principal.orgId()));
+    if (principal.organization() != null) {
+      MDC.put(OrganizationLogLevels.ORGANIZATION, principal.orgId());
+    }
+    for (Step step : steps) {
+      step.apply(ctx, principal, requirement);
+    }
+    ctx.attribute(PRINCIPAL, principal);
+  }
+
+  private static Requirement requirementOf(Context ctx) {
+    for (var role : ctx.routeRoles()) {
+      if (role instanceof Requirement requirement) {
+        return requirement;
+      }
+    }
+    return null;
+  }
+}
