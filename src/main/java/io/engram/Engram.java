@@ -4,6 +4,7 @@ import io.engram.access.AccessModule;
 import io.engram.actions.ActionsModule;
 import io.engram.administration.AdministrationModule;
 import io.engram.alerts.AlertsModule;
+import io.engram.capabilities.AssistantData;
 import io.engram.capabilities.CapabilitiesModule;
 import io.engram.console.ConsoleModule;
 import io.engram.finetuning.FineTuningModule;
@@ -28,6 +29,7 @@ import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.platform.ratelimit.RateLimits;
 import io.engram.reflection.ReflectionModule;
 import io.engram.reflection.ReflectionService;
+import io.engram.settings.SettingsData;
 import io.engram.settings.SettingsModule;
 import io.engram.store.Database;
 import java.time.Clock;
@@ -153,7 +155,7 @@ public final class Engram implements AutoCloseable {
         clock));
     MemoryModule memory =
         opened.add(MemoryModule.open(config, database, services.cluster(), clock));
-    instances.restoreRowsWith(memory.restoredRows());
+    instances.includeInSnapshots(memory.data(), new AssistantData(), new SettingsData());
     services.memoryHandlers().bind(memory.service());
     ReflectionModule reflection = opened.add(new ReflectionModule(
         database, memory.service(), config.reflectionScheduler(), maxBody, clock));

@@ -1,7 +1,7 @@
 package io.engram.actions;
 
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.Capability;
@@ -153,6 +153,6 @@ public final class ActionRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations);
+    return ManagedOrganization.of(ctx, organizations::get);
   }
 }

@@ -1,5 +1,6 @@
 package io.engram.administration;
 
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
 import io.engram.organizations.AuditLog;
 import io.engram.platform.http.HttpServer;
@@ -47,11 +48,11 @@ public final class ConfigRoutes implements RouteModule {
   public void register(Routes routes) {
     routes
         .get(ORG + "/config", Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
           show(ctx, managed, configs.effective(managed.organization()));
         })
         .patch(ORG + "/config", Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
           EffectiveConfig updated = configs.update(
               managed.organization(),
               JsonBody.parseMergePatch(ctx, maxBodyBytes),
@@ -60,7 +61,7 @@ public final class ConfigRoutes implements RouteModule {
           show(ctx, managed, updated);
         })
         .get(ORG + "/audit", Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
           int limit = QueryParams.integer(ctx, "limit", 50, 1, 500);
           Responses.json(
               ctx, ConfigViews.audit(audit.list(managed.orgId(), ctx.queryParam("before"), limit)));

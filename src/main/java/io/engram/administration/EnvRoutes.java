@@ -1,6 +1,7 @@
 package io.engram.administration;
 
 import io.engram.access.Access;
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
 import io.engram.platform.http.HttpServer;
@@ -37,19 +38,19 @@ public final class EnvRoutes implements RouteModule {
   public void register(Routes routes) {
     routes
         .get(ENV, Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
+          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
           show(ctx, managed, configs.effective(managed.organization()));
         })
         .post(
             ENV,
             Requires.organizationAdmin(),
-            ctx ->
-                set(ctx, ManagedOrganization.of(ctx, organizations), Variables.Layer.ORGANIZATION))
+            ctx -> set(
+                ctx, ManagedOrganization.of(ctx, organizations::get), Variables.Layer.ORGANIZATION))
         .delete(
             ENV + "/{VARIABLE_NAME}",
             Requires.organizationAdmin(),
             ctx -> delete(
-                ctx, ManagedOrganization.of(ctx, organizations), Variables.Layer.ORGANIZATION))
+                ctx, ManagedOrganization.of(ctx, organizations::get), Variables.Layer.ORGANIZATION))
         .post(
             ENV + "/overrides",
             Requires.account(),

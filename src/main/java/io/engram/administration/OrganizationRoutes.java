@@ -3,6 +3,7 @@ package io.engram.administration;
 import io.engram.access.Access;
 import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
 import io.engram.organizations.Role;
@@ -161,7 +162,7 @@ public final class OrganizationRoutes implements RouteModule {
   private record Admin(Principal principal, String orgId) {}
 
   private Admin adminOf(Context ctx) {
-    ManagedOrganization managed = ManagedOrganization.of(ctx, organizations);
+    ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
     return new Admin(managed.principal(), managed.orgId());
   }
 

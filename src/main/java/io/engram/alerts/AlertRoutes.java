@@ -1,7 +1,7 @@
 package io.engram.alerts;
 
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
@@ -121,6 +121,6 @@ public final class AlertRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations);
+    return ManagedOrganization.of(ctx, organizations::get);
   }
 }

@@ -1,8 +1,8 @@
 package io.engram.instances;
 
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
 import io.engram.administration.EnvViews;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.administration.VariablesBody;
 import io.engram.organizations.Instance;
@@ -78,7 +78,7 @@ public final class InstanceRoutes implements RouteModule {
           Instance instance =
               instances.beginDelete(managed.orgId(), ctx.pathParam("nano_id"), by(ctx, managed));
           files.deleteInstance(instance.id());
-          instances.purge(instance.id());
+          instances.purge(instance.id(), OrganizationConfigs::forgetInstance);
           ctx.status(204);
         })
         .get(NANO, InstanceAccess.admin(instances), ctx -> {
@@ -195,7 +195,7 @@ public final class InstanceRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations);
+    return ManagedOrganization.of(ctx, organizations::get);
   }
 
   private InstanceAccess access(Context ctx) {

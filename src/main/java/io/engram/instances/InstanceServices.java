@@ -60,7 +60,7 @@ public record InstanceServices(
     FileStore files = new FileStore(db, filesDir, usage, log, clock);
     for (Instance deleting : instances.deleting()) {
       files.deleteInstance(deleting.id());
-      instances.purge(deleting.id());
+      instances.purge(deleting.id(), OrganizationConfigs::forgetInstance);
     }
     int swept = files.sweep();
     if (swept > 0) {
@@ -68,6 +68,7 @@ public record InstanceServices(
     }
     ConversationHistory history = new ConversationHistory(db, instances, usage, registry, clock);
     Snapshots snapshots = new Snapshots(db, files, filesDir.resolveSibling("snapshots"), clock);
+    snapshots.include(new InstanceData());
     int cut = snapshots.failInterrupted();
     if (cut > 0) {
       LOG.warn("{} snapshots were cut short by a stop: marked failed, their parts removed", cut);

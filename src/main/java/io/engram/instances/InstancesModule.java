@@ -10,6 +10,7 @@ import io.engram.platform.module.Module;
 import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
+import io.engram.store.OrganizationData;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -72,11 +73,13 @@ public final class InstancesModule implements Module {
   }
 
   /**
-   * The domain whose rows a restore puts back (the memories, which the index follows); a restore
-   * a stop cut short is finished now, before the server takes requests.
+   * The other domains' parts of a snapshot (their tables, and how their rows go back), after the
+   * instances' own; a restore a stop cut short is finished now, before the server takes requests.
    */
-  public void restoreRowsWith(Snapshots.RowsRestored participant) {
-    storage.snapshots().onRowsRestored(participant);
+  public void includeInSnapshots(OrganizationData... parts) {
+    for (OrganizationData part : parts) {
+      storage.snapshots().include(part);
+    }
     int resumed = storage.snapshots().resumeInterrupted(organizations::get);
     if (resumed > 0) {
       LOG.info("finished {} restores a stop had interrupted", resumed);

@@ -1,7 +1,7 @@
 package io.engram.instances;
 
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.platform.http.HttpServer;
@@ -130,6 +130,6 @@ final class RetentionRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations);
+    return ManagedOrganization.of(ctx, organizations::get);
   }
 }

@@ -8,7 +8,9 @@ import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
 import io.engram.store.Database;
+import io.engram.store.OrganizationData;
 import io.engram.store.Rows;
+import io.engram.store.SnapshotRows;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,6 +25,7 @@ import java.sql.ResultSetMetaData;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -30,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -45,32 +49,6 @@ import org.jdbi.v3.core.mapper.RowMapper;
  */
 public final class Snapshots {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Snapshots.class);
-  /** Tables of an organization's data, and how to read its rows (org bound as :org). */
-  static final Map<String, String> ORGANIZATION_TABLES = new java.util.LinkedHashMap<>();
-
-  static {
-    for (String table : List.of(
-        "memories",
-        "business_events",
-        "memory_settings",
-        "assistants",
-        "organization_config",
-        "organization_variables",
-        "retention_policies",
-        "storage_upgrades")) {
-      ORGANIZATION_TABLES.put(table, "SELECT * FROM " + table + " WHERE org_id = :org");
-    }
-    ORGANIZATION_TABLES.put(
-        "assistant_capability_versions",
-        "SELECT v.* FROM assistant_capability_versions v JOIN assistants a "
-            + "ON a.id = v.assistant_id WHERE a.org_id = :org");
-    ORGANIZATION_TABLES.put(
-        "instance_variables", "SELECT * FROM instance_variables WHERE instance_id = :instance");
-    ORGANIZATION_TABLES.put(
-        "conversation_exchanges",
-        "SELECT * FROM conversation_exchanges WHERE instance_id = :instance");
-  }
-
   public static final int DEFAULT_RETENTION_DAYS = 7;
   public static final int MAX_RETENTION_DAYS = 3650;
 
@@ -94,7 +72,8 @@ public final class Snapshots {
   private final FileStore files;
   private final Path root;
   private final Clock clock;
-  private volatile RowsRestored rowsRestored = (org, ids) -> {};
+  /** The domains whose tables a snapshot keeps and a restore puts back, in that order. */
+  private final List<OrganizationData> parts = new CopyOnWriteArrayList<>();
 
   public Snapshots(Database db, FileStore files, Path root, Clock clock) {
     this.db = db;
@@ -188,7 +167,7 @@ public final class Snapshots {
         entry.put("sha256", file.sha256());
         entry.put("content_type", file.contentType());
       }
-      for (Map.Entry<String, String> table : ORGANIZATION_TABLES.entrySet()) {
+      for (Map.Entry<String, String> table : tables().entrySet()) {
         Path out = dir.resolve("tables").resolve(table.getKey() + ".jsonl");
         long rows = dump(h, table.getValue(), org.id(), instanceId, out);
         ObjectNode entry = tables.addObject();
@@ -275,24 +254,13 @@ public final class Snapshots {
       String safetySnapshotId,
       int rowsRestored) {}
 
-  /** Told which memories a restore over live data put back or tombstoned (the index follows). */
-  public interface RowsRestored {
-    /**
-     * Before the rows go back: writes that are still on their way (retrieval uses are recorded in
-     * batches) land first, so none arrives after the restore and lands on the restored rows.
-     */
-    default void settle() {}
-
-    void restored(String orgId, Set<String> memoryIds);
-  }
-
   /**
    * Restores a complete snapshot of the instance. Into a folder ({@code restore_path} ending in
    * {@code /}): each file of the snapshot is written under it, the live files untouched. Over the
    * live data ({@code restore_path} "/"): a safety snapshot is taken first (the restore can be
    * undone by restoring it), the restore is journaled, each file is put back as it was (those
    * unchanged are left), files the snapshot did not have are removed, and then the organization's
-   * rows go back ({@link RowRestore}) in the transaction that completes the journal entry. Every
+   * rows go back (each domain's {@link OrganizationData}) in the transaction that completes the journal entry. Every
    * part is checked against the manifest before anything is written; each step is idempotent, so
    * a node that stops part way finishes the restore at its next start ({@link #resumeInterrupted}).
    */
@@ -374,9 +342,16 @@ public final class Snapshots {
         "Instance " + instanceId + " is being restored; try again once it is done");
   }
 
-  /** Where restores over live data report the memories they changed. */
-  public void onRowsRestored(RowsRestored listener) {
-    this.rowsRestored = listener;
+  /** Adds a domain's tables to every snapshot, and its rows to every restore over live data. */
+  public void include(OrganizationData part) {
+    parts.add(part);
+  }
+
+  /** Every table a snapshot keeps, with the query that reads an organization's rows. */
+  private Map<String, String> tables() {
+    Map<String, String> tables = new java.util.LinkedHashMap<>();
+    parts.forEach(part -> tables.putAll(part.tables()));
+    return tables;
   }
 
   /**
@@ -441,11 +416,17 @@ public final class Snapshots {
       }
     }
     int filesRemoved = removed;
-    rowsRestored.settle();
-    long now = clock.millis();
-    RowRestore.Result rows = db.write(h -> {
-      RowRestore.Result result =
-          RowRestore.apply(h, dir.resolve("tables"), org.id(), instanceId, actor.requestId(), now);
+    parts.forEach(OrganizationData::settle);
+    OrganizationData.Restoring restoring =
+        new OrganizationData.Restoring(org.id(), instanceId, actor.requestId(), clock.millis());
+    long now = restoring.now();
+    SnapshotRows snapshotRows = new SnapshotRows(dir.resolve("tables"));
+    List<OrganizationData.Restored> restored = db.write(h -> {
+      List<OrganizationData.Restored> byPart = new ArrayList<>();
+      for (OrganizationData part : parts) {
+        byPart.add(part.restore(h, snapshotRows, restoring));
+      }
+      int rowCount = byPart.stream().mapToInt(OrganizationData.Restored::rows).sum();
       h.createUpdate("""
               UPDATE snapshot_restores SET status = 'complete', finished_at = :now,
                 files_written = :written, files_removed = :removed, rows_restored = :rows
@@ -453,21 +434,24 @@ public final class Snapshots {
           .bind("now", now)
           .bind("written", written)
           .bind("removed", filesRemoved)
-          .bind("rows", result.rows())
+          .bind("rows", rowCount)
           .bind("id", journal)
           .execute();
-      return result;
+      return byPart;
     });
     long rowsDone = System.nanoTime();
-    rowsRestored.restored(org.id(), rows.memoryIds());
+    for (int i = 0; i < parts.size(); i++) {
+      parts.get(i).restored(org.id(), restored.get(i).changed());
+    }
+    int rows = restored.stream().mapToInt(OrganizationData.Restored::rows).sum();
     LOG.info(
         "restore {} of {}: files and rows in {} ms ({} rows), index in {} ms",
         journal,
         snapshotId,
         (rowsDone - started) / 1_000_000,
-        rows.rows(),
+        rows,
         (System.nanoTime() - rowsDone) / 1_000_000);
-    return new Restored(snapshotId, "/", written, removed, safety, rows.rows());
+    return new Restored(snapshotId, "/", written, removed, safety, rows);
   }
 
   private JsonNode verified(Path dir, String snapshotId) {

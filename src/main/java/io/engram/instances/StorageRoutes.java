@@ -1,8 +1,8 @@
 package io.engram.instances;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
@@ -149,6 +149,6 @@ final class StorageRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations);
+    return ManagedOrganization.of(ctx, organizations::get);
   }
 }

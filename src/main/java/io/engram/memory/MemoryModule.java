@@ -1,6 +1,5 @@
 package io.engram.memory;
 
-import io.engram.instances.Snapshots;
 import io.engram.platform.cluster.ChangeSignal;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.EngramConfig;
@@ -8,11 +7,11 @@ import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
 import io.engram.store.Database;
+import io.engram.store.OrganizationData;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,23 +91,9 @@ public final class MemoryModule implements Module {
     return this;
   }
 
-  /**
-   * What a restore over live data asks of the memory: uses still on their way land before the
-   * rows go back, and the index follows the memories put back.
-   */
-  public Snapshots.RowsRestored restoredRows() {
-    return new Snapshots.RowsRestored() {
-      @Override
-      public void settle() {
-        memory.flushUses();
-      }
-
-      @Override
-      public void restored(String orgId, Set<String> ids) {
-        memory.index().syncAll(orgId, ids);
-        memory.index().refresh();
-      }
-    };
+  /** The memory's part in snapshots and restores (its tables, the index following). */
+  public OrganizationData data() {
+    return new MemoryData(memory);
   }
 
   public MemoryService service() {

@@ -3,9 +3,9 @@ package io.engram.network;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Access;
+import io.engram.access.ManagedOrganization;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
-import io.engram.administration.ManagedOrganization;
 import io.engram.administration.OrganizationService;
 import io.engram.network.NetworkStore.Audit;
 import io.engram.platform.http.ApiException;
@@ -362,7 +362,7 @@ final class NetworkRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations);
+    return ManagedOrganization.of(ctx, organizations::get);
   }
 
   private static Audit audit(Context ctx, ManagedOrganization managed) {

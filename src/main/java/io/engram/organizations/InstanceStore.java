@@ -161,18 +161,30 @@ public final class InstanceStore {
   }
 
   /** Instances whose deletion was accepted but not finished (a node stopped part way). */
+  /**
+   * Records that the instance's configuration was restarted, inside the caller's transaction (the
+   * settings' restart applies its pending values in the same one).
+   */
+  public static void markRestarted(Handle h, String instanceId, long at) {
+    h.createUpdate("UPDATE instances SET restarted_at = :at, updated_at = :at WHERE id = :id")
+        .bind("at", at)
+        .bind("id", instanceId)
+        .execute();
+  }
+
   public List<Instance> deleting() {
     return db.read(h -> h.createQuery("SELECT * FROM instances WHERE status = 'deleting'")
         .map(INSTANCE)
         .list());
   }
 
-  /** Forgets a deleted instance once its storage is gone, with its variables. */
-  public void purge(String id) {
+  /**
+   * Forgets a deleted instance once its storage is gone; {@code alsoForget} deletes, in the same
+   * transaction, what other domains keep of it (its variables are the settings').
+   */
+  public void purge(String id, java.util.function.BiConsumer<Handle, String> alsoForget) {
     db.write(h -> {
-      h.createUpdate("DELETE FROM instance_variables WHERE instance_id = :id")
-          .bind("id", id)
-          .execute();
+      alsoForget.accept(h, id);
       return h.createUpdate("DELETE FROM instances WHERE id = :id AND status = 'deleting'")
           .bind("id", id)
           .execute();

@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.organizations.AuditEntry;
 import io.engram.organizations.AuditLog;
+import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
-import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.store.Database;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,6 +49,8 @@ public final class OrganizationConfigs {
   private final SecretBox secrets;
   private final Clock clock;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+  private final List<java.util.function.BiConsumer<String, EffectiveConfig>> resolved =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile java.util.function.Consumer<String> announce = orgId -> {};
   private volatile long polledSince;
 
@@ -294,10 +296,7 @@ public final class OrganizationConfigs {
         }
       });
       deleteInstanceRows(h, instanceId, PENDING, null);
-      h.createUpdate("UPDATE instances SET restarted_at = :at, updated_at = :at WHERE id = :id")
-          .bind("at", clock.millis())
-          .bind("id", instanceId)
-          .execute();
+      InstanceStore.markRestarted(h, instanceId, clock.millis());
       return Map.of("instance_id", instanceId, "applied", masked(applied));
     });
     return instanceLayer(org, instanceId);
@@ -442,6 +441,21 @@ public final class OrganizationConfigs {
    * What to do when this node changed an organization's settings: tell the other nodes, so they
    * drop their copy at once rather than at their next poll.
    */
+  /** Deletes a purged instance's variables, in the purge's transaction. */
+  public static void forgetInstance(Handle h, String instanceId) {
+    h.createUpdate("DELETE FROM instance_variables WHERE instance_id = :id")
+        .bind("id", instanceId)
+        .execute();
+  }
+
+  /**
+   * Told each organization's configuration as it is resolved into force on this node (at its first
+   * request and after every change), such as the logging, which follows its LOG_LEVEL.
+   */
+  public void onResolved(java.util.function.BiConsumer<String, EffectiveConfig> listener) {
+    resolved.add(listener);
+  }
+
   public void announceChangesWith(java.util.function.Consumer<String> announce) {
     this.announce = announce;
   }
@@ -474,15 +488,7 @@ public final class OrganizationConfigs {
         stored,
         EffectiveConfig.resolve(org.plan(), stored.overrides(), stored.variables(), system));
     cache.put(org.id(), fresh);
-    // The organization's own LOG_LEVEL (its layer or the operator's override for it) decides what
-    // its requests log; the server's level applies to the others.
-    EffectiveConfig.Variable level = fresh.config().variables().get("LOG_LEVEL");
-    OrganizationLogLevels.set(
-        org.id(),
-        level.source() == ConfigField.Source.ORGANIZATION
-                || level.source() == ConfigField.Source.RUNTIME
-            ? level.value().toLowerCase(java.util.Locale.ROOT)
-            : null);
+    resolved.forEach(listener -> listener.accept(org.id(), fresh.config()));
     return fresh;
   }
 

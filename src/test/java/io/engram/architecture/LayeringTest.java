@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -102,6 +105,122 @@ class LayeringTest {
     Matcher reference = REFERENCE.matcher("import io.engram.access.Authentication;");
     assertThat(reference.find()).isTrue();
     assertThat(reference.group(1)).isEqualTo(".access");
+  }
+
+  /**
+   * Reads of another package's table that are allowed, each for a reason; the list is exact (an
+   * entry no longer needed fails too), so it can only shrink. Writes are never allowed.
+   */
+  static final Set<String> READS_ACROSS = Set.of(
+      // The analytics capability counts the organization's keys and people.
+      "capabilities reads credentials",
+      "capabilities reads users",
+      // The default instance's variables are in force for the organization's requests.
+      "settings reads instances",
+      // Backups are due per running instance; path permissions name the organization's users.
+      "instances reads instances",
+      "instances reads users",
+      // Storage usage counts the memory vectors' bytes; snapshots and uploads lock the
+      // organization's row so storage writes and a snapshot do not interleave.
+      "instances reads memories",
+      "instances reads organizations",
+      // Reflection reads the memories it revisits and the organizations that are due.
+      "reflection reads memories",
+      "reflection reads organizations");
+
+  /** A table name after the SQL words (upper case, as all of ours) that write it, or read it. */
+  private static final Pattern SQL_WRITE =
+      Pattern.compile("\\b(?:INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+([a-z_]+)\\b");
+
+  private static final Pattern SQL_READ = Pattern.compile("\\b(?:FROM|JOIN)\\s+([a-z_]+)\\b");
+  private static final Pattern STRING =
+      Pattern.compile("\"\"\"(.*?)\"\"\"|\"((?:[^\"\\\\\\n]|\\\\.)*)\"", Pattern.DOTALL);
+
+  /**
+   * Each domain owns its tables (docs/decisions.md, "Modules"): the package whose SQL creates a
+   * table's rows owns it, no other package writes it, and reads across are the listed ones only.
+   * Snapshots and restores ask each domain for its part ({@code store.OrganizationData}).
+   */
+  @Test
+  void everyPackageWritesOnlyItsOwnTables() {
+    assertThat(tableViolations(sources())).isEmpty();
+  }
+
+  @Test
+  void thePlantedCrossDomainStatementIsFound() {
+    List<SourceFile> planted = new ArrayList<>(sources());
+    planted.add(
+        new SourceFile(
+            Path.of("src/main/java/io/engram/alerts/Planted.java"),
+            "alerts",
+            "class Planted { String sql = \"UPDATE memories SET state = 'tombstoned' WHERE id = :id\"; }"));
+    assertThat(tableViolations(planted))
+        .containsExactly("alerts writes memories (owned by memory): UPDATE in Planted.java");
+  }
+
+  private static List<String> tableViolations(List<SourceFile> files) {
+    Map<String, Set<String>> owners = new TreeMap<>();
+    Map<String, Map<String, Set<String>>> writes = new TreeMap<>();
+    Set<String> reads = new TreeSet<>();
+    for (SourceFile file : files) {
+      Matcher literal = STRING.matcher(file.text);
+      while (literal.find()) {
+        String sql = literal.group(1) != null ? literal.group(1) : literal.group(2);
+        Matcher write = SQL_WRITE.matcher(sql);
+        while (write.find()) {
+          String verb = write.group().trim().split("\\s+")[0].toUpperCase(java.util.Locale.ROOT);
+          String table = write.group(1).toLowerCase(java.util.Locale.ROOT);
+          if (verb.equals("INSERT")) {
+            owners.computeIfAbsent(table, t -> new TreeSet<>()).add(file.pkg);
+          }
+          writes
+              .computeIfAbsent(table, t -> new TreeMap<>())
+              .computeIfAbsent(file.pkg, p -> new TreeSet<>())
+              .add(verb + " in " + file.path.getFileName());
+        }
+        Matcher read = SQL_READ.matcher(sql);
+        while (read.find()) {
+          reads.add(file.pkg + " " + read.group(1).toLowerCase(java.util.Locale.ROOT));
+        }
+      }
+    }
+    List<String> violations = new ArrayList<>();
+    owners.forEach((table, by) -> {
+      if (by.size() > 1) {
+        violations.add(table + " is created by " + by + "; one package owns each table");
+      }
+    });
+    // A table no statement inserts into (a single counter row) is owned by the one that writes it.
+    writes.forEach((table, byPackage) -> owners.putIfAbsent(table, byPackage.keySet()));
+    writes.forEach((table, byPackage) -> {
+      Set<String> owner = owners.get(table);
+      byPackage.forEach((pkg, how) -> {
+        if (!owner.contains(pkg)) {
+          how.forEach(what -> violations.add(
+              pkg + " writes " + table + " (owned by " + String.join(", ", owner) + "): " + what));
+        }
+      });
+    });
+    Set<String> across = new TreeSet<>();
+    for (String read : reads) {
+      String[] parts = read.split(" ");
+      Set<String> owner = owners.get(parts[1]);
+      if (owner != null && !owner.contains(parts[0])) {
+        across.add(parts[0] + " reads " + parts[1]);
+      }
+    }
+    for (String read : across) {
+      if (!READS_ACROSS.contains(read)) {
+        violations.add(
+            read + " (owned by " + owners.get(read.split(" ")[2]) + "), not in READS_ACROSS");
+      }
+    }
+    for (String allowed : READS_ACROSS) {
+      if (!across.contains(allowed)) {
+        violations.add("READS_ACROSS lists '" + allowed + "', which no longer happens: remove it");
+      }
+    }
+    return violations;
   }
 
   private static int layerOf(String pkg) {

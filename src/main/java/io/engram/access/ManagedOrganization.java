@@ -1,9 +1,8 @@
-package io.engram.administration;
+package io.engram.access;
 
-import io.engram.access.Access;
-import io.engram.access.Principal;
 import io.engram.organizations.Organization;
 import io.javalin.http.Context;
+import java.util.function.Function;
 
 /**
  * The organization of a management route's path and the caller managing it, on a route that
@@ -13,10 +12,10 @@ import io.javalin.http.Context;
  */
 public record ManagedOrganization(Principal principal, Organization organization) {
 
-  public static ManagedOrganization of(Context ctx, OrganizationService organizations) {
+  public static ManagedOrganization of(Context ctx, Function<String, Organization> organizations) {
     Principal principal = Access.caller(ctx);
     Organization org = principal.kind() == Principal.Kind.ACCOUNT
-        ? organizations.get(ctx.pathParam("org_id"))
+        ? organizations.apply(ctx.pathParam("org_id"))
         : principal.organization();
     return new ManagedOrganization(principal, org);
   }
