@@ -55,16 +55,15 @@ public final class Engram implements AutoCloseable {
   private final JobScheduler scheduler;
   private final HttpServer server;
 
+  /** Once the server listens: every module's jobs scheduled, and every module started. */
   private Engram(Services services, HttpMetrics metrics, Modules opened, HttpServer server) {
     this.services = services;
     this.metrics = metrics;
     this.opened = opened;
     this.server = server;
     this.scheduler = new JobScheduler(metrics.registry());
-    opened.all().forEach(module -> {
-      scheduler.schedule(module);
-      module.start();
-    });
+    opened.all().forEach(scheduler::schedule);
+    opened.all().forEach(Module::start);
   }
 
   /**
@@ -98,13 +97,7 @@ public final class Engram implements AutoCloseable {
               config,
               metrics,
               routes,
-              network
-                  .tls()
-                  .map(listener -> (jetty, http) -> listener.connector(
-                      jetty,
-                      http,
-                      config.server().host(),
-                      config.edge().tlsPort().orElseThrow())))
+              network.tlsConnector(config.server().host(), config.edge().tlsPort()))
           .start();
       return new Engram(services, metrics, opened, server);
     } catch (RuntimeException e) {
@@ -222,8 +215,8 @@ public final class Engram implements AutoCloseable {
         network.egress(),
         clock));
     List<RouteModule> routes = new ArrayList<>(List.of(
-        new ConsoleModule(),
-        new OperationsRoutes(database, services.cluster(), metrics),
+        opened.add(new ConsoleModule()),
+        opened.add(new OperationsRoutes(database, services.cluster(), metrics)),
         administration,
         access,
         new CapabilitiesModule(services.assistants(), maxBody),
@@ -275,6 +268,11 @@ public final class Engram implements AutoCloseable {
 
   public Services services() {
     return services;
+  }
+
+  /** The modules in the order they were opened (their dependency order). */
+  public List<Module> modules() {
+    return opened.all();
   }
 
   /** Every background job this node runs, by module (as the start-up log lists them). */

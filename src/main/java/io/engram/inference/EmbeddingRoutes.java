@@ -6,12 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
-import io.engram.inference.engine.Generation;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
-import io.engram.inference.usage.UsageLedger;
 import io.engram.memory.Embedder;
-import io.engram.platform.TokenCounter;
 import io.engram.platform.VisibleText;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
@@ -39,12 +36,10 @@ public final class EmbeddingRoutes implements RouteModule {
   static final Set<String> FIELDS =
       Set.of("model", "input", "encoding_format", "dimensions", "user");
 
-  private final Embedder embedder;
   private final Gateway gateway;
   private final long maxBodyBytes;
 
-  public EmbeddingRoutes(Embedder embedder, Gateway gateway, long maxBodyBytes) {
-    this.embedder = embedder;
+  public EmbeddingRoutes(Gateway gateway, long maxBodyBytes) {
     this.gateway = gateway;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -73,32 +68,9 @@ public final class EmbeddingRoutes implements RouteModule {
     boolean base64 = encoding(body);
     body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
     body.optionalString("user", ChatRequest.MAX_USER);
-    // Embedding tokens are tokens: they count against the plan's hourly budget and concurrency too,
-    // reserved as the gateway counts them and charged as the model read them.
-    long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    Embedder.Embeddings embeddings;
-    InferenceLimits.TokenBudget budget;
-    try (InferenceLimits.Permit permit = gateway
-        .limits()
-        .admit(
-            caller,
-            Access.inferenceSlot(ctx),
-            InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
-      long started = System.nanoTime();
-      embeddings = embedder.embedCounted(inputs);
-      // Recorded before the permit settles, so the hour never misses these tokens in between.
-      UsageLedger usage = gateway.usage();
-      usage.record(
-          caller.orgId(),
-          caller.credentialId(),
-          MODEL_ID,
-          new Generation.Usage(embeddings.tokens(), 0),
-          0);
-      usage.finished(
-          caller.orgId(), caller.credentialId(), MODEL_ID, false, System.nanoTime() - started);
-      permit.charge(embeddings.tokens());
-      budget = permit.budget();
-    }
+    Gateway.Embedded embedded = gateway.embed(caller, Access.inferenceSlot(ctx), MODEL_ID, inputs);
+    Embedder.Embeddings embeddings = embedded.embeddings();
+    InferenceLimits.TokenBudget budget = embedded.budget();
     int tokens = embeddings.tokens();
     TokenHeaders.write(ctx, budget);
     ObjectNode reply = Json.MAPPER.createObjectNode();

@@ -16,6 +16,7 @@ import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.instances.ConversationHistory;
 import io.engram.memory.AgentScope;
+import io.engram.memory.Embedder;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
 import io.engram.platform.TokenCounter;
@@ -69,6 +70,7 @@ public final class Gateway {
   }
 
   private final ModelCatalog catalog;
+  private final Embedder embedder;
   private final MemoryContext memory;
   private final InferenceLimits limits;
   private final UsageLedger usage;
@@ -85,7 +87,9 @@ public final class Gateway {
       InferenceMetrics metrics,
       OrganizationConfigs configs,
       ConversationHistory history,
-      Egress egress) {
+      Egress egress,
+      Embedder embedder) {
+    this.embedder = embedder;
     this.history = history;
     this.egress = egress;
     this.catalog = catalog;
@@ -98,6 +102,34 @@ public final class Gateway {
 
   public ModelCatalog catalog() {
     return catalog;
+  }
+
+  /** Vectors of the inputs and the hour's budget after them (null when the plan has none). */
+  public record Embedded(Embedder.Embeddings embeddings, InferenceLimits.TokenBudget budget) {}
+
+  /**
+   * Embeds the inputs. Embedding tokens are tokens: they count against the plan's hourly budget
+   * and concurrency too, reserved as the gateway counts them and charged as the model read them.
+   */
+  public Embedded embed(
+      Principal caller, Optional<InferenceDoor.Pass> atDoor, String model, List<String> inputs) {
+    long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
+    try (InferenceLimits.Permit permit =
+        limits.admit(caller, atDoor, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
+      long started = System.nanoTime();
+      Embedder.Embeddings embeddings = embedder.embedCounted(inputs);
+      // Recorded before the permit settles, so the hour never misses these tokens in between.
+      usage.record(
+          caller.orgId(),
+          caller.credentialId(),
+          model,
+          new Generation.Usage(embeddings.tokens(), 0),
+          0);
+      usage.finished(
+          caller.orgId(), caller.credentialId(), model, false, System.nanoTime() - started);
+      permit.charge(embeddings.tokens());
+      return new Embedded(embeddings, permit.budget());
+    }
   }
 
   ConversationHistory history() {

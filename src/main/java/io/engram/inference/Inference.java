@@ -162,7 +162,15 @@ public final class Inference implements Module {
     UsageLedger usage = UsageLedger.open(database, clock);
     InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster);
     Gateway gateway = new Gateway(
-        catalog, memory, limits, usage, new InferenceMetrics(registry), configs, history, egress);
+        catalog,
+        memory,
+        limits,
+        usage,
+        new InferenceMetrics(registry),
+        configs,
+        history,
+        egress,
+        embedder);
     return new Inference(
         gateway,
         uploads,
@@ -249,7 +257,7 @@ public final class Inference implements Module {
                 .variable("MAX_MODEL_SIZE_GB")
                 .map(gb -> OptionalInt.of(Integer.parseInt(gb)))
                 .orElse(OptionalInt.empty())),
-        new EmbeddingRoutes(embedder, gateway, maxBodyBytes),
+        new EmbeddingRoutes(gateway, maxBodyBytes),
         new UsageRoutes(gateway.usage(), gateway.limits(), access.windows(), organizations, clock),
         sockets);
   }

@@ -23,7 +23,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.BiFunction;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The organizations' network boundary, wired: the records and their routes, the snapshot every
@@ -155,6 +160,13 @@ public final class Network implements Module {
 
   public Optional<TlsListener> tls() {
     return tls;
+  }
+
+  /** The TLS listener's connector for the HTTP server, on {@code port} (empty: no listener). */
+  public Optional<BiFunction<Server, HttpConfiguration, ServerConnector>> tlsConnector(
+      String host, OptionalInt port) {
+    return tls.map(
+        listener -> (jetty, http) -> listener.connector(jetty, http, host, port.orElseThrow()));
   }
 
   private RouteModule routes = table -> {};

@@ -37,8 +37,6 @@ public record SystemDefaults(
 
   /** The variables the operator set in the environment: the instance layer. */
   private static Map<String, String> instanceVariables(EngramConfig config) {
-    Map<String, String> set = new TreeMap<>();
-    config.fromEnvironment().forEach(name -> set.put(name, config.values().get(name)));
-    return Map.copyOf(set);
+    return Map.copyOf(new TreeMap<>(config.setByOperator()));
   }
 }

@@ -400,6 +400,13 @@ public record EngramConfig(
         Set.copyOf(set));
   }
 
+  /** The variables the operator set (the environment or overrides), with their values. */
+  public Map<String, String> setByOperator() {
+    Map<String, String> set = new LinkedHashMap<>();
+    fromEnvironment.forEach(name -> set.put(name, values.get(name)));
+    return set;
+  }
+
   /** The values safe to print at start-up: secrets and database passwords are masked. */
   public Map<String, String> redactedValues() {
     Map<String, String> shown = new LinkedHashMap<>();

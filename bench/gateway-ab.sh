@@ -1,0 +1,55 @@
+#!/bin/bash
+# Two builds of Engram, memory off, in the same run: the gateway's added cost before and after a
+# change (issue 47: the house rebuilt must not slow the hot path). Each build serves the fake
+# upstream (bench/fake-upstream.mjs) in turn, same data directory and key, rounds interleaved
+# (A, B, A, B) so a slow minute of the machine falls on both. Results: docs/benchmarks.md.
+#   bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+# A jar is target/engram.jar of a checkout (its target/lib beside it), for example
+#   git worktree add /tmp/before <commit> && (cd /tmp/before && ./engram build)
+#   bash bench/gateway-ab.sh /tmp/before/target/engram.jar target/engram.jar
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JAR_A=$1 JAR_B=$2 SECONDS_PER_RUN=${3:-15}
+WORK=/tmp/gwab
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+command -v wrk >/dev/null || { echo "wrk is required (apt-get install wrk)"; exit 1; }
+rm -rf "$WORK" && mkdir -p "$WORK"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
+export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
+  ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
+  DEFAULT_MODEL=fake-model
+ENGRAM=
+start() { # jar
+  "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar "$1" serve \
+    > "$WORK/engram.log" 2>&1 & ENGRAM=$!; PIDS+=($ENGRAM)
+  until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
+    kill -0 $ENGRAM 2>/dev/null || { cat "$WORK/engram.log"; exit 1; }
+    sleep 0.5
+  done
+}
+stop() { kill $ENGRAM; wait $ENGRAM 2>/dev/null || true; }
+json() { python3 -c "import sys,json;print(json.load(sys.stdin)[\"$1\"])"; }
+start "$JAR_A"
+AUTH="Authorization: Bearer $ENGRAM_ADMIN_KEY"
+ORG=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$AUTH" -H 'Content-Type: application/json' \
+  -d '{"name":"Bench","plan":"scale"}' | json id)
+KEY=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" -H 'Content-Type: application/json' \
+  -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
+stop
+run() { # name jar
+  start "$2"
+  # The JIT needs about half a minute of load before the throughput settles.
+  AUTH=$KEY MEMORY=off wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
+  echo "$1 $(AUTH=$KEY MEMORY=off wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
+    http://127.0.0.1:8000/v1/chat/completions | grep RESULT)"
+  stop
+}
+echo "# memory off, non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s after 30 s of warm-up"
+echo "direct $(wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua http://127.0.0.1:9100/v1/chat/completions | grep RESULT)"
+for round in 1 2; do
+  run "A (before)" "$JAR_A"
+  run "B (after) " "$JAR_B"
+done
