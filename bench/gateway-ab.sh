@@ -3,7 +3,7 @@
 # change (issue 47: the house rebuilt must not slow the hot path). Each build serves the fake
 # upstream (bench/fake-upstream.mjs) in turn, same data directory and key, rounds interleaved
 # (A, B, A, B) so a slow minute of the machine falls on both. Results: docs/benchmarks.md.
-#   bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+#   [ROUNDS=2] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
 # A jar is target/engram.jar of a checkout (its target/lib beside it), for example
 #   git worktree add /tmp/before <commit> && (cd /tmp/before && ./engram build)
 #   bash bench/gateway-ab.sh /tmp/before/target/engram.jar target/engram.jar
@@ -49,7 +49,7 @@ run() { # name jar
 }
 echo "# memory off, non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s after 30 s of warm-up"
 echo "direct $(wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua http://127.0.0.1:9100/v1/chat/completions | grep RESULT)"
-for round in 1 2; do
+for round in $(seq 1 "${ROUNDS:-2}"); do
   run "A (before)" "$JAR_A"
   run "B (after) " "$JAR_B"
 done

@@ -1,11 +1,12 @@
 package io.engram.access;
 
 import io.engram.platform.http.Caller;
+import io.engram.platform.http.Gate;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import io.javalin.http.Context;
-import io.javalin.http.Handler;
+import io.javalin.security.RouteRole;
 import java.util.Collections;
 import java.util.List;
 import org.slf4j.MDC;
@@ -23,10 +24,10 @@ import org.slf4j.MDC;
  *   <li>counting: the rate window, or the window and an inference slot together (429).
  * </ol>
  *
- * <p>It runs as the server's before-matched handler: a route without a declared requirement is not
- * touched (the route test makes sure every route declares one).
+ * <p>It is the routes' {@link Gate}: every route declares its requirement (a route cannot be added
+ * without one), and the chain runs inside the route's handler before the route's own code.
  */
-public final class AccessChain implements Handler {
+public final class AccessChain implements Gate {
   static final String PRINCIPAL = "engram.principal";
 
   /** One step: throws the request's refusal, or lets it through to the next. */
@@ -76,9 +77,11 @@ public final class AccessChain implements Handler {
   }
 
   @Override
-  public void handle(Context ctx) {
-    Requirement requirement = requirementOf(ctx);
-    if (requirement == null || requirement.open()) {
+  public void admit(Context ctx, RouteRole role) {
+    if (!(role instanceof Requirement requirement)) {
+      throw new IllegalStateException(ctx.path() + " declares " + role + ", not a Requirement");
+    }
+    if (requirement.open()) {
       return;
     }
     if (requirement.openWhenKeysNotRequired()
@@ -96,14 +99,5 @@ public final class AccessChain implements Handler {
       step.apply(ctx, principal, requirement);
     }
     ctx.attribute(PRINCIPAL, principal);
-  }
-
-  private static Requirement requirementOf(Context ctx) {
-    for (var role : ctx.routeRoles()) {
-      if (role instanceof Requirement requirement) {
-        return requirement;
-      }
-    }
-    return null;
   }
 }

@@ -92,7 +92,7 @@ public final class AccessModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    routes.beforeMatched(chain);
+    routes.guardWith(chain);
     // Every guarded route of every module may set the rate-limit headers.
     routes.exposeHeaders(RequestWindows.HEADERS.toArray(String[]::new));
     new SessionRoutes(

@@ -25,6 +25,7 @@ public final class Routes {
   private final List<Route> registered = new ArrayList<>();
   private final Set<String> exposedHeaders = new LinkedHashSet<>();
   private final List<jakarta.servlet.Filter> filters = new ArrayList<>();
+  private volatile Gate gate = Gate.CLOSED;
 
   public Routes(RoutesConfig javalin) {
     this.javalin = javalin;
@@ -84,20 +85,30 @@ public final class Routes {
 
   /**
    * Every route declares what it requires of its caller (the access rules' {@code Requires}); the
-   * access chain, a before-matched handler, enforces it before the route runs.
+   * {@link Gate} (the access chain) enforces it before the route's handler runs.
    */
   private Routes add(HandlerType method, String path, RouteRole requirement, Handler handler) {
     java.util.Objects.requireNonNull(
         requirement, () -> method + " " + path + " declares no requirement");
-    javalin.addHttpHandler(method, path, handler, requirement);
+    javalin.addHttpHandler(
+        method,
+        path,
+        ctx -> {
+          gate.admit(ctx, requirement);
+          handler.handle(ctx);
+        },
+        requirement);
     // Javalin writes a parameter that may hold slashes as <name>; OpenAPI writes every one {name}.
     registered.add(new Route(method.name(), path.replaceAll("<([^>]+)>", "{$1}")));
     return this;
   }
 
-  /** A step every matched request passes before its route (the access chain). */
-  public Routes beforeMatched(Handler handler) {
-    javalin.beforeMatched(handler);
+  /**
+   * What every route's requirement passes before the route runs (the access chain). Read at each
+   * request, so modules may register their routes before or after the access rules install it.
+   */
+  public Routes guardWith(Gate gate) {
+    this.gate = gate;
     return this;
   }
 
