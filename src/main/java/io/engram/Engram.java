@@ -219,7 +219,7 @@ public final class Engram implements AutoCloseable {
         opened.add(new OperationsRoutes(database, services.cluster(), metrics)),
         administration,
         access,
-        new CapabilitiesModule(services.assistants(), maxBody),
+        opened.add(new CapabilitiesModule(services.assistants(), maxBody)),
         memory,
         reflection,
         actions,
