@@ -66,8 +66,7 @@ class LayeringTest {
   private static final Pattern PACKAGE =
       Pattern.compile("^package (io\\.engram[\\w.]*);", Pattern.MULTILINE);
   /** An import or a qualified name: the package is everything before the first capitalized part. */
-  private static final Pattern REFERENCE =
-      Pattern.compile("\\bio\\.engram((?:\\.[a-z]\\w*)*)\\.[A-Z]");
+  static final Pattern REFERENCE = Pattern.compile("\\bio\\.engram((?:\\.[a-z]\\w*)*)\\.[A-Z]");
 
   @Test
   void everyPackageIsInALayer() {
@@ -232,9 +231,9 @@ class LayeringTest {
     return -1;
   }
 
-  private record SourceFile(Path path, String pkg, String text) {}
+  record SourceFile(Path path, String pkg, String text) {}
 
-  private static List<SourceFile> sources() {
+  static List<SourceFile> sources() {
     try (Stream<Path> files = Files.walk(SOURCES)) {
       List<SourceFile> result = new ArrayList<>();
       for (Path path : files.filter(p -> p.toString().endsWith(".java")).toList()) {

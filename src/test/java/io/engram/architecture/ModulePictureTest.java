@@ -15,9 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,10 +27,6 @@ import org.junit.jupiter.api.Test;
  */
 class ModulePictureTest {
   private static final Path PAGE = Path.of("docs/modules.md");
-  private static final Pattern PACKAGE =
-      Pattern.compile("^package io\\.engram\\.?([\\w.]*);", Pattern.MULTILINE);
-  private static final Pattern REFERENCE =
-      Pattern.compile("\\bio\\.engram((?:\\.[a-z]\\w*)*)\\.[A-Z]");
 
   @Test
   void docsModulesIsThePictureOfTheCode() throws IOException {
@@ -114,23 +108,15 @@ class ModulePictureTest {
     return period.toMillis() % 1000 == 0 ? period.toSeconds() + " s" : period.toMillis() + " ms";
   }
 
-  private static Map<String, Set<String>> uses() throws IOException {
+  private static Map<String, Set<String>> uses() {
     Map<String, Set<String>> uses = new TreeMap<>();
-    try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
-      for (Path path : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-        String text = Files.readString(path);
-        Matcher pkg = PACKAGE.matcher(text);
-        if (!pkg.find()) {
-          continue;
-        }
-        String from = pkg.group(1);
-        Set<String> used = uses.computeIfAbsent(from, p -> new TreeSet<>());
-        Matcher reference = REFERENCE.matcher(text);
-        while (reference.find()) {
-          String target = reference.group(1).isEmpty() ? "" : reference.group(1).substring(1);
-          if (!target.equals(from)) {
-            used.add(target.isEmpty() ? "io.engram" : target);
-          }
+    for (LayeringTest.SourceFile file : LayeringTest.sources()) {
+      Set<String> used = uses.computeIfAbsent(file.pkg(), p -> new TreeSet<>());
+      Matcher reference = LayeringTest.REFERENCE.matcher(file.text());
+      while (reference.find()) {
+        String target = reference.group(1).isEmpty() ? "" : reference.group(1).substring(1);
+        if (!target.equals(file.pkg())) {
+          used.add(target.isEmpty() ? "io.engram" : target);
         }
       }
     }
