@@ -305,7 +305,7 @@ public final class Requires {
             + ") may not do this; an owner or admin of the organization can");
   }
 
-  static ApiException organizationNotFound() {
+  private static ApiException organizationNotFound() {
     return ApiException.notFound("Organization not found");
   }
 }

@@ -96,11 +96,10 @@ public record InstanceServices(
 
   /**
    * Starts this node's storage job worker; {@code soleNode}: no other node shares the database,
-   * so jobs a stop interrupted are taken up at once. Returns what stops it.
+   * so jobs a stop interrupted are taken up at once; {@code runner().close()} stops it.
    */
-  public AutoCloseable startJobs(Function<String, Organization> organizations, boolean soleNode) {
+  public void startJobs(Function<String, Organization> organizations, boolean soleNode) {
     runner.start(organizations, soleNode);
-    return runner;
   }
 
   /**

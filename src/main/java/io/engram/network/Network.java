@@ -158,10 +158,6 @@ public final class Network implements Module {
     return state;
   }
 
-  public Optional<TlsListener> tls() {
-    return tls;
-  }
-
   /** The TLS listener's connector for the HTTP server, on {@code port} (empty: no listener). */
   public Optional<BiFunction<Server, HttpConfiguration, ServerConnector>> tlsConnector(
       String host, OptionalInt port) {
