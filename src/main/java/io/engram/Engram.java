@@ -189,6 +189,7 @@ public final class Engram implements AutoCloseable {
             network.egress(),
             services.cluster(),
             windows,
+            services.secrets(),
             clock))
         .serving(
             access,

@@ -72,6 +72,25 @@ public final class Requires {
     };
   }
 
+  /**
+   * Managing one kind of thing of the path's organization: as {@link #organizationAdmin}, and
+   * also an API key (or a signed-in person) of that organization with {@code permission}, such as
+   * {@code models} for its models.
+   */
+  public static Requirement organizationPermission(Permission permission) {
+    return (ctx, caller) -> {
+      if (caller.kind() == Principal.Kind.ACCOUNT) {
+        return;
+      }
+      if (!ctx.pathParam("org_id").equals(caller.orgId())) {
+        throw organizationNotFound();
+      }
+      if (!caller.hasPermission(permission)) {
+        requireManager(caller);
+      }
+    };
+  }
+
   /** Finds who owns what a path names, such as an instance under {@code /v1/nano/{id}}. */
   public interface Owner {
     /** The owning organization's id; empty when there is no such thing. */

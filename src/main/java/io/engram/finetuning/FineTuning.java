@@ -5,7 +5,6 @@ import io.engram.finetuning.trainer.TorchRuntime;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.models.ModelUploads;
-import io.engram.inference.remote.RemoteEngine;
 import io.engram.instances.FileStore;
 import io.engram.instances.InstanceServices;
 import io.engram.instances.StoragePath;
@@ -130,7 +129,7 @@ public final class FineTuning implements AutoCloseable {
     }
     return catalog
         .find(orgId, model)
-        .filter(entry -> entry.engine() instanceof RemoteEngine)
+        .filter(entry -> entry.engine().callsOut())
         .map(ModelCatalog.Entry::engineModel);
   }
 

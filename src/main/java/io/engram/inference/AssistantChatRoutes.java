@@ -152,6 +152,7 @@ public final class AssistantChatRoutes implements RouteModule {
         chat.includeUsage(),
         chat.user(),
         chat.memory(),
-        tooling);
+        tooling,
+        chat.passedOn());
   }
 }

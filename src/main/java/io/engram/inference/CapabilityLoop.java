@@ -185,6 +185,13 @@ final class CapabilityLoop {
     }
 
     @Override
+    public void answeredBy(String deployment, int attempts) {
+      if (first) {
+        client.answeredBy(deployment, attempts);
+      }
+    }
+
+    @Override
     public void text(String piece) {
       client.text(piece);
     }

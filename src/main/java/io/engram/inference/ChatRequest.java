@@ -6,6 +6,7 @@ import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Sampling;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
+import io.engram.platform.json.Json;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,14 +15,16 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * A validated chat completion request. It takes what OpenAI's clients send; parameters this
- * gateway does not carry out (audio, predicted outputs...) are refused by name rather than
- * ignored, so a client never believes it got something it did not. Tool calling and structured
+ * A validated chat completion request. Engram acts on the conversation, the sampling fields, the
+ * stream and its options, {@code user} and its own {@code memory}; tool calling and structured
  * output ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code
  * response_format}, tool messages, see {@link ToolFields}) and what is asked of the choices
  * ({@code n}, {@code logprobs}, {@code top_logprobs}, {@code logit_bias}, see {@link
- * ChoiceFields}) are checked for shape and kept in {@code tooling} for engines that carry them;
- * the gateway refuses them for the others.
+ * ChoiceFields}) are checked for shape and kept in {@code tooling}. Every other field ({@code
+ * reasoning_effort}, {@code metadata}, {@code service_tier}, {@code prediction}, {@code store},
+ * and whatever OpenAI adds next) is kept as sent in {@code passedOn}: an upstream that speaks
+ * OpenAI's API gets it unchanged, and an engine that cannot carry it refuses it by name (the
+ * gateway asks each engine), so a client never believes it got something it did not.
  */
 public record ChatRequest(
     String model,
@@ -31,7 +34,8 @@ public record ChatRequest(
     boolean includeUsage,
     String user,
     MemoryOptions memory,
-    ObjectNode tooling) {
+    ObjectNode tooling,
+    ObjectNode passedOn) {
   public static final int MAX_MESSAGES = 2048;
   static final int MAX_TOOLS = 128;
 
@@ -56,34 +60,14 @@ public record ChatRequest(
       "top_logprobs",
       "response_format",
       "logit_bias",
-      "store",
       "tools",
       "tool_choice",
       "parallel_tool_calls");
 
-  /** Parameters OpenAI defines that this gateway does not carry out, with why. */
-  static final Map<String, String> UNSUPPORTED = Map.ofEntries(
-      Map.entry("functions", "the deprecated function calling; send 'tools' instead"),
-      Map.entry("function_call", "the deprecated function calling; send 'tool_choice' instead"),
-      Map.entry("audio", "audio output is not supported by this gateway"),
-      Map.entry("modalities", "only text output is supported by this gateway"),
-      Map.entry("prediction", "predicted outputs are not supported by this gateway"),
-      Map.entry("reasoning_effort", "reasoning effort is not supported by this gateway"),
-      Map.entry("service_tier", "service tiers are not supported by this gateway"),
-      Map.entry("metadata", "stored completions are not supported by this gateway"),
-      Map.entry("web_search_options", "web search is not supported by this gateway"));
-
   public static ChatRequest parse(JsonBody body) {
-    refuseUnsupported(body, UNSUPPORTED);
-    body.allowOnly(FIELDS);
     // Left out, DEFAULT_MODEL as in force for the caller's organization applies (Gateway).
     String model = body.optionalString("model", MAX_MODEL_ID).orElse(null);
     List<ChatMessage> messages = messages(body.get("messages"));
-    onlyAt(
-        body,
-        "store",
-        FALSE,
-        "stored completions are not supported by this gateway (only false is accepted)");
     boolean stream = body.optionalBoolean("stream").orElse(false);
     boolean includeUsage = streamOptions(body, stream);
     String user = body.optionalString("user", MAX_USER).orElse(null);
@@ -95,7 +79,22 @@ public record ChatRequest(
         includeUsage,
         user,
         MemoryOptions.parse(body.get("memory")),
-        merged(ToolFields.parse(body), ChoiceFields.parse(body)));
+        merged(ToolFields.parse(body), ChoiceFields.parse(body)),
+        passedOn(body, FIELDS));
+  }
+
+  /** The body's fields outside {@code acted} (the ones Engram acts on), as sent; null: none. */
+  static ObjectNode passedOn(JsonBody body, Set<String> acted) {
+    ObjectNode passed = null;
+    for (var field : body.node().properties()) {
+      if (!acted.contains(field.getKey())) {
+        if (passed == null) {
+          passed = Json.MAPPER.createObjectNode();
+        }
+        passed.set(field.getKey(), field.getValue());
+      }
+    }
+    return passed;
   }
 
   /**

@@ -38,7 +38,7 @@ final class ChatResponder {
     if (!prepared.request().stream()) {
       Gateway.Outcome outcome;
       try {
-        outcome = generate.apply(Discard.INSTANCE);
+        outcome = generate.apply(DeploymentHeaders.around(ctx, Discard.INSTANCE));
       } catch (EngineException e) {
         LOG.warn("generation failed: {}", e.getMessage());
         throw e.toApiException();
@@ -51,7 +51,7 @@ final class ChatResponder {
     try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
       StreamingReply reply = new StreamingReply(events, header, includeUsage);
       try {
-        Gateway.Outcome outcome = generate.apply(reply);
+        Gateway.Outcome outcome = generate.apply(DeploymentHeaders.around(ctx, reply));
         reply.complete(
             outcome.generation().finishReason(), outcome.usage(), prepared.memoryTokens());
       } catch (ClientGoneException e) {

@@ -51,7 +51,8 @@ public final class EmbeddingRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.post("/v1/embeddings", Requires.runsModelWithKey(), this::embed);
+    // A context token embeds too: an app with one credential both chats and searches.
+    routes.post("/v1/embeddings", Requires.runsModel(), this::embed);
   }
 
   private void embed(Context ctx) {

@@ -189,22 +189,23 @@ public final class Gateway {
   }
 
   /**
-   * Tool calling, structured output, several choices, log probabilities and logit bias reach a
-   * model only through an engine that carries them; for the others they are refused by name,
-   * never dropped.
+   * Tool calling, structured output, several choices, log probabilities, logit bias and the
+   * parameters passed on as sent reach a model only through an engine that carries them; for the
+   * others they are refused by name, never dropped.
    */
-  private static void refuseToolsWithout(ModelCatalog.Entry model, ChatRequest chat) {
+  private static void refuseWhatIsNotCarried(
+      ModelCatalog.Entry model, ObjectNode asked, List<ChatMessage> messages) {
     Engine engine = model.engine();
     String param = null;
-    if (chat.tooling() != null) {
-      for (var field : chat.tooling().properties()) {
+    if (asked != null) {
+      for (var field : asked.properties()) {
         if (param == null && !engine.carries(field.getKey(), field.getValue())) {
           param = field.getKey();
         }
       }
     }
     if (param == null
-        && chat.messages().stream().anyMatch(m -> m.tooling() != null)
+        && messages.stream().anyMatch(m -> m.tooling() != null)
         && !engine.carries("tools", Json.MAPPER.nullNode())) {
       param = "messages";
     }
@@ -214,17 +215,31 @@ public final class Gateway {
           param,
           "The model '" + model.card().id() + "' runs on the in-process engine, which does not "
               + "carry out '" + param + "' (it calls no tools, constrains its output to JSON "
-              + "only as json_object, and gives one choice without log probabilities or logit "
-              + "bias); use a model served by an upstream (ENGRAM_UPSTREAM_URL)");
+              + "only as json_object, gives one choice without log probabilities or logit bias, "
+              + "and takes no other parameter than the sampling ones); use a model served by a "
+              + "provider");
     }
   }
 
-  /** The model a chat of the caller would run on: context tokens reach the advertised one. */
+  /** What a chat asks of its engine beyond the conversation and sampling, in one object. */
+  private static ObjectNode asked(ChatRequest chat) {
+    if (chat.passedOn() == null) {
+      return chat.tooling();
+    }
+    ObjectNode all = chat.passedOn().deepCopy();
+    return chat.tooling() == null ? all : all.setAll(chat.tooling());
+  }
+
+  /**
+   * The model a chat of the caller would run on: context tokens reach the advertised one and the
+   * routed models their organization sees (the server's and its own), not uploads.
+   */
   private ModelCatalog.Entry chatModel(Principal caller, String requested) {
     String modelId = modelId(caller, requested);
-    return caller.kind() == Principal.Kind.CONTEXT_TOKEN
-        ? advertised(modelId)
-        : model(caller, modelId);
+    if (caller.kind() != Principal.Kind.CONTEXT_TOKEN) {
+      return model(caller, modelId);
+    }
+    return catalog.routed(caller.orgId(), modelId).orElseGet(() -> advertised(modelId));
   }
 
   /** Whether the model a chat of the caller would run on can call tools. */
@@ -244,7 +259,8 @@ public final class Gateway {
       boolean memoryOn,
       String requestId) {
     ModelCatalog.Entry model = chatModel(caller, chat.model());
-    refuseToolsWithout(model, chat);
+    ObjectNode asked = asked(chat);
+    refuseWhatIsNotCarried(model, asked, chat.messages());
     int conversationTokens = chatTokens(chat.messages());
     boolean withMemory = memoryOn && chat.memory().enabled();
     // The memory block takes what the context has left, never the reply's room.
@@ -280,7 +296,8 @@ public final class Gateway {
           chat.stream(),
           chat.user(),
           requestTimeout(caller.organization()),
-          chat.tooling());
+          asked,
+          caller.orgId());
       return new Prepared(model, request, injection, promptTokens, admission.permit(), requestId);
     } catch (RuntimeException e) {
       admission.permit().close();
@@ -310,7 +327,8 @@ public final class Gateway {
         before.stream(),
         before.user(),
         before.timeout(),
-        tooling);
+        tooling,
+        before.orgId());
     return new Prepared(
         prepared.model(),
         request,
@@ -336,7 +354,8 @@ public final class Gateway {
         completion.stream(),
         completion.user(),
         requestTimeout(caller.organization()),
-        null);
+        null,
+        caller.orgId());
     return new Prepared(
         model, request, MemoryContext.Injection.NONE, promptTokens, admission.permit(), requestId);
   }
@@ -391,6 +410,11 @@ public final class Gateway {
       @Override
       public void begin() {
         sink.begin();
+      }
+
+      @Override
+      public void answeredBy(String deployment, int attempts) {
+        sink.answeredBy(deployment, attempts);
       }
 
       @Override

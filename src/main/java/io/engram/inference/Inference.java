@@ -9,7 +9,9 @@ import io.engram.inference.models.ModelCard;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.models.ModelRoutes;
 import io.engram.inference.models.ModelUploads;
-import io.engram.inference.remote.RemoteEngine;
+import io.engram.inference.routing.Router;
+import io.engram.inference.routing.Routing;
+import io.engram.inference.routing.RoutingRoutes;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.inference.usage.UsageRoutes;
@@ -51,6 +53,7 @@ import org.slf4j.LoggerFactory;
 public final class Inference implements Module {
   private static final Logger LOG = LoggerFactory.getLogger(Inference.class);
 
+  private final Routing routing;
   private final Gateway gateway;
   private final ModelUploads uploads;
   private final Embedder embedder;
@@ -64,6 +67,7 @@ public final class Inference implements Module {
   private ChatSockets sockets;
 
   private Inference(
+      Routing routing,
       Gateway gateway,
       ModelUploads uploads,
       Embedder embedder,
@@ -73,6 +77,7 @@ public final class Inference implements Module {
       OrganizationConfigs configs,
       ResponseStore responses,
       long started) {
+    this.routing = routing;
     this.gateway = gateway;
     this.uploads = uploads;
     this.embedder = embedder;
@@ -98,6 +103,7 @@ public final class Inference implements Module {
       Egress egress,
       Cluster cluster,
       RateLimiter windows,
+      io.engram.platform.crypto.SecretBox secrets,
       Clock clock) {
     ConcurrencySlots slots = RateLimits.slots(cluster, config.cluster().slotLease());
     long started = clock.instant().getEpochSecond();
@@ -127,30 +133,47 @@ public final class Inference implements Module {
           found.parametersLabel(),
           found.directory());
     }
-    config.inference().upstream().ifPresent(upstream -> {
-      String id = !config.inference().defaultModel().isEmpty()
-          ? config.inference().defaultModel()
-          : upstream.model();
-      if (id.isEmpty()) {
-        throw new ConfigException(
-            List.of("ENGRAM_UPSTREAM_URL is set: set DEFAULT_MODEL (the id clients use) or "
-                + "ENGRAM_UPSTREAM_MODEL (the upstream's model name) too"));
-      }
-      RemoteEngine remote = new RemoteEngine(
-          upstream.baseUrl(),
-          upstream.apiKey(),
-          upstream.model(),
-          Duration.ofSeconds(config.server().requestTimeoutSeconds()));
-      engines.add(remote);
-      catalog.add(new ModelCatalog.Entry(
-          new ModelCard(id, started, "engram", upstream.contextLength(), null),
-          remote,
-          upstream.model().isEmpty() ? id : upstream.model()));
-      LOG.info("inference: model '{}' served by the upstream at {}", id, upstream.baseUrl());
-    });
+    Router.Configured configured = config
+        .inference()
+        .upstream()
+        .map(upstream -> {
+          String id = !config.inference().defaultModel().isEmpty()
+              ? config.inference().defaultModel()
+              : upstream.model();
+          if (id.isEmpty()) {
+            throw new ConfigException(
+                List.of("ENGRAM_UPSTREAM_URL is set: set DEFAULT_MODEL (the id clients use) or "
+                    + "ENGRAM_UPSTREAM_MODEL (the upstream's model name) too"));
+          }
+          LOG.info(
+              "inference: model '{}' served by the upstream at {} (the server's provider '{}')",
+              id,
+              upstream.baseUrl(),
+              Routing.CONFIGURED);
+          return Routing.configured(
+              upstream.baseUrl(),
+              upstream.apiKey(),
+              upstream.model(),
+              id,
+              upstream.contextLength(),
+              started * 1000);
+        })
+        .orElse(Router.Configured.NONE);
+    Routing routing = Routing.open(
+        database,
+        secrets,
+        registry,
+        egress,
+        cluster.bus(),
+        Duration.ofSeconds(config.server().requestTimeoutSeconds()),
+        configured,
+        clock);
+    catalog.routeThrough(routing.router());
+    engines.add(routing.router());
     if (catalog.all().isEmpty()) {
       LOG.info(
-          "inference: no generation model configured (set ENGRAM_UPSTREAM_URL or put a model in {})",
+          "inference: no generation model configured (set ENGRAM_UPSTREAM_URL, add a provider and "
+              + "a model at /v1/admin/providers and /v1/admin/models, or put a model in {})",
           config.inference().modelCacheDir());
     }
     ModelUploads uploads = new ModelUploads(
@@ -172,6 +195,7 @@ public final class Inference implements Module {
         egress,
         embedder);
     return new Inference(
+        routing,
         gateway,
         uploads,
         embedder,
@@ -221,6 +245,8 @@ public final class Inference implements Module {
   public List<Job> jobs() {
     return List.of(
         Job.every(Duration.ofSeconds(1), "write inference usage", this::flushUsage),
+        Job.every(
+            Duration.ofSeconds(1), "follow providers and models changed", routing::followChanges),
         new Job(
             "purge stored responses past their retention",
             Duration.ofMinutes(1),
@@ -258,6 +284,7 @@ public final class Inference implements Module {
                 .map(gb -> OptionalInt.of(Integer.parseInt(gb)))
                 .orElse(OptionalInt.empty())),
         new EmbeddingRoutes(gateway, maxBodyBytes),
+        new RoutingRoutes(routing, organizations, maxBodyBytes),
         new UsageRoutes(gateway.usage(), gateway.limits(), access.windows(), organizations, clock),
         sockets);
   }

@@ -60,10 +60,8 @@ record ResponsesRequest(
       "reasoning",
       "stream_options");
 
-  private static final Map<String, String> UNSUPPORTED = Map.of(
-      "reasoning", "reasoning options are not supported by this gateway",
-      "service_tier", "service tiers are not supported by this gateway",
-      "stream_options", "stream options are not supported on /v1/responses");
+  private static final Map<String, String> UNSUPPORTED =
+      Map.of("stream_options", "stream options are not supported on /v1/responses");
 
   static ResponsesRequest parse(JsonBody body) {
     ChatRequest.refuseUnsupported(body, UNSUPPORTED);
@@ -85,14 +83,7 @@ record ResponsesRequest(
         body.optionalString("model", ChatRequest.MAX_MODEL_ID).orElse(null),
         body.optionalString("instructions", 100_000).orElse(null),
         input(body.get("input")),
-        new Sampling(
-            body.optionalInt("max_output_tokens", 1, Integer.MAX_VALUE).orElse(null),
-            body.optionalNumber("temperature", 0, 2).orElse(1.0),
-            body.optionalNumber("top_p", 0, 1).orElse(1.0),
-            0.0,
-            0.0,
-            List.of(),
-            null),
+        sampling(body),
         body.optionalBoolean("stream").orElse(false),
         body.optionalBoolean("store").orElse(true),
         body.optionalString("previous_response_id", 128).orElse(null),
@@ -100,6 +91,63 @@ record ResponsesRequest(
         metadata,
         MemoryOptions.parse(body.get("memory")),
         tooling);
+  }
+
+  /**
+   * The reply's limit and sampling; as sent, under the chat's names ({@code max_output_tokens} is
+   * the chat's {@code max_completion_tokens}), so an upstream gets only what the client set.
+   */
+  private static Sampling sampling(JsonBody body) {
+    Integer max = body.optionalInt("max_output_tokens", 1, Integer.MAX_VALUE).orElse(null);
+    ObjectNode asSent = Json.MAPPER.createObjectNode();
+    if (max != null) {
+      asSent.put("max_completion_tokens", max);
+    }
+    for (String field : List.of("temperature", "top_p")) {
+      if (body.get(field) != null && !body.get(field).isNull()) {
+        asSent.set(field, body.get(field));
+      }
+    }
+    return new Sampling(
+        max,
+        body.optionalNumber("temperature", 0, 2).orElse(1.0),
+        body.optionalNumber("top_p", 0, 1).orElse(1.0),
+        0.0,
+        0.0,
+        List.of(),
+        null,
+        asSent);
+  }
+
+  /**
+   * What the Responses API asks of the model beyond the chat's tools that a chat upstream takes
+   * under another name: {@code reasoning.effort} is the chat's {@code reasoning_effort}, {@code
+   * text.verbosity} its {@code verbosity}; {@code service_tier} is the same in both. Engines that
+   * do not carry them refuse them by name.
+   */
+  private static void passedOn(JsonBody body, ObjectNode chat) {
+    JsonNode reasoning = body.get("reasoning");
+    if (reasoning != null && !reasoning.isNull()) {
+      if (!reasoning.isObject()) {
+        throw ApiException.badRequest("reasoning", "'reasoning' must be an object");
+      }
+      for (var field : reasoning.properties()) {
+        if (!field.getKey().equals("effort")) {
+          throw ChatRequest.unsupported(
+              "reasoning." + field.getKey(),
+              "Only 'reasoning.effort' is carried to the model on this route");
+        }
+        chat.set("reasoning_effort", field.getValue());
+      }
+    }
+    JsonNode tier = body.get("service_tier");
+    if (tier != null && !tier.isNull()) {
+      chat.set("service_tier", tier);
+    }
+    JsonNode verbosity = body.get("text") == null ? null : body.get("text").get("verbosity");
+    if (verbosity != null && !verbosity.isNull()) {
+      chat.set("verbosity", verbosity);
+    }
   }
 
   /**
@@ -148,7 +196,13 @@ record ResponsesRequest(
     if (format != null) {
       chat.set("response_format", format);
     }
-    return ToolFields.parse(JsonBody.received(chat));
+    ObjectNode tooling = ToolFields.parse(JsonBody.received(chat));
+    ObjectNode passed = Json.MAPPER.createObjectNode();
+    passedOn(body, passed);
+    if (passed.isEmpty()) {
+      return tooling;
+    }
+    return tooling == null ? passed : tooling.setAll(passed);
   }
 
   /**

@@ -111,7 +111,8 @@ public final class ResponsesRoutes implements RouteModule {
         false,
         request.user(),
         request.memory(),
-        request.tooling());
+        request.tooling(),
+        null);
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
     try (Gateway.Prepared prepared = gateway.prepareChat(
         caller,
@@ -130,7 +131,8 @@ public final class ResponsesRoutes implements RouteModule {
       } else {
         Gateway.Outcome outcome;
         try {
-          outcome = gateway.generate(caller, prepared, Quiet.INSTANCE);
+          outcome =
+              gateway.generate(caller, prepared, DeploymentHeaders.around(ctx, Quiet.INSTANCE));
         } catch (EngineException e) {
           LOG.warn("generation failed: {}", e.getMessage());
           throw e.toApiException();
@@ -201,7 +203,8 @@ public final class ResponsesRoutes implements RouteModule {
     try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
       ResponseStream sink = new ResponseStream(events, ids, request);
       try {
-        Gateway.Outcome outcome = gateway.generate(caller, prepared, sink);
+        Gateway.Outcome outcome =
+            gateway.generate(caller, prepared, DeploymentHeaders.around(ctx, sink));
         sink.complete(finish(caller, request, ids, conversation, prepared, outcome, sink.calls()));
       } catch (ClientGoneException e) {
         LOG.debug("client left during a response stream; generation stopped");

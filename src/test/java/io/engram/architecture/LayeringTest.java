@@ -56,6 +56,7 @@ class LayeringTest {
       List.of("inference.local", "inference.remote"),
       List.of("finetuning.trainer"),
       List.of("inference.models", "inference.usage"),
+      List.of("inference.routing"),
       List.of("inference"),
       List.of("finetuning"),
       List.of("operations"),

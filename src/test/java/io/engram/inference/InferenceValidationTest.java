@@ -46,7 +46,6 @@ class InferenceValidationTest {
       unknown format           | {"model":"engram-chat",MESSAGES,"response_format":{"type":"yaml"}}     | response_format
       logit bias out of range  | {"model":"engram-chat",MESSAGES,"logit_bias":{"50256":-101}}           | logit_bias
       logit bias not a token   | {"model":"engram-chat",MESSAGES,"logit_bias":{"the":5}}                | logit_bias
-      unknown field            | {"model":"engram-chat",MESSAGES,"temprature":0.5}                      | temprature
       stream options alone     | {"model":"engram-chat",MESSAGES,"stream_options":{"include_usage":true}} | stream_options
       unknown stream option    | {"model":"engram-chat",MESSAGES,"stream":true,"stream_options":{"x":1}} | stream_options
       stream not boolean       | {"model":"engram-chat",MESSAGES,"stream":"yes"}                        | stream
@@ -110,7 +109,8 @@ class InferenceValidationTest {
     var sent = gateway.upstream.lastRequest();
     assertThat(sent.get("messages").get(0).get("role").asText()).isEqualTo("system");
     assertThat(sent.get("messages").get(1).get("content").asText()).isEqualTo("Hi there");
-    assertThat(sent.get("max_tokens").asInt()).isEqualTo(100);
+    assertThat(sent.get("max_completion_tokens").asInt()).isEqualTo(100);
+    assertThat(sent.has("max_tokens")).isFalse();
   }
 
   @Test

@@ -305,7 +305,7 @@ class ResponsesApiTest {
       {"{\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}", "tools[0]"},
       {"{\"input\":\"hi\",\"tools\":{\"type\":\"function\"}}", "tools"},
       {"{\"input\":\"hi\",\"tool_choice\":\"required\"}", "tool_choice"},
-      {"{\"input\":\"hi\",\"reasoning\":{\"effort\":\"low\"}}", "reasoning"},
+      {"{\"input\":\"hi\",\"reasoning\":{\"summary\":\"auto\"}}", "reasoning.summary"},
       {
         "{\"input\":[{\"type\":\"function_call_output\",\"call_id\":\"x\",\"output\":7}]}",
         "input[0]"

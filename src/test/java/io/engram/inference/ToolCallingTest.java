@@ -142,7 +142,6 @@ class ToolCallingTest {
         body("[{\"role\":\"user\",\"content\":\"x\",\"tool_calls\":[]}]", TOOLS),
         "messages[0].tool_calls"
       },
-      {body(ASK, "\"functions\":[]"), "functions"},
     };
     int before = gateway.upstream.requests().size();
     for (String[] bad : cases) {

@@ -132,7 +132,26 @@ public final class FakeUpstream implements AutoCloseable {
     server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     server.createContext("/v1/chat/completions", exchange -> answer(exchange, true));
     server.createContext("/v1/completions", exchange -> answer(exchange, false));
+    server.createContext("/v1/models", this::models);
     server.start();
+  }
+
+  /** OpenAI's model list: the scripted error, or one model. */
+  private void models(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String auth = exchange.getRequestHeaders().getFirst("Authorization");
+      authorizations.add(auth == null ? "" : auth);
+      Script current = script;
+      if (current.status() != 200) {
+        send(exchange, current.status(), current.errorBody() == null ? "" : current.errorBody());
+        return;
+      }
+      send(
+          exchange,
+          200,
+          "{\"object\":\"list\",\"data\":[{\"id\":\"fake-model\","
+              + "\"object\":\"model\",\"created\":0,\"owned_by\":\"fake\"}]}");
+    }
   }
 
   /** Serves OpenAI's files and fine-tuning routes too, from now on. */

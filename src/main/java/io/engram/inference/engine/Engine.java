@@ -35,4 +35,12 @@ public interface Engine {
   default java.util.Optional<java.net.URI> origin() {
     return java.util.Optional.empty();
   }
+
+  /**
+   * Whether the engine's model runs on another server (a provider), not in this process; such a
+   * model can be fine-tuned by an upstream trainer.
+   */
+  default boolean callsOut() {
+    return origin().isPresent();
+  }
 }

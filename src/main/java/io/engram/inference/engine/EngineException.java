@@ -65,6 +65,11 @@ public final class EngineException extends RuntimeException {
     return failure;
   }
 
+  /** How long the upstream asked to wait (its Retry-After), in seconds; null when it did not say. */
+  public Long retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+
   public ApiException toApiException() {
     Long retry = failure == Failure.RATE_LIMITED && retryAfterSeconds == null
         ? Long.valueOf(1)

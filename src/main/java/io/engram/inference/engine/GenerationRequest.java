@@ -13,7 +13,9 @@ import java.util.List;
  * request's {@code tools}, {@code tool_choice}, {@code parallel_tool_calls} and structured
  * {@code response_format}, and {@code n}, {@code logprobs}, {@code top_logprobs} and {@code
  * logit_bias}, as the client sent them, for engines that {@link Engine#carries};
- * null when the request has none.
+ * null when the request has none. {@code orgId} is the organization the request runs for (null:
+ * none, such as a trainer's check): an engine that calls out admits each call through its
+ * outbound firewall.
  */
 public record GenerationRequest(
     String model,
@@ -23,7 +25,14 @@ public record GenerationRequest(
     boolean stream,
     String user,
     Duration timeout,
-    ObjectNode tooling) {
+    ObjectNode tooling,
+    String orgId) {
+
+  /** The same request with another timeout: one attempt's share of the request's time. */
+  public GenerationRequest within(Duration attemptTimeout) {
+    return new GenerationRequest(
+        model, messages, prompt, sampling, stream, user, attemptTimeout, tooling, orgId);
+  }
 
   public boolean isChat() {
     return prompt == null;

@@ -1,15 +1,19 @@
 package io.engram.inference.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
+import io.engram.platform.json.Json;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * How to generate: the spec's common parameters with its ranges and defaults. {@code maxTokens}
  * is null when the caller left it out; the gateway then picks the default within the plan and the
- * model's context (see the gateway).
+ * model's context (see the gateway). {@code asSent} holds the sampling fields the client set (not
+ * null), under the names and at the values it sent them: an upstream gets those and no default
+ * of ours, so its own defaults hold (a reasoning model refuses a temperature nobody asked for).
  */
 public record Sampling(
     Integer maxTokens,
@@ -18,7 +22,8 @@ public record Sampling(
     double frequencyPenalty,
     double presencePenalty,
     List<String> stop,
-    Long seed) {
+    Long seed,
+    ObjectNode asSent) {
   public static final int DEFAULT_MAX_TOKENS = 2048;
   public static final int MAX_STOP_SEQUENCES = 4;
   public static final int MAX_STOP_LENGTH = 256;
@@ -32,6 +37,26 @@ public record Sampling(
       "stop",
       "seed");
 
+  /** Sampling nobody sent (a trainer's check, the local engine's tests): nothing as sent. */
+  public Sampling(
+      Integer maxTokens,
+      double temperature,
+      double topP,
+      double frequencyPenalty,
+      double presencePenalty,
+      List<String> stop,
+      Long seed) {
+    this(
+        maxTokens,
+        temperature,
+        topP,
+        frequencyPenalty,
+        presencePenalty,
+        stop,
+        seed,
+        Json.MAPPER.createObjectNode());
+  }
+
   public static Sampling parse(JsonBody body) {
     if (body.has("max_tokens") && body.has("max_completion_tokens")) {
       throw ApiException.badRequest(
@@ -39,6 +64,13 @@ public record Sampling(
     }
     String maxField = body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
     Integer maxTokens = body.optionalInt(maxField, 1, Integer.MAX_VALUE).orElse(null);
+    ObjectNode asSent = Json.MAPPER.createObjectNode();
+    for (String field : FIELDS) {
+      JsonNode value = body.get(field);
+      if (value != null && !value.isNull()) {
+        asSent.set(field, value);
+      }
+    }
     return new Sampling(
         maxTokens,
         body.optionalNumber("temperature", 0, 2).orElse(1.0),
@@ -46,7 +78,13 @@ public record Sampling(
         body.optionalNumber("frequency_penalty", -2, 2).orElse(0.0),
         body.optionalNumber("presence_penalty", -2, 2).orElse(0.0),
         stop(body.get("stop")),
-        seed(body.get("seed")));
+        seed(body.get("seed")),
+        asSent);
+  }
+
+  /** Whether the client set a limit on the reply's tokens (under either of OpenAI's names). */
+  public boolean capSent() {
+    return asSent.has("max_tokens") || asSent.has("max_completion_tokens");
   }
 
   /** {@code stop}: one string or up to four, as OpenAI takes them. */
@@ -90,6 +128,7 @@ public record Sampling(
   }
 
   public Sampling withMaxTokens(int tokens) {
-    return new Sampling(tokens, temperature, topP, frequencyPenalty, presencePenalty, stop, seed);
+    return new Sampling(
+        tokens, temperature, topP, frequencyPenalty, presencePenalty, stop, seed, asSent);
   }
 }

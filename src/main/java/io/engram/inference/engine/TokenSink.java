@@ -11,6 +11,13 @@ public interface TokenSink {
 
   void begin();
 
+  /**
+   * Says which deployment answers and after how many attempts, once one accepted the request and
+   * before {@link #begin()}: a route shows it in its response's headers. Engines that do not route
+   * do not call it; sinks that wrap another pass it on.
+   */
+  default void answeredBy(String deployment, int attempts) {}
+
   /** Delivers one piece; throws {@link ClientGoneException} when the caller went away. */
   void text(String piece);
 

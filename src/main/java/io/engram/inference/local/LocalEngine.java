@@ -120,7 +120,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
    */
   @Override
   public boolean carries(String field, JsonNode value) {
-    return field.equals("response_format") && value.path("type").asText().equals("json_object");
+    return switch (field) {
+      case "response_format" -> value.path("type").asText().equals("json_object");
+      case "store" -> value.isBoolean() && !value.asBoolean(); // nothing is stored: as asked
+      default -> false;
+    };
   }
 
   private JsonMode jsonMode(AbstractModel m, GenerationRequest request) {

@@ -55,6 +55,7 @@ public final class ModelCatalog {
   private final String defaultModel;
   private final List<OrganizationModels> organizationModels =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile OrganizationModels routed = OrganizationModels.NONE;
 
   public ModelCatalog(String defaultModel) {
     this.defaultModel = defaultModel == null || defaultModel.isEmpty() ? null : defaultModel;
@@ -64,14 +65,28 @@ public final class ModelCatalog {
     entries.put(entry.card().id(), entry);
   }
 
+  /**
+   * Serves the routed models (the server's and each organization's, over providers): the server's
+   * are everyone's, as the configured ones are; an organization's own come before both.
+   */
+  public void routeThrough(OrganizationModels routedModels) {
+    this.routed = routedModels;
+  }
+
+  /** A routed model as the organization sees it (null: the server's). */
+  public Optional<Entry> routed(String orgId, String id) {
+    return routed.loaded(orgId, id);
+  }
+
   /** Adds a source of organizations' own models (uploads, fine-tuned models), searched in order. */
   public void serveOrganizationModels(OrganizationModels models) {
     organizationModels.add(models);
   }
 
-  /** A model every organization sees (configured, not uploaded). */
+  /** A model every organization sees (configured or the server's routed ones, not uploaded). */
   public Optional<Entry> find(String id) {
-    return Optional.ofNullable(entries.get(id));
+    Entry entry = entries.get(id);
+    return entry != null ? Optional.of(entry) : routed.loaded(null, id);
   }
 
   /**
@@ -86,7 +101,11 @@ public final class ModelCatalog {
         return loaded;
       }
     }
-    Optional<Entry> configured = find(id);
+    Optional<Entry> routedModel = routed.loaded(orgId, id);
+    if (routedModel.isPresent()) {
+      return routedModel;
+    }
+    Optional<Entry> configured = Optional.ofNullable(entries.get(id));
     if (configured.isPresent()) {
       return configured;
     }
@@ -114,18 +133,28 @@ public final class ModelCatalog {
     if (defaultModel != null) {
       return find(defaultModel);
     }
-    return entries.size() == 1 ? entries.values().stream().findFirst() : Optional.empty();
+    List<Entry> all = all();
+    return all.size() == 1 ? Optional.of(all.getFirst()) : Optional.empty();
   }
 
+  /** The models every organization sees: configured and the server's routed ones. */
   public List<Entry> all() {
     List<Entry> all = new ArrayList<>(entries.values());
+    routed.all(null).stream().filter(e -> !entries.containsKey(e.card().id())).forEach(all::add);
     all.sort(Comparator.comparing(e -> e.card().id()));
     return all;
   }
 
-  /** Every model one organization can use: the instance's, then its own uploads. */
+  /**
+   * Every model one organization can use: the configured ones, the routed ones it sees (its own
+   * over the server's of the same id), then its own uploads.
+   */
   public List<Entry> all(String orgId) {
-    List<Entry> all = all();
+    java.util.Map<String, Entry> byId = new java.util.LinkedHashMap<>();
+    entries.values().forEach(e -> byId.put(e.card().id(), e));
+    routed.all(orgId).forEach(e -> byId.put(e.card().id(), e));
+    List<Entry> all = new ArrayList<>(byId.values());
+    all.sort(Comparator.comparing(e -> e.card().id()));
     organizationModels.forEach(source -> all.addAll(source.all(orgId)));
     return all;
   }

@@ -38,23 +38,67 @@ public final class RemoteEngine implements Engine, AutoCloseable {
   /** A whole (not streamed) answer larger than this is not a chat completion. */
   private static final int MAX_WHOLE_BODY = 64 * 1024 * 1024;
 
+  private final Endpoint endpoint;
   private final URI baseUrl;
-  private final String apiKey;
   private final String upstreamModel;
   private final Duration timeout;
   private final OriginClient client;
+  private final boolean ownsClient;
+  private final String[] streamHeaders;
+  private final String[] wholeHeaders;
+
+  /**
+   * Where and how to call one provider: its base URL (OpenAI's kind: including {@code /v1};
+   * Azure's: the resource's address), its key (null: none), extra headers sent on every call, and
+   * for Azure OpenAI the {@code api-version} (the deployment is then named in the path and the key
+   * sent as {@code api-key}). {@code replyLimitField} is the field the reply's limit is set in when
+   * the client set none.
+   */
+  public record Endpoint(
+      URI baseUrl,
+      String apiKey,
+      java.util.Map<String, String> headers,
+      String azureApiVersion,
+      String replyLimitField) {
+    public Endpoint {
+      String base = baseUrl.toString();
+      baseUrl = URI.create(base.endsWith("/") ? base : base + "/");
+      apiKey = apiKey == null || apiKey.isEmpty() ? null : apiKey;
+      headers = java.util.Map.copyOf(headers);
+    }
+
+    /** A client of the endpoint's origin, for the engines of its models to share. */
+    public OriginClient client(Duration timeout) {
+      return new OriginClient(baseUrl, timeout, timeout, null);
+    }
+  }
 
   /**
    * @param baseUrl the upstream's base URL including {@code /v1}
    * @param upstreamModel the model name sent upstream; empty: the client's model id is sent as is
    */
   public RemoteEngine(URI baseUrl, String apiKey, String upstreamModel, Duration timeout) {
-    String base = baseUrl.toString();
-    this.baseUrl = URI.create(base.endsWith("/") ? base : base + "/");
-    this.apiKey = apiKey == null || apiKey.isEmpty() ? null : apiKey;
+    this(
+        new Endpoint(baseUrl, apiKey, java.util.Map.of(), null, "max_tokens"),
+        upstreamModel,
+        timeout,
+        null);
+  }
+
+  /**
+   * An engine for one model of an endpoint, calling it through {@code shared} (the endpoint's
+   * client, closed by its owner) or, when null, a client of its own.
+   */
+  public RemoteEngine(
+      Endpoint endpoint, String upstreamModel, Duration timeout, OriginClient shared) {
+    this.endpoint = endpoint;
+    this.baseUrl = endpoint.baseUrl();
     this.upstreamModel = upstreamModel == null || upstreamModel.isEmpty() ? null : upstreamModel;
     this.timeout = timeout;
-    this.client = new OriginClient(this.baseUrl, timeout, timeout, null);
+    this.ownsClient = shared == null;
+    this.client = shared == null ? endpoint.client(timeout) : shared;
+    this.streamHeaders = headers("text/event-stream");
+    this.wholeHeaders = headers("application/json");
   }
 
   public URI baseUrl() {
@@ -104,22 +148,12 @@ public final class RemoteEngine implements Engine, AutoCloseable {
   }
 
   private ClientResponse send(GenerationRequest request) {
-    String[] headers = apiKey == null
-        ? new String[] {"Content-Type", "application/json", "Accept", accept(request)}
-        : new String[] {
-          "Content-Type",
-          "application/json",
-          "Accept",
-          accept(request),
-          "Authorization",
-          "Bearer " + apiKey
-        };
-    String target = baseUrl.getRawPath() + (request.isChat() ? "chat/completions" : "completions");
+    String target = target(request.isChat() ? "chat/completions" : "completions", request.model());
     try {
       return client.send(
           "POST",
           target,
-          headers,
+          request.stream() ? streamHeaders : wholeHeaders,
           Json.MAPPER.writeValueAsBytes(upstreamBody(request)),
           request.timeout());
     } catch (UnreachableException e) {
@@ -145,13 +179,82 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     }
   }
 
+  /**
+   * The provider's model names (OpenAI's {@code GET /models}; Azure's {@code GET
+   * /openai/models}): a check that the address, the key and the headers work.
+   *
+   * @throws EngineException as a generation would fail on the same answer
+   */
+  public java.util.List<String> listModels() {
+    String target = endpoint.azureApiVersion() == null
+        ? baseUrl.getRawPath() + "models"
+        : baseUrl.getRawPath() + "openai/models?api-version="
+            + java.net.URLEncoder.encode(endpoint.azureApiVersion(), StandardCharsets.UTF_8);
+    try (ClientResponse response = client.send("GET", target, wholeHeaders, new byte[0])) {
+      if (response.status() != 200) {
+        throw UpstreamErrors.fromStatus(
+            response.status(),
+            readBounded(response.body()),
+            response.header("Retry-After").orElse(null));
+      }
+      JsonNode json = parse(
+          new String(response.body().readNBytes(MAX_ERROR_BODY * 16), StandardCharsets.UTF_8));
+      java.util.List<String> names = new java.util.ArrayList<>();
+      json.path("data").forEach(m -> names.add(m.path("id").asText()));
+      return names;
+    } catch (UnreachableException e) {
+      throw new EngineException(
+          EngineException.Failure.UNAVAILABLE,
+          "The provider at " + baseUrl + " could not be reached",
+          null,
+          e);
+    } catch (SocketTimeoutException e) {
+      throw new EngineException(
+          EngineException.Failure.TIMEOUT, "The provider did not answer in time", null, e);
+    } catch (MalformedResponseException e) {
+      throw malformed(e.getMessage());
+    } catch (IOException e) {
+      throw new EngineException(
+          EngineException.Failure.UNAVAILABLE,
+          "The provider request failed: " + e.getMessage(),
+          null,
+          e);
+    }
+  }
+
+  /** The path of an operation: under the base URL, or Azure's deployment path and version. */
+  private String target(String operation, String requestedModel) {
+    if (endpoint.azureApiVersion() == null) {
+      return baseUrl.getRawPath() + operation;
+    }
+    String deployment = upstreamModel == null ? requestedModel : upstreamModel;
+    return baseUrl.getRawPath() + "openai/deployments/"
+        + java.net.URLEncoder.encode(deployment, StandardCharsets.UTF_8) + "/" + operation
+        + "?api-version="
+        + java.net.URLEncoder.encode(endpoint.azureApiVersion(), StandardCharsets.UTF_8);
+  }
+
+  /** The call's headers: the endpoint's own first, then what this engine sets (it wins). */
+  private String[] headers(String accept) {
+    java.util.List<String> headers = new java.util.ArrayList<>();
+    endpoint.headers().forEach((name, value) -> {
+      headers.add(name);
+      headers.add(value);
+    });
+    headers.addAll(java.util.List.of("Content-Type", "application/json", "Accept", accept));
+    if (endpoint.apiKey() != null) {
+      if (endpoint.azureApiVersion() != null) {
+        headers.addAll(java.util.List.of("api-key", endpoint.apiKey()));
+      } else {
+        headers.addAll(java.util.List.of("Authorization", "Bearer " + endpoint.apiKey()));
+      }
+    }
+    return headers.toArray(String[]::new);
+  }
+
   /** The request's own timeout (its organization's REQUEST_TIMEOUT), else this engine's. */
   private Duration timeoutOf(GenerationRequest request) {
     return request.timeout() == null ? timeout : request.timeout();
-  }
-
-  private static String accept(GenerationRequest request) {
-    return request.stream() ? "text/event-stream" : "application/json";
   }
 
   private ObjectNode upstreamBody(GenerationRequest request) {
@@ -169,17 +272,13 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       body.put("prompt", request.prompt());
     }
     Sampling sampling = request.sampling();
-    body.put("max_tokens", sampling.maxTokens());
-    body.put("temperature", sampling.temperature());
-    body.put("top_p", sampling.topP());
-    body.put("frequency_penalty", sampling.frequencyPenalty());
-    body.put("presence_penalty", sampling.presencePenalty());
-    if (!sampling.stop().isEmpty()) {
-      var stop = body.putArray("stop");
-      sampling.stop().forEach(stop::add);
-    }
-    if (sampling.seed() != null) {
-      body.put("seed", sampling.seed());
+    // The client's sampling fields as it sent them, and no default of ours; the one addition is
+    // the reply's limit the organization's plan, budget and the model's context set, when the
+    // client set none (an upstream's own default could run past what the plan allows).
+    body.setAll(sampling.asSent());
+    if (!sampling.capSent()) {
+      // The legacy completions API knows only max_tokens.
+      body.put(request.isChat() ? endpoint.replyLimitField() : "max_tokens", sampling.maxTokens());
     }
     if (request.user() != null) {
       body.put("user", request.user());
@@ -346,6 +445,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
 
   @Override
   public void close() {
-    client.close();
+    if (ownsClient) {
+      client.close();
+    }
   }
 }

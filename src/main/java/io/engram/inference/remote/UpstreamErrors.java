@@ -18,7 +18,7 @@ final class UpstreamErrors {
       case 401, 403, 404 ->
         new EngineException(
             EngineException.Failure.MISCONFIGURED,
-            message + " (check ENGRAM_UPSTREAM_API_KEY and ENGRAM_UPSTREAM_MODEL)");
+            message + " (check the provider's API key and the deployment's model name)");
       case 408, 504 -> new EngineException(EngineException.Failure.TIMEOUT, message);
       case 429 ->
         new EngineException(

@@ -40,4 +40,12 @@ public final class Json {
       throw new UncheckedIOException(e);
     }
   }
+
+  public static <T> T read(String json, com.fasterxml.jackson.core.type.TypeReference<T> type) {
+    try {
+      return MAPPER.readValue(json, type);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 }

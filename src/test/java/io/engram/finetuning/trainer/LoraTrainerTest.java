@@ -208,6 +208,7 @@ class LoraTrainerTest {
               false,
               null,
               null,
+              null,
               null),
           new TokenSink() {
             @Override

@@ -1,0 +1,32 @@
+package io.engram.inference.routing;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The API a provider speaks. {@code openai}: any server with OpenAI's API (OpenAI itself, vLLM,
+ * llama.cpp, Ollama, a hosted API); {@code azure_openai}: Azure OpenAI, whose paths name the
+ * deployment and an {@code api-version} and whose key goes in an {@code api-key} header.
+ */
+public enum ProviderKind {
+  OPENAI("openai"),
+  AZURE_OPENAI("azure_openai");
+
+  private final String wireName;
+
+  ProviderKind(String wireName) {
+    this.wireName = wireName;
+  }
+
+  public String wireName() {
+    return wireName;
+  }
+
+  public static Optional<ProviderKind> of(String wireName) {
+    return Arrays.stream(values()).filter(k -> k.wireName.equals(wireName)).findFirst();
+  }
+
+  public static String names() {
+    return String.join(", ", Arrays.stream(values()).map(ProviderKind::wireName).toList());
+  }
+}

@@ -1,0 +1,331 @@
+package io.engram.inference.routing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Engine;
+import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.Generation;
+import io.engram.inference.engine.GenerationRequest;
+import io.engram.inference.engine.TokenSink;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.net.Egress;
+import io.engram.platform.net.OutboundBlocked;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A routed model: each request goes to one of its deployments, picked within the first priority
+ * group that has one to offer ({@link RoutedModel.Strategy}: weighted at random, or least busy),
+ * and, when that deployment fails before anything reached the client (it could not be reached,
+ * answered 429 or 5xx, refused the key), to another: the rest of its group, then the next group,
+ * then, while the model's retries last, the same ones again after a backoff. A streamed answer that
+ * began is never replayed: a failure after its first byte is the client's. All attempts together
+ * stay within the request's time (its organization's REQUEST_TIMEOUT); each call passes the
+ * organization's outbound firewall first.
+ */
+final class RoutedEngine implements Engine {
+  static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
+  static final Duration LONGEST_BACKOFF = Duration.ofSeconds(2);
+
+  private final RoutedModel model;
+  private final List<List<Target>> groups;
+  private final Cooldowns cooldowns;
+  private final RoutingMetrics metrics;
+  private final Egress egress;
+  private final Duration defaultTimeout;
+
+  RoutedEngine(
+      RoutedModel model,
+      List<List<Target>> groups,
+      Cooldowns cooldowns,
+      RoutingMetrics metrics,
+      Egress egress,
+      Duration defaultTimeout) {
+    this.model = model;
+    this.groups = groups;
+    this.cooldowns = cooldowns;
+    this.metrics = metrics;
+    this.egress = egress;
+    this.defaultTimeout = defaultTimeout;
+  }
+
+  RoutedModel model() {
+    return model;
+  }
+
+  /** The model's first deployment's name at its provider (what a trainer upstream knows it by). */
+  String firstDeploymentModel() {
+    return model.deployments().isEmpty()
+        ? model.model()
+        : model.deployments().getFirst().model();
+  }
+
+  @Override
+  public boolean callsOut() {
+    return true;
+  }
+
+  /**
+   * What the model's operator declared it can do: tools (and tool messages) when it calls tools,
+   * a JSON schema output when it follows one; everything else goes to the provider as sent.
+   */
+  @Override
+  public boolean carries(String field, JsonNode value) {
+    return switch (field) {
+      case "tools", "tool_choice", "parallel_tool_calls" -> model.capabilities().tools();
+      case "response_format" ->
+        !value.path("type").asText().equals("json_schema")
+            || model.capabilities().jsonSchema();
+      default -> true;
+    };
+  }
+
+  @Override
+  public Generation generate(GenerationRequest request, TokenSink sink) {
+    long deadline = System.nanoTime() + timeoutOf(request).toNanos();
+    Set<Target> tried = new HashSet<>();
+    List<String> failures = new ArrayList<>();
+    RuntimeException last = null;
+    int attempts = 0;
+    int round = 0;
+    while (attempts <= model.retries()) {
+      Target target = pick(tried);
+      if (target == null) {
+        if (tried.isEmpty()) {
+          break; // nothing can take it (every deployment blocked by the firewall)
+        }
+        tried.clear(); // a new round over the same deployments, after a pause
+        round++;
+        if (!pause(backoff(round, last), deadline)) {
+          break;
+        }
+        continue;
+      }
+      tried.add(target);
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0) {
+        break;
+      }
+      attempts++;
+      if (attempts > 1) {
+        metrics.retried(model.model());
+      }
+      try {
+        egress.admit(request.orgId(), target.origin);
+      } catch (OutboundBlocked e) {
+        metrics.attempt(target.id, "outbound_blocked", 0);
+        last = ApiException.forbidden("outbound_blocked", e.getMessage());
+        failures.add(target.id + ": outbound blocked");
+        continue;
+      }
+      Attempt attempt = new Attempt(sink, target.id, attempts);
+      long started = System.nanoTime();
+      target.inFlight.incrementAndGet();
+      try {
+        Generation generation =
+            target.engine.generate(request.within(attemptTimeout(target, remaining)), attempt);
+        metrics.attempt(target.id, "completed", System.nanoTime() - started);
+        cooldowns.succeeded(target.id);
+        return generation;
+      } catch (EngineException e) {
+        metrics.attempt(target.id, e.failure().code(), System.nanoTime() - started);
+        boolean retryable = retryable(e) && !(attempt.begun && request.stream());
+        if (retryable) {
+          cooldowns.failed(target.id, restsAtOnce(e), restFor(e));
+        }
+        if (!retryable) {
+          throw e;
+        }
+        last = e;
+        failures.add(target.id + ": " + e.failure().code());
+      } catch (ClientGoneException e) {
+        throw e;
+      } finally {
+        target.inFlight.decrementAndGet();
+      }
+    }
+    throw exhausted(last, failures, attempts);
+  }
+
+  /**
+   * The next deployment to try: the first priority group with one not tried and not resting;
+   * when every one left is resting, the one whose rest ends first (a probe); null when all were
+   * tried.
+   */
+  Target pick(Set<Target> tried) {
+    for (List<Target> group : groups) {
+      Target chosen = choose(group, tried);
+      if (chosen != null) {
+        return chosen;
+      }
+    }
+    Target probe = null;
+    for (List<Target> group : groups) {
+      for (Target t : group) {
+        if (!tried.contains(t)
+            && (probe == null || cooldowns.coolingUntil(t.id) < cooldowns.coolingUntil(probe.id))) {
+          probe = t;
+        }
+      }
+    }
+    return probe;
+  }
+
+  private Target choose(List<Target> group, Set<Target> tried) {
+    if (model.strategy() == RoutedModel.Strategy.LEAST_BUSY) {
+      Target best = null;
+      for (Target t : group) {
+        if (available(t, tried)
+            && (best == null
+                || t.inFlight.get() < best.inFlight.get()
+                || t.inFlight.get() == best.inFlight.get() && t.weight > best.weight)) {
+          best = t;
+        }
+      }
+      return best;
+    }
+    int total = 0;
+    for (Target t : group) {
+      if (available(t, tried)) {
+        total += t.weight;
+      }
+    }
+    if (total == 0) {
+      return null;
+    }
+    int ticket = ThreadLocalRandom.current().nextInt(total);
+    for (Target t : group) {
+      if (available(t, tried)) {
+        ticket -= t.weight;
+        if (ticket < 0) {
+          return t;
+        }
+      }
+    }
+    return null;
+  }
+
+  private boolean available(Target t, Set<Target> tried) {
+    return t.weight > 0 && !tried.contains(t) && !cooldowns.isCooling(t.id);
+  }
+
+  /**
+   * Failures another attempt may cure: the deployment's, not the request's. A timeout is one
+   * when the provider's own timeout is shorter than the request's: the time left goes to another.
+   */
+  private static boolean retryable(EngineException e) {
+    return switch (e.failure()) {
+      case UNAVAILABLE, RATE_LIMITED, UPSTREAM_ERROR, MISCONFIGURED, MALFORMED, CUT, TIMEOUT ->
+        true;
+      default -> false;
+    };
+  }
+
+  /** A 429 and a refused key rest the deployment at once; other failures count toward it. */
+  private static boolean restsAtOnce(EngineException e) {
+    return e.failure() == EngineException.Failure.RATE_LIMITED
+        || e.failure() == EngineException.Failure.MISCONFIGURED;
+  }
+
+  private static Duration restFor(EngineException e) {
+    if (e.failure() == EngineException.Failure.MISCONFIGURED) {
+      return Cooldowns.LONGEST;
+    }
+    return e.retryAfterSeconds() == null ? null : Duration.ofSeconds(e.retryAfterSeconds());
+  }
+
+  private Duration timeoutOf(GenerationRequest request) {
+    return request.timeout() == null ? defaultTimeout : request.timeout();
+  }
+
+  private static Duration attemptTimeout(Target target, long remainingNanos) {
+    Duration remaining = Duration.ofNanos(remainingNanos);
+    return target.timeout != null && target.timeout.compareTo(remaining) < 0
+        ? target.timeout
+        : remaining;
+  }
+
+  /** Exponential with jitter; at least what a 429's Retry-After asked when it asked less than 2 s. */
+  static Duration backoff(int round, RuntimeException last) {
+    long base = FIRST_BACKOFF.toMillis() << Math.min(round - 1, 10);
+    long millis = Math.min(LONGEST_BACKOFF.toMillis(), base);
+    if (last instanceof EngineException e && e.retryAfterSeconds() != null) {
+      millis = Math.max(millis, Math.min(LONGEST_BACKOFF.toMillis(), e.retryAfterSeconds() * 1000));
+    }
+    return Duration.ofMillis(millis / 2 + ThreadLocalRandom.current().nextLong(millis / 2 + 1));
+  }
+
+  /** Waits, unless the wait would end past the deadline; false then. */
+  private static boolean pause(Duration wait, long deadline) {
+    if (System.nanoTime() + wait.toNanos() >= deadline) {
+      return false;
+    }
+    LockSupport.parkNanos(wait.toNanos());
+    return true;
+  }
+
+  /** One clear failure for a request no deployment answered, naming the last failure. */
+  private RuntimeException exhausted(RuntimeException last, List<String> failures, int attempts) {
+    if (last == null) {
+      return new EngineException(
+          EngineException.Failure.UNAVAILABLE,
+          "No deployment of the model '" + model.model() + "' could take the request");
+    }
+    if (attempts <= 1) {
+      return last; // one attempt: its own failure says it all
+    }
+    if (last instanceof EngineException e) {
+      String message = "The model '" + model.model() + "' failed on " + attempts
+          + (attempts == 1 ? " attempt" : " attempts") + " (" + String.join(", ", failures)
+          + "); the last: " + e.getMessage();
+      return new EngineException(e.failure(), message, e.retryAfterSeconds(), e);
+    }
+    return last;
+  }
+
+  /** The client's sink, told which deployment answers before it begins. */
+  private static final class Attempt implements TokenSink {
+    private final TokenSink sink;
+    private final String deployment;
+    private final int attempts;
+    boolean begun;
+
+    Attempt(TokenSink sink, String deployment, int attempts) {
+      this.sink = sink;
+      this.deployment = deployment;
+      this.attempts = attempts;
+    }
+
+    @Override
+    public void begin() {
+      begun = true;
+      sink.answeredBy(deployment, attempts);
+      sink.begin();
+    }
+
+    @Override
+    public void text(String piece) {
+      sink.text(piece);
+    }
+
+    @Override
+    public void onClientGone(Runnable abort) {
+      sink.onClientGone(abort);
+    }
+
+    @Override
+    public void toolCalls(JsonNode deltas) {
+      sink.toolCalls(deltas);
+    }
+
+    @Override
+    public void choice(JsonNode choice) {
+      sink.choice(choice);
+    }
+  }
+}

@@ -1,0 +1,407 @@
+package io.engram.inference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.FakeUpstream;
+import io.engram.support.Http;
+import io.engram.support.TestServer;
+import java.net.URI;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An organization's own providers and models, through real HTTP: two fake OpenAI-compatible
+ * providers behind one client model, failing in each way a provider fails, and the gateway
+ * retrying, falling back, resting a failing deployment, never replaying a stream that began, and
+ * saying which deployment answered.
+ */
+class RoutingTest {
+  static FakeUpstream first;
+  static FakeUpstream second;
+  static TestServer server;
+  static String org;
+  static String admin;
+  static String key;
+
+  @BeforeAll
+  static void start() {
+    first = new FakeUpstream();
+    second = new FakeUpstream();
+    server = TestServer.builder().env("REQUEST_TIMEOUT", "20").start();
+    org = server.createOrganization("seed");
+    admin = server.apiKey(org, 1000, "admin");
+    key = server.apiKey(org, 1000, "inference");
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+    first.close();
+    second.close();
+  }
+
+  @AfterEach
+  void normal() {
+    first.script(FakeUpstream.Script.NORMAL);
+    second.script(FakeUpstream.Script.NORMAL);
+  }
+
+  private static Http.Response post(String path, String body) {
+    return server
+        .http
+        .post("/v1/organizations/" + org + path)
+        .bearer(admin)
+        .json(body)
+        .send();
+  }
+
+  private static String provider(String name, FakeUpstream upstream, String extra) {
+    Http.Response created =
+        post("/providers", """
+        {"name":"%s","kind":"openai","base_url":"%s","api_key":"key-of-%s"%s}""".formatted(name, upstream.baseUrl(), name, extra));
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return created.json().path("id").asText();
+  }
+
+  /** A model over the two providers: {@code firstGroup} and {@code secondGroup} priorities. */
+  private static JsonNode model(String id, String strategy, int firstPriority, int secondPriority) {
+    String a = provider(id + "-a", first, "");
+    String b = provider(id + "-b", second, "");
+    Http.Response created =
+        post("/models", """
+        {"id":"%s","context_length":4096,"strategy":"%s","retries":2,
+         "pricing":{"input_per_million":1.5,"output_per_million":2},
+         "deployments":[{"provider_id":"%s","model":"first-model","priority":%d},
+                        {"provider_id":"%s","model":"second-model","priority":%d}]}""".formatted(id, strategy, a, firstPriority, b, secondPriority));
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return created.json();
+  }
+
+  private static Http.Response chat(String model, String extra) {
+    return server
+        .http
+        .post("/v1/chat/completions")
+        .bearer(key)
+        .json("{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"
+            + extra + "}")
+        .send();
+  }
+
+  @Test
+  void aProvidersKeyIsSealedAndNeverShown() {
+    String id = provider("sealed", first, ",\"headers\":{\"X-Team\":\"secret-team-header\"}");
+    Http.Response listed =
+        server.http.get("/v1/organizations/" + org + "/providers").bearer(admin).send();
+    assertThat(listed.status()).isEqualTo(200);
+    assertThat(listed.text())
+        .contains(id, "\"api_key_set\":true", "X-Team")
+        .doesNotContain("key-of-sealed", "secret-team-header");
+    Http.Response member = server
+        .signedIn(org, "member@example.com", "member")
+        .on(server.http.get("/v1/organizations/" + org + "/providers/" + id))
+        .send();
+    assertThat(member.status()).isEqualTo(403);
+    String other = server.createOrganization("seed");
+    String otherAdmin = server.apiKey(other, 100, "admin");
+    assertThat(server
+            .http
+            .get("/v1/organizations/" + org + "/providers/" + id)
+            .bearer(otherAdmin)
+            .send()
+            .status())
+        .isEqualTo(404);
+    assertThat(server
+            .http
+            .get("/v1/organizations/" + other + "/providers/" + id)
+            .bearer(otherAdmin)
+            .send()
+            .status())
+        .isEqualTo(404);
+  }
+
+  @Test
+  void theFirstGroupAnswersAndTheResponseSaysWhichDeployment() {
+    JsonNode model = model("fleet", "weighted", 0, 1);
+    Http.Response answer = chat("fleet", "");
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    assertThat(answer.header("X-Engram-Deployment"))
+        .isEqualTo(model.path("deployments").path(0).path("id").asText());
+    assertThat(answer.header("X-Engram-Attempts")).isEqualTo("1");
+    assertThat(first.lastRequest().path("model").asText()).isEqualTo("first-model");
+    assertThat(first.authorizations().getLast()).isEqualTo("Bearer key-of-fleet-a");
+    assertThat(answer.json().path("model").asText()).isEqualTo("fleet");
+  }
+
+  @Test
+  void aFailureBeforeTheFirstByteFallsBackToTheNextGroup() {
+    JsonNode model = model("fallback", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.error(503, "{\"error\":{\"message\":\"overloaded\"}}", null));
+    int secondBefore = second.requests().size();
+    Http.Response answer = chat("fallback", "");
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    assertThat(answer.header("X-Engram-Deployment"))
+        .isEqualTo(model.path("deployments").path(1).path("id").asText());
+    assertThat(answer.header("X-Engram-Attempts")).isEqualTo("2");
+    assertThat(second.requests()).hasSize(secondBefore + 1);
+    assertThat(second.lastRequest().path("model").asText()).isEqualTo("second-model");
+  }
+
+  @Test
+  void aDeploymentThatKeepsFailingRestsAndRequestsSkipIt() {
+    model("resting", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.error(500, "boom", null));
+    for (int i = 0; i < 3; i++) {
+      assertThat(chat("resting", "").status()).isEqualTo(200);
+    }
+    int firstBefore = first.requests().size();
+    Http.Response skipped = chat("resting", "");
+    assertThat(skipped.status()).isEqualTo(200);
+    assertThat(skipped.header("X-Engram-Attempts")).isEqualTo("1");
+    assertThat(first.requests()).hasSize(firstBefore);
+    String metrics =
+        server.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text();
+    assertThat(metrics).contains("engram_deployment_cooldowns_total");
+    assertThat(metrics)
+        .containsPattern("engram_deployment_requests_total\\{.*outcome=\"upstream_error\"");
+  }
+
+  @Test
+  void aRateLimitedDeploymentRestsAtOnce() {
+    model("limited", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.error(429, "{\"error\":{\"message\":\"slow down\"}}", "30"));
+    assertThat(chat("limited", "").header("X-Engram-Attempts")).isEqualTo("2");
+    int firstBefore = first.requests().size();
+    assertThat(chat("limited", "").header("X-Engram-Attempts")).isEqualTo("1");
+    assertThat(first.requests()).hasSize(firstBefore);
+  }
+
+  @Test
+  void anExhaustedChainIsOneClearErrorNamingTheLastFailure() {
+    model("exhausted", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.error(500, "first is down", null));
+    second.script(FakeUpstream.Script.error(502, "second is down too", null));
+    Http.Response failed = chat("exhausted", "");
+    assertThat(failed.status()).isEqualTo(502);
+    assertThat(failed.json().at("/error/code").asText()).isEqualTo("upstream_error");
+    // Three attempts (the model's two retries), the last back on the first group.
+    assertThat(failed.json().at("/error/message").asText())
+        .contains("3 attempts", "upstream_error", "first is down");
+  }
+
+  @Test
+  void aWrongProviderKeyIsAnOperatorProblemAndFallsBack() {
+    model("wrongkey", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.error(401, "{\"error\":{\"message\":\"bad key\"}}", null));
+    Http.Response answer = chat("wrongkey", "");
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.header("X-Engram-Attempts")).isEqualTo("2");
+    second.script(FakeUpstream.Script.error(401, "{\"error\":{\"message\":\"bad key\"}}", null));
+    Http.Response both = chat("wrongkey", "");
+    assertThat(both.status()).isEqualTo(502);
+    assertThat(both.json().at("/error/code").asText()).isEqualTo("upstream_misconfigured");
+  }
+
+  @Test
+  void theClientsOwnMistakeIsNotRetried() {
+    model("rejected", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.error(400, "{\"error\":{\"message\":\"bad field\"}}", null));
+    int secondBefore = second.requests().size();
+    Http.Response refused = chat("rejected", "");
+    assertThat(refused.status()).isEqualTo(400);
+    assertThat(second.requests()).hasSize(secondBefore);
+  }
+
+  @Test
+  void aStreamThatBeganIsNeverReplayed() {
+    model("cut", "weighted", 0, 1);
+    first.script(FakeUpstream.Script.NORMAL.cutAfter(2));
+    int secondBefore = second.requests().size();
+    Http.Response stream = chat("cut", ",\"stream\":true");
+    assertThat(stream.status()).isEqualTo(200);
+    assertThat(stream.text()).contains("upstream_stream_cut");
+    assertThat(second.requests()).hasSize(secondBefore);
+  }
+
+  @Test
+  void aSlowProviderGivesWayWithinTheRequestsTime() {
+    String slow = provider("slow-a", first, ",\"timeout_seconds\":1");
+    String quick = provider("slow-b", second, "");
+    assertThat(post("/models", """
+        {"id":"slow","deployments":[{"provider_id":"%s","model":"m","priority":0},
+          {"provider_id":"%s","model":"m","priority":1}]}""".formatted(slow, quick)).status()).isEqualTo(201);
+    first.script(FakeUpstream.Script.NORMAL.headerDelay(3000));
+    Http.Response answer = chat("slow", "");
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    assertThat(answer.header("X-Engram-Attempts")).isEqualTo("2");
+  }
+
+  @Test
+  void weightsShareTheRequestsOfOneGroup() {
+    model("balanced", "weighted", 0, 0);
+    int a = first.requests().size();
+    int b = second.requests().size();
+    for (int i = 0; i < 40; i++) {
+      assertThat(chat("balanced", "").status()).isEqualTo(200);
+    }
+    assertThat(first.requests().size() - a).isGreaterThan(5);
+    assertThat(second.requests().size() - b).isGreaterThan(5);
+  }
+
+  @Test
+  void theOrganizationsFirewallIsPassedOnEveryCall() {
+    model("walled", "weighted", 0, 1);
+    int port = URI.create(first.baseUrl()).getPort();
+    assertThat(post("/firewall", """
+        {"outbound_rules":[{"destination":"127.0.0.0/8","port":%d,"protocol":"tcp","action":"deny"}]}""".formatted(port)).status()).isEqualTo(200);
+    try {
+      int firstBefore = first.requests().size();
+      Http.Response answer = chat("walled", "");
+      assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+      assertThat(answer.header("X-Engram-Attempts")).isEqualTo("2");
+      assertThat(first.requests()).hasSize(firstBefore);
+    } finally {
+      post("/firewall", "{\"outbound_rules\":[]}");
+    }
+  }
+
+  @Test
+  void whatTheClientSentGoesOnAsSentAndNothingElse() {
+    model("passing", "weighted", 0, 1);
+    Http.Response answer = chat("passing", """
+        ,"reasoning_effort":"low","metadata":{"team":"a"},"service_tier":"flex",
+         "prediction":{"type":"content","content":"hi"},"max_completion_tokens":77,
+         "verbosity":"low","store":true""");
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    JsonNode sent = first.lastRequest();
+    assertThat(sent.path("reasoning_effort").asText()).isEqualTo("low");
+    assertThat(sent.path("metadata").path("team").asText()).isEqualTo("a");
+    assertThat(sent.path("service_tier").asText()).isEqualTo("flex");
+    assertThat(sent.path("prediction").path("content").asText()).isEqualTo("hi");
+    assertThat(sent.path("max_completion_tokens").asInt()).isEqualTo(77);
+    assertThat(sent.path("verbosity").asText()).isEqualTo("low");
+    assertThat(sent.path("store").asBoolean()).isTrue();
+    for (String added :
+        List.of("max_tokens", "temperature", "top_p", "frequency_penalty", "presence_penalty")) {
+      assertThat(sent.has(added)).as(added).isFalse();
+    }
+  }
+
+  @Test
+  void theServersModelsAreEveryOrganizationsUnlessItHidesThem() {
+    Http.Response provider = server
+        .http
+        .post("/v1/admin/providers")
+        .bearer(TestServer.ADMIN_KEY)
+        .json("{\"name\":\"shared\",\"kind\":\"openai\",\"base_url\":\"" + second.baseUrl() + "\"}")
+        .send();
+    assertThat(provider.status()).as(provider.text()).isEqualTo(201);
+    Http.Response model = server
+        .http
+        .post("/v1/admin/models")
+        .bearer(TestServer.ADMIN_KEY)
+        .json("{\"id\":\"shared-chat\",\"deployments\":[{\"provider_id\":\""
+            + provider.json().path("id").asText() + "\",\"model\":\"m\"}]}")
+        .send();
+    assertThat(model.status()).as(model.text()).isEqualTo(201);
+    assertThat(chat("shared-chat", "").status()).isEqualTo(200);
+    Http.Response listed = server.http.get("/v1/models").bearer(key).send();
+    assertThat(listed.text()).contains("shared-chat");
+    Http.Response hidden = server
+        .http
+        .patch("/v1/organizations/" + org + "/models/shared-chat")
+        .bearer(admin)
+        .json("{\"hidden\":true}")
+        .send();
+    assertThat(hidden.status()).as(hidden.text()).isEqualTo(200);
+    assertThat(chat("shared-chat", "").status()).isEqualTo(404);
+    assertThat(server.http.get("/v1/models").bearer(key).send().text())
+        .doesNotContain("shared-chat");
+    // An organization's model cannot spend the server's provider.
+    Http.Response borrowed = post(
+        "/models",
+        "{\"id\":\"borrow\",\"deployments\":[{\"provider_id\":\""
+            + provider.json().path("id").asText() + "\",\"model\":\"m\"}]}");
+    assertThat(borrowed.status()).isEqualTo(400);
+  }
+
+  @Test
+  void anotherOrganizationDoesNotSeeTheModel() {
+    model("private", "weighted", 0, 1);
+    String other = server.createOrganization("seed");
+    String otherKey = server.apiKey(other, 100, "inference");
+    Http.Response answer = server
+        .http
+        .post("/v1/chat/completions")
+        .bearer(otherKey)
+        .json("{\"model\":\"private\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+        .send();
+    assertThat(answer.status()).isEqualTo(404);
+  }
+
+  @Test
+  void aProviderCanBeCheckedAndOneInUseCannotBeDeleted() {
+    String id = provider("checked", first, "");
+    Http.Response ok = post("/providers/" + id + "/check", "{}");
+    assertThat(ok.status()).as(ok.text()).isEqualTo(200);
+    assertThat(ok.json().path("ok").asBoolean()).isTrue();
+    assertThat(ok.json().path("models").toString()).contains("fake-model");
+    first.script(FakeUpstream.Script.error(401, "{\"error\":{\"message\":\"bad key\"}}", null));
+    Http.Response bad = post("/providers/" + id + "/check", "{}");
+    assertThat(bad.json().path("ok").asBoolean()).isFalse();
+    assertThat(bad.json().at("/error/code").asText()).isEqualTo("upstream_misconfigured");
+    assertThat(post(
+                "/models",
+                "{\"id\":\"uses-checked\",\"deployments\":[{\"provider_id\":\"" + id
+                    + "\",\"model\":\"m\"}]}")
+            .status())
+        .isEqualTo(201);
+    Http.Response refused = server
+        .http
+        .delete("/v1/organizations/" + org + "/providers/" + id)
+        .bearer(admin)
+        .send();
+    assertThat(refused.status()).isEqualTo(409);
+  }
+
+  @Test
+  void badBodiesAreClearErrors() {
+    assertThat(post("/providers", "{\"name\":\"x\",\"kind\":\"nope\",\"base_url\":\"http://a\"}")
+            .json()
+            .at("/error/param")
+            .asText())
+        .isEqualTo("kind");
+    assertThat(post("/providers", "{\"name\":\"x\",\"kind\":\"openai\",\"base_url\":\"ftp://a\"}")
+            .status())
+        .isEqualTo(400);
+    assertThat(post(
+                "/providers",
+                "{\"name\":\"x\",\"kind\":\"openai\",\"base_url\":\"http://a\",\"headers\":{\"Host\":\"b\"}}")
+            .status())
+        .isEqualTo(400);
+    assertThat(post("/models", "{\"id\":\"x\",\"deployments\":[]}").status()).isEqualTo(400);
+    assertThat(post(
+                "/models",
+                "{\"id\":\"x\",\"deployments\":[{\"provider_id\":\"nope\",\"model\":\"m\"}]}")
+            .status())
+        .isEqualTo(400);
+    assertThat(post("/models", "{\"id\":\"x\",\"strategy\":\"random\",\"deployments\":[]}")
+            .status())
+        .isEqualTo(400);
+  }
+
+  @Test
+  void aContextTokenEmbeds() {
+    String token = server.token(org, null, "inference:chat");
+    Http.Response embedded = server
+        .http
+        .post("/v1/embeddings")
+        .bearer(token)
+        .json("{\"model\":\"all-minilm-l6-v2\",\"input\":\"hello\"}")
+        .send();
+    assertThat(embedded.status()).as(embedded.text()).isEqualTo(200);
+  }
+}
