@@ -123,10 +123,12 @@ public final class Gateway {
           caller.orgId(),
           caller.credentialId(),
           model,
+          "",
           new Generation.Usage(embeddings.tokens(), 0),
+          0,
           0);
       usage.finished(
-          caller.orgId(), caller.credentialId(), model, false, System.nanoTime() - started);
+          caller.orgId(), caller.credentialId(), model, "", false, System.nanoTime() - started);
       permit.charge(embeddings.tokens());
       return new Embedded(embeddings, permit.budget());
     }
@@ -400,78 +402,100 @@ public final class Gateway {
 
   /**
    * Runs the prepared request on its engine, delivering to {@code sink}, and charges its usage
-   * however it ends: in full when it finished, the prompt and what was delivered when it did not.
+   * however it ends: in full when it finished; the prompt and what was delivered when it ended
+   * after its output began or because the client left; nothing (no token, no cost) when it
+   * failed before any output: a failure of the provider's is not the client's to pay.
    */
   public Outcome generate(Principal caller, Prepared prepared, TokenSink sink) {
     String model = prepared.model().card().id();
-    StringBuilder delivered = new StringBuilder();
     long started = System.nanoTime();
-    TokenSink recording = new TokenSink() {
-      @Override
-      public void begin() {
-        sink.begin();
-      }
-
-      @Override
-      public void answeredBy(String deployment, int attempts) {
-        sink.answeredBy(deployment, attempts);
-      }
-
-      @Override
-      public void text(String piece) {
-        if (delivered.isEmpty()) {
-          metrics.firstToken(model, System.nanoTime() - started);
-        }
-        delivered.append(piece);
-        sink.text(piece);
-      }
-
-      @Override
-      public void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {
-        delivered.append(deltas); // counted as delivered output if the stream is cut
-        sink.toolCalls(deltas);
-      }
-
-      @Override
-      public void choice(com.fasterxml.jackson.databind.JsonNode choice) {
-        if (delivered.isEmpty()) {
-          metrics.firstToken(model, System.nanoTime() - started);
-        }
-        delivered.append(choice.path("delta").path("content").asText(""));
-        sink.choice(choice);
-      }
-
-      @Override
-      public void onClientGone(Runnable abort) {
-        sink.onClientGone(abort);
-      }
-    };
+    Recording recording = new Recording(sink, model, started);
     Generation generation;
     admit(caller, prepared.model().engine(), model);
     metrics.started();
     try {
       generation = prepared.model().engine().generate(prepared.request(), recording);
     } catch (RuntimeException e) {
-      record(
-          caller,
-          prepared,
-          new Generation.Usage(prepared.promptTokens(), TokenCounter.count(delivered.toString())));
+      boolean clientGone = e instanceof ClientGoneException;
+      Generation.Usage used = recording.delivered.isEmpty() && !clientGone
+          ? new Generation.Usage(0, 0)
+          : new Generation.Usage(
+              prepared.promptTokens(), TokenCounter.count(recording.delivered.toString()));
+      record(caller, prepared, recording.deployment, used);
       String outcome = e instanceof EngineException failure
           ? failure.failure().code()
-          : e instanceof ClientGoneException ? "client_gone" : "internal_error";
+          : clientGone ? "client_gone" : "internal_error";
       long took = System.nanoTime() - started;
       metrics.generation(model, outcome, took);
       // A client that went away is not the service's failure: counted, timed, not an error.
       usage.finished(
-          caller.orgId(), caller.credentialId(), model, !(e instanceof ClientGoneException), took);
+          caller.orgId(), caller.credentialId(), model, recording.deployment, !clientGone, took);
       throw e;
     } finally {
       metrics.ended();
     }
     long took = System.nanoTime() - started;
     metrics.generation(model, "completed", took);
-    usage.finished(caller.orgId(), caller.credentialId(), model, false, took);
-    return new Outcome(generation, finish(caller, prepared, generation));
+    usage.finished(caller.orgId(), caller.credentialId(), model, recording.deployment, false, took);
+    return new Outcome(generation, finish(caller, prepared, recording.deployment, generation));
+  }
+
+  /**
+   * The client's sink, noting what reached the client (charged if the generation does not end)
+   * and which deployment answered (the usage is recorded under it), and timing the first token.
+   */
+  private final class Recording implements TokenSink {
+    private final TokenSink sink;
+    private final String model;
+    private final long started;
+    final StringBuilder delivered = new StringBuilder();
+    String deployment = "";
+
+    Recording(TokenSink sink, String model, long started) {
+      this.sink = sink;
+      this.model = model;
+      this.started = started;
+    }
+
+    @Override
+    public void begin() {
+      sink.begin();
+    }
+
+    @Override
+    public void answeredBy(String answering, int attempts) {
+      deployment = answering;
+      sink.answeredBy(answering, attempts);
+    }
+
+    @Override
+    public void text(String piece) {
+      if (delivered.isEmpty()) {
+        metrics.firstToken(model, System.nanoTime() - started);
+      }
+      delivered.append(piece);
+      sink.text(piece);
+    }
+
+    @Override
+    public void toolCalls(com.fasterxml.jackson.databind.JsonNode deltas) {
+      delivered.append(deltas); // counted as delivered output if the stream is cut
+      sink.toolCalls(deltas);
+    }
+
+    @Override
+    public void choice(com.fasterxml.jackson.databind.JsonNode choice) {
+      if (delivered.isEmpty()) {
+        metrics.firstToken(model, System.nanoTime() - started);
+      }
+      delivered.append(choice.path("delta").path("content").asText(""));
+      sink.choice(choice);
+    }
+
+    @Override
+    public void onClientGone(Runnable abort) {
+      sink.onClientGone(abort);
+    }
   }
 
   /**
@@ -493,11 +517,12 @@ public final class Gateway {
    * Records the request's usage and returns it: the engine's own count when it gave one, else
    * the gateway's (cl100k_base over what was sent and received).
    */
-  private Generation.Usage finish(Principal caller, Prepared prepared, Generation generation) {
+  private Generation.Usage finish(
+      Principal caller, Prepared prepared, String deployment, Generation generation) {
     Generation.Usage counted = generation.usage() != null
         ? generation.usage()
         : new Generation.Usage(prepared.promptTokens(), TokenCounter.count(generation.text()));
-    record(caller, prepared, counted);
+    record(caller, prepared, deployment, counted);
     keep(caller, prepared, generation, counted);
     return counted;
   }
@@ -538,15 +563,18 @@ public final class Gateway {
             prepared.memoryTokens()));
   }
 
-  private void record(Principal caller, Prepared prepared, Generation.Usage counted) {
+  private void record(
+      Principal caller, Prepared prepared, String deployment, Generation.Usage counted) {
     prepared.permit().charge(counted.total());
     metrics.tokens(prepared.model().card().id(), counted, prepared.memoryTokens());
     usage.record(
         caller.orgId(),
         caller.credentialId(),
         prepared.model().card().id(),
+        deployment,
         counted,
-        prepared.memoryTokens());
+        counted.total() == 0 ? 0 : prepared.memoryTokens(),
+        prepared.model().pricing().costNanos(counted.promptTokens(), counted.completionTokens()));
   }
 
   /**

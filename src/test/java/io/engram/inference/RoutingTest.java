@@ -1,6 +1,7 @@
 package io.engram.inference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.FakeUpstream;
@@ -134,6 +135,41 @@ class RoutingTest {
     assertThat(first.lastRequest().path("model").asText()).isEqualTo("first-model");
     assertThat(first.authorizations().getLast()).isEqualTo("Bearer key-of-fleet-a");
     assertThat(answer.json().path("model").asText()).isEqualTo("fleet");
+  }
+
+  @Test
+  void usageIsRecordedPerDeploymentWithItsCostAndAFailureCostsNothing() {
+    JsonNode model = model("priced", "weighted", 0, 1);
+    assertThat(chat("priced", "").status()).isEqualTo(200);
+    first.script(FakeUpstream.Script.error(500, "down", null));
+    second.script(FakeUpstream.Script.error(500, "down", null));
+    assertThat(chat("priced", "").status()).isEqualTo(502);
+    Http.Response usage =
+        server.http.get("/v1/organizations/" + org + "/usage").bearer(admin).send();
+    assertThat(usage.status()).as(usage.text()).isEqualTo(200);
+    String firstDeployment = model.path("deployments").path(0).path("id").asText();
+    long requests = 0;
+    long tokens = 0;
+    double cost = 0;
+    for (JsonNode row : usage.json().path("data")) {
+      if (row.path("model").asText().equals("priced")) {
+        requests += row.path("requests").asLong();
+        tokens += row.path("total_tokens").asLong();
+        cost += row.path("cost_usd").asDouble();
+        if (row.path("prompt_tokens").asLong() > 0) {
+          assertThat(row.path("deployment").asText()).isEqualTo(firstDeployment);
+          // The fake counts a prompt token per word and a completion token per piece.
+          double expected = (row.path("prompt_tokens").asLong() * 1.5
+                  + row.path("completion_tokens").asLong() * 2.0)
+              / 1e6;
+          assertThat(row.path("cost_usd").asDouble()).isCloseTo(expected, within(1e-12));
+        }
+      }
+    }
+    assertThat(requests).isEqualTo(2);
+    assertThat(tokens).isPositive();
+    assertThat(cost).isPositive();
+    assertThat(usage.json().at("/totals/cost_usd").asDouble()).isCloseTo(cost, within(1e-12));
   }
 
   @Test

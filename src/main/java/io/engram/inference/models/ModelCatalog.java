@@ -15,8 +15,27 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ModelCatalog {
 
-  /** A servable model: its card, its engine, and the name the engine knows it by. */
-  public record Entry(ModelCard card, Engine engine, String engineModel) {}
+  /**
+   * A servable model: its card, its engine, the name the engine knows it by, and its prices
+   * ({@link Pricing#NONE} when not priced).
+   */
+  public record Entry(ModelCard card, Engine engine, String engineModel, Pricing pricing) {
+    public Entry(ModelCard card, Engine engine, String engineModel) {
+      this(card, engine, engineModel, Pricing.NONE);
+    }
+  }
+
+  /** US dollars per million input (prompt) and output (completion) tokens; null: not priced. */
+  public record Pricing(Double inputPerMillion, Double outputPerMillion) {
+    public static final Pricing NONE = new Pricing(null, null);
+
+    /** What the tokens cost, in billionths of a dollar (a dollar per million is 1,000 a token). */
+    public long costNanos(long promptTokens, long completionTokens) {
+      double nanos = (inputPerMillion == null ? 0 : inputPerMillion * 1000 * promptTokens)
+          + (outputPerMillion == null ? 0 : outputPerMillion * 1000 * completionTokens);
+      return Math.round(nanos);
+    }
+  }
 
   /** Models one organization owns (its uploads), seen by that organization only. */
   public interface OrganizationModels {

@@ -220,7 +220,8 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
     return new ModelCatalog.Entry(
         new ModelCard(model.model(), model.createdAt() / 1000, owner, model.contextLength(), null),
         engine,
-        engine.firstDeploymentModel());
+        engine.firstDeploymentModel(),
+        new ModelCatalog.Pricing(model.inputPrice(), model.outputPrice()));
   }
 
   /** A chat model of the organization (the chat routes' lookup: no database on a warm path). */

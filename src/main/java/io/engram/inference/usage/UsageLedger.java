@@ -26,7 +26,9 @@ public final class UsageLedger {
   static final Duration REFRESH = Duration.ofSeconds(2);
   static final long HOUR_MILLIS = Duration.ofHours(1).toMillis();
 
-  private record Key(String orgId, String credentialId, String model, long hourStart) {}
+  /** One row's key; {@code deployment} is '' for a model that is not routed. */
+  private record Key(
+      String orgId, String credentialId, String model, String deployment, long hourStart) {}
 
   private static final class Counts {
     long requests;
@@ -34,6 +36,7 @@ public final class UsageLedger {
     long completionTokens;
     long memoryTokens;
     long errors;
+    long costNanos;
   }
 
   private record LatencyKey(String orgId, String model, long hourStart, int bucket) {}
@@ -74,16 +77,26 @@ public final class UsageLedger {
     return hourStart(clock.millis());
   }
 
-  /** Records one finished request. */
+  /**
+   * Records one finished request: its tokens, and its cost in billionths of a dollar at the
+   * model's prices, under the client's model and the deployment that answered ('' when none).
+   */
   public void record(
-      String orgId, String credentialId, String model, Generation.Usage usage, int memoryTokens) {
+      String orgId,
+      String credentialId,
+      String model,
+      String deployment,
+      Generation.Usage usage,
+      int memoryTokens,
+      long costNanos) {
     long hour = currentHourStart();
-    pending.compute(new Key(orgId, credentialId, model, hour), (key, counts) -> {
+    pending.compute(new Key(orgId, credentialId, model, deployment, hour), (key, counts) -> {
       Counts c = counts == null ? new Counts() : counts;
       c.requests++;
       c.promptTokens += usage.promptTokens();
       c.completionTokens += usage.completionTokens();
       c.memoryTokens += memoryTokens;
+      c.costNanos += costNanos;
       return c;
     });
     HourTotal total = hours.get(orgId);
@@ -97,12 +110,17 @@ public final class UsageLedger {
    * failure counts as an error of the row {@link #record} counted the request in.
    */
   public void finished(
-      String orgId, String credentialId, String model, boolean failed, long durationNanos) {
+      String orgId,
+      String credentialId,
+      String model,
+      String deployment,
+      boolean failed,
+      long durationNanos) {
     long hour = currentHourStart();
     int bucket = LatencyBuckets.of(durationNanos / 1e6);
     pendingLatency.merge(new LatencyKey(orgId, model, hour, bucket), 1L, Long::sum);
     if (failed) {
-      pending.compute(new Key(orgId, credentialId, model, hour), (key, counts) -> {
+      pending.compute(new Key(orgId, credentialId, model, deployment, hour), (key, counts) -> {
         Counts c = counts == null ? new Counts() : counts;
         c.errors++;
         return c;
@@ -152,12 +170,14 @@ public final class UsageLedger {
             key.orgId(),
             key.credentialId(),
             key.model(),
+            key.deployment(),
             key.hourStart(),
             counts.requests,
             counts.promptTokens,
             counts.completionTokens,
             counts.memoryTokens,
-            counts.errors));
+            counts.errors,
+            counts.costNanos));
       }
     }
     try {
@@ -168,7 +188,7 @@ public final class UsageLedger {
           rows.size(),
           e.toString());
       rows.forEach(row -> pending.merge(
-          new Key(row.orgId(), row.credentialId(), row.model(), row.hourStart()),
+          new Key(row.orgId(), row.credentialId(), row.model(), row.deployment(), row.hourStart()),
           counts(row),
           UsageLedger::sum));
     }
@@ -181,6 +201,7 @@ public final class UsageLedger {
     c.completionTokens = row.completionTokens();
     c.memoryTokens = row.memoryTokens();
     c.errors = row.errors();
+    c.costNanos = row.costNanos();
     return c;
   }
 
@@ -190,6 +211,7 @@ public final class UsageLedger {
     a.completionTokens += b.completionTokens;
     a.memoryTokens += b.memoryTokens;
     a.errors += b.errors;
+    a.costNanos += b.costNanos;
     return a;
   }
 

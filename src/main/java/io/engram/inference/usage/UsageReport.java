@@ -18,7 +18,12 @@ record UsageReport(
 
   /** The sums over every row; total tokens are prompt plus completion, as in each row. */
   record Totals(
-      long requests, long promptTokens, long completionTokens, long memoryTokens, long errors) {
+      long requests,
+      long promptTokens,
+      long completionTokens,
+      long memoryTokens,
+      long errors,
+      long costNanos) {
     long totalTokens() {
       return promptTokens + completionTokens;
     }
@@ -45,7 +50,9 @@ record UsageReport(
     long completion = 0;
     long memory = 0;
     long errors = 0;
+    long cost = 0;
     for (UsageStore.Row row : rows) {
+      cost += row.costNanos();
       requests += row.requests();
       prompt += row.promptTokens();
       completion += row.completionTokens();
@@ -69,7 +76,7 @@ record UsageReport(
     days.forEach((day, counts) -> byDay.put(day, Latency.of(counts)));
     return new UsageReport(
         List.copyOf(rows),
-        new Totals(requests, prompt, completion, memory, errors),
+        new Totals(requests, prompt, completion, memory, errors, cost),
         Latency.of(all),
         byModel,
         byDay);

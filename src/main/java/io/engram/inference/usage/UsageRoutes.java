@@ -98,12 +98,14 @@ public final class UsageRoutes implements RouteModule {
     item.put("hour_start", row.hourStart() / 1000);
     item.put("credential_id", row.credentialId());
     item.put("model", row.model());
+    item.put("deployment", row.deployment().isEmpty() ? null : row.deployment());
     item.put("requests", row.requests());
     item.put("prompt_tokens", row.promptTokens());
     item.put("completion_tokens", row.completionTokens());
     item.put("total_tokens", row.totalTokens());
     item.put("memory_tokens", row.memoryTokens());
     item.put("errors", row.errors());
+    item.put("cost_usd", dollars(row.costNanos()));
     return item;
   }
 
@@ -161,7 +163,13 @@ public final class UsageRoutes implements RouteModule {
     view.put("total_tokens", totals.totalTokens());
     view.put("memory_tokens", totals.memoryTokens());
     view.put("errors", totals.errors());
+    view.put("cost_usd", dollars(totals.costNanos()));
     return view;
+  }
+
+  /** Billionths of a dollar as dollars. */
+  private static double dollars(long nanos) {
+    return nanos / 1e9;
   }
 
   private Map<String, Object> currentHour(Organization org) {

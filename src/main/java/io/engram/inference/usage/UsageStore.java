@@ -6,17 +6,22 @@ import java.util.List;
 /** Hourly inference usage rows (see V6__inference_usage.sql). */
 final class UsageStore {
 
-  /** One organization's usage by one credential of one model in one hour. */
+  /**
+   * One organization's usage by one credential of one model (and the deployment that answered,
+   * '' when not routed) in one hour, with its cost in billionths of a US dollar.
+   */
   record Row(
       String orgId,
       String credentialId,
       String model,
+      String deployment,
       long hourStart,
       long requests,
       long promptTokens,
       long completionTokens,
       long memoryTokens,
-      long errors) {
+      long errors,
+      long costNanos) {
     long totalTokens() {
       return promptTokens + completionTokens;
     }
@@ -38,11 +43,14 @@ final class UsageStore {
     }
     database.write(handle -> {
       var batch = handle.prepareBatch("""
-          INSERT INTO inference_usage (org_id, credential_id, model, hour_start, requests, prompt_tokens,
-                                       completion_tokens, memory_tokens, errors)
-          VALUES (:org, :credential, :model, :hour, :requests, :prompt, :completion, :memory, :errors)
-          ON CONFLICT (org_id, hour_start, credential_id, model) DO UPDATE SET
+          INSERT INTO inference_usage (org_id, credential_id, model, deployment, hour_start, requests,
+                                       prompt_tokens, completion_tokens, memory_tokens, errors,
+                                       cost_nanos)
+          VALUES (:org, :credential, :model, :deployment, :hour, :requests, :prompt, :completion,
+                  :memory, :errors, :cost)
+          ON CONFLICT (org_id, hour_start, credential_id, model, deployment) DO UPDATE SET
             requests = inference_usage.requests + excluded.requests,
+            cost_nanos = inference_usage.cost_nanos + excluded.cost_nanos,
             errors = inference_usage.errors + excluded.errors,
             prompt_tokens = inference_usage.prompt_tokens + excluded.prompt_tokens,
             completion_tokens = inference_usage.completion_tokens + excluded.completion_tokens,
@@ -52,6 +60,8 @@ final class UsageStore {
             .bind("org", row.orgId())
             .bind("credential", row.credentialId())
             .bind("model", row.model())
+            .bind("deployment", row.deployment())
+            .bind("cost", row.costNanos())
             .bind("hour", row.hourStart())
             .bind("requests", row.requests())
             .bind("prompt", row.promptTokens())
@@ -124,10 +134,10 @@ final class UsageStore {
   List<Row> rows(String orgId, long from, long to) {
     return database.read(handle -> handle
         .createQuery("""
-            SELECT org_id, credential_id, model, hour_start, requests, prompt_tokens, completion_tokens,
-                   memory_tokens, errors
+            SELECT org_id, credential_id, model, deployment, hour_start, requests, prompt_tokens,
+                   completion_tokens, memory_tokens, errors, cost_nanos
             FROM inference_usage WHERE org_id = :org AND hour_start >= :from AND hour_start < :to
-            ORDER BY hour_start, credential_id, model""")
+            ORDER BY hour_start, credential_id, model, deployment""")
         .bind("org", orgId)
         .bind("from", from)
         .bind("to", to)
@@ -135,12 +145,14 @@ final class UsageStore {
             rs.getString("org_id"),
             rs.getString("credential_id"),
             rs.getString("model"),
+            rs.getString("deployment"),
             rs.getLong("hour_start"),
             rs.getLong("requests"),
             rs.getLong("prompt_tokens"),
             rs.getLong("completion_tokens"),
             rs.getLong("memory_tokens"),
-            rs.getLong("errors")))
+            rs.getLong("errors"),
+            rs.getLong("cost_nanos")))
         .list());
   }
 }
