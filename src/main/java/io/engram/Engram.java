@@ -201,6 +201,7 @@ public final class Engram implements AutoCloseable {
             maxBody,
             clock);
     alerts.countStorage(org -> inference.storedBytes(org).orElse(0));
+    inference.alertProvidersThrough(alerts::providerMisconfigured);
     AdministrationModule administration = opened.add(new AdministrationModule(
             services.organizationService(), services.configs(), services.audit(), maxBody)
         .countInUse(org -> Map.of("connections", connections.open(org)))

@@ -5,7 +5,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The spec's eight monitoring alerts, and one of Engram's own (certificate expiry). Each is evaluated from a measurement the server takes
+ * The spec's eight monitoring alerts, and two of Engram's own (certificate expiry, a provider
+ * misconfigured). Each is evaluated from a measurement the server takes
  * ({@link AlertRules}); those whose measurement belongs to instance storage (IOPS, backups,
  * retention) fire once that storage exists.
  */
@@ -19,7 +20,12 @@ public enum AlertKind {
   BACKUP_FAILED,
   RETENTION_VIOLATION,
   /** Engram's own: a certificate of the organization expires within 14 days (docs/network.md). */
-  CERTIFICATE_EXPIRING;
+  CERTIFICATE_EXPIRING,
+  /**
+   * Engram's own: a provider refused the gateway's key or does not know a deployment's model, an
+   * operator problem (docs/inference.md); resolved when the deployment answers again.
+   */
+  PROVIDER_MISCONFIGURED;
 
   public String id() {
     return name().toLowerCase(Locale.ROOT);

@@ -84,6 +84,15 @@ public final class AlertsModule implements Module {
         evaluator.report(orgId, AlertKind.CERTIFICATE_EXPIRING, expiring, days, message));
   }
 
+  /**
+   * A provider's deployment refused the gateway's key or model ({@code misconfigured}), or answered
+   * again: the organization's provider alert fires or resolves.
+   */
+  public void providerMisconfigured(String orgId, boolean misconfigured, String message) {
+    evaluator.report(
+        orgId, AlertKind.PROVIDER_MISCONFIGURED, misconfigured, misconfigured ? 1 : 0, message);
+  }
+
   /** Counts what another domain keeps for an organization (bytes) against its storage alert. */
   public AlertsModule countStorage(ToLongFunction<String> bytesByOrganization) {
     storedElsewhere.add(bytesByOrganization);

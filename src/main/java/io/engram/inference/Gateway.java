@@ -195,32 +195,62 @@ public final class Gateway {
    * parameters passed on as sent reach a model only through an engine that carries them; for the
    * others they are refused by name, never dropped.
    */
-  private static void refuseWhatIsNotCarried(
-      ModelCatalog.Entry model, ObjectNode asked, List<ChatMessage> messages) {
+  private void refuseWhatIsNotCarried(
+      Principal caller,
+      ModelCatalog.Entry model,
+      ObjectNode asked,
+      Sampling sampling,
+      List<ChatMessage> messages) {
     Engine engine = model.engine();
-    String param = null;
-    if (asked != null) {
-      for (var field : asked.properties()) {
-        if (param == null && !engine.carries(field.getKey(), field.getValue())) {
-          param = field.getKey();
-        }
-      }
+    String param = firstNotCarried(engine, sampling.asSent());
+    if (param == null) {
+      param = firstNotCarried(engine, asked);
     }
     if (param == null
         && messages.stream().anyMatch(m -> m.tooling() != null)
         && !engine.carries("tools", Json.MAPPER.nullNode())) {
       param = "messages";
     }
-    if (param != null) {
+    if (param == null || engine.callsOut() && dropsParameters(caller)) {
+      return;
+    }
+    if (engine.callsOut()) {
       throw ApiException.invalid(
           "unsupported_parameter",
           param,
-          "The model '" + model.card().id() + "' runs on the in-process engine, which does not "
-              + "carry out '" + param + "' (it calls no tools, constrains its output to JSON "
-              + "only as json_object, gives one choice without log probabilities or logit bias, "
-              + "and takes no other parameter than the sampling ones); use a model served by a "
-              + "provider");
+          "The model '" + model.card().id() + "' cannot carry out '" + param + "' at this value "
+              + "on its provider's API; leave it out, or set the organization's DROP_PARAMS "
+              + "variable to true to have such parameters dropped");
     }
+    throw ApiException.invalid(
+        "unsupported_parameter",
+        param,
+        "The model '" + model.card().id() + "' runs on the in-process engine, which does not "
+            + "carry out '" + param + "' (it calls no tools, constrains its output to JSON "
+            + "only as json_object, gives one choice without log probabilities or logit bias, "
+            + "and takes no other parameter than the sampling ones); use a model served by a "
+            + "provider");
+  }
+
+  private static String firstNotCarried(Engine engine, ObjectNode fields) {
+    if (fields != null) {
+      for (var field : fields.properties()) {
+        if (!engine.carries(field.getKey(), field.getValue())) {
+          return field.getKey();
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The organization's DROP_PARAMS: parameters a provider's API cannot carry are left out rather
+   * than refused (as LiteLLM's drop_params); the in-process engine refuses them whatever it says.
+   */
+  private boolean dropsParameters(Principal caller) {
+    return caller.organization() != null
+        && Boolean.parseBoolean(
+            configs.effective(caller.organization()).variable("DROP_PARAMS").orElse("false"));
   }
 
   /** What a chat asks of its engine beyond the conversation and sampling, in one object. */
@@ -262,7 +292,7 @@ public final class Gateway {
       String requestId) {
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     ObjectNode asked = asked(chat);
-    refuseWhatIsNotCarried(model, asked, chat.messages());
+    refuseWhatIsNotCarried(caller, model, asked, chat.sampling(), chat.messages());
     int conversationTokens = chatTokens(chat.messages());
     boolean withMemory = memoryOn && chat.memory().enabled();
     // The memory block takes what the context has left, never the reply's room.

@@ -308,6 +308,12 @@ public final class Inference implements Module {
     return gateway.catalog();
   }
 
+  /** Reports providers that refuse the gateway's key or a deployment's model through {@code alerts}. */
+  public Inference alertProvidersThrough(io.engram.inference.routing.ProviderAlerts alerts) {
+    routing.alertThrough(alerts);
+    return this;
+  }
+
   /** Organizations' own models (uploads and fine-tuned models). */
   public ModelUploads uploads() {
     return uploads;

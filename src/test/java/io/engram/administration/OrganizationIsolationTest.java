@@ -113,6 +113,21 @@ class OrganizationIsolationTest {
                       + "\"protocol\":\"tcp\",\"action\":\"deny\"}]}"))
               .status())
           .isEqualTo(200);
+      theirIds.put(
+          "provider_id",
+          created(
+              server,
+              theirs,
+              "providers",
+              "{\"name\":\"theirs\",\"kind\":\"openai\",\"base_url\":\"http://theirs.example/v1\","
+                  + "\"api_key\":\"their-secret\"}"));
+      Http.Response model = server.asOperator(server
+          .http
+          .post("/v1/organizations/" + theirs + "/models")
+          .json("{\"id\":\"their-model\",\"deployments\":[{\"provider_id\":\""
+              + theirIds.get("provider_id") + "\",\"model\":\"m\"}]}"));
+      assertThat(model.status()).as(model.text()).isEqualTo(201);
+      theirIds.put("model_id", "their-model");
       // Checked once now: with the test clock standing still, no later check changes the record.
       assertThat(server
               .asOperator(server
@@ -196,6 +211,8 @@ class OrganizationIsolationTest {
         "/ssl",
         "/allowlist",
         "/firewall",
+        "/providers",
+        "/models",
         "/vpc-peering",
         "/private-endpoint",
         "/instances",

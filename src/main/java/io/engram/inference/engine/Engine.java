@@ -18,14 +18,16 @@ public interface Engine {
   Generation generate(GenerationRequest request, TokenSink sink);
 
   /**
-   * Whether the engine carries out this field of a request's {@link GenerationRequest#tooling}
-   * ({@code tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code response_format},
-   * {@code n}, {@code logprobs}, {@code top_logprobs}, {@code logit_bias}; {@code tools} also
-   * stands for tool messages) at this value. An engine is never sent a request with a field it
-   * does not carry: the gateway refuses it first, by name.
+   * Whether the engine carries out this field of a request at this value: a sampling field the
+   * client set ({@link Sampling#FIELDS}), a field of {@link GenerationRequest#tooling} ({@code
+   * tools}, {@code tool_choice}, {@code parallel_tool_calls}, {@code response_format}, {@code n},
+   * {@code logprobs}, {@code top_logprobs}, {@code logit_bias}; {@code tools} also stands for tool
+   * messages), or any other parameter the client sent. An engine is never sent a request with a
+   * field it does not carry: the gateway refuses it first, by name (or, for an engine that calls
+   * out, drops it when the organization chose so: the engine then leaves it out).
    */
   default boolean carries(String field, JsonNode value) {
-    return false;
+    return Sampling.FIELDS.contains(field);
   }
 
   /**

@@ -123,7 +123,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
     return switch (field) {
       case "response_format" -> value.path("type").asText().equals("json_object");
       case "store" -> value.isBoolean() && !value.asBoolean(); // nothing is stored: as asked
-      default -> false;
+      default -> io.engram.inference.engine.Sampling.FIELDS.contains(field);
     };
   }
 

@@ -3,86 +3,39 @@ package io.engram.inference.remote;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
-import io.engram.inference.engine.ClientGoneException;
-import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.Sampling;
 import io.engram.inference.engine.TokenSink;
-import io.engram.platform.httpclient.ClientResponse;
-import io.engram.platform.httpclient.MalformedResponseException;
 import io.engram.platform.httpclient.OriginClient;
-import io.engram.platform.httpclient.UnreachableException;
 import io.engram.platform.json.Json;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Any OpenAI-compatible server (vLLM, llama.cpp, Ollama, a hosted API). The client's mode is kept:
+ * Any server with OpenAI's API (OpenAI, vLLM, llama.cpp, Ollama, a hosted API), and Azure OpenAI
+ * (its deployment path, {@code api-version} and {@code api-key} header). The client's mode is kept:
  * a streamed request is streamed upstream and each upstream chunk is handed on as it is read, with
- * no buffering; a plain request is a plain upstream request.
- *
- * <p>REQUEST_TIMEOUT bounds the wait for the upstream's answer and every silence inside a stream
- * (the socket's read timeout); when the caller leaves, the upstream connection is closed, which
- * aborts the upstream request.
+ * no buffering; a plain request is a plain upstream request. Every field of the client's request
+ * goes on as the client sent it.
  */
-public final class RemoteEngine implements Engine, AutoCloseable {
-  private static final int MAX_ERROR_BODY = 64 * 1024;
-  /** A whole (not streamed) answer larger than this is not a chat completion. */
-  private static final int MAX_WHOLE_BODY = 64 * 1024 * 1024;
-
-  private final Endpoint endpoint;
-  private final URI baseUrl;
-  private final String upstreamModel;
-  private final Duration timeout;
-  private final OriginClient client;
-  private final boolean ownsClient;
+public final class RemoteEngine extends ProviderEngine {
   private final String[] streamHeaders;
   private final String[] wholeHeaders;
-
-  /**
-   * Where and how to call one provider: its base URL (OpenAI's kind: including {@code /v1};
-   * Azure's: the resource's address), its key (null: none), extra headers sent on every call, and
-   * for Azure OpenAI the {@code api-version} (the deployment is then named in the path and the key
-   * sent as {@code api-key}). {@code replyLimitField} is the field the reply's limit is set in when
-   * the client set none.
-   */
-  public record Endpoint(
-      URI baseUrl,
-      String apiKey,
-      java.util.Map<String, String> headers,
-      String azureApiVersion,
-      String replyLimitField) {
-    public Endpoint {
-      String base = baseUrl.toString();
-      baseUrl = URI.create(base.endsWith("/") ? base : base + "/");
-      apiKey = apiKey == null || apiKey.isEmpty() ? null : apiKey;
-      headers = java.util.Map.copyOf(headers);
-    }
-
-    /** A client of the endpoint's origin, for the engines of its models to share. */
-    public OriginClient client(Duration timeout) {
-      return new OriginClient(baseUrl, timeout, timeout, null);
-    }
-  }
 
   /**
    * @param baseUrl the upstream's base URL including {@code /v1}
    * @param upstreamModel the model name sent upstream; empty: the client's model id is sent as is
    */
   public RemoteEngine(URI baseUrl, String apiKey, String upstreamModel, Duration timeout) {
-    this(
-        new Endpoint(baseUrl, apiKey, java.util.Map.of(), null, "max_tokens"),
-        upstreamModel,
-        timeout,
-        null);
+    this(new Endpoint(baseUrl, apiKey, Map.of(), null, "max_tokens"), upstreamModel, timeout, null);
   }
 
   /**
@@ -91,92 +44,30 @@ public final class RemoteEngine implements Engine, AutoCloseable {
    */
   public RemoteEngine(
       Endpoint endpoint, String upstreamModel, Duration timeout, OriginClient shared) {
-    this.endpoint = endpoint;
-    this.baseUrl = endpoint.baseUrl();
-    this.upstreamModel = upstreamModel == null || upstreamModel.isEmpty() ? null : upstreamModel;
-    this.timeout = timeout;
-    this.ownsClient = shared == null;
-    this.client = shared == null ? endpoint.client(timeout) : shared;
-    this.streamHeaders = headers("text/event-stream");
-    this.wholeHeaders = headers("application/json");
+    super(endpoint, upstreamModel, timeout, shared);
+    this.streamHeaders = apiHeaders("text/event-stream");
+    this.wholeHeaders = apiHeaders("application/json");
   }
 
-  public URI baseUrl() {
-    return baseUrl;
-  }
-
-  @Override
-  public java.util.Optional<URI> origin() {
-    return java.util.Optional.of(baseUrl);
+  private String[] apiHeaders(String accept) {
+    List<String> own =
+        new ArrayList<>(List.of("Content-Type", "application/json", "Accept", accept));
+    if (endpoint.apiKey() != null) {
+      own.addAll(
+          endpoint.azureApiVersion() != null
+              ? List.of("api-key", endpoint.apiKey())
+              : List.of("Authorization", "Bearer " + endpoint.apiKey()));
+    }
+    return headers(own.toArray(String[]::new));
   }
 
   /**
-   * Tools, tool messages, structured output, several choices, log probabilities and logit bias
-   * go to the upstream as the client sent them.
+   * Tools, tool messages, structured output, several choices, log probabilities, logit bias and
+   * every other parameter go to the upstream as the client sent them.
    */
   @Override
   public boolean carries(String field, JsonNode value) {
     return true;
-  }
-
-  @Override
-  public Generation generate(GenerationRequest request, TokenSink sink) {
-    try (ClientResponse response = send(request)) {
-      InputStream body = response.body();
-      if (response.status() != 200) {
-        throw UpstreamErrors.fromStatus(
-            response.status(), readBounded(body), response.header("Retry-After").orElse(null));
-      }
-      sink.begin();
-      return request.stream() ? relay(request, response, sink) : whole(request, body, sink);
-    } catch (SocketTimeoutException e) {
-      throw new EngineException(
-          EngineException.Failure.TIMEOUT,
-          "The upstream was silent for more than " + timeoutOf(request).toSeconds()
-              + " seconds while answering",
-          null,
-          e);
-    } catch (MalformedResponseException e) {
-      throw malformed(e.getMessage());
-    } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.CUT,
-          "The upstream connection failed while reading the " + "response: " + e.getMessage(),
-          null,
-          e);
-    }
-  }
-
-  private ClientResponse send(GenerationRequest request) {
-    String target = target(request.isChat() ? "chat/completions" : "completions", request.model());
-    try {
-      return client.send(
-          "POST",
-          target,
-          request.stream() ? streamHeaders : wholeHeaders,
-          Json.MAPPER.writeValueAsBytes(upstreamBody(request)),
-          request.timeout());
-    } catch (UnreachableException e) {
-      throw new EngineException(
-          EngineException.Failure.UNAVAILABLE,
-          "The upstream at " + baseUrl + " could not be reached",
-          null,
-          e);
-    } catch (SocketTimeoutException e) {
-      throw new EngineException(
-          EngineException.Failure.TIMEOUT,
-          "The upstream did not answer within " + timeoutOf(request).toSeconds() + " seconds",
-          null,
-          e);
-    } catch (MalformedResponseException e) {
-      throw malformed(e.getMessage());
-    } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.UNAVAILABLE,
-          "The upstream request failed: " + e.getMessage(),
-          null,
-          e);
-    }
   }
 
   /**
@@ -185,81 +76,42 @@ public final class RemoteEngine implements Engine, AutoCloseable {
    *
    * @throws EngineException as a generation would fail on the same answer
    */
-  public java.util.List<String> listModels() {
+  @Override
+  public List<String> listModels() {
     String target = endpoint.azureApiVersion() == null
         ? baseUrl.getRawPath() + "models"
-        : baseUrl.getRawPath() + "openai/models?api-version="
-            + java.net.URLEncoder.encode(endpoint.azureApiVersion(), StandardCharsets.UTF_8);
-    try (ClientResponse response = client.send("GET", target, wholeHeaders, new byte[0])) {
-      if (response.status() != 200) {
-        throw UpstreamErrors.fromStatus(
-            response.status(),
-            readBounded(response.body()),
-            response.header("Retry-After").orElse(null));
-      }
-      JsonNode json = parse(
-          new String(response.body().readNBytes(MAX_ERROR_BODY * 16), StandardCharsets.UTF_8));
-      java.util.List<String> names = new java.util.ArrayList<>();
-      json.path("data").forEach(m -> names.add(m.path("id").asText()));
-      return names;
-    } catch (UnreachableException e) {
-      throw new EngineException(
-          EngineException.Failure.UNAVAILABLE,
-          "The provider at " + baseUrl + " could not be reached",
-          null,
-          e);
-    } catch (SocketTimeoutException e) {
-      throw new EngineException(
-          EngineException.Failure.TIMEOUT, "The provider did not answer in time", null, e);
-    } catch (MalformedResponseException e) {
-      throw malformed(e.getMessage());
-    } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.UNAVAILABLE,
-          "The provider request failed: " + e.getMessage(),
-          null,
-          e);
-    }
+        : baseUrl.getRawPath() + "openai/models?api-version=" + encode(endpoint.azureApiVersion());
+    List<String> names = new ArrayList<>();
+    getJson(target, wholeHeaders)
+        .path("data")
+        .forEach(m -> names.add(m.path("id").asText()));
+    return names;
   }
 
   /** The path of an operation: under the base URL, or Azure's deployment path and version. */
-  private String target(String operation, String requestedModel) {
+  @Override
+  String target(GenerationRequest request) {
+    String operation = request.isChat() ? "chat/completions" : "completions";
     if (endpoint.azureApiVersion() == null) {
       return baseUrl.getRawPath() + operation;
     }
-    String deployment = upstreamModel == null ? requestedModel : upstreamModel;
-    return baseUrl.getRawPath() + "openai/deployments/"
-        + java.net.URLEncoder.encode(deployment, StandardCharsets.UTF_8) + "/" + operation
-        + "?api-version="
-        + java.net.URLEncoder.encode(endpoint.azureApiVersion(), StandardCharsets.UTF_8);
+    return baseUrl.getRawPath() + "openai/deployments/" + encode(modelOf(request)) + "/" + operation
+        + "?api-version=" + encode(endpoint.azureApiVersion());
   }
 
-  /** The call's headers: the endpoint's own first, then what this engine sets (it wins). */
-  private String[] headers(String accept) {
-    java.util.List<String> headers = new java.util.ArrayList<>();
-    endpoint.headers().forEach((name, value) -> {
-      headers.add(name);
-      headers.add(value);
-    });
-    headers.addAll(java.util.List.of("Content-Type", "application/json", "Accept", accept));
-    if (endpoint.apiKey() != null) {
-      if (endpoint.azureApiVersion() != null) {
-        headers.addAll(java.util.List.of("api-key", endpoint.apiKey()));
-      } else {
-        headers.addAll(java.util.List.of("Authorization", "Bearer " + endpoint.apiKey()));
-      }
-    }
-    return headers.toArray(String[]::new);
+  private static String encode(String text) {
+    return URLEncoder.encode(text, StandardCharsets.UTF_8);
   }
 
-  /** The request's own timeout (its organization's REQUEST_TIMEOUT), else this engine's. */
-  private Duration timeoutOf(GenerationRequest request) {
-    return request.timeout() == null ? timeout : request.timeout();
+  @Override
+  String[] headers(GenerationRequest request) {
+    return request.stream() ? streamHeaders : wholeHeaders;
   }
 
-  private ObjectNode upstreamBody(GenerationRequest request) {
+  @Override
+  ObjectNode body(GenerationRequest request) {
     ObjectNode body = Json.MAPPER.createObjectNode();
-    body.put("model", upstreamModel == null ? request.model() : upstreamModel);
+    body.put("model", modelOf(request));
     if (request.isChat()) {
       var messages = body.putArray("messages");
       for (ChatMessage m : request.messages()) {
@@ -294,13 +146,8 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     return body;
   }
 
-  private Generation whole(GenerationRequest request, InputStream body, TokenSink sink)
-      throws IOException {
-    byte[] bytes = body.readNBytes(MAX_WHOLE_BODY + 1);
-    if (bytes.length > MAX_WHOLE_BODY) {
-      throw malformed("the response is larger than " + MAX_WHOLE_BODY + " bytes");
-    }
-    JsonNode json = parse(new String(bytes, StandardCharsets.UTF_8));
+  @Override
+  Generation whole(GenerationRequest request, JsonNode json, TokenSink sink) {
     JsonNode choice = json.path("choices").path(0);
     JsonNode text = request.isChat() ? choice.path("message").path("content") : choice.path("text");
     JsonNode toolCalls = choice.path("message").get("tool_calls");
@@ -318,22 +165,15 @@ public final class RemoteEngine implements Engine, AutoCloseable {
         content, finishReason(choice), usage(json.get("usage")), calls ? toolCalls : null, choices);
   }
 
-  /** Reads the upstream's SSE stream line by line and hands on each chunk's text at once. */
-  private Generation relay(GenerationRequest request, ClientResponse response, TokenSink sink)
-      throws IOException {
+  /** Reads the upstream's chunks and hands on each one's text (or choices) at once. */
+  @Override
+  Generation relay(GenerationRequest request, Events events, TokenSink sink) throws IOException {
     StringBuilder text = new StringBuilder();
     String finishReason = null;
     Generation.Usage usage = null;
     boolean done = false;
-    sink.onClientGone(response::abort);
-    BufferedReader lines =
-        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
-    String line;
-    while ((line = readLine(lines, response, request)) != null) {
-      if (!line.startsWith("data:")) {
-        continue; // comments (keep-alives), event names, blank separators
-      }
-      String data = line.substring(5).strip();
+    String data;
+    while ((data = events.nextData()) != null) {
       if (data.equals("[DONE]")) {
         done = true;
         break;
@@ -376,32 +216,10 @@ public final class RemoteEngine implements Engine, AutoCloseable {
       }
     }
     if (!done && finishReason == null) {
-      throw new EngineException(
-          EngineException.Failure.CUT,
-          "The upstream stream ended before the generation " + "finished");
+      throw cut();
     }
     return new Generation(
         text.toString(), finishReason == null ? Generation.STOP : finishReason, usage);
-  }
-
-  private String readLine(BufferedReader lines, ClientResponse response, GenerationRequest request)
-      throws IOException {
-    try {
-      return lines.readLine();
-    } catch (IOException e) {
-      if (response.aborted()) {
-        throw new ClientGoneException(e);
-      }
-      if (e instanceof SocketTimeoutException) {
-        throw new EngineException(
-            EngineException.Failure.TIMEOUT,
-            "The upstream stream was silent for more than " + timeoutOf(request).toSeconds()
-                + " seconds",
-            null,
-            e);
-      }
-      throw e;
-    }
   }
 
   private static String finishReason(JsonNode choice) {
@@ -419,34 +237,5 @@ public final class RemoteEngine implements Engine, AutoCloseable {
     }
     return new Generation.Usage(
         usage.get("prompt_tokens").asInt(), usage.get("completion_tokens").asInt());
-  }
-
-  private static JsonNode parse(String json) {
-    try {
-      JsonNode node = Json.MAPPER.readTree(json);
-      if (node == null || !node.isObject()) {
-        throw malformed("expected a JSON object");
-      }
-      return node;
-    } catch (IOException e) {
-      throw malformed("not JSON: " + e.getMessage());
-    }
-  }
-
-  private static EngineException malformed(String why) {
-    return new EngineException(
-        EngineException.Failure.MALFORMED,
-        "The upstream's response is not an " + "OpenAI-compatible response: " + why);
-  }
-
-  private static String readBounded(InputStream body) throws IOException {
-    return new String(body.readNBytes(MAX_ERROR_BODY), StandardCharsets.UTF_8);
-  }
-
-  @Override
-  public void close() {
-    if (ownsClient) {
-      client.close();
-    }
   }
 }

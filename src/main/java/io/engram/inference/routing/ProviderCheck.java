@@ -2,7 +2,7 @@ package io.engram.inference.routing;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.EngineException;
-import io.engram.inference.remote.RemoteEngine;
+import io.engram.inference.remote.ProviderEngine;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
 import io.engram.platform.net.Egress;
@@ -34,7 +34,7 @@ final class ProviderCheck {
     }
     ObjectNode answer = Json.MAPPER.createObjectNode().put("provider_id", provider.id());
     long started = System.nanoTime();
-    try (RemoteEngine engine = new RemoteEngine(Router.endpoint(provider), null, TIMEOUT, null)) {
+    try (ProviderEngine engine = Router.engine(provider, null, TIMEOUT, null)) {
       List<String> models = engine.listModels();
       answer.put("ok", true);
       answer

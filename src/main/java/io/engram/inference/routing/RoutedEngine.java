@@ -38,6 +38,7 @@ final class RoutedEngine implements Engine {
   private final RoutingMetrics metrics;
   private final Egress egress;
   private final Duration defaultTimeout;
+  private final ProviderAlerts alerts;
 
   RoutedEngine(
       RoutedModel model,
@@ -45,7 +46,9 @@ final class RoutedEngine implements Engine {
       Cooldowns cooldowns,
       RoutingMetrics metrics,
       Egress egress,
-      Duration defaultTimeout) {
+      Duration defaultTimeout,
+      ProviderAlerts alerts) {
+    this.alerts = alerts;
     this.model = model;
     this.groups = groups;
     this.cooldowns = cooldowns;
@@ -71,24 +74,39 @@ final class RoutedEngine implements Engine {
   }
 
   /**
-   * What the model's operator declared it can do: tools (and tool messages) when it calls tools,
-   * a JSON schema output when it follows one; everything else goes to the provider as sent.
+   * What the model's operator declared it can do (tools and tool messages when it calls tools, a
+   * JSON schema output when it follows one), and what every deployment's provider API carries: a
+   * request any of them could be sent to must be one each can answer.
    */
   @Override
   public boolean carries(String field, JsonNode value) {
-    return switch (field) {
+    boolean declared = switch (field) {
       case "tools", "tool_choice", "parallel_tool_calls" -> model.capabilities().tools();
       case "response_format" ->
         !value.path("type").asText().equals("json_schema")
             || model.capabilities().jsonSchema();
       default -> true;
     };
+    if (!declared) {
+      return false;
+    }
+    for (List<Target> group : groups) {
+      for (Target target : group) {
+        if (!target.engine.carries(field, value)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
     long deadline = System.nanoTime() + timeoutOf(request).toNanos();
     Set<Target> tried = new HashSet<>();
+    // Not tried again in this request: the firewall blocks it, it refused the key or it asked
+    // the gateway to slow down.
+    Set<Target> spent = new HashSet<>();
     List<String> failures = new ArrayList<>();
     RuntimeException last = null;
     int attempts = 0;
@@ -96,10 +114,10 @@ final class RoutedEngine implements Engine {
     while (attempts <= model.retries()) {
       Target target = pick(tried);
       if (target == null) {
-        if (tried.isEmpty()) {
-          break; // nothing can take it (every deployment blocked by the firewall)
+        if (spent.size() == tried.size()) {
+          break; // nothing left that another attempt could change
         }
-        tried.clear(); // a new round over the same deployments, after a pause
+        tried.retainAll(spent); // a new round over the others, after a pause
         round++;
         if (!pause(backoff(round, last), deadline)) {
           break;
@@ -111,32 +129,55 @@ final class RoutedEngine implements Engine {
       if (remaining <= 0) {
         break;
       }
-      attempts++;
-      if (attempts > 1) {
-        metrics.retried(model.model());
-      }
       try {
         egress.admit(request.orgId(), target.origin);
       } catch (OutboundBlocked e) {
         metrics.attempt(target.id, "outbound_blocked", 0);
+        spent.add(target);
         last = ApiException.forbidden("outbound_blocked", e.getMessage());
         failures.add(target.id + ": outbound blocked");
         continue;
+      }
+      attempts++;
+      if (attempts > 1) {
+        metrics.retried(model.model());
       }
       Attempt attempt = new Attempt(sink, target.id, attempts);
       long started = System.nanoTime();
       target.inFlight.incrementAndGet();
       try {
-        Generation generation =
-            target.engine.generate(request.within(attemptTimeout(target, remaining)), attempt);
+        Generation generation = target.engine.generate(
+            attempts == 1 && target.timeout == null
+                ? request // the whole of the request's time, as its organization set it
+                : request.within(attemptTimeout(target, remaining)),
+            attempt);
         metrics.attempt(target.id, "completed", System.nanoTime() - started);
         cooldowns.succeeded(target.id);
+        if (!target.misconfiguredFor.isEmpty() && target.misconfiguredFor.remove(request.orgId())) {
+          alerts.report(
+              request.orgId(),
+              false,
+              "The deployment " + target.id + " of the model '" + model.model()
+                  + "' answers again");
+        }
         return generation;
       } catch (EngineException e) {
         metrics.attempt(target.id, e.failure().code(), System.nanoTime() - started);
         boolean retryable = retryable(e) && !(attempt.begun && request.stream());
         if (retryable) {
           cooldowns.failed(target.id, restsAtOnce(e), restFor(e));
+          if (restsAtOnce(e)) {
+            spent.add(target);
+          }
+          if (e.failure() == EngineException.Failure.MISCONFIGURED && request.orgId() != null) {
+            target.misconfiguredFor.add(request.orgId());
+            alerts.report(
+                request.orgId(),
+                true,
+                "The provider '" + target.providerName
+                    + "' refused the deployment " + target.id + " of the model '" + model.model()
+                    + "': " + e.getMessage());
+          }
         }
         if (!retryable) {
           throw e;

@@ -3,6 +3,9 @@ package io.engram.inference.routing;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.models.ModelCatalog;
+import io.engram.inference.remote.AnthropicEngine;
+import io.engram.inference.remote.GeminiEngine;
+import io.engram.inference.remote.ProviderEngine;
 import io.engram.inference.remote.RemoteEngine;
 import io.engram.platform.cluster.NodeBus;
 import io.engram.platform.httpclient.OriginClient;
@@ -44,6 +47,7 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
   private final Map<String, Map<String, ModelCatalog.Entry>> visible = new ConcurrentHashMap<>();
   private final Map<String, Long> versions = new ConcurrentHashMap<>();
   private volatile long polledSince;
+  private volatile ProviderAlerts alerts = ProviderAlerts.NONE;
 
   /** The server's provider and model set by ENGRAM_UPSTREAM_* (kept out of the store). */
   public record Configured(List<Provider> providers, List<RoutedModel> models) {
@@ -80,6 +84,14 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
 
   Configured configured() {
     return configured;
+  }
+
+  /** Where misconfigured providers are reported from now on (models built since). */
+  void alertThrough(ProviderAlerts providerAlerts) {
+    this.alerts = providerAlerts;
+    for (String scope : List.copyOf(scopes.keySet())) {
+      forget(scope);
+    }
   }
 
   List<Provider> providers(String scope) {
@@ -157,7 +169,13 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
       engines.put(
           model.model(),
           new RoutedEngine(
-              model, List.copyOf(groups.values()), cooldowns, metrics, egress, defaultTimeout));
+              model,
+              List.copyOf(groups.values()),
+              cooldowns,
+              metrics,
+              egress,
+              defaultTimeout,
+              alerts));
     }
     Set<String> hidden = server ? Set.of() : store.hidden(scope);
     return new Built(
@@ -169,7 +187,7 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
   }
 
   private Target target(RoutedModel.Deployment d, Provider provider, OriginClient client) {
-    Engine engine = new RemoteEngine(endpoint(provider), d.model(), timeout(provider), client);
+    Engine engine = engine(provider, d.model(), timeout(provider), client);
     return new Target(
         d.id(),
         provider.name(),
@@ -186,8 +204,19 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
         : Duration.ofSeconds(provider.timeoutSeconds());
   }
 
-  static RemoteEngine.Endpoint endpoint(Provider provider) {
-    return new RemoteEngine.Endpoint(
+  /** The engine that speaks the provider's API for one of its models. */
+  static ProviderEngine engine(
+      Provider provider, String model, Duration timeout, OriginClient client) {
+    ProviderEngine.Endpoint endpoint = endpoint(provider);
+    return switch (provider.kind()) {
+      case OPENAI, AZURE_OPENAI -> new RemoteEngine(endpoint, model, timeout, client);
+      case ANTHROPIC -> new AnthropicEngine(endpoint, model, timeout, client);
+      case GEMINI -> new GeminiEngine(endpoint, model, timeout, client);
+    };
+  }
+
+  static ProviderEngine.Endpoint endpoint(Provider provider) {
+    return new ProviderEngine.Endpoint(
         provider.baseUrl(),
         provider.apiKey(),
         provider.headers(),

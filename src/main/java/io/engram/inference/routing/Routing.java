@@ -132,6 +132,11 @@ public final class Routing {
     return router;
   }
 
+  /** Reports providers that refuse the gateway's key or model through {@code alerts}. */
+  public void alertThrough(ProviderAlerts alerts) {
+    router.alertThrough(alerts);
+  }
+
   /** Catches up with changes other nodes made (every second: the bus's message may be lost). */
   public void followChanges() {
     router.followChanges(clock.millis());

@@ -19,6 +19,8 @@ final class Target {
   final int priority;
   final Duration timeout;
   final AtomicInteger inFlight = new AtomicInteger();
+  /** Organizations whose requests it refused as misconfigured, until it answers them again. */
+  final java.util.Set<String> misconfiguredFor = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   Target(
       String id,
