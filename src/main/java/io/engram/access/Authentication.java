@@ -13,6 +13,9 @@ public final class Authentication {
   public static final String CSRF_COOKIE = "engram_csrf";
   public static final String CSRF_HEADER = "X-CSRF-Token";
 
+  /** The header Anthropic's clients carry their key in. */
+  static final String API_KEY_HEADER = "x-api-key";
+
   private final CredentialService credentials;
   private final SessionService sessions;
 
@@ -30,6 +33,11 @@ public final class Authentication {
             "invalid_api_key", "The Authorization header must be 'Bearer <key>'");
       }
       return credentials.authenticate(parts[1].trim());
+    }
+    // Anthropic's clients send their key as x-api-key: an Engram credential works there too.
+    String apiKey = ctx.header(API_KEY_HEADER);
+    if (apiKey != null && !apiKey.isBlank()) {
+      return credentials.authenticate(apiKey.trim());
     }
     String session = ctx.cookie(SESSION_COOKIE);
     if (session != null && acceptsSessions(ctx.path())) {

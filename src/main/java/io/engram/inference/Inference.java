@@ -274,6 +274,7 @@ public final class Inference implements Module {
             maxBodyBytes,
             assistants.maxSteps()),
         new ResponsesRoutes(gateway, responses, maxBodyBytes, keepAlives, keepAlive, clock),
+        new MessagesRoutes(gateway, maxBodyBytes, keepAlives, keepAlive, clock),
         new ModelRoutes(
             gateway.catalog(),
             List.of(EmbeddingRoutes.card(started)),

@@ -107,9 +107,11 @@ public final class ApiContract {
       }
       // Undocumented errors still have to be in their route family's error shape.
       schemaPointer = "/components/schemas/"
-          + (RouteFamily.of(exchange.pathAndQuery().split("\\?", 2)[0]) == RouteFamily.PRODUCT
-              ? "ProductError"
-              : "OpenAIError");
+          + switch (RouteFamily.of(exchange.pathAndQuery().split("\\?", 2)[0])) {
+            case PRODUCT -> "ProductError";
+            case ANTHROPIC -> "AnthropicError";
+            case OPENAI -> "OpenAIError";
+          };
     } else {
       JsonNode response = responses.path(key);
       JsonNode content = resolve(response).path("content");

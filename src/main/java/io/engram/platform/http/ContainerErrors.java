@@ -35,9 +35,8 @@ final class ContainerErrors extends ErrorHandler {
             message == null || message.isBlank() ? ErrorResponses.title(code) : message,
             null);
     String path = request.getHttpURI().getPath();
-    Map<String, Object> body = RouteFamily.of(path == null ? "/" : path) == RouteFamily.PRODUCT
-        ? ErrorResponses.productBody(error)
-        : ErrorResponses.openAiBody(error);
+    Map<String, Object> body =
+        ErrorResponses.body(RouteFamily.of(path == null ? "/" : path), error);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.write(
         true, ByteBuffer.wrap(Json.write(body).getBytes(StandardCharsets.UTF_8)), callback);

@@ -14,9 +14,44 @@ public final class ErrorResponses {
     if (e.retryAfterSeconds() != null) {
       ctx.header("Retry-After", String.valueOf(e.retryAfterSeconds()));
     }
-    Map<String, Object> body =
-        RouteFamily.of(ctx.path()) == RouteFamily.PRODUCT ? productBody(e) : openAiBody(e);
-    Responses.json(ctx, body);
+    Responses.json(ctx, body(RouteFamily.of(ctx.path()), e));
+  }
+
+  static Map<String, Object> body(RouteFamily family, ApiException e) {
+    return switch (family) {
+      case PRODUCT -> productBody(e);
+      case ANTHROPIC -> anthropicBody(e);
+      case OPENAI -> openAiBody(e);
+    };
+  }
+
+  /**
+   * Anthropic's error shape, as its clients read it ({@code type: error}, an {@code error} with
+   * Anthropic's type for the status and the message), with Engram's code and param kept.
+   */
+  public static Map<String, Object> anthropicBody(ApiException e) {
+    Map<String, Object> error = new LinkedHashMap<>();
+    error.put(
+        "type",
+        switch (e.status()) {
+          case 400, 409, 413, 415, 422 -> "invalid_request_error";
+          case 401 -> "authentication_error";
+          case 403 -> "permission_error";
+          case 404 -> "not_found_error";
+          case 429 -> "rate_limit_error";
+          case 503, 529 -> "overloaded_error";
+          default -> "api_error";
+        });
+    error.put("message", e.getMessage());
+    error.put("code", e.code());
+    error.put("param", e.param());
+    if (e.retryAfterSeconds() != null) {
+      error.put("retry_after", e.retryAfterSeconds());
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("type", "error");
+    body.put("error", error);
+    return body;
   }
 
   static Map<String, Object> productBody(ApiException e) {
