@@ -6,7 +6,8 @@ import java.util.Set;
 
 /**
  * A stored credential, without its secret. {@code grants} holds scopes (context tokens) or
- * permissions (API keys); {@code agents} is null when the credential is not bound to agents.
+ * permissions (API keys); {@code agents} is null when the credential is not bound to agents,
+ * {@code models} null when it may call every model its organization sees.
  */
 public record Credential(
     String id,
@@ -20,7 +21,8 @@ public record Credential(
     String createdBy,
     Instant createdAt,
     Instant expiresAt,
-    Instant revokedAt) {
+    Instant revokedAt,
+    List<String> models) {
 
   public boolean isRevoked() {
     return revokedAt != null;

@@ -20,8 +20,16 @@ public final class CredentialService {
   /** A just-created credential and its secret, which is shown once and never again. */
   public record Issued(Credential credential, String secret) {}
 
-  /** What a new credential is allowed to do; grants are already-validated wire names. */
-  public record Grant(Set<String> grants, List<String> agents, Integer rateLimit) {}
+  /**
+   * What a new credential is allowed to do; grants are already-validated wire names. {@code
+   * models} is null for every model the organization sees.
+   */
+  public record Grant(
+      Set<String> grants, List<String> agents, Integer rateLimit, List<String> models) {
+    public Grant(Set<String> grants, List<String> agents, Integer rateLimit) {
+      this(grants, agents, rateLimit, null);
+    }
+  }
 
   private static final String ENV_ADMIN_KEY_ID = "env:ENGRAM_ADMIN_KEY";
 
@@ -79,7 +87,8 @@ public final class CredentialService {
         createdBy,
         now,
         expiresAt,
-        null);
+        null,
+        grant.models());
     store.insert(credential, SecretFormat.hash(secret));
     return new Issued(credential, secret);
   }
@@ -159,7 +168,8 @@ public final class CredentialService {
         credential.agents(),
         credential.rateLimit(),
         null,
-        null);
+        null,
+        credential.models());
   }
 
   /** Reads a credential and its organization from the database and remembers them if valid. */

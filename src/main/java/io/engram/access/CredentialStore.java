@@ -28,7 +28,8 @@ public final class CredentialStore {
       rs.getString("created_by"),
       Rows.instant(rs, "created_at"),
       Rows.nullableInstant(rs, "expires_at"),
-      Rows.nullableInstant(rs, "revoked_at"));
+      Rows.nullableInstant(rs, "revoked_at"),
+      rs.getString("models") == null ? null : readList(rs.getString("models")));
 
   private final Database db;
 
@@ -39,9 +40,9 @@ public final class CredentialStore {
   public void insert(Credential credential, String secretHash) {
     db.write(h -> h.createUpdate("""
             INSERT INTO credentials (id, kind, org_id, name, secret_hash, hint, grants, agents, rate_limit,
-                                     created_by, created_at, expires_at, revoked_at)
+                                     created_by, created_at, expires_at, revoked_at, models)
             VALUES (:id, :kind, :org, :name, :hash, :hint, :grants, :agents, :rateLimit,
-                    :createdBy, :createdAt, :expiresAt, NULL)""")
+                    :createdBy, :createdAt, :expiresAt, NULL, :models)""")
         .bind("id", credential.id())
         .bind("kind", credential.kind().id())
         .bind("org", credential.orgId())
@@ -51,6 +52,7 @@ public final class CredentialStore {
         .bind("grants", Json.write(credential.grants()))
         .bind("agents", credential.agents() == null ? null : Json.write(credential.agents()))
         .bind("rateLimit", credential.rateLimit())
+        .bind("models", credential.models() == null ? null : Json.write(credential.models()))
         .bind("createdBy", credential.createdBy())
         .bind("createdAt", credential.createdAt().toEpochMilli())
         .bind(

@@ -18,7 +18,26 @@ public record Principal(
     List<String> agents,
     Integer rateLimit,
     User user,
-    String csrfHash) {
+    String csrfHash,
+    List<String> models) {
+
+  /** A principal who may call every model its organization sees. */
+  public Principal(
+      Kind kind,
+      String credentialId,
+      Organization organization,
+      Set<String> grants,
+      List<String> agents,
+      Integer rateLimit,
+      User user,
+      String csrfHash) {
+    this(kind, credentialId, organization, grants, agents, rateLimit, user, csrfHash, null);
+  }
+
+  /** Whether the credential may call this model (one limited to a list of models names it). */
+  public boolean mayUse(String modelId) {
+    return models == null || models.contains(modelId);
+  }
 
   public enum Kind {
     ACCOUNT,

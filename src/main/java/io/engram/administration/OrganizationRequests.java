@@ -33,12 +33,24 @@ public final class OrganizationRequests {
   /** {@code password} is null for a user who cannot sign in yet. */
   public record NewUser(String email, String name, Role role, String password) {}
 
-  /** {@code agents} is null for a token that reaches every agent. */
-  public record NewToken(String name, Set<String> scopes, List<String> agents, Instant expiresAt) {}
+  /**
+   * {@code agents} is null for a token that reaches every agent; {@code models} null for one that
+   * may call every model its organization sees.
+   */
+  public record NewToken(
+      String name,
+      Set<String> scopes,
+      List<String> agents,
+      Instant expiresAt,
+      List<String> models) {}
 
-  /** {@code rateLimit} is null for RATE_LIMIT_REQUESTS. */
+  /** {@code rateLimit} is null for RATE_LIMIT_REQUESTS; {@code models} as for a token. */
   public record NewApiKey(
-      String name, Set<String> permissions, Integer rateLimit, Instant expiresAt) {}
+      String name,
+      Set<String> permissions,
+      Integer rateLimit,
+      Instant expiresAt,
+      List<String> models) {}
 
   public record NewAccountKey(String name, Instant expiresAt) {}
 
@@ -125,7 +137,7 @@ public final class OrganizationRequests {
   }
 
   public static NewToken token(JsonBody body) {
-    body.allowOnly(Set.of("name", "scopes", "agents", "expires_at"));
+    body.allowOnly(Set.of("name", "scopes", "agents", "expires_at", "models"));
     String name = body.requiredString("name", NAME_MAX);
     Set<String> scopes = wireNames(
         body, "scopes", value -> Scope.fromWire(value).map(Scope::wireName), Scope.allWireNames());
@@ -143,11 +155,25 @@ public final class OrganizationRequests {
       });
       agents = List.copyOf(new LinkedHashSet<>(agents));
     }
-    return new NewToken(name, scopes, agents, body.optionalInstant("expires_at").orElse(null));
+    return new NewToken(
+        name, scopes, agents, body.optionalInstant("expires_at").orElse(null), models(body));
+  }
+
+  /**
+   * {@code models}: the client-facing model ids the credential may call (chat and embedding
+   * alike); left out, every model its organization sees.
+   */
+  private static List<String> models(JsonBody body) {
+    List<String> models = body.optionalStringList("models", 100, 256).orElse(null);
+    if (models != null && models.isEmpty()) {
+      throw ApiException.badRequest(
+          "models", "'models' must list at least one model, or be omitted for every model");
+    }
+    return models == null ? null : List.copyOf(new LinkedHashSet<>(models));
   }
 
   public static NewApiKey apiKey(JsonBody body) {
-    body.allowOnly(Set.of("name", "permissions", "level", "rate_limit", "expires_at"));
+    body.allowOnly(Set.of("name", "permissions", "level", "rate_limit", "expires_at", "models"));
     String name = body.requiredString("name", NAME_MAX);
     Set<String> permissions = body.has("level")
         ? levelPermissions(body)
@@ -158,7 +184,11 @@ public final class OrganizationRequests {
             Permission.allWireNames());
     Integer rateLimit = body.optionalInt("rate_limit", 1, 1_000_000).orElse(null);
     return new NewApiKey(
-        name, permissions, rateLimit, body.optionalInstant("expires_at").orElse(null));
+        name,
+        permissions,
+        rateLimit,
+        body.optionalInstant("expires_at").orElse(null),
+        models(body));
   }
 
   public static NewAccountKey accountKey(JsonBody body) {

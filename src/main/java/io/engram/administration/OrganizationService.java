@@ -217,7 +217,7 @@ public final class OrganizationService {
         CredentialKind.CONTEXT_TOKEN,
         orgId,
         request.name(),
-        new CredentialService.Grant(request.scopes(), request.agents(), null),
+        new CredentialService.Grant(request.scopes(), request.agents(), null, request.models()),
         future(request.expiresAt()),
         createdBy);
   }
@@ -231,7 +231,8 @@ public final class OrganizationService {
         CredentialKind.API_KEY,
         orgId,
         request.name(),
-        new CredentialService.Grant(request.permissions(), null, request.rateLimit()),
+        new CredentialService.Grant(
+            request.permissions(), null, request.rateLimit(), request.models()),
         future(request.expiresAt()),
         createdBy);
   }

@@ -73,6 +73,9 @@ public final class OrganizationViews {
       }
       case ACCOUNT_KEY -> {}
     }
+    if (credential.kind() != CredentialKind.ACCOUNT_KEY) {
+      view.put("models", credential.models());
+    }
     view.put("hint", credential.hint());
     view.put("created_by", credential.createdBy());
     view.put("created_at", seconds(credential.createdAt()));

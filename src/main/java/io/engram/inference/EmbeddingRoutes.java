@@ -59,6 +59,7 @@ public final class EmbeddingRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     JsonBody body = JsonBody.parseOpenAi(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
+    Gateway.mayUse(caller, model);
     if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
       throw ApiException.notFound(
           "model_not_found",

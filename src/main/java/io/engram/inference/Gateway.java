@@ -153,7 +153,18 @@ public final class Gateway {
 
   /** A model by client-facing id as the caller's organization sees it, or 404 in OpenAI's words. */
   public ModelCatalog.Entry model(Principal caller, String id) {
+    mayUse(caller, id);
     return catalog.find(caller.orgId(), id).orElseThrow(() -> ModelCatalog.notFound(id));
+  }
+
+  /** A credential limited to some models calls only those (403 naming the ones it may). */
+  public static void mayUse(Principal caller, String modelId) {
+    if (!caller.mayUse(modelId)) {
+      throw ApiException.forbidden(
+          "model_not_allowed",
+          "This credential may call only the models " + String.join(", ", caller.models())
+              + ", not '" + modelId + "'");
+    }
   }
 
   /** The current gateway (context access tokens) serves its one advertised model. */
@@ -271,6 +282,7 @@ public final class Gateway {
     if (caller.kind() != Principal.Kind.CONTEXT_TOKEN) {
       return model(caller, modelId);
     }
+    mayUse(caller, modelId);
     return catalog.routed(caller.orgId(), modelId).orElseGet(() -> advertised(modelId));
   }
 

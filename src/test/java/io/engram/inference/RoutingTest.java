@@ -366,6 +366,54 @@ class RoutingTest {
   }
 
   @Test
+  void aCredentialLimitedToModelsCallsAndSeesOnlyThose() {
+    model("allowed", "weighted", 0, 1);
+    model("forbidden", "weighted", 0, 1);
+    Http.Response created = server.asOperator(server
+        .http
+        .post("/v1/organizations/" + org + "/api-keys")
+        .json("{\"name\":\"one model\",\"permissions\":[\"inference\"],\"models\":[\"allowed\"]}"));
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    assertThat(created.json().path("models").toString()).isEqualTo("[\"allowed\"]");
+    String limited = created.json().path("token").asText();
+    Http.Response token = post(
+        "/tokens", "{\"name\":\"t\",\"scopes\":[\"inference:chat\"],\"models\":[\"allowed\"]}");
+    assertThat(token.status()).as(token.text()).isEqualTo(201);
+    String limitedToken = token.json().path("token").asText();
+    for (String credential : List.of(limited, limitedToken)) {
+      String body = "{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+      assertThat(server
+              .http
+              .post("/v1/chat/completions")
+              .bearer(credential)
+              .json(body.formatted("allowed"))
+              .send()
+              .status())
+          .isEqualTo(200);
+      Http.Response refused = server
+          .http
+          .post("/v1/chat/completions")
+          .bearer(credential)
+          .json(body.formatted("forbidden"))
+          .send();
+      assertThat(refused.status()).isEqualTo(403);
+      assertThat(refused.json().at("/error/code").asText()).isEqualTo("model_not_allowed");
+      assertThat(server
+              .http
+              .post("/v1/embeddings")
+              .bearer(credential)
+              .json("{\"model\":\"all-minilm-l6-v2\",\"input\":\"x\"}")
+              .send()
+              .status())
+          .isEqualTo(403);
+      Http.Response listed = server.http.get("/v1/models").bearer(credential).send();
+      List<String> ids = new java.util.ArrayList<>();
+      listed.json().path("data").forEach(m -> ids.add(m.path("id").asText()));
+      assertThat(ids).containsExactly("allowed");
+    }
+  }
+
+  @Test
   void anotherOrganizationDoesNotSeeTheModel() {
     model("private", "weighted", 0, 1);
     String other = server.createOrganization("seed");

@@ -132,7 +132,8 @@ abstract class StoreContractTest {
         "op",
         NOW,
         NOW.plus(1, ChronoUnit.DAYS),
-        null);
+        null,
+        List.of("chat-a", "chat-b"));
     credentials.insert(token, "hash-1");
     Credential key = new Credential(
         Ids.newId("key", NOW.toEpochMilli()),
@@ -145,6 +146,7 @@ abstract class StoreContractTest {
         42,
         "op",
         NOW,
+        null,
         null,
         null);
     credentials.insert(key, "hash-2");
@@ -159,6 +161,7 @@ abstract class StoreContractTest {
         null,
         "op",
         NOW,
+        null,
         null,
         null);
     credentials.insert(account, "hash-3");

@@ -92,6 +92,11 @@ public final class ModelCatalog {
     this.routed = routedModels;
   }
 
+  /** Every routed model the organization sees (chat and embedding), by id. */
+  public List<Entry> routedAll(String orgId) {
+    return routed.all(orgId);
+  }
+
   /** A routed model as the organization sees it (null: the server's). */
   public Optional<Entry> routed(String orgId, String id) {
     return routed.loaded(orgId, id);

@@ -182,14 +182,21 @@ public final class ModelRoutes implements RouteModule {
     return caller.kind() == Principal.Kind.API_KEY;
   }
 
+  /**
+   * Exactly the models the credential may call: for a context token the advertised model, the
+   * routed ones its organization sees and the embedding model; for an API key every model of the
+   * organization; for either, only those its list of models names when it has one.
+   */
   private List<ModelCard> visible(Principal caller) {
+    java.util.Map<String, ModelCard> cards = new java.util.LinkedHashMap<>();
     if (!extended(caller)) {
-      return catalog.advertised().map(e -> List.of(e.card())).orElse(List.of());
+      catalog.advertised().ifPresent(e -> cards.put(e.card().id(), e.card()));
+      catalog.routedAll(caller.orgId()).forEach(e -> cards.putIfAbsent(e.card().id(), e.card()));
+    } else {
+      catalog.all(caller.orgId()).forEach(e -> cards.putIfAbsent(e.card().id(), e.card()));
     }
-    List<ModelCard> cards = new ArrayList<>(
-        catalog.all(caller.orgId()).stream().map(ModelCatalog.Entry::card).toList());
-    cards.addAll(extraCards);
-    return cards;
+    extraCards.forEach(card -> cards.putIfAbsent(card.id(), card));
+    return cards.values().stream().filter(card -> caller.mayUse(card.id())).toList();
   }
 
   private static Map<String, Object> view(ModelCard card, boolean extended) {
