@@ -60,17 +60,20 @@ public final class EmbeddingRoutes implements RouteModule {
     JsonBody body = JsonBody.parseOpenAi(ctx, maxBodyBytes).allowOnly(FIELDS);
     String model = body.requiredString("model", ChatRequest.MAX_MODEL_ID);
     Gateway.mayUse(caller, model);
-    if (!model.equals(MODEL_ID) && !model.equals(Embedder.MODEL_ID)) {
-      throw ApiException.notFound(
-          "model_not_found",
-          "model",
-          "The embedding model '" + model + "' is not served here; use '" + MODEL_ID + "'");
-    }
+    boolean local = model.equals(MODEL_ID) || model.equals(Embedder.MODEL_ID);
     List<String> inputs = inputs(body.get("input"));
     boolean base64 = encoding(body);
-    body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
-    body.optionalString("user", ChatRequest.MAX_USER);
-    Gateway.Embedded embedded = gateway.embed(caller, Access.inferenceSlot(ctx), MODEL_ID, inputs);
+    String user = body.optionalString("user", ChatRequest.MAX_USER).orElse(null);
+    Gateway.Embedded embedded;
+    if (local) {
+      body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
+      embedded = gateway.embed(caller, Access.inferenceSlot(ctx), MODEL_ID, inputs);
+    } else {
+      // A routed embedding model (its provider's embeddings API), or 404 naming what is served.
+      Integer dimensions = body.optionalInt("dimensions", 1, 65_536).orElse(null);
+      embedded =
+          gateway.embedRouted(caller, Access.inferenceSlot(ctx), model, inputs, dimensions, user);
+    }
     Embedder.Embeddings embeddings = embedded.embeddings();
     InferenceLimits.TokenBudget budget = embedded.budget();
     int tokens = embeddings.tokens();
@@ -91,7 +94,7 @@ public final class EmbeddingRoutes implements RouteModule {
       }
       item.put("index", i);
     }
-    reply.put("model", MODEL_ID);
+    reply.put("model", local ? MODEL_ID : model);
     reply.putObject("usage").put("prompt_tokens", tokens).put("total_tokens", tokens);
     Responses.json(ctx, reply);
   }

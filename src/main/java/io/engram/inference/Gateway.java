@@ -5,6 +5,7 @@ import io.engram.access.InferenceDoor;
 import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
@@ -131,6 +132,52 @@ public final class Gateway {
           caller.orgId(), caller.credentialId(), model, "", false, System.nanoTime() - started);
       permit.charge(embeddings.tokens());
       return new Embedded(embeddings, permit.budget());
+    }
+  }
+
+  /**
+   * Embeds the inputs on a routed embedding model: admitted and charged as the in-process model's
+   * embeddings are (the provider's token count when it gives one, else the gateway's), recorded
+   * under the deployment that answered, with the model's cost.
+   */
+  public Embedded embedRouted(
+      Principal caller,
+      Optional<InferenceDoor.Pass> atDoor,
+      String model,
+      List<String> inputs,
+      Integer dimensions,
+      String user) {
+    ModelCatalog.Entry entry = catalog
+        .routedEmbedding(caller.orgId(), model)
+        .orElseThrow(() -> ModelCatalog.notFound(model));
+    long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
+    try (InferenceLimits.Permit permit =
+        limits.admit(caller, atDoor, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
+      long started = System.nanoTime();
+      Embeds.Vectors vectors;
+      try {
+        vectors = ((Embeds) entry.engine())
+            .embed(inputs, dimensions, user, requestTimeout(caller.organization()), caller.orgId());
+      } catch (RuntimeException e) {
+        usage.record(
+            caller.orgId(), caller.credentialId(), model, "", new Generation.Usage(0, 0), 0, 0);
+        usage.finished(
+            caller.orgId(), caller.credentialId(), model, "", true, System.nanoTime() - started);
+        throw e;
+      }
+      int tokens = vectors.tokens() >= 0 ? vectors.tokens() : (int) estimate;
+      usage.record(
+          caller.orgId(),
+          caller.credentialId(),
+          model,
+          "",
+          new Generation.Usage(tokens, 0),
+          0,
+          entry.pricing().costNanos(tokens, 0));
+      usage.finished(
+          caller.orgId(), caller.credentialId(), model, "", false, System.nanoTime() - started);
+      permit.charge(tokens);
+      return new Embedded(new Embedder.Embeddings(vectors.vectors(), tokens), permit.budget());
     }
   }
 

@@ -169,6 +169,7 @@ public final class Inference implements Module {
         configured,
         clock);
     catalog.routeThrough(routing.router());
+    catalog.embedThrough(routing.router()::embedding);
     engines.add(routing.router());
     if (catalog.all().isEmpty()) {
       LOG.info(

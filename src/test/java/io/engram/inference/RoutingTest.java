@@ -414,6 +414,46 @@ class RoutingTest {
   }
 
   @Test
+  void anEmbeddingModelIsRoutedAndAContextTokenEmbedsWithIt() {
+    String a = provider("embed-a", first, "");
+    String b = provider("embed-b", second, "");
+    assertThat(post("/models", """
+        {"id":"embedder","type":"embedding","pricing":{"input_per_million":0.02},
+         "deployments":[{"provider_id":"%s","model":"text-embed","priority":0},
+                        {"provider_id":"%s","model":"text-embed","priority":1}]}""".formatted(a, b)).status()).isEqualTo(201);
+    first.script(FakeUpstream.Script.error(503, "busy", null));
+    String token = server.token(org, null, "inference:chat");
+    Http.Response embedded = server
+        .http
+        .post("/v1/embeddings")
+        .bearer(token)
+        .json("{\"model\":\"embedder\",\"input\":[\"one\",\"two\"],\"dimensions\":3}")
+        .send();
+    assertThat(embedded.status()).as(embedded.text()).isEqualTo(200);
+    assertThat(embedded.json().path("model").asText()).isEqualTo("embedder");
+    assertThat(embedded.json().at("/data/1/embedding/0").asDouble()).isEqualTo(1.0);
+    assertThat(embedded.json().at("/usage/prompt_tokens").asInt()).isEqualTo(14);
+    assertThat(second.lastRequest().path("model").asText()).isEqualTo("text-embed");
+    assertThat(second.lastRequest().path("dimensions").asInt()).isEqualTo(3);
+    assertThat(server.http.get("/v1/models").bearer(token).send().text()).contains("embedder");
+    // A chat on an embedding model is not a chat model's.
+    assertThat(chat("embedder", "").status()).isEqualTo(404);
+    // Anthropic's API has no embeddings: no embedding model routes to it.
+    String claude = post(
+            "/providers",
+            "{\"name\":\"claude-e\",\"kind\":\"anthropic\",\"base_url\":\"http://claude.example/v1\"}")
+        .json()
+        .path("id")
+        .asText();
+    assertThat(post(
+                "/models",
+                "{\"id\":\"claude-embed\",\"type\":\"embedding\",\"deployments\":"
+                    + "[{\"provider_id\":\"" + claude + "\",\"model\":\"m\"}]}")
+            .status())
+        .isEqualTo(400);
+  }
+
+  @Test
   void anotherOrganizationDoesNotSeeTheModel() {
     model("private", "weighted", 0, 1);
     String other = server.createOrganization("seed");

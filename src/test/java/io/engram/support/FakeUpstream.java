@@ -133,7 +133,39 @@ public final class FakeUpstream implements AutoCloseable {
     server.createContext("/v1/chat/completions", exchange -> answer(exchange, true));
     server.createContext("/v1/completions", exchange -> answer(exchange, false));
     server.createContext("/v1/models", this::models);
+    server.createContext("/v1/embeddings", this::embeddings);
     server.start();
+  }
+
+  /** OpenAI's embeddings: the scripted error, or a 3-number vector per input (its index first). */
+  private void embeddings(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      JsonNode body = Json.MAPPER.readTree(exchange.getRequestBody());
+      requests.add(body);
+      Script current = script;
+      if (current.status() != 200) {
+        send(exchange, current.status(), current.errorBody() == null ? "" : current.errorBody());
+        return;
+      }
+      ObjectNode answer = Json.MAPPER.createObjectNode().put("object", "list");
+      var data = answer.putArray("data");
+      JsonNode inputs = body.path("input");
+      for (int i = 0; i < inputs.size(); i++) {
+        data.addObject()
+            .put("object", "embedding")
+            .put("index", i)
+            .putArray("embedding")
+            .add(i)
+            .add(0.5)
+            .add(-0.25);
+      }
+      answer.put("model", body.path("model").asText());
+      answer
+          .putObject("usage")
+          .put("prompt_tokens", 7 * inputs.size())
+          .put("total_tokens", 7 * inputs.size());
+      send(exchange, 200, Json.write(answer));
+    }
   }
 
   /** OpenAI's model list: the scripted error, or one model. */

@@ -75,6 +75,8 @@ public final class ModelCatalog {
   private final List<OrganizationModels> organizationModels =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile OrganizationModels routed = OrganizationModels.NONE;
+  private volatile java.util.function.BiFunction<String, String, Optional<Entry>> embeddings =
+      (orgId, id) -> Optional.empty();
 
   public ModelCatalog(String defaultModel) {
     this.defaultModel = defaultModel == null || defaultModel.isEmpty() ? null : defaultModel;
@@ -90,6 +92,17 @@ public final class ModelCatalog {
    */
   public void routeThrough(OrganizationModels routedModels) {
     this.routed = routedModels;
+  }
+
+  /** Serves the routed embedding models too (looked up by organization and id). */
+  public void embedThrough(
+      java.util.function.BiFunction<String, String, Optional<Entry>> embeddingModels) {
+    this.embeddings = embeddingModels;
+  }
+
+  /** A routed embedding model as the organization sees it. */
+  public Optional<Entry> routedEmbedding(String orgId, String id) {
+    return embeddings.apply(orgId, id);
   }
 
   /** Every routed model the organization sees (chat and embedding), by id. */

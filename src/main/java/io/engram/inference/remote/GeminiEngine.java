@@ -74,6 +74,36 @@ public final class GeminiEngine extends ProviderEngine {
     return names;
   }
 
+  /** Gemini's {@code models/{model}:batchEmbedContents}; it counts no tokens. */
+  @Override
+  public Vectors embed(
+      List<String> texts, Integer dimensions, String user, Duration wait, String orgId) {
+    String model = URLEncoder.encode(upstreamModel, StandardCharsets.UTF_8);
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    ArrayNode requests = body.putArray("requests");
+    for (String text : texts) {
+      ObjectNode request = requests.addObject().put("model", "models/" + upstreamModel);
+      request.putObject("content").putArray("parts").addObject().put("text", text);
+      if (dimensions != null) {
+        request.put("outputDimensionality", dimensions);
+      }
+    }
+    JsonNode answer = postJson(
+        baseUrl.getRawPath() + "models/" + model + ":batchEmbedContents", apiHeaders, body, wait);
+    List<float[]> vectors = new ArrayList<>();
+    for (JsonNode embedding : answer.path("embeddings")) {
+      float[] vector = vector(embedding.path("values"));
+      if (vector == null) {
+        throw malformed("an embedding without its values");
+      }
+      vectors.add(vector);
+    }
+    if (vectors.size() != texts.size()) {
+      throw malformed("not one embedding per input");
+    }
+    return new Vectors(vectors, -1);
+  }
+
   @Override
   String target(GenerationRequest request) {
     String model = URLEncoder.encode(modelOf(request), StandardCharsets.UTF_8);

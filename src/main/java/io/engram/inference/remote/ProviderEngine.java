@@ -3,6 +3,7 @@ package io.engram.inference.remote;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
@@ -34,7 +35,7 @@ import java.util.Optional;
  * AnthropicEngine}, {@link GeminiEngine}) says where to send, what to send and how to read what
  * comes back.
  */
-public abstract class ProviderEngine implements Engine, AutoCloseable {
+public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
   static final int MAX_ERROR_BODY = 64 * 1024;
   /** A whole (not streamed) answer larger than this is not a model's answer. */
   static final int MAX_WHOLE_BODY = 64 * 1024 * 1024;
@@ -181,6 +182,55 @@ public abstract class ProviderEngine implements Engine, AutoCloseable {
           null,
           e);
     }
+  }
+
+  /** Providers whose API has no embeddings refuse them (a model of such kind is never one). */
+  @Override
+  public Vectors embed(
+      List<String> texts, Integer dimensions, String user, Duration wait, String orgId) {
+    throw new EngineException(
+        EngineException.Failure.MISCONFIGURED, "This provider's API has no embeddings");
+  }
+
+  /** A POST whose JSON answer is read whole (an embeddings call). */
+  JsonNode postJson(String target, String[] headers, ObjectNode body, Duration wait) {
+    try (ClientResponse response = send("POST", target, headers, bytes(body), wait)) {
+      if (response.status() != 200) {
+        throw UpstreamErrors.fromStatus(
+            response.status(),
+            readBounded(response.body()),
+            response.header("Retry-After").orElse(null));
+      }
+      byte[] bytes = response.body().readNBytes(MAX_WHOLE_BODY + 1);
+      if (bytes.length > MAX_WHOLE_BODY) {
+        throw malformed("the response is larger than " + MAX_WHOLE_BODY + " bytes");
+      }
+      return parse(new String(bytes, StandardCharsets.UTF_8));
+    } catch (SocketTimeoutException e) {
+      throw new EngineException(
+          EngineException.Failure.TIMEOUT, "The upstream was silent while answering", null, e);
+    } catch (IOException e) {
+      throw new EngineException(
+          EngineException.Failure.CUT,
+          "The upstream connection failed while reading the response: " + e.getMessage(),
+          null,
+          e);
+    }
+  }
+
+  /** A list of numbers as a vector; null when it is not one. */
+  static float[] vector(JsonNode values) {
+    if (!values.isArray() || values.isEmpty()) {
+      return null;
+    }
+    float[] vector = new float[values.size()];
+    for (int i = 0; i < vector.length; i++) {
+      if (!values.get(i).isNumber()) {
+        return null;
+      }
+      vector[i] = values.get(i).floatValue();
+    }
+    return vector;
   }
 
   /** A GET whose JSON answer is read whole (a provider's model list). */

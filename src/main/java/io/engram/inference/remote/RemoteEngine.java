@@ -88,15 +88,50 @@ public final class RemoteEngine extends ProviderEngine {
     return names;
   }
 
-  /** The path of an operation: under the base URL, or Azure's deployment path and version. */
   @Override
   String target(GenerationRequest request) {
-    String operation = request.isChat() ? "chat/completions" : "completions";
+    return target(request.isChat() ? "chat/completions" : "completions", modelOf(request));
+  }
+
+  /** The path of an operation: under the base URL, or Azure's deployment path and version. */
+  private String target(String operation, String model) {
     if (endpoint.azureApiVersion() == null) {
       return baseUrl.getRawPath() + operation;
     }
-    return baseUrl.getRawPath() + "openai/deployments/" + encode(modelOf(request)) + "/" + operation
+    return baseUrl.getRawPath() + "openai/deployments/" + encode(model) + "/" + operation
         + "?api-version=" + encode(endpoint.azureApiVersion());
+  }
+
+  /** OpenAI's {@code POST /embeddings}: the vectors in order, and the provider's token count. */
+  @Override
+  public Vectors embed(
+      List<String> texts, Integer dimensions, String user, Duration wait, String orgId) {
+    ObjectNode body = Json.MAPPER.createObjectNode().put("model", upstreamModel);
+    texts.forEach(body.putArray("input")::add);
+    body.put("encoding_format", "float");
+    if (dimensions != null) {
+      body.put("dimensions", dimensions);
+    }
+    if (user != null) {
+      body.put("user", user);
+    }
+    JsonNode answer = postJson(target("embeddings", upstreamModel), wholeHeaders, body, wait);
+    float[][] vectors = new float[texts.size()][];
+    for (JsonNode item : answer.path("data")) {
+      int index = item.path("index").asInt(-1);
+      float[] vector = vector(item.path("embedding"));
+      if (index < 0 || index >= vectors.length || vector == null) {
+        throw malformed("an embedding without its index or its numbers");
+      }
+      vectors[index] = vector;
+    }
+    for (float[] vector : vectors) {
+      if (vector == null) {
+        throw malformed("fewer embeddings than inputs");
+      }
+    }
+    return new Vectors(
+        List.of(vectors), answer.path("usage").path("prompt_tokens").asInt(-1));
   }
 
   private static String encode(String text) {

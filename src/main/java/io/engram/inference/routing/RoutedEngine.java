@@ -1,7 +1,7 @@
 package io.engram.inference.routing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * stay within the request's time (its organization's REQUEST_TIMEOUT); each call passes the
  * organization's outbound firewall first.
  */
-final class RoutedEngine implements Engine {
+final class RoutedEngine implements Engine, Embeds {
   static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
   static final Duration LONGEST_BACKOFF = Duration.ofSeconds(2);
 
@@ -102,7 +102,49 @@ final class RoutedEngine implements Engine {
 
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
-    long deadline = System.nanoTime() + timeoutOf(request).toNanos();
+    return route(request.orgId(), timeoutOf(request.timeout()), (target, share, attempts) -> {
+      Attempt attempt = new Attempt(sink, target.id, attempts);
+      try {
+        return target.engine.generate(share == null ? request : request.within(share), attempt);
+      } catch (EngineException e) {
+        if (attempt.begun && request.stream()) {
+          throw new Committed(e); // the client has the stream's start: never replayed
+        }
+        throw e;
+      }
+    });
+  }
+
+  /** An embedding model's vectors, routed as a generation is. */
+  @Override
+  public Vectors embed(
+      List<String> texts, Integer dimensions, String user, Duration timeout, String orgId) {
+    Duration whole = timeoutOf(timeout);
+    return route(
+        orgId,
+        whole,
+        (target, share, attempts) ->
+            target.engine.embed(texts, dimensions, user, share == null ? whole : share, orgId));
+  }
+
+  /** One attempt on one deployment; {@code share} is its time (null: the request's whole). */
+  @FunctionalInterface
+  private interface Call<T> {
+    T run(Target target, Duration share, int attempts);
+  }
+
+  /** A failure after the client got the answer's start: no other deployment may take over. */
+  private static final class Committed extends RuntimeException {
+    private final EngineException failure;
+
+    Committed(EngineException failure) {
+      super(failure.getMessage(), failure, false, false);
+      this.failure = failure;
+    }
+  }
+
+  private <T> T route(String orgId, Duration timeout, Call<T> call) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     Set<Target> tried = new HashSet<>();
     // Not tried again in this request: the firewall blocks it, it refused the key or it asked
     // the gateway to slow down.
@@ -130,7 +172,7 @@ final class RoutedEngine implements Engine {
         break;
       }
       try {
-        egress.admit(request.orgId(), target.origin);
+        egress.admit(orgId, target.origin);
       } catch (OutboundBlocked e) {
         metrics.attempt(target.id, "outbound_blocked", 0);
         spent.add(target);
@@ -142,55 +184,58 @@ final class RoutedEngine implements Engine {
       if (attempts > 1) {
         metrics.retried(model.model());
       }
-      Attempt attempt = new Attempt(sink, target.id, attempts);
       long started = System.nanoTime();
       target.inFlight.incrementAndGet();
       try {
-        Generation generation = target.engine.generate(
-            attempts == 1 && target.timeout == null
-                ? request // the whole of the request's time, as its organization set it
-                : request.within(attemptTimeout(target, remaining)),
-            attempt);
+        // The first attempt on a deployment without a timeout of its own has the request's whole
+        // time, as its organization set it; later ones what is left.
+        T result = call.run(
+            target,
+            attempts == 1 && target.timeout == null ? null : attemptTimeout(target, remaining),
+            attempts);
         metrics.attempt(target.id, "completed", System.nanoTime() - started);
         cooldowns.succeeded(target.id);
-        if (!target.misconfiguredFor.isEmpty() && target.misconfiguredFor.remove(request.orgId())) {
+        if (!target.misconfiguredFor.isEmpty() && target.misconfiguredFor.remove(orgId)) {
           alerts.report(
-              request.orgId(),
+              orgId,
               false,
               "The deployment " + target.id + " of the model '" + model.model()
                   + "' answers again");
         }
-        return generation;
+        return result;
+      } catch (Committed e) {
+        metrics.attempt(target.id, e.failure.failure().code(), System.nanoTime() - started);
+        throw e.failure;
       } catch (EngineException e) {
         metrics.attempt(target.id, e.failure().code(), System.nanoTime() - started);
-        boolean retryable = retryable(e) && !(attempt.begun && request.stream());
-        if (retryable) {
-          cooldowns.failed(target.id, restsAtOnce(e), restFor(e));
-          if (restsAtOnce(e)) {
-            spent.add(target);
-          }
-          if (e.failure() == EngineException.Failure.MISCONFIGURED && request.orgId() != null) {
-            target.misconfiguredFor.add(request.orgId());
-            alerts.report(
-                request.orgId(),
-                true,
-                "The provider '" + target.providerName
-                    + "' refused the deployment " + target.id + " of the model '" + model.model()
-                    + "': " + e.getMessage());
-          }
-        }
-        if (!retryable) {
+        if (!retryable(e)) {
           throw e;
+        }
+        failed(orgId, target, e);
+        if (restsAtOnce(e)) {
+          spent.add(target);
         }
         last = e;
         failures.add(target.id + ": " + e.failure().code());
-      } catch (ClientGoneException e) {
-        throw e;
       } finally {
         target.inFlight.decrementAndGet();
       }
     }
     throw exhausted(last, failures, attempts);
+  }
+
+  /** A deployment's failure: counted toward its rest; a refused key or model also alerts. */
+  private void failed(String orgId, Target target, EngineException e) {
+    cooldowns.failed(target.id, restsAtOnce(e), restFor(e));
+    if (e.failure() == EngineException.Failure.MISCONFIGURED && orgId != null) {
+      target.misconfiguredFor.add(orgId);
+      alerts.report(
+          orgId,
+          true,
+          "The provider '" + target.providerName + "' refused the "
+              + "deployment " + target.id + " of the model '" + model.model() + "': "
+              + e.getMessage());
+    }
   }
 
   /**
@@ -280,8 +325,8 @@ final class RoutedEngine implements Engine {
     return e.retryAfterSeconds() == null ? null : Duration.ofSeconds(e.retryAfterSeconds());
   }
 
-  private Duration timeoutOf(GenerationRequest request) {
-    return request.timeout() == null ? defaultTimeout : request.timeout();
+  private Duration timeoutOf(Duration requested) {
+    return requested == null ? defaultTimeout : requested;
   }
 
   private static Duration attemptTimeout(Target target, long remainingNanos) {

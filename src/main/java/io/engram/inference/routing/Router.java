@@ -1,6 +1,5 @@
 package io.engram.inference.routing;
 
-import io.engram.inference.engine.Engine;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.remote.AnthropicEngine;
@@ -187,7 +186,7 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
   }
 
   private Target target(RoutedModel.Deployment d, Provider provider, OriginClient client) {
-    Engine engine = engine(provider, d.model(), timeout(provider), client);
+    ProviderEngine engine = engine(provider, d.model(), timeout(provider), client);
     return new Target(
         d.id(),
         provider.name(),
@@ -263,6 +262,12 @@ public final class Router implements ModelCatalog.OrganizationModels, AutoClosea
   @Override
   public Optional<ModelCatalog.Entry> find(String orgId, String id) {
     return loaded(orgId, id);
+  }
+
+  /** An embedding model of the organization (its engine {@link io.engram.inference.engine.Embeds}). */
+  public Optional<ModelCatalog.Entry> embedding(String orgId, String id) {
+    ModelCatalog.Entry entry = visible(orgId).get(id);
+    return entry != null && !isChat(entry) ? Optional.of(entry) : Optional.empty();
   }
 
   private static boolean isChat(ModelCatalog.Entry entry) {

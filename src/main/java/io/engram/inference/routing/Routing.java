@@ -472,7 +472,7 @@ public final class Routing {
         pricing.optionalNumber("output_per_million", 0, 1_000_000).orElse(null),
         strategy,
         body.optionalInt("retries", 0, MAX_RETRIES).orElse(2),
-        deployments(scope, body.get("deployments"), current, updated),
+        deployments(scope, type, body.get("deployments"), current, updated),
         created,
         updated);
   }
@@ -482,7 +482,11 @@ public final class Routing {
    * names the id of one the model has; any other gets a new one, so no scope can name another's.
    */
   private List<RoutedModel.Deployment> deployments(
-      String scope, JsonNode node, List<RoutedModel.Deployment> current, long now) {
+      String scope,
+      RoutedModel.Type type,
+      JsonNode node,
+      List<RoutedModel.Deployment> current,
+      long now) {
     if (node == null || !node.isArray() || node.isEmpty() || node.size() > MAX_DEPLOYMENTS) {
       throw ApiException.badRequest(
           "deployments",
@@ -515,6 +519,18 @@ public final class Routing {
           d.requiredString("model", MAX_MODEL_ID),
           d.optionalInt("weight", 0, 1000).orElse(1),
           d.optionalInt("priority", 0, 100).orElse(0)));
+    }
+    if (type == RoutedModel.Type.EMBEDDING) {
+      for (RoutedModel.Deployment d : deployments) {
+        boolean embeds = router.providers(scope).stream()
+            .anyMatch(p -> p.id().equals(d.providerId()) && p.kind() != ProviderKind.ANTHROPIC);
+        if (!embeds) {
+          throw ApiException.badRequest(
+              "deployments",
+              "An embedding model's deployments need providers with an embeddings API (openai, "
+                  + "azure_openai, gemini); Anthropic's has none");
+        }
+      }
     }
     if (deployments.stream().noneMatch(d -> d.weight() > 0)) {
       throw ApiException.badRequest(

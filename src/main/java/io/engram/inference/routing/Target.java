@@ -1,6 +1,6 @@
 package io.engram.inference.routing;
 
-import io.engram.inference.engine.Engine;
+import io.engram.inference.remote.ProviderEngine;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Target {
   final String id;
   final String providerName;
-  final Engine engine;
+  final ProviderEngine engine;
   final URI origin;
   final int weight;
   final int priority;
@@ -25,7 +25,7 @@ final class Target {
   Target(
       String id,
       String providerName,
-      Engine engine,
+      ProviderEngine engine,
       URI origin,
       int weight,
       int priority,
