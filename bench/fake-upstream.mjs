@@ -1,10 +1,13 @@
 // A fake OpenAI-compatible upstream for the gateway benchmarks: answers at once, on loopback.
-//   node bench/fake-upstream.mjs 9100
+//   node bench/fake-upstream.mjs 9100 [failEvery]
+// With failEvery N, every Nth request answers 503 (a deployment that fails a share of requests).
 // POST /v1/chat/completions: a whole reply, or with "stream": true every chunk written at once
 // (role, five words, finish, the usage chunk when stream_options.include_usage, [DONE]).
 import http from 'node:http';
 
 const port = Number(process.argv[2] ?? 9100);
+const failEvery = Number(process.argv[3] ?? 0);
+let served = 0;
 const words = ['Hello', ' from', ' the', ' fake', ' upstream.'];
 
 function chunk(id, model, delta, finish) {
@@ -19,6 +22,11 @@ http.createServer((req, res) => {
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":{"message":"not found","type":"invalid_request_error"}}');
+      return;
+    }
+    if (failEvery > 0 && ++served % failEvery === 0) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"overloaded","type":"server_error"}}');
       return;
     }
     const request = JSON.parse(body);

@@ -5,6 +5,9 @@
 #   3. Portkey's open-source gateway (@portkey-ai/gateway from npm) in front of it,
 #   4. Engram with memory on, the organization holding 10,000 memories, every request a different
 #      question (VARY=true in bench/chat.lua: nothing cached can answer it),
+#   5. Engram, memory off, on a routed model of the organization's own over two deployments of one
+#      priority group (weighted): the fake upstream and a second one that answers 503 to every
+#      tenth request (the gateway retries those on the other deployment),
 # then time to first chunk of streamed replies (bench/first-chunk.mjs) direct and through Engram.
 # Portkey is installed into /tmp/portkey (not into the project). Results: docs/benchmarks.md.
 #   bash bench/gateway-bench.sh [seconds per run, default 20]
@@ -25,6 +28,7 @@ if [[ ! -f /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]
 fi
 
 node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
+node bench/fake-upstream.mjs 9101 10 > "$WORK/upstream-flaky.log" 2>&1 & PIDS+=($!)
 (cd /tmp/portkey && node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
 
 # Engram: one organization (plan scale: 100 concurrent requests, no hourly token cap) with 10,000 memories.
@@ -47,6 +51,13 @@ ORG=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$AUTH" -H 'Cont
   -d '{"name":"Bench","plan":"scale"}' | json id)
 KEY=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" -H 'Content-Type: application/json' \
   -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
+# The organization's own route: two providers, one model over both.
+provider() { curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/providers" -H "$AUTH" \
+  -H 'Content-Type: application/json' -d "{\"name\":\"$1\",\"kind\":\"openai\",\"base_url\":\"$2\"}" | json id; }
+STEADY=$(provider steady http://127.0.0.1:9100/v1)
+FLAKY=$(provider flaky http://127.0.0.1:9101/v1)
+curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/models" -H "$AUTH" -H 'Content-Type: application/json' \
+  -d "{\"id\":\"fleet\",\"deployments\":[{\"provider_id\":\"$STEADY\",\"model\":\"fake-model\"},{\"provider_id\":\"$FLAKY\",\"model\":\"fake-model\"}]}"
 kill $ENGRAM; wait $ENGRAM 2>/dev/null || true
 mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=$WORK/cp.txt
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx2g \
@@ -70,6 +81,7 @@ echo "# non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s"
 for round in 1 2; do
   load "direct       " http://127.0.0.1:9100/v1/chat/completions
   load "engram-off   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off
+  load "engram-routed" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=fleet
   load "portkey      " http://127.0.0.1:8787/v1/chat/completions AUTH=sk-fake "EXTRA_HEADERS=$PORTKEY_HEADERS"
   load "engram-memory" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY VARY=true
 done

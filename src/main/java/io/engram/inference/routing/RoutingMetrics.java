@@ -3,6 +3,8 @@ package io.engram.inference.routing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -13,22 +15,31 @@ import java.util.concurrent.TimeUnit;
  */
 final class RoutingMetrics {
   private final MeterRegistry registry;
+  // Looked up once per deployment and outcome: a request does not build meter ids.
+  private final Map<String, Counter> requests = new ConcurrentHashMap<>();
+  private final Map<String, Timer> latency = new ConcurrentHashMap<>();
 
   RoutingMetrics(MeterRegistry registry) {
     this.registry = registry;
   }
 
   void attempt(String deployment, String outcome, long nanos) {
-    Counter.builder("engram_deployment_requests")
-        .description("Calls to a deployment, by outcome")
-        .tag("deployment", deployment)
-        .tag("outcome", outcome)
-        .register(registry)
+    requests
+        .computeIfAbsent(
+            deployment + '\n' + outcome,
+            key -> Counter.builder("engram_deployment_requests")
+                .description("Calls to a deployment, by outcome")
+                .tag("deployment", deployment)
+                .tag("outcome", outcome)
+                .register(registry))
         .increment();
-    Timer.builder("engram_deployment_latency")
-        .description("Time until a deployment answered or failed")
-        .tag("deployment", deployment)
-        .register(registry)
+    latency
+        .computeIfAbsent(
+            deployment,
+            key -> Timer.builder("engram_deployment_latency")
+                .description("Time until a deployment answered or failed")
+                .tag("deployment", deployment)
+                .register(registry))
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 
