@@ -8,6 +8,7 @@ import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.ForwardingSink;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.Sampling;
@@ -533,22 +534,16 @@ public final class Gateway {
    * The client's sink, noting what reached the client (charged if the generation does not end)
    * and which deployment answered (the usage is recorded under it), and timing the first token.
    */
-  private final class Recording implements TokenSink {
-    private final TokenSink sink;
+  private final class Recording extends ForwardingSink {
     private final String model;
     private final long started;
     final StringBuilder delivered = new StringBuilder();
     String deployment = "";
 
     Recording(TokenSink sink, String model, long started) {
-      this.sink = sink;
+      super(sink);
       this.model = model;
       this.started = started;
-    }
-
-    @Override
-    public void begin() {
-      sink.begin();
     }
 
     @Override
@@ -579,11 +574,6 @@ public final class Gateway {
       }
       delivered.append(choice.path("delta").path("content").asText(""));
       sink.choice(choice);
-    }
-
-    @Override
-    public void onClientGone(Runnable abort) {
-      sink.onClientGone(abort);
     }
   }
 

@@ -53,15 +53,7 @@ public final class GenerationRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
-    try (Gateway.Prepared prepared = gateway.prepareChat(
-        caller,
-        Access.inferenceSlot(ctx),
-        scope,
-        chat,
-        memoryHeader(ctx),
-        HttpServer.requestId(ctx))) {
-      ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
-      ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+    try (Gateway.Prepared prepared = prepared(ctx, gateway, caller, scope, chat)) {
       responder.respond(
           ctx,
           prepared,
@@ -83,6 +75,24 @@ public final class GenerationRoutes implements RouteModule {
           completion.includeUsage(),
           sink -> gateway.generate(caller, prepared, sink));
     }
+  }
+
+  /**
+   * A chat admitted and put inside the organization's memory for a route that answers it, with
+   * the memory's headers ({@link #MEMORY_IDS_HEADER}, {@link #MEMORY_TOKENS_HEADER}) set.
+   */
+  static Gateway.Prepared prepared(
+      Context ctx, Gateway gateway, Principal caller, AgentScope scope, ChatRequest chat) {
+    Gateway.Prepared prepared = gateway.prepareChat(
+        caller,
+        Access.inferenceSlot(ctx),
+        scope,
+        chat,
+        memoryHeader(ctx),
+        HttpServer.requestId(ctx));
+    ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
+    ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+    return prepared;
   }
 
   /** {@code X-Engram-Memory: off} turns memory off; {@code on} (the default) leaves it to the body. */

@@ -15,7 +15,6 @@ import io.engram.memory.AgentScope;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorResponses;
-import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -69,15 +68,7 @@ final class MessagesRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = MessagesRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/messages");
-    try (Gateway.Prepared prepared = gateway.prepareChat(
-        caller,
-        Access.inferenceSlot(ctx),
-        scope,
-        chat,
-        GenerationRoutes.memoryHeader(ctx),
-        HttpServer.requestId(ctx))) {
-      ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
-      ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+    try (Gateway.Prepared prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat)) {
       TokenHeaders.write(ctx, prepared.budget());
       String id = Ids.newId("msg", clock.millis());
       String model = prepared.model().card().id();

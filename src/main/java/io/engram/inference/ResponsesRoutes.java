@@ -13,7 +13,6 @@ import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorResponses;
-import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -114,15 +113,7 @@ public final class ResponsesRoutes implements RouteModule {
         request.tooling(),
         null);
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
-    try (Gateway.Prepared prepared = gateway.prepareChat(
-        caller,
-        Access.inferenceSlot(ctx),
-        scope,
-        chat,
-        GenerationRoutes.memoryHeader(ctx),
-        HttpServer.requestId(ctx))) {
-      ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
-      ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+    try (Gateway.Prepared prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat)) {
       TokenHeaders.write(ctx, prepared.budget());
       ResponseObjects.Ids ids =
           ResponseObjects.Ids.create(prepared.model().card().id());

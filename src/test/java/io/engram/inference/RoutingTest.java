@@ -223,9 +223,10 @@ class RoutingTest {
     Http.Response failed = chat("exhausted", "");
     assertThat(failed.status()).isEqualTo(502);
     assertThat(failed.json().at("/error/code").asText()).isEqualTo("upstream_error");
-    // Three attempts (the model's two retries), the last back on the first group.
+    // Both deployments, then twice more (the model's two retries): six attempts, the last on
+    // the fallback.
     assertThat(failed.json().at("/error/message").asText())
-        .contains("3 attempts", "upstream_error", "first is down");
+        .contains("6 attempts", "upstream_error", "second is down too");
   }
 
   @Test
@@ -239,6 +240,48 @@ class RoutingTest {
     Http.Response both = chat("wrongkey", "");
     assertThat(both.status()).isEqualTo(502);
     assertThat(both.json().at("/error/code").asText()).isEqualTo("upstream_misconfigured");
+  }
+
+  @Test
+  void aProviderThatRefusesConnectionsOrAnswersOutOfItsApiGivesWay() throws Exception {
+    // Nothing listens on port 1; the other answers 200 with a body that is no chat completion.
+    com.sun.net.httpserver.HttpServer odd =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 8);
+    odd.createContext("/", exchange -> {
+      byte[] body = "{\"nope\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    odd.start();
+    try {
+      Http.Response closed = post(
+          "/providers",
+          "{\"name\":\"closed\",\"kind\":\"openai\",\"base_url\":\"http://127.0.0.1:1/v1\"}");
+      Http.Response strange = post(
+          "/providers",
+          "{\"name\":\"strange\",\"kind\":\"openai\"," + "\"base_url\":\"http://127.0.0.1:"
+              + odd.getAddress().getPort() + "/v1\"}");
+      String steady = provider("steady", second, "");
+      assertThat(post("/models", """
+          {"id":"odd","retries":0,"deployments":[
+            {"provider_id":"%s","model":"m","priority":0},
+            {"provider_id":"%s","model":"m","priority":1},
+            {"provider_id":"%s","model":"m","priority":2}]}""".formatted(
+                  closed.json().path("id").asText(), strange.json().path("id").asText(), steady))
+              .status())
+          .isEqualTo(201);
+      Http.Response answer = chat("odd", "");
+      assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+      assertThat(answer.header("X-Engram-Attempts")).isEqualTo("3");
+      String metrics =
+          server.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text();
+      assertThat(metrics)
+          .contains("outcome=\"upstream_unavailable\"", "outcome=\"upstream_malformed_response\"");
+    } finally {
+      odd.stop(0);
+    }
   }
 
   @Test

@@ -120,7 +120,7 @@ public final class AnthropicEngine extends ProviderEngine {
               .put("type", "tool_use")
               .put("id", call.path("id").asText())
               .put("name", call.path("function").path("name").asText())
-              .set("input", arguments(call.path("function").path("arguments").asText("{}")));
+              .set("input", object(call.path("function").path("arguments").asText("{}")));
         }
       }
     }
@@ -202,15 +202,6 @@ public final class AnthropicEngine extends ProviderEngine {
     }
     if (!choice.isEmpty()) {
       body.set("tool_choice", choice);
-    }
-  }
-
-  private static JsonNode arguments(String json) {
-    try {
-      JsonNode input = Json.MAPPER.readTree(json);
-      return input != null && input.isObject() ? input : Json.MAPPER.createObjectNode();
-    } catch (IOException e) {
-      return Json.MAPPER.createObjectNode();
     }
   }
 

@@ -148,7 +148,7 @@ public final class GeminiEngine extends ProviderEngine {
           functionOfCall.put(call.path("id").asText(), name);
           ObjectNode functionCall = parts.addObject().putObject("functionCall").put("name", name);
           functionCall.set(
-              "args", arguments(call.path("function").path("arguments").asText()));
+              "args", object(call.path("function").path("arguments").asText()));
         }
       }
     }
@@ -238,15 +238,6 @@ public final class GeminiEngine extends ProviderEngine {
             case "none" -> "NONE";
             default -> "AUTO";
           });
-    }
-  }
-
-  private static JsonNode arguments(String json) {
-    try {
-      JsonNode args = Json.MAPPER.readTree(json);
-      return args != null && args.isObject() ? args : Json.MAPPER.createObjectNode();
-    } catch (IOException e) {
-      return Json.MAPPER.createObjectNode();
     }
   }
 

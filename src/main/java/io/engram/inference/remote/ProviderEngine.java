@@ -194,7 +194,18 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
 
   /** A POST whose JSON answer is read whole (an embeddings call). */
   JsonNode postJson(String target, String[] headers, ObjectNode body, Duration wait) {
-    try (ClientResponse response = send("POST", target, headers, bytes(body), wait)) {
+    return callJson("POST", target, headers, bytes(body), wait);
+  }
+
+  /** A GET whose JSON answer is read whole (a provider's model list). */
+  JsonNode getJson(String target, String[] headers) {
+    return callJson("GET", target, headers, new byte[0], null);
+  }
+
+  /** A call whose JSON answer is read whole, with the provider's failures as the gateway's. */
+  private JsonNode callJson(
+      String method, String target, String[] headers, byte[] body, Duration wait) {
+    try (ClientResponse response = send(method, target, headers, body, wait)) {
       if (response.status() != 200) {
         throw UpstreamErrors.fromStatus(
             response.status(),
@@ -218,6 +229,16 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
     }
   }
 
+  /** A JSON object sent as a string (a tool call's arguments); an empty one when it is not. */
+  static JsonNode object(String json) {
+    try {
+      JsonNode node = Json.MAPPER.readTree(json);
+      return node != null && node.isObject() ? node : Json.MAPPER.createObjectNode();
+    } catch (IOException e) {
+      return Json.MAPPER.createObjectNode();
+    }
+  }
+
   /** A list of numbers as a vector; null when it is not one. */
   static float[] vector(JsonNode values) {
     if (!values.isArray() || values.isEmpty()) {
@@ -231,26 +252,6 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
       vector[i] = values.get(i).floatValue();
     }
     return vector;
-  }
-
-  /** A GET whose JSON answer is read whole (a provider's model list). */
-  JsonNode getJson(String target, String[] headers) {
-    try (ClientResponse response = send("GET", target, headers, new byte[0], null)) {
-      if (response.status() != 200) {
-        throw UpstreamErrors.fromStatus(
-            response.status(),
-            readBounded(response.body()),
-            response.header("Retry-After").orElse(null));
-      }
-      return parse(
-          new String(response.body().readNBytes(MAX_ERROR_BODY * 16), StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.UNAVAILABLE,
-          "The upstream's answer could not be read: " + e.getMessage(),
-          null,
-          e);
-    }
   }
 
   /** The endpoint's headers, then these (name, value, ...). */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.ForwardingSink;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.TokenSink;
@@ -153,11 +154,11 @@ final class RoutedEngine implements Engine, Embeds {
     RuntimeException last = null;
     int attempts = 0;
     int round = 0;
-    while (attempts <= model.retries()) {
+    while (true) {
       Target target = pick(tried);
       if (target == null) {
-        if (spent.size() == tried.size()) {
-          break; // nothing left that another attempt could change
+        if (spent.size() == tried.size() || round == model.retries()) {
+          break; // nothing left that another attempt could change, or no retry left
         }
         tried.retainAll(spent); // a new round over the others, after a pause
         round++;
@@ -193,7 +194,7 @@ final class RoutedEngine implements Engine, Embeds {
             target,
             attempts == 1 && target.timeout == null ? null : attemptTimeout(target, remaining),
             attempts);
-        metrics.attempt(target.id, "completed", System.nanoTime() - started);
+        metrics.attempt(target.id, RoutingMetrics.COMPLETED, System.nanoTime() - started);
         cooldowns.succeeded(target.id);
         if (!target.misconfiguredFor.isEmpty() && target.misconfiguredFor.remove(orgId)) {
           alerts.report(
@@ -375,14 +376,13 @@ final class RoutedEngine implements Engine, Embeds {
   }
 
   /** The client's sink, told which deployment answers before it begins. */
-  private static final class Attempt implements TokenSink {
-    private final TokenSink sink;
+  private static final class Attempt extends ForwardingSink {
     private final String deployment;
     private final int attempts;
     boolean begun;
 
     Attempt(TokenSink sink, String deployment, int attempts) {
-      this.sink = sink;
+      super(sink);
       this.deployment = deployment;
       this.attempts = attempts;
     }
@@ -392,26 +392,6 @@ final class RoutedEngine implements Engine, Embeds {
       begun = true;
       sink.answeredBy(deployment, attempts);
       sink.begin();
-    }
-
-    @Override
-    public void text(String piece) {
-      sink.text(piece);
-    }
-
-    @Override
-    public void onClientGone(Runnable abort) {
-      sink.onClientGone(abort);
-    }
-
-    @Override
-    public void toolCalls(JsonNode deltas) {
-      sink.toolCalls(deltas);
-    }
-
-    @Override
-    public void choice(JsonNode choice) {
-      sink.choice(choice);
     }
   }
 }

@@ -9,8 +9,8 @@ import java.util.List;
  * A client-facing model id and where its requests go: one or more deployments (a provider and the
  * provider's own name for the model), in priority groups (lowest first; the next group is the
  * fallback when a group is exhausted), balanced within a group by {@code strategy}. {@code
- * retries} is how many more attempts a request may make after its first (before any byte reached
- * the client). Prices are in US dollars per million tokens (null: not priced).
+ * retries} is how many more rounds over the deployments a request may make once every one was
+ * tried (always before any byte reached the client). Prices are in US dollars per million tokens (null: not priced).
  */
 public record RoutedModel(
     String id,

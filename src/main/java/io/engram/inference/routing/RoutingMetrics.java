@@ -15,32 +15,47 @@ import java.util.concurrent.TimeUnit;
  */
 final class RoutingMetrics {
   private final MeterRegistry registry;
-  // Looked up once per deployment and outcome: a request does not build meter ids.
-  private final Map<String, Counter> requests = new ConcurrentHashMap<>();
-  private final Map<String, Timer> latency = new ConcurrentHashMap<>();
+  // Looked up once per deployment: a request builds no meter id and no key.
+  private final Map<String, DeploymentMeters> deployments = new ConcurrentHashMap<>();
+
+  /** One deployment's meters: its latency, and a counter per outcome (completed the common one). */
+  private final class DeploymentMeters {
+    final String deployment;
+    final Timer latency;
+    final Counter completed;
+    final Map<String, Counter> failed = new ConcurrentHashMap<>();
+
+    DeploymentMeters(String deployment) {
+      this.deployment = deployment;
+      this.latency = Timer.builder("engram_deployment_latency")
+          .description("Time until a deployment answered or failed")
+          .tag("deployment", deployment)
+          .register(registry);
+      this.completed = counter(COMPLETED);
+    }
+
+    Counter counter(String outcome) {
+      return Counter.builder("engram_deployment_requests")
+          .description("Calls to a deployment, by outcome")
+          .tag("deployment", deployment)
+          .tag("outcome", outcome)
+          .register(registry);
+    }
+  }
+
+  static final String COMPLETED = "completed";
 
   RoutingMetrics(MeterRegistry registry) {
     this.registry = registry;
   }
 
   void attempt(String deployment, String outcome, long nanos) {
-    requests
-        .computeIfAbsent(
-            deployment + '\n' + outcome,
-            key -> Counter.builder("engram_deployment_requests")
-                .description("Calls to a deployment, by outcome")
-                .tag("deployment", deployment)
-                .tag("outcome", outcome)
-                .register(registry))
+    DeploymentMeters meters = deployments.computeIfAbsent(deployment, DeploymentMeters::new);
+    (COMPLETED.equals(outcome)
+            ? meters.completed
+            : meters.failed.computeIfAbsent(outcome, meters::counter))
         .increment();
-    latency
-        .computeIfAbsent(
-            deployment,
-            key -> Timer.builder("engram_deployment_latency")
-                .description("Time until a deployment answered or failed")
-                .tag("deployment", deployment)
-                .register(registry))
-        .record(nanos, TimeUnit.NANOSECONDS);
+    meters.latency.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   void cooled(String deployment) {

@@ -99,12 +99,15 @@ final class RoutingStore {
   }
 
   boolean deleteProvider(String scope, String id, long now) {
+    return delete(
+        "DELETE FROM inference_providers WHERE scope = :scope AND id = :id", scope, id, now);
+  }
+
+  /** Deletes one row of the scope's providers or models, with the scope's new version. */
+  private boolean delete(String statement, String scope, String id, long now) {
     return db.write(h -> {
-      int deleted = h.createUpdate(
-              "DELETE FROM inference_providers WHERE scope = :scope AND id = :id")
-          .bind("scope", scope)
-          .bind("id", id)
-          .execute();
+      int deleted =
+          h.createUpdate(statement).bind("scope", scope).bind("id", id).execute();
       if (deleted > 0) {
         bump(h, scope, now);
       }
@@ -146,16 +149,7 @@ final class RoutingStore {
   }
 
   boolean deleteModel(String scope, String id, long now) {
-    return db.write(h -> {
-      int deleted = h.createUpdate("DELETE FROM inference_models WHERE scope = :scope AND id = :id")
-          .bind("scope", scope)
-          .bind("id", id)
-          .execute();
-      if (deleted > 0) {
-        bump(h, scope, now);
-      }
-      return deleted > 0;
-    });
+    return delete("DELETE FROM inference_models WHERE scope = :scope AND id = :id", scope, id, now);
   }
 
   /** Hides a server model from the organization (or shows it again). */
