@@ -18,11 +18,13 @@ PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
-export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
+# Each build keeps its own data directory (a build's migrations are not the other's to read).
+export ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
   ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
   DEFAULT_MODEL=fake-model
 ENGRAM=
 start() { # jar
+  export ENGRAM_DATA_DIR=$WORK/data-$(echo "$1" | md5sum | cut -c1-8)
   "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar "$1" serve \
     > "$WORK/engram.log" 2>&1 & ENGRAM=$!; PIDS+=($ENGRAM)
   until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
@@ -32,15 +34,19 @@ start() { # jar
 }
 stop() { kill $ENGRAM; wait $ENGRAM 2>/dev/null || true; }
 json() { python3 -c "import sys,json;print(json.load(sys.stdin)[\"$1\"])"; }
-start "$JAR_A"
 AUTH="Authorization: Bearer $ENGRAM_ADMIN_KEY"
-ORG=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$AUTH" -H 'Content-Type: application/json' \
-  -d '{"name":"Bench","plan":"scale"}' | json id)
-KEY=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" -H 'Content-Type: application/json' \
-  -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
-stop
+declare -A KEYS
+for jar in "$JAR_A" "$JAR_B"; do
+  start "$jar"
+  ORG=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$AUTH" -H 'Content-Type: application/json' \
+    -d '{"name":"Bench","plan":"scale"}' | json id)
+  KEYS[$jar]=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" \
+    -H 'Content-Type: application/json' -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
+  stop
+done
 run() { # name jar
   start "$2"
+  KEY=${KEYS[$2]}
   # The JIT needs about half a minute of load before the throughput settles.
   AUTH=$KEY MEMORY=off wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
   echo "$1 $(AUTH=$KEY MEMORY=off wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \

@@ -19,6 +19,7 @@ const SUBPAGES = [
   ['alerts', 'Alerts'],
   ['storage', 'Instances and storage'],
   ['network', 'Network'],
+  ['models', 'Models and providers'],
   ['fine-tuning', 'Fine-tuning'],
 ];
 

@@ -347,6 +347,30 @@ class ConsoleBrowserTest extends ServerTest {
     browser.text(By.cssSelector("#who .role"), "admin");
   }
 
+  /** A provider and a model over it, so the models page is checked with what it lists. */
+  private void routedModel() {
+    String key = server.apiKey(org, 1000, "admin");
+    String provider = server
+        .http
+        .post("/v1/organizations/" + org + "/providers")
+        .bearer(key)
+        .json("{\"name\":\"local\",\"kind\":\"openai\",\"base_url\":\"http://127.0.0.1:1/v1\","
+            + "\"api_key\":\"sk-local\"}")
+        .send()
+        .json()
+        .path("id")
+        .asText();
+    assertThat(server
+            .http
+            .post("/v1/organizations/" + org + "/models")
+            .bearer(key)
+            .json("{\"id\":\"team-chat\",\"pricing\":{\"input_per_million\":1},\"deployments\":"
+                + "[{\"provider_id\":\"" + provider + "\",\"model\":\"llama\"}]}")
+            .send()
+            .status())
+        .isEqualTo(201);
+  }
+
   @Test
   void everyPageHasNoSeriousAccessibilityViolation() {
     browser.go("/").settled();
@@ -356,6 +380,7 @@ class ConsoleBrowserTest extends ServerTest {
     String id = createAssistant("Accessible");
     String memory =
         remember(token, "Accessibility matters to everyone").get("id").asText();
+    routedModel();
     Map<String, String> pages = new java.util.LinkedHashMap<>();
     pages.put("assistants", "/console/assistants");
     pages.put("assistant", "/console/assistants/" + id);
@@ -371,6 +396,7 @@ class ConsoleBrowserTest extends ServerTest {
     pages.put("storage", "/console/settings/storage");
     pages.put("network", "/console/settings/network");
     pages.put("fine-tuning", "/console/settings/fine-tuning");
+    pages.put("models", "/console/settings/models");
     for (var page : pages.entrySet()) {
       browser.go(page.getValue()).settled();
       browser.visible(By.cssSelector("main h1"));
