@@ -167,16 +167,22 @@ public final class Gateway {
         throw e;
       }
       int tokens = vectors.tokens() >= 0 ? vectors.tokens() : (int) estimate;
+      String deployment = vectors.deployment() == null ? "" : vectors.deployment();
       usage.record(
           caller.orgId(),
           caller.credentialId(),
           model,
-          "",
+          deployment,
           new Generation.Usage(tokens, 0),
           0,
           entry.pricing().costNanos(tokens, 0));
       usage.finished(
-          caller.orgId(), caller.credentialId(), model, "", false, System.nanoTime() - started);
+          caller.orgId(),
+          caller.credentialId(),
+          model,
+          deployment,
+          false,
+          System.nanoTime() - started);
       permit.charge(tokens);
       return new Embedded(new Embedder.Embeddings(vectors.vectors(), tokens), permit.budget());
     }

@@ -479,6 +479,22 @@ class RoutingTest {
     assertThat(second.lastRequest().path("model").asText()).isEqualTo("text-embed");
     assertThat(second.lastRequest().path("dimensions").asInt()).isEqualTo(3);
     assertThat(server.http.get("/v1/models").bearer(token).send().text()).contains("embedder");
+    JsonNode usage = server
+        .http
+        .get("/v1/organizations/" + org + "/usage")
+        .bearer(admin)
+        .send()
+        .json();
+    boolean recorded = false;
+    for (JsonNode row : usage.path("data")) {
+      if (row.path("model").asText().equals("embedder")
+          && row.path("prompt_tokens").asInt() > 0) {
+        assertThat(row.path("deployment").isTextual()).isTrue();
+        assertThat(row.path("cost_usd").asDouble()).isCloseTo(14 * 0.02 / 1e6, within(1e-12));
+        recorded = true;
+      }
+    }
+    assertThat(recorded).as(usage.toString()).isTrue();
     // A chat on an embedding model is not a chat model's.
     assertThat(chat("embedder", "").status()).isEqualTo(404);
     // Anthropic's API has no embeddings: no embedding model routes to it.

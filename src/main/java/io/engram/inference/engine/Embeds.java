@@ -19,6 +19,14 @@ public interface Embeds {
   Vectors embed(
       List<String> texts, Integer dimensions, String user, Duration timeout, String orgId);
 
-  /** Vectors and the tokens counted for them. */
-  record Vectors(List<float[]> vectors, int tokens) {}
+  /** Vectors, the tokens counted for them, and the deployment that answered (null: not routed). */
+  record Vectors(List<float[]> vectors, int tokens, String deployment) {
+    public Vectors(List<float[]> vectors, int tokens) {
+      this(vectors, tokens, null);
+    }
+
+    public Vectors answeredBy(String answering) {
+      return new Vectors(vectors, tokens, answering);
+    }
+  }
 }

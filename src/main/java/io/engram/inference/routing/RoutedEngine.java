@@ -124,8 +124,10 @@ final class RoutedEngine implements Engine, Embeds {
     return route(
         orgId,
         whole,
-        (target, share, attempts) ->
-            target.engine.embed(texts, dimensions, user, share == null ? whole : share, orgId));
+        (target, share, attempts) -> target
+            .engine
+            .embed(texts, dimensions, user, share == null ? whole : share, orgId)
+            .answeredBy(target.id));
   }
 
   /** One attempt on one deployment; {@code share} is its time (null: the request's whole). */
