@@ -229,11 +229,36 @@ public record ChatRequest(
     JsonNode content = node.get("content");
     boolean callsOnly =
         tooling != null && tooling.has("tool_calls") && (content == null || content.isNull());
-    return new ChatMessage(
-        normalized, callsOnly ? null : content(content, where + ".content"), tooling);
+    String text = callsOnly ? null : content(content, where + ".content");
+    if (!callsOnly && hasImages(content)) {
+      // The parts go to the model as sent; the text stands for the message everywhere else
+      // (memory's query, token counts, history).
+      tooling = tooling == null ? Json.MAPPER.createObjectNode() : tooling;
+      tooling.set(PARTS, content);
+    }
+    return new ChatMessage(normalized, text, tooling);
   }
 
-  /** A string, or OpenAI's list of content parts when every part is text. */
+  /** Where a message's content parts are kept when some are images (see {@link #content}). */
+  public static final String PARTS = io.engram.inference.engine.Engine.PARTS;
+
+  private static boolean hasImages(JsonNode content) {
+    if (content == null || !content.isArray()) {
+      return false;
+    }
+    for (JsonNode part : content) {
+      if ("image_url".equals(part.path("type").asText())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A string, or OpenAI's list of content parts: text parts (their text is the message's), and
+   * {@code image_url} parts ({@code url} an https or data URL, {@code detail} optional), which only
+   * a model that takes images receives (the gateway asks its engine).
+   */
   private static String content(JsonNode content, String where) {
     if (content == null || content.isNull()) {
       throw ApiException.badRequest(where, where + " is required");
@@ -243,19 +268,29 @@ public record ChatRequest(
     }
     if (content.isArray() && !content.isEmpty()) {
       StringBuilder text = new StringBuilder();
-      for (JsonNode part : content) {
-        if (!part.isObject()
-            || !"text".equals(part.path("type").asText())
-            || !part.path("text").isTextual()) {
+      for (int i = 0; i < content.size(); i++) {
+        JsonNode part = content.get(i);
+        String type = part.path("type").asText();
+        if (type.equals("text") && part.path("text").isTextual()) {
+          text.append(part.get("text").asText());
+        } else if (type.equals("image_url")) {
+          String url = part.path("image_url").path("url").asText("");
+          if (!url.startsWith("https://")
+              && !url.startsWith("http://")
+              && !url.matches("(?s)data:image/[a-z0-9.+-]+;base64,.+")) {
+            throw ApiException.badRequest(
+                where + "[" + i + "].image_url.url",
+                "An image part's url is an http(s) URL or a data:image/...;base64, URL");
+          }
+        } else {
           throw unsupported(
-              where,
-              where + ": only text content parts ({\"type\": \"text\", \"text\": ...}) "
-                  + "are supported");
+              where + "[" + i + "]",
+              where + "[" + i + "]: content parts are text and image_url ('" + type
+                  + "' is not carried)");
         }
-        text.append(part.get("text").asText());
       }
       return text.toString();
     }
-    throw ApiException.badRequest(where, where + " must be a string or a list of text parts");
+    throw ApiException.badRequest(where, where + " must be a string or a list of content parts");
   }
 }

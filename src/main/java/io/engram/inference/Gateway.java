@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.InferenceDoor;
 import io.engram.access.Principal;
@@ -272,9 +273,19 @@ public final class Gateway {
       param = firstNotCarried(engine, asked);
     }
     if (param == null
-        && messages.stream().anyMatch(m -> m.tooling() != null)
+        && messages.stream()
+            .anyMatch(m -> m.tooling() != null
+                && (m.tooling().has("tool_calls") || m.tooling().has("tool_call_id")))
         && !engine.carries("tools", Json.MAPPER.nullNode())) {
       param = "messages";
+    }
+    for (int i = 0; param == null && i < messages.size(); i++) {
+      ObjectNode tooling = messages.get(i).tooling();
+      if (tooling != null
+          && tooling.has(ChatRequest.PARTS)
+          && !engine.carries(Engine.IMAGES, tooling.get(ChatRequest.PARTS))) {
+        param = "messages[" + i + "].content";
+      }
     }
     if (param == null || engine.callsOut() && dropsParameters(caller)) {
       return;
@@ -697,10 +708,32 @@ public final class Gateway {
     for (ChatMessage message : messages) {
       tokens += TOKENS_PER_MESSAGE
           + (message.content() == null ? 0 : TokenCounter.count(message.content()))
-          + (message.tooling() == null
-              ? 0
-              : TokenCounter.count(message.tooling().toString()));
+          + toolingTokens(message.tooling());
     }
     return tokens;
   }
+
+  /**
+   * A message's tool fields, counted as text; its content parts (their text is the message's) as
+   * {@link #TOKENS_PER_IMAGE} an image: an image's bytes are not its tokens.
+   */
+  private static int toolingTokens(ObjectNode tooling) {
+    if (tooling == null) {
+      return 0;
+    }
+    JsonNode parts = tooling.get(ChatRequest.PARTS);
+    if (parts == null) {
+      return TokenCounter.count(tooling.toString());
+    }
+    int images = 0;
+    for (JsonNode part : parts) {
+      images += "image_url".equals(part.path("type").asText()) ? 1 : 0;
+    }
+    ObjectNode rest = tooling.deepCopy();
+    rest.remove(ChatRequest.PARTS);
+    return images * TOKENS_PER_IMAGE + (rest.isEmpty() ? 0 : TokenCounter.count(rest.toString()));
+  }
+
+  /** What OpenAI charges a low-detail image; a provider's own count replaces it in the usage. */
+  static final int TOKENS_PER_IMAGE = 85;
 }

@@ -125,12 +125,25 @@ final class MessagesRequest {
   /** One turn's blocks: tool results first (they answer the previous turn), then words, calls. */
   private static void blocks(String role, JsonNode blocks, String where, ArrayNode messages) {
     StringBuilder text = new StringBuilder();
+    ArrayNode parts = Json.MAPPER.createArrayNode();
+    boolean images = false;
     ArrayNode calls = Json.MAPPER.createArrayNode();
     for (int j = 0; j < blocks.size(); j++) {
       JsonNode block = blocks.get(j);
       String at = where + "[" + j + "]";
       switch (block.path("type").asText()) {
-        case "text" -> text.append(block.path("text").asText());
+        case "text" -> {
+          text.append(block.path("text").asText());
+          parts.addObject().put("type", "text").put("text", block.path("text").asText());
+        }
+        case "image" -> {
+          parts
+              .addObject()
+              .put("type", "image_url")
+              .putObject("image_url")
+              .put("url", imageUrl(block.path("source"), at));
+          images = true;
+        }
         case "tool_use" -> {
           if (!role.equals("assistant")) {
             throw ApiException.badRequest(at, "tool_use blocks belong to assistant turns");
@@ -168,9 +181,11 @@ final class MessagesRequest {
                   + "(text, tool_use and tool_result are)");
       }
     }
-    if (!text.isEmpty() || !calls.isEmpty()) {
+    if (!text.isEmpty() || !calls.isEmpty() || images) {
       ObjectNode message = messages.addObject().put("role", role);
-      if (text.isEmpty()) {
+      if (images) {
+        message.set("content", parts);
+      } else if (text.isEmpty()) {
         message.putNull("content");
       } else {
         message.put("content", text.toString());
@@ -179,6 +194,19 @@ final class MessagesRequest {
         message.set("tool_calls", calls);
       }
     }
+  }
+
+  /** An image block's source as the chat's image URL: a data URL for base64 data, else its URL. */
+  private static String imageUrl(JsonNode source, String where) {
+    return switch (source.path("type").asText()) {
+      case "base64" ->
+        "data:" + source.path("media_type").asText() + ";base64,"
+            + source.path("data").asText();
+      case "url" -> source.path("url").asText();
+      default ->
+        throw ChatRequest.unsupported(
+            where + ".source", "Image sources are base64 data or a URL (files are not carried)");
+    };
   }
 
   /** Anthropic's client tools and tool choice in the chat's form. */

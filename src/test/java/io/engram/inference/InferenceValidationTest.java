@@ -26,7 +26,8 @@ class InferenceValidationTest {
       tool without its call    | {"model":"engram-chat","messages":[{"role":"tool","content":"Hi"}]}    | messages[0].tool_call_id
       function role            | {"model":"engram-chat","messages":[{"role":"function","content":"Hi"}]} | messages[0].role
       no content               | {"model":"engram-chat","messages":[{"role":"user"}]}                   | messages[0].content
-      image part               | {"model":"engram-chat","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]} | messages[0].content
+      image part, no URL       | {"model":"engram-chat","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]} | messages[0].content[0].image_url.url
+      audio part               | {"model":"engram-chat","messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"x"}}]}]} | messages[0].content[0]
       temperature too high     | {"model":"engram-chat",MESSAGES,"temperature":2.5}                     | temperature
       temperature as string    | {"model":"engram-chat",MESSAGES,"temperature":"0.5"}                   | temperature
       top_p above one          | {"model":"engram-chat",MESSAGES,"top_p":1.5}                           | top_p

@@ -157,6 +157,7 @@ class LocalEngineTest {
       {"\"n\":2", "n"},
       {"\"logprobs\":true,\"top_logprobs\":2", "logprobs"},
       {"\"logit_bias\":{\"42\":-100}", "logit_bias"},
+      {"\"reasoning_effort\":\"low\"", "reasoning_effort"},
     };
     for (String[] asked : cases) {
       Http.Response refused = send(chat("Hi", asked[0]));
@@ -164,6 +165,13 @@ class LocalEngineTest {
       assertThat(refused.json().at("/error/code").asText()).isEqualTo("unsupported_parameter");
       assertThat(refused.json().at("/error/param").asText()).isEqualTo(asked[1]);
     }
+    // The in-process model reads no image: the message's parts are refused by name.
+    Http.Response image =
+        send("{\"model\":\"" + TinyModel.ID + "\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":[{\"type\":\"text\",\"text\":\"Hi\"},{\"type\":\"image_url\","
+            + "\"image_url\":{\"url\":\"data:image/png;base64,AA==\"}}]}]}");
+    assertThat(image.status()).isEqualTo(400);
+    assertThat(image.json().at("/error/param").asText()).isEqualTo("messages[0].content");
     // Their defaults ask nothing and are taken.
     assertThat(send(chat("Hi", "\"n\":1,\"logprobs\":false,\"logit_bias\":{},\"max_tokens\":4"))
             .status())

@@ -67,11 +67,22 @@ class MessagesApiTest {
       assertThat(answer.status()).isEqualTo(400);
       assertThat(answer.json().at("/error/param").asText()).isEqualTo(refused[1]);
     }
+    Http.Response document = messages(gateway.key, """
+        {"model":"engram-chat","max_tokens":8,"messages":[{"role":"user","content":[
+          {"type":"document","source":{"type":"text","media_type":"text/plain","data":"x"}}]}]}""");
+    assertThat(document.status()).isEqualTo(400);
+    assertThat(document.json().at("/error/param").asText()).isEqualTo("messages[0].content[0]");
     Http.Response image = messages(gateway.key, """
         {"model":"engram-chat","max_tokens":8,"messages":[{"role":"user","content":[
+          {"type":"text","text":"What is this?"},
           {"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}""");
-    assertThat(image.status()).isEqualTo(400);
-    assertThat(image.json().at("/error/param").asText()).isEqualTo("messages[0].content[0]");
+    assertThat(image.status()).as(image.text()).isEqualTo(200);
+    assertThat(gateway
+            .upstream
+            .lastRequest()
+            .at("/messages/0/content/1/image_url/url")
+            .asText())
+        .isEqualTo("data:image/png;base64,AA==");
   }
 
   @Test

@@ -45,6 +45,16 @@ class NativeProvidersTest {
     model("claude-chat", claude, "claude-test", null);
     model("gemini-chat", google, "gemini-test", null);
     model("claude-then-gemini", claude, "claude-test", google);
+    for (String[] vision : new String[][] {
+      {"claude-vision", claude, "claude-test"}, {"gemini-vision", google, "gemini-test"}
+    }) {
+      Http.Response created = post(
+          "/models",
+          "{\"id\":\"" + vision[0] + "\",\"capabilities\":"
+              + "{\"vision\":true},\"deployments\":[{\"provider_id\":\"" + vision[1]
+              + "\",\"model\":\"" + vision[2] + "\"}]}");
+      assertThat(created.status()).as(created.text()).isEqualTo(201);
+    }
   }
 
   @AfterAll
@@ -270,6 +280,37 @@ class NativeProvidersTest {
             .path("greeting")
             .asText())
         .isEqualTo("hello");
+  }
+
+  static final String PICTURE = """
+      [{"role":"user","content":[{"type":"text","text":"What is this?"},
+        {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]""";
+
+  @Test
+  void imagesReachOnlyModelsDeclaredToReadThem() {
+    Http.Response refused = chat("claude-chat", PICTURE, "");
+    assertThat(refused.status()).isEqualTo(400);
+    assertThat(refused.json().at("/error/param").asText()).isEqualTo("messages[0].content");
+    Http.Response claude = chat("claude-vision", PICTURE, "");
+    assertThat(claude.status()).as(claude.text()).isEqualTo(200);
+    JsonNode blocks = anthropic.lastRequest().at("/messages/0/content");
+    assertThat(blocks.get(0).path("text").asText()).isEqualTo("What is this?");
+    assertThat(blocks.get(1).at("/source/type").asText()).isEqualTo("base64");
+    assertThat(blocks.get(1).at("/source/media_type").asText()).isEqualTo("image/png");
+    Http.Response gemini = chat("gemini-vision", PICTURE, "");
+    assertThat(gemini.status()).as(gemini.text()).isEqualTo(200);
+    assertThat(NativeProvidersTest.gemini
+            .lastRequest()
+            .at("/contents/0/parts/1/inlineData/mimeType")
+            .asText())
+        .isEqualTo("image/png");
+    // Gemini reads images sent inline only: a URL is refused by name, not dropped.
+    Http.Response url = chat(
+        "gemini-vision",
+        PICTURE.replace("data:image/png;base64,iVBORw0KGgo=", "https://images.example/cat.png"),
+        "");
+    assertThat(url.status()).isEqualTo(400);
+    assertThat(url.json().at("/error/param").asText()).isEqualTo("messages[0].content");
   }
 
   @Test

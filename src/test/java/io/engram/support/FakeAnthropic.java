@@ -142,6 +142,14 @@ public final class FakeAnthropic extends FakeProvider {
                 && m.path("role").asText().equals("assistant");
           case "tool_result" ->
             block.path("tool_use_id").isTextual() && m.path("role").asText().equals("user");
+          case "image" ->
+            switch (block.path("source").path("type").asText()) {
+              case "base64" ->
+                block.path("source").path("media_type").asText().startsWith("image/")
+                    && block.path("source").path("data").isTextual();
+              case "url" -> block.path("source").path("url").asText().startsWith("http");
+              default -> false;
+            };
           default -> false;
         };
         if (!valid) {

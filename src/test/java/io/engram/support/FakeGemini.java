@@ -138,7 +138,13 @@ public final class FakeGemini extends FakeProvider {
       for (JsonNode part : content.path("parts")) {
         int kinds = (part.has("text") ? 1 : 0)
             + (part.has("functionCall") ? 1 : 0)
-            + (part.has("functionResponse") ? 1 : 0);
+            + (part.has("functionResponse") ? 1 : 0)
+            + (part.has("inlineData") ? 1 : 0);
+        if (part.has("inlineData")
+            && (!part.get("inlineData").path("mimeType").isTextual()
+                || !part.get("inlineData").path("data").isTextual())) {
+          return "contents[" + i + "].parts: inlineData needs mimeType and data";
+        }
         if (kinds != 1) {
           return "contents[" + i + "].parts: each part holds exactly one kind of data";
         }

@@ -8,6 +8,24 @@ import com.fasterxml.jackson.databind.JsonNode;
  * ends, delivering pieces to the sink as they come.
  */
 public interface Engine {
+  /**
+   * What {@link #carries} is asked for a message whose content parts hold images: the value is the
+   * parts (OpenAI's {@code text} and {@code image_url} parts), kept in the message's {@link
+   * ChatMessage#tooling} under {@code content}.
+   */
+  String IMAGES = "image_content";
+
+  /** The key of {@link ChatMessage#tooling} that holds a message's content parts with images. */
+  String PARTS = "content";
+
+  /** An image part's data URL ({@code data:image/png;base64,...}): its media type, then data. */
+  static String[] dataUrl(String url) {
+    int comma = url.indexOf(',');
+    if (!url.startsWith("data:") || comma < 0 || !url.substring(0, comma).endsWith(";base64")) {
+      return null;
+    }
+    return new String[] {url.substring(5, comma - 7), url.substring(comma + 1)};
+  }
 
   /**
    * Generates; pieces go to {@code sink}, the whole outcome is returned.

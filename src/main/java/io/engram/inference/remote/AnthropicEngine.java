@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
@@ -60,6 +61,7 @@ public final class AnthropicEngine extends ProviderEngine {
           "max_completion_tokens" -> true;
       case "temperature" -> value.isNumber() && value.asDouble() <= 1; // Anthropic's range: 0-1
       case "store" -> value.isBoolean() && !value.asBoolean();
+      case IMAGES -> true; // base64 and URL image sources
       default -> false;
     };
   }
@@ -109,7 +111,10 @@ public final class AnthropicEngine extends ProviderEngine {
             .put("content", m.content() == null ? "" : m.content());
         continue;
       }
-      if (m.content() != null && !m.content().isEmpty()) {
+      JsonNode parts = m.tooling() == null ? null : m.tooling().get(PARTS);
+      if (parts != null) {
+        parts.forEach(part -> blocks.add(block(part)));
+      } else if (m.content() != null && !m.content().isEmpty()) {
         blocks.addObject().put("type", "text").put("text", m.content());
       }
       JsonNode calls = m.tooling() == null ? null : m.tooling().get("tool_calls");
@@ -142,6 +147,26 @@ public final class AnthropicEngine extends ProviderEngine {
       body.put("stream", true);
     }
     return body;
+  }
+
+  /** An OpenAI content part as Anthropic's block: text, or an image from base64 data or a URL. */
+  private static ObjectNode block(JsonNode part) {
+    if (!"image_url".equals(part.path("type").asText())) {
+      return Json.MAPPER
+          .createObjectNode()
+          .put("type", "text")
+          .put("text", part.path("text").asText());
+    }
+    String url = part.path("image_url").path("url").asText();
+    String[] data = Engine.dataUrl(url);
+    ObjectNode image = Json.MAPPER.createObjectNode().put("type", "image");
+    ObjectNode source = image.putObject("source");
+    if (data != null) {
+      source.put("type", "base64").put("media_type", data[0]).put("data", data[1]);
+    } else {
+      source.put("type", "url").put("url", url);
+    }
+    return image;
   }
 
   /** The last turn when it has this role (Anthropic's turns alternate), else a new one. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
@@ -60,6 +61,7 @@ public final class GeminiEngine extends ProviderEngine {
       case "stop" -> !value.isArray() || value.size() <= MAX_STOP_SEQUENCES;
       case "parallel_tool_calls" -> value.isBoolean() && value.asBoolean(); // Gemini's own way
       case "store" -> value.isBoolean() && !value.asBoolean();
+      case IMAGES -> inlineOnly(value); // Gemini reads images sent inline, not from any URL
       default -> false;
     };
   }
@@ -138,7 +140,17 @@ public final class GeminiEngine extends ProviderEngine {
         answer.putObject("response").put("content", m.content() == null ? "" : m.content());
         continue;
       }
-      if (m.content() != null && !m.content().isEmpty()) {
+      JsonNode given = m.tooling() == null ? null : m.tooling().get(PARTS);
+      if (given != null) {
+        for (JsonNode part : given) {
+          String[] data = Engine.dataUrl(part.path("image_url").path("url").asText(""));
+          if (data != null) {
+            parts.addObject().putObject("inlineData").put("mimeType", data[0]).put("data", data[1]);
+          } else if (part.has("text")) {
+            parts.addObject().put("text", part.path("text").asText());
+          }
+        }
+      } else if (m.content() != null && !m.content().isEmpty()) {
         parts.addObject().put("text", m.content());
       }
       JsonNode calls = m.tooling() == null ? null : m.tooling().get("tool_calls");
@@ -161,6 +173,16 @@ public final class GeminiEngine extends ProviderEngine {
     body.set("generationConfig", generationConfig(request));
     tools(request.tooling(), body);
     return body;
+  }
+
+  private static boolean inlineOnly(JsonNode parts) {
+    for (JsonNode part : parts) {
+      if ("image_url".equals(part.path("type").asText())
+          && Engine.dataUrl(part.path("image_url").path("url").asText("")) == null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static ArrayNode turn(ArrayNode contents, String role) {

@@ -86,6 +86,7 @@ final class RoutedEngine implements Engine, Embeds {
       case "response_format" ->
         !value.path("type").asText().equals("json_schema")
             || model.capabilities().jsonSchema();
+      case Engine.IMAGES -> model.capabilities().vision();
       default -> true;
     };
     if (!declared) {

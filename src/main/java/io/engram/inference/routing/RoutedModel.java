@@ -49,7 +49,7 @@ public record RoutedModel(
   }
 
   /** What the model can do, as its operator declares it; a request needing more is refused. */
-  public record Capabilities(boolean tools, boolean jsonSchema) {}
+  public record Capabilities(boolean tools, boolean jsonSchema, boolean vision) {}
 
   /** One place a model runs: a provider and its name for the model there. */
   public record Deployment(String id, String providerId, String model, int weight, int priority) {}
@@ -69,7 +69,8 @@ public record RoutedModel(
         .put("owned_by", isServers() ? "server" : "organization");
     view.putObject("capabilities")
         .put("tools", capabilities.tools())
-        .put("json_schema", capabilities.jsonSchema());
+        .put("json_schema", capabilities.jsonSchema())
+        .put("vision", capabilities.vision());
     ObjectNode pricing = view.putObject("pricing");
     pricing.put("input_per_million", inputPrice);
     pricing.put("output_per_million", outputPrice);

@@ -106,7 +106,7 @@ public final class Routing {
         modelId,
         RoutedModel.Type.CHAT,
         contextLength,
-        new RoutedModel.Capabilities(true, true),
+        new RoutedModel.Capabilities(true, true, true),
         null,
         null,
         RoutedModel.Strategy.WEIGHTED,
@@ -448,7 +448,7 @@ public final class Routing {
     int context = body.optionalInt("context_length", 1, 10_000_000).orElse(8192);
     JsonBody capabilities = JsonBody.received(
         body.optionalObject("capabilities").orElse(Json.MAPPER.createObjectNode()));
-    capabilities.allowOnly(Set.of("tools", "json_schema"));
+    capabilities.allowOnly(Set.of("tools", "json_schema", "vision"));
     JsonBody pricing =
         JsonBody.received(body.optionalObject("pricing").orElse(Json.MAPPER.createObjectNode()));
     pricing.allowOnly(Set.of("input_per_million", "output_per_million"));
@@ -467,7 +467,9 @@ public final class Routing {
         context,
         new RoutedModel.Capabilities(
             capabilities.optionalBoolean("tools").orElse(true),
-            capabilities.optionalBoolean("json_schema").orElse(true)),
+            capabilities.optionalBoolean("json_schema").orElse(true),
+            // Most models read no image: taking them is declared, not assumed.
+            capabilities.optionalBoolean("vision").orElse(false)),
         pricing.optionalNumber("input_per_million", 0, 1_000_000).orElse(null),
         pricing.optionalNumber("output_per_million", 0, 1_000_000).orElse(null),
         strategy,

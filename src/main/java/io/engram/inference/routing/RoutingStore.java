@@ -225,7 +225,8 @@ final class RoutingStore {
         rs.getInt("context_length"),
         new RoutedModel.Capabilities(
             capabilities.path("tools").asBoolean(),
-            capabilities.path("jsonSchema").asBoolean()),
+            capabilities.path("jsonSchema").asBoolean(),
+            capabilities.path("vision").asBoolean(false)),
         inputPrice,
         outputPrice,
         RoutedModel.Strategy.valueOf(rs.getString("strategy").toUpperCase()),

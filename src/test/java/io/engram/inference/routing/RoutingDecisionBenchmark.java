@@ -71,7 +71,7 @@ public class RoutingDecisionBenchmark {
         "bench",
         RoutedModel.Type.CHAT,
         8192,
-        new RoutedModel.Capabilities(true, true),
+        new RoutedModel.Capabilities(true, true, false),
         null,
         null,
         RoutedModel.Strategy.valueOf(strategy.toUpperCase()),
