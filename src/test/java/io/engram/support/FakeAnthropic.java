@@ -1,5 +1,9 @@
 package io.engram.support;
 
+import com.anthropic.core.ObjectMappers;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,6 +23,9 @@ import java.util.Set;
  * the API does not define; answers a message (text, or a {@code tool_use} block when tools are
  * offered and the last turn is the user's words), whole or as the API's named events; errors in
  * its {@code {type: error, error: {type, message}}} shape. {@code GET /v1/models} lists one model.
+ * Each request is also read into the official Java SDK's {@code MessageCreateParams} and
+ * validated, and each answer and event the fake sends is first held to the SDK's {@code Message}
+ * and {@code RawMessageStreamEvent}.
  */
 public final class FakeAnthropic extends FakeProvider {
   public static final List<String> PIECES = List.of("Hello", " from", " Claude", ".");
@@ -69,6 +76,9 @@ public final class FakeAnthropic extends FakeProvider {
     }
     JsonNode body = received(exchange);
     String wrong = check(exchange, body);
+    if (wrong == null) {
+      wrong = typed(body, MessageCreateParams.Body.class);
+    }
     if (wrong != null) {
       refused(wrong);
       error(exchange, 400, "invalid_request_error", wrong);
@@ -90,7 +100,7 @@ public final class FakeAnthropic extends FakeProvider {
       ObjectNode message = message(body, blocks);
       message.put("stop_reason", stopReason(blocks));
       message.putObject("usage").put("input_tokens", inputTokens(body)).put("output_tokens", 4);
-      send(exchange, 200, Json.write(message));
+      send(exchange, 200, answered(message, Message.class));
     }
   }
 
@@ -275,7 +285,33 @@ public final class FakeAnthropic extends FakeProvider {
 
   private static String event(String name, ObjectNode data) {
     data.put("type", name);
-    return "event: " + name + "\ndata: " + Json.write(data) + "\n\n";
+    String json =
+        name.equals("ping") ? Json.write(data) : answered(data, RawMessageStreamEvent.class);
+    return "event: " + name + "\ndata: " + json + "\n\n";
+  }
+
+  /**
+   * Why a request is not one of the official SDK's types (read and validated as the SDK reads
+   * it), or null: the reference's shapes as Anthropic's own SDK encodes them.
+   */
+  private static String typed(JsonNode body, Class<?> type) {
+    try {
+      Object read = ObjectMappers.jsonMapper().readValue(Json.write(body), type);
+      type.getMethod("validate").invoke(read);
+      return null;
+    } catch (ReflectiveOperationException | java.io.IOException | RuntimeException e) {
+      Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ? e.getCause() : e;
+      return "not Anthropic's " + type.getSimpleName() + ": " + cause.getMessage();
+    }
+  }
+
+  /** An answer of the fake's, held to the SDK's type of it first (a fake's own slip fails here). */
+  private static String answered(ObjectNode answer, Class<?> type) {
+    String wrong = typed(answer, type);
+    if (wrong != null) {
+      throw new IllegalStateException("the fake's answer is " + wrong + ": " + answer);
+    }
+    return Json.write(answer);
   }
 
   private static void error(HttpExchange exchange, int status, String type, String message)
