@@ -2,12 +2,19 @@ package io.engram.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.genai.types.Candidate;
+import com.google.genai.types.Content;
+import com.google.genai.types.FinishReason;
+import com.google.genai.types.GenerateContentResponse;
+import com.google.genai.types.GenerateContentResponseUsageMetadata;
+import com.google.genai.types.Part;
 import com.sun.net.httpserver.HttpExchange;
 import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +28,8 @@ import java.util.regex.Pattern;
  * {@code functionDeclarations}, {@code toolConfig}; answers candidates (text, or a {@code
  * functionCall} part when tools are offered and the user spoke last) with {@code usageMetadata};
  * errors in its {@code {error: {code, message, status}}} shape. {@code GET /v1beta/models} lists
- * one model.
+ * one model. Its answers are built from the official Gen AI SDK's types ({@code
+ * GenerateContentResponse}, {@code Candidate}, {@code Part}) and written as the SDK writes them.
  */
 public final class FakeGemini extends FakeProvider {
   public static final List<String> PIECES = List.of("Hello", " from", " Gemini", ".");
@@ -190,23 +198,36 @@ public final class FakeGemini extends FakeProvider {
             json.equals("application/json") ? "{\"greeting\":\"hello\"}" : String.join("", PIECES));
   }
 
+  /** An answer built from the official Gen AI SDK's types and written as the SDK writes them. */
   private static ObjectNode response(JsonNode body, List<ObjectNode> parts, boolean last) {
-    ObjectNode response = Json.MAPPER.createObjectNode();
-    ObjectNode candidate = response.putArray("candidates").addObject();
-    var content = candidate.putObject("content").put("role", "model").putArray("parts");
-    parts.forEach(content::add);
-    candidate.put("index", 0);
+    List<Part> sdkParts = new ArrayList<>();
+    for (ObjectNode part : parts) {
+      if (part.has("functionCall")) {
+        JsonNode call = part.get("functionCall");
+        sdkParts.add(Part.fromFunctionCall(
+            call.path("name").asText(), Json.MAPPER.convertValue(call.path("args"), Map.class)));
+      } else {
+        sdkParts.add(Part.fromText(part.path("text").asText()));
+      }
+    }
+    Candidate.Builder candidate = Candidate.builder()
+        .content(Content.builder().role("model").parts(sdkParts).build())
+        .index(0);
     if (last) {
-      candidate.put("finishReason", "STOP");
+      candidate.finishReason(new FinishReason(FinishReason.Known.STOP));
     }
     int prompt = body.path("contents").toString().split("\\s+").length;
-    response
-        .putObject("usageMetadata")
-        .put("promptTokenCount", prompt)
-        .put("candidatesTokenCount", 4)
-        .put("totalTokenCount", prompt + 4);
-    response.put("modelVersion", "gemini-test");
-    return response;
+    String json = GenerateContentResponse.builder()
+        .candidates(candidate.build())
+        .usageMetadata(GenerateContentResponseUsageMetadata.builder()
+            .promptTokenCount(prompt)
+            .candidatesTokenCount(4)
+            .totalTokenCount(prompt + 4)
+            .build())
+        .modelVersion("gemini-test")
+        .build()
+        .toJson();
+    return (ObjectNode) Json.read(json, JsonNode.class);
   }
 
   private void stream(HttpExchange exchange, JsonNode body, ObjectNode part) throws IOException {
