@@ -7,7 +7,8 @@
 #      question (VARY=true in bench/chat.lua: nothing cached can answer it),
 #   5. Engram, memory off, on a routed model of the organization's own over two deployments of one
 #      priority group (weighted): the fake upstream and a second one that answers 503 to every
-#      tenth request (the gateway retries those on the other deployment),
+#      tenth request (the gateway retries those on the other deployment), and the same over two
+#      healthy deployments (what the routing itself costs, without the retries),
 # then time to first chunk of streamed replies (bench/first-chunk.mjs) direct and through Engram.
 # Portkey is installed into /tmp/portkey (not into the project). Results: docs/benchmarks.md.
 #   bash bench/gateway-bench.sh [seconds per run, default 20]
@@ -29,6 +30,7 @@ fi
 
 node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
 node bench/fake-upstream.mjs 9101 10 > "$WORK/upstream-flaky.log" 2>&1 & PIDS+=($!)
+node bench/fake-upstream.mjs 9102 > "$WORK/upstream-second.log" 2>&1 & PIDS+=($!)
 (cd /tmp/portkey && node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
 
 # Engram: one organization (plan scale: 100 concurrent requests, no hourly token cap) with 10,000 memories.
@@ -56,6 +58,9 @@ provider() { curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/provid
   -H 'Content-Type: application/json' -d "{\"name\":\"$1\",\"kind\":\"openai\",\"base_url\":\"$2\"}" | json id; }
 STEADY=$(provider steady http://127.0.0.1:9100/v1)
 FLAKY=$(provider flaky http://127.0.0.1:9101/v1)
+SECOND=$(provider second http://127.0.0.1:9102/v1)
+curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/models" -H "$AUTH" -H 'Content-Type: application/json' \
+  -d "{\"id\":\"pair\",\"deployments\":[{\"provider_id\":\"$STEADY\",\"model\":\"fake-model\"},{\"provider_id\":\"$SECOND\",\"model\":\"fake-model\"}]}"
 curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/models" -H "$AUTH" -H 'Content-Type: application/json' \
   -d "{\"id\":\"fleet\",\"deployments\":[{\"provider_id\":\"$STEADY\",\"model\":\"fake-model\"},{\"provider_id\":\"$FLAKY\",\"model\":\"fake-model\"}]}"
 kill $ENGRAM; wait $ENGRAM 2>/dev/null || true
@@ -82,6 +87,7 @@ for round in 1 2; do
   load "direct       " http://127.0.0.1:9100/v1/chat/completions
   load "engram-off   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off
   load "engram-routed" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=fleet
+  load "engram-pair  " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=pair
   load "portkey      " http://127.0.0.1:8787/v1/chat/completions AUTH=sk-fake "EXTRA_HEADERS=$PORTKEY_HEADERS"
   load "engram-memory" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY VARY=true
 done

@@ -135,21 +135,8 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
         throw malformed("the response is larger than " + MAX_WHOLE_BODY + " bytes");
       }
       return whole(request, parse(new String(bytes, StandardCharsets.UTF_8)), sink);
-    } catch (SocketTimeoutException e) {
-      throw new EngineException(
-          EngineException.Failure.TIMEOUT,
-          "The upstream was silent for more than " + timeoutOf(request).toSeconds()
-              + " seconds while answering",
-          null,
-          e);
-    } catch (MalformedResponseException e) {
-      throw malformed(e.getMessage());
     } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.CUT,
-          "The upstream connection failed while reading the response: " + e.getMessage(),
-          null,
-          e);
+      throw failed(e, true, timeoutOf(request));
     }
   }
 
@@ -160,28 +147,47 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
   ClientResponse send(String method, String target, String[] headers, byte[] body, Duration wait) {
     try {
       return client.send(method, target, headers, body, wait);
-    } catch (UnreachableException e) {
-      throw new EngineException(
+    } catch (IOException e) {
+      throw failed(e, false, wait == null ? timeout : wait);
+    }
+  }
+
+  /**
+   * A call's I/O failure as the gateway's: before the answer began (unreachable, no answer within
+   * the wait, not HTTP) or while it was read ({@code reading}: silent too long, cut).
+   */
+  EngineException failed(IOException e, boolean reading, Duration wait) {
+    if (e instanceof UnreachableException) {
+      return new EngineException(
           EngineException.Failure.UNAVAILABLE,
           "The upstream at " + baseUrl + " could not be reached",
           null,
           e);
-    } catch (SocketTimeoutException e) {
-      throw new EngineException(
+    }
+    if (e instanceof SocketTimeoutException) {
+      return new EngineException(
           EngineException.Failure.TIMEOUT,
-          "The upstream did not answer within " + (wait == null ? timeout : wait).toSeconds()
-              + " seconds",
-          null,
-          e);
-    } catch (MalformedResponseException e) {
-      throw malformed(e.getMessage());
-    } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.UNAVAILABLE,
-          "The upstream request failed: " + e.getMessage(),
+          reading
+              ? "The upstream was silent for more than " + wait.toSeconds()
+                  + " seconds while answering"
+              : "The upstream did not answer within " + wait.toSeconds() + " seconds",
           null,
           e);
     }
+    if (e instanceof MalformedResponseException) {
+      return malformed(e.getMessage());
+    }
+    return reading
+        ? new EngineException(
+            EngineException.Failure.CUT,
+            "The upstream connection failed while reading the response: " + e.getMessage(),
+            null,
+            e)
+        : new EngineException(
+            EngineException.Failure.UNAVAILABLE,
+            "The upstream request failed: " + e.getMessage(),
+            null,
+            e);
   }
 
   /** Providers whose API has no embeddings refuse them (a model of such kind is never one). */
@@ -217,15 +223,8 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
         throw malformed("the response is larger than " + MAX_WHOLE_BODY + " bytes");
       }
       return parse(new String(bytes, StandardCharsets.UTF_8));
-    } catch (SocketTimeoutException e) {
-      throw new EngineException(
-          EngineException.Failure.TIMEOUT, "The upstream was silent while answering", null, e);
     } catch (IOException e) {
-      throw new EngineException(
-          EngineException.Failure.CUT,
-          "The upstream connection failed while reading the response: " + e.getMessage(),
-          null,
-          e);
+      throw failed(e, true, wait == null ? timeout : wait);
     }
   }
 
