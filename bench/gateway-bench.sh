@@ -31,7 +31,7 @@ fi
 node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
 node bench/fake-upstream.mjs 9101 10 > "$WORK/upstream-flaky.log" 2>&1 & PIDS+=($!)
 node bench/fake-upstream.mjs 9102 > "$WORK/upstream-second.log" 2>&1 & PIDS+=($!)
-(cd /tmp/portkey && node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
+(cd /tmp/portkey && exec node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
 
 # Engram: one organization (plan scale: 100 concurrent requests, no hourly token cap) with 10,000 memories.
 export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
