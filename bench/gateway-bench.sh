@@ -8,7 +8,8 @@
 #   5. Engram, memory off, on a routed model of the organization's own over two deployments of one
 #      priority group (weighted): the fake upstream and a second one that answers 503 to every
 #      tenth request (the gateway retries those on the other deployment), and the same over two
-#      healthy deployments (what the routing itself costs, without the retries),
+#      healthy deployments: two providers on the same fake upstream, so that the upstream side is
+#      the single deployment's and only what the routing costs differs,
 # then time to first chunk of streamed replies (bench/first-chunk.mjs) direct and through Engram.
 # Portkey is installed into /tmp/portkey (not into the project). Results: docs/benchmarks.md.
 #   bash bench/gateway-bench.sh [seconds per run, default 20]
@@ -30,7 +31,6 @@ fi
 
 node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
 node bench/fake-upstream.mjs 9101 10 > "$WORK/upstream-flaky.log" 2>&1 & PIDS+=($!)
-node bench/fake-upstream.mjs 9102 > "$WORK/upstream-second.log" 2>&1 & PIDS+=($!)
 (cd /tmp/portkey && exec node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
 
 # Engram: one organization (plan scale: 100 concurrent requests, no hourly token cap) with 10,000 memories.
@@ -58,7 +58,7 @@ provider() { curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/provid
   -H 'Content-Type: application/json' -d "{\"name\":\"$1\",\"kind\":\"openai\",\"base_url\":\"$2\"}" | json id; }
 STEADY=$(provider steady http://127.0.0.1:9100/v1)
 FLAKY=$(provider flaky http://127.0.0.1:9101/v1)
-SECOND=$(provider second http://127.0.0.1:9102/v1)
+SECOND=$(provider second http://127.0.0.1:9100/v1)
 curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/models" -H "$AUTH" -H 'Content-Type: application/json' \
   -d "{\"id\":\"pair\",\"deployments\":[{\"provider_id\":\"$STEADY\",\"model\":\"fake-model\"},{\"provider_id\":\"$SECOND\",\"model\":\"fake-model\"}]}"
 curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/models" -H "$AUTH" -H 'Content-Type: application/json' \
@@ -83,11 +83,15 @@ load() { # name url [env...]
 AUTH=$KEY MEMORY=off wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
 AUTH=$KEY MEMORY=off STREAM=true wrk -t1 -c16 -d10s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
 echo "# non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s"
-for round in 1 2; do
+# The three memory-off variants take turns at each position (a run's place in the round moves its
+# figure more than what separates them: docs/benchmarks.md), over ROUNDS rounds (default 3).
+off() { load "engram-off   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off; }
+routed() { load "engram-routed" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=fleet; }
+pair() { load "engram-pair  " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=pair; }
+ORDERS=("off routed pair" "routed pair off" "pair off routed")
+for round in $(seq 1 "${ROUNDS:-3}"); do
   load "direct       " http://127.0.0.1:9100/v1/chat/completions
-  load "engram-off   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off
-  load "engram-routed" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=fleet
-  load "engram-pair  " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off MODEL=pair
+  for variant in ${ORDERS[$(( (round - 1) % 3 ))]}; do $variant; done
   load "portkey      " http://127.0.0.1:8787/v1/chat/completions AUTH=sk-fake "EXTRA_HEADERS=$PORTKEY_HEADERS"
   load "engram-memory" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY VARY=true
 done
