@@ -285,6 +285,19 @@ class RoutingTest {
   }
 
   @Test
+  void aDrainedDeploymentTakesNothingEvenWhenTheOthersFail() {
+    String a = provider("drain-a", first, "");
+    String b = provider("drain-b", second, "");
+    assertThat(post("/models", """
+        {"id":"drained","retries":0,"deployments":[{"provider_id":"%s","model":"m","weight":1},
+          {"provider_id":"%s","model":"m","weight":0}]}""".formatted(a, b)).status()).isEqualTo(201);
+    first.script(FakeUpstream.Script.error(500, "down", null));
+    int secondBefore = second.requests().size();
+    assertThat(chat("drained", "").status()).isEqualTo(502);
+    assertThat(second.requests()).hasSize(secondBefore);
+  }
+
+  @Test
   void theClientsOwnMistakeIsNotRetried() {
     model("rejected", "weighted", 0, 1);
     first.script(FakeUpstream.Script.error(400, "{\"error\":{\"message\":\"bad field\"}}", null));

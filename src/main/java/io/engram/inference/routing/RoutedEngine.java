@@ -257,7 +257,9 @@ final class RoutedEngine implements Engine, Embeds {
     Target probe = null;
     for (List<Target> group : groups) {
       for (Target t : group) {
-        if (!tried.contains(t)
+        // A weight of 0 drains a deployment: it takes no request, not even as a probe.
+        if (t.weight > 0
+            && !tried.contains(t)
             && (probe == null || cooldowns.coolingUntil(t.id) < cooldowns.coolingUntil(probe.id))) {
           probe = t;
         }
