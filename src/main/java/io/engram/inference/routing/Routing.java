@@ -208,13 +208,15 @@ public final class Routing {
     return views;
   }
 
+  /** The scope's own model of that id, else the server's one it sees. */
   ObjectNode modelView(String scope, String modelId) {
-    return modelViews(scope).stream()
-        .filter(v -> v.path("id").asText().equals(modelId) && owns(scope, v))
+    List<ObjectNode> views = modelViews(scope).stream()
+        .filter(v -> v.path("id").asText().equals(modelId))
+        .toList();
+    return views.stream()
+        .filter(v -> owns(scope, v))
         .findFirst()
-        .or(() -> modelViews(scope).stream()
-            .filter(v -> v.path("id").asText().equals(modelId))
-            .findFirst())
+        .or(() -> views.stream().findFirst())
         .orElseThrow(() -> notFound(modelId));
   }
 

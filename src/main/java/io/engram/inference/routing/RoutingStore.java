@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jdbi.v3.core.Handle;
@@ -234,9 +233,5 @@ final class RoutingStore {
         new ArrayList<>(Json.read(rs.getString("deployments"), DEPLOYMENTS)),
         rs.getLong("created_at"),
         rs.getLong("updated_at"));
-  }
-
-  Optional<Provider> provider(String scope, String id) {
-    return providers(scope).stream().filter(p -> p.id().equals(id)).findFirst();
   }
 }
