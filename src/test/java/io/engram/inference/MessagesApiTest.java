@@ -67,6 +67,20 @@ class MessagesApiTest {
       assertThat(answer.status()).isEqualTo(400);
       assertThat(answer.json().at("/error/param").asText()).isEqualTo(refused[1]);
     }
+    // Malformed tools and tool choices are 400s naming the field, never a 500.
+    for (String bad : new String[] {
+      "\"tools\":[\"weather\"],",
+      "\"tools\":[{\"name\":7}],",
+      "\"tool_choice\":\"auto\",",
+      "\"metadata\":\"x\",\"tools\":{},"
+    }) {
+      Http.Response answer = messages(
+          gateway.key,
+          "{" + bad
+              + "\"model\":\"engram-chat\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+      assertThat(answer.status()).as(bad + answer.text()).isEqualTo(400);
+      assertThat(answer.json().at("/error/type").asText()).isEqualTo("invalid_request_error");
+    }
     Http.Response document = messages(gateway.key, """
         {"model":"engram-chat","max_tokens":8,"messages":[{"role":"user","content":[
           {"type":"document","source":{"type":"text","media_type":"text/plain","data":"x"}}]}]}""");

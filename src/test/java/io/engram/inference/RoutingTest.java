@@ -566,6 +566,37 @@ class RoutingTest {
 
   @Test
   void badBodiesAreClearErrors() {
+    String valid = provider("bad-bodies", first, "");
+    for (String bad : new String[] {
+      "{\"id\":\"x\",\"deployments\":[5]}",
+      "{\"id\":\"x\",\"capabilities\":\"all\",\"deployments\":[{\"provider_id\":\"" + valid
+          + "\",\"model\":\"m\"}]}",
+      "{\"id\":\"x\",\"pricing\":{\"input_per_million\":-1},\"deployments\":[{\"provider_id\":\""
+          + valid + "\",\"model\":\"m\"}]}",
+      "{\"id\":\"x\",\"deployments\":[{\"provider_id\":\"" + valid
+          + "\",\"model\":\"m\",\"weight\":0}]}",
+      "{\"id\":7,\"deployments\":[]}",
+      "[]"
+    }) {
+      Http.Response refused = post("/models", bad);
+      assertThat(refused.status()).as(bad + refused.text()).isEqualTo(400);
+    }
+    for (String bad : new String[] {
+      "{\"kind\":5}",
+      "{\"headers\":[1]}",
+      "{\"timeout_seconds\":\"x\"}",
+      "{\"api_key\":7}",
+      "{\"base_url\":\"http://\"}",
+      "{\"unknown\":1}"
+    }) {
+      Http.Response refused = server
+          .http
+          .patch("/v1/organizations/" + org + "/providers/" + valid)
+          .bearer(admin)
+          .json(bad)
+          .send();
+      assertThat(refused.status()).as(bad + refused.text()).isEqualTo(400);
+    }
     assertThat(post("/providers", "{\"name\":\"x\",\"kind\":\"nope\",\"base_url\":\"http://a\"}")
             .json()
             .at("/error/param")
