@@ -325,7 +325,8 @@ public final class Snapshots {
       // Another restore of the instance began meanwhile (the unique index on running ones).
       throw restoreInProgress(instanceId);
     }
-    return overLive(org, instanceId, snapshotId, dir, manifest, journal, before.id(), actor);
+    return overLive(
+        new Journal(journal, org, instanceId, snapshotId, before.id(), actor), dir, manifest);
   }
 
   private boolean restoring(String instanceId) {
@@ -366,44 +367,129 @@ public final class Snapshots {
             .list());
     int finished = 0;
     for (Map<String, Object> row : running) {
-      String id = (String) row.get("id");
-      String instanceId = (String) row.get("instance_id");
-      String snapshotId = (String) row.get("snapshot_id");
+      Journal journal = new Journal(
+          (String) row.get("id"),
+          organizations.apply((String) row.get("org_id")),
+          (String) row.get("instance_id"),
+          (String) row.get("snapshot_id"),
+          (String) row.get("safety_snapshot_id"),
+          new FileStore.Actor((String) row.get("requested_by"), (String) row.get("id")));
+      String undoing = (String) row.get("error");
       try {
-        Snapshot snapshot = get(instanceId, snapshotId);
-        Path dir = Path.of(snapshot.location());
-        overLive(
-            organizations.apply((String) row.get("org_id")),
-            instanceId,
-            snapshotId,
-            dir,
-            verified(dir, snapshotId),
-            id,
-            (String) row.get("safety_snapshot_id"),
-            new FileStore.Actor((String) row.get("requested_by"), id));
+        if (undoing == null) {
+          overLive(journal, null, null);
+        } else {
+          undo(journal, new IllegalStateException(undoing));
+        }
         finished++;
       } catch (RuntimeException e) {
-        db.write(h -> h.createUpdate("""
-                UPDATE snapshot_restores SET status = 'failed', error = :error,
-                  finished_at = :now WHERE id = :id""")
-            .bind("error", String.valueOf(e.getMessage()))
-            .bind("now", clock.millis())
-            .bind("id", id)
-            .execute());
+        LOG.error("restore {} could not be finished nor undone at start", journal.id(), e);
       }
     }
     return finished;
   }
 
-  private Restored overLive(
+  /** A restore over live data as its journal entry holds it: enough to finish or undo it. */
+  private record Journal(
+      String id,
       Organization org,
       String instanceId,
       String snapshotId,
-      Path dir,
-      JsonNode manifest,
-      String journal,
       String safety,
-      FileStore.Actor actor) {
+      FileStore.Actor actor) {}
+
+  /**
+   * Runs the journaled restore; on any failure (a disk that filled, a row the database refused, a
+   * snapshot that cannot be read) it is undone: the safety snapshot is put back the same way (files
+   * and rows), and the entry ends {@code rolled_back}, or {@code failed} when even that failed
+   * (the safety snapshot is kept; restoring it is the way back). Either way the instance is free
+   * for the next restore: nothing waits for a restart.
+   */
+  private Restored overLive(Journal journal, Path verifiedDir, JsonNode verifiedManifest) {
+    try {
+      Path dir = verifiedDir;
+      JsonNode manifest = verifiedManifest;
+      if (dir == null) {
+        dir = Path.of(get(journal.instanceId(), journal.snapshotId()).location());
+        manifest = verified(dir, journal.snapshotId());
+      }
+      return applied(journal, dir, manifest, "complete");
+    } catch (RuntimeException e) {
+      throw undo(journal, e);
+    }
+  }
+
+  private RuntimeException undo(Journal journal, RuntimeException cause) {
+    LOG.error("restore {} of {} failed; undoing it", journal.id(), journal.snapshotId(), cause);
+    String reason = reason(cause);
+    // Recorded first: a node that stops while undoing undoes again at its next start.
+    finish(journal.id(), "running", reason);
+    try {
+      if (journal.safety() == null) {
+        throw new IllegalStateException("no safety snapshot");
+      }
+      Snapshot safety = get(journal.instanceId(), journal.safety());
+      Path dir = Path.of(safety.location());
+      applied(journal, dir, verified(dir, journal.safety()), "rolled_back");
+    } catch (RuntimeException undoFailed) {
+      LOG.error("restore {}: undoing it failed too", journal.id(), undoFailed);
+      finish(
+          journal.id(),
+          "failed",
+          reason + "; undoing it failed too (" + reason(undoFailed) + "): restore snapshot "
+              + journal.safety() + " to put the data back");
+      return failure(
+          cause,
+          "The restore failed (" + reason + ") and could not be undone ("
+              + reason(undoFailed) + "): restore the safety snapshot " + journal.safety()
+              + " once the cause is fixed");
+    }
+    return failure(
+        cause,
+        "The restore failed (" + reason
+            + ") and was undone: the live files and rows are as they were before it");
+  }
+
+  private void finish(String journal, String status, String error) {
+    db.write(h -> h.createUpdate("""
+            UPDATE snapshot_restores SET status = :status, error = :error,
+              finished_at = CASE WHEN :status = 'running' THEN NULL ELSE :now END
+            WHERE id = :id""")
+        .bind("status", status)
+        .bind("error", error)
+        .bind("now", clock.millis())
+        .bind("id", journal)
+        .execute());
+  }
+
+  /** The answer to a restore that failed: no room is a 507, anything else a 500 naming it. */
+  private static ApiException failure(RuntimeException cause, String message) {
+    if (cause instanceof ApiException api && api.status() == 507
+        || io.engram.platform.http.ServerFaults.isDiskFull(cause)) {
+      return ApiException.insufficientStorage(message);
+    }
+    return ApiException.of(
+        500, io.engram.platform.http.ErrorType.SERVER_ERROR, "restore_failed", message, null);
+  }
+
+  private static String reason(Throwable failure) {
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return message.length() > 300 ? message.substring(0, 300) + "..." : message;
+  }
+
+  /**
+   * Makes the live files and rows those of the snapshot in {@code dir}, and ends the journal entry
+   * with {@code status} in the rows' transaction.
+   */
+  private Restored applied(Journal journal, Path dir, JsonNode manifest, String status) {
+    Organization org = journal.org();
+    String instanceId = journal.instanceId();
+    FileStore.Actor actor = journal.actor();
     long started = System.nanoTime();
     int written = putFiles(org, instanceId, dir, manifest, "", actor);
     Set<String> kept = new HashSet<>();
@@ -428,14 +514,15 @@ public final class Snapshots {
       }
       int rowCount = byPart.stream().mapToInt(OrganizationData.Restored::rows).sum();
       h.createUpdate("""
-              UPDATE snapshot_restores SET status = 'complete', finished_at = :now,
+              UPDATE snapshot_restores SET status = :status, finished_at = :now,
                 files_written = :written, files_removed = :removed, rows_restored = :rows
               WHERE id = :id""")
+          .bind("status", status)
           .bind("now", now)
           .bind("written", written)
           .bind("removed", filesRemoved)
           .bind("rows", rowCount)
-          .bind("id", journal)
+          .bind("id", journal.id())
           .execute();
       return byPart;
     });
@@ -445,13 +532,13 @@ public final class Snapshots {
     }
     int rows = restored.stream().mapToInt(OrganizationData.Restored::rows).sum();
     LOG.info(
-        "restore {} of {}: files and rows in {} ms ({} rows), index in {} ms",
-        journal,
-        snapshotId,
+        "restore {} ({}): files and rows in {} ms ({} rows), index in {} ms",
+        journal.id(),
+        status,
         (rowsDone - started) / 1_000_000,
         rows,
         (System.nanoTime() - rowsDone) / 1_000_000);
-    return new Restored(snapshotId, "/", written, removed, safety, rows);
+    return new Restored(journal.snapshotId(), "/", written, removed, journal.safety(), rows);
   }
 
   private JsonNode verified(Path dir, String snapshotId) {

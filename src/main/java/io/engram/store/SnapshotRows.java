@@ -84,11 +84,15 @@ public final class SnapshotRows {
                 .collect(Collectors.joining(", "));
     String sql = "INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
         + columns.stream().map(c -> ":" + c).collect(Collectors.joining(", ")) + ") " + conflict;
+    List<Class<?>> types = new ArrayList<>();
+    for (String column : columns) {
+      types.add(typeOf(column, rows));
+    }
     for (int from = 0; from < rows.size(); from += BATCH) {
       PreparedBatch batch = h.prepareBatch(sql);
       for (JsonNode row : rows.subList(from, Math.min(rows.size(), from + BATCH))) {
-        for (String column : columns) {
-          bind(batch, column, row.get(column));
+        for (int c = 0; c < columns.size(); c++) {
+          bind(batch, columns.get(c), types.get(c), row.get(columns.get(c)));
         }
         batch.add();
       }
@@ -97,19 +101,58 @@ public final class SnapshotRows {
     return rows.size();
   }
 
-  private static void bind(SqlStatement<?> update, String column, JsonNode value) {
-    if (value == null || value.isNull()) {
+  /**
+   * The one Java type a column is bound as in every row of a batch: a batch prepares its binders
+   * from its first row, so a column bound as text in one row and as a bare null in the next failed
+   * ({@code ClassCastException}) as soon as a table held both. Text wins over numbers (a column
+   * that ever held text is a text column), a fraction over a whole number; {@code null} when the
+   * column is null in every row.
+   */
+  private static Class<?> typeOf(String column, List<JsonNode> rows) {
+    if (BINARY.contains(column)) {
+      return byte[].class;
+    }
+    boolean text = false;
+    boolean fraction = false;
+    boolean whole = false;
+    boolean truth = false;
+    for (JsonNode row : rows) {
+      JsonNode value = row.get(column);
+      if (value == null || value.isNull()) {
+        continue;
+      }
+      text |= !value.isNumber() && !value.isBoolean();
+      fraction |= value.isNumber() && !value.isIntegralNumber();
+      whole |= value.isIntegralNumber();
+      truth |= value.isBoolean();
+    }
+    if (text) {
+      return String.class;
+    }
+    if (fraction) {
+      return Double.class;
+    }
+    if (whole) {
+      return Long.class;
+    }
+    return truth ? Boolean.class : null;
+  }
+
+  private static void bind(SqlStatement<?> update, String column, Class<?> type, JsonNode value) {
+    boolean absent = value == null || value.isNull();
+    if (type == null) {
       update.bindNull(column, Types.NULL);
-    } else if (BINARY.contains(column)) {
-      update.bind(column, Base64.getDecoder().decode(value.asText()));
-    } else if (value.isIntegralNumber()) {
-      update.bind(column, value.asLong());
-    } else if (value.isNumber()) {
-      update.bind(column, value.asDouble());
-    } else if (value.isBoolean()) {
-      update.bind(column, value.asBoolean());
+    } else if (type == byte[].class) {
+      update.bindByType(
+          column, absent ? null : Base64.getDecoder().decode(value.asText()), byte[].class);
+    } else if (type == Long.class) {
+      update.bindByType(column, absent ? null : value.asLong(), Long.class);
+    } else if (type == Double.class) {
+      update.bindByType(column, absent ? null : value.asDouble(), Double.class);
+    } else if (type == Boolean.class) {
+      update.bindByType(column, absent ? null : value.asBoolean(), Boolean.class);
     } else {
-      update.bind(column, value.asText());
+      update.bindByType(column, absent ? null : value.asText(), String.class);
     }
   }
 }

@@ -28,14 +28,16 @@ public final class TestServer implements AutoCloseable {
   private final Path dataDir;
   private final String postgresUrl;
   private final boolean ownsDatabase;
+  private final boolean ownsDataDir;
 
   private TestServer(Builder builder) {
     this.ownsDatabase = builder.sharedWith == null;
     this.postgresUrl = builder.sharedWith != null
         ? builder.sharedWith.postgresUrl
         : builder.postgres ? TestDatabases.freshPostgresUrl() : null;
+    this.ownsDataDir = builder.dataDir == null;
     try {
-      this.dataDir = Files.createTempDirectory("engram-test");
+      this.dataDir = ownsDataDir ? Files.createTempDirectory("engram-test") : builder.dataDir;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -71,6 +73,11 @@ public final class TestServer implements AutoCloseable {
     return dataDir;
   }
 
+  /** The JDBC URL of the server's database (its SQLite file, or its PostgreSQL schema). */
+  public String jdbcUrl() {
+    return postgresUrl != null ? postgresUrl : "jdbc:sqlite:" + dataDir.resolve("engram.db");
+  }
+
   public static Builder builder() {
     return new Builder();
   }
@@ -86,6 +93,7 @@ public final class TestServer implements AutoCloseable {
     private MutableClock clock = MutableClock.atMinuteStart();
     private boolean postgres;
     private TestServer sharedWith;
+    private Path dataDir;
 
     public Builder env(String name, String value) {
       env.put(name, value);
@@ -101,6 +109,15 @@ public final class TestServer implements AutoCloseable {
     public Builder sharing(TestServer node) {
       this.sharedWith = node;
       this.clock = node.clock;
+      return this;
+    }
+
+    /**
+     * Runs on {@code dir} (SQLite file, index, files), which outlives the server: a second server
+     * on the same directory is the first one restarted.
+     */
+    public Builder dataDir(Path dir) {
+      this.dataDir = dir;
       return this;
     }
 
@@ -196,6 +213,9 @@ public final class TestServer implements AutoCloseable {
     engram.close();
     if (postgresUrl != null && ownsDatabase) {
       TestDatabases.drop(postgresUrl);
+    }
+    if (!ownsDataDir) {
+      return;
     }
     try (Stream<Path> files = Files.walk(dataDir)) {
       files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());

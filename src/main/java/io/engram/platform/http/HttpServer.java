@@ -74,8 +74,12 @@ public final class HttpServer {
       javalinConfig.routes.exception(
           HttpResponseException.class, (e, ctx) -> ErrorResponses.write(ctx, translate(e, ctx)));
       javalinConfig.routes.exception(Exception.class, (e, ctx) -> {
-        LOG.error("unhandled exception on {} {}", ctx.method().name(), ctx.path(), e);
-        ErrorResponses.write(ctx, ApiException.internal());
+        if (ServerFaults.isServerCondition(e)) {
+          LOG.warn("{} {}: {}", ctx.method().name(), ctx.path(), e.toString());
+        } else {
+          LOG.error("unhandled exception on {} {}", ctx.method().name(), ctx.path(), e);
+        }
+        ErrorResponses.write(ctx, ServerFaults.answer(e));
       });
       table[0] = new Routes(javalinConfig.routes);
       modules.forEach(module -> module.register(table[0]));
