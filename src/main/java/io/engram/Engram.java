@@ -218,7 +218,7 @@ public final class Engram implements AutoCloseable {
         clock));
     List<RouteModule> routes = new ArrayList<>(List.of(
         opened.add(new ConsoleModule()),
-        opened.add(new OperationsRoutes(database, services.cluster(), metrics)),
+        opened.add(new OperationsRoutes(database, services.cluster(), metrics, opened::all)),
         administration,
         access,
         opened.add(new CapabilitiesModule(services.assistants(), maxBody)),

@@ -103,6 +103,10 @@ public final class FileStore {
       sha256 = HexFormat.of().formatHex(digest.digest());
     } catch (IOException e) {
       deleteQuietly(temp);
+      if (io.engram.platform.http.ServerFaults.isDiskFull(e)) {
+        // The server's disk, not the client's body: nothing was kept, and it may pass later.
+        throw io.engram.platform.http.ServerFaults.answer(e);
+      }
       throw ApiException.badRequest("body", "The upload did not arrive whole: " + e.getMessage());
     }
     return keep(org, instanceId, path, temp, size, sha256, contentType, actor);

@@ -67,8 +67,21 @@ public final class MemoryIndex implements AutoCloseable {
   private final Clock clock;
   private final Directory directory;
   private final Analyzer analyzer = new MemoryAnalyzer();
-  private final IndexWriter writer;
-  private final SearcherManager searchers;
+  /** The writer and the searchers over it: replaced together when a failure closed the writer. */
+  private record Lucene(IndexWriter writer, SearcherManager searchers) {}
+
+  private volatile Lucene lucene;
+  /**
+   * Why the index is out of step with the database (a write, refresh or commit failed: a full disk
+   * closes Lucene's writer for good), null while it is not. Writes go on being acknowledged, since
+   * the database holds them and the change log says what to replay; {@link #recoverIfNeeded}
+   * reopens the index and replays from its last commit, and readiness says not ready until then.
+   */
+  private volatile Throwable failure;
+
+  /** While a recovery replays: its own failures are expected until space returns, and not logged. */
+  private volatile boolean recovering;
+
   private final MemorySearch search;
   private final Object[] locks = new Object[LOCK_STRIPES];
   private final AtomicLong tailSeq = new AtomicLong();
@@ -101,23 +114,8 @@ public final class MemoryIndex implements AutoCloseable {
       this.directory = new NRTCachingDirectory(FSDirectory.open(directoryPath), 8, 64);
       Map<String, String> committed = committedData();
       String staleReason = staleReason(committed);
-      IndexWriterConfig config = new IndexWriterConfig(analyzer)
-          .setOpenMode(
-              staleReason == null
-                  ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
-                  : IndexWriterConfig.OpenMode.CREATE)
-          .setRAMBufferSizeMB(WRITING_BUFFER_MB)
-          .setSimilarity(MemoryDocument.SIMILARITY);
-      this.writer = new IndexWriter(directory, config);
-      this.searchers = new SearcherManager(writer, new SearcherFactory() {
-        @Override
-        public IndexSearcher newSearcher(IndexReader reader, IndexReader previousReader) {
-          IndexSearcher searcher = new IndexSearcher(reader);
-          searcher.setSimilarity(MemoryDocument.SIMILARITY);
-          return searcher;
-        }
-      });
-      this.search = new MemorySearch(searchers, analyzer);
+      this.lucene = openLucene(staleReason == null);
+      this.search = new MemorySearch(() -> lucene.searchers(), analyzer);
       long started = System.nanoTime();
       long replayed = 0;
       if (staleReason != null) {
@@ -127,6 +125,7 @@ public final class MemoryIndex implements AutoCloseable {
       }
       long documents;
       int segments;
+      SearcherManager searchers = lucene.searchers();
       IndexSearcher searcher = searchers.acquire();
       try {
         documents = searcher.getIndexReader().numDocs();
@@ -144,6 +143,97 @@ public final class MemoryIndex implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the memory index at " + directoryPath, e);
     }
+  }
+
+  private Lucene openLucene(boolean append) throws IOException {
+    IndexWriterConfig config = new IndexWriterConfig(analyzer)
+        .setOpenMode(
+            append
+                ? IndexWriterConfig.OpenMode.CREATE_OR_APPEND
+                : IndexWriterConfig.OpenMode.CREATE)
+        .setRAMBufferSizeMB(WRITING_BUFFER_MB)
+        .setSimilarity(MemoryDocument.SIMILARITY);
+    IndexWriter writer = new IndexWriter(directory, config);
+    SearcherManager searchers = new SearcherManager(writer, new SearcherFactory() {
+      @Override
+      public IndexSearcher newSearcher(IndexReader reader, IndexReader previousReader) {
+        IndexSearcher searcher = new IndexSearcher(reader);
+        searcher.setSimilarity(MemoryDocument.SIMILARITY);
+        return searcher;
+      }
+    });
+    return new Lucene(writer, searchers);
+  }
+
+  /** Why the index is not serving what the database holds, or null when it is. */
+  public String notReadyBecause() {
+    Throwable why = failure;
+    return why == null ? null : "the memory index failed (" + why + ") and is recovering";
+  }
+
+  /**
+   * After a failure: reopens the index from its last commit and replays the change log from there
+   * (what was written since is in the database). Run every second by the memory's job; a disk that
+   * is still full fails the replay's commit, and the next run tries again. Returns whether the index
+   * recovered now.
+   */
+  public synchronized boolean recoverIfNeeded() {
+    Throwable why = failure;
+    if (why == null) {
+      return false;
+    }
+    Lucene old = lucene;
+    recovering = true;
+    try {
+      closeQuietly(old);
+      Map<String, String> committed = committedData();
+      String staleReason = staleReason(committed);
+      lucene = openLucene(staleReason == null);
+      applied.clear();
+      failure = null;
+      long replayed;
+      if (staleReason != null) {
+        rebuild();
+        replayed = -1;
+      } else {
+        replayed = catchUp(committed);
+      }
+      if (failure != null) {
+        return false;
+      }
+      LOG.warn("memory index recovered after {}: {} changes replayed", why, replayed);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      failure = why;
+      LOG.debug("memory index still failing: {}", e.toString());
+      return false;
+    } finally {
+      recovering = false;
+    }
+  }
+
+  private static void closeQuietly(Lucene old) {
+    try {
+      old.searchers().close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing the failed index's searchers: {}", e.toString());
+    }
+    try {
+      old.writer().rollback();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing the failed index's writer: {}", e.toString());
+    }
+  }
+
+  /** Records a failed index operation: the index is out of step until it recovers. */
+  private void failed(Exception e) {
+    if (failure == null && !recovering) {
+      LOG.error(
+          "memory index failed; writes are kept in the database and replayed once it"
+              + " recovers: {}",
+          e.toString());
+    }
+    failure = e;
   }
 
   public OpeningReport openingReport() {
@@ -186,6 +276,7 @@ public final class MemoryIndex implements AutoCloseable {
   }
 
   private void rebuild() throws IOException {
+    IndexWriter writer = lucene.writer();
     long seq = changeLog.lastSeq();
     Instant at = clock.instant();
     writer.deleteAll();
@@ -206,14 +297,16 @@ public final class MemoryIndex implements AutoCloseable {
     } finally {
       writer.getConfig().setRAMBufferSizeMB(WRITING_BUFFER_MB);
     }
-    searchers.maybeRefreshBlocking();
+    lucene.searchers().maybeRefreshBlocking();
     tailSeq.set(seq);
   }
 
   private long catchUp(Map<String, String> data) throws IOException {
     long seq = Long.parseLong(data.get("seq"));
     Instant at = Instant.ofEpochMilli(Long.parseLong(data.getOrDefault("at", "0")));
-    long replayed = replay(seq, at.minus(REPLAY_OVERLAP));
+    // Everything since the commit, also what this node believes it applied: after a failure those
+    // documents went with the writer.
+    long replayed = replay(seq, at.minus(REPLAY_OVERLAP), false);
     commit(tailSeq.get(), clock.instant());
     return replayed;
   }
@@ -223,12 +316,17 @@ public final class MemoryIndex implements AutoCloseable {
    * sharing a PostgreSQL database call this periodically to see each other's writes.
    */
   public long replay(long seq, Instant since) {
+    return replay(seq, since, true);
+  }
+
+  private long replay(long seq, Instant since, boolean skipApplied) {
     List<ChangeLog.Change> changes = changeLog.since(seq, since);
     Set<String> ids = new LinkedHashSet<>();
     long last = seq;
     for (ChangeLog.Change change : changes) {
       // Skip what this node already applied (its own writes, and what an earlier look replayed).
-      if (applied.putIfAbsent(change.seq(), change.changedAt().toEpochMilli()) == null) {
+      if (applied.putIfAbsent(change.seq(), change.changedAt().toEpochMilli()) == null
+          || !skipApplied) {
         ids.add(change.memoryId());
       }
       last = Math.max(last, change.seq());
@@ -315,41 +413,54 @@ public final class MemoryIndex implements AutoCloseable {
     return locks[Math.floorMod(memoryId.hashCode(), LOCK_STRIPES)];
   }
 
+  /**
+   * Writes or removes the memory's document. A failure does not reach the caller (the row is
+   * committed, and its change logged): the index is marked failed and recovers by replaying.
+   */
   private void apply(String memoryId, MemoryRecord memory) {
+    if (failure != null) {
+      return;
+    }
     try {
+      IndexWriter writer = lucene.writer();
       Term id = new Term(MemoryDocument.ID, memoryId);
       if (memory != null && memory.isRetrievable()) {
         writer.updateDocument(id, MemoryDocument.of(memory));
       } else {
         writer.deleteDocuments(id);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot update the memory index", e);
+    } catch (IOException | RuntimeException e) {
+      failed(e);
     }
   }
 
   /** Makes everything synced so far visible to searches; returns once it is. */
   public void refresh() {
+    if (failure != null) {
+      return;
+    }
     try {
-      searchers.maybeRefreshBlocking();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot refresh the memory index", e);
+      lucene.searchers().maybeRefreshBlocking();
+    } catch (IOException | RuntimeException e) {
+      failed(e);
     }
   }
 
   /** Durably commits the index if it changed, recording how far in the change log it is. */
   public void commitIfChanged() {
-    if (writer.hasUncommittedChanges()) {
-      Instant at = clock.instant();
-      try {
-        commit(changeLog.lastSeq(), at);
-      } catch (IOException e) {
-        LOG.warn("memory index commit failed: {}", e.toString());
-      }
+    if (failure != null || !lucene.writer().hasUncommittedChanges()) {
+      return;
+    }
+    Instant at = clock.instant();
+    try {
+      commit(changeLog.lastSeq(), at);
+    } catch (IOException | RuntimeException e) {
+      failed(e);
     }
   }
 
   private void commit(long seq, Instant at) throws IOException {
+    IndexWriter writer = lucene.writer();
     writer.setLiveCommitData(Map.of(
             "seq",
             Long.toString(seq),
@@ -367,8 +478,12 @@ public final class MemoryIndex implements AutoCloseable {
   public void close() {
     try {
       commitIfChanged();
-      searchers.close();
-      writer.close();
+      lucene.searchers().close();
+      if (failure == null) {
+        lucene.writer().close();
+      } else {
+        lucene.writer().rollback();
+      }
       directory.close();
     } catch (IOException e) {
       LOG.warn(

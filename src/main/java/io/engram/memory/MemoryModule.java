@@ -122,13 +122,23 @@ public final class MemoryModule implements Module {
             memory::purgeExpiredIdempotencyKeys),
         // The index is derived data: committing every few seconds bounds what a restart replays.
         Job.every(
-            Duration.ofSeconds(5), "commit the memory index", memory.index()::commitIfChanged)));
+            Duration.ofSeconds(5), "commit the memory index", memory.index()::commitIfChanged),
+        // A failed index (a full disk closes Lucene's writer) reopens by itself once it can.
+        Job.every(
+            Duration.ofSeconds(1),
+            "recover the memory index",
+            () -> memory.index().recoverIfNeeded())));
     if (sharedDatabase) {
       // Other nodes write to the same database: follow their changes through the change log.
       jobs.add(
           Job.every(Duration.ofSeconds(1), "follow the memory change log", memory.index()::tail));
     }
     return jobs;
+  }
+
+  @Override
+  public String notReadyBecause() {
+    return memory.index().notReadyBecause();
   }
 
   @Override

@@ -66,10 +66,12 @@ public final class MemorySearch {
       Instant after,
       Instant before) {}
 
-  private final SearcherManager searchers;
+  /** The index's current searchers (replaced when the index reopens after a failure). */
+  private final java.util.function.Supplier<SearcherManager> searchers;
+
   private final Analyzer analyzer;
 
-  MemorySearch(SearcherManager searchers, Analyzer analyzer) {
+  MemorySearch(java.util.function.Supplier<SearcherManager> searchers, Analyzer analyzer) {
     this.searchers = searchers;
     this.analyzer = analyzer;
   }
@@ -335,11 +337,12 @@ public final class MemorySearch {
 
   private <T> T withSearcher(SearcherWork<T> work) {
     try {
-      IndexSearcher searcher = searchers.acquire();
+      SearcherManager manager = searchers.get();
+      IndexSearcher searcher = manager.acquire();
       try {
         return work.on(searcher);
       } finally {
-        searchers.release(searcher);
+        manager.release(searcher);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("memory index search failed", e);

@@ -30,8 +30,15 @@ public final class OperationsRoutes implements Module {
   private final HttpMetrics metrics;
   private final String openApiJson;
   private final Cluster cluster;
+  /** The server's modules: each may say it cannot serve yet. */
+  private final java.util.function.Supplier<java.util.List<Module>> modules;
 
-  public OperationsRoutes(Database database, Cluster cluster, HttpMetrics metrics) {
+  public OperationsRoutes(
+      Database database,
+      Cluster cluster,
+      HttpMetrics metrics,
+      java.util.function.Supplier<java.util.List<Module>> modules) {
+    this.modules = modules;
     this.database = database;
     this.cluster = cluster;
     this.metrics = metrics;
@@ -68,6 +75,12 @@ public final class OperationsRoutes implements Module {
           checks.put(
               "database",
               Map.of("status", "ok", "kind", database.kind().name().toLowerCase(Locale.ROOT)));
+          for (Module module : modules.get()) {
+            String why = module.notReadyBecause();
+            if (why != null) {
+              throw ApiException.unavailable("not_ready", why);
+            }
+          }
           cluster.redis().ifPresent(redis -> checks.put("redis", redisCheck(redis)));
           Responses.json(ctx, Map.of("status", "ready", "checks", checks));
         })

@@ -24,6 +24,15 @@ public interface Module extends RouteModule, AutoCloseable {
     return List.of();
   }
 
+  /**
+   * Why this domain cannot serve what it should right now (its index failed and is recovering,
+   * for example), or null when it can: {@code /v1/health/ready} answers 503 while any module says
+   * so.
+   */
+  default String notReadyBecause() {
+    return null;
+  }
+
   /** Called once the server listens (a worker that takes up interrupted work, for example). */
   default void start() {}
 
