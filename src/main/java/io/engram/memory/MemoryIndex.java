@@ -376,7 +376,16 @@ public final class MemoryIndex implements AutoCloseable {
    */
   public void sync(String memoryId) {
     synchronized (lock(memoryId)) {
-      apply(memoryId, store.findById(memoryId).orElse(null));
+      MemoryRecord row;
+      try {
+        row = store.findById(memoryId).orElse(null);
+      } catch (RuntimeException e) {
+        // The change is committed (a caller's write must not fail after it); the index is behind
+        // until it replays, once the database answers.
+        failed(e);
+        return;
+      }
+      apply(memoryId, row);
     }
   }
 
@@ -452,8 +461,10 @@ public final class MemoryIndex implements AutoCloseable {
       return;
     }
     Instant at = clock.instant();
+    // Read first: a database that cannot answer fails this run of the job, not the index.
+    long seq = changeLog.lastSeq();
     try {
-      commit(changeLog.lastSeq(), at);
+      commit(seq, at);
     } catch (IOException | RuntimeException e) {
       failed(e);
     }

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -14,23 +15,47 @@ import org.jdbi.v3.core.Jdbi;
  */
 public final class PostgresDatabase extends JdbiDatabase {
 
-  private final HikariDataSource pool;
+  /** The pool of connections: replaced by a fresh one when the database comes back. */
+  private final AtomicReference<HikariDataSource> pool;
+
+  private final HikariConfig config;
 
   public PostgresDatabase(String databaseUrl) {
-    this(pool(databaseUrl));
+    this(config(databaseUrl), new AtomicReference<>());
   }
 
-  private PostgresDatabase(HikariDataSource pool) {
-    super(Jdbi.create(pool), Jdbi.create(pool));
+  private PostgresDatabase(HikariConfig config, AtomicReference<HikariDataSource> pool) {
+    super(
+        Jdbi.create(() -> pool.get().getConnection()),
+        Jdbi.create(() -> pool.get().getConnection()),
+        new Reachability("PostgreSQL", () -> probeConnection(config)));
+    this.config = config;
     this.pool = pool;
-    Migrations.apply(pool, Kind.POSTGRESQL, schemaOf(pool.getJdbcUrl()));
+    pool.set(new HikariDataSource(config));
+    whenBackAgain(this::renewPool);
+    Migrations.apply(pool.get(), Kind.POSTGRESQL, schemaOf(config.getJdbcUrl()));
   }
 
-  private static HikariDataSource pool(String databaseUrl) {
+  /**
+   * A fresh pool once the database answers again: the old one's connections died with the
+   * database, and its connection maker backs off while the database is away (up to seconds), so it
+   * would keep the service away that long after the database came back (measured: 2.2-2.6 s after
+   * a 3 s outage; 0.1-0.4 s with a fresh pool). The old pool closes once its borrowers are done.
+   */
+  private void renewPool() {
+    HikariDataSource old = pool.getAndSet(new HikariDataSource(config));
+    Thread.ofVirtual().name("postgresql-pool-close").start(old::close);
+  }
+
+  private static HikariConfig config(String databaseUrl) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("postgresql");
     config.setMaximumPoolSize(10);
-    config.setConnectionTimeout(10_000);
+    // A request waits at most this long for a connection, then is refused with 503 (the pool was
+    // busy, or the database went away: then the next ones are refused at once, see Reachability).
+    config.setConnectionTimeout(3_000);
+    config.setValidationTimeout(1_000);
+    config.addDataSourceProperty("connectTimeout", "3");
     String jdbcUrl = databaseUrl;
     if (!databaseUrl.startsWith("jdbc:")) {
       URI uri = URI.create(databaseUrl);
@@ -46,7 +71,21 @@ public final class PostgresDatabase extends JdbiDatabase {
       }
     }
     config.setJdbcUrl(jdbcUrl);
-    return new HikariDataSource(config);
+    return config;
+  }
+
+  /** A connection of its own, outside the pool: what the prober of an away database opens. */
+  private static java.sql.Connection probeConnection(HikariConfig config)
+      throws java.sql.SQLException {
+    java.util.Properties properties = new java.util.Properties();
+    if (config.getUsername() != null) {
+      properties.setProperty("user", config.getUsername());
+    }
+    if (config.getPassword() != null) {
+      properties.setProperty("password", config.getPassword());
+    }
+    properties.setProperty("connectTimeout", "2");
+    return java.sql.DriverManager.getConnection(config.getJdbcUrl(), properties);
   }
 
   private static String schemaOf(String jdbcUrl) {
@@ -66,6 +105,6 @@ public final class PostgresDatabase extends JdbiDatabase {
 
   @Override
   public void close() {
-    pool.close();
+    pool.get().close();
   }
 }

@@ -33,7 +33,7 @@ public final class SqliteDatabase extends JdbiDatabase {
   }
 
   private SqliteDatabase(HikariDataSource writerPool, HikariDataSource readerPool) {
-    super(Jdbi.create(readerPool), Jdbi.create(writerPool));
+    super(Jdbi.create(readerPool), Jdbi.create(writerPool), null);
     this.writerPool = writerPool;
     this.readerPool = readerPool;
     Migrations.apply(writerPool, Kind.SQLITE, null);

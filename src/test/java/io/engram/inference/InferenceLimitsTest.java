@@ -74,6 +74,45 @@ class InferenceLimitsTest {
     }
   }
 
+  /**
+   * A chat the upstream failed before any output (streamed or not) costs nothing: the hour's
+   * tokens are all still there, and the usage report counts the requests as errors with no token.
+   */
+  @Test
+  void aChatThatFailedBeforeAnyOutputCostsNoTokenOfTheHour() {
+    try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {
+      gateway.upstream.script(FakeUpstream.Script.error(
+          503, "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}", null));
+      Http.Response plain = gateway
+          .chat(gateway.token, GatewayFixture.body("Hello there", "\"memory\":false"))
+          .send();
+      assertThat(plain.status()).as(plain.text()).isIn(502, 503);
+      Http.Response streamed = gateway
+          .chat(gateway.token, GatewayFixture.body("Hello again", "\"stream\":true"))
+          .send();
+      assertThat(streamed.status()).isIn(200, 502, 503);
+
+      gateway.server.engram.inference().flushUsage();
+      JsonNode usage = gateway
+          .server
+          .asOperator(gateway.server.http.get("/v1/organizations/" + gateway.orgId + "/usage"))
+          .json();
+      assertThat(usage.at("/current_hour/tokens_used").asLong()).isZero();
+      assertThat(usage.at("/current_hour/tokens_remaining").asLong()).isEqualTo(5_000);
+      assertThat(usage.at("/totals/total_tokens").asLong()).isZero();
+      assertThat(usage.at("/totals/errors").asLong()).isEqualTo(2);
+
+      gateway.upstream.script(FakeUpstream.Script.NORMAL);
+      Http.Response after = gateway
+          .chat(gateway.token, GatewayFixture.body("Hello there", "\"memory\":false"))
+          .send();
+      // The reservation of this one (its prompt and the plan's longest reply) is all that is
+      // taken from the hour: the failed ones left nothing behind.
+      assertThat(Integer.parseInt(after.header("x-ratelimit-remaining-tokens")))
+          .isBetween(5_000 - 1_024 - 20, 5_000 - 1_024);
+    }
+  }
+
   @Test
   void theHourlyTokenBudgetReservesBeforeAndSettlesAfterAndRenewsWithTheHour() {
     try (GatewayFixture gateway = new GatewayFixture("free", Map.of())) {

@@ -75,7 +75,11 @@ public final class HttpServer {
           HttpResponseException.class, (e, ctx) -> ErrorResponses.write(ctx, translate(e, ctx)));
       javalinConfig.routes.exception(Exception.class, (e, ctx) -> {
         if (ServerFaults.isServerCondition(e)) {
-          LOG.warn("{} {}: {}", ctx.method().name(), ctx.path(), e.toString());
+          // A full disk or an away database fails every request alike: one line every few
+          // seconds says so (the condition's own log says when it began and ended).
+          if (ServerFaults.worthLogging()) {
+            LOG.warn("{} {}: {}", ctx.method().name(), ctx.path(), e.toString());
+          }
         } else {
           LOG.error("unhandled exception on {} {}", ctx.method().name(), ctx.path(), e);
         }

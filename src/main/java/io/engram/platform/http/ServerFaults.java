@@ -18,7 +18,17 @@ public final class ServerFaults {
   /** Seconds a client is told to wait after the database could not be reached. */
   public static final long DATABASE_RETRY_AFTER_SECONDS = 2;
 
+  private static final java.util.concurrent.atomic.AtomicLong LAST_LOGGED =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private ServerFaults() {}
+
+  /** True at most once every 5 seconds: requests failed by the same condition log one line. */
+  public static boolean worthLogging() {
+    long now = System.nanoTime();
+    long last = LAST_LOGGED.get();
+    return (last == 0 || now - last > 5_000_000_000L) && LAST_LOGGED.compareAndSet(last, now);
+  }
 
   /** The answer for {@code failure}, or {@link ApiException#internal()} for a real defect. */
   public static ApiException answer(Throwable failure) {
@@ -32,7 +42,7 @@ public final class ServerFaults {
           503,
           ErrorType.SERVER_ERROR,
           "database_unavailable",
-          "The database cannot be reached; nothing was stored. Try again shortly.",
+          "The database cannot be reached; the request was not carried out. Try again shortly.",
           DATABASE_RETRY_AFTER_SECONDS);
     }
     return ApiException.internal();
@@ -67,9 +77,25 @@ public final class ServerFaults {
    * closed under the statement.
    */
   public static boolean isDatabaseUnavailable(Throwable failure) {
+    if (isConnectionLost(failure)) {
+      return true;
+    }
     for (Throwable cause = failure; cause != null; cause = next(cause)) {
-      if (cause instanceof SQLTransientConnectionException
-          || cause instanceof SQLRecoverableException) {
+      if (cause instanceof SQLTransientConnectionException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a connection to the database was lost or could not be opened (PostgreSQL's class 08,
+   * its shutdown codes 57P01-57P03, a connection the driver found broken): not a pool that was only
+   * busy.
+   */
+  public static boolean isConnectionLost(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = next(cause)) {
+      if (cause instanceof SQLRecoverableException) {
         return true;
       }
       if (cause instanceof SQLException sql && sql.getSQLState() != null) {
@@ -80,6 +106,15 @@ public final class ServerFaults {
       }
     }
     return false;
+  }
+
+  /** The innermost cause's message, for a log line. */
+  public static String rootMessage(Throwable failure) {
+    Throwable root = failure;
+    while (next(root) != null) {
+      root = next(root);
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 
   private static Throwable next(Throwable cause) {
