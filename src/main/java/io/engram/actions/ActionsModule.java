@@ -50,6 +50,8 @@ public final class ActionsModule implements Module {
         registry,
         egress,
         clock);
+    // The execute route runs a bridged capability as a chat would (one rule for both).
+    assistants.carryOutWith(executor);
     this.assistants = assistants;
     this.organizations = organizations;
     this.reminders = reminders;

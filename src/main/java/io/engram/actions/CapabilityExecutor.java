@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * call is audited ({@link Executions}) and counted in {@code /metrics}; the same tool call id is
  * carried out once.
  */
-public final class CapabilityExecutor {
+public final class CapabilityExecutor implements io.engram.capabilities.CapabilityBridges {
   private static final Logger LOG = LoggerFactory.getLogger(CapabilityExecutor.class);
   /** Capabilities limited per assistant per day, by the config field holding the limit. */
   private static final Map<String, String> DAILY_LIMITS =
@@ -193,6 +193,57 @@ public final class CapabilityExecutor {
           "Waiting for a person's approval (requiresApproval); nothing is done until then");
     }
     return run(caller, agent, execution, config, requestId);
+  }
+
+  @Override
+  public boolean carries(String orgId, String capabilityId) {
+    return bridges.forCapability(orgId, capabilityId).isPresent();
+  }
+
+  /**
+   * The execute route's call of a bridged capability: recorded as an execution like a model's
+   * (its id is the bridge's {@code Idempotency-Key}), run now; a bridge that fails or refuses is a
+   * 502 {@code bridge_failed} naming why.
+   */
+  @Override
+  public JsonNode execute(
+      Principal caller,
+      io.engram.capabilities.Assistant assistant,
+      String capabilityId,
+      ObjectNode config,
+      JsonNode arguments,
+      String requestId) {
+    String id = Ids.newId("exe", clock.millis());
+    Execution execution = executions
+        .claim(new Execution(
+            id,
+            caller.orgId(),
+            assistant.id(),
+            capabilityId,
+            assistant.version(),
+            id,
+            arguments == null ? Json.MAPPER.createObjectNode() : arguments,
+            Execution.Status.RUNNING,
+            null,
+            null,
+            caller.credentialId(),
+            requestId,
+            clock.instant(),
+            null,
+            null))
+        .execution();
+    ObjectNode told = run(caller, null, execution, config, requestId);
+    if (!told.path("status").asText().equals(Execution.Status.EXECUTED.wireName())) {
+      throw ApiException.of(
+          502,
+          io.engram.platform.http.ErrorType.SERVER_ERROR,
+          "bridge_failed",
+          "The organization's action bridge did not carry out " + capabilityId + ": "
+              + told.path("reason").asText("no reason given") + " (execution "
+              + execution.id() + ")",
+          null);
+    }
+    return told.get("result");
   }
 
   /** Why the call may not run, checked before any effect; empty when it may. */

@@ -115,7 +115,7 @@ public final class AlertEvaluator {
             condition.threshold(),
             condition.message(),
             clock.instant())
-        : alerts.resolve(orgId, kind, condition.value(), clock.instant());
+        : alerts.resolve(orgId, kind, clock.instant());
     gauge("engram.alert.active", orgId, kind.id()).set(condition.holds() ? 1.0 : 0.0);
     changed.ifPresent(notifier::notify);
   }

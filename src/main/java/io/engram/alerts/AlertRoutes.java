@@ -88,11 +88,10 @@ public final class AlertRoutes implements RouteModule {
           String orgId = managed(ctx).orgId();
           AlertChannel channel = channels.get(orgId, ctx.pathParam("channel_id"));
           // One attempt now, so the caller sees at once whether the endpoint takes it.
-          Delivery delivery = sender.attempt(
+          Delivery delivery = sender.once(
               channel,
               null,
-              WebhookSender.event("alert.test", orgId, null, clock.instant().getEpochSecond()),
-              WebhookSender.ATTEMPTS);
+              WebhookSender.event("alert.test", orgId, null, clock.instant().getEpochSecond()));
           Responses.json(ctx, AlertViews.delivery(delivery));
         });
   }

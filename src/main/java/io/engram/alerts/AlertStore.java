@@ -70,8 +70,12 @@ public final class AlertStore {
     });
   }
 
-  /** The condition cleared: resolves the firing alert of that kind, if any, and returns it. */
-  public Optional<Alert> resolve(String orgId, AlertKind kind, double value, Instant at) {
+  /**
+   * The condition cleared: resolves the firing alert of that kind, if any, and returns it. Its
+   * value stays the one its message names (the last measurement while it fired): the measurement
+   * at clearing can read oddly (a window with two requests, one failed, "reads" 50 %).
+   */
+  public Optional<Alert> resolve(String orgId, AlertKind kind, Instant at) {
     return db.write(h -> {
       Optional<Alert> firing = h.createQuery(
               "SELECT * FROM alerts WHERE org_id = :org AND kind = :kind AND state = 'firing'")
@@ -83,10 +87,9 @@ public final class AlertStore {
         return firing;
       }
       h.createUpdate("""
-              UPDATE alerts SET state = 'resolved', ended_at = :at, value = :value, updated_at = :at
+              UPDATE alerts SET state = 'resolved', ended_at = :at, updated_at = :at
               WHERE id = :id AND state = 'firing'""")
           .bind("at", at.toEpochMilli())
-          .bind("value", value)
           .bind("id", firing.get().id())
           .execute();
       return find(h, firing.get().id());

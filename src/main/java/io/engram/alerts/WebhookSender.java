@@ -69,9 +69,22 @@ public final class WebhookSender {
     });
   }
 
+  /**
+   * A single attempt that is not retried (a channel's test send): attempt 1, and {@code failed}
+   * rather than {@code retrying} when it fails.
+   */
+  public Delivery once(AlertChannel channel, String alertId, Map<String, Object> event) {
+    return attempt(channel, alertId, event, 1, true);
+  }
+
   /** One attempt, now; its record is logged whatever happens. */
   public Delivery attempt(
       AlertChannel channel, String alertId, Map<String, Object> event, int attempt) {
+    return attempt(channel, alertId, event, attempt, attempt == ATTEMPTS);
+  }
+
+  private Delivery attempt(
+      AlertChannel channel, String alertId, Map<String, Object> event, int attempt, boolean last) {
     String body = Json.write(event);
     long now = clock.instant().getEpochSecond();
     Integer status = null;
@@ -101,9 +114,8 @@ public final class WebhookSender {
     } catch (Exception e) {
       error = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
-    String outcome = error == null
-        ? "delivered"
-        : blocked ? "blocked" : attempt < ATTEMPTS ? "retrying" : "failed";
+    String outcome =
+        error == null ? "delivered" : blocked ? "blocked" : last ? "failed" : "retrying";
     Delivery delivery = new Delivery(
         Ids.newId("dlv", clock.millis()),
         channel.id(),
@@ -116,7 +128,7 @@ public final class WebhookSender {
         clock.instant());
     channels.record(channel, delivery);
     if (outcome.equals("failed")) {
-      LOG.warn("alert webhook {} failed after {} attempts: {}", channel.id(), ATTEMPTS, error);
+      LOG.warn("alert webhook {} failed after {} attempts: {}", channel.id(), attempt, error);
     }
     return delivery;
   }

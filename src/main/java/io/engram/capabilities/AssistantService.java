@@ -31,6 +31,7 @@ public final class AssistantService {
   private final AssistantStore store;
   private final UserStore users;
   private final CapabilityRegistry registry;
+  private volatile CapabilityBridges bridges = CapabilityBridges.NONE;
   private final CapabilitySetValidator validator;
   private final Clock clock;
 
@@ -185,7 +186,11 @@ public final class AssistantService {
    * The {@code arguments} are read only after those checks, as a PATCH body is.
    */
   public JsonNode execute(
-      Principal caller, String assistantId, String capabilityId, Supplier<JsonNode> arguments) {
+      Principal caller,
+      String assistantId,
+      String capabilityId,
+      Supplier<JsonNode> arguments,
+      String requestId) {
     Assistant assistant = get(caller, assistantId);
     Capability capability = registry
         .find(capabilityId)
@@ -195,18 +200,37 @@ public final class AssistantService {
           "capability_not_enabled",
           "Capability " + capability.label() + " is not enabled on assistant " + assistantId);
     }
-    CapabilityHandler handler = registry
-        .handler(capabilityId)
-        .orElseThrow(() -> ApiException.notImplemented(
-            "capability_not_executable",
-            "Capability " + capability.label() + " is a metadata entry: no handler "
-                + "executes it in this server"));
+    Optional<CapabilityHandler> handler = registry.handler(capabilityId);
+    if (handler.isEmpty() && !bridges.carries(caller.orgId(), capabilityId)) {
+      throw ApiException.notImplemented(
+          "capability_not_executable",
+          "Capability " + capability.label() + " has no handler in this server and no action"
+              + " bridge in this organization (POST /api/action-bridges)");
+    }
     // Handlers check their arguments themselves here (a config limit is a 403, as this route
     // has always answered); in conversations the executor checks them against the tool's schema.
     JsonNode given = arguments.get();
     ObjectNode config = assistant.capabilities().configs().get(capabilityId);
-    return handler.execute(new CapabilityHandler.Invocation(
-        caller.orgId(), caller, null, assistantId, config, given, now(), null, null));
+    if (handler.isEmpty()) {
+      return bridges.execute(caller, assistant, capabilityId, config, given, requestId);
+    }
+    return handler
+        .get()
+        .execute(new CapabilityHandler.Invocation(
+            caller.orgId(), caller, null, assistantId, config, given, now(), null, null));
+  }
+
+  /**
+   * Whether the organization can execute the capability: a built-in handler, or its own action
+   * bridge (the registry listing and the execute route say the same).
+   */
+  public boolean executable(String orgId, Capability capability) {
+    return capability.executable() || (orgId != null && bridges.carries(orgId, capability.id()));
+  }
+
+  /** Where capabilities without a built-in handler are carried out (the actions module's bridges). */
+  public void carryOutWith(CapabilityBridges bridges) {
+    this.bridges = bridges;
   }
 
   /** Newest first, before {@code beforeVersion} (exclusive); each with the set it replaced. */

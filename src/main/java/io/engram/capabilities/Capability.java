@@ -32,6 +32,12 @@ public record Capability(
         .toList();
   }
 
+  /** The same entry, executable (for an organization whose action bridge carries it out). */
+  public Capability executableHere() {
+    return new Capability(
+        id, name, description, category, scope, tierRequirement, alwaysEnabled, config, true);
+  }
+
   /** How validation messages name it: {@code Create Orders (create_orders)}. */
   public String label() {
     return name + " (" + id + ")";

@@ -73,9 +73,11 @@ public final class CapabilityRoutes implements RouteModule {
                     + Arrays.stream(CapabilityCategory.values())
                         .map(CapabilityCategory::id)
                         .collect(Collectors.joining(", "))));
+    String orgId = Access.caller(ctx).orgId();
     List<Capability> matching = assistants.registry().all().stream()
         .filter(c -> type == null || c.scope().allows(type))
         .filter(c -> category == null || c.category() == category)
+        .map(c -> assistants.executable(orgId, c) == c.executable() ? c : c.executableHere())
         .toList();
     Map<String, Object> grouped = new LinkedHashMap<>();
     for (CapabilityScope scope : CapabilityScope.values()) {
@@ -161,14 +163,20 @@ public final class CapabilityRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     String assistantId = ctx.pathParam("assistantId");
     String capabilityId = ctx.pathParam("capabilityId");
-    JsonNode result = assistants.execute(caller, assistantId, capabilityId, () -> {
-      JsonNode arguments =
-          JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("arguments")).rawNotNull("arguments");
-      if (arguments != null && !arguments.isObject()) {
-        throw ApiException.badRequest("arguments", "'arguments' must be an object");
-      }
-      return arguments;
-    });
+    JsonNode result = assistants.execute(
+        caller,
+        assistantId,
+        capabilityId,
+        () -> {
+          JsonNode arguments = JsonBody.parse(ctx, maxBodyBytes)
+              .allowOnly(Set.of("arguments"))
+              .rawNotNull("arguments");
+          if (arguments != null && !arguments.isObject()) {
+            throw ApiException.badRequest("arguments", "'arguments' must be an object");
+          }
+          return arguments;
+        },
+        io.engram.platform.http.HttpServer.requestId(ctx));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
     body.put("assistantId", assistantId);

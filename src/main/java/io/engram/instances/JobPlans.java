@@ -88,8 +88,12 @@ final class JobPlans {
       folder(destination, "destination_path");
     }
     for (StoredFile file : sources(files, instanceId, source, "source_path")) {
-      String path =
-          source.endsWith("/") ? destination + file.path().substring(source.length()) : destination;
+      // A folder's files keep their names under it; one file into a folder keeps its name too.
+      String path = source.endsWith("/")
+          ? destination + file.path().substring(source.length())
+          : destination.endsWith("/")
+              ? destination + file.path().substring(file.path().lastIndexOf('/') + 1)
+              : destination;
       planned.add(new Planned(file.path(), writable(path, "destination_path"), file.size()));
     }
     return planned;

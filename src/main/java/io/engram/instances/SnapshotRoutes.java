@@ -98,6 +98,10 @@ final class SnapshotRoutes implements RouteModule {
     view.put("created_at", InstanceViews.seconds(snapshot.createdAt()));
     view.put("completed_at", InstanceViews.seconds(snapshot.completedAt()));
     view.put("expires_at", InstanceViews.seconds(snapshot.expiresAt()));
+    // As the request gave it (or the default): the days between taking and expiring.
+    view.put(
+        "retention_days",
+        java.time.Duration.between(snapshot.createdAt(), snapshot.expiresAt()).toDays());
     view.put("files", snapshot.files());
     view.put("bytes", snapshot.bytes());
     view.put("manifest_sha256", snapshot.manifestSha256());

@@ -21,8 +21,8 @@ import java.util.Optional;
 /**
  * CORS on a custom domain follows its organization's {@code CORS_ORIGINS} (its variable, or the
  * layers under it down to the server's): a browser page of an allowed origin may call the domain;
- * for another origin the answer carries no {@code Access-Control-Allow-Origin}, and its preflight
- * is a 403 {@code cors_origin_not_allowed}. The server's own names keep the server's
+ * for another origin the answer carries no {@code Access-Control-Allow-Origin}, and its preflight,
+ * or a request that could change something, is a 403 {@code cors_origin_not_allowed}. The server's own names keep the server's
  * {@code CORS_ORIGINS}.
  *
  * <p>A servlet filter, because the server-wide CORS handlers run after every route module's and
@@ -34,6 +34,7 @@ final class DomainCors implements Filter {
   private static final String ALLOW_ORIGIN = "Access-Control-Allow-Origin";
   private static final String ALLOW_CREDENTIALS = "Access-Control-Allow-Credentials";
   private static final String REFUSED = "engram.cors.refused";
+  private static final java.util.Set<String> READS = java.util.Set.of("GET", "HEAD", "OPTIONS");
 
   private final NetworkState state;
   private final OrganizationService organizations;
@@ -56,9 +57,13 @@ final class DomainCors implements Filter {
       chain.doFilter(request, response);
       return;
     }
+    // Decided here: the server's own CORS_ORIGINS (io.engram.platform.http.Cors) stays out of it.
+    request.setAttribute("engram.cors.decided", true);
     List<String> allowed = allowed(orgId.get());
     boolean any = allowed.contains("*");
-    boolean allows = any || allowed.contains(origin.toLowerCase(Locale.ROOT));
+    boolean allows = any
+        || allowed.contains(origin.toLowerCase(Locale.ROOT))
+        || io.engram.platform.http.Cors.sameOrigin(http, origin);
     HttpServletResponse answer = (HttpServletResponse) response;
     answer.addHeader("Vary", "Origin");
     if (allows) {
@@ -66,9 +71,17 @@ final class DomainCors implements Filter {
       if (!any) {
         answer.setHeader(ALLOW_CREDENTIALS, "true");
       }
-    } else if (http.getMethod().equals("OPTIONS")
-        && http.getHeader("Access-Control-Request-Method") != null) {
-      request.setAttribute(REFUSED, origin); // answered by refusePreflight, in the API's shape
+      if (http.getMethod().equals("OPTIONS")
+          && http.getHeader("Access-Control-Request-Method") != null) {
+        io.engram.platform.http.Cors.answerPreflight(http, answer);
+        return;
+      }
+    } else if ((http.getMethod().equals("OPTIONS")
+            && http.getHeader("Access-Control-Request-Method") != null)
+        || !READS.contains(http.getMethod())) {
+      // A preflight, or a request that could change something (refused before it runs):
+      // answered by refusePreflight, in the API's shape.
+      request.setAttribute(REFUSED, origin);
     }
     chain.doFilter(request, new HeldCors(answer));
   }

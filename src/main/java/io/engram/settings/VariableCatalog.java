@@ -82,8 +82,19 @@ public final class VariableCatalog {
     }
   }
 
-  /** True for a name whose value is shown masked and stored sealed. */
+  /**
+   * True for a variable whose value is shown masked and stored sealed: one whose value is free
+   * text (or not a known variable) and whose name says it holds a key, a token, a password. A
+   * known variable whose value is a number, a boolean or one of a list holds no secret whatever its
+   * name says ({@code API_KEY_REQUIRED} is {@code true} or {@code false}).
+   */
   public static boolean looksSecret(String name) {
+    Optional<VariableSpec> known = spec(name);
+    if (known.isPresent()
+        && known.get().type() != VariableSpec.Type.STRING
+        && known.get().type() != VariableSpec.Type.PATH) {
+      return false;
+    }
     return SECRET.matcher(name).matches();
   }
 

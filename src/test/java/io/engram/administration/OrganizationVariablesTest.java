@@ -71,6 +71,10 @@ class OrganizationVariablesTest {
     assertThat(variable(list, "MAX_CONCURRENT_REQUESTS").get("source").asText())
         .isEqualTo("instance");
     assertThat(list.text()).doesNotContain("ENGRAM_ADMIN_KEY").doesNotContain("DATABASE_URL");
+    // Masked by the kind of value, not by the name: a boolean holds no secret.
+    JsonNode required = variable(list, "API_KEY_REQUIRED");
+    assertThat(required.get("value").asText()).isEqualTo("true");
+    assertThat(required.get("secret").asBoolean()).isFalse();
   }
 
   @Test

@@ -145,6 +145,8 @@ class AlertsTest {
     eventually(() -> alerts(org, "?state=firing").isEmpty(), "error_rate resolves");
     JsonNode resolved = alerts(org, "?state=resolved").get(0);
     assertThat(resolved.get("ended_at").isNull()).isFalse();
+    // It keeps the measurement its message names, not the one read at clearing.
+    assertThat(resolved.get("value").asDouble()).isEqualTo(alert.get("value").asDouble());
     eventually(
         () ->
             at("/errors").stream().anyMatch(r -> r.headers().get("event").equals("alert.resolved")),
@@ -201,6 +203,8 @@ class AlertsTest {
           server.http.post("/v1/organizations/" + org + "/alert-channels/" + channel + "/test"));
       assertThat(test.status()).as(test.text()).isEqualTo(200);
       assertThat(test.json().get("outcome").asText()).isEqualTo("failed");
+      // A test send is one attempt, not retried: its first, and failed (not "retrying").
+      assertThat(test.json().get("attempt").asInt()).isEqualTo(1);
       assertThat(test.json().get("response_status").asInt()).isEqualTo(500);
 
       // A real event: three attempts, the first two "retrying", the last "failed".

@@ -95,6 +95,45 @@ class AssistantChatTest {
         .isEqualTo(told.at("/result/order_id").asText());
   }
 
+  /**
+   * One rule for the execute route and chats: a capability the organization's bridge carries out
+   * is executable (listed so, and run through the bridge), not a 501.
+   */
+  @Test
+  void theExecuteRouteRunsABridgedCapabilityAsAChatWould() {
+    String assistant = assistant(ordersConfig(3, false));
+    int before = orders.count();
+    Http.Response executed = gateway
+        .server
+        .http
+        .post("/api/assistants/" + assistant + "/capabilities/create_orders/execute")
+        .bearer(admin)
+        .json("{\"arguments\":{\"order_type\":\"purchase\",\"items\":[{\"sku\":\"A1\","
+            + "\"quantity\":1}]}}")
+        .send();
+    assertThat(executed.status()).as(executed.text()).isEqualTo(200);
+    assertThat(executed.json().at("/result/order_id").asText()).startsWith("ord_");
+    assertThat(orders.count()).isEqualTo(before + 1);
+    assertThat(orders.last().signatureValid()).isTrue();
+    assertThat(executions("assistant_id=" + assistant).get(0).get("status").asText())
+        .isEqualTo("executed");
+    JsonNode registry = gateway
+        .server
+        .http
+        .get("/api/capabilities/registry")
+        .bearer(admin)
+        .send()
+        .json()
+        .get("capabilities");
+    boolean listedExecutable = false;
+    for (JsonNode entry : registry) {
+      if (entry.get("id").asText().equals("create_orders")) {
+        listedExecutable = entry.get("executable").asBoolean();
+      }
+    }
+    assertThat(listedExecutable).isTrue();
+  }
+
   @Test
   void whatTheConfigDoesNotAllowIsRefusedToTheModelAndAudited() {
     String assistant = assistant(ordersConfig(3, false));

@@ -97,6 +97,7 @@ class SnapshotsTest {
       assertThat(
               snapshot.get("expires_at").asLong() - snapshot.get("created_at").asLong())
           .isEqualTo(Duration.ofDays(3).toSeconds());
+      assertThat(snapshot.get("retention_days").asInt()).isEqualTo(3);
       String id = snapshot.get("id").asText();
       JsonNode manifest = Json.read(
           Files.readString(

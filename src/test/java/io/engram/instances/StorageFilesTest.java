@@ -375,6 +375,17 @@ class StorageFilesTest {
     Jobs.succeeded(server, org.admin(), one);
     assertThat(org.get("data/a-copy.json").header("ETag"))
         .isEqualTo(org.get("results/run/a.json").header("ETag"));
+    // One file into a folder keeps its name there.
+    Http.Response intoFolder = server
+        .http
+        .post("/v1/nano/" + org.instance() + "/storage/copy")
+        .bearer(org.admin())
+        .json("{\"source_path\":\"results/run/a.json\",\"destination_nano\":\"" + org.instance()
+            + "\",\"destination_path\":\"data/inbox/\"}")
+        .send();
+    Jobs.succeeded(server, org.admin(), intoFolder);
+    assertThat(org.get("data/inbox/a.json").header("ETag"))
+        .isEqualTo(org.get("results/run/a.json").header("ETag"));
 
     // Another organization's instance is not a destination; bad paths are named.
     Org stranger = org("seed");

@@ -217,6 +217,42 @@ class ErrorShapeTest {
     assertThat(longUri.json().at("/error/code").asText()).isEqualTo("http_414");
   }
 
+  /**
+   * Whatever the method, and in the /api family too: a path the container cannot decode, a URI
+   * too long, a path that climbs out with {@code ../}, each answered as JSON in its family's shape.
+   */
+  @Test
+  void everyContainerRefusalHasItsFamilysBodyWhateverTheMethod() throws Exception {
+    for (String method : List.of("GET", "DELETE", "PATCH", "PUT", "POST")) {
+      String openAi = raw(method + " /v1/memory/%ff%fe HTTP/1.1\r\nHost: x\r\n"
+          + "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      assertThat(openAi).as(method).startsWith("HTTP/1.1 400").contains("application/json");
+      assertThat(Json.read(openAi.substring(openAi.indexOf("\r\n\r\n") + 4), JsonNode.class)
+              .at("/error/type")
+              .asText())
+          .as(method)
+          .isEqualTo("invalid_request_error");
+      String product = raw(method + " /api/assistants/%ff%fe HTTP/1.1\r\nHost: x\r\n"
+          + "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      assertThat(product).as(method).startsWith("HTTP/1.1 400").contains("application/json");
+      assertThat(Json.read(product.substring(product.indexOf("\r\n\r\n") + 4), JsonNode.class)
+              .get("success")
+              .asBoolean())
+          .as(method)
+          .isFalse();
+    }
+    Http.Response longApi = http.get("/api/assistants/" + "a".repeat(9_000)).send();
+    assertThat(longApi.status()).isEqualTo(414);
+    assertThat(longApi.json().get("success").asBoolean()).isFalse();
+    String climbing =
+        raw("GET /api/assistants/../../etc HTTP/1.1\r\nHost: x\r\n" + "Connection: close\r\n\r\n");
+    assertThat(climbing).contains("application/json");
+    assertThat(Json.read(climbing.substring(climbing.indexOf("\r\n\r\n") + 4), JsonNode.class)
+            .get("success")
+            .asBoolean())
+        .isFalse();
+  }
+
   private static String raw(String request) throws Exception {
     try (Socket socket = new Socket("127.0.0.1", server.engram.port())) {
       socket.setSoTimeout(5_000);

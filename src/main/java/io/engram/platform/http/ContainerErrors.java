@@ -18,6 +18,15 @@ import org.eclipse.jetty.util.Callback;
  */
 final class ContainerErrors extends ErrorHandler {
 
+  /**
+   * Every method gets its body: Jetty writes one only for GET, POST and HEAD by default, so a
+   * DELETE or PATCH it refused (a path it cannot decode) was a 400 with an empty body.
+   */
+  @Override
+  public boolean errorPageForMethod(String method) {
+    return true;
+  }
+
   @Override
   protected void generateResponse(
       Request request,

@@ -23,7 +23,18 @@ import org.eclipse.jetty.server.internal.HttpConnection;
 final class EngramConnector {
   private EngramConnector() {}
 
+  /**
+   * The longest request line and headers Jetty parses. Well above {@link #MAX_URI_BYTES}: a URI
+   * too long is then refused by the server itself, in its route family's shape (Jetty's own 414
+   * comes before the path is known, so it could only take the /v1 shape).
+   */
+  static final int REQUEST_HEADER_BYTES = 64 * 1024;
+
+  /** The longest URI (path and query) a request may have: longer is a 414. */
+  static final int MAX_URI_BYTES = 8 * 1024;
+
   static ServerConnector create(Server server, HttpConfiguration http, String host, int port) {
+    http.setRequestHeaderSize(REQUEST_HEADER_BYTES);
     ServerConnector connector = new ServerConnector(server, new NulAwareHttp(http));
     connector.setHost(host);
     connector.setPort(port);

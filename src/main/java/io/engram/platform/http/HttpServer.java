@@ -87,13 +87,14 @@ public final class HttpServer {
       });
       table[0] = new Routes(javalinConfig.routes);
       modules.forEach(module -> module.register(table[0]));
-      List<jakarta.servlet.Filter> filters = table[0].filters();
+      List<jakarta.servlet.Filter> filters = new java.util.ArrayList<>(table[0].filters());
+      // After the modules' own (a custom domain's organization decides its requests first).
+      filters.add(new Cors(config.server().corsOrigins(), exposed(table[0].exposedHeaders())));
       javalinConfig.jetty.modifyServletContextHandler(
           context -> filters.forEach(filter -> context.addFilter(
               new org.eclipse.jetty.ee10.servlet.FilterHolder(filter),
               "/*",
               java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST))));
-      exposeToBrowsers(javalinConfig, config, table[0].exposedHeaders());
     });
     this.routes = table[0].all();
   }
@@ -113,24 +114,13 @@ public final class HttpServer {
   }
 
   /**
-   * CORS for the configured origins. Browsers let scripts read only the response headers listed
-   * here: this server's own, and those the route modules declared they set.
+   * The response headers browsers may let scripts read: this server's own, and those the route
+   * modules declared they set.
    */
-  private static void exposeToBrowsers(
-      JavalinConfig javalinConfig, EngramConfig config, Set<String> moduleHeaders) {
+  private static List<String> exposed(Set<String> moduleHeaders) {
     Set<String> exposed = new LinkedHashSet<>(List.of("X-Request-Id", "Retry-After"));
     exposed.addAll(moduleHeaders);
-    javalinConfig.bundledPlugins.enableCors(cors -> cors.addRule(rule -> {
-      if (config.server().corsOrigins().contains("*")) {
-        rule.anyHost();
-      } else if (!config.server().corsOrigins().isEmpty()) {
-        List<String> origins = config.server().corsOrigins();
-        rule.allowHost(
-            origins.getFirst(), origins.subList(1, origins.size()).toArray(String[]::new));
-        rule.allowCredentials = true;
-      }
-      exposed.forEach(rule::exposeHeader);
-    }));
+    return List.copyOf(exposed);
   }
 
   private static void beginRequest(Context ctx) {
@@ -142,7 +132,23 @@ public final class HttpServer {
     MDC.put("request_id", requestId);
     ctx.attribute(REQUEST_ID, requestId);
     ctx.header("X-Request-Id", requestId);
+    refuseLongUri(ctx);
     refuseControlCharacters(ctx);
+    Cors.refuse(ctx);
+  }
+
+  private static void refuseLongUri(Context ctx) {
+    String query = ctx.req().getQueryString();
+    long length = ctx.req().getRequestURI().length() + (query == null ? 0 : query.length() + 1);
+    if (length > EngramConnector.MAX_URI_BYTES) {
+      throw ApiException.of(
+          414,
+          ErrorType.INVALID_REQUEST_ERROR,
+          "http_414",
+          "The URI is " + length + " bytes long; at most " + EngramConnector.MAX_URI_BYTES
+              + " are accepted",
+          null);
+    }
   }
 
   /**
