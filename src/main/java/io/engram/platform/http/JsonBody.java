@@ -96,7 +96,7 @@ public final class JsonBody {
     try (var in = ctx.bodyInputStream()) {
       bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
     } catch (IOException e) {
-      throw ApiException.badRequest(null, "The request body could not be read");
+      throw unreadable(ctx, e);
     }
     if (bytes.length > maxBytes) {
       throw tooLarge(maxBytes);
@@ -130,6 +130,28 @@ public final class JsonBody {
     }
     refuseNul(object, null);
     return new JsonBody(object);
+  }
+
+  /**
+   * A body that stopped arriving (the connection's timeout, {@code network.connection_timeout},
+   * expired while it was read) or broke off: the answer closes the connection, since the rest of
+   * the body will not come (without it the server waited the timeout once more, to drain it,
+   * before closing: a stalled client was cut at twice its timeout).
+   */
+  public static ApiException unreadable(io.javalin.http.Context ctx, IOException e) {
+    ctx.header("Connection", "close");
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.util.concurrent.TimeoutException) {
+        return ApiException.of(
+            408,
+            ErrorType.INVALID_REQUEST_ERROR,
+            "request_timeout",
+            "The request body stopped arriving for longer than the connection timeout"
+                + " (network.connection_timeout); the connection is closed",
+            null);
+      }
+    }
+    return ApiException.badRequest(null, "The request body could not be read");
   }
 
   /**
