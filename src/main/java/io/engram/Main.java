@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +57,14 @@ public final class Main {
   }
 
   private static void serve(EngramConfig config) {
+    Optional<String> taken = ServerClaim.claim(
+        config.storage().dataDir(), config.server().host(), config.server().port());
+    if (taken.isPresent()) {
+      // One sentence for the person at the console, before any log line.
+      System.err.println(taken.get());
+      System.exit(1);
+      return;
+    }
     LoggingSetup.apply(config);
     Logger log = LoggerFactory.getLogger(Main.class);
     log.info(

@@ -49,6 +49,45 @@ class ProcessLifecycleTest {
     }
   }
 
+  /**
+   * A second server on the same data directory, or the same port, stops at once with one plain
+   * sentence naming the process that has it (no JSON log line about a locked index).
+   */
+  @Test
+  void aSecondServerOnTheSameDataOrPortStopsSayingWhichProcessHasIt(@TempDir Path other) {
+    try (ServerProcess first =
+        ServerProcess.start(env(), "serve").awaitHealthy(Duration.ofSeconds(60))) {
+      long pid = first.process().pid();
+      try (ServerProcess sameData = ServerProcess.start(env(), "serve")) {
+        assertThat(sameData.awaitExit(Duration.ofSeconds(30))).isEqualTo(1);
+        assertThat(said(sameData))
+            .containsExactly("Engram cannot start: the data directory "
+                + dataDir.toAbsolutePath().normalize() + " is in use by process " + pid
+                + " (another Engram server). Stop that one, or use it.");
+        assertThat(sameData.stdout()).isEmpty();
+      }
+      Map<String, String> elsewhere = env("ENGRAM_DATA_DIR", other.toString());
+      elsewhere.put("API_PORT", String.valueOf(first.port));
+      try (ServerProcess samePort = ServerProcess.start(elsewhere, "serve")) {
+        assertThat(samePort.awaitExit(Duration.ofSeconds(30))).isEqualTo(1);
+        assertThat(said(samePort))
+            .containsExactly("Engram cannot start: port " + first.port + " is in use by process "
+                + pid + ". Stop it, or set API_PORT to another port.");
+      }
+      // The first one still serves.
+      assertThat(first.http().get("/v1/health").send().status()).isEqualTo(200);
+    }
+  }
+
+  /** What a process printed on stderr, but the JVM's note on the incubating Vector API. */
+  private static java.util.List<String> said(ServerProcess process) {
+    return process
+        .stderr()
+        .lines()
+        .filter(line -> !line.startsWith("WARNING: Using incubator modules"))
+        .toList();
+  }
+
   @Test
   void aPortOutsideTheRangeStopsStartUp() {
     try (ServerProcess server = ServerProcess.start(env("API_PORT", "80"), "serve")) {

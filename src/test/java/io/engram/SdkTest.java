@@ -75,7 +75,7 @@ class SdkTest {
       assertThat(process.exitValue()).as(output).isZero();
       assertThat(sdk.resolve("target/surefire-reports/TEST-io.engram.sdk.EngramLiveTest.xml"))
           .content()
-          .contains("tests=\"4\"")
+          .contains("tests=\"5\"")
           .contains("failures=\"0\"")
           .contains("errors=\"0\"");
     }

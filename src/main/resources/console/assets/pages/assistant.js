@@ -52,10 +52,16 @@ function manage(assistant, base) {
   return h('div', { class: 'toolbar' }, rename, remove);
 }
 
+/** A config key as words: maxOrdersPerDay is "Max orders per day" (the key stays the field's name). */
+function words(key) {
+  const spaced = key.replace(/_/g, ' ').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
 /** One control per config field, from the registry's schema (type, bounds, enum). */
 function configField(capability, name, schema, value) {
   const path = `capabilityConfigs.${capability.id}.${name}`;
-  const label = `${name}${schema.required ? '' : ' (optional)'}`;
+  const label = `${words(name)}${schema.required ? '' : ' (optional)'}`;
   const help = schema.description || null;
   if (schema.type === 'string_array' && schema.enum) {
     const chosen = new Set(value || []);

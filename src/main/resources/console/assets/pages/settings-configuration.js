@@ -76,7 +76,11 @@ async function drawConfig(section, org) {
 async function drawVariables(section, org) {
   const env = await get(`${org}/env`);
   const settable = env.data.filter((v) => v.settable);
-  const rows = env.data.map((v) => {
+  // The organization's own: what it can set, or has set. The server's (ports, GPU, paths) are the
+  // operator's, listed apart and folded so they do not read as settings the owner could change.
+  const own = env.data.filter((v) => v.settable || v.source === 'organization');
+  const servers = env.data.filter((v) => !own.includes(v));
+  const rows = own.map((v) => {
     let action = '';
     if (v.source === 'organization') {
       action = h('button', { type: 'button', class: 'danger' }, 'Remove');
@@ -106,5 +110,9 @@ async function drawVariables(section, org) {
   });
   fill(section, h('h2', { id: 'variables-title' }, 'Environment variables'),
     h('p', { class: 'help' }, 'Layers, later wins: server default, plan, organization, instance, runtime override.'),
-    table('Variables in force', ['Name', 'Value', 'From', 'Applies', 'What it does', ''], rows), form);
+    table('Variables in force', ['Name', 'Value', 'From', 'Applies', 'What it does', ''], rows), form,
+    servers.length ? h('details', { class: 'server-settings' },
+      h('summary', {}, `The server's own settings (${servers.length}): set by the operator, not here`),
+      table('Server settings', ['Name', 'Value', 'What it does'],
+        servers.map((v) => [h('code', {}, v.name), v.value == null ? '—' : String(v.value), v.description || '']))) : null);
 }

@@ -82,6 +82,9 @@ class ConsoleBrowserTest extends ServerTest {
   void signInCreateAnAssistantAndConfigureACapabilityPastAValidationError() {
     browser.go("/console/assistants");
     browser.until(d -> browser.path().startsWith("/?next="));
+    // The organization choice shows only when a person has several (hidden means hidden).
+    assertThat(browser.driver.findElement(By.id("organization-field")).isDisplayed())
+        .isFalse();
     signIn("owner@console.example");
     browser.until(d -> browser.path().equals("/console/assistants"));
     browser.text(By.id("who"), "owner");
@@ -95,6 +98,13 @@ class ConsoleBrowserTest extends ServerTest {
 
     browser.text(By.tagName("h1"), "Finance desk");
     browser.field("Access Organization Analytics").click();
+    // Config fields are labelled in words, not by their keys.
+    assertThat(browser
+            .driver
+            .findElement(By.cssSelector(
+                "[data-field='capabilityConfigs.access_org_analytics.dataRetention'] label"))
+            .getText())
+        .startsWith("Data retention");
     WebElement days = browser.driver.findElement(By.cssSelector(
         "[data-field='capabilityConfigs.access_org_analytics.dataRetention'] input"));
     days.sendKeys("0");
@@ -288,6 +298,16 @@ class ConsoleBrowserTest extends ServerTest {
         .isEqualTo(512);
     browser.button("Reset quotas.max_tokens_per_request").click();
     browser.text(By.id("banner"), "back to its default");
+    // The server's own settings (ports, GPU) are folded away from the owner's: listed apart, as
+    // the operator's, not among the variables the owner sets.
+    WebElement serverSettings = browser.visible(By.cssSelector("details.server-settings"));
+    assertThat(serverSettings.getAttribute("open")).isNull();
+    assertThat(browser
+            .driver
+            .findElement(By.xpath("//table[caption='Variables in force']"))
+            .getText())
+        .doesNotContain("GPU_MEMORY_FRACTION")
+        .doesNotContain("API_PORT");
   }
 
   @Test

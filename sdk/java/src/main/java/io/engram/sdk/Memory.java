@@ -61,7 +61,7 @@ public final class Memory {
     }
   }
 
-  private static String base(String agent) {
+  static String base(String agent) {
     return agent == null
         ? "/v1/memory"
         : "/v1/memory/agents/" + URLEncoder.encode(agent, StandardCharsets.UTF_8);
@@ -134,9 +134,19 @@ public final class Memory {
         "POST", base(agent) + "/extract", Map.of("messages", messages, "dryRun", dryRun));
   }
 
-  /** Feeds a business event to the pipeline; it may stage memory candidates. */
+  /** Business events: {@code events().ingest(...)}, {@code events().list(...)}. */
+  public Events events() {
+    return new Events(client);
+  }
+
+  /**
+   * Feeds a business event to the pipeline.
+   *
+   * @deprecated the spec's and the other SDKs' name is {@code memory().events().ingest(...)}
+   */
+  @Deprecated
   public JsonNode ingest(Map<String, Object> event, String agent) {
-    return client.request("POST", base(agent) + "/events", event);
+    return events().ingest(event, agent);
   }
 
   /** The candidates awaiting review, oldest first. */

@@ -45,6 +45,19 @@ class EngramLiveTest {
   }
 
   @Test
+  void businessEventsAreIngestedAndListedAsInTheSpec() {
+    Engram engram = client("ENGRAM_TOKEN", 2);
+    String text = "Acme renewed for two years " + System.nanoTime();
+    JsonNode ingested = engram.memory().events().ingest(
+        Map.of("type", "note", "source", "crm", "text", text), null);
+    String id = ingested.path("event").path("id").asText();
+    assertTrue(id.startsWith("evt_"), ingested.toString());
+    List<String> ids = new ArrayList<>();
+    engram.memory().events().list("note", null).forEach(e -> ids.add(e.path("id").asText()));
+    assertTrue(ids.contains(id));
+  }
+
+  @Test
   void aRetriedWriteNeverStoresTwice() {
     Engram engram = client("ENGRAM_TOKEN", 2);
     String key = "java-" + System.nanoTime();
