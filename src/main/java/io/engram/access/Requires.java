@@ -136,16 +136,53 @@ public final class Requires {
 
   /** Memory and gateway routes: a context access token with the scope. */
   public static Requirement scope(Scope scope) {
+    return anyScope(scope);
+  }
+
+  /**
+   * A context access token with any of the scopes: searching the organization's knowledge is
+   * {@code memory:read} or the narrower {@code knowledge:read} (which reads nothing else).
+   */
+  public static Requirement anyScope(Scope... scopes) {
     return (ctx, caller) -> {
-      if (caller.hasScope(scope)) {
-        return;
+      for (Scope scope : scopes) {
+        if (caller.hasScope(scope)) {
+          return;
+        }
       }
       if (caller.kind() == Principal.Kind.SESSION) {
         throw roleRefused(caller);
       }
       throw ApiException.forbidden(
           "insufficient_scope",
-          "This route needs a context access token with the scope " + scope.wireName());
+          "This route needs a context access token with the scope "
+              + java.util.Arrays.stream(scopes)
+                  .map(Scope::wireName)
+                  .collect(java.util.stream.Collectors.joining(" or ")));
+    };
+  }
+
+  /**
+   * Reading the path's organization's figures (usage, analytics): as {@link #organizationAdmin},
+   * and also a context access token of that organization with {@code insights:read} that is not
+   * bound to agents (the figures span every agent).
+   */
+  public static Requirement organizationInsights() {
+    Requirement admin = organizationAdmin();
+    return (ctx, caller) -> {
+      if (caller.kind() == Principal.Kind.CONTEXT_TOKEN && caller.hasScope(Scope.INSIGHTS_READ)) {
+        if (!ctx.pathParam("org_id").equals(caller.orgId())) {
+          throw organizationNotFound();
+        }
+        if (caller.agents() != null) {
+          throw ApiException.forbidden(
+              "agent_bound_token",
+              "The organization's figures span every agent; a token bound to agents cannot read"
+                  + " them");
+        }
+        return;
+      }
+      admin.check(ctx, caller);
     };
   }
 
@@ -245,11 +282,16 @@ public final class Requires {
    * bound to agents, since these routes span every agent's memory.
    */
   public static Requirement organizationWide(Scope scope) {
+    return organizationWide(scope, scope);
+  }
+
+  /** As {@link #organizationWide(Scope)}, for a token with either scope. */
+  public static Requirement organizationWide(Scope scope, Scope alternative) {
     return (ctx, caller) -> {
       switch (caller.kind()) {
         case SESSION, API_KEY -> {}
         case CONTEXT_TOKEN -> {
-          if (!caller.hasScope(scope)) {
+          if (!caller.hasScope(scope) && !caller.hasScope(alternative)) {
             throw ApiException.forbidden(
                 "insufficient_scope",
                 "This route needs a context access token with the scope " + scope.wireName());

@@ -2,12 +2,15 @@ package io.engram.actions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.Principal;
+import io.engram.access.Scope;
 import io.engram.capabilities.CapabilityHandler;
 import io.engram.memory.AgentScope;
 import io.engram.memory.MemoryInput;
 import io.engram.memory.MemoryService;
 import io.engram.memory.MemoryViews;
 import io.engram.memory.Recall;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.json.Json;
 import java.util.List;
@@ -88,6 +91,16 @@ public final class MemoryHandlers {
   }
 
   private JsonNode search(CapabilityHandler.Invocation call) {
+    Principal caller = call.caller();
+    // A token searches the organization's knowledge with knowledge:read (or memory:read), as on
+    // POST /v1/memory/retrieve; keys and sessions act for the organization.
+    if (caller.kind() == Principal.Kind.CONTEXT_TOKEN
+        && !caller.hasScope(Scope.MEMORY_READ)
+        && !caller.hasScope(Scope.KNOWLEDGE_READ)) {
+      throw ApiException.forbidden(
+          "insufficient_scope",
+          "Searching the organization's knowledge needs the scope knowledge:read or memory:read");
+    }
     int limit =
         call.arguments().path("limit").asInt(call.config().path("maxResults").asInt(10));
     return Json.MAPPER.valueToTree(Recall.of(

@@ -53,7 +53,11 @@ public final class MemoryRoutes implements RouteModule {
     // encode, never a memory called "agents".
     for (String base : List.of(AGENT_BASE, ORGANIZATION_BASE)) {
       for (String verb : List.of("/retrieve", "/recall", "/search")) {
-        routes.post(base + verb, Requires.scope(Scope.MEMORY_READ), this::retrieve);
+        // Searching is memory:read, or knowledge:read: search and nothing else of the memory.
+        routes.post(
+            base + verb,
+            Requires.anyScope(Scope.MEMORY_READ, Scope.KNOWLEDGE_READ),
+            this::retrieve);
       }
       routes
           .post(base, Requires.scope(Scope.MEMORY_WRITE), this::encode)

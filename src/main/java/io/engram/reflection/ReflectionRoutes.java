@@ -87,39 +87,53 @@ public final class ReflectionRoutes implements RouteModule {
             ctx -> Responses.json(
                 ctx,
                 Map.of("success", true, "metrics", report.current(reader(ctx).orgId()))))
-        .get(BASE + "/metrics/summary", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
-          Principal caller = reader(ctx);
-          Duration window =
-              ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(30));
-          Map<String, Object> summary = new LinkedHashMap<>();
-          summary.put("window", ctx.queryParamAsClass("window", String.class).getOrDefault("30d"));
-          summary.putAll(report.summary(caller.orgId(), window));
-          Responses.json(ctx, Map.of("success", true, "summary", summary));
-        })
-        .get(BASE + "/metrics/trend", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
-          Principal caller = reader(ctx);
-          Duration window =
-              ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(7));
-          Duration bucket = ReflectionReport.span(
-              "bucket",
-              ctx.queryParam("bucket"),
-              window.compareTo(Duration.ofDays(2)) <= 0 ? Duration.ofHours(1) : Duration.ofDays(1));
-          Responses.json(
-              ctx, Map.of("success", true, "trend", report.trend(caller.orgId(), window, bucket)));
-        })
-        .get(BASE + "/metrics/distribution", Requires.organizationWide(Scope.MEMORY_READ), ctx -> {
-          Principal caller = reader(ctx);
-          String raw = ctx.queryParamAsClass("state", String.class).getOrDefault("durable");
-          MemoryState state = raw.equals("all")
-              ? null
-              : MemoryState.fromId(raw)
-                  .orElseThrow(() -> ApiException.badRequest(
-                      "state",
-                      "'state' must be candidate, durable, suppressed, tombstoned or all"));
-          Responses.json(
-              ctx,
-              Map.of("success", true, "distribution", report.distribution(caller.orgId(), state)));
-        })
+        .get(
+            BASE + "/metrics/summary",
+            Requires.organizationWide(Scope.MEMORY_READ, Scope.INSIGHTS_READ),
+            ctx -> {
+              Principal caller = reader(ctx);
+              Duration window =
+                  ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(30));
+              Map<String, Object> summary = new LinkedHashMap<>();
+              summary.put(
+                  "window", ctx.queryParamAsClass("window", String.class).getOrDefault("30d"));
+              summary.putAll(report.summary(caller.orgId(), window));
+              Responses.json(ctx, Map.of("success", true, "summary", summary));
+            })
+        .get(
+            BASE + "/metrics/trend",
+            Requires.organizationWide(Scope.MEMORY_READ, Scope.INSIGHTS_READ),
+            ctx -> {
+              Principal caller = reader(ctx);
+              Duration window =
+                  ReflectionReport.span("window", ctx.queryParam("window"), Duration.ofDays(7));
+              Duration bucket = ReflectionReport.span(
+                  "bucket",
+                  ctx.queryParam("bucket"),
+                  window.compareTo(Duration.ofDays(2)) <= 0
+                      ? Duration.ofHours(1)
+                      : Duration.ofDays(1));
+              Responses.json(
+                  ctx,
+                  Map.of("success", true, "trend", report.trend(caller.orgId(), window, bucket)));
+            })
+        .get(
+            BASE + "/metrics/distribution",
+            Requires.organizationWide(Scope.MEMORY_READ, Scope.INSIGHTS_READ),
+            ctx -> {
+              Principal caller = reader(ctx);
+              String raw = ctx.queryParamAsClass("state", String.class).getOrDefault("durable");
+              MemoryState state = raw.equals("all")
+                  ? null
+                  : MemoryState.fromId(raw)
+                      .orElseThrow(() -> ApiException.badRequest(
+                          "state",
+                          "'state' must be candidate, durable, suppressed, tombstoned or all"));
+              Responses.json(
+                  ctx,
+                  Map.of(
+                      "success", true, "distribution", report.distribution(caller.orgId(), state)));
+            })
         .post(BASE + "/run", Requires.organizationWide(Scope.MEMORY_CONTROL), this::run)
         .post(BASE + "/undo", Requires.organizationWide(Scope.MEMORY_CONTROL), this::undo);
   }

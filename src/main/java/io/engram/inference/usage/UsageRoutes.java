@@ -48,7 +48,7 @@ public final class UsageRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.get("/v1/organizations/{org_id}/usage", Requires.organizationAdmin(), this::usage);
+    routes.get("/v1/organizations/{org_id}/usage", Requires.organizationInsights(), this::usage);
   }
 
   private void usage(Context ctx) {
