@@ -128,6 +128,59 @@ class ModelUploadTest {
     assertNoStagingLeft();
   }
 
+  /**
+   * The spec's own form, file, config, model_id and model_type and nothing else: the tokenizer
+   * travels inside the weights (a zip of the model's files) or inside config.json.
+   */
+  @Test
+  void theSpecsFormIsAcceptedWithTheTokenizerInsideTheWeightsOrTheConfig() throws IOException {
+    java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(zipped)) {
+      for (String[] entry : new String[][] {
+        {"tiny/model.safetensors", "file"},
+        {"tiny/tokenizer.json", "tokenizer"},
+        {"tiny/tokenizer_config.json", "tokenizer_config"}
+      }) {
+        zip.putNextEntry(new java.util.zip.ZipEntry(entry[0]));
+        zip.write(tiny.get(entry[1]));
+        zip.closeEntry();
+      }
+    }
+    MultipartForm archived = new MultipartForm()
+        .field("model_id", "spec-zip")
+        .field("model_type", "llama")
+        .file("file", "tiny.zip", zipped.toByteArray())
+        .file("config", "config.json", tiny.get("config"));
+    Http.Response fromArchive = upload(modelsKey, archived);
+    assertThat(fromArchive.status()).as(fromArchive.text()).isEqualTo(201);
+    assertThat(chat(modelsKey, "spec-zip").status()).isEqualTo(200);
+
+    com.fasterxml.jackson.databind.node.ObjectNode config =
+        (com.fasterxml.jackson.databind.node.ObjectNode) io.engram.platform.json.Json.read(
+            new String(tiny.get("config"), StandardCharsets.UTF_8), JsonNode.class);
+    config.set(
+        "tokenizer",
+        io.engram.platform.json.Json.read(
+            new String(tiny.get("tokenizer"), StandardCharsets.UTF_8), JsonNode.class));
+    config.set(
+        "tokenizer_config",
+        io.engram.platform.json.Json.read(
+            new String(tiny.get("tokenizer_config"), StandardCharsets.UTF_8), JsonNode.class));
+    MultipartForm inConfig = new MultipartForm()
+        .field("model_id", "spec-config")
+        .field("model_type", "llama")
+        .file("file", "model.safetensors", tiny.get("file"))
+        .file(
+            "config",
+            "config.json",
+            io.engram.platform.json.Json.write(config).getBytes(StandardCharsets.UTF_8));
+    Http.Response fromConfig = upload(modelsKey, inConfig);
+    assertThat(fromConfig.status()).as(fromConfig.text()).isEqualTo(201);
+    Http.Response served = chat(modelsKey, "spec-config");
+    assertThat(served.status()).as(served.text()).isEqualTo(200);
+    assertNoStagingLeft();
+  }
+
   @Test
   void aTakenIdIsAConflict() {
     assertThat(upload(modelsKey, form("taken-tiny", "llama")).status()).isEqualTo(201);

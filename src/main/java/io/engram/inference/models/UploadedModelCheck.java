@@ -19,8 +19,8 @@ import java.util.function.Consumer;
 
 /**
  * The {@code POST /v1/models} form and the checks on what it brings, before any engine reads it:
- * the parts (the spec's file, config, model_id and model_type, and the tokenizer the local engine
- * needs), the id, the model type jlama runs, config.json, tokenizer.json and the safetensors
+ * the parts (the spec's file, config, model_id and model_type; the tokenizer the local engine
+ * needs in its own part, or inside one of those: {@link UploadedTokenizer}), the id, the model type jlama runs, config.json, tokenizer.json and the safetensors
  * header. Each failure is a 400 naming the part at fault.
  */
 final class UploadedModelCheck {
@@ -44,8 +44,8 @@ final class UploadedModelCheck {
   /** The largest rotary-position table (context x head size floats, 1 GiB) the engine may precompute. */
   static final long MAX_POSITION_TABLE = 1L << 28;
 
-  private static final Set<String> REQUIRED =
-      Set.of(WEIGHTS, CONFIG, TOKENIZER, MODEL_ID, MODEL_TYPE);
+  /** The spec's parts; the tokenizer may come in its own part or inside one of these. */
+  private static final Set<String> REQUIRED = Set.of(WEIGHTS, CONFIG, MODEL_ID, MODEL_TYPE);
   /** Every part the form takes, sorted for messages. */
   private static final Set<String> PARTS =
       new TreeSet<>(Set.of(WEIGHTS, CONFIG, TOKENIZER, TOKENIZER_CONFIG, MODEL_ID, MODEL_TYPE));
@@ -95,12 +95,10 @@ final class UploadedModelCheck {
     }
     for (String required : new TreeSet<>(REQUIRED)) {
       if (!seen.contains(required)) {
-        throw ApiException.badRequest(
-            required,
-            "The part '" + required + "' is required"
-                + (required.equals(TOKENIZER) ? " (the model's tokenizer.json)" : ""));
+        throw ApiException.badRequest(required, "The part '" + required + "' is required");
       }
     }
+    UploadedTokenizer.complete(dir, seen.contains(TOKENIZER));
     return new Received(modelId, modelType);
   }
 
