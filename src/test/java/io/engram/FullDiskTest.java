@@ -65,6 +65,10 @@ class FullDiskTest {
       for (int i = 0; i < 5; i++) {
         assertThat(remember(server, token, "Before the fill " + i).status()).isEqualTo(201);
       }
+      // A tmpfs has no block-device counters: readiness says the iops alert cannot fire here.
+      JsonNode checks = server.http.get("/v1/health/ready").send().json().get("checks");
+      assertThat(checks.at("/iops_alerts/status").asText()).isEqualTo("unavailable");
+      assertThat(checks.at("/iops_alerts/reason").asText()).contains("tmpfs");
 
       fill(ballast);
       // Writes until full and past it: each is either kept and acknowledged, or refused with 507

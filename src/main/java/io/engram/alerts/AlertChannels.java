@@ -11,6 +11,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /**
@@ -132,6 +133,14 @@ public final class AlertChannels {
         .bind("error", delivery.error())
         .bind("at", delivery.at().toEpochMilli())
         .execute());
+  }
+
+  /** The organizations that have a channel: those who asked to hear about their alerts. */
+  Set<String> organizations() {
+    return new java.util.HashSet<>(
+        db.read(h -> h.createQuery("SELECT DISTINCT org_id FROM alert_channels")
+            .mapTo(String.class)
+            .list()));
   }
 
   /** The channel's delivery attempts, newest first. */

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -24,7 +25,10 @@ import java.util.function.Supplier;
  * Takes each organization's measurements, applies {@link AlertRules}, opens and resolves alerts,
  * and tells the organization's channels. Runs on a schedule (every 15 seconds by default, so an
  * alert fires within a minute of its condition). The organizations looked at are those with
- * traffic or connections on this node in the last hour and those with a firing alert.
+ * traffic or connections on this node in the last hour, those with a firing alert, and, on the
+ * one node that holds the evaluation's lease at a time, every organization with an alert channel
+ * or anything stored: their storage, backups and other conditions are watched with no traffic
+ * (and from the first round after a start, not the first request).
  */
 public final class AlertEvaluator {
   static final Duration RECENT = Duration.ofMinutes(5);
@@ -42,6 +46,10 @@ public final class AlertEvaluator {
   private final Clock clock;
   private final Map<String, AtomicReference<Double>> gauges = new ConcurrentHashMap<>();
   private long lastTickNanos = System.nanoTime();
+  /** Whether this node does the round over every organization now (it holds the lease). */
+  private BooleanSupplier watchesEveryone = () -> false;
+  /** Every organization to watch without traffic: alert channels, stored data. */
+  private Supplier<Set<String>> everyone = Set::of;
 
   public AlertEvaluator(
       OrganizationStore organizations,
@@ -66,6 +74,15 @@ public final class AlertEvaluator {
     this.clock = clock;
   }
 
+  /**
+   * Watches {@code organizations} too, in the rounds where {@code onThisNode} says this node is
+   * the one (a lease across nodes).
+   */
+  void watchAlso(Supplier<Set<String>> organizations, BooleanSupplier onThisNode) {
+    this.everyone = organizations;
+    this.watchesEveryone = onThisNode;
+  }
+
   /** One evaluation of every organization in view. */
   public synchronized void tick() {
     long now = System.nanoTime();
@@ -78,6 +95,9 @@ public final class AlertEvaluator {
     Set<String> inView = new HashSet<>(traffic.organizations());
     inView.addAll(bytes.keySet());
     alerts.firing().forEach(alert -> inView.add(alert.orgId()));
+    if (watchesEveryone.getAsBoolean()) {
+      inView.addAll(everyone.get());
+    }
     for (String orgId : inView) {
       Optional<Organization> org = organizations.find(orgId);
       if (org.isEmpty()) {

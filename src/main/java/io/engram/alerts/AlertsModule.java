@@ -29,7 +29,11 @@ import java.util.function.ToLongFunction;
  * export, a certificate near its end), each worded here.
  */
 public final class AlertsModule implements Module {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AlertsModule.class);
   private final AlertStore store;
+  /** Why the iops alert cannot be measured on this host, or null when it can. */
+  private final String iopsUnmeasured;
+
   private final AlertChannels channels;
   private final WebhookSender webhooks;
   private final AlertEvaluator evaluator;
@@ -54,6 +58,15 @@ public final class AlertsModule implements Module {
     this.organizations = organizations;
     this.clock = clock;
     this.store = new AlertStore(database);
+    Optional<VolumeMeter> volume = VolumeMeter.of(config.storage().instancesDir());
+    this.iopsUnmeasured = volume.isPresent()
+        ? null
+        : "no block-device counters for " + config.storage().instancesDir()
+            + " (tmpfs, an overlay without a device, or not Linux): the iops alert cannot fire"
+            + " on this host";
+    if (iopsUnmeasured != null) {
+      LOG.warn("alerts: {}", iopsUnmeasured);
+    }
     this.channels = new AlertChannels(database, secrets, clock);
     this.webhooks =
         new WebhookSender(channels, clock, config.monitoring().webhookRetry(), network.egress());
@@ -71,13 +84,24 @@ public final class AlertsModule implements Module {
                     .sum(),
             storage.usage().limits(org).bytes()),
         // The iops alert: the block device under the instances' files, as the kernel counts it.
-        VolumeMeter.of(config.storage().instancesDir())
+        volume
             .<Supplier<Optional<VolumeMeter.Load>>>map(meter -> meter::sample)
             .orElse(Optional::empty),
         store,
         new AlertNotifier(channels, webhooks, clock),
         metrics.registry(),
         clock);
+    // One node at a time watches every organization that has a channel or keeps anything; the
+    // lease outlives a missed round or two, so a stopped node's share moves within a minute.
+    io.engram.store.Leases leases = new io.engram.store.Leases(database, clock);
+    java.time.Duration held = config.monitoring().alertInterval().multipliedBy(3);
+    evaluator.watchAlso(
+        () -> {
+          java.util.Set<String> watched = new java.util.HashSet<>(channels.organizations());
+          watched.addAll(storage.usage().organizationsKeeping());
+          return watched;
+        },
+        () -> leases.hold("alerts.evaluation", held));
     storage.retention().onViolations(retentionAlerts());
     storage.reportBackupsTo(backupAlerts());
     network.onCertificateExpiry((orgId, expiring, days, message) ->
@@ -146,6 +170,14 @@ public final class AlertsModule implements Module {
     new AlertRoutes(
             store, channels, webhooks, organizations, clock, config.server().maxBodyBytes())
         .register(routes);
+  }
+
+  @Override
+  public java.util.Map<String, Object> readinessNotes() {
+    return iopsUnmeasured == null
+        ? java.util.Map.of("iops_alerts", java.util.Map.of("status", "ok"))
+        : java.util.Map.of(
+            "iops_alerts", java.util.Map.of("status", "unavailable", "reason", iopsUnmeasured));
   }
 
   @Override

@@ -75,6 +75,17 @@ public final class StorageUsage {
     return db.read(h -> used(h, orgId));
   }
 
+  /**
+   * The organizations that keep anything counted against an allowance (files, conversation
+   * history, memories): those whose storage alert must be looked at even with no traffic.
+   */
+  public java.util.Set<String> organizationsKeeping() {
+    return new java.util.HashSet<>(
+        db.read(h -> h.createQuery("""
+            SELECT org_id FROM storage_files UNION SELECT org_id FROM conversation_exchanges
+            UNION SELECT org_id FROM memories""").mapTo(String.class).list()));
+  }
+
   /** Bytes the organization holds that count against its allowance (the write path's check). */
   long used(Handle h, String orgId) {
     long files = files(h, orgId).values().stream().mapToLong(Long::longValue).sum();

@@ -80,6 +80,7 @@ public final class OperationsRoutes implements Module {
             if (why != null) {
               throw ApiException.unavailable("not_ready", why);
             }
+            checks.putAll(module.readinessNotes());
           }
           cluster.redis().ifPresent(redis -> checks.put("redis", redisCheck(redis)));
           Responses.json(ctx, Map.of("status", "ready", "checks", checks));

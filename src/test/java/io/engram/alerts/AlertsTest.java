@@ -173,6 +173,61 @@ class AlertsTest {
     eventually(() -> alerts(org, "?state=firing").isEmpty(), "connections resolves when closed");
   }
 
+  /**
+   * An organization with an alert channel is watched with no traffic of its own at all: what the
+   * operator writes into its storage fires its storage alert (the round over every organization
+   * with a channel or stored data, on the node that holds the lease).
+   */
+  @Test
+  void anOrganizationWithoutTrafficIsWatchedToo() throws Exception {
+    String org = server.createOrganization("free"); // 1 GB
+    createChannel(org, hook("/quiet"));
+    Path weights = server.dataDir().resolve("models/.uploads/" + org + "/quiet/model.safetensors");
+    Files.createDirectories(weights.getParent());
+    try (RandomAccessFile file = new RandomAccessFile(weights.toFile(), "rw")) {
+      file.setLength(850L << 20);
+    }
+    try {
+      eventually(
+          () -> alerts(org, "?state=firing&kind=storage").size() == 1,
+          "storage fires with no request of the organization's");
+    } finally {
+      Files.delete(weights);
+    }
+  }
+
+  /**
+   * unusual_traffic: an hour of steady requests (a few every five minutes, the clock moved), then
+   * a burst far above it, fires; once the burst has left the five-minute window it resolves.
+   */
+  @Test
+  void aBurstFarAboveTheOrganizationsOwnHourIsUnusualTraffic() throws Exception {
+    String org = server.createOrganization("seed");
+    String key = server.apiKey(org, 100_000, "inference");
+    for (int window = 0; window < 11; window++) {
+      for (int i = 0; i < 4 + window % 3; i++) {
+        assertThat(server.http.get("/v1/models").bearer(key).send().status()).isEqualTo(200);
+      }
+      server.clock.advance(Duration.ofMinutes(5));
+    }
+    assertThat(alerts(org, "?kind=unusual_traffic")).isEmpty();
+    for (int i = 0; i < 150; i++) {
+      server.http.get("/v1/models").bearer(key).send();
+    }
+    eventually(
+        () -> alerts(org, "?state=firing&kind=unusual_traffic").size() == 1,
+        "unusual_traffic fires on the burst");
+    assertThat(alerts(org, "?state=firing&kind=unusual_traffic")
+            .get(0)
+            .get("message")
+            .asText())
+        .contains("requests in five minutes against a trailing mean of");
+    server.clock.advance(Duration.ofMinutes(6));
+    eventually(
+        () -> alerts(org, "?state=firing&kind=unusual_traffic").isEmpty(),
+        "unusual_traffic resolves once the burst is over");
+  }
+
   @Test
   void storageAbove80PercentOfThePlanFiresTheStorageAlert() throws Exception {
     String org = server.createOrganization("free"); // 1 GB

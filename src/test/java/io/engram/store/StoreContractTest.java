@@ -56,6 +56,25 @@ abstract class StoreContractTest {
     }
   }
 
+  /** One node holds a lease while it renews it; another takes it only once it lapsed. */
+  @Test
+  void aLeaseIsHeldByOneNodeUntilItLapses() {
+    io.engram.support.MutableClock clock = new io.engram.support.MutableClock(NOW);
+    Leases first = new Leases(db, clock);
+    Leases second = new Leases(db, clock);
+    java.time.Duration held = java.time.Duration.ofSeconds(45);
+    assertThat(first.hold("alerts.evaluation", held)).isTrue();
+    assertThat(second.hold("alerts.evaluation", held)).isFalse();
+    clock.advance(java.time.Duration.ofSeconds(30));
+    assertThat(first.hold("alerts.evaluation", held)).isTrue(); // renewed
+    clock.advance(java.time.Duration.ofSeconds(30));
+    assertThat(second.hold("alerts.evaluation", held)).isFalse();
+    assertThat(second.hold("another.lease", held)).isTrue();
+    clock.advance(java.time.Duration.ofSeconds(50)); // the first stopped renewing
+    assertThat(second.hold("alerts.evaluation", held)).isTrue();
+    assertThat(first.hold("alerts.evaluation", held)).isFalse();
+  }
+
   private Organization organization(String name, Plan plan) {
     Organization org =
         new Organization(Ids.newId("org", NOW.toEpochMilli()), name, plan, null, NOW, NOW);

@@ -33,6 +33,14 @@ public interface Module extends RouteModule, AutoCloseable {
     return null;
   }
 
+  /**
+   * What {@code /v1/health/ready} should also say about this domain, without making the node
+   * unready (a check's name and its state): an alert that cannot fire on this host, say.
+   */
+  default java.util.Map<String, Object> readinessNotes() {
+    return java.util.Map.of();
+  }
+
   /** Called once the server listens (a worker that takes up interrupted work, for example). */
   default void start() {}
 
