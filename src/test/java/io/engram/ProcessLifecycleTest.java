@@ -79,6 +79,26 @@ class ProcessLifecycleTest {
     }
   }
 
+  /**
+   * With a TLS port and no certificate configured, the first start generates a self-signed one
+   * for local use and prints its SHA-256 fingerprint on the console, as a client pins it.
+   */
+  @Test
+  void aGeneratedTlsCertificatesFingerprintIsPrinted() throws Exception {
+    int tlsPort = ServerProcess.freePort();
+    try (ServerProcess server = ServerProcess.start(
+            env("API_TLS_PORT", String.valueOf(tlsPort)), "serve")
+        .awaitHealthy(Duration.ofSeconds(60))) {
+      byte[] der = java.security.cert.CertificateFactory.getInstance("X.509")
+          .generateCertificate(Files.newInputStream(dataDir.resolve("tls/server.crt")))
+          .getEncoded();
+      String fingerprint = java.util.HexFormat.ofDelimiter(":")
+          .withUpperCase()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(der));
+      assertThat(server.stderr()).contains("SHA-256 fingerprint: " + fingerprint);
+    }
+  }
+
   /** What a process printed on stderr, but the JVM's note on the incubating Vector API. */
   private static java.util.List<String> said(ServerProcess process) {
     return process

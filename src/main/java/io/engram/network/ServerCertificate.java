@@ -54,6 +54,10 @@ record ServerCertificate(List<X509Certificate> chain, PrivateKey key) {
           CertificateCheck.certificates(Files.readString(certificate), "certificate"),
           CertificateCheck.privateKey(Files.readString(key)));
       if (kept.chain().getFirst().getNotAfter().toInstant().isAfter(Instant.now())) {
+        LOG.info(
+            "TLS: serving the self-signed certificate in {} (SHA-256 fingerprint {})",
+            certificate,
+            kept.fingerprint());
         return kept;
       }
     }
@@ -66,8 +70,29 @@ record ServerCertificate(List<X509Certificate> chain, PrivateKey key) {
       // not a POSIX file system: the data directory's own protection applies
     }
     Files.writeString(certificate, CertificateCheck.pem(generated.chain().toArray()));
-    LOG.info("generated a self-signed TLS certificate for {} in {}", serverNames, certificate);
+    LOG.info(
+        "generated a self-signed TLS certificate for {} in {} (SHA-256 fingerprint {})",
+        serverNames,
+        certificate,
+        generated.fingerprint());
+    // For the person at the console too: a client pins (or trusts) exactly this certificate.
+    System.err.printf(
+        "%n  TLS: a self-signed certificate was generated for %s (%s).%n"
+            + "  SHA-256 fingerprint: %s%n"
+            + "  For local use; set ENGRAM_TLS_CERTIFICATE and ENGRAM_TLS_PRIVATE_KEY for a real one.%n%n",
+        serverNames, certificate, generated.fingerprint());
     return generated;
+  }
+
+  /** The SHA-256 of the leaf certificate, as browsers and openssl x509 -fingerprint show it. */
+  String fingerprint() {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(chain.getFirst().getEncoded());
+      return java.util.HexFormat.ofDelimiter(":").withUpperCase().formatHex(digest);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static ServerCertificate selfSigned(List<String> names) {

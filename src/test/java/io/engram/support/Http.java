@@ -13,8 +13,12 @@ import java.util.List;
 
 /** A small HTTP client for tests: real requests to a server on localhost. */
 public final class Http {
-  private static final HttpClient CLIENT =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient CLIENT = HttpClient.newBuilder()
+      // HTTP/1.1, as the OpenAI and Anthropic clients speak it (the JDK's default would
+      // upgrade to h2c now that the plain port speaks HTTP/2: CleartextHttp2Test covers that).
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5))
+      .build();
 
   /** A response with its body parsed as JSON when it is JSON. */
   public record Response(int status, java.net.http.HttpHeaders headers, String text) {

@@ -35,7 +35,13 @@ final class EngramConnector {
 
   static ServerConnector create(Server server, HttpConfiguration http, String host, int port) {
     http.setRequestHeaderSize(REQUEST_HEADER_BYTES);
-    ServerConnector connector = new ServerConnector(server, new NulAwareHttp(http));
+    // HTTP/2 in clear text beside HTTP/1.1 on the plain port: a client that starts with the
+    // HTTP/2 preface (prior knowledge) or asks with Upgrade: h2c speaks HTTP/2 (the TLS port
+    // negotiates it by ALPN).
+    ServerConnector connector = new ServerConnector(
+        server,
+        new NulAwareHttp(http),
+        new org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory(http));
     connector.setHost(host);
     connector.setPort(port);
     return connector;
