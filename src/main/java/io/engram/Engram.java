@@ -136,6 +136,7 @@ public final class Engram implements AutoCloseable {
         services.configs(),
         connections,
         network.state()));
+    access.openInference(services.organizations()::find);
     network.serving(services.organizationService(), services.configs(), maxBody);
     InstancesModule instances = opened.add(new InstancesModule(
         config,

@@ -76,6 +76,23 @@ public final class AccessChain implements Gate {
         });
   }
 
+  /**
+   * With API_KEY_REQUIRED=false and ENGRAM_OPEN_ORGANIZATION: who a request without a credential
+   * is on the inference routes (that organization, with inference:chat only); null otherwise.
+   * Every other step still runs: its network boundary, limits and rate window.
+   */
+  private volatile java.util.function.Supplier<Principal> openInference;
+
+  void openInferenceAs(java.util.function.Supplier<Principal> principal) {
+    this.openInference = principal;
+  }
+
+  private static boolean carriesNoCredential(Context ctx) {
+    return ctx.header("Authorization") == null
+        && ctx.header(Authentication.API_KEY_HEADER) == null
+        && ctx.cookie(Authentication.SESSION_COOKIE) == null;
+  }
+
   @Override
   public void admit(Context ctx, RouteRole role) {
     if (!(role instanceof Requirement requirement)) {
@@ -90,7 +107,10 @@ public final class AccessChain implements Gate {
       ctx.attribute(PRINCIPAL, Principal.ANONYMOUS);
       return;
     }
-    Principal principal = authentication.resolve(ctx);
+    Principal principal =
+        openInference != null && requirement.servesInference() && carriesNoCredential(ctx)
+            ? openInference.get()
+            : authentication.resolve(ctx);
     Caller.set(ctx, new Caller(principal.credentialId(), principal.orgId()));
     if (principal.organization() != null) {
       MDC.put(OrganizationLogLevels.ORGANIZATION, principal.orgId());

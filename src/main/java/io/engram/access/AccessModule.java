@@ -1,7 +1,9 @@
 package io.engram.access;
 
+import io.engram.organizations.Organization;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ConnectionOwners;
 import io.engram.platform.http.Routes;
 import io.engram.platform.metrics.HttpMetrics;
@@ -13,6 +15,7 @@ import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Who may do what: the {@link AccessChain} every route with a declared {@link Requirement} passes,
@@ -21,6 +24,7 @@ import java.util.List;
  * #admitInferenceThrough}), before the server takes requests.
  */
 public final class AccessModule implements Module {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AccessModule.class);
   /** Failed sign-ins one client address may make in a minute. */
   static final int FAILED_SIGN_INS_PER_MINUTE = 10;
 
@@ -68,6 +72,42 @@ public final class AccessModule implements Module {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(List.of("ENGRAM_TRUSTED_PROXIES: " + e.getMessage()));
     }
+  }
+
+  /**
+   * API_KEY_REQUIRED=false with ENGRAM_OPEN_ORGANIZATION: the inference routes answer a request
+   * without a credential as that organization (a principal with inference:chat only, its limits,
+   * network boundary and rate window as any other). The organization must exist: start-up stops
+   * otherwise. Without ENGRAM_OPEN_ORGANIZATION only /metrics opens, as the log says.
+   */
+  public void openInference(java.util.function.Function<String, Optional<Organization>> find) {
+    if (config.access().apiKeyRequired()) {
+      return;
+    }
+    String orgId = config.access().openOrganization();
+    if (orgId.isEmpty()) {
+      LOG.warn("API_KEY_REQUIRED=false: /metrics answers without a key; every other route still"
+          + " needs one (set ENGRAM_OPEN_ORGANIZATION to open an organization's inference routes)");
+      return;
+    }
+    if (find.apply(orgId).isEmpty()) {
+      throw new ConfigException(List.of("ENGRAM_OPEN_ORGANIZATION: no organization " + orgId));
+    }
+    LOG.warn(
+        "API_KEY_REQUIRED=false: the inference routes answer requests without a key as"
+            + " organization {} (inference:chat only); every other route still needs one",
+        orgId);
+    chain.openInferenceAs(() -> new Principal(
+        Principal.Kind.CONTEXT_TOKEN,
+        "open",
+        find.apply(orgId)
+            .orElseThrow(() -> ApiException.unauthorized(
+                "missing_api_key", "The open organization " + orgId + " no longer exists")),
+        java.util.Set.of(Scope.INFERENCE_CHAT.wireName()),
+        null,
+        null,
+        null,
+        null));
   }
 
   /** Where the routes that run a model take their concurrency slot: the gateway's limits. */

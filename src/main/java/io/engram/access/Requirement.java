@@ -32,6 +32,15 @@ public interface Requirement extends RouteRole {
     return false;
   }
 
+  /**
+   * Whether the route is one of the gateway's inference routes (chat, completions, embeddings,
+   * messages, responses, models): with API_KEY_REQUIRED=false and ENGRAM_OPEN_ORGANIZATION, these
+   * answer a request without a credential as that organization.
+   */
+  default boolean servesInference() {
+    return false;
+  }
+
   /** Whether the route answers without a credential when API_KEY_REQUIRED=false (/metrics). */
   default boolean openWhenKeysNotRequired() {
     return false;

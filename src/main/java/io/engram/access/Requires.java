@@ -231,7 +231,25 @@ public final class Requires {
    * {@code inference:chat}, or an API key with {@code inference} (or admin).
    */
   public static Requirement inference() {
-    return anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE);
+    return ofInference(anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE));
+  }
+
+  /**
+   * {@code who}, on one of the gateway's inference routes ({@link Requirement#servesInference}:
+   * the routes an open organization answers without a credential).
+   */
+  public static Requirement ofInference(Requirement who) {
+    return new Requirement() {
+      @Override
+      public void check(Context ctx, Principal caller) {
+        who.check(ctx, caller);
+      }
+
+      @Override
+      public boolean servesInference() {
+        return true;
+      }
+    };
   }
 
   /**
@@ -240,7 +258,7 @@ public final class Requires {
    * when none is free; the route's admission takes it over ({@link Access#inferenceSlot}).
    */
   public static Requirement runsModel() {
-    return slotted(anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE));
+    return slotted(inference());
   }
 
   /**
@@ -261,6 +279,11 @@ public final class Requires {
       @Override
       public Counting counting() {
         return Counting.INFERENCE_SLOT;
+      }
+
+      @Override
+      public boolean servesInference() {
+        return who.servesInference();
       }
     };
   }

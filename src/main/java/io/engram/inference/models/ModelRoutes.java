@@ -54,15 +54,18 @@ public final class ModelRoutes implements RouteModule {
     routes
         .get(
             "/v1/models",
-            Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS),
+            Requires.ofInference(
+                Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS)),
             this::list)
         .get(
             AGENT_MODELS,
-            Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS),
+            Requires.ofInference(
+                Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS)),
             this::listForAgent)
         .get(
             "/v1/models/{model_id}",
-            Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS),
+            Requires.ofInference(
+                Requires.anyOf(Scope.INFERENCE_CHAT, Permission.INFERENCE, Permission.MODELS)),
             this::show)
         .post("/v1/models", Requires.permission(Permission.MODELS), this::upload)
         .delete(

@@ -31,6 +31,7 @@ public final class ConfigSummary {
         "access",
         List.of(
             "API_KEY_REQUIRED",
+            "ENGRAM_OPEN_ORGANIZATION",
             "ENGRAM_ADMIN_KEY",
             "RATE_LIMIT_REQUESTS",
             "ENGRAM_SESSION_TTL_MINUTES",

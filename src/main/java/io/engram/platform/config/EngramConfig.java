@@ -49,7 +49,8 @@ public record EngramConfig(
       String adminKey,
       int rateLimitRequests,
       int sessionTtlMinutes,
-      boolean cookieSecure) {
+      boolean cookieSecure,
+      String openOrganization) {
     @Override
     public String toString() {
       return "Access[apiKeyRequired=" + apiKeyRequired + ", adminKey="
@@ -206,7 +207,8 @@ public record EngramConfig(
             values.get("ENGRAM_ADMIN_KEY"),
             integer(values, "RATE_LIMIT_REQUESTS"),
             integer(values, "ENGRAM_SESSION_TTL_MINUTES"),
-            bool(values.get("ENGRAM_COOKIE_SECURE"))),
+            bool(values.get("ENGRAM_COOKIE_SECURE")),
+            values.get("ENGRAM_OPEN_ORGANIZATION")),
         new Logging(
             lower(values, "LOG_LEVEL"),
             lower(values, "LOG_FORMAT"),
@@ -248,6 +250,10 @@ public record EngramConfig(
 
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
+    if (!values.get("ENGRAM_OPEN_ORGANIZATION").isEmpty() && bool(values.get("API_KEY_REQUIRED"))) {
+      problems.add("ENGRAM_OPEN_ORGANIZATION opens an organization's inference routes without a"
+          + " key, which needs API_KEY_REQUIRED=false; it is true (the default)");
+    }
     for (String endpoint :
         List.of("ENGRAM_S3_ENDPOINT", "ENGRAM_GCS_ENDPOINT", "ENGRAM_AZURE_BLOB_ENDPOINT")) {
       String value = values.get(endpoint);

@@ -54,6 +54,12 @@ public final class EnvironmentVariables {
         "API_KEY_REQUIRED",
         "true",
         "require a credential on every route (see docs/auth.md for what false relaxes)"));
+    add(VariableSpec.string(
+        "ENGRAM_OPEN_ORGANIZATION",
+        "",
+        "with API_KEY_REQUIRED=false: the organization whose inference routes answer requests"
+            + " that carry no credential (a single-organization deployment behind its own"
+            + " network boundary)"));
     add(VariableSpec.oneOf(
         "LOG_LEVEL",
         "INFO",
