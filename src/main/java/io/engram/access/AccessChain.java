@@ -39,6 +39,7 @@ public final class AccessChain implements Gate {
   private final Authentication authentication;
   private final boolean apiKeyRequired;
   private final List<Step> steps;
+  private final Bandwidths bandwidths;
 
   AccessChain(
       Authentication authentication,
@@ -48,8 +49,10 @@ public final class AccessChain implements Gate {
       ConnectionCap connections,
       CsrfCheck csrf,
       RequestWindows windows,
-      InferenceSlot slot) {
+      InferenceSlot slot,
+      Bandwidths bandwidths) {
     this.authentication = authentication;
+    this.bandwidths = bandwidths;
     this.apiKeyRequired = apiKeyRequired;
     this.steps = List.of(
         (ctx, principal, requirement) -> {
@@ -65,6 +68,12 @@ public final class AccessChain implements Gate {
               () -> Collections.list(ctx.req().getHeaders("X-Forwarded-For")),
               ctx.req().getServerName());
           connections.claim(ctx, principal, config);
+          // From here the request's body and answer share the organization's bandwidth.
+          io.engram.platform.http.Bandwidth.Throttle throttle =
+              bandwidths.of(principal.organization());
+          if (throttle != null) {
+            io.engram.platform.http.Bandwidth.limit(ctx, throttle);
+          }
         },
         (ctx, principal, requirement) -> csrf.check(ctx, principal),
         (ctx, principal, requirement) -> requirement.check(ctx, principal),

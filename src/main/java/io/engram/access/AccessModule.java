@@ -61,7 +61,8 @@ public final class AccessModule implements Module {
         new ConnectionCap(connections),
         new CsrfCheck(),
         windows,
-        slot);
+        slot,
+        new Bandwidths(metrics.registry()));
     this.sockets = new SocketAccess(authentication, boundary, windows);
     this.signIns = new SignInThrottle(rateLimiter, metrics, boundary, FAILED_SIGN_INS_PER_MINUTE);
   }

@@ -165,13 +165,7 @@ public final class AlertRules {
   }
 
   private static OptionalLong bandwidth(Plan plan) {
-    if (plan.tier() == Tier.SPARK) {
-      return OptionalLong.of(GBPS);
-    }
-    if (plan.tier() == Tier.SEED || plan.tier() == Tier.RISE) {
-      return OptionalLong.of(10 * GBPS);
-    }
-    return OptionalLong.empty();
+    return plan.bandwidthBytesPerSecond();
   }
 
   private static String percent(double share) {

@@ -71,6 +71,20 @@ public enum Plan {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * The plan's bandwidth in and out, in bytes per second (the spec's Spark 1 Gbps, Seed 10 Gbps;
+   * Rise as Seed), enforced on the organization's connections with a burst of twice that for five
+   * minutes; empty where the spec leaves it to the deployment (no limit).
+   */
+  public java.util.OptionalLong bandwidthBytesPerSecond() {
+    long gbps = 1_000_000_000L / 8;
+    return switch (tier) {
+      case SPARK -> java.util.OptionalLong.of(gbps);
+      case SEED, RISE -> java.util.OptionalLong.of(10 * gbps);
+      default -> java.util.OptionalLong.empty();
+    };
+  }
+
   public Tier tier() {
     return tier;
   }

@@ -87,7 +87,10 @@ public final class HttpServer {
       });
       table[0] = new Routes(javalinConfig.routes);
       modules.forEach(module -> module.register(table[0]));
-      List<jakarta.servlet.Filter> filters = new java.util.ArrayList<>(table[0].filters());
+      List<jakarta.servlet.Filter> filters = new java.util.ArrayList<>();
+      // First: every stream below is the one the bandwidth limit counts.
+      filters.add(new Bandwidth());
+      filters.addAll(table[0].filters());
       // After the modules' own (a custom domain's organization decides its requests first).
       filters.add(new Cors(config.server().corsOrigins(), exposed(table[0].exposedHeaders())));
       javalinConfig.jetty.modifyServletContextHandler(
