@@ -239,17 +239,16 @@ public final class Requires {
    * the routes an open organization answers without a credential).
    */
   public static Requirement ofInference(Requirement who) {
-    return new Requirement() {
-      @Override
-      public void check(Context ctx, Principal caller) {
-        who.check(ctx, caller);
-      }
+    return new Marked(who, who.counting(), true);
+  }
 
-      @Override
-      public boolean servesInference() {
-        return true;
-      }
-    };
+  /** A requirement with how it is counted and whether it serves inference said explicitly. */
+  private record Marked(Requirement who, Counting counting, boolean servesInference)
+      implements Requirement {
+    @Override
+    public void check(Context ctx, Principal caller) {
+      who.check(ctx, caller);
+    }
   }
 
   /**
@@ -270,22 +269,7 @@ public final class Requires {
   }
 
   private static Requirement slotted(Requirement who) {
-    return new Requirement() {
-      @Override
-      public void check(Context ctx, Principal caller) {
-        who.check(ctx, caller);
-      }
-
-      @Override
-      public Counting counting() {
-        return Counting.INFERENCE_SLOT;
-      }
-
-      @Override
-      public boolean servesInference() {
-        return who.servesInference();
-      }
-    };
+    return new Marked(who, Requirement.Counting.INFERENCE_SLOT, who.servesInference());
   }
 
   /** Product routes under /api: a signed-in session, or an API key of the organization. */

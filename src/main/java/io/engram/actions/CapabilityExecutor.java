@@ -143,22 +143,15 @@ public final class CapabilityExecutor implements io.engram.capabilities.Capabili
       Principal caller, String agent, Offer offer, Call call, String requestId) {
     String capabilityId = call.name();
     JsonNode arguments = arguments(call.arguments());
-    Execution claimed = new Execution(
+    Execution claimed = running(
         Ids.newId("exe", clock.millis()),
-        caller.orgId(),
+        caller,
         offer.assistantId(),
         capabilityId,
         offer.inForce().version(),
         call.id(),
-        arguments == null ? Json.MAPPER.createObjectNode() : arguments,
-        Execution.Status.RUNNING,
-        null,
-        null,
-        caller.credentialId(),
-        requestId,
-        clock.instant(),
-        null,
-        null);
+        arguments,
+        requestId);
     Executions.Claim claim = executions.claim(claimed);
     if (!claim.fresh()) {
       return told(claim.execution()); // the same call again: its first outcome, nothing redone
@@ -215,22 +208,15 @@ public final class CapabilityExecutor implements io.engram.capabilities.Capabili
       String requestId) {
     String id = Ids.newId("exe", clock.millis());
     Execution execution = executions
-        .claim(new Execution(
+        .claim(running(
             id,
-            caller.orgId(),
+            caller,
             assistant.id(),
             capabilityId,
             assistant.version(),
             id,
-            arguments == null ? Json.MAPPER.createObjectNode() : arguments,
-            Execution.Status.RUNNING,
-            null,
-            null,
-            caller.credentialId(),
-            requestId,
-            clock.instant(),
-            null,
-            null))
+            arguments,
+            requestId))
         .execution();
     ObjectNode told = run(caller, null, execution, config, requestId);
     if (!told.path("status").asText().equals(Execution.Status.EXECUTED.wireName())) {
@@ -244,6 +230,34 @@ public final class CapabilityExecutor implements io.engram.capabilities.Capabili
           null);
     }
     return told.get("result");
+  }
+
+  /** A new execution, running from now; {@code toolCallId} is the bridge's idempotency key. */
+  private Execution running(
+      String id,
+      Principal caller,
+      String assistantId,
+      String capabilityId,
+      long setVersion,
+      String toolCallId,
+      JsonNode arguments,
+      String requestId) {
+    return new Execution(
+        id,
+        caller.orgId(),
+        assistantId,
+        capabilityId,
+        setVersion,
+        toolCallId,
+        arguments == null ? Json.MAPPER.createObjectNode() : arguments,
+        Execution.Status.RUNNING,
+        null,
+        null,
+        caller.credentialId(),
+        requestId,
+        clock.instant(),
+        null,
+        null);
   }
 
   /** Why the call may not run, checked before any effect; empty when it may. */

@@ -18,26 +18,22 @@ abstract class JdbiDatabase implements Database {
 
   @Override
   public <R> R read(Work<R> work) {
-    if (reachability == null) {
-      return reader.withHandle(work::apply);
-    }
-    reachability.requireUp();
-    try {
-      return reader.withHandle(work::apply);
-    } catch (RuntimeException e) {
-      reachability.observe(e);
-      throw e;
-    }
+    return guarded(() -> reader.withHandle(work::apply));
   }
 
   @Override
   public <R> R write(Work<R> work) {
+    return guarded(() -> writer.inTransaction(work::apply));
+  }
+
+  /** Refused at once while the database is known away; a lost connection marks it away. */
+  private <R> R guarded(java.util.function.Supplier<R> statement) {
     if (reachability == null) {
-      return writer.inTransaction(work::apply);
+      return statement.get();
     }
     reachability.requireUp();
     try {
-      return writer.inTransaction(work::apply);
+      return statement.get();
     } catch (RuntimeException e) {
       reachability.observe(e);
       throw e;
