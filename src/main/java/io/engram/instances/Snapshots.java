@@ -451,19 +451,27 @@ public final class Snapshots {
   }
 
   private void finish(String journal, String status, String error) {
+    Long finishedAt = status.equals("running") ? null : clock.millis();
     db.write(h -> h.createUpdate("""
             UPDATE snapshot_restores SET status = :status, error = :error,
-              finished_at = CASE WHEN :status = 'running' THEN NULL ELSE :now END
+              finished_at = :finished
             WHERE id = :id""")
         .bind("status", status)
         .bind("error", error)
-        .bind("now", clock.millis())
+        .bindByType("finished", finishedAt, Long.class)
         .bind("id", journal)
         .execute());
   }
 
-  /** The answer to a restore that failed: no room is a 507, anything else a 500 naming it. */
+  /**
+   * The answer to a restore that failed: a refusal keeps its status and code (the storage
+   * allowance, say), no room is a 507, anything else a 500 naming it; the message says whether it
+   * was undone.
+   */
   private static ApiException failure(RuntimeException cause, String message) {
+    if (cause instanceof ApiException api && api.status() < 500) {
+      return ApiException.of(api.status(), api.type(), api.code(), message, null);
+    }
     if (cause instanceof ApiException api && api.status() == 507
         || io.engram.platform.http.ServerFaults.isDiskFull(cause)) {
       return ApiException.insufficientStorage(message);

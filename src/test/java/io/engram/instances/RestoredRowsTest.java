@@ -102,43 +102,54 @@ class RestoredRowsTest {
   @Test
   void aRestoreThatFailsAfterTheFilesWentBackIsUndoneAndTheNextOneRuns() throws Exception {
     try (TestServer server = TestServer.start()) {
-      Live live = Live.of(server);
-      live.put("data/a.txt", "as in the snapshot");
-      live.remember("Acme renews in March");
-      String snapshot = live.snapshot();
-      live.put("data/a.txt", "changed since");
-      live.put("data/b.txt", "made since");
-      String since = live.remember("Initech churned in the spring");
-
-      // A row the database refuses (its text is required), in a snapshot that otherwise verifies.
-      Path dir = server.dataDir().resolve("snapshots").resolve(snapshot);
-      Path memories = dir.resolve("tables").resolve("memories.jsonl");
-      ObjectNode refused =
-          (ObjectNode) Json.read(Files.readAllLines(memories).get(0), JsonNode.class);
-      refused.put("id", "mem_refused").putNull("text");
-      Files.writeString(
-          memories, Json.write(refused) + "\n", java.nio.file.StandardOpenOption.APPEND);
-      resealTable(dir, "memories");
-
-      Http.Response failed = live.restore(snapshot);
-      assertThat(failed.status()).as(failed.text()).isEqualTo(500);
-      assertThat(failed.json().at("/error/code").asText()).isEqualTo("restore_failed");
-      assertThat(failed.json().at("/error/message").asText()).contains("was undone");
-      // Undone: the files and rows are as they were before the restore.
-      assertThat(live.read("data/a.txt")).isEqualTo("changed since");
-      assertThat(live.read("data/b.txt")).isEqualTo("made since");
-      assertThat(live.memory(since).json().get("state").asText()).isNotEqualTo("tombstoned");
-      try (Connection db = DriverManager.getConnection(server.jdbcUrl())) {
-        assertThat(live.restoreStatus(db)).isEqualTo("rolled_back");
-      }
-
-      // The instance is free: a good snapshot restores at once.
-      String good = live.snapshot();
-      live.put("data/a.txt", "third");
-      Http.Response next = live.restore(good);
-      assertThat(next.status()).as(next.text()).isEqualTo(200);
-      assertThat(live.read("data/a.txt")).isEqualTo("changed since");
+      failsAndIsUndone(server);
     }
+  }
+
+  @Test
+  void aRestoreThatFailsIsUndoneOnPostgresToo() throws Exception {
+    try (TestServer server = TestServer.builder().postgres().start()) {
+      failsAndIsUndone(server);
+    }
+  }
+
+  private void failsAndIsUndone(TestServer server) throws Exception {
+    Live live = Live.of(server);
+    live.put("data/a.txt", "as in the snapshot");
+    live.remember("Acme renews in March");
+    String snapshot = live.snapshot();
+    live.put("data/a.txt", "changed since");
+    live.put("data/b.txt", "made since");
+    String since = live.remember("Initech churned in the spring");
+
+    // A row the database refuses (its text is required), in a snapshot that otherwise verifies.
+    Path dir = server.dataDir().resolve("snapshots").resolve(snapshot);
+    Path memories = dir.resolve("tables").resolve("memories.jsonl");
+    ObjectNode refused =
+        (ObjectNode) Json.read(Files.readAllLines(memories).get(0), JsonNode.class);
+    refused.put("id", "mem_refused").putNull("text");
+    Files.writeString(
+        memories, Json.write(refused) + "\n", java.nio.file.StandardOpenOption.APPEND);
+    resealTable(dir, "memories");
+
+    Http.Response failed = live.restore(snapshot);
+    assertThat(failed.status()).as(failed.text()).isEqualTo(500);
+    assertThat(failed.json().at("/error/code").asText()).isEqualTo("restore_failed");
+    assertThat(failed.json().at("/error/message").asText()).contains("was undone");
+    // Undone: the files and rows are as they were before the restore.
+    assertThat(live.read("data/a.txt")).isEqualTo("changed since");
+    assertThat(live.read("data/b.txt")).isEqualTo("made since");
+    assertThat(live.memory(since).json().get("state").asText()).isNotEqualTo("tombstoned");
+    try (Connection db = DriverManager.getConnection(server.jdbcUrl())) {
+      assertThat(live.restoreStatus(db)).isEqualTo("rolled_back");
+    }
+
+    // The instance is free: a good snapshot restores at once.
+    String good = live.snapshot();
+    live.put("data/a.txt", "third");
+    Http.Response next = live.restore(good);
+    assertThat(next.status()).as(next.text()).isEqualTo(200);
+    assertThat(live.read("data/a.txt")).isEqualTo("changed since");
   }
 
   @Test
