@@ -35,6 +35,10 @@ final class Bandwidths {
     if (rate.isEmpty()) {
       return null;
     }
+    Throttle current = throttles.get(org.id());
+    if (current != null && current.rate == rate.getAsLong()) {
+      return current; // the request path: a lookup, no lock
+    }
     // A plan change gives the organization a new rate (and a fresh schedule).
     return throttles.compute(org.id(), (id, known) -> {
       if (known != null && known.rate == rate.getAsLong()) {

@@ -95,17 +95,36 @@ public final class AlertsModule implements Module {
     // lease outlives a missed round or two, so a stopped node's share moves within a minute.
     io.engram.store.Leases leases = new io.engram.store.Leases(database, clock);
     java.time.Duration held = config.monitoring().alertInterval().multipliedBy(3);
-    evaluator.watchAlso(
-        () -> {
-          java.util.Set<String> watched = new java.util.HashSet<>(channels.organizations());
-          watched.addAll(storage.usage().organizationsKeeping());
-          return watched;
-        },
-        () -> leases.hold("alerts.evaluation", held));
+    // Who keeps anything reads every stored row's organization: looked up once a minute, not
+    // every round (one that starts keeping data meanwhile is in view by its traffic). Channels
+    // are few and read each round, so a new channel is watched at once.
+    java.util.function.Supplier<java.util.Set<String>> keeping = keptFor(
+        java.time.Duration.ofMinutes(1), clock, () -> storage.usage().organizationsKeeping());
+    java.util.function.Supplier<java.util.Set<String>> watched = () -> {
+      java.util.Set<String> all = new java.util.HashSet<>(channels.organizations());
+      all.addAll(keeping.get());
+      return all;
+    };
+    evaluator.watchAlso(watched, () -> leases.hold("alerts.evaluation", held));
     storage.retention().onViolations(retentionAlerts());
     storage.reportBackupsTo(backupAlerts());
     network.onCertificateExpiry((orgId, expiring, days, message) ->
         evaluator.report(orgId, AlertKind.CERTIFICATE_EXPIRING, expiring, days, message));
+  }
+
+  /** {@code read}'s answer, read again once it is older than {@code age} (one caller's thread). */
+  private static <T> java.util.function.Supplier<T> keptFor(
+      java.time.Duration age, Clock clock, java.util.function.Supplier<T> read) {
+    java.util.concurrent.atomic.AtomicReference<java.util.Map.Entry<java.time.Instant, T>> kept =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    return () -> {
+      java.util.Map.Entry<java.time.Instant, T> last = kept.get();
+      if (last == null || clock.instant().isAfter(last.getKey().plus(age))) {
+        last = java.util.Map.entry(clock.instant(), read.get());
+        kept.set(last);
+      }
+      return last.getValue();
+    };
   }
 
   /**

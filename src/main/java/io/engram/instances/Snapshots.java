@@ -481,12 +481,7 @@ public final class Snapshots {
   }
 
   private static String reason(Throwable failure) {
-    Throwable root = failure;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message =
-        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    String message = io.engram.platform.http.ServerFaults.rootMessage(failure);
     return message.length() > 300 ? message.substring(0, 300) + "..." : message;
   }
 

@@ -22,6 +22,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.NRTCachingDirectory;
@@ -225,7 +226,12 @@ public final class MemoryIndex implements AutoCloseable {
     }
   }
 
-  /** Records a failed index operation: the index is out of step until it recovers. */
+  /**
+   * Records a failed index operation: the index is out of step until it recovers. Only what the
+   * index's storage can fail with counts (an I/O error, a writer Lucene closed after one); a
+   * document Lucene refuses is a defect that replaying would meet again, and stays the caller's
+   * error.
+   */
   private void failed(Exception e) {
     if (failure == null && !recovering) {
       LOG.error(
@@ -380,6 +386,9 @@ public final class MemoryIndex implements AutoCloseable {
       try {
         row = store.findById(memoryId).orElse(null);
       } catch (RuntimeException e) {
+        if (!io.engram.platform.http.ServerFaults.isServerCondition(e)) {
+          throw e; // a defect, not the database away: as before, the caller's error
+        }
         // The change is committed (a caller's write must not fail after it); the index is behind
         // until it replays, once the database answers.
         failed(e);
@@ -438,7 +447,7 @@ public final class MemoryIndex implements AutoCloseable {
       } else {
         writer.deleteDocuments(id);
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | AlreadyClosedException | UncheckedIOException e) {
       failed(e);
     }
   }
@@ -450,7 +459,7 @@ public final class MemoryIndex implements AutoCloseable {
     }
     try {
       lucene.searchers().maybeRefreshBlocking();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | AlreadyClosedException | UncheckedIOException e) {
       failed(e);
     }
   }
@@ -465,7 +474,7 @@ public final class MemoryIndex implements AutoCloseable {
     long seq = changeLog.lastSeq();
     try {
       commit(seq, at);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | AlreadyClosedException | UncheckedIOException e) {
       failed(e);
     }
   }
