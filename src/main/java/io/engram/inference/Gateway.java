@@ -22,6 +22,7 @@ import io.engram.memory.AgentScope;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
+import io.engram.organizations.Tier;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
@@ -240,6 +241,30 @@ public final class Gateway {
   }
 
   /**
+   * How many of an in-process model's workers the organization's generations may hold at once:
+   * WORKER_PROCESSES as in force for it, else by plan (1 on Spark and below, 2 from Seed, 4 from
+   * Scale, every worker on Dedicated), so one organization cannot take a shared model whole.
+   */
+  private GenerationRequest.Share engineShare(Organization org) {
+    return new GenerationRequest.Share(configs
+        .effective(org)
+        .variable("WORKER_PROCESSES")
+        .filter(value -> value.strip().matches("\\d{1,3}"))
+        .map(value -> Integer.parseInt(value.strip()))
+        .orElseGet(() -> planWorkers(org.plan().tier())));
+  }
+
+  static int planWorkers(Tier tier) {
+    if (tier.atLeast(Tier.DEDICATED)) {
+      return Integer.MAX_VALUE;
+    }
+    if (tier.atLeast(Tier.SCALE)) {
+      return 4;
+    }
+    return tier.atLeast(Tier.SEED) ? 2 : 1;
+  }
+
+  /**
    * The model a request names, or, when it names none, DEFAULT_MODEL as in force for the
    * organization (the spec: without it, a request must name its model).
    */
@@ -406,7 +431,8 @@ public final class Gateway {
           chat.user(),
           requestTimeout(caller.organization()),
           asked,
-          caller.orgId());
+          caller.orgId(),
+          engineShare(caller.organization()));
       return new Prepared(model, request, injection, promptTokens, admission.permit(), requestId);
     } catch (RuntimeException e) {
       admission.permit().close();
@@ -437,7 +463,8 @@ public final class Gateway {
         before.user(),
         before.timeout(),
         tooling,
-        before.orgId());
+        before.orgId(),
+        before.share());
     return new Prepared(
         prepared.model(),
         request,
@@ -464,7 +491,8 @@ public final class Gateway {
         completion.user(),
         requestTimeout(caller.organization()),
         null,
-        caller.orgId());
+        caller.orgId(),
+        engineShare(caller.organization()));
     return new Prepared(
         model, request, MemoryContext.Injection.NONE, promptTokens, admission.permit(), requestId);
   }

@@ -3,7 +3,9 @@ package io.engram.inference;
 import io.engram.access.AccessModule;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.capabilities.AssistantService;
+import io.engram.inference.local.LocalCapacity;
 import io.engram.inference.local.LocalEngine;
+import io.engram.inference.local.LocalEngines;
 import io.engram.inference.local.LocalModels;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.models.ModelCatalog;
@@ -111,10 +113,9 @@ public final class Inference implements Module {
     List<AutoCloseable> engines = new ArrayList<>();
     long queueTimeout =
         Duration.ofSeconds(config.server().requestTimeoutSeconds()).toMillis();
-    int workers =
-        config.inference().workerProcesses().orElse(Runtime.getRuntime().availableProcessors());
+    LocalCapacity capacity = LocalEngines.capacity(config.inference(), registry);
     Function<Path, LocalEngine> localEngine =
-        directory -> new LocalEngine(directory, workers, queueTimeout);
+        directory -> new LocalEngine(directory, capacity, queueTimeout);
     for (LocalModels.Found found : LocalModels.scan(config.inference().modelCacheDir())) {
       LocalEngine local = localEngine.apply(found.directory());
       engines.add(local);
@@ -123,7 +124,7 @@ public final class Inference implements Module {
               found.id(),
               found.createdEpochSeconds(),
               "engram",
-              found.contextLength(),
+              local.servableContext(found),
               found.parametersLabel()),
           local,
           found.id()));

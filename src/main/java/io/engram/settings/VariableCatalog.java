@@ -52,6 +52,7 @@ public final class VariableCatalog {
       "CHECKPOINT_INTERVAL",
       "GRADIENT_ACCUMULATION_STEPS",
       "BATCH_SIZE",
+      "WORKER_PROCESSES",
       "CORS_ORIGINS");
 
   /** An origin as browsers send it: scheme, host and an optional port, nothing after. */

@@ -24,7 +24,6 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -200,23 +199,15 @@ public final class FineTuningBench {
         .put("num_key_value_heads", kvHeads);
     Files.writeString(dir.resolve("config.json"), Json.write(config));
     int vocab = config.get("vocab_size").asInt();
-    int kv = kvHeads * (hidden / heads);
-    Map<String, int[]> shapes = new LinkedHashMap<>();
-    shapes.put("model.embed_tokens.weight", new int[] {vocab, hidden});
-    for (int layer = 0; layer < layers; layer++) {
-      String base = "model.layers." + layer + ".";
-      shapes.put(base + "self_attn.q_proj.weight", new int[] {hidden, hidden});
-      shapes.put(base + "self_attn.k_proj.weight", new int[] {kv, hidden});
-      shapes.put(base + "self_attn.v_proj.weight", new int[] {kv, hidden});
-      shapes.put(base + "self_attn.o_proj.weight", new int[] {hidden, hidden});
-      shapes.put(base + "mlp.gate_proj.weight", new int[] {intermediate, hidden});
-      shapes.put(base + "mlp.up_proj.weight", new int[] {intermediate, hidden});
-      shapes.put(base + "mlp.down_proj.weight", new int[] {hidden, intermediate});
-      shapes.put(base + "input_layernorm.weight", new int[] {hidden});
-      shapes.put(base + "post_attention_layernorm.weight", new int[] {hidden});
-    }
-    shapes.put("model.norm.weight", new int[] {hidden});
-    shapes.put("lm_head.weight", new int[] {vocab, hidden});
+    Map<String, int[]> shapes = TinyModel.tensors(
+        vocab,
+        new TinyModel.Shape(
+            hidden,
+            intermediate,
+            layers,
+            heads,
+            kvHeads,
+            config.get("max_position_embeddings").asInt()));
     SplittableRandom random = new SplittableRandom(5);
     double scale = 1.0 / Math.sqrt(hidden);
     Safetensors.writeF32(

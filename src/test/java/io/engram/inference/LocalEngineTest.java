@@ -281,14 +281,7 @@ class LocalEngineTest {
             chat("Request " + i, "\"max_tokens\":200,\"memory\":false,\"stop\":[\"</never>\"]"))))
         .toList();
     calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
-    LocalEngine engine = (LocalEngine) server
-        .engram
-        .inference()
-        .gateway()
-        .catalog()
-        .find(TinyModel.ID)
-        .orElseThrow()
-        .engine();
+    LocalEngine engine = server.localEngine(TinyModel.ID);
     assertThat(engine.peakRunning()).as("WORKER_PROCESSES=1").isEqualTo(1);
   }
 

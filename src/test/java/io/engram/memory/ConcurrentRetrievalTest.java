@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,7 +31,7 @@ class ConcurrentRetrievalTest {
       for (String topic : TOPICS) {
         ids.add(memories.remember("The customer asked about " + topic, Map.of()));
       }
-      double textsBefore = metric(server, "engram_embedding_texts_total");
+      double textsBefore = server.metric("engram_embedding_texts_total", "");
       int rounds = 6;
       try (ExecutorService askers = Executors.newFixedThreadPool(16)) {
         List<Future<List<String>>> answers = new ArrayList<>();
@@ -45,19 +43,10 @@ class ConcurrentRetrievalTest {
           assertThat(answers.get(i).get()).containsExactly(ids.get(i % TOPICS.length));
         }
       }
-      double calls = metric(server, "engram_embedding_calls_total");
-      double texts = metric(server, "engram_embedding_texts_total");
+      double calls = server.metric("engram_embedding_calls_total", "");
+      double texts = server.metric("engram_embedding_texts_total", "");
       assertThat(texts - textsBefore).isGreaterThanOrEqualTo(rounds * TOPICS.length);
       assertThat(calls).isPositive().isLessThanOrEqualTo(texts);
     }
-  }
-
-  private static double metric(TestServer server, String name) {
-    String text =
-        server.http.get("/metrics").bearer(TestServer.ADMIN_KEY).send().text();
-    Matcher value = Pattern.compile("(?m)^" + Pattern.quote(name) + "(?:\\{[^}]*})? (\\S+)$")
-        .matcher(text);
-    assertThat(value.find()).as(name + " in /metrics").isTrue();
-    return Double.parseDouble(value.group(1));
   }
 }

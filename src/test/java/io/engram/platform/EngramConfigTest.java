@@ -84,6 +84,9 @@ class EngramConfigTest {
         "LOG_FORMAT|xml|LOG_FORMAT must be one of json, text, structured, got 'xml'",
         "LOG_DESTINATION|kafka|LOG_DESTINATION must be one of stdout, file, syslog, got 'kafka'",
         "MODEL_QUANTIZATION|fp4|MODEL_QUANTIZATION must be one of none, int8, int4, gptq, awq, got 'fp4'",
+        "MODEL_QUANTIZATION|int8|MODEL_QUANTIZATION=int8 cannot be served: the in-process engine (jlama) has no matrix product for int8 weights",
+        "MODEL_QUANTIZATION|gptq|MODEL_QUANTIZATION=gptq names weights quantized ahead of time by GPTQ",
+        "MODEL_QUANTIZATION|awq|Serve a AWQ model from its own server",
         "API_KEY_REQUIRED|maybe|API_KEY_REQUIRED must be true or false, got 'maybe'",
         "RATE_LIMIT_REQUESTS|0|RATE_LIMIT_REQUESTS must be between 1 and 1000000, got '0'",
         "ENGRAM_ADMIN_KEY|short|ENGRAM_ADMIN_KEY must be at least 24 characters without spaces",
@@ -145,8 +148,8 @@ class EngramConfigTest {
     assertThat(String.join(" ", summary.get("inference")))
         .doesNotContain("ENGRAM_UPSTREAM_API_KEY")
         .contains("MAX_CONCURRENT_REQUESTS=(by plan)");
-    assertThat(summary.get("set but not used by this build"))
-        .containsExactly("GPU_MEMORY_FRACTION=0.5");
+    assertThat(summary.get("in-process engine")).contains("GPU_MEMORY_FRACTION=0.5 (set)");
+    assertThat(summary).doesNotContainKey("set but not used by this build");
     // An organization's own variables, set for the server, are every organization's default.
     assertThat(summary.get("organization defaults"))
         .contains(

@@ -203,6 +203,29 @@ public final class TestServer implements AutoCloseable {
     return new Session(cookie, login.json().get("csrfToken").asText(), user);
   }
 
+  /**
+   * A value of /metrics: the first series of {@code name} whose labels contain {@code labels}
+   * (empty: any series).
+   */
+  public double metric(String name, String labels) {
+    String text = http.get("/metrics").bearer(ADMIN_KEY).send().text();
+    java.util.regex.Matcher value = java.util.regex.Pattern.compile("(?m)^"
+            + java.util.regex.Pattern.quote(name)
+            + (labels.isEmpty()
+                ? "(?:\\{[^}]*})?"
+                : "\\{[^}]*" + java.util.regex.Pattern.quote(labels) + "[^}]*}")
+            + " (\\S+)$")
+        .matcher(text);
+    assertThat(value.find()).as(name + "{" + labels + "} in /metrics").isTrue();
+    return Double.parseDouble(value.group(1));
+  }
+
+  /** The in-process engine that serves a model of the server's catalog. */
+  public io.engram.inference.local.LocalEngine localEngine(String modelId) {
+    return (io.engram.inference.local.LocalEngine)
+        engram.inference().gateway().catalog().find(modelId).orElseThrow().engine();
+  }
+
   private static JsonNode created(Http.Response response) {
     assertThat(response.status()).as(response.text()).isEqualTo(201);
     return response.json();

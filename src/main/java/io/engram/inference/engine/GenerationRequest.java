@@ -15,7 +15,7 @@ import java.util.List;
  * logit_bias}, as the client sent them, for engines that {@link Engine#carries};
  * null when the request has none. {@code orgId} is the organization the request runs for (null:
  * none, such as a trainer's check): an engine that calls out admits each call through its
- * outbound firewall.
+ * outbound firewall. {@code share} is what of an in-process engine the organization may hold.
  */
 public record GenerationRequest(
     String model,
@@ -26,12 +26,21 @@ public record GenerationRequest(
     String user,
     Duration timeout,
     ObjectNode tooling,
-    String orgId) {
+    String orgId,
+    Share share) {
+
+  /**
+   * An organization's share of an in-process engine: how many of a model's workers
+   * (WORKER_PROCESSES) its generations may hold at once.
+   */
+  public record Share(int workers) {
+    public static final Share WHOLE = new Share(Integer.MAX_VALUE);
+  }
 
   /** The same request with another timeout: one attempt's share of the request's time. */
   public GenerationRequest within(Duration attemptTimeout) {
     return new GenerationRequest(
-        model, messages, prompt, sampling, stream, user, attemptTimeout, tooling, orgId);
+        model, messages, prompt, sampling, stream, user, attemptTimeout, tooling, orgId, share);
   }
 
   public boolean isChat() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tjake.jlama.model.AbstractModel;
 import com.github.tjake.jlama.model.ModelSupport;
 import com.github.tjake.jlama.safetensors.DType;
+import com.github.tjake.jlama.safetensors.SafeTensorSupport;
 import com.github.tjake.jlama.safetensors.prompt.PromptContext;
 import com.github.tjake.jlama.safetensors.prompt.PromptSupport;
 import com.github.tjake.jlama.tensor.AbstractTensor;
@@ -18,8 +19,6 @@ import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -34,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * samples with temperature only, and cannot be stopped. Here each request has an ephemeral KV
  * buffer closed when it ends, sampling takes top_p and the penalties, stop sequences end the
  * reply, JSON mode narrows each token to those that keep the reply one JSON object ({@link
- * JsonMode}), and a caller that leaves stops the loop at its next token. At most {@code workers}
- * generations run at once per model; the rest wait up to REQUEST_TIMEOUT.
+ * JsonMode}), and a caller that leaves stops the loop at its next token.
+ *
+ * <p>The node's {@link LocalCapacity} decides when a generation runs: at most WORKER_PROCESSES at
+ * once per model, each organization within its share, and every running generation's KV cache
+ * within the node's; the rest wait up to REQUEST_TIMEOUT. MODEL_QUANTIZATION quantizes the layers'
+ * weights to int8 or int4 at load, and the prompt goes through the model BATCH_SIZE tokens per
+ * forward pass (one at a time with ENABLE_FLASH_ATTENTION=false).
  */
 public final class LocalEngine implements Engine, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalEngine.class);
@@ -45,16 +49,32 @@ public final class LocalEngine implements Engine, AutoCloseable {
   private final Path directory;
   private final AtomicInteger running = new AtomicInteger();
   private final AtomicInteger peak = new AtomicInteger();
-  private final Semaphore workers;
+  private final LocalCapacity capacity;
   private final long queueTimeoutMillis;
   private volatile AbstractModel model;
   /** The vocabulary's texts for JSON mode, worked out at its first use. */
   private volatile String[] jsonTexts;
 
-  public LocalEngine(Path directory, int workers, long queueTimeoutMillis) {
+  public LocalEngine(Path directory, LocalCapacity capacity, long queueTimeoutMillis) {
     this.directory = directory;
-    this.workers = new Semaphore(workers, true);
+    this.capacity = capacity;
     this.queueTimeoutMillis = queueTimeoutMillis;
+  }
+
+  /** An engine with a capacity of its own: {@code workers} at once, the default KV cache. */
+  public LocalEngine(Path directory, int workers, long queueTimeoutMillis) {
+    this(
+        directory, new LocalCapacity(LocalCapacity.Settings.defaults(workers)), queueTimeoutMillis);
+  }
+
+  /** The node's capacity this engine runs within (shared by every local model). */
+  public LocalCapacity capacity() {
+    return capacity;
+  }
+
+  /** The context this model is served with on this node: its own, or what the KV cache holds. */
+  public int servableContext(LocalModels.Found found) {
+    return capacity.servableContext(found.contextLength(), found.kvBytesPerToken());
   }
 
   /** The model's directory (config, tokenizer, weights): what a fine-tuning job trains from. */
@@ -94,15 +114,35 @@ public final class LocalEngine implements Engine, AutoCloseable {
         if (model == null) {
           try {
             long started = System.nanoTime();
-            model = ModelSupport.loadModel(directory.toFile(), DType.F32, DType.I8);
+            String quantization = capacity.settings().quantization();
+            Optional<DType> weights = quantized(quantization);
+            // int4 weights are multiplied with F32 activations: jlama's int8 activations would
+            // meet the output head, which it keeps in F32, in a product it has no kernel for.
+            model = weights.isEmpty()
+                ? ModelSupport.loadModel(directory.toFile(), DType.F32, DType.I8)
+                : ModelSupport.loadModel(
+                    AbstractModel.InferenceType.FULL_GENERATION,
+                    directory.toFile(),
+                    null,
+                    DType.F32,
+                    DType.F32,
+                    weights,
+                    Optional.empty(),
+                    Optional.empty(),
+                    dir -> new DenseWeights(SafeTensorSupport.loadWeights(dir)));
+            long nativeBytes = weights.isPresent() ? QuantizedWeights.bytes(model) : 0;
+            capacity.weightsLoaded(directory.toString(), nativeBytes);
             LOG.info(
-                "local model {} loaded in {} ms",
+                "local model {} loaded in {} ms (weights {}: {} MiB quantized in native memory, "
+                    + "the rest read from the mapped file)",
                 directory.getFileName(),
-                (System.nanoTime() - started) / 1_000_000);
+                (System.nanoTime() - started) / 1_000_000,
+                quantization,
+                nativeBytes >> 20);
           } catch (RuntimeException e) {
             throw new EngineException(
                 EngineException.Failure.MODEL_UNAVAILABLE,
-                "The model in " + directory + " could not be loaded: " + e.getMessage(),
+                "The model in " + directory + " could not be loaded: " + rootCause(e),
                 null,
                 e);
           }
@@ -111,6 +151,24 @@ public final class LocalEngine implements Engine, AutoCloseable {
       }
     }
     return loaded;
+  }
+
+  /** The innermost cause, named (jlama's reflective loading wraps its own failures). */
+  private static String rootCause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.toString() : root.getMessage();
+  }
+
+  /**
+   * MODEL_QUANTIZATION as jlama's weight type: int4 quantizes the layers at load (blocks of 32
+   * weights sharing a scale), none keeps the file's. int8 is refused at start-up: jlama has no
+   * matrix product for int8 weights.
+   */
+  static Optional<DType> quantized(String quantization) {
+    return quantization.equals("int4") ? Optional.of(DType.Q4) : Optional.empty();
   }
 
   /**
@@ -143,45 +201,72 @@ public final class LocalEngine implements Engine, AutoCloseable {
     return JsonMode.over(texts);
   }
 
+  /**
+   * Runs once a worker and the KV cache for the prompt and the longest reply are free, waiting at
+   * most the request's own timeout (its organization's), else the engine's.
+   */
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
     AbstractModel m = model();
-    acquire(request);
-    peak.accumulateAndGet(running.incrementAndGet(), Math::max);
-    try {
-      return run(m, request, sink);
-    } finally {
-      running.decrementAndGet();
-      workers.release();
-    }
-  }
-
-  /** Waits for a worker at most the request's own timeout (its organization's), else the engine's. */
-  private void acquire(GenerationRequest request) {
-    long waitMillis =
-        request.timeout() == null ? queueTimeoutMillis : request.timeout().toMillis();
-    try {
-      if (!workers.tryAcquire(waitMillis, TimeUnit.MILLISECONDS)) {
-        throw new EngineException(
-            EngineException.Failure.TIMEOUT,
-            "The local model was busy for longer than " + waitMillis / 1000 + " seconds");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new EngineException(
-          EngineException.Failure.MODEL_FAILED, "Interrupted while waiting for the model");
-    }
-  }
-
-  private Generation run(AbstractModel m, GenerationRequest request, TokenSink sink) {
     int[] prompt = m.encodePrompt(prompt(m, request));
-    int context = m.getConfig().contextLength;
+    long perToken = 2L
+        * m.getConfig().numberOfLayers
+        * m.getConfig().kvLength
+        * m.getWorkingDType().size();
+    int context = capacity.servableContext(m.getConfig().contextLength, perToken);
     if (prompt.length >= context) {
       throw new EngineException(
           EngineException.Failure.REJECTED,
-          "The prompt is " + prompt.length + " tokens; this model's context is " + context);
+          "The prompt is " + prompt.length + " tokens; this model's context is " + context
+              + (context < m.getConfig().contextLength ? " here (what the KV cache holds)" : ""));
     }
     int maxTokens = Math.min(request.sampling().maxTokens(), context - prompt.length);
+    long waitMillis =
+        request.timeout() == null ? queueTimeoutMillis : request.timeout().toMillis();
+    LocalCapacity.Claim claim = capacity.acquire(
+        directory.toString(),
+        request.orgId(),
+        request.share().workers(),
+        LocalCapacity.kvBytes(prompt.length + maxTokens, perToken),
+        waitMillis);
+    peak.accumulateAndGet(running.incrementAndGet(), Math::max);
+    try {
+      return run(m, prompt, maxTokens, request, sink);
+    } finally {
+      running.decrementAndGet();
+      capacity.release(claim);
+    }
+  }
+
+  /**
+   * The prompt through the model BATCH_SIZE tokens per forward pass, each pass's keys and values
+   * kept in the cache for the next: the output of the prompt's last token, from which the first
+   * reply token is drawn.
+   */
+  private AbstractTensor readPrompt(
+      AbstractModel m, int[] prompt, KvBufferCache.KvBuffer kv, AtomicBoolean gone) {
+    int step = capacity.settings().tokensPerPass();
+    AbstractTensor output = null;
+    for (int start = 0; start < prompt.length; start += step) {
+      if (gone.get()) {
+        if (output != null) {
+          output.close();
+        }
+        throw new ClientGoneException(null);
+      }
+      if (output != null) {
+        output.close();
+      }
+      int end = Math.min(prompt.length, start + step);
+      output = m.batchForward(java.util.Arrays.copyOfRange(prompt, start, end), start, kv);
+      capacity.promptPass();
+    }
+    return output;
+  }
+
+  private Generation run(
+      AbstractModel m, int[] prompt, int maxTokens, GenerationRequest request, TokenSink sink) {
+    int context = prompt.length + maxTokens;
     AtomicBoolean gone = new AtomicBoolean();
     sink.onClientGone(() -> gone.set(true));
     sink.begin();
@@ -192,7 +277,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
     int generated = 0;
     String finish = Generation.LENGTH;
     try (KvBufferCache.KvBuffer kv = ephemeralBuffer(m)) {
-      AbstractTensor batch = m.batchForward(prompt, 0, kv);
+      AbstractTensor batch = readPrompt(m, prompt, kv, gone);
       AbstractTensor last = batch.slice(batch.shape().first() - 1);
       AbstractTensor promptOutput =
           batch; // the slice reads its memory: closed after the first token

@@ -24,7 +24,12 @@ public final class LocalModels {
 
   /** A servable model directory and what its files say about it. */
   public record Found(
-      String id, Path directory, int contextLength, long parameters, long createdEpochSeconds) {
+      String id,
+      Path directory,
+      int contextLength,
+      long parameters,
+      long createdEpochSeconds,
+      long kvBytesPerToken) {
     /** The parameter count as people write it: "22M", "1.2B". */
     public String parametersLabel() {
       if (parameters >= 1_000_000_000L) {
@@ -49,6 +54,32 @@ public final class LocalModels {
         ? config.path("max_position_embeddings")
         : config.path("n_positions");
     return context.canConvertToInt() ? context.asInt() : 0;
+  }
+
+  /**
+   * The KV cache one token takes while generating: a key and a value per layer and key-value head,
+   * in the engine's F32 working memory (jlama keeps its cache in the working type). 0 when
+   * config.json does not say.
+   */
+  public static long kvBytesPerToken(JsonNode config) {
+    int layers = firstInt(config, "num_hidden_layers", "n_layer");
+    int heads = firstInt(config, "num_attention_heads", "n_head");
+    int kvHeads = firstInt(config, "num_key_value_heads");
+    int hidden = firstInt(config, "hidden_size", "n_embd");
+    int headDim = firstInt(config, "head_dim");
+    if (headDim == 0 && heads > 0) {
+      headDim = hidden / heads;
+    }
+    return 2L * layers * (kvHeads > 0 ? kvHeads : heads) * headDim * Float.BYTES;
+  }
+
+  private static int firstInt(JsonNode config, String... names) {
+    for (String name : names) {
+      if (config.path(name).canConvertToInt()) {
+        return config.path(name).asInt();
+      }
+    }
+    return 0;
   }
 
   public static List<Found> scan(Path modelCacheDir) {
@@ -87,7 +118,8 @@ public final class LocalModels {
           dir,
           context,
           SafetensorsHeader.read(weights).parameters(),
-          Files.getLastModifiedTime(config).toInstant().getEpochSecond()));
+          Files.getLastModifiedTime(config).toInstant().getEpochSecond(),
+          kvBytesPerToken(json)));
     } catch (IOException | RuntimeException e) {
       LOG.warn("skipping model {}: {}", dir.getFileName(), e.toString());
       return Optional.empty();

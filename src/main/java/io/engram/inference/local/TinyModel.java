@@ -71,20 +71,37 @@ public final class TinyModel {
       "data",
       "model");
 
+  /**
+   * The model's dimensions. The default is the smallest that exercises every code path; tests of
+   * memory (quantization, the KV cache) write wider or longer ones.
+   */
+  public record Shape(
+      int hidden, int intermediate, int layers, int heads, int kvHeads, int context) {
+    public static final Shape DEFAULT =
+        new Shape(HIDDEN, INTERMEDIATE, LAYERS, HEADS, KV_HEADS, CONTEXT);
+  }
+
   private TinyModel() {}
 
   /** Writes the model into {@code modelCacheDir/engram-tiny-untrained} (replacing it) and returns that directory. */
   public static Path write(Path modelCacheDir, long seed) {
-    Path dir = modelCacheDir.resolve(ID);
+    return write(modelCacheDir, ID, seed, Shape.DEFAULT);
+  }
+
+  /** Writes a model of this shape into {@code modelCacheDir/id} (replacing it). */
+  public static Path write(Path modelCacheDir, String id, long seed, Shape shape) {
+    Path dir = modelCacheDir.resolve(id);
     try {
       Files.createDirectories(dir);
       Map<String, Integer> vocab = new LinkedHashMap<>();
       List<String> merges = new ArrayList<>();
       vocabulary(vocab, merges);
-      Files.writeString(dir.resolve("config.json"), Json.write(config(vocab.size())));
+      Files.writeString(dir.resolve("config.json"), Json.write(config(vocab.size(), shape)));
       Files.writeString(dir.resolve("tokenizer.json"), Json.write(tokenizer(vocab, merges)));
-      Files.writeString(dir.resolve("tokenizer_config.json"), Json.write(tokenizerConfig()));
-      writeWeights(dir.resolve("model.safetensors"), vocab.size(), new SplittableRandom(seed));
+      Files.writeString(
+          dir.resolve("tokenizer_config.json"), Json.write(tokenizerConfig(shape.context())));
+      writeWeights(
+          dir.resolve("model.safetensors"), vocab.size(), new SplittableRandom(seed), shape);
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the tiny model into " + dir, e);
@@ -113,16 +130,16 @@ public final class TinyModel {
     }
   }
 
-  private static ObjectNode config(int vocabSize) {
+  private static ObjectNode config(int vocabSize, Shape shape) {
     ObjectNode config = Json.MAPPER.createObjectNode();
     config.putArray("architectures").add("LlamaForCausalLM");
     config.put("model_type", "llama");
-    config.put("hidden_size", HIDDEN);
-    config.put("intermediate_size", INTERMEDIATE);
-    config.put("num_attention_heads", HEADS);
-    config.put("num_key_value_heads", KV_HEADS);
-    config.put("num_hidden_layers", LAYERS);
-    config.put("max_position_embeddings", CONTEXT);
+    config.put("hidden_size", shape.hidden());
+    config.put("intermediate_size", shape.intermediate());
+    config.put("num_attention_heads", shape.heads());
+    config.put("num_key_value_heads", shape.kvHeads());
+    config.put("num_hidden_layers", shape.layers());
+    config.put("max_position_embeddings", shape.context());
     config.put("rms_norm_eps", 1e-5);
     config.put("vocab_size", vocabSize);
     config.put("bos_token_id", 1);
@@ -175,13 +192,13 @@ public final class TinyModel {
     return root;
   }
 
-  private static ObjectNode tokenizerConfig() {
+  private static ObjectNode tokenizerConfig(int context) {
     ObjectNode config = Json.MAPPER.createObjectNode();
     config.put("bos_token", "<s>");
     config.put("eos_token", "<|im_end|>");
     config.put("unk_token", "<unk>");
     config.put("legacy", false);
-    config.put("model_max_length", CONTEXT);
+    config.put("model_max_length", context);
     config.put(
         "chat_template",
         "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + "
@@ -190,31 +207,38 @@ public final class TinyModel {
     return config;
   }
 
-  private static void writeWeights(Path file, int vocabSize, SplittableRandom random)
+  private static void writeWeights(Path file, int vocabSize, SplittableRandom random, Shape shape)
       throws IOException {
-    int headDim = HIDDEN / HEADS;
-    Map<String, int[]> shapes = new LinkedHashMap<>();
-    shapes.put("model.embed_tokens.weight", new int[] {vocabSize, HIDDEN});
-    for (int layer = 0; layer < LAYERS; layer++) {
-      String base = "model.layers." + layer + ".";
-      shapes.put(base + "self_attn.q_proj.weight", new int[] {HIDDEN, HIDDEN});
-      shapes.put(base + "self_attn.k_proj.weight", new int[] {KV_HEADS * headDim, HIDDEN});
-      shapes.put(base + "self_attn.v_proj.weight", new int[] {KV_HEADS * headDim, HIDDEN});
-      shapes.put(base + "self_attn.o_proj.weight", new int[] {HIDDEN, HIDDEN});
-      shapes.put(base + "mlp.gate_proj.weight", new int[] {INTERMEDIATE, HIDDEN});
-      shapes.put(base + "mlp.up_proj.weight", new int[] {INTERMEDIATE, HIDDEN});
-      shapes.put(base + "mlp.down_proj.weight", new int[] {HIDDEN, INTERMEDIATE});
-      shapes.put(base + "input_layernorm.weight", new int[] {HIDDEN});
-      shapes.put(base + "post_attention_layernorm.weight", new int[] {HIDDEN});
-    }
-    shapes.put("model.norm.weight", new int[] {HIDDEN});
-    shapes.put("lm_head.weight", new int[] {vocabSize, HIDDEN});
     Safetensors.writeF32(
         file,
-        shapes,
+        tensors(vocabSize, shape),
         (name, index) -> name.endsWith("norm.weight")
             ? 1.0f
             : (float)
                 (random.nextGaussian() * (name.equals("lm_head.weight") ? HEAD_SCALE : 0.05)));
+  }
+
+  /** A Llama model's tensors and their shapes, in the order they are written. */
+  public static Map<String, int[]> tensors(int vocabSize, Shape shape) {
+    int hidden = shape.hidden();
+    int intermediate = shape.intermediate();
+    int kvWidth = shape.kvHeads() * (hidden / shape.heads());
+    Map<String, int[]> shapes = new LinkedHashMap<>();
+    shapes.put("model.embed_tokens.weight", new int[] {vocabSize, hidden});
+    for (int layer = 0; layer < shape.layers(); layer++) {
+      String base = "model.layers." + layer + ".";
+      shapes.put(base + "self_attn.q_proj.weight", new int[] {hidden, hidden});
+      shapes.put(base + "self_attn.k_proj.weight", new int[] {kvWidth, hidden});
+      shapes.put(base + "self_attn.v_proj.weight", new int[] {kvWidth, hidden});
+      shapes.put(base + "self_attn.o_proj.weight", new int[] {hidden, hidden});
+      shapes.put(base + "mlp.gate_proj.weight", new int[] {intermediate, hidden});
+      shapes.put(base + "mlp.up_proj.weight", new int[] {intermediate, hidden});
+      shapes.put(base + "mlp.down_proj.weight", new int[] {hidden, intermediate});
+      shapes.put(base + "input_layernorm.weight", new int[] {hidden});
+      shapes.put(base + "post_attention_layernorm.weight", new int[] {hidden});
+    }
+    shapes.put("model.norm.weight", new int[] {hidden});
+    shapes.put("lm_head.weight", new int[] {vocabSize, hidden});
+    return shapes;
   }
 }

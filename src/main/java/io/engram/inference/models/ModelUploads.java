@@ -253,7 +253,7 @@ public final class ModelUploads implements ModelCatalog.OrganizationModels, Auto
                   id,
                   found.createdEpochSeconds(),
                   orgId,
-                  found.contextLength(),
+                  engine.servableContext(found),
                   found.parametersLabel()),
               engine,
               id);

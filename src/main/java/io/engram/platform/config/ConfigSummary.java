@@ -69,6 +69,13 @@ public final class ConfigSummary {
             "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
             "ENGRAM_WEBSOCKET_AUTH_TIMEOUT",
             "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
+    GROUPS.put(
+        "in-process engine",
+        List.of(
+            "MODEL_QUANTIZATION",
+            "KV_CACHE_SIZE_GB",
+            "GPU_MEMORY_FRACTION",
+            "ENABLE_FLASH_ATTENTION"));
     GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
     GROUPS.put(
         "network",
@@ -107,8 +114,9 @@ public final class ConfigSummary {
   private static final Map<String, String> EMPTY_MEANS = Map.ofEntries(
       Map.entry("MAX_CONCURRENT_REQUESTS", "by plan"),
       Map.entry("MAX_MODEL_SIZE_GB", "by plan"),
-      Map.entry("BATCH_SIZE", "by plan"),
-      Map.entry("WORKER_PROCESSES", "by cores"),
+      Map.entry("BATCH_SIZE", "by plan for training, 256 prompt tokens per pass"),
+      Map.entry("WORKER_PROCESSES", "one per core per model, each organization's share by plan"),
+      Map.entry("KV_CACHE_SIZE_GB", "GPU_MEMORY_FRACTION of native memory less the weights"),
       Map.entry("DATABASE_URL", "sqlite in ENGRAM_DATA_DIR"),
       Map.entry("REDIS_URL", "limits counted by each node"),
       Map.entry("DEFAULT_MODEL", "none: requests name one"),

@@ -96,7 +96,21 @@ public record EngramConfig(
       int streamKeepAliveSeconds,
       Optional<Upstream> upstream,
       WebSocketSettings webSockets,
-      int assistantMaxToolSteps) {}
+      int assistantMaxToolSteps,
+      LocalEngineSettings local) {}
+
+  /**
+   * The in-process engine's settings (docs/configuration.md, "The in-process engine"):
+   * MODEL_QUANTIZATION (none, or int4 at load), KV_CACHE_SIZE_GB (empty: what
+   * GPU_MEMORY_FRACTION of the JVM's native memory leaves after the weights), ENABLE_FLASH_ATTENTION
+   * and BATCH_SIZE (prompt tokens per forward pass; empty: the engine's default).
+   */
+  public record LocalEngineSettings(
+      String quantization,
+      OptionalInt kvCacheGb,
+      double memoryFraction,
+      boolean flashAttention,
+      OptionalInt batchSize) {}
 
   /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
   public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
@@ -250,6 +264,21 @@ public record EngramConfig(
 
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
+    String quantization = values.getOrDefault("MODEL_QUANTIZATION", "none");
+    if (quantization.equals("int8")) {
+      problems.add("MODEL_QUANTIZATION=int8 cannot be served: the in-process engine (jlama) has no"
+          + " matrix product for int8 weights. Use int4 (quantized at load: the layers' weights in"
+          + " about a sixth of their F32 memory) or none; an int8 model is served by its own"
+          + " server (vLLM, TGI) added as a provider");
+    }
+    if (quantization.equals("gptq") || quantization.equals("awq")) {
+      problems.add("MODEL_QUANTIZATION=" + quantization
+          + " names weights quantized ahead of time by "
+          + quantization.toUpperCase(java.util.Locale.ROOT) + ", which the in-process engine cannot"
+          + " read; it quantizes at load with int4 (or none). Serve a "
+          + quantization.toUpperCase(java.util.Locale.ROOT) + " model from its own server (vLLM,"
+          + " TGI) added as a provider, and leave MODEL_QUANTIZATION for the in-process engine");
+    }
     if (!values.get("ENGRAM_OPEN_ORGANIZATION").isEmpty() && bool(values.get("API_KEY_REQUIRED"))) {
       problems.add("ENGRAM_OPEN_ORGANIZATION opens an organization's inference routes without a"
           + " key, which needs API_KEY_REQUIRED=false; it is true (the default)");
@@ -318,7 +347,13 @@ public record EngramConfig(
         integer(values, "ENGRAM_STREAM_KEEPALIVE_SECONDS"),
         upstream,
         webSockets,
-        integer(values, "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
+        integer(values, "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"),
+        new LocalEngineSettings(
+            values.get("MODEL_QUANTIZATION"),
+            optionalInteger(values, "KV_CACHE_SIZE_GB"),
+            Double.parseDouble(values.get("GPU_MEMORY_FRACTION")),
+            bool(values.get("ENABLE_FLASH_ATTENTION")),
+            optionalInteger(values, "BATCH_SIZE")));
   }
 
   private static Edge edge(Map<String, String> values) {

@@ -136,7 +136,12 @@ public final class EnvironmentVariables {
     add(VariableSpec.path(
         "MODEL_CACHE_DIR", "", "model directory (default <ENGRAM_DATA_DIR>/models)"));
     add(VariableSpec.integer(
-        "WORKER_PROCESSES", "", 1, 16, "generation workers (default: available cores)"));
+        "WORKER_PROCESSES",
+        "",
+        1,
+        16,
+        "in-process generations at once per model, and each organization's share (default: one"
+            + " per core; shares by plan)"));
     add(VariableSpec.string(
         "DEFAULT_MODEL", "", "the client-facing model id; empty: the request must name one"));
     add(VariableSpec.bool(
@@ -147,13 +152,29 @@ public final class EnvironmentVariables {
         "MODEL_QUANTIZATION",
         "none",
         List.of("none", "int8", "int4", "gptq", "awq"),
-        "weight quantization"));
-    add(VariableSpec.integer("BATCH_SIZE", "", 1, 256, "generation batch size (default by plan)"));
-    add(VariableSpec.decimal(
-        "GPU_MEMORY_FRACTION", "0.9", 0.1, 1.0, "GPU memory share (no GPU on CPU engines)"));
-    add(VariableSpec.bool("ENABLE_FLASH_ATTENTION", "true", "flash attention (GPU engines only)"));
+        "the in-process engine's weights: int4 quantizes at load (int8, gptq, awq: refused)"));
     add(VariableSpec.integer(
-        "KV_CACHE_SIZE_GB", "", 1, 10_000, "KV cache size (default: by available memory)"));
+        "BATCH_SIZE",
+        "",
+        1,
+        256,
+        "training batch (default by plan), prompt tokens per forward pass (default 256)"));
+    add(VariableSpec.decimal(
+        "GPU_MEMORY_FRACTION",
+        "0.9",
+        0.1,
+        1.0,
+        "share of the JVM's native memory for the in-process engine's weights and KV cache"));
+    add(VariableSpec.bool(
+        "ENABLE_FLASH_ATTENTION",
+        "true",
+        "prompt in BATCH_SIZE tiles (false: one token per forward pass)"));
+    add(VariableSpec.integer(
+        "KV_CACHE_SIZE_GB",
+        "",
+        1,
+        10_000,
+        "the in-process engine's KV cache (default: by GPU_MEMORY_FRACTION)"));
     add(VariableSpec.bool("TRAINING_ENABLED", "true", "allow fine-tuning jobs"));
     add(VariableSpec.bool(
         "CONVERSATION_HISTORY",

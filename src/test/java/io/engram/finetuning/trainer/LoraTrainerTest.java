@@ -209,7 +209,8 @@ class LoraTrainerTest {
               null,
               null,
               null,
-              null),
+              null,
+              GenerationRequest.Share.WHOLE),
           new TokenSink() {
             @Override
             public void begin() {}
