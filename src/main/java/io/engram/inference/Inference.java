@@ -7,6 +7,7 @@ import io.engram.inference.local.LocalCapacity;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.LocalEngines;
 import io.engram.inference.local.LocalModels;
+import io.engram.inference.local.ModelDownloads;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.models.ModelRoutes;
@@ -94,6 +95,44 @@ public final class Inference implements Module {
         Thread.ofPlatform().daemon().name("stream-timers").factory());
   }
 
+  /**
+   * MODEL_AUTO_DOWNLOAD: the server's DEFAULT_MODEL, when it names a Hugging Face repository that
+   * no upstream, provider model or local directory serves, fetched before the server starts (a
+   * failure stops the start with its reason). Nothing when it is served already or the operator
+   * turned downloads off (then said in the log).
+   */
+  private static java.util.Optional<LocalModels.Found> downloadDefaultModel(
+      EngramConfig config, ModelCatalog catalog) {
+    String id = config.inference().defaultModel();
+    if (config.inference().upstream().isPresent()
+        || !ModelDownloads.isRepository(id)
+        || catalog.find(id).isPresent()) {
+      return java.util.Optional.empty();
+    }
+    EngramConfig.LocalEngineSettings local = config.inference().local();
+    if (!local.autoDownload()) {
+      LOG.warn(
+          "inference: DEFAULT_MODEL '{}' is not served: it is not in {} and "
+              + "MODEL_AUTO_DOWNLOAD=false (put its files in {}/{})",
+          id,
+          config.inference().modelCacheDir(),
+          config.inference().modelCacheDir(),
+          id);
+      return java.util.Optional.empty();
+    }
+    LOG.info("inference: downloading DEFAULT_MODEL '{}' from {}", id, local.hubEndpoint());
+    java.util.OptionalLong limit = config.inference().maxModelSizeGb().isPresent()
+        ? java.util.OptionalLong.of(config.inference().maxModelSizeGb().getAsInt() * 1_000_000_000L)
+        : java.util.OptionalLong.empty();
+    try {
+      return java.util.Optional.of(new ModelDownloads(local.hubEndpoint(), local.hubToken(), limit)
+          .fetch(id, config.inference().modelCacheDir()));
+    } catch (ModelDownloads.DownloadFailed e) {
+      throw new ConfigException(List.of(e.getMessage()
+          + " (MODEL_AUTO_DOWNLOAD=true; set it to false to start without this model)"));
+    }
+  }
+
   public static Inference open(
       EngramConfig config,
       Database database,
@@ -116,7 +155,7 @@ public final class Inference implements Module {
     LocalCapacity capacity = LocalEngines.capacity(config.inference(), registry);
     Function<Path, LocalEngine> localEngine =
         directory -> new LocalEngine(directory, capacity, queueTimeout);
-    for (LocalModels.Found found : LocalModels.scan(config.inference().modelCacheDir())) {
+    java.util.function.Consumer<LocalModels.Found> serveLocally = found -> {
       LocalEngine local = localEngine.apply(found.directory());
       engines.add(local);
       catalog.add(new ModelCatalog.Entry(
@@ -133,7 +172,8 @@ public final class Inference implements Module {
           found.id(),
           found.parametersLabel(),
           found.directory());
-    }
+    };
+    LocalModels.scan(config.inference().modelCacheDir()).forEach(serveLocally);
     Router.Configured configured = config
         .inference()
         .upstream()
@@ -172,6 +212,7 @@ public final class Inference implements Module {
     catalog.routeThrough(routing.router());
     catalog.embedThrough(routing.router()::embedding);
     engines.add(routing.router());
+    downloadDefaultModel(config, catalog).ifPresent(serveLocally);
     if (catalog.all().isEmpty()) {
       LOG.info(
           "inference: no generation model configured (set ENGRAM_UPSTREAM_URL, add a provider and "

@@ -57,6 +57,36 @@ public final class LocalModels {
   }
 
   /**
+   * The weight files: model.safetensors, or the files model.safetensors.index.json names (a model
+   * in several files); none when neither is whole.
+   */
+  private static List<Path> weightFiles(Path dir) {
+    Path single = dir.resolve("model.safetensors");
+    if (Files.isRegularFile(single)) {
+      return List.of(single);
+    }
+    Path index = dir.resolve("model.safetensors.index.json");
+    if (!Files.isRegularFile(index)) {
+      return List.of();
+    }
+    try {
+      java.util.TreeSet<String> names = new java.util.TreeSet<>();
+      Json.MAPPER.readTree(index.toFile()).path("weight_map").forEach(f -> names.add(f.asText()));
+      List<Path> files = new ArrayList<>();
+      for (String name : names) {
+        Path file = dir.resolve(name).normalize();
+        if (!file.getParent().equals(dir.normalize()) || !Files.isRegularFile(file)) {
+          return List.of();
+        }
+        files.add(file);
+      }
+      return files;
+    } catch (IOException | RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  /**
    * The KV cache one token takes while generating: a key and a value per layer and key-value head,
    * in the engine's F32 working memory (jlama keeps its cache in the working type). 0 when
    * config.json does not say.
@@ -87,21 +117,46 @@ public final class LocalModels {
       return List.of();
     }
     List<Found> found = new ArrayList<>();
-    try (Stream<Path> dirs = Files.list(modelCacheDir)) {
-      dirs.filter(Files::isDirectory).sorted().forEach(dir -> inspect(dir).ifPresent(found::add));
-    } catch (IOException e) {
-      LOG.warn("cannot list the model directory {}: {}", modelCacheDir, e.toString());
+    for (Path dir : directories(modelCacheDir)) {
+      String name = dir.getFileName().toString();
+      Optional<Found> model = inspect(dir, name);
+      if (model.isPresent()) {
+        found.add(model.get());
+        continue;
+      }
+      // owner/name, as a Hugging Face repository is laid out (and as MODEL_AUTO_DOWNLOAD puts it)
+      for (Path inner : directories(dir)) {
+        inspect(inner, name + "/" + inner.getFileName()).ifPresent(found::add);
+      }
     }
     return found;
   }
 
+  /** The directories in {@code dir}, sorted, without hidden ones (uploads, downloads under way). */
+  private static List<Path> directories(Path dir) {
+    try (Stream<Path> dirs = Files.list(dir)) {
+      return dirs.filter(Files::isDirectory)
+          .filter(path -> !path.getFileName().toString().startsWith("."))
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      LOG.warn("cannot list the model directory {}: {}", dir, e.toString());
+      return List.of();
+    }
+  }
+
   /** The model in one directory, when it has every file the local engine needs and they read. */
   public static Optional<Found> inspect(Path dir) {
+    return inspect(dir, dir.getFileName().toString());
+  }
+
+  /** The same, served as {@code id}. */
+  public static Optional<Found> inspect(Path dir, String id) {
     Path config = dir.resolve("config.json");
-    Path weights = dir.resolve("model.safetensors");
+    List<Path> weights = weightFiles(dir);
     if (!Files.isRegularFile(config)
         || !Files.isRegularFile(dir.resolve("tokenizer.json"))
-        || !Files.isRegularFile(weights)) {
+        || weights.isEmpty()) {
       return Optional.empty();
     }
     try {
@@ -113,11 +168,15 @@ public final class LocalModels {
             dir.getFileName());
         return Optional.empty();
       }
+      long parameters = 0;
+      for (Path file : weights) {
+        parameters += SafetensorsHeader.read(file).parameters();
+      }
       return Optional.of(new Found(
-          dir.getFileName().toString(),
+          id,
           dir,
           context,
-          SafetensorsHeader.read(weights).parameters(),
+          parameters,
           Files.getLastModifiedTime(config).toInstant().getEpochSecond(),
           kvBytesPerToken(json)));
     } catch (IOException | RuntimeException e) {

@@ -75,7 +75,10 @@ public final class ConfigSummary {
             "MODEL_QUANTIZATION",
             "KV_CACHE_SIZE_GB",
             "GPU_MEMORY_FRACTION",
-            "ENABLE_FLASH_ATTENTION"));
+            "ENABLE_FLASH_ATTENTION",
+            "MODEL_AUTO_DOWNLOAD",
+            "HF_ENDPOINT",
+            "HF_TOKEN"));
     GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
     GROUPS.put(
         "network",

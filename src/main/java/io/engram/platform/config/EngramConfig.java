@@ -110,7 +110,15 @@ public record EngramConfig(
       OptionalInt kvCacheGb,
       double memoryFraction,
       boolean flashAttention,
-      OptionalInt batchSize) {}
+      OptionalInt batchSize,
+      boolean autoDownload,
+      URI hubEndpoint,
+      String hubToken) {
+    @Override
+    public String toString() {
+      return "LocalEngineSettings[" + quantization + ", hub=" + hubEndpoint + "]";
+    }
+  }
 
   /** An OpenAI-compatible server: base URL (with /v1), its key, the model name it knows, its context. */
   public record Upstream(URI baseUrl, String apiKey, String model, int contextLength) {
@@ -264,6 +272,13 @@ public record EngramConfig(
 
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
+    if (!isHttpUrl(values.getOrDefault("HF_ENDPOINT", ""))) {
+      problems.add("HF_ENDPOINT must be an http:// or https:// URL (the Hugging Face Hub, "
+          + "https://huggingface.co, or a mirror)");
+    }
+    if (values.getOrDefault("HF_TOKEN", "").chars().anyMatch(c -> c < 0x21 || c == 0x7f)) {
+      problems.add("HF_TOKEN must not contain spaces or control characters");
+    }
     String quantization = values.getOrDefault("MODEL_QUANTIZATION", "none");
     if (quantization.equals("int8")) {
       problems.add("MODEL_QUANTIZATION=int8 cannot be served: the in-process engine (jlama) has no"
@@ -353,7 +368,10 @@ public record EngramConfig(
             optionalInteger(values, "KV_CACHE_SIZE_GB"),
             Double.parseDouble(values.get("GPU_MEMORY_FRACTION")),
             bool(values.get("ENABLE_FLASH_ATTENTION")),
-            optionalInteger(values, "BATCH_SIZE")));
+            optionalInteger(values, "BATCH_SIZE"),
+            bool(values.get("MODEL_AUTO_DOWNLOAD")),
+            URI.create(values.get("HF_ENDPOINT")),
+            values.get("HF_TOKEN")));
   }
 
   private static Edge edge(Map<String, String> values) {
@@ -454,6 +472,7 @@ public record EngramConfig(
     values.forEach((name, value) -> {
       if (name.equals("ENGRAM_ADMIN_KEY")
           || name.equals("ENGRAM_UPSTREAM_API_KEY")
+          || name.equals("HF_TOKEN")
           || name.equals("ENGRAM_SECRET_KEY")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
       } else if (name.equals("DATABASE_URL") || name.equals("REDIS_URL")) {

@@ -145,7 +145,15 @@ public final class EnvironmentVariables {
     add(VariableSpec.string(
         "DEFAULT_MODEL", "", "the client-facing model id; empty: the request must name one"));
     add(VariableSpec.bool(
-        "MODEL_AUTO_DOWNLOAD", "true", "allow fetching models (this build never downloads)"));
+        "MODEL_AUTO_DOWNLOAD",
+        "true",
+        "fetch DEFAULT_MODEL from the Hugging Face Hub at start when it is owner/name and absent"));
+    add(VariableSpec.string(
+        "HF_ENDPOINT",
+        "https://huggingface.co",
+        "the Hugging Face Hub or a mirror, for downloads"));
+    add(VariableSpec.string(
+        "HF_TOKEN", "", "token for gated or private Hugging Face models (never printed)"));
     add(VariableSpec.integer(
         "MAX_MODEL_SIZE_GB", "", 1, 10_000, "largest model upload (default by plan)"));
     add(VariableSpec.oneOf(
