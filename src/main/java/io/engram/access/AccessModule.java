@@ -62,7 +62,7 @@ public final class AccessModule implements Module {
         new CsrfCheck(),
         windows,
         slot,
-        new Bandwidths(metrics.registry()));
+        new Bandwidths(metrics.registry(), config.access().deploymentBandwidthMbps()));
     this.sockets = new SocketAccess(authentication, boundary, windows);
     this.signIns = new SignInThrottle(rateLimiter, metrics, boundary, FAILED_SIGN_INS_PER_MINUTE);
   }

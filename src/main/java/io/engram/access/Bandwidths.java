@@ -14,7 +14,9 @@ import java.util.concurrent.locks.LockSupport;
  * generic cell rate algorithm): the peak one at twice the rate with a few milliseconds of slack,
  * the sustained one at the rate with five minutes of slack; each chunk of bytes reserves its place
  * on both and waits until both allow it. With several nodes each enforces its own share (a
- * client's connections usually spread over them), as the limits do while Redis is away.
+ * client's connections usually spread over them), as the limits do while Redis is away. Plans
+ * whose bandwidth the spec leaves to the deployment (Boost and above) get ENGRAM_BANDWIDTH_MBPS,
+ * or no limit when the operator set none.
  */
 final class Bandwidths {
   /** How long a burst of twice the rate may last. */
@@ -24,14 +26,19 @@ final class Bandwidths {
 
   private final Map<String, Throttle> throttles = new ConcurrentHashMap<>();
   private final io.micrometer.core.instrument.MeterRegistry registry;
+  private final java.util.OptionalLong deploymentRate;
 
-  Bandwidths(io.micrometer.core.instrument.MeterRegistry registry) {
+  Bandwidths(io.micrometer.core.instrument.MeterRegistry registry, java.util.OptionalInt mbps) {
     this.registry = registry;
+    this.deploymentRate = mbps.isPresent()
+        ? java.util.OptionalLong.of(mbps.getAsInt() * 1_000_000L / 8)
+        : java.util.OptionalLong.empty();
   }
 
-  /** The organization's throttle, or null when its plan has no bandwidth limit. */
+  /** The organization's throttle, or null when neither its plan nor the deployment limits it. */
   Bandwidth.Throttle of(Organization org) {
-    java.util.OptionalLong rate = org.plan().bandwidthBytesPerSecond();
+    java.util.OptionalLong planned = org.plan().bandwidthBytesPerSecond();
+    java.util.OptionalLong rate = planned.isPresent() ? planned : deploymentRate;
     if (rate.isEmpty()) {
       return null;
     }

@@ -35,7 +35,8 @@ public final class ConfigSummary {
             "ENGRAM_ADMIN_KEY",
             "RATE_LIMIT_REQUESTS",
             "ENGRAM_SESSION_TTL_MINUTES",
-            "ENGRAM_COOKIE_SECURE"));
+            "ENGRAM_COOKIE_SECURE",
+            "ENGRAM_BANDWIDTH_MBPS"));
     GROUPS.put("logging", List.of("LOG_LEVEL", "LOG_FORMAT", "LOG_DESTINATION", "LOG_FILE_PATH"));
     GROUPS.put(
         "storage",
@@ -119,6 +120,7 @@ public final class ConfigSummary {
       Map.entry("MAX_MODEL_SIZE_GB", "by plan"),
       Map.entry("BATCH_SIZE", "by plan for training, 256 prompt tokens per pass"),
       Map.entry("WORKER_PROCESSES", "one per core per model, each organization's share by plan"),
+      Map.entry("ENGRAM_BANDWIDTH_MBPS", "no limit beyond the plans' own"),
       Map.entry("KV_CACHE_SIZE_GB", "GPU_MEMORY_FRACTION of native memory less the weights"),
       Map.entry("DATABASE_URL", "sqlite in ENGRAM_DATA_DIR"),
       Map.entry("REDIS_URL", "limits counted by each node"),

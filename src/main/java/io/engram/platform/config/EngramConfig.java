@@ -50,7 +50,8 @@ public record EngramConfig(
       int rateLimitRequests,
       int sessionTtlMinutes,
       boolean cookieSecure,
-      String openOrganization) {
+      String openOrganization,
+      OptionalInt deploymentBandwidthMbps) {
     @Override
     public String toString() {
       return "Access[apiKeyRequired=" + apiKeyRequired + ", adminKey="
@@ -230,7 +231,8 @@ public record EngramConfig(
             integer(values, "RATE_LIMIT_REQUESTS"),
             integer(values, "ENGRAM_SESSION_TTL_MINUTES"),
             bool(values.get("ENGRAM_COOKIE_SECURE")),
-            values.get("ENGRAM_OPEN_ORGANIZATION")),
+            values.get("ENGRAM_OPEN_ORGANIZATION"),
+            optionalInteger(values, "ENGRAM_BANDWIDTH_MBPS")),
         new Logging(
             lower(values, "LOG_LEVEL"),
             lower(values, "LOG_FORMAT"),

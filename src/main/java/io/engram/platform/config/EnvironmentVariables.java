@@ -133,6 +133,13 @@ public final class EnvironmentVariables {
             "ENGRAM_AZURE_BLOB_ENDPOINT",
             "",
             "Blob endpoint, {account} for the account name (default: https://{account}.blob.core.windows.net)"));
+    add(VariableSpec.integer(
+        "ENGRAM_BANDWIDTH_MBPS",
+        "",
+        1,
+        1_000_000,
+        "each organization's bandwidth where the plan leaves it to the deployment (Boost and"
+            + " above), in megabits per second; empty: no limit"));
     add(VariableSpec.path(
         "MODEL_CACHE_DIR", "", "model directory (default <ENGRAM_DATA_DIR>/models)"));
     add(VariableSpec.integer(

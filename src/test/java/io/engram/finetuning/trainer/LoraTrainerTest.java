@@ -5,17 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.djl.engine.Engine;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.inference.engine.ChatMessage;
-import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.Sampling;
-import io.engram.inference.engine.TokenSink;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.Safetensors;
 import io.engram.inference.local.TinyModel;
 import io.engram.platform.json.Json;
+import io.engram.support.LocalChats;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -198,29 +196,8 @@ class LoraTrainerTest {
   static String greedy(Path model, String question) {
     try (LocalEngine local = new LocalEngine(model, 1, 30_000)) {
       StringBuilder text = new StringBuilder();
-      AtomicInteger pieces = new AtomicInteger();
-      local.generate(
-          new GenerationRequest(
-              "m",
-              List.of(new ChatMessage("user", question)),
-              null,
-              new Sampling(24, 0.0, 1.0, 0, 0, List.of(), 1L),
-              false,
-              null,
-              null,
-              null,
-              null,
-              GenerationRequest.Share.WHOLE),
-          new TokenSink() {
-            @Override
-            public void begin() {}
-
-            @Override
-            public void text(String piece) {
-              pieces.incrementAndGet();
-              text.append(piece);
-            }
-          });
+      LocalChats.generate(
+          local, question, new Sampling(24, 0.0, 1.0, 0, 0, List.of(), 1L), text::append);
       return text.toString().strip();
     }
   }
