@@ -16,7 +16,7 @@ run() { # hidden layers intermediate heads quantization batch flash
     -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
     io.engram.bench.LocalEngineBench "$@" "$ROUNDS" 2>&1 | grep -v -E '^WARNING|WARN |INFO '
 }
-for shape in "512 8 1408 8" "1024 16 2816 16"; do
+for shape in "512 8 1408 8" "1024 12 2816 16"; do
   run $shape none 256 true
   run $shape int4 256 true
   run $shape none 256 false
