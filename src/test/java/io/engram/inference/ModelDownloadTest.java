@@ -192,6 +192,13 @@ class ModelDownloadTest {
     try (Stream<Path> left = Files.walk(models.resolve(".downloads"))) {
       assertThat(left.filter(Files::isRegularFile)).isEmpty();
     }
+    // A directory in the way that is not a whole model: named, not overwritten.
+    Files.createDirectories(models.resolve("acme/broken"));
+    Files.writeString(models.resolve("acme/broken/config.json"), "{}");
+    assertThatThrownBy(() -> serve(models, "acme/broken").close())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("is not a whole model");
+    assertThat(models.resolve("acme/broken/config.json")).hasContent("{}");
     // A repository the Hub does not have: the start says which.
     assertThatThrownBy(() -> serve(models, "acme/missing").close())
         .isInstanceOf(ConfigException.class)

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The node's {@link LocalCapacity} decides when a generation runs: at most WORKER_PROCESSES at
  * once per model, each organization within its share, and every running generation's KV cache
- * within the node's; the rest wait up to REQUEST_TIMEOUT. MODEL_QUANTIZATION quantizes the layers'
- * weights to int8 or int4 at load, and the prompt goes through the model BATCH_SIZE tokens per
+ * within the node's; the rest wait up to REQUEST_TIMEOUT. MODEL_QUANTIZATION=int4 quantizes the
+ * layers' weights at load, and the prompt goes through the model BATCH_SIZE tokens per
  * forward pass (one at a time with ENABLE_FLASH_ATTENTION=false).
  */
 public final class LocalEngine implements Engine, AutoCloseable {
@@ -383,6 +383,8 @@ public final class LocalEngine implements Engine, AutoCloseable {
     AbstractModel loaded = model;
     if (loaded != null) {
       loaded.close();
+      capacity.weightsUnloaded(
+          directory.toString()); // its quantized weights leave the cache's share
     }
   }
 }

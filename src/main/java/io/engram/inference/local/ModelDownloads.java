@@ -78,6 +78,10 @@ public final class ModelDownloads {
     if (present.isPresent()) {
       return present.get();
     }
+    if (Files.exists(target)) {
+      throw new DownloadFailed(target + " exists but is not a whole model (config.json, "
+          + "tokenizer.json and its safetensors); remove it to download " + repository + " again");
+    }
     Path staging = modelCacheDir
         .resolve(".downloads")
         .resolve(repository.replace('/', '-') + "-" + UUID.randomUUID());
