@@ -4,6 +4,9 @@
 # question asked with the shipped ranking and with BM25 alone; hit@5/10/20 per set and per category
 # (also in target/memory-sets-report.md). A set that is absent is skipped, saying so.
 #   bash bench/memory-sets.sh [set ...]     default: all four (QMSum's 129,177 turns take longest)
+#   RANKING=answerType=0,subject=0.3 bash bench/memory-sets.sh ...   the same with other ranking
+#                                           weights (io.engram.memory.RankingWeights), to measure
+#                                           each with one data set left out
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -11,5 +14,6 @@ export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 mvn -B -q -Dstyle.color=never -DskipTests -Dspotless.check.skip=true -Dcheckstyle.skip=true test-compile
 mvn -B -q -Dstyle.color=never dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx4g \
+  -Dengram.ranking="${RANKING:-}" \
   -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
   io.engram.memory.DevelopmentSetsBench "$@" 2>&1 | grep -v -E '^WARNING|WARN |INFO '

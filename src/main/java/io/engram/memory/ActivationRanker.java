@@ -29,23 +29,23 @@ import java.util.regex.Pattern;
  */
 public final class ActivationRanker {
   /** Share of BM25 in hybrid relevance; the rest is vector similarity. Tuned on LoCoMo (docs/benchmarks.md). */
-  static final double LEXICAL_WEIGHT = 0.4;
+  static final double LEXICAL_WEIGHT = RankingWeights.CURRENT.lexical();
   /**
    * Relevance is raised by this share when the query names the memory's subject. Tuned on LoCoMo
    * with leave-one-conversation-out figures (docs/benchmarks.md): 0.3 before time-aware retrieval,
    * 0.15 since; more made a question about a person prefer anything that person said.
    */
-  static final double SUBJECT_BOOST = 0.15;
+  static final double SUBJECT_BOOST = RankingWeights.CURRENT.subject();
   /** Relevance is raised by this share when the memory occurred in the time the query names. */
-  static final double TIME_BOOST = 0.3;
+  static final double TIME_BOOST = RankingWeights.CURRENT.time();
   /**
    * Relevance is raised by this share when the memory holds the kind of answer the question asks
    * for ({@link AnswerType}). Tuned on LoCoMo with leave-one-conversation-out figures.
    */
-  static final double ANSWER_TYPE_BOOST = 0.3;
+  static final double ANSWER_TYPE_BOOST = RankingWeights.CURRENT.answerType();
 
-  static final double ACTIVATION_WEIGHT = 0.2;
-  static final double CONFIDENCE_WEIGHT = 0.1;
+  static final double ACTIVATION_WEIGHT = RankingWeights.CURRENT.activation();
+  static final double CONFIDENCE_WEIGHT = RankingWeights.CURRENT.confidence();
 
   /** Why a memory got its score: every input of the formula. */
   public record Explanation(

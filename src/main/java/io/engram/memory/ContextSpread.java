@@ -25,10 +25,10 @@ import java.util.Map;
 final class ContextSpread {
   static final int HITS = 10;
   static final int SIDE = 2;
-  static final double SHARE = 0.85;
-  static final double STEP = 0.8;
+  static final double SHARE = RankingWeights.CURRENT.spreadShare();
+  static final double STEP = RankingWeights.CURRENT.spreadStep();
   /** What a hit that asks a question lends the memory right after it (tuned on LoCoMo). */
-  static final double ANSWER = 0.9;
+  static final double ANSWER = RankingWeights.CURRENT.answerLend();
 
   static final Duration WINDOW = Duration.ofMinutes(30);
 

@@ -46,7 +46,7 @@ import org.apache.lucene.util.BytesRef;
 public final class MemorySearch {
   static final int MAX_QUERY_TERMS = 256;
   /** What a query word that names a subject weighs in BM25 (tuned on LoCoMo, docs/benchmarks.md). */
-  static final float NAME_WEIGHT = 0.05f;
+  static final float NAME_WEIGHT = (float) RankingWeights.CURRENT.nameWeight();
 
   /** One search hit: the memory id and the engine's score (BM25, or the vector similarity in [0, 1]). */
   public record Hit(String memoryId, float score) {}

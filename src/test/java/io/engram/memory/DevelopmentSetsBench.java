@@ -167,13 +167,37 @@ public final class DevelopmentSetsBench {
           }
           fields.put("metadata", Map.of("turnId", turn.id()));
           String text = turn.text().isBlank() ? "(" + turn.speaker() + ")" : turn.text();
-          turnByMemory.put(memories.remember(text, fields), turn.id());
+          for (String part : parts(text)) {
+            turnByMemory.put(memories.remember(part, fields), turn.id());
+          }
         }));
       }
       for (Future<?> write : writes) {
         write.get();
       }
     }
+  }
+
+  /** A memory holds at most 8,000 characters: a longer turn is kept as several, cut at lines. */
+  static List<String> parts(String text) {
+    int most = 7_500;
+    List<String> parts = new ArrayList<>();
+    String rest = text;
+    while (rest.length() > most) {
+      int cut = rest.lastIndexOf('\n', most);
+      if (cut < most / 2) {
+        cut = rest.lastIndexOf(' ', most);
+      }
+      if (cut < most / 2) {
+        cut = most;
+      }
+      parts.add(rest.substring(0, cut).strip());
+      rest = rest.substring(cut).strip();
+    }
+    if (!rest.isEmpty() || parts.isEmpty()) {
+      parts.add(rest);
+    }
+    return parts;
   }
 
   private static void ask(

@@ -1,0 +1,23 @@
+package io.engram.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The ranking's constants: the server ranks with the shipped ones; a benchmark names others. */
+class RankingWeightsTest {
+  @Test
+  void theServerRanksWithTheShippedWeightsAndABenchmarkMayChangeOneByName() {
+    assertThat(RankingWeights.CURRENT).isEqualTo(RankingWeights.SHIPPED);
+    assertThat(ActivationRanker.SUBJECT_BOOST).isEqualTo(RankingWeights.SHIPPED.subject());
+    assertThat(ContextSpread.ANSWER).isEqualTo(RankingWeights.SHIPPED.answerLend());
+    RankingWeights tried = RankingWeights.parse("answerType=0, spreadShare=0.7");
+    assertThat(tried.answerType()).isZero();
+    assertThat(tried.spreadShare()).isEqualTo(0.7);
+    assertThat(tried.subject()).isEqualTo(RankingWeights.SHIPPED.subject());
+    assertThatThrownBy(() -> RankingWeights.parse("subjectBoost=0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("subjectBoost=0");
+  }
+}
