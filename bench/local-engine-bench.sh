@@ -5,16 +5,10 @@
 # setting). Results: docs/benchmarks.md.
 #   bash bench/local-engine-bench.sh [rounds]
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 ROUNDS="${1:-5}"
-mvn -B -q -Dstyle.color=never -DskipTests -Dspotless.check.skip=true -Dcheckstyle.skip=true test-compile
-mvn -B -q -Dstyle.color=never dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
 run() { # hidden layers intermediate heads quantization batch flash
-  "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx2g \
-    -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
-    io.engram.bench.LocalEngineBench "$@" "$ROUNDS" 2>&1 | grep -v -E '^WARNING|WARN |INFO '
+  bench_java -Xmx2g io.engram.bench.LocalEngineBench "$@" "$ROUNDS" 2>&1 | grep -v -E '^WARNING|WARN |INFO '
 }
 for shape in "512 8 1408 8" "1024 12 2816 16"; do
   run $shape none 256 true

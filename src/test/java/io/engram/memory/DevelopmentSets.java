@@ -90,6 +90,12 @@ final class DevelopmentSets {
         : LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
   }
 
+  /** A LoCoMo session's date ("1:56 pm on 8 May, 2023"), as UTC. */
+  static Instant locomoDate(String text) {
+    return LocalDateTime.parse(text.replace("am", "AM").replace("pm", "PM"), LOCOMO_DATE)
+        .toInstant(ZoneOffset.UTC);
+  }
+
   /**
    * LoCoMo's own format: sessions with their date, turns a second apart in their order (a shared
    * image's caption appended), questions of categories 1-4 (5, adversarial, has no evidence to
@@ -101,14 +107,8 @@ final class DevelopmentSets {
       JsonNode conversation = sample.get("conversation");
       List<Turn> turns = new ArrayList<>();
       for (int session = 1; conversation.has("session_" + session); session++) {
-        Instant date = LocalDateTime.parse(
-                conversation
-                    .get("session_" + session + "_date_time")
-                    .asText()
-                    .replace("am", "AM")
-                    .replace("pm", "PM"),
-                LOCOMO_DATE)
-            .toInstant(ZoneOffset.UTC);
+        Instant date =
+            locomoDate(conversation.get("session_" + session + "_date_time").asText());
         for (JsonNode turn : conversation.get("session_" + session)) {
           String dia = turn.get("dia_id").asText();
           long index = Long.parseLong(dia.substring(dia.indexOf(':') + 1).strip());

@@ -11,9 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,8 +37,6 @@ class LocomoRetrievalTest {
   static final Path DATASET =
       Path.of(System.getProperty("engram.locomo", "../shared/datasets/locomo-dev/locomo-dev.json"));
   static final int[] KS = {5, 10, 20};
-  static final DateTimeFormatter SESSION_DATE =
-      DateTimeFormatter.ofPattern("h:mm a 'on' d MMMM, yyyy", Locale.ENGLISH);
 
   /** One ranking under comparison: the request fields that select it. */
   record Ranking(String name, String mode, boolean activation) {}
@@ -77,14 +72,8 @@ class LocomoRetrievalTest {
         List<JsonNode> sessionTurns = new ArrayList<>();
         List<Instant> sessionDates = new ArrayList<>();
         for (int session = 1; conversation.has("session_" + session); session++) {
-          Instant date = LocalDateTime.parse(
-                  conversation
-                      .get("session_" + session + "_date_time")
-                      .asText()
-                      .replace("am", "AM")
-                      .replace("pm", "PM"),
-                  SESSION_DATE)
-              .toInstant(ZoneOffset.UTC);
+          Instant date = DevelopmentSets.locomoDate(
+              conversation.get("session_" + session + "_date_time").asText());
           last = date.isAfter(last) ? date : last;
           for (JsonNode turn : conversation.get("session_" + session)) {
             sessionTurns.add(turn);
