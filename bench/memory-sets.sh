@@ -8,12 +8,6 @@
 #                                           weights (io.engram.memory.RankingWeights), to measure
 #                                           each with one data set left out
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-mvn -B -q -Dstyle.color=never -DskipTests -Dspotless.check.skip=true -Dcheckstyle.skip=true test-compile
-mvn -B -q -Dstyle.color=never dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
-"$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx4g \
-  -Dengram.ranking="${RANKING:-}" \
-  -cp "target/test-classes:target/classes:$(cat target/bench.classpath)" \
-  io.engram.memory.DevelopmentSetsBench "$@" 2>&1 | grep -v -E '^WARNING|WARN |INFO '
+source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
+bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
+  | grep -v -E '^WARNING|WARN |INFO '
