@@ -177,7 +177,10 @@ class LocalEngineSettingsTest {
             calls.add(CompletableFuture.supplyAsync(
                 () -> chat(server, token, ",\"max_tokens\":300,\"stop\":[\"</never>\"]")));
           }
-          calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+          calls.forEach(call -> {
+            Http.Response answer = call.join();
+            assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+          });
           peaks.put(org, engine.capacity().peakFor(org));
         }
       }

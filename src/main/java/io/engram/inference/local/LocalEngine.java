@@ -51,6 +51,8 @@ public final class LocalEngine implements Engine, AutoCloseable {
   private final AtomicInteger peak = new AtomicInteger();
   private final LocalCapacity capacity;
   private final long queueTimeoutMillis;
+  private final java.util.concurrent.locks.ReentrantLock passes =
+      new java.util.concurrent.locks.ReentrantLock(true);
   private volatile AbstractModel model;
   /** The vocabulary's texts for JSON mode, worked out at its first use. */
   private volatile String[] jsonTexts;
@@ -95,8 +97,8 @@ public final class LocalEngine implements Engine, AutoCloseable {
     AbstractModel m = model();
     try (KvBufferCache.KvBuffer kv = ephemeralBuffer(m)) {
       m.getTokenizer().encode("probe");
-      AbstractTensor output = m.forward(0, 0, kv, Optional.empty());
-      m.getLogits(output);
+      AbstractTensor output = pass(() -> m.forward(0, 0, kv, Optional.empty()));
+      pass(() -> m.getLogits(output));
       output.close();
     } catch (RuntimeException e) {
       throw new EngineException(
@@ -151,6 +153,23 @@ public final class LocalEngine implements Engine, AutoCloseable {
       }
     }
     return loaded;
+  }
+
+  /**
+   * One pass through the model, never two at once: jlama's layers keep per-layer scratch arrays
+   * (the query/key/value and feed-forward results of the pass under way) in fields, so two
+   * generations passing through one model at the same time overwrite each other's (seen as a 500
+   * {@code model_error} under concurrent chats). Generations still run side by side, taking turns
+   * token by token; each pass itself uses every core (jlama splits its products across them), so
+   * little is lost on throughput. The lock is fair: a long prompt does not starve the others.
+   */
+  private <T> T pass(java.util.function.Supplier<T> work) {
+    passes.lock();
+    try {
+      return work.get();
+    } finally {
+      passes.unlock();
+    }
   }
 
   /** The innermost cause, named (jlama's reflective loading wraps its own failures). */
@@ -258,7 +277,9 @@ public final class LocalEngine implements Engine, AutoCloseable {
         output.close();
       }
       int end = Math.min(prompt.length, start + step);
-      output = m.batchForward(java.util.Arrays.copyOfRange(prompt, start, end), start, kv);
+      int from = start;
+      output =
+          pass(() -> m.batchForward(java.util.Arrays.copyOfRange(prompt, from, end), from, kv));
       capacity.promptPass();
     }
     return output;
@@ -266,7 +287,6 @@ public final class LocalEngine implements Engine, AutoCloseable {
 
   private Generation run(
       AbstractModel m, int[] prompt, int maxTokens, GenerationRequest request, TokenSink sink) {
-    int context = prompt.length + maxTokens;
     AtomicBoolean gone = new AtomicBoolean();
     sink.onClientGone(() -> gone.set(true));
     sink.begin();
@@ -290,7 +310,8 @@ public final class LocalEngine implements Engine, AutoCloseable {
         if (allowed != null && allowed.isEmpty()) {
           break; // the budget left cannot close the object: cut, as OpenAI's JSON mode is
         }
-        int next = sampler.next(m.getLogits(last), allowed);
+        AbstractTensor current = last;
+        int next = sampler.next(pass(() -> m.getLogits(current)), allowed);
         if (json != null) {
           json.accept(next);
         }
@@ -314,10 +335,11 @@ public final class LocalEngine implements Engine, AutoCloseable {
             break;
           }
         }
-        if (position >= context - 1) {
-          break;
+        if (generated >= maxTokens) {
+          break; // the reply is whole: no forward pass for a token nobody reads
         }
-        last = m.forward(next, position++, kv, Optional.empty());
+        int at = position++;
+        last = pass(() -> m.forward(next, at, kv, Optional.empty()));
       }
       String rest = stops.accept(detokenizer.flush()) + stops.flush();
       if (!rest.isEmpty()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.engram.inference.engine.EngineException;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -74,11 +75,17 @@ class LocalCapacityTest {
     capacity.release(otherAgain);
     assertThat(capacity.peakFor("spark")).isEqualTo(1);
     assertThat(capacity.peakFor("scale")).isEqualTo(2);
-    // Another model's workers are its own.
-    LocalCapacity.Claim a = capacity.acquire("m", "x", 9, MIB, 100);
-    LocalCapacity.Claim b = capacity.acquire("n", "x", 9, MIB, 100);
-    capacity.release(a);
-    capacity.release(b);
+    // Another model's workers are its own: with all of m's busy, n still runs at once.
+    List<LocalCapacity.Claim> busy = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      busy.add(capacity.acquire("m", "x", 9, MIB, 100));
+    }
+    assertThatThrownBy(() -> capacity.acquire("m", "y", 9, MIB, 100))
+        .isInstanceOfSatisfying(
+            EngineException.class,
+            e -> assertThat(e.failure()).isEqualTo(EngineException.Failure.TIMEOUT));
+    capacity.release(capacity.acquire("n", "x", 9, MIB, 100));
+    busy.forEach(capacity::release);
   }
 
   @Test
