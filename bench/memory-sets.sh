@@ -7,7 +7,11 @@
 #   RANKING=answerType=0,subject=0.3 bash bench/memory-sets.sh ...   the same with other ranking
 #                                           weights (io.engram.memory.RankingWeights), to measure
 #                                           each with one data set left out
+#   DUMP=target/sets.jsonl bash bench/memory-sets.sh ...  also writes each question's first 30
+#                                           memories (score, similarity, tokens, evidence) and asks
+#                                           each conversation 60 questions of another one: what the
+#                                           chat block's cut is chosen on (bench/context-cut.py)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
-bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
+bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
   | grep -v -E '^WARNING|WARN |INFO '

@@ -28,6 +28,8 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
 import io.engram.platform.net.Egress;
 import io.engram.platform.net.OutboundBlocked;
+import io.engram.settings.ConfigField;
+import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
@@ -397,10 +399,13 @@ public final class Gateway {
     refuseWhatIsNotCarried(caller, model, asked, chat.sampling(), chat.messages());
     int conversationTokens = chatTokens(chat.messages());
     boolean withMemory = memoryOn && chat.memory().enabled();
+    EffectiveConfig config = withMemory ? configs.effective(caller.organization()) : null;
     // The memory block takes what the context has left, never the reply's room.
     int memoryRoom = withMemory
-        ? Math.min(
-            chat.memory().maxTokens(),
+        ? (int) Math.min(
+            chat.memory().maxTokens() != null
+                ? chat.memory().maxTokens()
+                : config.count(ConfigField.MEMORY_CONTEXT_TOKENS),
             model.card().contextLength()
                 - conversationTokens
                 - reservedReply(chat.sampling())
@@ -417,6 +422,7 @@ public final class Gateway {
             chat.messages(),
             chat.memory().limit(),
             (int) Math.min(memoryRoom, admission.permit().memoryAllowance()),
+            config.share(ConfigField.MEMORY_RELEVANCE_FLOOR),
             requestId);
       }
       int promptTokens = injection.isEmpty()
@@ -648,6 +654,7 @@ public final class Gateway {
         : new Generation.Usage(prepared.promptTokens(), TokenCounter.count(generation.text()));
     record(caller, prepared, deployment, counted);
     keep(caller, prepared, generation, counted);
+    memory.answered(caller, prepared.memory(), generation.text(), prepared.requestId());
     return counted;
   }
 

@@ -4,30 +4,44 @@ import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.memory.ActivationRanker;
 import io.engram.memory.AgentScope;
+import io.engram.memory.AnswerUse;
 import io.engram.memory.ContextBlock;
+import io.engram.memory.ContextCut;
 import io.engram.memory.ContextMode;
+import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemoryService;
 import io.engram.memory.RetrievalRequest;
 import io.engram.platform.VisibleText;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Puts a conversation inside the organization's memory: retrieves what is relevant to the latest
- * user turn (in the caller's agent boundary), writes it as a system block placed ahead of the
- * messages, and records the memories that went into the prompt as used, which raises their
- * activation like any other use.
+ * user turn (in the caller's agent boundary), keeps what passes the organization's relevance floor
+ * and the cut where the scores fall ({@link ContextCut}) within its token budget, and writes it as
+ * a system block placed ahead of the messages. The memories that went into the prompt are counted as retrieved; once the answer is
+ * complete, those it drew on ({@link AnswerUse}) are recorded as used, which raises their
+ * activation. Being injected alone raises nothing.
  */
 final class MemoryContext {
   /** Short last turns ("and for Berlin?") say little alone: the previous user turn is added up to this length. */
   private static final int SHORT_TURN = 200;
 
-  /** What was injected: the system block, its tokens, and the memories in it (best first). */
-  record Injection(String systemBlock, int tokens, List<String> memoryIds) {
-    static final Injection NONE = new Injection("", 0, List.of());
+  /**
+   * What was injected: the system block, its tokens, the memories in it (best first) and the
+   * query they were retrieved for.
+   */
+  record Injection(
+      String systemBlock, int tokens, List<AnswerUse.Injected> memories, String query) {
+    static final Injection NONE = new Injection("", 0, List.of(), "");
+
+    List<String> memoryIds() {
+      return memories.stream().map(AnswerUse.Injected::id).toList();
+    }
 
     boolean isEmpty() {
-      return memoryIds.isEmpty();
+      return memories.isEmpty();
     }
 
     List<ChatMessage> applyTo(List<ChatMessage> messages) {
@@ -53,6 +67,7 @@ final class MemoryContext {
       List<ChatMessage> messages,
       int limit,
       int tokenBudget,
+      double relevanceFloor,
       String requestId) {
     String query = query(messages);
     // A conversation whose user turns hold no visible text has nothing to look up: no memory.
@@ -61,15 +76,27 @@ final class MemoryContext {
     }
     RetrievalRequest request = RetrievalRequest.forConversation(query, limit, tokenBudget);
     MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
-    ContextBlock.Assembled block = ContextBlock.assemble(
-        retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(),
-        ContextMode.FULL,
-        tokenBudget);
+    List<MemoryRecord> ranked = ContextCut.apply(retrieval.results(), relevanceFloor).stream()
+        .map(ActivationRanker.Ranked::memory)
+        .toList();
+    ContextBlock.Assembled block = ContextBlock.assemble(ranked, ContextMode.FULL, tokenBudget);
     if (block.included() == 0) {
       return Injection.NONE;
     }
     memory.recordUse(caller, block.includedIds(), requestId);
-    return new Injection(block.systemBlock(), block.tokens(), block.includedIds());
+    Set<String> included = Set.copyOf(block.includedIds());
+    List<AnswerUse.Injected> injected = ranked.stream()
+        .filter(m -> included.contains(m.id()))
+        .map(m -> new AnswerUse.Injected(m.id(), m.text()))
+        .toList();
+    return new Injection(block.systemBlock(), block.tokens(), injected, query);
+  }
+
+  /** Records the injected memories the complete answer drew on as used (activation). */
+  void answered(Principal caller, Injection injection, String answer, String requestId) {
+    if (!injection.isEmpty()) {
+      memory.recordAnswer(caller, injection.query(), answer, injection.memories(), requestId);
+    }
   }
 
   /** The latest user turn, with the one before it when the latest is short; the tail if too long. */

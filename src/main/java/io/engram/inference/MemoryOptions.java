@@ -1,23 +1,22 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.memory.ContextCut;
 import io.engram.memory.RetrievalRequest;
 import io.engram.platform.http.ApiException;
 import java.util.Set;
 
 /**
  * Whether and how a request runs inside the organization's memory: on by default, with up to
- * {@code limit} memories in a block of at most {@code maxTokens} tokens. The body field
- * {@code memory} takes {@code false}, {@code true} or {@code {enabled, limit, max_tokens}}; the
- * header {@code X-Engram-Memory: off} turns it off for clients that cannot add body fields.
+ * {@code limit} memories in a block of at most {@code maxTokens} tokens ({@code null}: the
+ * organization's {@code memory.context_tokens}). The body field {@code memory} takes
+ * {@code false}, {@code true} or {@code {enabled, limit, max_tokens}}; the header
+ * {@code X-Engram-Memory: off} turns it off for clients that cannot add body fields.
  */
-public record MemoryOptions(boolean enabled, int limit, int maxTokens) {
-  public static final int DEFAULT_LIMIT = 8;
-  public static final int DEFAULT_MAX_TOKENS = 1024;
-  public static final MemoryOptions DEFAULT =
-      new MemoryOptions(true, DEFAULT_LIMIT, DEFAULT_MAX_TOKENS);
-  public static final MemoryOptions OFF =
-      new MemoryOptions(false, DEFAULT_LIMIT, DEFAULT_MAX_TOKENS);
+public record MemoryOptions(boolean enabled, int limit, Integer maxTokens) {
+  public static final int DEFAULT_LIMIT = ContextCut.LIMIT;
+  public static final MemoryOptions DEFAULT = new MemoryOptions(true, DEFAULT_LIMIT, null);
+  public static final MemoryOptions OFF = new MemoryOptions(false, DEFAULT_LIMIT, null);
 
   static MemoryOptions parse(JsonNode value) {
     if (value == null) {
@@ -44,12 +43,14 @@ public record MemoryOptions(boolean enabled, int limit, int maxTokens) {
     }
     int limit =
         bounded(value.get("limit"), "memory.limit", 1, RetrievalRequest.MAX_LIMIT, DEFAULT_LIMIT);
-    int maxTokens = bounded(
-        value.get("max_tokens"),
-        "memory.max_tokens",
-        RetrievalRequest.MIN_CONTEXT_TOKENS,
-        RetrievalRequest.MAX_CONTEXT_TOKENS,
-        DEFAULT_MAX_TOKENS);
+    Integer maxTokens = value.get("max_tokens") == null
+        ? null
+        : bounded(
+            value.get("max_tokens"),
+            "memory.max_tokens",
+            RetrievalRequest.MIN_CONTEXT_TOKENS,
+            RetrievalRequest.MAX_CONTEXT_TOKENS,
+            0);
     return new MemoryOptions(enabled == null || enabled.asBoolean(), limit, maxTokens);
   }
 

@@ -238,7 +238,10 @@ public final class MemoryMaintenance {
         all.stream().filter(u -> u.kind() == UseKind.REINFORCE).count();
     long retrievals = all.stream().filter(u -> u.kind() == UseKind.RETRIEVAL).count();
     store.updateUses(
-        h, memoryId, UseHistory.of(all), new MemoryRecord.UseCounts(reinforcements, retrievals));
+        h,
+        memoryId,
+        UseHistory.of(all.stream().filter(u -> u.kind().feedsActivation()).toList()),
+        new MemoryRecord.UseCounts(reinforcements, retrievals));
   }
 
   private static MemoryRecord durable(MemoryRecord memory, String id) {

@@ -50,9 +50,16 @@ public final class MemoryService implements AutoCloseable {
   /** An ingested event and the candidates it staged. */
   public record Ingested(BusinessEvent event, List<MemoryRecord> candidates) {}
 
-  /** Why a memory exists: the record, its event (if any), every transition and its uses. */
+  /**
+   * Why a memory exists: the record, its event (if any), every transition, its uses and how many
+   * answers drew on it.
+   */
   public record Provenance(
-      MemoryRecord memory, BusinessEvent event, List<Transition> transitions, Instant at) {}
+      MemoryRecord memory,
+      BusinessEvent event,
+      List<Transition> transitions,
+      long answers,
+      Instant at) {}
 
   /** A retrieval's results and how it went. */
   public record Retrieval(
@@ -300,7 +307,12 @@ public final class MemoryService implements AutoCloseable {
     String eventId = memory.origin().eventId();
     BusinessEvent event =
         eventId == null ? null : events.find(caller.orgId(), eventId).orElse(null);
-    return new Provenance(memory, event, store.transitions(memoryId), clock.instant());
+    return new Provenance(
+        memory,
+        event,
+        store.transitions(memoryId),
+        store.useCount(memoryId, UseKind.ANSWER),
+        clock.instant());
   }
 
   /** The caller's reason and actor label for a control action; both optional. */
@@ -544,7 +556,12 @@ public final class MemoryService implements AutoCloseable {
     List<ActivationRanker.Ranked> top =
         List.copyOf(ranked.subList(0, Math.min(request.limit(), ranked.size())));
     if (request.recordUse() && !top.isEmpty()) {
-      uses.record(caller.orgId(), top.stream().map(r -> r.memory().id()).toList(), now, requestId);
+      uses.record(
+          caller.orgId(),
+          top.stream().map(r -> r.memory().id()).toList(),
+          UseKind.RETRIEVAL,
+          now,
+          requestId);
     }
     long rankedAt = System.nanoTime();
     return new Retrieval(
@@ -558,13 +575,31 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /**
-   * Records that these memories were used by a caller outside retrieval's own response, such as
-   * the inference gateway putting them in a prompt; the ids come from a retrieval in the caller's boundary.
+   * Records that these memories were retrieved for a caller outside retrieval's own response, such
+   * as the inference gateway putting them in a prompt (counted, not fed to activation); the ids
+   * come from a retrieval in the caller's boundary.
    */
   public void recordUse(Principal caller, List<String> memoryIds, String requestId) {
     if (!memoryIds.isEmpty()) {
-      uses.record(caller.orgId(), memoryIds, clock.instant(), requestId);
+      uses.record(caller.orgId(), memoryIds, UseKind.RETRIEVAL, clock.instant(), requestId);
     }
+  }
+
+  /**
+   * Records the memories an answer drew on ({@link AnswerUse}) among those put in its prompt: a
+   * use that feeds their activation. Returns their ids.
+   */
+  public List<String> recordAnswer(
+      Principal caller,
+      String question,
+      String answer,
+      List<AnswerUse.Injected> injected,
+      String requestId) {
+    List<String> used = AnswerUse.usedBy(answer, question, injected);
+    if (!used.isEmpty()) {
+      uses.record(caller.orgId(), used, UseKind.ANSWER, clock.instant(), requestId);
+    }
+    return used;
   }
 
   /** Writes queued retrieval uses now (tests and shutdown). */

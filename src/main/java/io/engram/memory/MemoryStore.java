@@ -443,6 +443,16 @@ public final class MemoryStore {
         .list();
   }
 
+  /** How many uses of this kind the memory has (its own and those merged into it). */
+  public long useCount(String memoryId, UseKind kind) {
+    return db.read(h -> h.createQuery(
+            "SELECT COUNT(*) FROM memory_uses WHERE memory_id = :id AND kind = :kind")
+        .bind("id", memoryId)
+        .bind("kind", kind.id())
+        .mapTo(Long.class)
+        .one());
+  }
+
   /** Copies every use of {@code from} onto {@code to}, marked as merged from {@code from}. */
   public int copyUses(Handle h, String from, String to) {
     return h.createUpdate("""

@@ -102,16 +102,19 @@ public final class MemoryViews {
     view.put("origin", origin);
     view.put(
         "transitions", p.transitions().stream().map(MemoryViews::transition).toList());
-    view.put("uses", uses(m, p.at()));
+    view.put("uses", uses(m, p.answers(), p.at()));
     return view;
   }
 
-  private static Map<String, Object> uses(MemoryRecord m, Instant at) {
+  private static Map<String, Object> uses(MemoryRecord m, long answers, Instant at) {
     double baseLevel = Activation.baseLevel(m.uses(), at);
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("total", m.uses().count());
     view.put("reinforcements", m.counts().reinforcements());
+    // Retrievals (and injections into a prompt) are counted; only answers that drew on the memory
+    // feed its activation.
     view.put("retrievals", m.counts().retrievals());
+    view.put("answers", answers);
     view.put("firstUseAt", m.uses().firstUseAt().toString());
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());
     view.put(

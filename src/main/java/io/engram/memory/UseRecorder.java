@@ -13,8 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records "was retrieved" uses in the background, in batches, so that retrieval never waits on the
- * database writer (on SQLite there is only one). A use reaches the database within about
+ * Records "was retrieved" and "an answer used it" uses in the background, in batches, so that
+ * neither retrieval nor a chat waits on the database writer (on SQLite there is only one). A
+ * retrieval is counted and audited; only an answer's use enters the history that activation reads
+ * ({@link UseKind}). A use reaches the database within about
  * {@value #BATCH_MILLIS} ms; the queue is drained on shutdown. Uses are ranking signals, not
  * acknowledged writes: if the process is killed, the last fraction of a second of them is lost,
  * and if the queue ever overflows, uses are dropped and counted rather than slowing retrieval.
@@ -25,7 +27,7 @@ final class UseRecorder implements AutoCloseable {
   private static final int CAPACITY = 100_000;
   private static final int MAX_BATCH = 2_000;
 
-  record PendingUse(String orgId, String memoryId, Instant at, String requestId) {}
+  record PendingUse(String orgId, String memoryId, UseKind kind, Instant at, String requestId) {}
 
   private final MemoryStore store;
   private final BlockingQueue<PendingUse> queue = new LinkedBlockingQueue<>(CAPACITY);
@@ -41,10 +43,10 @@ final class UseRecorder implements AutoCloseable {
     this.worker = Thread.ofPlatform().daemon().name("memory-use-recorder").start(this::run);
   }
 
-  void record(String orgId, List<String> memoryIds, Instant at, String requestId) {
+  void record(String orgId, List<String> memoryIds, UseKind kind, Instant at, String requestId) {
     for (String id : memoryIds) {
       queued.incrementAndGet();
-      if (!queue.offer(new PendingUse(orgId, id, at, requestId))) {
+      if (!queue.offer(new PendingUse(orgId, id, kind, at, requestId))) {
         settled.incrementAndGet();
         if (dropped.getAndIncrement() % 1000 == 0) {
           LOG.warn("retrieval-use queue full: {} uses dropped so far", dropped.get());
@@ -120,14 +122,18 @@ final class UseRecorder implements AutoCloseable {
       List<MemoryStore.UseRow> rows = new ArrayList<>();
       store.usesForUpdate(h, orgOf).forEach((id, current) -> {
         UseHistory history = current.history();
+        long retrievals = 0;
         for (PendingUse use : byMemory.get(id)) {
-          history = history.plus(UseKind.RETRIEVAL, use.at());
-          rows.add(new MemoryStore.UseRow(id, UseKind.RETRIEVAL, use.at(), use.requestId()));
+          if (use.kind().feedsActivation()) {
+            if (!massed(history, use)) {
+              history = history.plus(use.kind(), use.at());
+            }
+          } else {
+            retrievals++;
+          }
+          rows.add(new MemoryStore.UseRow(id, use.kind(), use.at(), use.requestId()));
         }
-        updated.put(
-            id,
-            new MemoryStore.Uses(
-                history, current.counts().plusRetrievals(byMemory.get(id).size())));
+        updated.put(id, new MemoryStore.Uses(history, current.counts().plusRetrievals(retrievals)));
       });
       if (!rows.isEmpty()) {
         store.recordUses(h, rows);
@@ -136,6 +142,23 @@ final class UseRecorder implements AutoCloseable {
       return null;
     });
   }
+
+  /**
+   * Answers that drew on a memory within {@link #SPACING} of an earlier one are massed practice
+   * (the follow-up turns of one conversation, or the same question asked over and over): audited,
+   * but only the first enters activation, as repetitions close together add little to memory in
+   * ACT-R's spacing account (Pavlik and Anderson, 2005). Without this, a model that repeats
+   * whatever it is given lifts the memories it keeps repeating over the rest.
+   */
+  static boolean massed(UseHistory history, PendingUse use) {
+    return use.kind() == UseKind.ANSWER
+        && history.recent().stream()
+            .anyMatch(earlier -> earlier.kind() == UseKind.ANSWER
+                && !earlier.at().isBefore(use.at().minus(SPACING))
+                && !earlier.at().isAfter(use.at()));
+  }
+
+  static final java.time.Duration SPACING = java.time.Duration.ofHours(1);
 
   @Override
   public void close() {

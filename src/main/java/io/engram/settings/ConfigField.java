@@ -20,14 +20,33 @@ public enum ConfigField {
   KEEPALIVE_TIMEOUT("network", "keepalive_timeout", Kind.SECONDS, "seconds"),
   WEBSOCKET_ENABLED("websocket", "enabled", Kind.SWITCH, null),
   WEBSOCKET_MAX_CONNECTIONS("websocket", "max_connections", Kind.COUNT, "connections"),
-  WEBSOCKET_IDLE_TIMEOUT("websocket", "idle_timeout", Kind.SECONDS, "seconds");
+  WEBSOCKET_IDLE_TIMEOUT("websocket", "idle_timeout", Kind.SECONDS, "seconds"),
+  /** The most tokens of memory put in a chat's prompt, unless the request asks for other. */
+  MEMORY_CONTEXT_TOKENS("memory", "context_tokens", Kind.COUNT, "tokens"),
+  /** The score the best memory must reach for a chat to get a memory block at all. */
+  MEMORY_RELEVANCE_FLOOR("memory", "relevance_floor", Kind.SHARE, "score");
 
   public enum Kind {
     COUNT,
     SECONDS,
     SWITCH,
-    CIDR_LIST
+    CIDR_LIST,
+    /** A number from 0 to 1. */
+    SHARE
   }
+
+  /**
+   * The memory block's default size: 1,024 tokens, or half a request's tokens on plans whose
+   * requests are smaller (Free: 512), so the memory never takes most of a request.
+   */
+  static final long CONTEXT_TOKENS = 1_024;
+  /** The largest memory block a chat may ask for (the memory API's maxContextTokens bound). */
+  static final long MAX_CONTEXT_TOKENS = 16_000;
+  /**
+   * The default relevance floor, chosen on the memory development sets with one set left out
+   * (docs/benchmarks.md, "The chat's memory block").
+   */
+  public static final double RELEVANCE_FLOOR = 0.55;
 
   /** Where a field's effective value comes from, lowest layer first. */
   public enum Source {
@@ -109,6 +128,15 @@ public enum ConfigField {
       case WEBSOCKET_ENABLED -> new Bounds(system.webSocketsEnabled(), Source.SYSTEM, 0, null);
       case WEBSOCKET_IDLE_TIMEOUT ->
         new Bounds((long) system.webSocketIdleSeconds(), Source.SYSTEM, 1, 3600L);
+      case MEMORY_CONTEXT_TOKENS ->
+        new Bounds(
+            plan.tokensPerRequest().isUnlimited()
+                ? CONTEXT_TOKENS
+                : Math.min(CONTEXT_TOKENS, plan.tokensPerRequest().value() / 2),
+            Source.PLAN,
+            64,
+            MAX_CONTEXT_TOKENS);
+      case MEMORY_RELEVANCE_FLOOR -> new Bounds(RELEVANCE_FLOOR, Source.SYSTEM, 0, 1L);
     };
   }
 

@@ -83,6 +83,12 @@ public final class ConfigPatch {
         yield value.asBoolean();
       }
       case CIDR_LIST -> cidrs(path, value);
+      case SHARE -> {
+        if (!value.isNumber() || value.asDouble() < 0 || value.asDouble() > 1) {
+          throw ApiException.badRequest(path, "'" + path + "' must be a number from 0 to 1");
+        }
+        yield value.asDouble();
+      }
     };
   }
 

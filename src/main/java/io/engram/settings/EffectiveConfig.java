@@ -156,6 +156,11 @@ public final class EffectiveConfig {
     return value == null ? Long.MAX_VALUE : ((Number) value).longValue();
   }
 
+  /** A number from 0 to 1 in force. */
+  public double share(ConfigField field) {
+    return ((Number) settings.get(field).value()).doubleValue();
+  }
+
   public Duration seconds(ConfigField field) {
     return Duration.ofSeconds(((Number) settings.get(field).value()).longValue());
   }

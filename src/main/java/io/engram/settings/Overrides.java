@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * What an organization set itself (the organization layer of its configuration), and the version
  * of that setting: counts and seconds as Long, switches as Boolean, the allowlist as a list of
- * canonical CIDR strings. Stored as the JSON the GET shows, grouped.
+ * canonical CIDR strings, shares as Double. Stored as the JSON the GET shows, grouped.
  */
 public record Overrides(Map<ConfigField, Object> values, long version) {
   public static final Overrides NONE = new Overrides(Map.of(), 0);
@@ -51,6 +51,7 @@ public record Overrides(Map<ConfigField, Object> values, long version) {
     return switch (field.kind()) {
       case COUNT, SECONDS -> node.asLong();
       case SWITCH -> node.asBoolean();
+      case SHARE -> node.asDouble();
       case CIDR_LIST -> {
         List<String> ranges = new ArrayList<>();
         node.forEach(item -> ranges.add(item.asText()));

@@ -3,6 +3,7 @@ package io.engram.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -121,17 +122,44 @@ class ChatCompletionTest {
   }
 
   @Test
-  void injectionCountsAsAUseOfTheMemory() {
+  void onlyAnAnswerThatDrewOnAMemoryRaisesItsActivation() {
     String id =
         gateway.remember("Quarterly reviews happen on the first Tuesday of the quarter.", null);
-    int before = uses(id);
-    gateway
-        .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
-        .send();
-    assertThat(uses(id)).isEqualTo(before + 1);
+    JsonNode before = uses(id);
+    try {
+      // An answer that says nothing of the memory: counted as injected, activation unchanged.
+      gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces("I cannot say."));
+      gateway
+          .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
+          .send();
+      JsonNode injected = uses(id);
+      assertThat(injected.get("retrievals").asInt())
+          .isEqualTo(before.get("retrievals").asInt() + 1);
+      assertThat(injected.get("answers").asInt())
+          .isEqualTo(before.get("answers").asInt());
+      assertThat(injected.at("/activation/baseLevel").asDouble())
+          .isLessThanOrEqualTo(before.at("/activation/baseLevel").asDouble());
+
+      // An answer built on it: an answer use, and the memory's activation rises.
+      gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces(
+          "They happen on the first Tuesday", " of each quarter."));
+      gateway
+          .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
+          .send();
+      JsonNode answered = uses(id);
+      assertThat(answered.get("retrievals").asInt())
+          .isEqualTo(before.get("retrievals").asInt() + 2);
+      assertThat(answered.get("answers").asInt())
+          .isEqualTo(before.get("answers").asInt() + 1);
+      assertThat(answered.at("/recent").findValuesAsText("kind")).contains("answer");
+      assertThat(answered.at("/activation/baseLevel").asDouble())
+          .isGreaterThan(injected.at("/activation/baseLevel").asDouble());
+    } finally {
+      gateway.upstream.script(FakeUpstream.Script.NORMAL);
+    }
   }
 
-  private int uses(String id) {
+  private JsonNode uses(String id) {
     gateway.server.engram.memory().flushUses();
     Http.Response provenance = gateway
         .server
@@ -140,7 +168,7 @@ class ChatCompletionTest {
         .bearer(gateway.token)
         .send();
     assertThat(provenance.status()).as(provenance.text()).isEqualTo(200);
-    return provenance.json().get("uses").get("retrievals").asInt();
+    return provenance.json().get("uses");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.engram.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.json.Json;
 import io.engram.support.Http;
 import io.engram.support.ServerTest;
 import java.time.Duration;
@@ -87,7 +88,7 @@ class ActivationRankingTest extends ServerTest {
   }
 
   @Test
-  void retrievalCountsAsAUseAndAPeekDoesNot() {
+  void retrievalIsCountedButFeedsNoActivationAndAPeekIsNotCounted() {
     Memories memories = organization();
     String id =
         memories.remember("Expense reports are due by the fifth", Map.of("subject", "expenses"));
@@ -98,9 +99,51 @@ class ActivationRankingTest extends ServerTest {
     server.engram.memory().flushUses();
     JsonNode used = memories.get(id).json();
     assertThat(used.get("retrievalCount").asInt()).isEqualTo(1);
-    assertThat(used.get("useCount").asInt()).isEqualTo(2);
+    // A retrieval does not enter the history activation reads: the same questions asked in any
+    // order rank the same.
+    assertThat(used.get("useCount").asInt()).isEqualTo(1);
     JsonNode recent = memories.provenance(id).get("uses").get("recent");
-    assertThat(recent.findValuesAsText("kind")).containsExactly("encode", "retrieval");
+    assertThat(recent.findValuesAsText("kind")).containsExactly("encode");
+  }
+
+  @Test
+  void theSameQuestionsInAnyOrderRankTheSame() {
+    Memories memories = organization();
+    List<String> facts = List.of(
+        "The Lisbon office moved to Rua Augusta in March",
+        "The Lisbon office hosts the design team",
+        "Berlin's office opens at eight",
+        "The design team meets on Thursdays",
+        "Rua Augusta is closed to cars on Sundays");
+    facts.forEach(memories::remember);
+    List<String> questions = List.of(
+        "Where is the Lisbon office?",
+        "When does the design team meet?",
+        "What time does the Berlin office open?");
+    Map<String, List<String>> first = new java.util.HashMap<>();
+    for (String question : questions) {
+      first.put(question, ranking(memories, question));
+    }
+    server.engram.memory().flushUses();
+    for (String question : questions.reversed()) {
+      for (int i = 0; i < 3; i++) {
+        memories.retrieve(Json.write(Map.of("query", question)));
+      }
+    }
+    server.engram.memory().flushUses();
+    for (String question : questions) {
+      assertThat(ranking(memories, question)).as(question).isEqualTo(first.get(question));
+    }
+  }
+
+  private static List<String> ranking(Memories memories, String question) {
+    List<String> ranked = new java.util.ArrayList<>();
+    memories
+        .retrieve(Json.write(Map.of("query", question, "recordUse", false)))
+        .json()
+        .get("memories")
+        .forEach(m -> ranked.add(m.get("id").asText() + " " + m.get("score").asText()));
+    return ranked;
   }
 
   @Test

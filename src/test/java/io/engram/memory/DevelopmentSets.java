@@ -28,7 +28,14 @@ final class DevelopmentSets {
 
   record Turn(String id, String speaker, String text, Instant time) {}
 
-  record Question(String id, String text, String category, Set<String> evidence, String before) {}
+  /** {@code answer}: the set's reference answer ("" where it has none). */
+  record Question(
+      String id,
+      String text,
+      String category,
+      Set<String> evidence,
+      String before,
+      String answer) {}
 
   record Conversation(String id, List<Turn> turns, List<Question> questions) {}
 
@@ -69,7 +76,8 @@ final class DevelopmentSets {
             question.get("q").asText(),
             question.path("category").asText("all"),
             evidence,
-            question.path("before").isTextual() ? question.get("before").asText() : null));
+            question.path("before").isTextual() ? question.get("before").asText() : null,
+            question.path("answer").asText("")));
       }
       conversations.add(new Conversation(conversation.get("id").asText(), turns, questions));
     }
@@ -136,7 +144,8 @@ final class DevelopmentSets {
             qa.get("question").asText(),
             qa.get("category").asText(),
             evidence,
-            null));
+            null,
+            qa.path("answer").asText("")));
       }
       conversations.add(new Conversation(sample.get("sample_id").asText(), turns, questions));
     }

@@ -1,5 +1,6 @@
 package io.engram.memory;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
@@ -35,6 +36,16 @@ public final class DevelopmentSetsBench {
   static final int[] KS = {5, 10, 20};
   static final int WRITERS = Integer.getInteger("sets.writers", 4);
   static final int ASKERS = Integer.getInteger("sets.askers", 2);
+  /** Where to write every question's retrieved memories (-Dsets.dump), or null. */
+  static final Path DUMP = System.getProperty("sets.dump", "").isBlank()
+      ? null
+      : Path.of(System.getProperty("sets.dump"));
+
+  static final int DUMPED = 30;
+  /** The set being run, named in each dumped line. */
+  private static volatile String dumping = "";
+  /** Questions of another conversation asked of each one when dumping. */
+  static final int FOREIGN = 60;
 
   /** Hits at 5, 10, 20 of the shipped ranking, hits at 10 of BM25 alone, per category. */
   static final class Tally {
@@ -84,6 +95,7 @@ public final class DevelopmentSetsBench {
         continue;
       }
       long started = System.nanoTime();
+      dumping = set;
       Tally tally = run(DevelopmentSets.read(set));
       String table = table(set, tally, (System.nanoTime() - started) / 1e9);
       System.out.print(table);
@@ -97,7 +109,8 @@ public final class DevelopmentSetsBench {
     Tally tally = new Tally();
     try (TestServer server =
         TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start()) {
-      for (DevelopmentSets.Conversation conversation : conversations) {
+      for (int c = 0; c < conversations.size(); c++) {
+        DevelopmentSets.Conversation conversation = conversations.get(c);
         String org = server.createOrganization("growth");
         Memories memories =
             Memories.of(server, server.token(org, null, "memory:read", "memory:write"));
@@ -131,8 +144,28 @@ public final class DevelopmentSetsBench {
           server.clock.set(clockAfter(conversation.turns().subList(0, Math.max(1, upTo))));
           encode(memories, conversation.turns().subList(encoded, upTo), turnByMemory);
           encoded = Math.max(encoded, upTo);
-          ask(memories, questions.subList(from, to), turnByMemory, tally);
+          ask(memories, conversation.id(), questions.subList(from, to), turnByMemory, tally);
           from = to;
+        }
+        if (DUMP != null && conversations.size() > 1) {
+          // Questions about another conversation: what a chat unrelated to these memories gets.
+          List<DevelopmentSets.Question> foreign =
+              conversations.get((c + 1) % conversations.size()).questions();
+          foreign = foreign.subList(0, Math.min(FOREIGN, foreign.size()));
+          try (ExecutorService askers = Executors.newFixedThreadPool(ASKERS)) {
+            List<Future<?>> asked = new ArrayList<>();
+            for (DevelopmentSets.Question question : foreign) {
+              asked.add(askers.submit(() -> dump(
+                  conversation.id(),
+                  question,
+                  true,
+                  retrieve(memories, question.text(), "hybrid", true, DUMPED),
+                  turnByMemory)));
+            }
+            for (Future<?> done : asked) {
+              done.get();
+            }
+          }
         }
       }
     }
@@ -202,6 +235,7 @@ public final class DevelopmentSetsBench {
 
   private static void ask(
       Memories memories,
+      String conversation,
       List<DevelopmentSets.Question> questions,
       Map<String, String> turnByMemory,
       Tally tally)
@@ -209,9 +243,14 @@ public final class DevelopmentSetsBench {
     try (ExecutorService askers = Executors.newFixedThreadPool(ASKERS)) {
       List<Future<List<List<String>>>> answers = new ArrayList<>();
       for (DevelopmentSets.Question question : questions) {
-        answers.add(askers.submit(() -> List.of(
-            ranked(memories, question.text(), "hybrid", true, turnByMemory),
-            ranked(memories, question.text(), "lexical", false, turnByMemory))));
+        answers.add(askers.submit(() -> {
+          JsonNode shipped =
+              retrieve(memories, question.text(), "hybrid", true, DUMP == null ? 20 : DUMPED);
+          dump(conversation, question, false, shipped, turnByMemory);
+          return List.of(
+              turns(shipped, turnByMemory),
+              turns(retrieve(memories, question.text(), "lexical", false, 20), turnByMemory));
+        }));
       }
       for (int i = 0; i < questions.size(); i++) {
         List<List<String>> both = answers.get(i).get();
@@ -223,13 +262,13 @@ public final class DevelopmentSetsBench {
     }
   }
 
-  private static List<String> ranked(
-      Memories memories, String query, String mode, boolean activation, Map<String, String> turns) {
+  private static JsonNode retrieve(
+      Memories memories, String query, String mode, boolean activation, int limit) {
     Http.Response response = memories.retrieve(Json.write(Map.of(
         "query",
         query,
         "limit",
-        20,
+        limit,
         "mode",
         mode,
         "useActivation",
@@ -240,12 +279,70 @@ public final class DevelopmentSetsBench {
       throw new IllegalStateException(
           "retrieve answered " + response.status() + ": " + response.text());
     }
+    return response.json().get("memories");
+  }
+
+  /** The turns of the first 20 memories retrieved, best first. */
+  private static List<String> turns(JsonNode memories, Map<String, String> turnByMemory) {
     List<String> ranked = new ArrayList<>();
-    response
-        .json()
-        .get("memories")
-        .forEach(m -> ranked.add(turns.get(m.get("id").asText())));
+    for (int i = 0; i < Math.min(20, memories.size()); i++) {
+      ranked.add(turnByMemory.get(memories.get(i).get("id").asText()));
+    }
     return ranked;
+  }
+
+  /**
+   * With -Dsets.dump=FILE, one JSON line per question: its evidence and reference answer, and the
+   * first {@value #DUMPED} memories retrieved with their score, similarity, tokens as a context
+   * line and (the first ten) their text: what choosing the chat's memory block is studied on.
+   */
+  private static void dump(
+      String conversation,
+      DevelopmentSets.Question question,
+      boolean foreign,
+      JsonNode memories,
+      Map<String, String> turnByMemory) {
+    if (DUMP == null) {
+      return;
+    }
+    List<Map<String, Object>> top = new ArrayList<>();
+    for (int i = 0; i < memories.size(); i++) {
+      JsonNode m = memories.get(i);
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("turn", turnByMemory.get(m.get("id").asText()));
+      row.put("score", m.get("score").asDouble());
+      row.put("similarity", m.at("/explanation/vector/similarity").asDouble(0));
+      row.put("relevance", m.at("/explanation/relevance").asDouble());
+      row.put(
+          "tokens",
+          io.engram.platform.TokenCounter.count("- [event | "
+              + m.path("subject").asText("") + " | 2023-01-01] " + m.get("text").asText() + "\n"));
+      if (i < 10) {
+        row.put("text", m.get("text").asText());
+      }
+      top.add(row);
+    }
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("set", dumping);
+    line.put("conversation", conversation);
+    line.put("question", question.id());
+    line.put("category", question.category());
+    line.put("foreign", foreign);
+    line.put("query", question.text());
+    line.put("answer", question.answer());
+    line.put("evidence", foreign ? List.of() : List.copyOf(question.evidence()));
+    line.put("top", top);
+    synchronized (DUMP) {
+      try {
+        Files.writeString(
+            DUMP,
+            Json.write(line) + "\n",
+            java.nio.file.StandardOpenOption.CREATE,
+            java.nio.file.StandardOpenOption.APPEND);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
   }
 
   static String table(String set, Tally tally, double seconds) {

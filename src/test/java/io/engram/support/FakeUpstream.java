@@ -122,6 +122,7 @@ public final class FakeUpstream implements AutoCloseable {
   private final AtomicInteger streamsAbandoned = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile Script script = Script.NORMAL;
+  private volatile boolean parrot;
 
   public FakeUpstream() {
     try {
@@ -200,6 +201,28 @@ public final class FakeUpstream implements AutoCloseable {
     this.script = next;
   }
 
+  /**
+   * A model that answers every chat with the first memory of its memory block (or "I do not
+   * know." without one): the worst case for uses that feed on themselves.
+   */
+  public void parrotMemory(boolean on) {
+    this.parrot = on;
+  }
+
+  private static String parroted(JsonNode body) {
+    for (JsonNode message : body.path("messages")) {
+      String content = message.path("content").asText("");
+      if (message.path("role").asText().equals("system") && content.startsWith("<memory>")) {
+        for (String line : content.split("\n")) {
+          if (line.startsWith("- [") && line.contains("] ")) {
+            return line.substring(line.indexOf("] ") + 2);
+          }
+        }
+      }
+    }
+    return "I do not know.";
+  }
+
   public List<JsonNode> requests() {
     return List.copyOf(requests);
   }
@@ -232,6 +255,9 @@ public final class FakeUpstream implements AutoCloseable {
       String auth = exchange.getRequestHeaders().getFirst("Authorization");
       authorizations.add(auth == null ? "" : auth);
       Script current = directive(body).orElse(script);
+      if (parrot && chat) {
+        current = current.pieces(parroted(body));
+      }
       sleep(current.headerDelayMillis());
       if (current.status() != 200) {
         if (current.retryAfter() != null) {

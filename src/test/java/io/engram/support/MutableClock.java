@@ -23,7 +23,7 @@ public final class MutableClock extends Clock {
     now = instant;
   }
 
-  public void advance(Duration duration) {
+  public synchronized void advance(Duration duration) {
     now = now.plus(duration);
   }
 
