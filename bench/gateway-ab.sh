@@ -3,7 +3,9 @@
 # change (issue 47: the house rebuilt must not slow the hot path). Each build serves the fake
 # upstream (bench/fake-upstream.mjs) in turn, same data directory and key, rounds interleaved
 # (A, B, A, B) so a slow minute of the machine falls on both. Results: docs/benchmarks.md.
-#   [ROUNDS=2] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+#   [ROUNDS=2] [MEMORY=on] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+# MEMORY=on: each build's organization holds 10,000 memories (io.engram.memory.bench.SeedMemories)
+# and every request asks a different question with memory on (VARY=true in bench/chat.lua).
 # A jar is target/engram.jar of a checkout (its target/lib beside it), for example
 #   git worktree add /tmp/before <commit> && (cd /tmp/before && ./engram build)
 #   bash bench/gateway-ab.sh /tmp/before/target/engram.jar target/engram.jar
@@ -43,17 +45,25 @@ for jar in "$JAR_A" "$JAR_B"; do
   KEYS[$jar]=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" \
     -H 'Content-Type: application/json' -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
   stop
+  if [[ "${MEMORY:-off}" == on ]]; then
+    [[ -f $WORK/cp.txt ]] || mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=$WORK/cp.txt
+    "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx2g \
+      -cp "target/classes:target/test-classes:$(cat $WORK/cp.txt)" io.engram.memory.bench.SeedMemories \
+      "$ENGRAM_DATA_DIR" "$ORG" 10000 > "$WORK/seed.log" 2>&1
+  fi
 done
+LOAD=(MEMORY=off)
+[[ "${MEMORY:-off}" == on ]] && LOAD=(VARY=true)
 run() { # name jar
   start "$2"
   KEY=${KEYS[$2]}
   # The JIT needs about half a minute of load before the throughput settles.
-  AUTH=$KEY MEMORY=off wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
-  echo "$1 $(AUTH=$KEY MEMORY=off wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
+  env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
+  echo "$1 $(env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
     http://127.0.0.1:8000/v1/chat/completions | grep RESULT)"
   stop
 }
-echo "# memory off, non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s after 30 s of warm-up"
+echo "# memory ${MEMORY:-off}, non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s after 30 s of warm-up"
 echo "direct $(wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua http://127.0.0.1:9100/v1/chat/completions | grep RESULT)"
 for round in $(seq 1 "${ROUNDS:-2}"); do
   run "A (before)" "$JAR_A"

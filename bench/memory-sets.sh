@@ -11,7 +11,10 @@
 #                                           memories (score, similarity, tokens, evidence) and asks
 #                                           each conversation 60 questions of another one: what the
 #                                           chat block's cut is chosen on (bench/context-cut.py)
+#   RECORD_USE=true SHUFFLE=7 bash bench/memory-sets.sh ...  every retrieval recorded as a use, as a
+#                                           client's would be, questions in an order of that seed
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
-bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
+bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" \
+  -Dsets.recordUse="${RECORD_USE:-false}" -Dsets.shuffle="${SHUFFLE:-0}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
   | grep -v -E '^WARNING|WARN |INFO '

@@ -18,7 +18,7 @@ public final class AnswerUse {
   /** New answer terms found in a memory that show it was used whatever the answer's length. */
   static final int ENOUGH = 3;
   /** Share of the answer's new terms found in a memory that shows it was used. */
-  static final double SHARE = 0.5;
+  static final double SHARE = 0.7;
 
   /** One memory as it went into the prompt. */
   public record Injected(String id, String text) {}
@@ -31,8 +31,7 @@ public final class AnswerUse {
     if (answer == null || answer.isBlank() || injected.isEmpty()) {
       return used;
     }
-    Set<String> fresh = new HashSet<>(MemoryText.terms(answer));
-    fresh.removeAll(MemoryText.terms(question == null ? "" : question));
+    Set<String> fresh = fresh(answer, question);
     if (fresh.isEmpty()) {
       return used;
     }
@@ -44,13 +43,25 @@ public final class AnswerUse {
     return used;
   }
 
+  /** The answer's content terms that are not the question's. */
+  static Set<String> fresh(String answer, String question) {
+    Set<String> fresh = new HashSet<>(MemoryText.terms(answer));
+    fresh.removeAll(MemoryText.terms(question == null ? "" : question));
+    return fresh;
+  }
+
   static boolean used(Set<String> answerTerms, Set<String> memoryTerms) {
+    return used(answerTerms, memoryTerms, ENOUGH, SHARE);
+  }
+
+  /** The rule with other constants: how they were chosen (AnswerUseBench). */
+  static boolean used(Set<String> answerTerms, Set<String> memoryTerms, int enough, double share) {
     int shared = 0;
     for (String term : answerTerms) {
       if (memoryTerms.contains(term)) {
         shared++;
       }
     }
-    return shared > 0 && (shared >= ENOUGH || shared >= SHARE * answerTerms.size());
+    return shared > 0 && (shared >= enough || shared >= share * answerTerms.size());
   }
 }

@@ -128,11 +128,7 @@ class ChatCompletionTest {
     JsonNode before = uses(id);
     try {
       // An answer that says nothing of the memory: counted as injected, activation unchanged.
-      gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces("I cannot say."));
-      gateway
-          .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
-          .send();
-      JsonNode injected = uses(id);
+      JsonNode injected = usesAfterAnswer(id, "I cannot say.");
       assertThat(injected.get("retrievals").asInt())
           .isEqualTo(before.get("retrievals").asInt() + 1);
       assertThat(injected.get("answers").asInt())
@@ -141,12 +137,8 @@ class ChatCompletionTest {
           .isLessThanOrEqualTo(before.at("/activation/baseLevel").asDouble());
 
       // An answer built on it: an answer use, and the memory's activation rises.
-      gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces(
-          "They happen on the first Tuesday", " of each quarter."));
-      gateway
-          .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
-          .send();
-      JsonNode answered = uses(id);
+      JsonNode answered =
+          usesAfterAnswer(id, "They happen on the first Tuesday", " of each quarter.");
       assertThat(answered.get("retrievals").asInt())
           .isEqualTo(before.get("retrievals").asInt() + 2);
       assertThat(answered.get("answers").asInt())
@@ -157,6 +149,15 @@ class ChatCompletionTest {
     } finally {
       gateway.upstream.script(FakeUpstream.Script.NORMAL);
     }
+  }
+
+  /** The memory's uses after a chat about it that the model answers with {@code answer}. */
+  private JsonNode usesAfterAnswer(String id, String... answer) {
+    gateway.upstream.script(FakeUpstream.Script.NORMAL.pieces(answer));
+    gateway
+        .chat(gateway.token, GatewayFixture.body("When do quarterly reviews happen?", ""))
+        .send();
+    return uses(id);
   }
 
   private JsonNode uses(String id) {

@@ -42,6 +42,14 @@ public final class DevelopmentSetsBench {
       : Path.of(System.getProperty("sets.dump"));
 
   static final int DUMPED = 30;
+  /**
+   * -Dsets.recordUse=true asks as a client would, every retrieval recorded as a use, and
+   * -Dsets.shuffle=SEED asks each group of questions in an order of that seed: the same data in
+   * any order must give the same figures.
+   */
+  static final boolean RECORD_USE = Boolean.getBoolean("sets.recordUse");
+
+  static final long SHUFFLE = Long.getLong("sets.shuffle", 0);
   /** The set being run, named in each dumped line. */
   private static volatile String dumping = "";
   /** Questions of another conversation asked of each one when dumping. */
@@ -144,7 +152,11 @@ public final class DevelopmentSetsBench {
           server.clock.set(clockAfter(conversation.turns().subList(0, Math.max(1, upTo))));
           encode(memories, conversation.turns().subList(encoded, upTo), turnByMemory);
           encoded = Math.max(encoded, upTo);
-          ask(memories, conversation.id(), questions.subList(from, to), turnByMemory, tally);
+          List<DevelopmentSets.Question> asked = new ArrayList<>(questions.subList(from, to));
+          if (SHUFFLE != 0) {
+            java.util.Collections.shuffle(asked, new java.util.Random(SHUFFLE + from));
+          }
+          ask(memories, conversation.id(), asked, turnByMemory, tally);
           from = to;
         }
         if (DUMP != null && conversations.size() > 1) {
@@ -274,7 +286,7 @@ public final class DevelopmentSetsBench {
         "useActivation",
         activation,
         "recordUse",
-        false)));
+        RECORD_USE)));
     if (response.status() != 200) {
       throw new IllegalStateException(
           "retrieve answered " + response.status() + ": " + response.text());
