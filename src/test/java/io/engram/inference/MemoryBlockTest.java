@@ -17,8 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What goes into a chat is what the chat needs: no memory block for a question about something
- * else, the block cut where the scores fall, within the organization's token budget; the floor
- * and the budget are the organization's (PATCH /config, group memory), enforced by their effect.
+ * else, the best memories in rank order within the organization's token budget; the floor and the
+ * budget are the organization's (PATCH /config, group memory), enforced by their effect.
  */
 class MemoryBlockTest {
   @RegisterExtension
@@ -56,16 +56,14 @@ class MemoryBlockTest {
   }
 
   @Test
-  void theBlockEndsWhereTheScoresFall() {
+  void theBlockHoldsTheBestMemoriesUpToTheLimitInRankOrder() {
     String question = "Who manages the showroom, and where do visitors park?";
-    List<JsonNode> ranked = retrieve(question);
-    double least = ContextCut.RATIO * ranked.getFirst().get("score").asDouble();
-    List<String> expected = ranked.stream()
-        .filter(m -> m.get("score").asDouble() >= least)
-        .map(m -> m.get("id").asText())
-        .toList();
-    assertThat(expected).as("some memories score below the cut").hasSizeLessThan(ranked.size());
-    assertThat(injected(chat(question, ""))).isEqualTo(expected);
+    List<String> ranked =
+        retrieve(question).stream().map(m -> m.get("id").asText()).toList();
+    assertThat(injected(chat(question, "")))
+        .isEqualTo(ranked.subList(0, Math.min(ContextCut.LIMIT, ranked.size())));
+    assertThat(injected(chat(question, "\"memory\":{\"limit\":2}")))
+        .isEqualTo(ranked.subList(0, 2));
   }
 
   @Test
