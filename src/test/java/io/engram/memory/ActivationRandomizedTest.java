@@ -16,7 +16,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(Seeded.class)
 class ActivationRandomizedTest {
   private static final Instant NOW = Instant.parse("2030-06-01T12:00:00Z");
-  private static final UseKind[] KINDS = UseKind.values();
+  /** The kinds that enter a use history (a retrieval is counted, never added: UseRecorder). */
+  private static final UseKind[] KINDS = java.util.Arrays.stream(UseKind.values())
+      .filter(UseKind::feedsActivation)
+      .toArray(UseKind[]::new);
 
   static List<UseHistory.Use> randomUses(Random random, int count) {
     List<UseHistory.Use> uses = new ArrayList<>();
@@ -90,6 +93,9 @@ class ActivationRandomizedTest {
       double after = Activation.baseLevel(history.plus(kind, NOW), NOW);
       if (history.count() < UseHistory.RECENT) {
         assertThat(after).isGreaterThan(before);
+        // A retrieval weighs nothing (rows written before it stopped feeding activation hold some).
+        assertThat(Activation.baseLevel(history.plus(UseKind.RETRIEVAL, NOW), NOW))
+            .isEqualTo(before);
       } else {
         assertThat(Math.exp(after)).isGreaterThan(Math.exp(before) * 0.95);
       }
