@@ -18,11 +18,11 @@ import java.util.Set;
 
 /**
  * Puts a conversation inside the organization's memory: retrieves what is relevant to the latest
- * user turn (in the caller's agent boundary), keeps what passes the organization's relevance floor
- * and the cut where the scores fall ({@link ContextCut}) within its token budget, and writes it as
- * a system block placed ahead of the messages. The memories that went into the prompt are counted as retrieved; once the answer is
- * complete, those it drew on ({@link AnswerUse}) are recorded as used, which raises their
- * activation. Being injected alone raises nothing.
+ * user turn (in the caller's agent boundary), keeps it only when the best memory passes the
+ * organization's relevance floor ({@link ContextCut}), and writes the best of it within the token
+ * budget as a system block placed ahead of the messages. The memories that went into the prompt
+ * are counted as retrieved; once the answer is complete, those it drew on ({@link AnswerUse}) are
+ * recorded as used, which raises their activation. Being injected alone raises nothing.
  */
 final class MemoryContext {
   /** Short last turns ("and for Berlin?") say little alone: the previous user turn is added up to this length. */
