@@ -240,7 +240,7 @@ public final class MemoryMaintenance {
     store.updateUses(
         h,
         memoryId,
-        UseHistory.of(all.stream().filter(u -> u.kind().feedsActivation()).toList()),
+        UseRecorder.history(all),
         new MemoryRecord.UseCounts(reinforcements, retrievals));
   }
 

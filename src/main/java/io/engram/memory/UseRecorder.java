@@ -125,7 +125,7 @@ final class UseRecorder implements AutoCloseable {
         long retrievals = 0;
         for (PendingUse use : byMemory.get(id)) {
           if (use.kind().feedsActivation()) {
-            if (!massed(history, use)) {
+            if (!massed(history, use.kind(), use.at())) {
               history = history.plus(use.kind(), use.at());
             }
           } else {
@@ -150,12 +150,31 @@ final class UseRecorder implements AutoCloseable {
    * ACT-R's spacing account (Pavlik and Anderson, 2005). Without this, a model that repeats
    * whatever it is given lifts the memories it keeps repeating over the rest.
    */
-  static boolean massed(UseHistory history, PendingUse use) {
-    return use.kind() == UseKind.ANSWER
+  static boolean massed(UseHistory history, UseKind kind, Instant at) {
+    return kind == UseKind.ANSWER
         && history.recent().stream()
             .anyMatch(earlier -> earlier.kind() == UseKind.ANSWER
-                && !earlier.at().isBefore(use.at().minus(SPACING))
-                && !earlier.at().isAfter(use.at()));
+                && !earlier.at().isBefore(at.minus(SPACING))
+                && !earlier.at().isAfter(at));
+  }
+
+  /**
+   * The use history activation reads, rebuilt from every use a memory has (after a merge or its
+   * undo): what feeds activation, in time order, massed answers counted once, as recorded.
+   */
+  static UseHistory history(List<UseHistory.Use> all) {
+    List<UseHistory.Use> feeding = all.stream()
+        .filter(use -> use.kind().feedsActivation())
+        .sorted(java.util.Comparator.comparing(UseHistory.Use::at))
+        .toList();
+    UseHistory history =
+        UseHistory.first(feeding.getFirst().kind(), feeding.getFirst().at());
+    for (UseHistory.Use use : feeding.subList(1, feeding.size())) {
+      if (!massed(history, use.kind(), use.at())) {
+        history = history.plus(use.kind(), use.at());
+      }
+    }
+    return history;
   }
 
   static final java.time.Duration SPACING = java.time.Duration.ofHours(1);
