@@ -13,8 +13,19 @@
 #                                           chat block's cut is chosen on (bench/context-cut.py)
 #   RECORD_USE=true SHUFFLE=7 bash bench/memory-sets.sh ...  every retrieval recorded as a use, as a
 #                                           client's would be, questions in an order of that seed
+#   POOL=target/pool.jsonl bash bench/memory-sets.sh ...  also writes each question's 100 best
+#                                           memories with every input of their score, and each
+#                                           conversation's turns in time: what
+#                                           bench/ranking-fit.py chooses the ranking's constants on
+#   STAMPED=false bash bench/memory-sets.sh ...  turns without a time of day keep the set's time
+#                                           (default: stamped a second apart in their order)
+#   SESSION_TIMES=true ...                  LoCoMo's turns at their session's time, not a second apart
+#   CLOCK=2026-11-27T00:00:00Z ...          questions asked at that time (default: a day after the
+#                                           conversation's last turn)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
-bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" \
+bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" -Dsets.pool="${POOL:-}" \
+  -Dsets.stamped="${STAMPED:-true}" -Dsets.sessionTimes="${SESSION_TIMES:-false}" \
+  -Dsets.clock="${CLOCK:-}" -Dsets.writers="${WRITERS:-4}" \
   -Dsets.recordUse="${RECORD_USE:-false}" -Dsets.shuffle="${SHUFFLE:-0}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
   | grep -v -E '^WARNING|WARN |INFO '

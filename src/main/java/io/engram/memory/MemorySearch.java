@@ -5,12 +5,10 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
@@ -144,22 +142,45 @@ public final class MemorySearch {
   }
 
   /**
-   * The memories nearest in time to one that occurred at {@code at}: up to {@code side} just
-   * before it and {@code side} just after, within {@code window}, with their distance in steps.
-   * Memories of the very same instant are not neighbours: nothing says which came first.
+   * The memories nearest in time to {@code id}, which occurred at {@code at}: up to {@code side}
+   * just before it and {@code side} just after, within {@code window}, with their distance in
+   * steps. Memories are in the order they occurred, those of one instant in the order they were
+   * written (ids grow with time): a conversation whose client knows only its session's date, and
+   * writes its turns in order, has its turns in their order. But when the memory's own time is
+   * only when it was written (no occurredAt was given: a bulk import of unrelated facts), the
+   * memories of its instant are not its neighbours: nothing says they belong together.
    */
-  public List<Near> neighbours(Filter filter, Instant at, int side, Duration window) {
+  public List<Near> neighbours(Filter filter, String id, Instant at, int side, Duration window) {
     long t = at.toEpochMilli();
+    boolean dated = dated(id, t);
     List<Near> nearest = new ArrayList<>(2 * side);
-    List<String> before = inTime(filter, t - window.toMillis(), t - 1, side, true);
+    Timed self = dated ? new Timed(t, id) : null;
+    List<String> before =
+        inTime(filter, t - window.toMillis(), dated ? t : t - 1, side, true, self);
     for (int i = 0; i < before.size(); i++) {
       nearest.add(new Near(before.get(i), i + 1, false));
     }
-    List<String> after = inTime(filter, t + 1, t + window.toMillis(), side, false);
+    List<String> after =
+        inTime(filter, dated ? t : t + 1, t + window.toMillis(), side, false, self);
     for (int i = 0; i < after.size(); i++) {
       nearest.add(new Near(after.get(i), i + 1, true));
     }
     return nearest;
+  }
+
+  /**
+   * Whether a memory was dated by its writer: it occurred before the millisecond its id was made
+   * in. A memory without an occurredAt occurred when it was written.
+   */
+  static boolean dated(String id, long occurredAt) {
+    return occurredAt < io.engram.platform.Ids.millis(id);
+  }
+
+  /** Memories in time order, those of one instant in the order they were written. */
+  private static Sort inTimeOrder(boolean latestFirst) {
+    return new Sort(
+        new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG, latestFirst),
+        new SortField(MemoryDocument.ID, SortField.Type.STRING, latestFirst));
   }
 
   /**
@@ -190,21 +211,10 @@ public final class MemorySearch {
       List<Timed> around = timed(searcher, query);
       Map<String, List<Near>> neighbours = new LinkedHashMap<>();
       if (around == null) {
-        lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, at, side, window)));
+        lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, id, at, side, window)));
         return neighbours;
       }
-      // Ids are read only for the memories chosen, not for every memory in the windows.
-      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-      Map<Integer, String> ids = new HashMap<>();
-      IntFunction<String> idOfDoc = doc -> ids.computeIfAbsent(doc, d -> {
-        try {
-          return idOf(leaves, d);
-        } catch (IOException e) {
-          throw new UncheckedIOException("memory index search failed", e);
-        }
-      });
-      lenders.forEach(
-          (id, at) -> neighbours.put(id, near(around, at.toEpochMilli(), side, window, idOfDoc)));
+      lenders.forEach((id, at) -> neighbours.put(id, near(around, id, at, side, window)));
       return neighbours;
     });
   }
@@ -212,59 +222,68 @@ public final class MemorySearch {
   /** More memories in the lenders' windows than this: each lender is looked up on its own. */
   static final int NEIGHBOURHOOD = 500;
 
-  /** A memory in time: when it occurred and its document in the searcher's reader. */
-  private record Timed(long at, int doc) {}
+  /** A memory in time: when it occurred and its id (as the index keeps it: read only if chosen). */
+  private record Timed(long at, BytesRef id) implements Comparable<Timed> {
+    Timed(long at, String id) {
+      this(at, new BytesRef(id));
+    }
+
+    @Override
+    public int compareTo(Timed other) {
+      int byTime = Long.compare(at, other.at);
+      return byTime != 0 ? byTime : id.compareTo(other.id);
+    }
+  }
 
   /**
-   * The query's memories in time order (ties in index order, as a sorted search breaks them), or
+   * The query's memories in time order, those of one instant in the order they were written, or
    * null when there are more than {@link #NEIGHBOURHOOD}.
    */
   private static List<Timed> timed(IndexSearcher searcher, Query query) throws IOException {
-    Sort byTime = new Sort(new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG));
-    TopDocs top = searcher.search(query, NEIGHBOURHOOD + 1, byTime);
+    TopDocs top = searcher.search(query, NEIGHBOURHOOD + 1, inTimeOrder(false));
     if (top.scoreDocs.length > NEIGHBOURHOOD) {
       return null;
     }
     List<Timed> timed = new ArrayList<>(top.scoreDocs.length);
     for (ScoreDoc doc : top.scoreDocs) {
-      timed.add(new Timed((Long) ((FieldDoc) doc).fields[0], doc.doc));
+      Object[] fields = ((FieldDoc) doc).fields;
+      timed.add(new Timed((Long) fields[0], (BytesRef) fields[1]));
     }
     return timed;
   }
 
   /**
-   * Up to {@code side} memories just before {@code t} and {@code side} just after, within the
-   * window, from memories in time order: what two sorted searches would give (before: latest
-   * first, ties in index order; after: earliest first), the same instant left out.
+   * What {@link #neighbours} gives, from memories in time order: up to {@code side} memories on
+   * each side of the memory {@code id} at {@code at}, within the window.
    */
   private static List<Near> near(
-      List<Timed> inOrder, long t, int side, Duration window, IntFunction<String> idOf) {
+      List<Timed> inOrder, String id, Instant at, int side, Duration window) {
+    long t = at.toEpochMilli();
+    boolean dated = dated(id, t);
+    Timed self = new Timed(t, id);
+    int index = java.util.Collections.binarySearch(inOrder, self);
+    // Found: the memory itself; else where it would be.
+    int before = index >= 0 ? index - 1 : -index - 2;
+    int after = index >= 0 ? index + 1 : -index - 1;
     List<Near> nearest = new ArrayList<>(2 * side);
-    int firstAtOrAfter = 0;
-    while (firstAtOrAfter < inOrder.size() && inOrder.get(firstAtOrAfter).at() < t) {
-      firstAtOrAfter++;
-    }
-    // Before: groups of one instant from the latest back, each group in index order.
     int steps = 0;
-    int end = firstAtOrAfter;
-    while (end > 0 && steps < side && inOrder.get(end - 1).at() >= t - window.toMillis()) {
-      int start = end - 1;
-      while (start > 0 && inOrder.get(start - 1).at() == inOrder.get(end - 1).at()) {
-        start--;
-      }
-      for (int i = start; i < end && steps < side; i++) {
-        nearest.add(new Near(idOf.apply(inOrder.get(i).doc()), ++steps, false));
-      }
-      end = start;
-    }
-    steps = 0;
-    for (int i = firstAtOrAfter; i < inOrder.size() && steps < side; i++) {
-      Timed next = inOrder.get(i);
-      if (next.at() > t + window.toMillis()) {
+    for (int i = before; i >= 0 && steps < side; i--) {
+      Timed other = inOrder.get(i);
+      if (other.at() < t - window.toMillis()) {
         break;
       }
-      if (next.at() > t) {
-        nearest.add(new Near(idOf.apply(next.doc()), ++steps, true));
+      if (dated || other.at() < t) {
+        nearest.add(new Near(other.id().utf8ToString(), ++steps, false));
+      }
+    }
+    steps = 0;
+    for (int i = after; i < inOrder.size() && steps < side; i++) {
+      Timed other = inOrder.get(i);
+      if (other.at() > t + window.toMillis()) {
+        break;
+      }
+      if (dated || other.at() > t) {
+        nearest.add(new Near(other.id().utf8ToString(), ++steps, true));
       }
     }
     return nearest;
@@ -281,14 +300,33 @@ public final class MemorySearch {
         NumericDocValuesField.newSlowRangeQuery(MemoryDocument.OCCURRED_AT, from, to));
   }
 
-  private List<String> inTime(Filter filter, long from, long to, int k, boolean latestFirst) {
+  /**
+   * The first {@code k} memories that occurred in [from, to] in time order (latest first or
+   * earliest first), those of one instant in write order; with {@code past} (a memory), only those
+   * past that memory in this order.
+   */
+  private List<String> inTime(
+      Filter filter, long from, long to, int k, boolean latestFirst, Timed past) {
     Query query = new BooleanQuery.Builder()
         .add(timeRange(from, to), BooleanClause.Occur.FILTER)
         .add(filterQuery(filter), BooleanClause.Occur.FILTER)
         .build();
-    Sort byTime =
-        new Sort(new SortField(MemoryDocument.OCCURRED_AT, SortField.Type.LONG, latestFirst));
-    return search(query, k, byTime).stream().map(Hit::memoryId).toList();
+    Sort order = inTimeOrder(latestFirst);
+    if (past == null) {
+      return search(query, k, order).stream().map(Hit::memoryId).toList();
+    }
+    return withSearcher(searcher -> {
+      // The memory itself is not past this point: the same fields, a document number no larger.
+      FieldDoc point = new FieldDoc(
+          searcher.getIndexReader().maxDoc() - 1, Float.NaN, new Object[] {past.at(), past.id()});
+      TopDocs top = searcher.searchAfter(point, query, k, order);
+      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+      List<String> ids = new ArrayList<>(top.scoreDocs.length);
+      for (ScoreDoc doc : top.scoreDocs) {
+        ids.add(idOf(leaves, doc.doc));
+      }
+      return ids;
+    });
   }
 
   /**

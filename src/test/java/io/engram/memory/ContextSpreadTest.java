@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Context around a hit, through the HTTP API: the turn after a relevant one rises with it (its
- * explanation names the hit that lent its score), while memories of the same instant, far in
- * time, or outside the caller's boundary do not.
+ * explanation names the hit that lent its score), also when the client dated a session's turns with
+ * the session's time and wrote them in order; memories far in time, outside the caller's boundary,
+ * or written at one instant without a time of their own do not.
  */
 class ContextSpreadTest {
   static TestServer server;
@@ -53,6 +54,7 @@ class ContextSpreadTest {
   void theTurnAfterAHitRisesWithItAndSaysWhy() {
     String hit = at("Here is the watercolour I finished of the harbour at dusk", SESSION);
     String answer = at("Took me three weekends, mostly mornings", SESSION.plusSeconds(1));
+    // Written after the hit and dated the same instant: the next turn of its session.
     String sameInstant = at("Cleaning brushes is the worst chore", SESSION);
     String later = at("Mornings at the gym keep me sane", SESSION.plusSeconds(7200));
 
@@ -67,8 +69,7 @@ class ContextSpreadTest {
     for (JsonNode other : ranked) {
       String lender = other.at("/explanation/contextOf").asText(null);
       if (other.get("id").asText().equals(sameInstant)) {
-        // Of the same instant as the hit, so not its neighbour (only the answer's, a second on).
-        assertThat(lender).isNotEqualTo(hit);
+        assertThat(lender).isEqualTo(hit);
       }
       if (other.get("id").asText().equals(later)) {
         assertThat(lender).isNull(); // two hours on: another session
@@ -77,6 +78,42 @@ class ContextSpreadTest {
     // Only the shipped hybrid ranking spreads; a single mode ranks memories on their own.
     retrieve("How long did the harbour watercolour take?", "lexical")
         .forEach(m -> assertThat(m.at("/explanation/contextOf").isNull()).isTrue());
+  }
+
+  /**
+   * Turns a client dated with their session's time are in the order they were written; memories
+   * written without a time (a bulk import of unrelated facts) occurred when they were written, and
+   * those of one instant are not each other's context.
+   */
+  @Test
+  void aSessionsTurnsAreInWriteOrderButUndatedFactsAreNotContext() {
+    Instant session = Instant.parse("2026-04-02T10:00:00Z");
+    String asks = at("Which trail did you take up the ridge last weekend?", session);
+    String answer = at("The northern one, past the old quarry.", session);
+    List<JsonNode> ranked = retrieve("Which trail up the ridge last weekend?", "hybrid");
+    List<String> ids = ranked.stream().map(m -> m.get("id").asText()).toList();
+    assertThat(ids.get(0)).isEqualTo(asks);
+    assertThat(ranked.get(ids.indexOf(answer)).at("/explanation/contextOf").asText())
+        .isEqualTo(asks);
+
+    // In an organization of their own: a ranking of these facts only.
+    Memories office = Memories.of(
+        server,
+        server.token(server.createOrganization("growth"), null, "memory:read", "memory:write"));
+    String fact = office.remember("The ferry timetable changes every October", Map.of());
+    String unrelated = office.remember("Badges are printed at the front desk", Map.of());
+    List<JsonNode> facts = new ArrayList<>();
+    office
+        .retrieve(Json.write(Map.of("query", "When does the ferry timetable change?", "limit", 10)))
+        .json()
+        .get("memories")
+        .forEach(facts::add);
+    assertThat(facts.getFirst().get("id").asText()).isEqualTo(fact);
+    JsonNode other = facts.stream()
+        .filter(m -> m.get("id").asText().equals(unrelated))
+        .findFirst()
+        .orElseThrow();
+    assertThat(other.at("/explanation/contextOf").asText(null)).isNotEqualTo(fact);
   }
 
   /**

@@ -57,12 +57,15 @@ final class DevelopmentSets {
     List<Conversation> conversations = new ArrayList<>();
     for (JsonNode conversation : root) {
       List<Turn> turns = new ArrayList<>();
+      Instant previous = null;
       for (JsonNode turn : conversation.get("turns")) {
+        Instant time = STAMPED ? stamped(turn.path("time"), previous) : time(turn.path("time"));
         turns.add(new Turn(
             turn.get("id").asText(),
             turn.path("speaker").asText(""),
             turn.get("text").asText(),
-            time(turn.path("time"))));
+            time));
+        previous = time;
       }
       List<Question> questions = new ArrayList<>();
       for (JsonNode question : conversation.get("questions")) {
@@ -82,6 +85,34 @@ final class DevelopmentSets {
       conversations.add(new Conversation(conversation.get("id").asText(), turns, questions));
     }
     return conversations;
+  }
+
+  /**
+   * Turns without a time of day (FriendsQA, QMSum: none; RealMem: a day) are stamped one second
+   * apart in their order, as a client that stamps each message it sends would store them: from noon
+   * of their day, or from {@link #NO_DATE}. Then neighbours in time are neighbours in the
+   * conversation on every set, not only on LoCoMo. {@code -Dsets.stamped=false} reads the times as
+   * the set gives them (every turn of a day at one instant).
+   */
+  static final boolean STAMPED = Boolean.parseBoolean(System.getProperty("sets.stamped", "true"));
+
+  /**
+   * {@code -Dsets.sessionTimes=true}: LoCoMo's turns all at their session's time, as a client that
+   * knows only the session's date would store them (default: a second apart in their order).
+   */
+  static final boolean SESSION_TIMES = Boolean.getBoolean("sets.sessionTimes");
+
+  static final Instant NO_DATE = Instant.parse("2024-01-01T09:00:00Z");
+
+  /** The turn's time, or one second after the previous turn's when it names no later instant. */
+  private static Instant stamped(JsonNode value, Instant previous) {
+    Instant given = time(value);
+    boolean timeOfDay = given != null && value.asText().length() > 10;
+    if (timeOfDay) {
+      return given;
+    }
+    Instant start = given == null ? NO_DATE : given;
+    return previous == null || previous.isBefore(start) ? start : previous.plusSeconds(1);
   }
 
   /** An ISO date or date-time, or null: a day is read as its noon UTC. */
@@ -127,7 +158,7 @@ final class DevelopmentSets {
                   + (turn.has("blip_caption")
                       ? " [shares " + turn.get("blip_caption").asText() + "]"
                       : ""),
-              date.plusSeconds(index)));
+              SESSION_TIMES ? date : date.plusSeconds(index)));
         }
       }
       List<Question> questions = new ArrayList<>();
@@ -138,7 +169,12 @@ final class DevelopmentSets {
           continue;
         }
         Set<String> evidence = new LinkedHashSet<>();
-        qa.get("evidence").forEach(e -> evidence.add(e.asText()));
+        // One entry may name several turns ("D8:6; D9:17").
+        qa.get("evidence").forEach(e -> {
+          for (String turn : e.asText().split(";")) {
+            evidence.add(turn.strip());
+          }
+        });
         questions.add(new Question(
             sample.get("sample_id").asText() + ":" + number,
             qa.get("question").asText(),

@@ -42,6 +42,18 @@ public final class DevelopmentSetsBench {
       : Path.of(System.getProperty("sets.dump"));
 
   static final int DUMPED = 30;
+
+  /**
+   * Where to write every question's candidate pool with the ranking's inputs (-Dsets.pool), or
+   * null: what bench/ranking-fit.py re-ranks to choose the ranking's constants with one data set
+   * left out, without running the sets again for each value.
+   */
+  static final Path POOL = System.getProperty("sets.pool", "").isBlank()
+      ? null
+      : Path.of(System.getProperty("sets.pool"));
+
+  /** The pool asked for: the most a retrieval returns (its candidates are those of 300 hits). */
+  static final int POOLED = RetrievalRequest.MAX_LIMIT;
   /**
    * -Dsets.recordUse=true asks as a client would, every retrieval recorded as a use, and
    * -Dsets.shuffle=SEED asks each group of questions in an order of that seed: the same data in
@@ -50,6 +62,9 @@ public final class DevelopmentSetsBench {
   static final boolean RECORD_USE = Boolean.getBoolean("sets.recordUse");
 
   static final long SHUFFLE = Long.getLong("sets.shuffle", 0);
+
+  /** The server's time when the questions are asked (blank: a day after the last turn). */
+  static final String CLOCK = System.getProperty("sets.clock", "");
   /** The set being run, named in each dumped line. */
   private static volatile String dumping = "";
   /** Questions of another conversation asked of each one when dumping. */
@@ -123,6 +138,7 @@ public final class DevelopmentSetsBench {
         Memories memories =
             Memories.of(server, server.token(org, null, "memory:read", "memory:write"));
         Map<String, String> turnByMemory = new ConcurrentHashMap<>();
+        Map<String, Object[]> timeline = new ConcurrentHashMap<>();
         Map<String, Integer> position = new HashMap<>();
         for (int i = 0; i < conversation.turns().size(); i++) {
           position.put(conversation.turns().get(i).id(), i);
@@ -151,13 +167,31 @@ public final class DevelopmentSetsBench {
           // The clock first: a turn's time may not be in the server's future.
           server.clock.set(clockAfter(conversation.turns().subList(0, Math.max(1, upTo))));
           encode(memories, conversation.turns().subList(encoded, upTo), turnByMemory);
+          for (int t = encoded; t < upTo; t++) {
+            DevelopmentSets.Turn turn = conversation.turns().get(t);
+            timeline.put(turn.id(), new Object[] {
+              t,
+              turn.time() == null ? null : turn.time().toEpochMilli(),
+              turn.text().contains("?")
+            });
+          }
           encoded = Math.max(encoded, upTo);
           List<DevelopmentSets.Question> asked = new ArrayList<>(questions.subList(from, to));
           if (SHUFFLE != 0) {
             java.util.Collections.shuffle(asked, new java.util.Random(SHUFFLE + from));
           }
           ask(memories, conversation.id(), asked, turnByMemory, tally);
+          if (POOL != null) {
+            for (DevelopmentSets.Question question : asked) {
+              pool(memories, conversation.id(), question, upTo, turnByMemory);
+            }
+          }
           from = to;
+        }
+        if (POOL != null) {
+          write(
+              POOL,
+              Map.of("set", dumping, "conversation", conversation.id(), "timeline", timeline));
         }
         if (DUMP != null && conversations.size() > 1) {
           // Questions about another conversation: what a chat unrelated to these memories gets.
@@ -186,6 +220,11 @@ public final class DevelopmentSetsBench {
 
   /** A day after the last turn with a time (questions are asked after the conversation). */
   private static Instant clockAfter(List<DevelopmentSets.Turn> turns) {
+    if (!CLOCK.isBlank()) {
+      // -Dsets.clock=2026-11-27T00:00:00Z: the questions asked long after the conversation, as a
+      // server with a real clock answers a conversation of years ago.
+      return Instant.parse(CLOCK);
+    }
     Instant last = null;
     for (DevelopmentSets.Turn turn : turns) {
       if (turn.time() != null && (last == null || turn.time().isAfter(last))) {
@@ -344,10 +383,15 @@ public final class DevelopmentSetsBench {
     line.put("answer", question.answer());
     line.put("evidence", foreign ? List.of() : List.copyOf(question.evidence()));
     line.put("top", top);
-    synchronized (DUMP) {
+    write(DUMP, line);
+  }
+
+  /** One JSON line appended to a dump. */
+  private static void write(Path file, Map<String, Object> line) {
+    synchronized (file) {
       try {
         Files.writeString(
-            DUMP,
+            file,
             Json.write(line) + "\n",
             java.nio.file.StandardOpenOption.CREATE,
             java.nio.file.StandardOpenOption.APPEND);
@@ -355,6 +399,48 @@ public final class DevelopmentSetsBench {
         throw new java.io.UncheckedIOException(e);
       }
     }
+  }
+
+  /**
+   * With -Dsets.pool=FILE, one JSON line per question: its evidence, how many turns were encoded
+   * when it was asked, and its {@value #POOLED} best memories with every input of their score
+   * (ranks, BM25, similarity, the boosts' matches, activation, confidence, whether the memory asks
+   * something): bench/ranking-fit.py ranks them again with other constants. Each conversation's
+   * turns follow in one line (position, time, whether it asks), for the neighbours in time.
+   */
+  private static void pool(
+      Memories memories,
+      String conversation,
+      DevelopmentSets.Question question,
+      int encoded,
+      Map<String, String> turnByMemory) {
+    JsonNode ranked = retrieve(memories, question.text(), "hybrid", true, POOLED);
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (JsonNode m : ranked) {
+      JsonNode e = m.get("explanation");
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("turn", turnByMemory.get(m.get("id").asText()));
+      row.put("lr", e.at("/lexical/rank").isNumber() ? e.at("/lexical/rank").asInt() : null);
+      row.put("bm25", e.at("/lexical/bm25").asDouble(0));
+      row.put("vr", e.at("/vector/rank").isNumber() ? e.at("/vector/rank").asInt() : null);
+      row.put("sim", e.at("/vector/similarity").asDouble(0));
+      row.put("s", e.get("subjectMatch").asBoolean());
+      row.put("t", e.get("timeMatch").asBoolean());
+      row.put("a", e.get("answerMatch").asBoolean());
+      row.put("act", e.at("/activation/normalized").asDouble());
+      row.put("conf", e.get("confidence").asDouble());
+      row.put("chars", m.get("text").asText().length());
+      rows.add(row);
+    }
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("set", dumping);
+    line.put("conversation", conversation);
+    line.put("question", question.id());
+    line.put("category", question.category());
+    line.put("encoded", encoded);
+    line.put("evidence", List.copyOf(question.evidence()));
+    line.put("rows", rows);
+    write(POOL, line);
   }
 
   static String table(String set, Tally tally, double seconds) {

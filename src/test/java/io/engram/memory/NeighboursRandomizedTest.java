@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The neighbours of several hits found with one search of all their windows are exactly those
- * two sorted searches per hit find: the same memories, the same steps, ties at one instant broken
- * the same way, the hit's own instant left out; also when the windows hold too many memories and
- * each hit is looked up on its own.
+ * two sorted searches per hit find: the same memories, the same steps, memories of one instant in
+ * the order they were written, the hit's own instant left out when its writer gave it no time;
+ * also when the windows hold too many memories and each hit is looked up on its own.
  */
 class NeighboursRandomizedTest {
   private static final String ORG = "org_neighbours";
@@ -39,11 +39,15 @@ class NeighboursRandomizedTest {
       // Clustered in time, many at the same second: sessions of turns and bulk imports.
       for (int i = 0; i < 600; i++) {
         long minute = random.nextInt(8) * 600L + random.nextInt(40);
-        memories.add(fixture.memory(START.plusSeconds(minute * 60 + random.nextInt(3)), random));
+        Instant at = START.plusSeconds(minute * 60 + random.nextInt(3));
+        // Dated by the writer (a session's time) or when written (no time given).
+        memories.add(
+            fixture.memory(at, random.nextBoolean() ? at : at.plusSeconds(86_400), random));
       }
       // A dense stretch: more than the one search takes, so each hit is looked up on its own.
       for (int i = 0; i < MemorySearch.NEIGHBOURHOOD + 20; i++) {
-        memories.add(fixture.memory(START.plus(Duration.ofDays(3)).plusSeconds(i), random));
+        Instant at = START.plus(Duration.ofDays(3)).plusSeconds(i / 4);
+        memories.add(fixture.memory(at, at.plusSeconds(i % 2 * 60), random));
       }
       MemorySearch search = fixture.open(memories);
       MemorySearch.Filter filter =
@@ -61,8 +65,49 @@ class NeighboursRandomizedTest {
         assertThat(together.keySet()).containsExactlyElementsOf(lenders.keySet());
         lenders.forEach((id, at) -> assertThat(together.get(id))
             .as("neighbours of %s at %s, %d a side within %s", id, at, side, window)
-            .containsExactlyElementsOf(search.neighbours(filter, at, side, window)));
+            .containsExactlyElementsOf(search.neighbours(filter, id, at, side, window)));
       }
+    }
+  }
+
+  /**
+   * A session's turns dated with its time are neighbours in the order they were written; facts
+   * written without a time are not the neighbours of others written in the same instant.
+   */
+  @Test
+  void oneInstantIsInWriteOrderOnlyWhenItsWriterGaveTheTime() throws Exception {
+    Random random = new Random(7);
+    try (Fixture fixture = new Fixture()) {
+      Instant session = START.plus(Duration.ofDays(10));
+      Instant imported = session.plus(Duration.ofDays(1));
+      List<MemoryRecord> turns = new ArrayList<>();
+      List<MemoryRecord> facts = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        turns.add(fixture.memory(session, session.plusSeconds(3600 + i), random));
+      }
+      for (int i = 0; i < 5; i++) {
+        facts.add(fixture.memory(imported, imported, random));
+      }
+      List<MemoryRecord> all = new ArrayList<>(turns);
+      all.addAll(facts);
+      MemorySearch search = fixture.open(all);
+      MemorySearch.Filter filter =
+          new MemorySearch.Filter(ORG, AgentScope.ORGANIZATION, null, Set.of(), null, null);
+      Duration window = Duration.ofMinutes(30);
+      MemoryRecord third = turns.get(2);
+      List<MemorySearch.Near> expected = List.of(
+          new MemorySearch.Near(turns.get(1).id(), 1, false),
+          new MemorySearch.Near(turns.get(0).id(), 2, false),
+          new MemorySearch.Near(turns.get(3).id(), 1, true),
+          new MemorySearch.Near(turns.get(4).id(), 2, true));
+      assertThat(search.neighbours(filter, third.id(), session, 2, window))
+          .containsExactlyElementsOf(expected);
+      assertThat(search.neighboursOf(filter, Map.of(third.id(), session), 2, window))
+          .containsEntry(third.id(), expected);
+      MemoryRecord fact = facts.get(2);
+      assertThat(search.neighbours(filter, fact.id(), imported, 2, window)).isEmpty();
+      assertThat(search.neighboursOf(filter, Map.of(fact.id(), imported), 2, window))
+          .containsEntry(fact.id(), List.of());
     }
   }
 
@@ -79,7 +124,8 @@ class NeighboursRandomizedTest {
           .insert(new Organization(ORG, "Neighbours", Plan.GROWTH, null, START, START));
     }
 
-    MemoryRecord memory(Instant at, Random random) {
+    /** A memory that occurred {@code at}, written {@code written} (its id made then). */
+    MemoryRecord memory(Instant at, Instant written, Random random) {
       float[] vector = new float[Embedder.DIMENSIONS];
       double norm = 0;
       for (int i = 0; i < vector.length; i++) {
@@ -96,7 +142,7 @@ class NeighboursRandomizedTest {
           MemoryState.DURABLE,
           MemoryRecord.Origin.encoded(null, new ChangeAuthor(null, null, null)),
           at,
-          at,
+          written,
           vector);
     }
 
