@@ -55,6 +55,18 @@ public final class MemorySearch {
    */
   public record Near(String memoryId, int steps, boolean after) {}
 
+  /**
+   * A memory whose neighbours in time are asked for: its id, when it occurred, and whether its
+   * writer gave that time ({@code dated}) or it is only when the memory was written.
+   */
+  public record Lender(String id, Instant at, boolean dated) {
+    /** A memory is dated when it occurred before it was written (an occurredAt was given). */
+    public static Lender of(MemoryRecord memory) {
+      return new Lender(
+          memory.id(), memory.occurredAt(), memory.occurredAt().isBefore(memory.createdAt()));
+    }
+  }
+
   /** What a search may return: the organization, the agents it sees, and the caller's filters. */
   public record Filter(
       String orgId,
@@ -142,19 +154,19 @@ public final class MemorySearch {
   }
 
   /**
-   * The memories nearest in time to {@code id}, which occurred at {@code at}: up to {@code side}
-   * just before it and {@code side} just after, within {@code window}, with their distance in
-   * steps. Memories are in the order they occurred, those of one instant in the order they were
-   * written (ids grow with time): a conversation whose client knows only its session's date, and
-   * writes its turns in order, has its turns in their order. But when the memory's own time is
-   * only when it was written (no occurredAt was given: a bulk import of unrelated facts), the
-   * memories of its instant are not its neighbours: nothing says they belong together.
+   * The memories nearest in time to the lender: up to {@code side} just before it and {@code side}
+   * just after, within {@code window}, with their distance in steps. Memories are in the order they
+   * occurred, those of one instant in the order they were written (ids grow with time): a
+   * conversation whose client knows only its session's date, and writes its turns in order, has its
+   * turns in their order. But when the lender's time is only when it was written (no occurredAt was
+   * given: a bulk import of unrelated facts), the memories of its instant are not its neighbours:
+   * nothing says they belong together.
    */
-  public List<Near> neighbours(Filter filter, String id, Instant at, int side, Duration window) {
-    long t = at.toEpochMilli();
-    boolean dated = dated(id, t);
+  public List<Near> neighbours(Filter filter, Lender lender, int side, Duration window) {
+    long t = lender.at().toEpochMilli();
+    boolean dated = lender.dated();
     List<Near> nearest = new ArrayList<>(2 * side);
-    Timed self = dated ? new Timed(t, id) : null;
+    Timed self = dated ? new Timed(t, lender.id()) : null;
     List<String> before =
         inTime(filter, t - window.toMillis(), dated ? t : t - 1, side, true, self);
     for (int i = 0; i < before.size(); i++) {
@@ -166,14 +178,6 @@ public final class MemorySearch {
       nearest.add(new Near(after.get(i), i + 1, true));
     }
     return nearest;
-  }
-
-  /**
-   * Whether a memory was dated by its writer: it occurred before the millisecond its id was made
-   * in. A memory without an occurredAt occurred when it was written.
-   */
-  static boolean dated(String id, long occurredAt) {
-    return occurredAt < io.engram.platform.Ids.millis(id);
   }
 
   /** Memories in time order, those of one instant in the order they were written. */
@@ -190,7 +194,7 @@ public final class MemorySearch {
    * is looked up on its own, as before.
    */
   public Map<String, List<Near>> neighboursOf(
-      Filter filter, Map<String, Instant> lenders, int side, Duration window) {
+      Filter filter, List<Lender> lenders, int side, Duration window) {
     if (lenders.isEmpty()) {
       return Map.of();
     }
@@ -198,8 +202,8 @@ public final class MemorySearch {
     // Each window as the one-hit search reads it (points or doc values): a bare point range would
     // also be cached by the searcher's query cache, a bitset of the whole index per window seen
     // twice (measured: 12 MB of heap at 100,000 memories for windows that rarely recur).
-    lenders.values().stream()
-        .map(Instant::toEpochMilli)
+    lenders.stream()
+        .map(lender -> lender.at().toEpochMilli())
         .distinct()
         .forEach(t -> windows.add(
             timeRange(t - window.toMillis(), t + window.toMillis()), BooleanClause.Occur.SHOULD));
@@ -211,10 +215,11 @@ public final class MemorySearch {
       List<Timed> around = timed(searcher, query);
       Map<String, List<Near>> neighbours = new LinkedHashMap<>();
       if (around == null) {
-        lenders.forEach((id, at) -> neighbours.put(id, neighbours(filter, id, at, side, window)));
+        lenders.forEach(
+            lender -> neighbours.put(lender.id(), neighbours(filter, lender, side, window)));
         return neighbours;
       }
-      lenders.forEach((id, at) -> neighbours.put(id, near(around, id, at, side, window)));
+      lenders.forEach(lender -> neighbours.put(lender.id(), near(around, lender, side, window)));
       return neighbours;
     });
   }
@@ -254,13 +259,12 @@ public final class MemorySearch {
 
   /**
    * What {@link #neighbours} gives, from memories in time order: up to {@code side} memories on
-   * each side of the memory {@code id} at {@code at}, within the window.
+   * each side of the lender, within the window.
    */
-  private static List<Near> near(
-      List<Timed> inOrder, String id, Instant at, int side, Duration window) {
-    long t = at.toEpochMilli();
-    boolean dated = dated(id, t);
-    Timed self = new Timed(t, id);
+  private static List<Near> near(List<Timed> inOrder, Lender lender, int side, Duration window) {
+    long t = lender.at().toEpochMilli();
+    boolean dated = lender.dated();
+    Timed self = new Timed(t, lender.id());
     int index = java.util.Collections.binarySearch(inOrder, self);
     // Found: the memory itself; else where it would be.
     int before = index >= 0 ? index - 1 : -index - 2;

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -534,9 +533,9 @@ public final class MemoryService implements AutoCloseable {
     if (hybrid) {
       // Context around the best hits: their neighbours in time join the candidates (scored as
       // any candidate is), then may rise by what the hits lend them.
-      Map<String, Instant> lenders = new LinkedHashMap<>();
-      ContextSpread.lenders(ranked)
-          .forEach(hit -> lenders.put(hit.memory().id(), hit.memory().occurredAt()));
+      List<MemorySearch.Lender> lenders = ContextSpread.lenders(ranked).stream()
+          .map(hit -> MemorySearch.Lender.of(hit.memory()))
+          .toList();
       Map<String, List<MemorySearch.Near>> around =
           index.search().neighboursOf(filter, lenders, ContextSpread.SIDE, ContextSpread.WINDOW);
       Set<String> outside = new LinkedHashSet<>();

@@ -42,28 +42,6 @@ public final class Ids {
     return prefix + "_" + new String(body);
   }
 
-  /**
-   * The millisecond an id was made at (its first ten body characters), or -1 for a string that is
-   * not such an id.
-   */
-  public static long millis(String id) {
-    int body = id.indexOf('_') + 1;
-    if (body == 0 || id.length() < body + TIME_CHARS) {
-      return -1;
-    }
-    long time = 0;
-    for (int i = body; i < body + TIME_CHARS; i++) {
-      int digit = DIGITS.indexOf(id.charAt(i));
-      if (digit < 0) {
-        return -1;
-      }
-      time = (time << 5) | digit;
-    }
-    return time;
-  }
-
-  private static final String DIGITS = new String(ALPHABET);
-
   private static void increment() {
     for (int i = BODY_CHARS - 1; i >= 0; i--) {
       if (++LAST[i] < 32) {

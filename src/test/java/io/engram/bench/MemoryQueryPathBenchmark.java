@@ -216,8 +216,7 @@ public class MemoryQueryPathBenchmark {
     for (ActivationRanker.Ranked hit : ranked.subList(0, Math.min(10, ranked.size()))) {
       found += index
           .search()
-          .neighbours(
-              filter, hit.memory().id(), hit.memory().occurredAt(), 2, Duration.ofMinutes(30))
+          .neighbours(filter, MemorySearch.Lender.of(hit.memory()), 2, Duration.ofMinutes(30))
           .size();
     }
     return found;

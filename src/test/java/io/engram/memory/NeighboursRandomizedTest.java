@@ -53,19 +53,19 @@ class NeighboursRandomizedTest {
       MemorySearch.Filter filter =
           new MemorySearch.Filter(ORG, AgentScope.ORGANIZATION, null, Set.of(), null, null);
       for (int round = 0; round < 60; round++) {
-        Map<String, Instant> lenders = new LinkedHashMap<>();
+        Map<String, MemorySearch.Lender> lenders = new LinkedHashMap<>();
         for (int i = 0; i < 10; i++) {
           MemoryRecord hit = memories.get(random.nextInt(round % 4 == 0 ? memories.size() : 600));
-          lenders.put(hit.id(), hit.occurredAt());
+          lenders.put(hit.id(), MemorySearch.Lender.of(hit));
         }
         int side = 1 + random.nextInt(3);
         Duration window = Duration.ofMinutes(1 + random.nextInt(40));
         Map<String, List<MemorySearch.Near>> together =
-            search.neighboursOf(filter, lenders, side, window);
+            search.neighboursOf(filter, List.copyOf(lenders.values()), side, window);
         assertThat(together.keySet()).containsExactlyElementsOf(lenders.keySet());
-        lenders.forEach((id, at) -> assertThat(together.get(id))
-            .as("neighbours of %s at %s, %d a side within %s", id, at, side, window)
-            .containsExactlyElementsOf(search.neighbours(filter, id, at, side, window)));
+        lenders.forEach((id, lender) -> assertThat(together.get(id))
+            .as("neighbours of %s, %d a side within %s", lender, side, window)
+            .containsExactlyElementsOf(search.neighbours(filter, lender, side, window)));
       }
     }
   }
@@ -100,13 +100,16 @@ class NeighboursRandomizedTest {
           new MemorySearch.Near(turns.get(0).id(), 2, false),
           new MemorySearch.Near(turns.get(3).id(), 1, true),
           new MemorySearch.Near(turns.get(4).id(), 2, true));
-      assertThat(search.neighbours(filter, third.id(), session, 2, window))
-          .containsExactlyElementsOf(expected);
-      assertThat(search.neighboursOf(filter, Map.of(third.id(), session), 2, window))
+      MemorySearch.Lender turn = MemorySearch.Lender.of(third);
+      assertThat(turn.dated()).isTrue();
+      assertThat(search.neighbours(filter, turn, 2, window)).containsExactlyElementsOf(expected);
+      assertThat(search.neighboursOf(filter, List.of(turn), 2, window))
           .containsEntry(third.id(), expected);
       MemoryRecord fact = facts.get(2);
-      assertThat(search.neighbours(filter, fact.id(), imported, 2, window)).isEmpty();
-      assertThat(search.neighboursOf(filter, Map.of(fact.id(), imported), 2, window))
+      MemorySearch.Lender undated = MemorySearch.Lender.of(fact);
+      assertThat(undated.dated()).isFalse();
+      assertThat(search.neighbours(filter, undated, 2, window)).isEmpty();
+      assertThat(search.neighboursOf(filter, List.of(undated), 2, window))
           .containsEntry(fact.id(), List.of());
     }
   }
