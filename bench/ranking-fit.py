@@ -11,11 +11,14 @@ mean hit@10 of the others, hit@5 and hit@20 breaking near ties) and scores the f
 out, beside the shipped constants. Only the constants that act on a pool can be chosen here: the
 weight of a subject's name inside BM25 changes the pool itself (measure it with RANKING=).
 
-  python3 bench/ranking-fit.py POOL.jsonl [--check] [--fit] [--try name=value,...]
+  python3 bench/ranking-fit.py POOL.jsonl [--check] [--each [name ...]] [--fit] [--learn]
+                                          [--try name=value,...]
 
 --check prints the shipped constants' figures (compare with bench/memory-sets.sh's own, which
-these approximate: production asks 50 hits of each search, the pool 300); --fit the table of one
-set left out; --try the figures of other constants.
+these approximate: production asks 50 hits of each search, the pool 300); --each chooses one
+constant at a time with one set left out; --fit all of them together; --learn fits a listwise
+logistic model of the same signals instead (a learned combination); --try gives the figures of
+other constants. docs/benchmarks.md has what each gave.
 """
 import json
 import sys
@@ -23,10 +26,14 @@ from collections import defaultdict
 
 import numpy as np
 
+# io.engram.memory.RankingWeights.SHIPPED, then variants the server does not have, each at the
+# value that leaves the shipped ranking unchanged: fusion (a share of reciprocal-rank fusion in the
+# match), length (a prior for longer memories), field (lend a share of what a hit stands above the
+# tenth score), lentPlaces (at most that many lent scores count), perLender (neighbours a lender
+# lends to).
 SHIPPED = dict(lexical=0.4, subject=0.15, time=0.3, answerType=0.3, activation=0.2,
                confidence=0.1, spreadShare=0.85, spreadStep=0.8, answerLend=0.9, fusion=0.0,
-               length=0.0, field=0.0, lentPlaces=40,
-               perLender=4)
+               length=0.0, field=0.0, lentPlaces=40, perLender=4)
 GRID = dict(
     lexical=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6],
     subject=[0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4],
