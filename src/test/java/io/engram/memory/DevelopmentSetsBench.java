@@ -373,17 +373,24 @@ public final class DevelopmentSetsBench {
       }
       top.add(row);
     }
-    Map<String, Object> line = new LinkedHashMap<>();
-    line.put("set", dumping);
-    line.put("conversation", conversation);
-    line.put("question", question.id());
-    line.put("category", question.category());
+    Map<String, Object> line = questionLine(conversation, question);
     line.put("foreign", foreign);
     line.put("query", question.text());
     line.put("answer", question.answer());
     line.put("evidence", foreign ? List.of() : List.copyOf(question.evidence()));
     line.put("top", top);
     write(DUMP, line);
+  }
+
+  /** A dumped line's first fields: which set, conversation and question it is about. */
+  private static Map<String, Object> questionLine(
+      String conversation, DevelopmentSets.Question question) {
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("set", dumping);
+    line.put("conversation", conversation);
+    line.put("question", question.id());
+    line.put("category", question.category());
+    return line;
   }
 
   /** One JSON line appended to a dump. */
@@ -432,11 +439,7 @@ public final class DevelopmentSetsBench {
       row.put("chars", m.get("text").asText().length());
       rows.add(row);
     }
-    Map<String, Object> line = new LinkedHashMap<>();
-    line.put("set", dumping);
-    line.put("conversation", conversation);
-    line.put("question", question.id());
-    line.put("category", question.category());
+    Map<String, Object> line = questionLine(conversation, question);
     line.put("encoded", encoded);
     line.put("evidence", List.copyOf(question.evidence()));
     line.put("rows", rows);
