@@ -315,22 +315,9 @@ public final class MemorySearch {
         .add(timeRange(from, to), BooleanClause.Occur.FILTER)
         .add(filterQuery(filter), BooleanClause.Occur.FILTER)
         .build();
-    Sort order = inTimeOrder(latestFirst);
-    if (past == null) {
-      return search(query, k, order).stream().map(Hit::memoryId).toList();
-    }
-    return withSearcher(searcher -> {
-      // The memory itself is not past this point: the same fields, a document number no larger.
-      FieldDoc point = new FieldDoc(
-          searcher.getIndexReader().maxDoc() - 1, Float.NaN, new Object[] {past.at(), past.id()});
-      TopDocs top = searcher.searchAfter(point, query, k, order);
-      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-      List<String> ids = new ArrayList<>(top.scoreDocs.length);
-      for (ScoreDoc doc : top.scoreDocs) {
-        ids.add(idOf(leaves, doc.doc));
-      }
-      return ids;
-    });
+    return search(query, k, inTimeOrder(latestFirst), past).stream()
+        .map(Hit::memoryId)
+        .toList();
   }
 
   /**
@@ -356,13 +343,24 @@ public final class MemorySearch {
   }
 
   private List<Hit> search(Query query, int k) {
-    return search(query, k, null);
+    return search(query, k, null, null);
   }
 
-  /** The top {@code k} by score, or in {@code order} when one is given. */
-  private List<Hit> search(Query query, int k, Sort order) {
+  /**
+   * The top {@code k} by score, or in {@code order} when one is given; with {@code past} (a memory,
+   * in an order by time and id), only those past it in that order.
+   */
+  private List<Hit> search(Query query, int k, Sort order, Timed past) {
     return withSearcher(searcher -> {
-      TopDocs top = order == null ? searcher.search(query, k) : searcher.search(query, k, order);
+      TopDocs top;
+      if (past != null) {
+        // The memory itself is not past this point: the same fields, a document number no larger.
+        FieldDoc point = new FieldDoc(
+            searcher.getIndexReader().maxDoc() - 1, Float.NaN, new Object[] {past.at(), past.id()});
+        top = searcher.searchAfter(point, query, k, order);
+      } else {
+        top = order == null ? searcher.search(query, k) : searcher.search(query, k, order);
+      }
       List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
       List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
       for (ScoreDoc doc : top.scoreDocs) {

@@ -27,10 +27,21 @@ public record UseHistory(
 
   /** The summary of a full list of uses (any order), as if they had been added one by one. */
   public static UseHistory of(List<Use> all) {
+    return of(all, (history, use) -> true);
+  }
+
+  /**
+   * The same, adding in time order only the uses {@code counted} accepts given the history so far
+   * (the first always counts).
+   */
+  public static UseHistory of(
+      List<Use> all, java.util.function.BiPredicate<UseHistory, Use> counted) {
     List<Use> sorted = all.stream().sorted(Comparator.comparing(Use::at)).toList();
     UseHistory history = first(sorted.getFirst().kind(), sorted.getFirst().at());
     for (Use use : sorted.subList(1, sorted.size())) {
-      history = history.plus(use.kind(), use.at());
+      if (counted.test(history, use)) {
+        history = history.plus(use.kind(), use.at());
+      }
     }
     return history;
   }

@@ -163,18 +163,9 @@ final class UseRecorder implements AutoCloseable {
    * undo): what feeds activation, in time order, massed answers counted once, as recorded.
    */
   static UseHistory history(List<UseHistory.Use> all) {
-    List<UseHistory.Use> feeding = all.stream()
-        .filter(use -> use.kind().feedsActivation())
-        .sorted(java.util.Comparator.comparing(UseHistory.Use::at))
-        .toList();
-    UseHistory history =
-        UseHistory.first(feeding.getFirst().kind(), feeding.getFirst().at());
-    for (UseHistory.Use use : feeding.subList(1, feeding.size())) {
-      if (!massed(history, use.kind(), use.at())) {
-        history = history.plus(use.kind(), use.at());
-      }
-    }
-    return history;
+    return UseHistory.of(
+        all.stream().filter(use -> use.kind().feedsActivation()).toList(),
+        (history, use) -> !massed(history, use.kind(), use.at()));
   }
 
   static final java.time.Duration SPACING = java.time.Duration.ofHours(1);
