@@ -82,7 +82,8 @@ public final class StorageUsage {
   public java.util.Set<String> organizationsKeeping() {
     return new java.util.HashSet<>(
         db.read(h -> h.createQuery("""
-            SELECT org_id FROM storage_files UNION SELECT org_id FROM conversation_exchanges
+            SELECT org_id FROM storage_files
+            UNION SELECT org_id FROM conversation_history_totals WHERE exchanges > 0
             UNION SELECT org_id FROM memories""").mapTo(String.class).list()));
   }
 
@@ -135,8 +136,9 @@ public final class StorageUsage {
 
   private static Map<DataClass, Long> files(Handle h, String orgId) {
     Map<DataClass, Long> bytes = new EnumMap<>(DataClass.class);
+    // Kept per instance by the database's triggers (V27): one row per instance, not every exchange.
     long history = h.createQuery(
-            "SELECT COALESCE(SUM(bytes), 0) FROM conversation_exchanges WHERE org_id = :org")
+            "SELECT COALESCE(SUM(bytes), 0) FROM conversation_history_totals WHERE org_id = :org")
         .bind("org", orgId)
         .mapTo(Long.class)
         .one();

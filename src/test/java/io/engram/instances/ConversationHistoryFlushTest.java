@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A flush of conversation history on a real database, when the database refuses one exchange for
  * what it holds (here a missing model, which the column does not allow): the others of its batch
- * are kept, that one alone is dropped and counted, and the next flush does not try it again.
+ * are kept, that one alone is dropped and counted, and the next flush does not try it again; and
+ * the organization's storage counts what is kept, no more and no less.
  */
 class ConversationHistoryFlushTest {
 
@@ -72,6 +73,23 @@ class ConversationHistoryFlushTest {
         .extracting(stored -> stored.answered().answer())
         .containsExactlyInAnyOrder(
             "answer 0", "answer 1", "answer 2", "answer 4", "answer 5", "answer 6", "later");
+
+    // The organization's storage reads the totals the database keeps beside the rows: equal to the
+    // rows' sum after a batch split by a refusal (its rolled-back halves counted nothing) and after
+    // a deletion.
+    StorageUsage storage = new StorageUsage(db, () -> 0);
+    assertThat(storage.kept(org.id())).isEqualTo(summed(db, org)).isPositive();
+    history.delete(instance, history.page(instance, null, 1).getFirst().id());
+    assertThat(storage.kept(org.id())).isEqualTo(summed(db, org));
+    assertThat(storage.organizationsKeeping()).contains(org.id());
+  }
+
+  private static long summed(Database db, Organization org) {
+    return db.read(h -> h.createQuery(
+            "SELECT COALESCE(SUM(bytes), 0) FROM conversation_exchanges WHERE org_id = :org")
+        .bind("org", org.id())
+        .mapTo(Long.class)
+        .one());
   }
 
   private static ConversationHistory.Answered exchange(String model, String answer) {
