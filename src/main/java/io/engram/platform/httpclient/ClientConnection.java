@@ -6,28 +6,98 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** One socket to the origin: writes a request, reads a response head, and lends its input to a body. */
+/**
+ * One socket to the origin: writes a request, reads a response head, and lends its input to a
+ * body. Every read that waits for the socket is bounded by the read timeout in force, kept by
+ * {@link ReadDeadlines} (the socket itself has none).
+ */
 final class ClientConnection {
   static final int MAX_LINE = 16 * 1024;
   static final int MAX_HEADERS = 200;
 
   private final Socket socket;
+  /** The TCP socket under a TLS one (or the socket itself): closed to end a read that timed out. */
+  private final Socket transport;
+
   private final int readTimeoutMillis;
   private final InputStream in;
   private final OutputStream out;
   private boolean received;
   private long idleSince;
+  /** The read timeout in force (0: none); the client's, or a request's own for a while. */
+  private volatile int timeoutMillis;
+  /** When the read waiting now expires ({@link System#nanoTime}); 0 while no read waits. */
+  private volatile long readDeadline;
 
-  ClientConnection(Socket socket, int readTimeoutMillis) throws IOException {
+  private volatile boolean timedOut;
+
+  ClientConnection(Socket socket, Socket transport, int readTimeoutMillis) throws IOException {
     this.socket = socket;
+    this.transport = transport;
     this.readTimeoutMillis = readTimeoutMillis;
-    this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+    this.timeoutMillis = readTimeoutMillis;
+    this.in = new BufferedInputStream(new Timed(socket.getInputStream()), 16 * 1024);
     this.out = socket.getOutputStream();
+    ReadDeadlines.watch(this);
+  }
+
+  /** The socket's input, each read given the timeout in force. */
+  private final class Timed extends InputStream {
+    private final InputStream socketInput;
+
+    Timed(InputStream socketInput) {
+      this.socketInput = socketInput;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      int timeout = timeoutMillis;
+      if (timeout > 0) {
+        readDeadline = Math.max(1, System.nanoTime() + timeout * 1_000_000L);
+      }
+      try {
+        return socketInput.read(buffer, offset, length);
+      } catch (IOException e) {
+        if (timedOut) {
+          throw new SocketTimeoutException("Read timed out (no byte within " + timeout + " ms)");
+        }
+        throw e;
+      } finally {
+        readDeadline = 0;
+      }
+    }
+
+    @Override
+    public int available() throws IOException {
+      return socketInput.available();
+    }
+  }
+
+  /** The watchdog's check: a read waiting past its deadline ends, as a timeout, by the close. */
+  void closeIfReadExpired(long now) {
+    long deadline = readDeadline;
+    if (deadline != 0 && now - deadline > 0) {
+      timedOut = true;
+      ReadDeadlines.forget(this);
+      // The TCP socket, not a TLS one: closing TLS writes its close message, which must not wait.
+      try {
+        transport.close();
+      } catch (IOException ignored) {
+        // Closed already: the read ends either way.
+      }
+    }
   }
 
   void write(byte[] head, byte[] body) throws IOException {
@@ -111,13 +181,13 @@ final class ClientConnection {
     return null;
   }
 
-  /** A shorter read timeout for a moment (waiting for the rest of a body), then {@link #restoreReadTimeout}. */
-  void readTimeout(int millis) throws IOException {
-    socket.setSoTimeout(millis);
+  /** Another read timeout for a while (a request's own, the wait for the rest of a body). */
+  void readTimeout(int millis) {
+    timeoutMillis = millis;
   }
 
-  void restoreReadTimeout() throws IOException {
-    socket.setSoTimeout(readTimeoutMillis);
+  void restoreReadTimeout() {
+    timeoutMillis = readTimeoutMillis;
   }
 
   InputStream input() {
@@ -134,6 +204,7 @@ final class ClientConnection {
 
   /** Closes the socket; from another thread, this makes a blocked read fail at once. */
   void close() {
+    ReadDeadlines.forget(this);
     try {
       socket.close();
     } catch (IOException ignored) {

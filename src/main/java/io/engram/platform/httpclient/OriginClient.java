@@ -19,8 +19,8 @@ import javax.net.ssl.SSLSocketFactory;
  * connections. It replaces {@code java.net.http.HttpClient} on the relay path, where that client's
  * asynchronous machinery (schedulers, selector hand-offs, a timer per request) was the largest
  * share of the gateway's CPU time per request (docs/decisions.md). Calls block on virtual threads;
- * the socket's read timeout is the one timer: it bounds the wait for the answer and every silence
- * inside a streamed body.
+ * the read timeout is the one timer: it bounds the wait for the answer and every silence inside a
+ * streamed body (kept by {@link ReadDeadlines}, not by the socket).
  */
 public final class OriginClient implements AutoCloseable {
   static final int MAX_IDLE_CONNECTIONS = 64;
@@ -157,6 +157,7 @@ public final class OriginClient implements AutoCloseable {
 
   private ClientConnection open() throws IOException {
     Socket socket = new Socket();
+    Socket transport = socket;
     try {
       socket.setTcpNoDelay(true);
       socket.setKeepAlive(true);
@@ -170,9 +171,9 @@ public final class OriginClient implements AutoCloseable {
         secure.startHandshake();
         socket = secure;
       }
-      socket.setSoTimeout(readTimeoutMillis);
+      socket.setSoTimeout(0); // the handshake's; reads are bounded by ReadDeadlines
       opened.incrementAndGet();
-      return new ClientConnection(socket, readTimeoutMillis);
+      return new ClientConnection(socket, transport, readTimeoutMillis);
     } catch (IOException e) {
       socket.close();
       throw new UnreachableException(host + ":" + port, e);
@@ -186,13 +187,7 @@ public final class OriginClient implements AutoCloseable {
       connection.close();
       return;
     }
-    try {
-      connection.restoreReadTimeout(); // a request may have had its own
-    } catch (IOException e) {
-      idleCount.decrementAndGet();
-      connection.close();
-      return;
-    }
+    connection.restoreReadTimeout(); // a request may have had its own
     connection.markIdle();
     idle.offerFirst(connection);
     if (closed) {

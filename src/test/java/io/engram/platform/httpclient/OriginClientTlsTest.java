@@ -85,6 +85,16 @@ class OriginClientTlsTest {
       exchange.getResponseBody().write(body);
       exchange.close();
     });
+    server.createContext("/v1/silent", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      try {
+        Thread.sleep(3_000); // answers nothing within the client's read timeout
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.close();
+    });
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
   }
 
@@ -107,6 +117,27 @@ class OriginClientTlsTest {
         }
       }
       assertThat(client.connectionsOpened()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * The read timeout ends a read that waits on a TLS connection as on a plain one: the watchdog
+   * closes the TCP socket under it, and closing does not wait for the silent peer.
+   */
+  @Test
+  void aSilentTlsOriginTimesOutWithinTheReadTimeout() throws Exception {
+    URI origin = URI.create("https://127.0.0.1:" + server.getAddress().getPort());
+    try (OriginClient client = new OriginClient(
+        origin, Duration.ofSeconds(5), Duration.ofMillis(300), trusting.getSocketFactory())) {
+      long started = System.nanoTime();
+      assertThatThrownBy(() -> client.send("POST", "/v1/silent", new String[0], new byte[0]))
+          .isInstanceOf(java.net.SocketTimeoutException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .isBetween(Duration.ofMillis(250), Duration.ofMillis(2_000));
+      try (ClientResponse response = client.send(
+          "POST", "/v1/echo", new String[0], "again".getBytes(StandardCharsets.UTF_8))) {
+        assertThat(response.status()).isEqualTo(200);
+      }
     }
   }
 
