@@ -120,6 +120,7 @@ public final class Engram implements AutoCloseable {
     long maxBody = config.server().maxBodyBytes();
     services.cluster().registerMetrics(metrics.registry());
     Embedder.shared(config.inference().modelCacheDir()).registerMetrics(metrics.registry());
+    database.statements().registerMetrics(metrics.registry());
     opened.add(new SettingsModule(
         services.configs(), services.cluster(), database.kind() == Database.Kind.POSTGRESQL));
     Network network =

@@ -29,6 +29,9 @@ public interface Database extends AutoCloseable {
   /** Runs work in one transaction; committed (and durable) when this returns. */
   <R> R write(Work<R> work);
 
+  /** The statements it ran, on requests and in the background. */
+  Statements statements();
+
   /** True when the database answers a trivial query. */
   boolean isReachable();
 

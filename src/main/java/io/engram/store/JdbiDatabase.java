@@ -10,10 +10,19 @@ abstract class JdbiDatabase implements Database {
   /** Null for an embedded database, which cannot be away. */
   private final Reachability reachability;
 
+  private final Statements statements = new Statements();
+
   JdbiDatabase(Jdbi reader, Jdbi writer, Reachability reachability) {
     this.reader = reader;
     this.writer = writer;
     this.reachability = reachability;
+    reader.setSqlLogger(statements);
+    writer.setSqlLogger(statements);
+  }
+
+  @Override
+  public Statements statements() {
+    return statements;
   }
 
   @Override

@@ -18,6 +18,14 @@ import org.sqlite.SQLiteDataSource;
  * survive a killed process and a power loss.
  */
 public final class SqliteDatabase extends JdbiDatabase {
+  /**
+   * The database file is read through a memory mapping up to this size, shared by every
+   * connection through the operating system's page cache: without it each connection copies the
+   * pages it reads into its own cache (2 MB by default, reset whenever another connection has
+   * written), and a memory-on chat's rows (about a hundred, anywhere in the file) were a read()
+   * call each (docs/benchmarks.md, issue 43).
+   */
+  static final long MMAP_BYTES = 1L << 30;
 
   private final HikariDataSource writerPool;
   private final HikariDataSource readerPool;
@@ -55,6 +63,7 @@ public final class SqliteDatabase extends JdbiDatabase {
     sqlite.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
     sqlite.setBusyTimeout(30_000);
     sqlite.enforceForeignKeys(true);
+    sqlite.setPragma(SQLiteConfig.Pragma.MMAP_SIZE, String.valueOf(MMAP_BYTES));
     sqlite.setTransactionMode(mode);
     SQLiteDataSource dataSource = new SQLiteDataSource(sqlite);
     dataSource.setUrl(url);

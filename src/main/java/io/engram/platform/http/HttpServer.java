@@ -1,6 +1,7 @@
 package io.engram.platform.http;
 
 import io.engram.platform.Ids;
+import io.engram.platform.Serving;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
@@ -127,6 +128,7 @@ public final class HttpServer {
   }
 
   private static void beginRequest(Context ctx) {
+    Serving.begin();
     ctx.attribute(STARTED_AT, System.nanoTime());
     String incoming = ctx.header("X-Request-Id");
     String requestId = incoming != null && CLIENT_REQUEST_ID.matcher(incoming).matches()
@@ -177,6 +179,7 @@ public final class HttpServer {
   }
 
   private static void endRequest(Context ctx, HttpMetrics metrics) {
+    Serving.end();
     Long startedAt = ctx.attribute(STARTED_AT);
     long duration = startedAt == null ? 0 : System.nanoTime() - startedAt;
     String route = routeTemplate(ctx);
