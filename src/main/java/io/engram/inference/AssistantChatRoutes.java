@@ -19,10 +19,8 @@ import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Chat as one of the organization's assistants: {@code POST /v1/assistants/{assistantId}/chat/
@@ -52,15 +50,14 @@ public final class AssistantChatRoutes implements RouteModule {
       Gateway gateway,
       AssistantService assistants,
       CapabilityExecutor executor,
-      ScheduledExecutorService keepAlives,
-      Duration keepAlive,
+      KeepAlives keepAlives,
       Clock clock,
       long maxBodyBytes,
       int maxSteps) {
     this.gateway = gateway;
     this.assistants = assistants;
     this.executor = executor;
-    this.responder = new ChatResponder(keepAlives, keepAlive);
+    this.responder = new ChatResponder(keepAlives);
     this.clock = clock;
     this.maxBodyBytes = maxBodyBytes;
     this.maxSteps = maxSteps;

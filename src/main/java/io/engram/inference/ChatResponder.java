@@ -6,8 +6,6 @@ import io.engram.inference.engine.TokenSink;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Responses;
 import io.javalin.http.Context;
-import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,12 +18,10 @@ import org.slf4j.LoggerFactory;
 final class ChatResponder {
   private static final Logger LOG = LoggerFactory.getLogger(ChatResponder.class);
 
-  private final ScheduledExecutorService keepAlives;
-  private final Duration keepAlive;
+  private final KeepAlives keepAlives;
 
-  ChatResponder(ScheduledExecutorService keepAlives, Duration keepAlive) {
+  ChatResponder(KeepAlives keepAlives) {
     this.keepAlives = keepAlives;
-    this.keepAlive = keepAlive;
   }
 
   void respond(
@@ -48,7 +44,7 @@ final class ChatResponder {
           Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens()));
       return;
     }
-    try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
+    try (EventStream events = new EventStream(ctx, keepAlives)) {
       StreamingReply reply = new StreamingReply(events, header, includeUsage);
       try {
         Gateway.Outcome outcome = generate.apply(DeploymentHeaders.around(ctx, reply));

@@ -5,10 +5,6 @@ import io.javalin.http.Context;
 import jakarta.servlet.ServletOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,20 +18,17 @@ final class EventStream implements AutoCloseable {
   private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
 
   private final Context ctx;
-  private final ScheduledExecutorService scheduler;
-  private final Duration keepAlive;
+  private final KeepAlives keepAlives;
   private ServletOutputStream out;
-  private ScheduledFuture<?> keepAliveTask;
   private final ReentrantLock writing = new ReentrantLock();
   private final AtomicBoolean keepAliveRunning = new AtomicBoolean();
   private volatile long lastWrite;
   private volatile boolean gone;
   private volatile Runnable onGone = () -> {};
 
-  EventStream(Context ctx, ScheduledExecutorService scheduler, Duration keepAlive) {
+  EventStream(Context ctx, KeepAlives keepAlives) {
     this.ctx = ctx;
-    this.scheduler = scheduler;
-    this.keepAlive = keepAlive;
+    this.keepAlives = keepAlives;
   }
 
   /** Sends the status and headers; from here on, failures are reported inside the stream. */
@@ -51,9 +44,7 @@ final class EventStream implements AutoCloseable {
       throw gone(e);
     }
     lastWrite = System.nanoTime();
-    long period = Math.max(100, keepAlive.toMillis() / 4);
-    keepAliveTask =
-        scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
+    keepAlives.watch(this);
   }
 
   boolean isOpen() {
@@ -96,12 +87,12 @@ final class EventStream implements AutoCloseable {
   }
 
   /**
-   * Runs on the timer thread every stream shares, so it must never block there: the write goes
+   * Runs on the timer thread every stream shares ({@link KeepAlives}), so it must never block there: the write goes
    * to a virtual thread, and is skipped while another write is in progress (a slow reader is not
    * silent, and a second write behind it would only wait too).
    */
-  private void keepAlive() {
-    if (System.nanoTime() - lastWrite < keepAlive.toNanos()
+  void keepAlive() {
+    if (System.nanoTime() - lastWrite < keepAlives.interval().toNanos()
         || !keepAliveRunning.compareAndSet(false, true)) {
       return;
     }
@@ -134,8 +125,6 @@ final class EventStream implements AutoCloseable {
 
   @Override
   public void close() {
-    if (keepAliveTask != null) {
-      keepAliveTask.cancel(false);
-    }
+    keepAlives.forget(this);
   }
 }

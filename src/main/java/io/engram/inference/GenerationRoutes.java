@@ -11,9 +11,7 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.javalin.http.Context;
-import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The generation routes: chat completions (organization and agent boundary) and text completions,
@@ -32,11 +30,10 @@ public final class GenerationRoutes implements RouteModule {
   private final long maxBodyBytes;
   private final ChatResponder responder;
 
-  public GenerationRoutes(
-      Gateway gateway, long maxBodyBytes, ScheduledExecutorService keepAlives, Duration keepAlive) {
+  public GenerationRoutes(Gateway gateway, long maxBodyBytes, KeepAlives keepAlives) {
     this.gateway = gateway;
     this.maxBodyBytes = maxBodyBytes;
-    this.responder = new ChatResponder(keepAlives, keepAlive);
+    this.responder = new ChatResponder(keepAlives);
   }
 
   @Override

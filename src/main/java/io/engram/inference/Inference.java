@@ -62,7 +62,9 @@ public final class Inference implements Module {
   private final Embedder embedder;
   private final List<AutoCloseable> engines;
   private final ScheduledExecutorService keepAlives;
-  private final Duration keepAlive;
+  /** Every open event stream's keep-alives, from one task on the stream timer. */
+  private final KeepAlives streamKeepAlives;
+
   private final EngramConfig.WebSocketSettings webSockets;
   private final OrganizationConfigs configs;
   private final ResponseStore responses;
@@ -85,7 +87,6 @@ public final class Inference implements Module {
     this.uploads = uploads;
     this.embedder = embedder;
     this.engines = engines;
-    this.keepAlive = keepAlive;
     this.webSockets = webSockets;
     this.configs = configs;
     this.responses = responses;
@@ -93,6 +94,7 @@ public final class Inference implements Module {
     // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
     this.keepAlives = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("stream-timers").factory());
+    this.streamKeepAlives = new KeepAlives(keepAlives, keepAlive);
   }
 
   /**
@@ -306,18 +308,17 @@ public final class Inference implements Module {
     sockets = new ChatSockets(
         gateway, access.sockets(), webSockets, configs, gateway.limits().slots(), keepAlives);
     return List.of(
-        new GenerationRoutes(gateway, maxBodyBytes, keepAlives, keepAlive),
+        new GenerationRoutes(gateway, maxBodyBytes, streamKeepAlives),
         new AssistantChatRoutes(
             gateway,
             assistants.service(),
             assistants.executor(),
-            keepAlives,
-            keepAlive,
+            streamKeepAlives,
             clock,
             maxBodyBytes,
             assistants.maxSteps()),
-        new ResponsesRoutes(gateway, responses, maxBodyBytes, keepAlives, keepAlive, clock),
-        new MessagesRoutes(gateway, maxBodyBytes, keepAlives, keepAlive, clock),
+        new ResponsesRoutes(gateway, responses, maxBodyBytes, streamKeepAlives, clock),
+        new MessagesRoutes(gateway, maxBodyBytes, streamKeepAlives, clock),
         new ModelRoutes(
             gateway.catalog(),
             List.of(EmbeddingRoutes.card(started)),

@@ -22,10 +22,8 @@ import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,20 +40,13 @@ final class MessagesRoutes implements RouteModule {
 
   private final Gateway gateway;
   private final long maxBodyBytes;
-  private final ScheduledExecutorService keepAlives;
-  private final Duration keepAlive;
+  private final KeepAlives keepAlives;
   private final Clock clock;
 
-  MessagesRoutes(
-      Gateway gateway,
-      long maxBodyBytes,
-      ScheduledExecutorService keepAlives,
-      Duration keepAlive,
-      Clock clock) {
+  MessagesRoutes(Gateway gateway, long maxBodyBytes, KeepAlives keepAlives, Clock clock) {
     this.gateway = gateway;
     this.maxBodyBytes = maxBodyBytes;
     this.keepAlives = keepAlives;
-    this.keepAlive = keepAlive;
     this.clock = clock;
   }
 
@@ -107,7 +98,7 @@ final class MessagesRoutes implements RouteModule {
 
   private void stream(
       Context ctx, Principal caller, Gateway.Prepared prepared, String id, String model) {
-    try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
+    try (EventStream events = new EventStream(ctx, keepAlives)) {
       MessageStream sink = new MessageStream(events, message(id, model), prepared.promptTokens());
       try {
         Gateway.Outcome outcome =

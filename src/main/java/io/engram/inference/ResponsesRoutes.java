@@ -20,13 +20,11 @@ import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,22 +40,15 @@ public final class ResponsesRoutes implements RouteModule {
   private final Gateway gateway;
   private final ResponseStore store;
   private final long maxBodyBytes;
-  private final ScheduledExecutorService keepAlives;
-  private final Duration keepAlive;
+  private final KeepAlives keepAlives;
   private final Clock clock;
 
   ResponsesRoutes(
-      Gateway gateway,
-      ResponseStore store,
-      long maxBodyBytes,
-      ScheduledExecutorService keepAlives,
-      Duration keepAlive,
-      Clock clock) {
+      Gateway gateway, ResponseStore store, long maxBodyBytes, KeepAlives keepAlives, Clock clock) {
     this.gateway = gateway;
     this.store = store;
     this.maxBodyBytes = maxBodyBytes;
     this.keepAlives = keepAlives;
-    this.keepAlive = keepAlive;
     this.clock = clock;
   }
 
@@ -191,7 +182,7 @@ public final class ResponsesRoutes implements RouteModule {
       ResponsesRequest request,
       ResponseObjects.Ids ids,
       List<ChatMessage> conversation) {
-    try (EventStream events = new EventStream(ctx, keepAlives, keepAlive)) {
+    try (EventStream events = new EventStream(ctx, keepAlives)) {
       ResponseStream sink = new ResponseStream(events, ids, request);
       try {
         Gateway.Outcome outcome =
