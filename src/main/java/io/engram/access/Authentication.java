@@ -16,6 +16,9 @@ public final class Authentication {
   /** The header Anthropic's clients carry their key in. */
   static final String API_KEY_HEADER = "x-api-key";
 
+  /** Between the scheme and the credential (compiled once: every request reads it). */
+  private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile("\\s+");
+
   private final CredentialService credentials;
   private final SessionService sessions;
 
@@ -27,7 +30,7 @@ public final class Authentication {
   Principal resolve(Context ctx) {
     String authorization = ctx.header("Authorization");
     if (authorization != null) {
-      String[] parts = authorization.trim().split("\\s+", 2);
+      String[] parts = SPACES.split(authorization.trim(), 2);
       if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer") || parts[1].isBlank()) {
         throw ApiException.unauthorized(
             "invalid_api_key", "The Authorization header must be 'Bearer <key>'");

@@ -48,6 +48,10 @@ public record ChatRequest(
   public static final int MAX_MODEL_ID = 256;
   public static final int MAX_USER = 256;
 
+  /** An image given inline, as OpenAI takes it. */
+  private static final java.util.regex.Pattern DATA_IMAGE =
+      java.util.regex.Pattern.compile("(?s)data:image/[a-z0-9.+-]+;base64,.+");
+
   static final Set<String> FIELDS = fields(
       "model",
       "messages",
@@ -277,7 +281,7 @@ public record ChatRequest(
           String url = part.path("image_url").path("url").asText("");
           if (!url.startsWith("https://")
               && !url.startsWith("http://")
-              && !url.matches("(?s)data:image/[a-z0-9.+-]+;base64,.+")) {
+              && !DATA_IMAGE.matcher(url).matches()) {
             throw ApiException.badRequest(
                 where + "[" + i + "].image_url.url",
                 "An image part's url is an http(s) URL or a data:image/...;base64, URL");

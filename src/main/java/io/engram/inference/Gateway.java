@@ -46,6 +46,10 @@ public final class Gateway {
 
   private static final int TOKENS_FOR_REPLY = 3;
 
+  /** WORKER_PROCESSES as a number of workers (compiled once: it is read on every generation). */
+  private static final java.util.regex.Pattern WORKERS =
+      java.util.regex.Pattern.compile("\\d{1,3}");
+
   /** A request ready for its engine, holding a concurrency slot until {@link #close()}. */
   public record Prepared(
       ModelCatalog.Entry model,
@@ -251,7 +255,7 @@ public final class Gateway {
     return new GenerationRequest.Share(configs
         .effective(org)
         .variable("WORKER_PROCESSES")
-        .filter(value -> value.strip().matches("\\d{1,3}"))
+        .filter(value -> WORKERS.matcher(value.strip()).matches())
         .map(value -> Integer.parseInt(value.strip()))
         .orElseGet(() -> planWorkers(org.plan().tier())));
   }
