@@ -15,22 +15,17 @@
 #   bash bench/gateway-bench.sh [seconds per run, default 20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/gateway.sh
 SECONDS_PER_RUN=${1:-20}
 PORTKEY_VERSION=1.15.2
-WORK=/tmp/gwbench
-export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow"
-command -v wrk >/dev/null || { echo "wrk is required (apt-get install wrk)"; exit 1; }
-rm -rf "$WORK" && mkdir -p "$WORK"
-PIDS=()
-cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
-trap cleanup EXIT
+bench_begin /tmp/gwbench
 
 if [[ ! -f /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js ]]; then
   mkdir -p /tmp/portkey && (cd /tmp/portkey && npm init -y >/dev/null && npm install --no-audit --no-fund "@portkey-ai/gateway@$PORTKEY_VERSION" >/dev/null)
 fi
 
-node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
-node bench/fake-upstream.mjs 9101 10 > "$WORK/upstream-flaky.log" 2>&1 & PIDS+=($!)
+fake_upstream 9100
+fake_upstream 9101 10
 (cd /tmp/portkey && exec node node_modules/@portkey-ai/gateway/build/start-server.js --port=8787 > "$WORK/portkey.log" 2>&1) & PIDS+=($!)
 
 # Engram: one organization (plan scale: 100 concurrent requests, no hourly token cap) with 10,000 memories.
@@ -38,21 +33,9 @@ export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef
   ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
   DEFAULT_MODEL=fake-model
 ./engram build >/dev/null
-start_engram() {
-  "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar target/engram.jar \
-    serve > "$WORK/engram.log" 2>&1 & ENGRAM=$!; PIDS+=($ENGRAM)
-  until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
-    kill -0 $ENGRAM 2>/dev/null || { cat "$WORK/engram.log"; exit 1; }
-    sleep 0.5
-  done
-}
-start_engram
-json() { python3 -c "import sys,json;print(json.load(sys.stdin)[\"$1\"])"; }
+start_engram target/engram.jar
+bench_organization
 AUTH="Authorization: Bearer $ENGRAM_ADMIN_KEY"
-ORG=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$AUTH" -H 'Content-Type: application/json' \
-  -d '{"name":"Bench","plan":"scale"}' | json id)
-KEY=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/api-keys" -H "$AUTH" -H 'Content-Type: application/json' \
-  -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
 # The organization's own route: two providers, one model over both.
 provider() { curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/providers" -H "$AUTH" \
   -H 'Content-Type: application/json' -d "{\"name\":\"$1\",\"kind\":\"openai\",\"base_url\":\"$2\"}" | json id; }
@@ -63,12 +46,9 @@ curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/model
   -d "{\"id\":\"pair\",\"deployments\":[{\"provider_id\":\"$STEADY\",\"model\":\"fake-model\"},{\"provider_id\":\"$SECOND\",\"model\":\"fake-model\"}]}"
 curl -sf -o /dev/null -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/models" -H "$AUTH" -H 'Content-Type: application/json' \
   -d "{\"id\":\"fleet\",\"deployments\":[{\"provider_id\":\"$STEADY\",\"model\":\"fake-model\"},{\"provider_id\":\"$FLAKY\",\"model\":\"fake-model\"}]}"
-kill $ENGRAM; wait $ENGRAM 2>/dev/null || true
-mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=$WORK/cp.txt
-"$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx2g \
-  -cp "target/classes:target/test-classes:$(cat $WORK/cp.txt)" io.engram.memory.bench.SeedMemories "$ENGRAM_DATA_DIR" "$ORG" 10000 \
-  > "$WORK/seed.log" 2>&1
-start_engram
+stop_engram
+seed_memories "$ORG" 10000
+start_engram target/engram.jar
 until curl -sf -o /dev/null -X POST http://127.0.0.1:8787/v1/chat/completions -H 'Content-Type: application/json' \
   -H 'x-portkey-provider: openai' -H 'x-portkey-custom-host: http://127.0.0.1:9100/v1' -H 'Authorization: Bearer sk-fake' \
   -d '{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}'; do sleep 0.5; done

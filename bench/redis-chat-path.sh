@@ -11,15 +11,10 @@
 #   bash bench/redis-chat-path.sh [seconds per run, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/gateway.sh
 SECONDS_PER_RUN=${1:-15}
-WORK=/tmp/redis-chat-bench
-export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow"
-command -v wrk >/dev/null || { echo "wrk is required (apt-get install wrk)"; exit 1; }
-rm -rf "$WORK" && mkdir -p "$WORK"
-PIDS=()
-cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
-trap cleanup EXIT
-node bench/fake-upstream.mjs 9100 > "$WORK/upstream.log" 2>&1 & PIDS+=($!)
+bench_begin /tmp/redis-chat-bench
+fake_upstream 9100
 export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
   ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
   DEFAULT_MODEL=fake-model DATABASE_URL="jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=redis_chat_bench"
@@ -47,18 +42,10 @@ def q(p):
 print(f"   Redis commands waited for: {total:.0f}; p50 <= {q(0.5)*1e6:.0f} us, p99 <= {q(0.99)*1e6:.0f} us")
 PY
 }
-json() { python3 -c "import sys,json;print(json.load(sys.stdin)[\"$1\"])"; }
 run() { # $1: label; REDIS_URL as exported (or not)
-  "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar target/engram.jar \
-    serve > "$WORK/engram.log" 2>&1 & local engram=$!; PIDS+=($engram)
-  until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
-    kill -0 $engram 2>/dev/null || { cat "$WORK/engram.log"; exit 1; }; sleep 0.5
-  done
-  local auth="Authorization: Bearer $ENGRAM_ADMIN_KEY" org key
-  org=$(curl -s -X POST http://127.0.0.1:8000/v1/organizations -H "$auth" -H 'Content-Type: application/json' \
-    -d "{\"name\":\"Bench\",\"plan\":\"${PLAN:-scale}\"}" | json id)
-  key=$(curl -s -X POST "http://127.0.0.1:8000/v1/organizations/$org/api-keys" -H "$auth" -H 'Content-Type: application/json' \
-    -d '{"name":"bench","permissions":["inference"],"rate_limit":1000000}' | json token)
+  start_engram target/engram.jar
+  bench_organization "${PLAN:-scale}"
+  local key=$KEY
   local chat=(-s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions)
   export AUTH=$key MEMORY=off MODEL=fake-model
   wrk -t2 -c16 -d20s "${chat[@]}" >/dev/null
@@ -72,7 +59,7 @@ run() { # $1: label; REDIS_URL as exported (or not)
   wrk -t2 -c16 -d${SECONDS_PER_RUN}s --latency "${chat[@]}" | grep -E 'Requests/sec|Non-2xx|^ +(50|99)%'
   curl -s -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" http://127.0.0.1:8000/metrics > "$WORK/loaded.prom"
   commands "$WORK/after.prom" "$WORK/loaded.prom"
-  kill $engram; wait $engram 2>/dev/null || true
+  stop_engram
 }
 unset REDIS_URL
 run "limits in process (no REDIS_URL)"
