@@ -32,8 +32,10 @@ final class ClientConnection {
   private long idleSince;
   /** The read timeout in force (0: none); the client's, or a request's own for a while. */
   private volatile int timeoutMillis;
-  /** When the read waiting now expires ({@link System#nanoTime}); 0 while no read waits. */
+  /** When the read waiting now expires ({@link System#nanoTime}), while {@link #reading}. */
   private volatile long readDeadline;
+
+  private volatile boolean reading;
 
   private volatile boolean timedOut;
 
@@ -65,7 +67,8 @@ final class ClientConnection {
     public int read(byte[] buffer, int offset, int length) throws IOException {
       int timeout = timeoutMillis;
       if (timeout > 0) {
-        readDeadline = Math.max(1, System.nanoTime() + timeout * 1_000_000L);
+        readDeadline = System.nanoTime() + timeout * 1_000_000L;
+        reading = true; // after the deadline: the watchdog reads them in the other order
       }
       try {
         return socketInput.read(buffer, offset, length);
@@ -75,7 +78,7 @@ final class ClientConnection {
         }
         throw e;
       } finally {
-        readDeadline = 0;
+        reading = false;
       }
     }
 
@@ -87,8 +90,7 @@ final class ClientConnection {
 
   /** The watchdog's check: a read waiting past its deadline ends, as a timeout, by the close. */
   void closeIfReadExpired(long now) {
-    long deadline = readDeadline;
-    if (deadline != 0 && now - deadline > 0) {
+    if (reading && now - readDeadline > 0) {
       timedOut = true;
       ReadDeadlines.forget(this);
       // The TCP socket, not a TLS one: closing TLS writes its close message, which must not wait.
