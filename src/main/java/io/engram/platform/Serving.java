@@ -6,20 +6,20 @@ package io.engram.platform;
  * on, such as the database's statements ({@code store.Statements}).
  */
 public final class Serving {
-  private static final ThreadLocal<boolean[]> SERVING =
-      ThreadLocal.withInitial(() -> new boolean[1]);
+  private static final ThreadLocal<Boolean> SERVING = new ThreadLocal<>();
 
   private Serving() {}
 
   public static void begin() {
-    SERVING.get()[0] = true;
+    SERVING.set(Boolean.TRUE);
   }
 
+  /** Ends it, leaving nothing behind on a thread that goes on to other work. */
   public static void end() {
-    SERVING.get()[0] = false;
+    SERVING.remove();
   }
 
   public static boolean now() {
-    return SERVING.get()[0];
+    return SERVING.get() != null;
   }
 }
