@@ -46,7 +46,6 @@ final class ClientConnection {
     this.timeoutMillis = readTimeoutMillis;
     this.in = new BufferedInputStream(new Timed(socket.getInputStream()), 16 * 1024);
     this.out = socket.getOutputStream();
-    ReadDeadlines.watch(this);
   }
 
   /** The socket's input, each read given the timeout in force. */
@@ -69,6 +68,7 @@ final class ClientConnection {
       if (timeout > 0) {
         readDeadline = System.nanoTime() + timeout * 1_000_000L;
         reading = true; // after the deadline: the watchdog reads them in the other order
+        ReadDeadlines.watch(ClientConnection.this);
       }
       try {
         return socketInput.read(buffer, offset, length);
@@ -79,6 +79,7 @@ final class ClientConnection {
         throw e;
       } finally {
         reading = false;
+        ReadDeadlines.forget(ClientConnection.this);
       }
     }
 
@@ -92,7 +93,6 @@ final class ClientConnection {
   void closeIfReadExpired(long now) {
     if (reading && now - readDeadline > 0) {
       timedOut = true;
-      ReadDeadlines.forget(this);
       // The TCP socket, not a TLS one: closing TLS writes its close message, which must not wait.
       try {
         transport.close();
@@ -206,7 +206,6 @@ final class ClientConnection {
 
   /** Closes the socket; from another thread, this makes a blocked read fail at once. */
   void close() {
-    ReadDeadlines.forget(this);
     try {
       socket.close();
     } catch (IOException ignored) {

@@ -11,8 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * timer: the JDK schedules a task for every blocking read and cancels it when the bytes come, and
  * on the relay path (one or two such reads a request) that scheduling and the hand-offs it causes
  * were about a tenth of the gateway's CPU time per request (docs/benchmarks.md, issue 43). Here a
- * read only writes its deadline; every {@link #TICK_MILLIS} the watchdog closes the connections
- * whose read has waited past it, which makes that read fail at once, as a timeout. A timeout thus
+ * read writes its deadline and joins the watched set until it returns (a connection is watched
+ * only while one of its reads waits, so one nobody closes is not held here); every
+ * {@link #TICK_MILLIS} the watchdog closes the connections whose read has waited past it, which makes that read fail at once, as a timeout. A timeout thus
  * fires up to one tick late, which none of the waits it bounds (seconds, or the short wait for the
  * rest of a body before a connection is reused) minds.
  */
