@@ -381,6 +381,8 @@ public final class MemoryIndex implements AutoCloseable {
    * read under the memory's lock, so of two racing changes the index ends with the later one.
    */
   public void sync(String memoryId) {
+    // Retrieval's kept row goes too: this is how another node's change reaches this one.
+    store.forgetRow(memoryId);
     synchronized (lock(memoryId)) {
       MemoryRecord row;
       try {
@@ -408,6 +410,7 @@ public final class MemoryIndex implements AutoCloseable {
     List<String> ids = List.copyOf(memoryIds);
     for (int from = 0; from < ids.size(); from += 500) {
       List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+      chunk.forEach(store::forgetRow);
       Map<String, MemoryRecord> rows = store.findAll(orgId, chunk);
       for (String id : chunk) {
         synchronized (lock(id)) {

@@ -125,6 +125,27 @@ public record MemoryRecord(
         newEmbedding);
   }
 
+  /** This memory with the uses a batch of them wrote. */
+  MemoryRecord withUses(MemoryStore.Uses written) {
+    return new MemoryRecord(
+        id,
+        orgId,
+        agent,
+        text,
+        subject,
+        kind,
+        confidence,
+        metadataJson,
+        state,
+        origin,
+        occurredAt,
+        createdAt,
+        updatedAt,
+        written.history(),
+        written.counts(),
+        embedding);
+  }
+
   public MemoryRecord withoutEmbedding() {
     return new MemoryRecord(
         id,

@@ -524,7 +524,7 @@ public final class MemoryService implements AutoCloseable {
     lexicalHits.forEach(hit -> ids.add(hit.memoryId()));
     vectorHits.forEach(hit -> ids.add(hit.memoryId()));
     thenHits.forEach(hit -> ids.add(hit.memoryId()));
-    Map<String, MemoryRecord> rows = store.findAll(caller.orgId(), ids);
+    Map<String, MemoryRecord> rows = store.findCandidates(caller.orgId(), ids);
     // The index is derived: the database has the last word on state and boundary.
     List<MemoryRecord> candidates = retrievable(rows, scope);
     ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation(), time);
@@ -546,7 +546,7 @@ public final class MemoryService implements AutoCloseable {
               .filter(id -> !rows.containsKey(id))
               .forEach(outside::add));
       if (!outside.isEmpty()) {
-        List<MemoryRecord> more = retrievable(store.findAll(caller.orgId(), outside), scope);
+        List<MemoryRecord> more = retrievable(store.findCandidates(caller.orgId(), outside), scope);
         ranked = ranker.rankInto(
             ranked, request.query(), more, lexicalHits, vectorHits, queryVector, now);
       }

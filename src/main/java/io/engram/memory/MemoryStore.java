@@ -76,10 +76,18 @@ public final class MemoryStore {
       rs.getString("request_id"),
       Rows.instant(rs, "at"));
 
+  /** Where another node may write uses (a shared database), how long a kept row is trusted. */
+  private static final long SHARED_ROW_NANOS = 1_000_000_000L;
+
   private final Database db;
+  private final RowCache cache;
 
   public MemoryStore(Database db) {
     this.db = db;
+    this.cache = new RowCache(
+        RowCache.capacityFor(Runtime.getRuntime().maxMemory()),
+        db.kind() == Database.Kind.SQLITE ? Long.MAX_VALUE : SHARED_ROW_NANOS,
+        System::nanoTime);
   }
 
   public Database database() {
@@ -160,6 +168,42 @@ public final class MemoryStore {
     });
   }
 
+  /**
+   * The memories among {@code ids} as {@link #findAll} reads them, for retrieval's candidates:
+   * those read recently come from the {@link RowCache}, the rest from the database (and are kept).
+   */
+  public Map<String, MemoryRecord> findCandidates(String orgId, Collection<String> ids) {
+    // In id order, as the database answers an IN list by primary key, so that ranking's ties fall
+    // the same way whether a row was kept or read.
+    Map<String, MemoryRecord> found = new java.util.TreeMap<>();
+    List<String> missing = new java.util.ArrayList<>();
+    for (String id : ids) {
+      MemoryRecord kept = cache.get(id);
+      if (kept == null) {
+        missing.add(id);
+      } else if (kept.orgId().equals(orgId)) {
+        found.put(id, kept);
+      }
+    }
+    if (!missing.isEmpty()) {
+      long generation = cache.generation();
+      Map<String, MemoryRecord> read = findAll(orgId, missing);
+      cache.fill(generation, read.values());
+      found.putAll(read);
+    }
+    return new LinkedHashMap<>(found);
+  }
+
+  /** Retrieval reads this memory's row again (a node that followed another's logged change). */
+  public void forgetRow(String id) {
+    cache.forget(List.of(id));
+  }
+
+  /** Once the caller's transaction commits, retrieval reads these memories' rows again. */
+  private static void forgetOnCommit(Handle h, RowCache cache, Collection<String> ids) {
+    h.afterCommit(() -> cache.forget(ids));
+  }
+
   /** The memory by id alone, for the index (which has no organization to go by when it catches up). */
   public Optional<MemoryRecord> findById(String id) {
     return db.read(h -> h.createQuery("SELECT * FROM memories WHERE id = :id")
@@ -169,6 +213,7 @@ public final class MemoryStore {
   }
 
   public void updateState(Handle h, String id, MemoryState to, Instant at) {
+    forgetOnCommit(h, cache, List.of(id));
     h.createUpdate("UPDATE memories SET state = :state, updated_at = :at WHERE id = :id")
         .bind("state", to.id())
         .bind("at", at.toEpochMilli())
@@ -213,6 +258,22 @@ public final class MemoryStore {
 
   /** Writes these memories' uses (history and counts), one batch of updates. */
   public void updateUses(Handle h, Map<String, Uses> uses) {
+    forgetOnCommit(h, cache, List.copyOf(uses.keySet()));
+    writeUses(h, uses);
+  }
+
+  /**
+   * Writes retrieval's and answers' uses, which the writer read with {@link #usesForUpdate}: once
+   * committed, kept rows that still hold what was read take what was written (retrieval's rows
+   * change with every batch of uses; forgetting them would empty the cache as fast as it fills).
+   * The caller writes one batch at a time.
+   */
+  public void writeRecordedUses(Handle h, Map<String, Uses> read, Map<String, Uses> written) {
+    h.afterCommit(() -> cache.usesWritten(read, written));
+    writeUses(h, written);
+  }
+
+  private static void writeUses(Handle h, Map<String, Uses> uses) {
     PreparedBatch batch = h.prepareBatch("""
         UPDATE memories SET recent_uses = :recentUses, older_use_count = :olderCount,
                older_use_weight = :olderWeight, first_use_at = :firstUseAt,
@@ -252,6 +313,7 @@ public final class MemoryStore {
 
   /** Replaces what a memory says (an edit), with its new embedding when its indexed text changed. */
   public void updateContent(Handle h, MemoryRecord m, Instant at) {
+    forgetOnCommit(h, cache, List.of(m.id()));
     h.createUpdate("""
             UPDATE memories SET text = :text, subject = :subject, memory_kind = :kind,
               confidence = :confidence, metadata = :metadata, embedding = :embedding,
@@ -426,6 +488,7 @@ public final class MemoryStore {
   }
 
   public void updateConfidence(Handle h, String id, double confidence, Instant at) {
+    forgetOnCommit(h, cache, List.of(id));
     h.createUpdate("UPDATE memories SET confidence = :confidence, updated_at = :at WHERE id = :id")
         .bind("confidence", confidence)
         .bind("at", at.toEpochMilli())

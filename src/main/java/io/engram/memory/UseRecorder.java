@@ -120,7 +120,8 @@ final class UseRecorder implements AutoCloseable {
     store.database().write(h -> {
       Map<String, MemoryStore.Uses> updated = new LinkedHashMap<>();
       List<MemoryStore.UseRow> rows = new ArrayList<>();
-      store.usesForUpdate(h, orgOf).forEach((id, current) -> {
+      Map<String, MemoryStore.Uses> read = store.usesForUpdate(h, orgOf);
+      read.forEach((id, current) -> {
         UseHistory history = current.history();
         long retrievals = 0;
         for (PendingUse use : byMemory.get(id)) {
@@ -137,7 +138,7 @@ final class UseRecorder implements AutoCloseable {
       });
       if (!rows.isEmpty()) {
         store.recordUses(h, rows);
-        store.updateUses(h, updated);
+        store.writeRecordedUses(h, read, updated);
       }
       return null;
     });
