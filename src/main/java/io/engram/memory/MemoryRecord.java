@@ -103,7 +103,6 @@ public record MemoryRecord(
         embedding);
   }
 
-  /** This memory without its vector, for lists held longer than the search that needed it. */
   /** This memory saying what the edit says, with the embedding of its (new) indexed text. */
   public MemoryRecord edited(MemoryEdit edit, float[] newEmbedding, Instant at) {
     return new MemoryRecord(
@@ -127,26 +126,15 @@ public record MemoryRecord(
 
   /** This memory with the uses a batch of them wrote. */
   MemoryRecord withUses(MemoryStore.Uses written) {
-    return new MemoryRecord(
-        id,
-        orgId,
-        agent,
-        text,
-        subject,
-        kind,
-        confidence,
-        metadataJson,
-        state,
-        origin,
-        occurredAt,
-        createdAt,
-        updatedAt,
-        written.history(),
-        written.counts(),
-        embedding);
+    return with(written.history(), written.counts(), embedding);
   }
 
+  /** This memory without its vector, for lists held longer than the search that needed it. */
   public MemoryRecord withoutEmbedding() {
+    return with(uses, counts, null);
+  }
+
+  private MemoryRecord with(UseHistory newUses, UseCounts newCounts, float[] newEmbedding) {
     return new MemoryRecord(
         id,
         orgId,
@@ -161,9 +149,9 @@ public record MemoryRecord(
         occurredAt,
         createdAt,
         updatedAt,
-        uses,
-        counts,
-        null);
+        newUses,
+        newCounts,
+        newEmbedding);
   }
 
   /** What the lexical and vector indexes see: the subject, then the text. */

@@ -25,9 +25,7 @@ class ConversationExtractionTest {
   @BeforeAll
   static void start() {
     server = TestServer.start();
-    String org = server.createOrganization("growth");
-    memories = Memories.of(
-        server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
+    memories = Memories.ofNewOrganization(server);
   }
 
   @AfterAll

@@ -13,6 +13,12 @@ import java.util.Map;
 /** A client of the memory routes for one token, at the organization level or inside one agent. */
 record Memories(TestServer server, String token, String base) {
 
+  /** A new organization's client, with a token that reads, writes and controls its memories. */
+  static Memories ofNewOrganization(TestServer server) {
+    String org = server.createOrganization("growth");
+    return of(server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
+  }
+
   static Memories of(TestServer server, String token) {
     return new Memories(server, token, "/v1/memory");
   }

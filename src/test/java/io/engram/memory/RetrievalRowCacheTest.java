@@ -26,9 +26,7 @@ class RetrievalRowCacheTest {
   @BeforeAll
   static void start() {
     server = TestServer.builder().start();
-    String org = server.createOrganization("growth");
-    memories = Memories.of(
-        server, server.token(org, null, "memory:read", "memory:write", "memory:control"));
+    memories = Memories.ofNewOrganization(server);
   }
 
   @AfterAll
