@@ -16,16 +16,7 @@ bench_begin "${WORK:-/tmp/cpuprofile}"
 AP=$HOME/.m2/repository/tools/profiler/async-profiler/$PROFILER/async-profiler-$PROFILER-linux-x64.jar
 [[ -f $AP ]] || mvn -q dependency:get -Dartifact=tools.profiler:async-profiler:$PROFILER:jar:linux-x64
 (cd "$WORK" && unzip -oq "$AP")
-fake_upstream 9100
-export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
-  ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
-  DEFAULT_MODEL=fake-model
-[[ -f $JAR ]] || ./engram build >/dev/null
-start_engram "$JAR"
-bench_organization
-stop_engram
-seed_memories "$ORG" 10000
-start_engram "$JAR"
+seeded_engram "$JAR"
 LOAD=(MEMORY=off)
 [[ "${MEMORY:-on}" == on ]] && LOAD=(VARY=true)
 load() { env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d"$1"s --latency -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions; }

@@ -15,18 +15,9 @@ source bench/lib/gateway.sh
 SECONDS_PER_RUN=${1:-20}
 JAR=${JAR:-target/engram.jar}
 bench_begin "${WORK:-/tmp/gwprofile}"
-fake_upstream 9100
-export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
-  ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
-  DEFAULT_MODEL=fake-model
-[[ -f $JAR ]] || ./engram build >/dev/null
-start_engram "$JAR"
-bench_organization
-stop_engram
-seed_memories "$ORG" 10000
 # The profile settings, with method samples every 2 ms (10 ms by default), allocation samples, monitor
 # waits over 10 ms; thread parks and socket and file reads over 1 ms are what the requests waited on.
-start_engram "$JAR" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
+seeded_engram "$JAR" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 URL=http://127.0.0.1:8000/v1/chat/completions
 record() { # name [env...]
   local name=$1; shift

@@ -53,3 +53,20 @@ seed_memories() {
     -cp "target/classes:target/test-classes:$(cat $WORK/cp.txt)" io.engram.memory.bench.SeedMemories \
     "$ENGRAM_DATA_DIR" "$1" "$2" > "$WORK/seed.log" 2>&1
 }
+
+# seeded_engram JAR [JAVA OPTION...]: the fake upstream on 9100, Engram on $WORK/data with the
+# bench's settings, ORG and KEY made, 10,000 memories seeded into ORG, then Engram serving again
+# (with the options): what the profiles of the memory path start from.
+seeded_engram() {
+  local jar=$1; shift
+  fake_upstream 9100
+  export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
+    ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
+    DEFAULT_MODEL=fake-model
+  [[ -f $jar ]] || ./engram build >/dev/null
+  start_engram "$jar"
+  bench_organization
+  stop_engram
+  seed_memories "$ORG" 10000
+  start_engram "$jar" "$@"
+}
