@@ -3,6 +3,7 @@ package io.engram.access;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.RouteFamily;
 import io.javalin.http.Context;
+import java.util.regex.Pattern;
 
 /**
  * The first step of every guarded request: who is calling, from the bearer credential or, on the
@@ -17,7 +18,7 @@ public final class Authentication {
   static final String API_KEY_HEADER = "x-api-key";
 
   /** Between the scheme and the credential (compiled once: every request reads it). */
-  private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile("\\s+");
+  private static final Pattern SPACES = Pattern.compile("\\s+");
 
   private final CredentialService credentials;
   private final SessionService sessions;

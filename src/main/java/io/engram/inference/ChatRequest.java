@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 /**
  * A validated chat completion request. Engram acts on the conversation, the sampling fields, the
@@ -49,8 +50,8 @@ public record ChatRequest(
   public static final int MAX_USER = 256;
 
   /** An image given inline, as OpenAI takes it. */
-  private static final java.util.regex.Pattern DATA_IMAGE =
-      java.util.regex.Pattern.compile("(?s)data:image/[a-z0-9.+-]+;base64,.+");
+  private static final Pattern DATA_IMAGE =
+      Pattern.compile("(?s)data:image/[a-z0-9.+-]+;base64,.+");
 
   static final Set<String> FIELDS = fields(
       "model",

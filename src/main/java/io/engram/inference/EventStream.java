@@ -87,9 +87,9 @@ final class EventStream implements AutoCloseable {
   }
 
   /**
-   * Runs on the timer thread every stream shares ({@link KeepAlives}), so it must never block there: the write goes
-   * to a virtual thread, and is skipped while another write is in progress (a slow reader is not
-   * silent, and a second write behind it would only wait too).
+   * Runs on the timer thread every stream shares ({@link KeepAlives}), so it must never block
+   * there: the write goes to a virtual thread, and is skipped while another write is in progress
+   * (a slow reader is not silent, and a second write behind it would only wait too).
    */
   void keepAlive() {
     if (System.nanoTime() - lastWrite < keepAlives.interval().toNanos()

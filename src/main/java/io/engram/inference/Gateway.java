@@ -34,6 +34,7 @@ import io.engram.settings.OrganizationConfigs;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The inference requests' service: resolves the model, applies the plan's limits, puts a
@@ -47,8 +48,7 @@ public final class Gateway {
   private static final int TOKENS_FOR_REPLY = 3;
 
   /** WORKER_PROCESSES as a number of workers (compiled once: it is read on every generation). */
-  private static final java.util.regex.Pattern WORKERS =
-      java.util.regex.Pattern.compile("\\d{1,3}");
+  private static final Pattern WORKERS = Pattern.compile("\\d{1,3}");
 
   /** A request ready for its engine, holding a concurrency slot until {@link #close()}. */
   public record Prepared(

@@ -61,9 +61,9 @@ public final class Inference implements Module {
   private final ModelUploads uploads;
   private final Embedder embedder;
   private final List<AutoCloseable> engines;
-  private final ScheduledExecutorService keepAlives;
+  private final ScheduledExecutorService streamTimers;
   /** Every open event stream's keep-alives, from one task on the stream timer. */
-  private final KeepAlives streamKeepAlives;
+  private final KeepAlives keepAlives;
 
   private final EngramConfig.WebSocketSettings webSockets;
   private final OrganizationConfigs configs;
@@ -92,9 +92,9 @@ public final class Inference implements Module {
     this.responses = responses;
     this.started = started;
     // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
-    this.keepAlives = Executors.newSingleThreadScheduledExecutor(
+    this.streamTimers = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("stream-timers").factory());
-    this.streamKeepAlives = new KeepAlives(keepAlives, keepAlive);
+    this.keepAlives = new KeepAlives(streamTimers, keepAlive);
   }
 
   /**
@@ -306,19 +306,19 @@ public final class Inference implements Module {
       long maxBodyBytes,
       Clock clock) {
     sockets = new ChatSockets(
-        gateway, access.sockets(), webSockets, configs, gateway.limits().slots(), keepAlives);
+        gateway, access.sockets(), webSockets, configs, gateway.limits().slots(), streamTimers);
     return List.of(
-        new GenerationRoutes(gateway, maxBodyBytes, streamKeepAlives),
+        new GenerationRoutes(gateway, maxBodyBytes, keepAlives),
         new AssistantChatRoutes(
             gateway,
             assistants.service(),
             assistants.executor(),
-            streamKeepAlives,
+            keepAlives,
             clock,
             maxBodyBytes,
             assistants.maxSteps()),
-        new ResponsesRoutes(gateway, responses, maxBodyBytes, streamKeepAlives, clock),
-        new MessagesRoutes(gateway, maxBodyBytes, streamKeepAlives, clock),
+        new ResponsesRoutes(gateway, responses, maxBodyBytes, keepAlives, clock),
+        new MessagesRoutes(gateway, maxBodyBytes, keepAlives, clock),
         new ModelRoutes(
             gateway.catalog(),
             List.of(EmbeddingRoutes.card(started)),
@@ -383,7 +383,7 @@ public final class Inference implements Module {
 
   @Override
   public void close() {
-    keepAlives.shutdownNow();
+    streamTimers.shutdownNow();
     flushUsage();
     for (AutoCloseable engine : engines) {
       try {

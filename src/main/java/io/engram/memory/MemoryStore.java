@@ -6,11 +6,13 @@ import io.engram.store.Rows;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
@@ -175,8 +177,8 @@ public final class MemoryStore {
   public Map<String, MemoryRecord> findCandidates(String orgId, Collection<String> ids) {
     // In id order, as the database answers an IN list by primary key, so that ranking's ties fall
     // the same way whether a row was kept or read.
-    Map<String, MemoryRecord> found = new java.util.TreeMap<>();
-    List<String> missing = new java.util.ArrayList<>();
+    Map<String, MemoryRecord> found = new TreeMap<>();
+    List<String> missing = new ArrayList<>();
     for (String id : ids) {
       MemoryRecord kept = cache.get(id);
       if (kept == null) {
@@ -200,7 +202,7 @@ public final class MemoryStore {
   }
 
   /** Once the caller's transaction commits, retrieval reads these memories' rows again. */
-  private static void forgetOnCommit(Handle h, RowCache cache, Collection<String> ids) {
+  private void forgetOnCommit(Handle h, Collection<String> ids) {
     h.afterCommit(() -> cache.forget(ids));
   }
 
@@ -213,7 +215,7 @@ public final class MemoryStore {
   }
 
   public void updateState(Handle h, String id, MemoryState to, Instant at) {
-    forgetOnCommit(h, cache, List.of(id));
+    forgetOnCommit(h, List.of(id));
     h.createUpdate("UPDATE memories SET state = :state, updated_at = :at WHERE id = :id")
         .bind("state", to.id())
         .bind("at", at.toEpochMilli())
@@ -258,7 +260,7 @@ public final class MemoryStore {
 
   /** Writes these memories' uses (history and counts), one batch of updates. */
   public void updateUses(Handle h, Map<String, Uses> uses) {
-    forgetOnCommit(h, cache, List.copyOf(uses.keySet()));
+    forgetOnCommit(h, List.copyOf(uses.keySet()));
     writeUses(h, uses);
   }
 
@@ -313,7 +315,7 @@ public final class MemoryStore {
 
   /** Replaces what a memory says (an edit), with its new embedding when its indexed text changed. */
   public void updateContent(Handle h, MemoryRecord m, Instant at) {
-    forgetOnCommit(h, cache, List.of(m.id()));
+    forgetOnCommit(h, List.of(m.id()));
     h.createUpdate("""
             UPDATE memories SET text = :text, subject = :subject, memory_kind = :kind,
               confidence = :confidence, metadata = :metadata, embedding = :embedding,
@@ -488,7 +490,7 @@ public final class MemoryStore {
   }
 
   public void updateConfidence(Handle h, String id, double confidence, Instant at) {
-    forgetOnCommit(h, cache, List.of(id));
+    forgetOnCommit(h, List.of(id));
     h.createUpdate("UPDATE memories SET confidence = :confidence, updated_at = :at WHERE id = :id")
         .bind("confidence", confidence)
         .bind("at", at.toEpochMilli())

@@ -13,9 +13,10 @@ import java.util.concurrent.locks.LockSupport;
  * were about a tenth of the gateway's CPU time per request (docs/benchmarks.md, issue 43). Here a
  * read writes its deadline and joins the watched set until it returns (a connection is watched
  * only while one of its reads waits, so one nobody closes is not held here); every
- * {@link #TICK_MILLIS} the watchdog closes the connections whose read has waited past it, which makes that read fail at once, as a timeout. A timeout thus
- * fires up to one tick late, which none of the waits it bounds (seconds, or the short wait for the
- * rest of a body before a connection is reused) minds.
+ * {@link #TICK_MILLIS} the watchdog closes the connections whose read has waited past it, which
+ * makes that read fail at once, as a timeout. A timeout thus fires up to one tick late, which
+ * none of the waits it bounds (seconds, or the short wait for the rest of a body before a
+ * connection is reused) minds.
  */
 final class ReadDeadlines {
   static final long TICK_MILLIS = 10;
