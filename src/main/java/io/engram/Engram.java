@@ -1,9 +1,11 @@
 package io.engram;
 
 import io.engram.access.AccessModule;
+import io.engram.access.CredentialKind;
 import io.engram.actions.ActionsModule;
 import io.engram.administration.AdministrationModule;
 import io.engram.alerts.AlertsModule;
+import io.engram.budgets.BudgetsModule;
 import io.engram.capabilities.AssistantData;
 import io.engram.capabilities.CapabilitiesModule;
 import io.engram.console.ConsoleModule;
@@ -179,6 +181,21 @@ public final class Engram implements AutoCloseable {
         network.egress(),
         maxBody,
         clock));
+    BudgetsModule budgets = opened.add(new BudgetsModule(
+            database,
+            services.cluster(),
+            services.organizationService(),
+            (org, id) ->
+                services.credentials().find(CredentialKind.API_KEY, org, id).isPresent()
+                    || services
+                        .credentials()
+                        .find(CredentialKind.CONTEXT_TOKEN, org, id)
+                        .isPresent(),
+            (org, id) ->
+                services.assistants().versionAt(org, id, clock.instant()).isPresent(),
+            maxBody,
+            clock)
+        .alertThrough(alerts::budgetReached));
     Inference inference = opened
         .add(Inference.open(
             config,
@@ -192,6 +209,7 @@ public final class Engram implements AutoCloseable {
             services.cluster(),
             windows,
             services.secrets(),
+            budgets.budgets(),
             clock))
         .serving(
             access,
@@ -228,6 +246,7 @@ public final class Engram implements AutoCloseable {
         reflection,
         actions,
         inference,
+        budgets,
         instances,
         alerts,
         fineTuning));

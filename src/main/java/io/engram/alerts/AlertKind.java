@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The spec's eight monitoring alerts, and two of Engram's own (certificate expiry, a provider
- * misconfigured). Each is evaluated from a measurement the server takes
+ * The spec's eight monitoring alerts, and four of Engram's own (certificate expiry, a provider
+ * misconfigured, a budget at 80 % and at 100 % of its limit). Each is evaluated from a measurement the server takes
  * ({@link AlertRules}); those whose measurement belongs to instance storage (IOPS, backups,
  * retention) fire once that storage exists.
  */
@@ -25,7 +25,11 @@ public enum AlertKind {
    * Engram's own: a provider refused the gateway's key or does not know a deployment's model, an
    * operator problem (docs/inference.md); resolved when the deployment answers again.
    */
-  PROVIDER_MISCONFIGURED;
+  PROVIDER_MISCONFIGURED,
+  /** Engram's own: a budget of the organization has spent 80 % of its limit (docs/budgets.md). */
+  BUDGET_NEARLY_SPENT,
+  /** Engram's own: a budget of the organization has spent its limit; requests it covers fail. */
+  BUDGET_SPENT;
 
   public String id() {
     return name().toLowerCase(Locale.ROOT);

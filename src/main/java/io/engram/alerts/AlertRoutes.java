@@ -108,8 +108,10 @@ public final class AlertRoutes implements RouteModule {
         .map(k -> AlertKind.fromId(k)
             .orElseThrow(() -> ApiException.badRequest(
                 "kind",
-                "'kind' is one of bandwidth, connections, error_rate, unusual_traffic, storage, "
-                    + "iops, backup_failed, retention_violation")))
+                "'kind' is one of "
+                    + java.util.Arrays.stream(AlertKind.values())
+                        .map(AlertKind::id)
+                        .collect(java.util.stream.Collectors.joining(", ")))))
         .orElse(null);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, 500);
     Responses.json(

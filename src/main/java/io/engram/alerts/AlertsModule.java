@@ -136,6 +136,20 @@ public final class AlertsModule implements Module {
         orgId, AlertKind.PROVIDER_MISCONFIGURED, misconfigured, misconfigured ? 1 : 0, message);
   }
 
+  /**
+   * Some budget of the organization has spent its limit ({@code spent}) or 80 % of it, or no
+   * longer has ({@code holds} false): the budget alert fires or resolves.
+   */
+  public void budgetReached(
+      String orgId, boolean spent, boolean holds, double share, String message) {
+    evaluator.report(
+        orgId,
+        spent ? AlertKind.BUDGET_SPENT : AlertKind.BUDGET_NEARLY_SPENT,
+        holds,
+        share,
+        message);
+  }
+
   /** Counts what another domain keeps for an organization (bytes) against its storage alert. */
   public AlertsModule countStorage(ToLongFunction<String> bytesByOrganization) {
     storedElsewhere.add(bytesByOrganization);

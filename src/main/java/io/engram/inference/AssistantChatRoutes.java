@@ -84,15 +84,8 @@ public final class AssistantChatRoutes implements RouteModule {
     ctx.header(SET_VERSION_HEADER, String.valueOf(inForce.version()));
     ctx.header(TOOLS_HEADER, String.join(",", offer.tools().keySet()));
     String requestId = HttpServer.requestId(ctx);
-    try (Gateway.Prepared prepared = gateway.prepareChat(
-        caller,
-        Access.inferenceSlot(ctx),
-        scope,
-        asAssistant,
-        GenerationRoutes.memoryHeader(ctx),
-        requestId)) {
-      ctx.header(GenerationRoutes.MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
-      ctx.header(GenerationRoutes.MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+    try (Gateway.Prepared prepared = GenerationRoutes.prepared(
+        ctx, gateway, caller, scope, asAssistant, ctx.pathParam("assistantId"))) {
       CapabilityLoop loop = new CapabilityLoop(
           gateway, executor, caller, scope.agent(), offer, clientTools(chat), requestId, maxSteps);
       responder.respond(

@@ -319,7 +319,8 @@ public final class ChatSockets implements RouteModule {
             scope(agent),
             chat,
             true,
-            Ids.newId("req", System.currentTimeMillis()))) {
+            Ids.newId("req", System.currentTimeMillis()),
+            null)) {
           run(prepared, chat);
         }
       } catch (ApiException e) {

@@ -124,8 +124,11 @@ public final class Gateway {
   public Embedded embed(
       Principal caller, Optional<InferenceDoor.Pass> atDoor, String model, List<String> inputs) {
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    try (InferenceLimits.Permit permit =
-        limits.admit(caller, atDoor, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
+    try (InferenceLimits.Permit permit = limits.admit(
+        caller,
+        atDoor,
+        InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
+        InferenceLimits.Spending.FREE)) {
       long started = System.nanoTime();
       Embedder.Embeddings embeddings = embedder.embedCounted(inputs);
       // Recorded before the permit settles, so the hour never misses these tokens in between.
@@ -160,8 +163,11 @@ public final class Gateway {
         .routedEmbedding(caller.orgId(), model)
         .orElseThrow(() -> ModelCatalog.notFound(model));
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    try (InferenceLimits.Permit permit =
-        limits.admit(caller, atDoor, InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)))) {
+    try (InferenceLimits.Permit permit = limits.admit(
+        caller,
+        atDoor,
+        InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
+        new InferenceLimits.Spending(null, entry.pricing().costNanos(Math.max(1, estimate), 0)))) {
       long started = System.nanoTime();
       Embeds.Vectors vectors;
       try {
@@ -176,6 +182,7 @@ public final class Gateway {
       }
       int tokens = vectors.tokens() >= 0 ? vectors.tokens() : (int) estimate;
       String deployment = vectors.deployment() == null ? "" : vectors.deployment();
+      long cost = entry.pricing().costNanos(tokens, 0);
       usage.record(
           caller.orgId(),
           caller.credentialId(),
@@ -183,7 +190,7 @@ public final class Gateway {
           deployment,
           new Generation.Usage(tokens, 0),
           0,
-          entry.pricing().costNanos(tokens, 0));
+          cost);
       usage.finished(
           caller.orgId(),
           caller.credentialId(),
@@ -192,6 +199,7 @@ public final class Gateway {
           false,
           System.nanoTime() - started);
       permit.charge(tokens);
+      permit.chargeCost(cost);
       return new Embedded(new Embedder.Embeddings(vectors.vectors(), tokens), permit.budget());
     }
   }
@@ -389,7 +397,8 @@ public final class Gateway {
 
   /**
    * A chat ready for its engine: admitted (holding the slot {@code atDoor} brought, if any), its
-   * memory retrieved and injected. {@code requestId} goes with it into every record it leaves.
+   * memory retrieved and injected. {@code requestId} goes with it into every record it leaves;
+   * {@code assistantId} (null: none) is the assistant it speaks as, whose budgets it counts in.
    */
   public Prepared prepareChat(
       Principal caller,
@@ -397,7 +406,8 @@ public final class Gateway {
       AgentScope scope,
       ChatRequest chat,
       boolean memoryOn,
-      String requestId) {
+      String requestId,
+      String assistantId) {
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     ObjectNode asked = asked(chat);
     refuseWhatIsNotCarried(caller, model, asked, chat.sampling(), chat.messages());
@@ -415,8 +425,14 @@ public final class Gateway {
                 - reservedReply(chat.sampling())
                 - TOKENS_PER_MESSAGE)
         : 0;
-    Admission admission =
-        admit(caller, atDoor, model, chat.sampling(), conversationTokens, Math.max(0, memoryRoom));
+    Admission admission = admit(
+        caller,
+        atDoor,
+        model,
+        chat.sampling(),
+        conversationTokens,
+        Math.max(0, memoryRoom),
+        assistantId);
     try {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
       if (withMemory) {
@@ -491,7 +507,8 @@ public final class Gateway {
       String requestId) {
     ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
-    Admission admission = admit(caller, atDoor, model, completion.sampling(), promptTokens, 0);
+    Admission admission =
+        admit(caller, atDoor, model, completion.sampling(), promptTokens, 0, null);
     GenerationRequest request = new GenerationRequest(
         model.engineModel(),
         null,
@@ -517,7 +534,8 @@ public final class Gateway {
 
   /**
    * The checks every generation passes before work starts, cheapest and permanent first: tokens
-   * per request and context (400s), then the hourly budget and a concurrency slot (429s).
+   * per request and context (400s), then the hourly budget, a concurrency slot and the budgets in
+   * money, which hold the most the request may cost at its model's prices (429s).
    */
   private Admission admit(
       Principal caller,
@@ -525,7 +543,8 @@ public final class Gateway {
       ModelCatalog.Entry model,
       Sampling sampling,
       int promptTokens,
-      int memoryTokens) {
+      int memoryTokens,
+      String assistantId) {
     Organization org = caller.organization();
     if (sampling.maxTokens() != null) {
       limits.checkTokensPerRequest(org, sampling.maxTokens(), "max_tokens");
@@ -538,7 +557,9 @@ public final class Gateway {
     InferenceLimits.Permit permit = limits.admit(
         caller,
         atDoor,
-        new InferenceLimits.TokenDemand(promptTokens, reserved, longest, memoryTokens));
+        new InferenceLimits.TokenDemand(promptTokens, reserved, longest, memoryTokens),
+        new InferenceLimits.Spending(
+            assistantId, model.pricing().costNanos(promptTokens + memoryTokens, longest)));
     return new Admission(longest, permit);
   }
 
@@ -700,7 +721,10 @@ public final class Gateway {
 
   private void record(
       Principal caller, Prepared prepared, String deployment, Generation.Usage counted) {
+    long cost =
+        prepared.model().pricing().costNanos(counted.promptTokens(), counted.completionTokens());
     prepared.permit().charge(counted.total());
+    prepared.permit().chargeCost(cost);
     metrics.tokens(prepared.model().card().id(), counted, prepared.memoryTokens());
     usage.record(
         caller.orgId(),
@@ -709,7 +733,7 @@ public final class Gateway {
         deployment,
         counted,
         counted.total() == 0 ? 0 : prepared.memoryTokens(),
-        prepared.model().pricing().costNanos(counted.promptTokens(), counted.completionTokens()));
+        cost);
   }
 
   /**

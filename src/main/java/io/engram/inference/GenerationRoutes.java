@@ -50,7 +50,7 @@ public final class GenerationRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
-    try (Gateway.Prepared prepared = prepared(ctx, gateway, caller, scope, chat)) {
+    try (Gateway.Prepared prepared = prepared(ctx, gateway, caller, scope, chat, null)) {
       responder.respond(
           ctx,
           prepared,
@@ -79,14 +79,20 @@ public final class GenerationRoutes implements RouteModule {
    * the memory's headers ({@link #MEMORY_IDS_HEADER}, {@link #MEMORY_TOKENS_HEADER}) set.
    */
   static Gateway.Prepared prepared(
-      Context ctx, Gateway gateway, Principal caller, AgentScope scope, ChatRequest chat) {
+      Context ctx,
+      Gateway gateway,
+      Principal caller,
+      AgentScope scope,
+      ChatRequest chat,
+      String assistantId) {
     Gateway.Prepared prepared = gateway.prepareChat(
         caller,
         Access.inferenceSlot(ctx),
         scope,
         chat,
         memoryHeader(ctx),
-        HttpServer.requestId(ctx));
+        HttpServer.requestId(ctx),
+        assistantId);
     ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
     ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
     return prepared;

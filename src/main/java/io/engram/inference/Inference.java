@@ -2,6 +2,7 @@ package io.engram.inference;
 
 import io.engram.access.AccessModule;
 import io.engram.actions.CapabilityExecutor;
+import io.engram.budgets.SpendGate;
 import io.engram.capabilities.AssistantService;
 import io.engram.inference.local.LocalCapacity;
 import io.engram.inference.local.LocalEngine;
@@ -147,6 +148,7 @@ public final class Inference implements Module {
       Cluster cluster,
       RateLimiter windows,
       io.engram.platform.crypto.SecretBox secrets,
+      SpendGate spend,
       Clock clock) {
     ConcurrencySlots slots = RateLimits.slots(cluster, config.cluster().slotLease());
     long started = clock.instant().getEpochSecond();
@@ -228,7 +230,7 @@ public final class Inference implements Module {
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
-    InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster);
+    InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster, spend);
     Gateway gateway = new Gateway(
         catalog,
         memory,

@@ -59,7 +59,8 @@ final class MessagesRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = MessagesRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/messages");
-    try (Gateway.Prepared prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat)) {
+    try (Gateway.Prepared prepared =
+        GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
       TokenHeaders.write(ctx, prepared.budget());
       String id = Ids.newId("msg", clock.millis());
       String model = prepared.model().card().id();

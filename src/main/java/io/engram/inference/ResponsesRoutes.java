@@ -104,7 +104,8 @@ public final class ResponsesRoutes implements RouteModule {
         request.tooling(),
         null);
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
-    try (Gateway.Prepared prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat)) {
+    try (Gateway.Prepared prepared =
+        GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
       TokenHeaders.write(ctx, prepared.budget());
       ResponseObjects.Ids ids =
           ResponseObjects.Ids.create(prepared.model().card().id());

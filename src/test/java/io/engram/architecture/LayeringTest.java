@@ -52,6 +52,7 @@ class LayeringTest {
       List.of("memory"),
       List.of("reflection"),
       List.of("actions"),
+      List.of("budgets"),
       List.of("inference.engine"),
       List.of("inference.local", "inference.remote"),
       List.of("finetuning.trainer"),

@@ -114,7 +114,8 @@ public class OrganizationConfigBenchmark {
 
   @Benchmark
   public void concurrencySlot() {
-    try (InferenceLimits.Permit permit = limits.admit(caller, java.util.Optional.empty(), null)) {
+    try (InferenceLimits.Permit permit =
+        limits.admit(caller, java.util.Optional.empty(), null, InferenceLimits.Spending.FREE)) {
       // taken and given back, as a request does
     }
   }

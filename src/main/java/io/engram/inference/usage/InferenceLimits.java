@@ -2,6 +2,9 @@ package io.engram.inference.usage;
 
 import io.engram.access.InferenceDoor;
 import io.engram.access.Principal;
+import io.engram.budgets.Budgets;
+import io.engram.budgets.SpendGate;
+import io.engram.budgets.Spender;
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
 import io.engram.platform.cluster.Cluster;
@@ -61,23 +64,38 @@ public final class InferenceLimits implements InferenceDoor {
   }
 
   /**
-   * A request let in: a concurrency slot and the tokens reserved for it, given back by {@link
-   * #close()} (once) with what the request was charged ({@link #charge}).
+   * What a request may cost in money, held against the budgets covering it: the most it could cost
+   * at its model's prices (its prompt, memory and longest reply), and the assistant it speaks as
+   * (null when none).
+   */
+  public record Spending(String assistantId, long mostNanos) {
+    /** A request of a model without prices, not as an assistant. */
+    public static final Spending FREE = new Spending(null, 0);
+  }
+
+  /**
+   * A request let in: a concurrency slot, the tokens and the money reserved for it, given back by
+   * {@link #close()} (once) with what the request was charged ({@link #charge}, {@link
+   * #chargeCost}).
    */
   public static final class Permit implements AutoCloseable {
     private final Admissions.Admission admission;
+    private final Budgets.Hold spend;
     private final TokenBudget budget;
     private final long memoryAllowance;
     private final long replyAllowance;
     private final AtomicLong charged = new AtomicLong();
+    private final AtomicLong cost = new AtomicLong();
     private final AtomicBoolean open = new AtomicBoolean(true);
 
     Permit(
         Admissions.Admission admission,
+        Budgets.Hold spend,
         TokenBudget budget,
         long memoryAllowance,
         long replyAllowance) {
       this.admission = admission;
+      this.spend = spend;
       this.budget = budget;
       this.memoryAllowance = memoryAllowance;
       this.replyAllowance = replyAllowance;
@@ -103,10 +121,19 @@ public final class InferenceLimits implements InferenceDoor {
       charged.addAndGet(tokens);
     }
 
+    /** Charges what the tokens cost, in billionths of a dollar, against the request's budgets. */
+    public void chargeCost(long nanos) {
+      cost.addAndGet(nanos);
+    }
+
     @Override
     public void close() {
       if (open.compareAndSet(true, false)) {
-        admission.end(charged.get());
+        try {
+          admission.end(charged.get());
+        } finally {
+          spend.settle(cost.get());
+        }
       }
     }
   }
@@ -114,24 +141,29 @@ public final class InferenceLimits implements InferenceDoor {
   private final OrganizationConfigs configs;
   private final ConcurrencySlots slots;
   private final Admissions admissions;
+  private final SpendGate spend;
 
+  /** The limits of one node without Redis, and without budgets in money. */
   public InferenceLimits(UsageLedger usage, OrganizationConfigs configs, RateLimiter windows) {
-    this(configs, ConcurrencySlots.local(), windows, usage, Optional.empty());
+    this(configs, ConcurrencySlots.local(), windows, usage, Optional.empty(), SpendGate.NONE);
   }
 
   /**
    * @param slots where requests in flight are counted: this node's, or shared through Redis
    * @param windows the node's request windows (the access chain's), which the door counts in
    * @param redis where the admissions are decided when slots are shared (else on this node)
+   * @param spend the budgets in money every admitted request's cost is reserved against
    */
   private InferenceLimits(
       OrganizationConfigs configs,
       ConcurrencySlots slots,
       RateLimiter windows,
       UsageLedger usage,
-      Optional<RedisConnection> redis) {
+      Optional<RedisConnection> redis,
+      SpendGate spend) {
     this.configs = configs;
     this.slots = slots;
+    this.spend = spend;
     LocalAdmissions local = new LocalAdmissions(windows, slots, new LocalTokenBudgets(usage));
     this.admissions = slots instanceof RedisSlots shared && redis.isPresent()
         ? new RedisAdmissions(redis.get(), shared, usage, local)
@@ -144,8 +176,9 @@ public final class InferenceLimits implements InferenceDoor {
       OrganizationConfigs configs,
       ConcurrencySlots slots,
       RateLimiter windows,
-      Cluster cluster) {
-    return new InferenceLimits(configs, slots, windows, usage, cluster.redis());
+      Cluster cluster,
+      SpendGate spend) {
+    return new InferenceLimits(configs, slots, windows, usage, cluster.redis(), spend);
   }
 
   @Override
@@ -186,6 +219,11 @@ public final class InferenceLimits implements InferenceDoor {
     }
   }
 
+  /** The organization's budgets in money as they stand now. */
+  public java.util.List<Budgets.Standing> budgets(Organization org) {
+    return spend.standings(org.id());
+  }
+
   /** The hourly budget left now, or null when the plan has none. */
   public TokenBudget tokenBudget(Organization org) {
     Limit limit = org.plan().limits().tokensPerHour();
@@ -199,11 +237,17 @@ public final class InferenceLimits implements InferenceDoor {
   }
 
   /**
-   * Takes a concurrency slot (or the one {@code atDoor} holds) and reserves the request's tokens of the hour, or refuses with 429:
-   * the organization already has its configuration's number of requests in flight, or what is
-   * left of the hour's tokens cannot hold the request's prompt and least reply.
+   * Takes a concurrency slot (or the one {@code atDoor} holds), reserves the request's tokens of
+   * the hour and what it may cost against its budgets, or refuses with 429: the organization
+   * already has its configuration's number of requests in flight, what is left of the hour's
+   * tokens cannot hold the request's prompt and least reply, or a budget covering it cannot hold
+   * what it may cost ({@code budget_exceeded}).
    */
-  public Permit admit(Principal caller, Optional<InferenceDoor.Pass> atDoor, TokenDemand demand) {
+  public Permit admit(
+      Principal caller,
+      Optional<InferenceDoor.Pass> atDoor,
+      TokenDemand demand,
+      Spending spending) {
     Organization org = caller.organization();
     Limit hourly = org.plan().limits().tokensPerHour();
     long hourlyLimit = hourly.isUnlimited() ? -1 : hourly.value();
@@ -228,8 +272,17 @@ public final class InferenceLimits implements InferenceDoor {
             admission.resetSeconds());
       case ADMITTED -> {}
     }
+    Budgets.Hold held;
+    try {
+      held = spend.reserve(
+          new Spender(org.id(), caller.credentialId(), spending.assistantId()),
+          spending.mostNanos());
+    } catch (RuntimeException refused) {
+      admission.end(0);
+      throw refused;
+    }
     if (hourly.isUnlimited()) {
-      return new Permit(admission, null, Long.MAX_VALUE, Long.MAX_VALUE);
+      return new Permit(admission, held, null, Long.MAX_VALUE, Long.MAX_VALUE);
     }
     // Within the grant, memory comes before the reply's longest length, as it does in the context.
     long beyondNeed = admission.granted() - demand.need();
@@ -237,6 +290,7 @@ public final class InferenceLimits implements InferenceDoor {
     long reply = demand.leastReply() + beyondNeed - memory;
     return new Permit(
         admission,
+        held,
         new TokenBudget(hourly.value(), admission.remaining(), admission.resetSeconds()),
         memory,
         reply);

@@ -2,6 +2,7 @@ package io.engram.inference.usage;
 
 import io.engram.access.RequestWindows;
 import io.engram.access.Requires;
+import io.engram.budgets.BudgetViews;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.http.ApiException;
@@ -73,6 +74,7 @@ public final class UsageRoutes implements RouteModule {
     body.put("totals", totals(report.totals()));
     body.put("latency", latency(report));
     body.put("current_hour", currentHour(org));
+    body.put("budgets", limits.budgets(org).stream().map(BudgetViews::view).toList());
     body.put(
         "rate_limits", windows.headroom(org).stream().map(UsageRoutes::headroom).toList());
     Responses.json(ctx, body);

@@ -1,0 +1,61 @@
+package io.engram.budgets;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Budgets counted on this node: each counter's period as the ledger has it (every node's spend as
+ * last read from the database, this node's since) plus this node's reservations not yet settled.
+ * Exact on one node; nodes that share only the database (no Redis, or Redis away) may together
+ * pass a budget by what they reserve within the ledger's refresh (two seconds) and its flush (one).
+ */
+final class LocalSpendCounters implements SpendCounters {
+  private final SpendLedger ledger;
+  private final Map<Counter, AtomicLong> outstanding = new ConcurrentHashMap<>();
+  private final Map<String, Object> organizations = new ConcurrentHashMap<>();
+
+  LocalSpendCounters(SpendLedger ledger) {
+    this.ledger = ledger;
+  }
+
+  @Override
+  public Reservation reserve(String orgId, List<Counter> counters, long[] limits, long cost) {
+    // One organization's reservations are decided one at a time, so two cannot share a remainder.
+    synchronized (organizations.computeIfAbsent(orgId, id -> new Object())) {
+      for (int i = 0; i < counters.size(); i++) {
+        long used = ledger.spent(counters.get(i)) + held(counters.get(i)).get();
+        if (cost > 0 && used + cost > limits[i]) {
+          return SpendCounters.refused(i, used);
+        }
+      }
+      counters.forEach(counter -> held(counter).addAndGet(cost));
+    }
+    AtomicBoolean open = new AtomicBoolean(true);
+    return new Reservation() {
+      @Override
+      public int refusedBy() {
+        return -1;
+      }
+
+      @Override
+      public long used() {
+        return 0;
+      }
+
+      @Override
+      public void settle(long spent) {
+        // The ledger counts what the request cost (recorded before this): only the hold goes back.
+        if (open.compareAndSet(true, false)) {
+          counters.forEach(counter -> held(counter).addAndGet(-cost));
+        }
+      }
+    };
+  }
+
+  private AtomicLong held(Counter counter) {
+    return outstanding.computeIfAbsent(counter, c -> new AtomicLong());
+  }
+}
