@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
+import io.engram.support.PricedOrganization;
 import io.engram.support.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,8 +28,7 @@ import org.junit.jupiter.api.Test;
  * the field, another organization's budget a 404.
  */
 class BudgetsTest {
-  /** $1,000 per million completion tokens: the fake's five pieces cost $0.005 a request. */
-  private static final double REQUEST = 0.005;
+  private static final double REQUEST = PricedOrganization.REQUEST;
 
   static FakeUpstream upstream;
   static TestServer server;
@@ -50,68 +50,13 @@ class BudgetsTest {
     upstream.script(FakeUpstream.Script.NORMAL);
   }
 
-  /** An organization with a priced model "priced" on the fake, its admin and inference keys. */
-  record Org(String id, String admin, String key) {
-    Http.Response chat(String credential, String path) {
-      return server
-          .http
-          .post(path)
-          .bearer(credential)
-          .json("{\"model\":\"priced\",\"max_tokens\":5,"
-              + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")
-          .send();
-    }
-
-    Http.Response chat() {
-      return chat(key, "/v1/chat/completions");
-    }
-
-    Http.Response post(String path, String body) {
-      return server
-          .http
-          .post("/v1/organizations/" + id + path)
-          .bearer(admin)
-          .json(body)
-          .send();
-    }
-
-    String budget(String body) {
-      Http.Response created = post("/budgets", body);
-      assertThat(created.status()).as(created.text()).isEqualTo(201);
-      return created.json().path("id").asText();
-    }
-
-    JsonNode get(String budgetId) {
-      Http.Response read = server
-          .http
-          .get("/v1/organizations/" + id + "/budgets/" + budgetId)
-          .bearer(admin)
-          .send();
-      assertThat(read.status()).as(read.text()).isEqualTo(200);
-      return read.json();
-    }
-  }
-
-  static Org organization() {
-    String id = server.createOrganization("scale");
-    String admin = server.apiKey(id, 100_000, "admin");
-    String key = server.apiKey(id, 100_000, "inference");
-    Org org = new Org(id, admin, key);
-    Http.Response provider = org.post("/providers", """
-        {"name":"fake","kind":"openai","base_url":"%s","api_key":"k"}""".formatted(upstream.baseUrl()));
-    assertThat(provider.status()).as(provider.text()).isEqualTo(201);
-    Http.Response model =
-        org.post("/models", """
-        {"id":"priced","context_length":4096,"retries":0,
-         "pricing":{"input_per_million":0,"output_per_million":1000},
-         "deployments":[{"provider_id":"%s","model":"upstream-model"}]}""".formatted(provider.json().path("id").asText()));
-    assertThat(model.status()).as(model.text()).isEqualTo(201);
-    return org;
+  static PricedOrganization organization() {
+    return PricedOrganization.create(server, "scale", upstream);
   }
 
   /** Chats until one is refused; how many passed, and the refusal. */
   private static int passedUntilRefused(
-      Org org, String credential, String path, List<Http.Response> refusal) {
+      PricedOrganization org, String credential, String path, List<Http.Response> refusal) {
     int passed = 0;
     for (int i = 0; i < 20; i++) {
       Http.Response answer = org.chat(credential, path);
@@ -126,7 +71,7 @@ class BudgetsTest {
 
   @Test
   void anOrganizationBudgetOfFourRequestsLetsExactlyFourThroughEvenAtOnce() throws Exception {
-    Org org = organization();
+    PricedOrganization org = organization();
     String budget = org.budget("{\"scope\":\"organization\",\"period\":\"day\",\"limit\":"
         + 4 * REQUEST + ",\"currency\":\"USD\"}");
     ExecutorService clients = Executors.newFixedThreadPool(12);
@@ -168,7 +113,7 @@ class BudgetsTest {
 
   @Test
   void aKeyBudgetHoldsThatKeyOnlyAndAnAssistantBudgetThatAssistantOnly() {
-    Org org = organization();
+    PricedOrganization org = organization();
     JsonNode created = server.operator().createApiKey(org.id(), 100_000, "inference");
     String limited = created.path("token").asText();
     String free = org.key();
@@ -200,7 +145,7 @@ class BudgetsTest {
 
   @Test
   void aFailedUpstreamCallCostsNothingAndTheBudgetRenewsWithItsDay() {
-    Org org = organization();
+    PricedOrganization org = organization();
     String budget =
         org.budget("{\"scope\":\"organization\",\"period\":\"day\",\"limit\":" + REQUEST + "}");
     upstream.script(FakeUpstream.Script.error(503, "{\"error\":{\"message\":\"down\"}}", null));
@@ -223,7 +168,7 @@ class BudgetsTest {
 
   @Test
   void whatTheScopeSpentEarlierInThePeriodCounts() {
-    Org org = organization();
+    PricedOrganization org = organization();
     assertThat(org.chat().status()).isEqualTo(200);
     assertThat(org.chat().status()).isEqualTo(200);
     String budget = org.budget(
@@ -235,7 +180,7 @@ class BudgetsTest {
 
   @Test
   void eightyAndOneHundredPercentRaiseTheBudgetAlertsAndDeletingResolvesThem() {
-    Org org = organization();
+    PricedOrganization org = organization();
     String budget =
         org.budget("{\"scope\":\"organization\",\"period\":\"day\",\"limit\":" + 5 * REQUEST + "}");
     for (int i = 0; i < 4; i++) {
@@ -263,7 +208,7 @@ class BudgetsTest {
     assertThat(org.chat().status()).isEqualTo(200);
   }
 
-  private static List<String> firing(Org org) {
+  private static List<String> firing(PricedOrganization org) {
     return server
         .http
         .get("/v1/organizations/" + org.id() + "/alerts?state=firing")
@@ -276,7 +221,7 @@ class BudgetsTest {
 
   @Test
   void badInputIsA400NamingTheFieldAndAnotherOrganizationsBudgetIsNotFound() {
-    Org org = organization();
+    PricedOrganization org = organization();
     String[][] cases = {
       {"{\"scope\":\"organization\",\"period\":\"day\",\"limit\":-1}", "limit"},
       {"{\"scope\":\"organization\",\"period\":\"day\",\"limit\":\"5\"}", "limit"},
@@ -308,7 +253,7 @@ class BudgetsTest {
     }
     String budget = org.budget("{\"scope\":\"organization\",\"period\":\"month\",\"limit\":12.5}");
     assertThat(org.get(budget).path("limit").asDouble()).isEqualTo(12.5);
-    Org other = organization();
+    PricedOrganization other = organization();
     for (String path : List.of(
         "/v1/organizations/" + org.id() + "/budgets/" + budget,
         "/v1/organizations/" + other.id() + "/budgets/" + budget)) {
