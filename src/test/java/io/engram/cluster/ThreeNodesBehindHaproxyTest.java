@@ -1,11 +1,13 @@
 package io.engram.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
+import io.engram.support.PricedOrganization;
 import io.engram.support.ServerProcess;
 import io.engram.support.TestServer;
 import java.io.IOException;
@@ -164,6 +166,68 @@ class ThreeNodesBehindHaproxyTest {
 
   @Test
   @Order(4)
+  void thirtyClientsOnEveryRouteThatSpendsPassExactlyTheBudgetOfTheOrganizationAndOfAKey()
+      throws Exception {
+    PricedOrganization org = PricedOrganization.create(
+        cluster.operator(), cluster.balanced(), "scale", cluster.upstream);
+    String budget = org.budget("{\"scope\":\"organization\",\"period\":\"day\",\"limit\":"
+        + 20 * PricedOrganization.REQUEST + "}");
+    EngramCluster.sleep(1_500); // every node follows models and budgets changed within a second
+    assertThat(spendUntilRefused(org, org.key())).isEqualTo(20);
+    EngramCluster.sleep(1_500); // every node writes its spend within a second
+    assertThat(org.get(budget).path("spent").asDouble())
+        .isCloseTo(20 * PricedOrganization.REQUEST, within(1e-12));
+
+    PricedOrganization other = PricedOrganization.create(
+        cluster.operator(), cluster.balanced(), "scale", cluster.upstream);
+    JsonNode key = cluster.operator().createApiKey(other.id(), 100_000, "inference");
+    other.budget("{\"scope\":\"key\",\"scope_id\":\"" + key.path("id").asText()
+        + "\",\"period\":\"month\",\"limit\":" + 10 * PricedOrganization.REQUEST + "}");
+    EngramCluster.sleep(1_500);
+    assertThat(spendUntilRefused(other, key.path("token").asText())).isEqualTo(10);
+    // The organization's other key is not held to that key's budget.
+    assertThat(other.chat().status()).isEqualTo(200);
+  }
+
+  /**
+   * Thirty clients through the balancer, each on one of the routes that spend (chat, completions,
+   * Responses, messages), until each is refused by a budget: how many requests passed in all.
+   */
+  private int spendUntilRefused(PricedOrganization org, String key) {
+    String[][] routes = {
+      {
+        "/v1/chat/completions",
+        "{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+      },
+      {"/v1/completions", "{\"model\":\"priced\",\"prompt\":\"hi\",\"max_tokens\":5}"},
+      {"/v1/responses", "{\"model\":\"priced\",\"input\":\"hi\",\"max_output_tokens\":5}"},
+      {
+        "/v1/messages",
+        "{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+      },
+    };
+    List<Integer> perClient = inParallel(30, client -> {
+      String[] route = routes[client % routes.length];
+      int passed = 0;
+      while (true) {
+        Http.Response answer =
+            cluster.balanced().post(route[0]).bearer(key).json(route[1]).send();
+        if (answer.status() == 200) {
+          passed++;
+          continue;
+        }
+        assertThat(answer.status()).as(route[0] + " " + answer.text()).isEqualTo(429);
+        // Anthropic's error shape has no code: its message says which limit refused.
+        if (!answer.text().contains("requests in flight")) {
+          assertThat(answer.text()).as(route[0]).contains("budget bud_");
+          return passed;
+        }
+      }
+    });
+    return perClient.stream().mapToInt(Integer::intValue).sum();
+  }
+
+  @Order(5)
   void aKeyRevokedOnOneNodeIsRefusedOnTheOthersWithin100Milliseconds() {
     String org = cluster.operator().createOrganization("seed");
     JsonNode created = cluster.operator().createApiKey(org, 10_000, "admin");
@@ -203,7 +267,7 @@ class ThreeNodesBehindHaproxyTest {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aMemoryWrittenOnOneNodeIsFoundOnTheOthersAndTheLagIsMeasured() {
     String org = cluster.operator().createOrganization("seed");
     String token =
@@ -245,7 +309,7 @@ class ThreeNodesBehindHaproxyTest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void reflectionRunsOnOneNodeAtATime() {
     String org = cluster.operator().createOrganization("seed");
     String key =
@@ -315,7 +379,7 @@ class ThreeNodesBehindHaproxyTest {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void redisStoppedAndStartedUnderTrafficCostsNo500AndLosesNothing() throws Exception {
     String org = cluster.operator().createOrganization("seed");
     String key = cluster
@@ -390,7 +454,7 @@ class ThreeNodesBehindHaproxyTest {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void aNodeKilledMidStreamLosesItsSlotsWithinTheLeaseAndTheOthersAnswer() throws Exception {
     String key = keyOfAnOrganizationRunningAtMost(6);
     // Six long streams, straight to the nodes: two on each.

@@ -19,12 +19,18 @@ public record PricedOrganization(Http http, String id, String admin, String key)
 
   /** A new organization of the plan on {@code server}, its models answered by {@code upstream}. */
   public static PricedOrganization create(TestServer server, String plan, FakeUpstream upstream) {
-    String id = server.createOrganization(plan);
+    return create(server.operator(), server.http, plan, upstream);
+  }
+
+  /** The same, made by {@code operator} and called at {@code http} (a balancer, say). */
+  public static PricedOrganization create(
+      Operator operator, Http http, String plan, FakeUpstream upstream) {
+    String id = operator.createOrganization(plan);
     PricedOrganization org = new PricedOrganization(
-        server.http,
+        http,
         id,
-        server.apiKey(id, 100_000, "admin"),
-        server.apiKey(id, 100_000, "inference"));
+        operator.createApiKey(id, 100_000, "admin").path("token").asText(),
+        operator.createApiKey(id, 100_000, "inference").path("token").asText());
     Http.Response provider = org.post("/providers", """
         {"name":"fake","kind":"openai","base_url":"%s","api_key":"k"}""".formatted(upstream.baseUrl()));
     assertThat(provider.status()).as(provider.text()).isEqualTo(201);
