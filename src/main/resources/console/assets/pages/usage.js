@@ -1,11 +1,16 @@
-// Usage: requests, errors, latency and tokens (prompt, injected memory, completion) per day and
-// per model over a date range; this hour's token budget and each key's rate-limit headroom.
+// Usage: requests, errors, latency, tokens (prompt, injected memory, completion) and spend per day
+// and per model over a date range; the budgets in money as they stand, this hour's token budget
+// and each key's rate-limit headroom.
 import { get } from '../api.js';
 import { h, fill, table } from '../dom.js';
 import { field, formError, onSubmit } from '../forms.js';
 import { timeChart } from '../charts.js';
 
 const DAY = 86400;
+
+function dollars(amount) {
+  return `$${amount.toFixed(amount < 1 ? 6 : 2)}`;
+}
 
 function isoDay(date) {
   return date.toISOString().slice(0, 10);
@@ -66,6 +71,14 @@ async function draw(out, context, from, to) {
       label: p,
       values: days.map((d) => usage.latency.by_day.find((b) => b.day_start === d)?.[`${p}_ms`] ?? null),
     }))),
+    timeChart('Spend per day (US dollars), by model', days, models.length
+      ? models.map((m) => ({ label: m, values: sum((r) => r.cost_usd, (r) => r.model === m) }))
+      : [{ label: 'spend', values: sum((r) => r.cost_usd) }], { bars: true }),
+    h('h2', {}, 'Budgets'),
+    table('Budgets in US dollars, this period', ['Scope', 'Period', 'Limit', 'Spent', 'Remaining', 'Renews'],
+      usage.budgets.map((b) => [b.scope_id ? `${b.scope} ${b.scope_id}` : b.scope, b.period, dollars(b.limit),
+        dollars(b.spent), dollars(b.remaining), new Date(b.resets_at * 1000).toISOString().slice(0, 16).replace('T', ' ')]),
+      'No budgets: set one with POST /v1/organizations/{org_id}/budgets (docs/budgets.md).'),
     timeChart('Tokens per day', days, [
       { label: 'prompt', values: sum((r) => r.prompt_tokens) },
       { label: 'memory injected', values: sum((r) => r.memory_tokens) },

@@ -254,6 +254,23 @@ class ConsoleBrowserTest extends ServerTest {
   }
 
   @Test
+  void theUsagePageShowsEachBudgetWithItsSpendAndWhatRemains() {
+    Http.Response created = server.asOperator(http.post("/v1/organizations/" + org + "/budgets")
+        .json("{\"scope\":\"organization\",\"period\":\"month\",\"limit\":42.5}"));
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    try {
+      browser.go("/console/usage");
+      signIn("owner@console.example");
+      WebElement budgets =
+          browser.text(By.xpath("//table[caption='Budgets in US dollars, this period']"), "$42.50");
+      assertThat(budgets.getText()).contains("organization", "month", "$0.000000");
+    } finally {
+      server.asOperator(http.delete(
+          "/v1/organizations/" + org + "/budgets/" + created.json().path("id").asText()));
+    }
+  }
+
+  @Test
   void aLostConnectionSaysSoAndKeepsWhatWasTyped() {
     browser.go("/console/memory");
     signIn("owner@console.example");

@@ -47,7 +47,12 @@ public record PricedOrganization(Http http, String id, String admin, String key)
 
   /** A chat of "priced" at max_tokens 5 on {@code path}, sent with {@code credential}. */
   public Http.Response chat(String credential, String path) {
-    return http.post(path)
+    return chat(credential, path, http);
+  }
+
+  /** The same, sent to {@code node} (one of several sharing the organization). */
+  public Http.Response chat(String credential, String path, Http node) {
+    return node.post(path)
         .bearer(credential)
         .json("{\"model\":\"priced\",\"max_tokens\":5,"
             + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}")
