@@ -128,6 +128,13 @@ class OrganizationIsolationTest {
               + theirIds.get("provider_id") + "\",\"model\":\"m\"}]}"));
       assertThat(model.status()).as(model.text()).isEqualTo(201);
       theirIds.put("model_id", "their-model");
+      theirIds.put(
+          "budget_id",
+          created(
+              server,
+              theirs,
+              "budgets",
+              "{\"scope\":\"organization\",\"period\":\"day\",\"limit\":5}"));
       // Checked once now: with the test clock standing still, no later check changes the record.
       assertThat(server
               .asOperator(server
