@@ -318,9 +318,8 @@ public final class ChatSockets implements RouteModule {
             Optional.empty(),
             scope(agent),
             chat,
-            true,
-            Ids.newId("req", System.currentTimeMillis()),
-            null)) {
+            new Gateway.ChatOptions(true, Gateway.CacheMode.ON, null),
+            Ids.newId("req", System.currentTimeMillis()))) {
           run(prepared, chat);
         }
       } catch (ApiException e) {

@@ -50,6 +50,49 @@ public final class Gateway {
   /** WORKER_PROCESSES as a number of workers (compiled once: it is read on every generation). */
   private static final Pattern WORKERS = Pattern.compile("\\d{1,3}");
 
+  /**
+   * What a request asks of the response cache (the {@code X-Engram-Cache} header): use it (the
+   * default, when the organization turned it on), leave it out, or answer anew and keep that.
+   */
+  public enum CacheMode {
+    ON,
+    OFF,
+    REFRESH;
+
+    /** The header's value (on, off, refresh; absent: on), or a 400 naming the header. */
+    static CacheMode of(String header) {
+      if (header == null) {
+        return ON;
+      }
+      return switch (header.strip().toLowerCase(java.util.Locale.ROOT)) {
+        case "on" -> ON;
+        case "off" -> OFF;
+        case "refresh" -> REFRESH;
+        default ->
+          throw ApiException.badRequest(
+              CACHE_HEADER, "'" + CACHE_HEADER + "' is on, off or refresh, not '" + header + "'");
+      };
+    }
+  }
+
+  static final String CACHE_HEADER = "X-Engram-Cache";
+
+  /** How a chat is run beyond what its body says: memory, the cache, the assistant it speaks as. */
+  public record ChatOptions(boolean memoryOn, CacheMode cache, String assistantId) {}
+
+  /**
+   * How a request met the response cache: {@code key} null when it was not consulted (off for the
+   * organization or the request), {@code hit} the kept answer it is served from (null: a miss).
+   */
+  record Caching(String key, ResponseCache.Entry hit, long ttlSeconds) {
+    static final Caching OFF = new Caching(null, null, 0);
+
+    /** The X-Engram-Cache answer: hit, miss, or null when the cache was not consulted. */
+    String status() {
+      return key == null ? null : hit != null ? "hit" : "miss";
+    }
+  }
+
   /** A request ready for its engine, holding a concurrency slot until {@link #close()}. */
   public record Prepared(
       ModelCatalog.Entry model,
@@ -57,7 +100,8 @@ public final class Gateway {
       MemoryContext.Injection memory,
       int promptTokens,
       InferenceLimits.Permit permit,
-      String requestId)
+      String requestId,
+      Caching cache)
       implements AutoCloseable {
 
     /** The hour's token budget after this request's reservation; null when the plan has none. */
@@ -88,6 +132,7 @@ public final class Gateway {
   private final OrganizationConfigs configs;
   private final ConversationHistory history;
   private final Egress egress;
+  private final ResponseCache cache;
 
   Gateway(
       ModelCatalog catalog,
@@ -98,8 +143,10 @@ public final class Gateway {
       OrganizationConfigs configs,
       ConversationHistory history,
       Egress egress,
-      Embedder embedder) {
+      Embedder embedder,
+      ResponseCache cache) {
     this.embedder = embedder;
+    this.cache = cache;
     this.history = history;
     this.egress = egress;
     this.catalog = catalog;
@@ -405,14 +452,13 @@ public final class Gateway {
       Optional<InferenceDoor.Pass> atDoor,
       AgentScope scope,
       ChatRequest chat,
-      boolean memoryOn,
-      String requestId,
-      String assistantId) {
+      ChatOptions options,
+      String requestId) {
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     ObjectNode asked = asked(chat);
     refuseWhatIsNotCarried(caller, model, asked, chat.sampling(), chat.messages());
     int conversationTokens = chatTokens(chat.messages());
-    boolean withMemory = memoryOn && chat.memory().enabled();
+    boolean withMemory = options.memoryOn() && chat.memory().enabled();
     EffectiveConfig config = withMemory ? configs.effective(caller.organization()) : null;
     // The memory block takes what the context has left, never the reply's room.
     int memoryRoom = withMemory
@@ -432,7 +478,7 @@ public final class Gateway {
         chat.sampling(),
         conversationTokens,
         Math.max(0, memoryRoom),
-        assistantId);
+        options.assistantId());
     try {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
       if (withMemory) {
@@ -459,7 +505,14 @@ public final class Gateway {
           asked,
           caller.orgId(),
           engineShare(caller.organization()));
-      return new Prepared(model, request, injection, promptTokens, admission.permit(), requestId);
+      return new Prepared(
+          model,
+          request,
+          injection,
+          promptTokens,
+          admission.permit(),
+          requestId,
+          caching(caller, model, request, options.cache()));
     } catch (RuntimeException e) {
       admission.permit().close();
       throw e;
@@ -497,13 +550,15 @@ public final class Gateway {
         prepared.memory(),
         promptTokens,
         prepared.permit(),
-        prepared.requestId());
+        prepared.requestId(),
+        Caching.OFF);
   }
 
   public Prepared prepareCompletion(
       Principal caller,
       Optional<InferenceDoor.Pass> atDoor,
       CompletionRequest completion,
+      CacheMode cacheMode,
       String requestId) {
     ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
@@ -521,7 +576,33 @@ public final class Gateway {
         caller.orgId(),
         engineShare(caller.organization()));
     return new Prepared(
-        model, request, MemoryContext.Injection.NONE, promptTokens, admission.permit(), requestId);
+        model,
+        request,
+        MemoryContext.Injection.NONE,
+        promptTokens,
+        admission.permit(),
+        requestId,
+        caching(caller, model, request, cacheMode));
+  }
+
+  /**
+   * Looks the request up in the organization's response cache, when the organization turned it
+   * on ({@code cache.enabled}) and the request did not turn it off; a refresh is a miss whose
+   * answer is kept.
+   */
+  private Caching caching(
+      Principal caller, ModelCatalog.Entry model, GenerationRequest request, CacheMode mode) {
+    if (mode == CacheMode.OFF || caller.organization() == null) {
+      return Caching.OFF;
+    }
+    EffectiveConfig config = configs.effective(caller.organization());
+    if (!config.switchedOn(ConfigField.CACHE_ENABLED)) {
+      return Caching.OFF;
+    }
+    String key = ResponseCache.key(model.card().id(), request);
+    ResponseCache.Entry hit = mode == CacheMode.REFRESH ? null : cache.get(caller.orgId(), key);
+    metrics.cache(hit == null ? "miss" : "hit");
+    return new Caching(key, hit, config.seconds(ConfigField.CACHE_TTL_SECONDS).toSeconds());
   }
 
   /** A request let in: its longest reply (max_tokens, or what the defaults allow), its permit. */
@@ -573,6 +654,9 @@ public final class Gateway {
    * failed before any output: a failure of the provider's is not the client's to pay.
    */
   public Outcome generate(Principal caller, Prepared prepared, TokenSink sink) {
+    if (prepared.cache().hit() != null) {
+      return replay(caller, prepared, sink);
+    }
     String model = prepared.model().card().id();
     long started = System.nanoTime();
     Recording recording = new Recording(sink, model, started);
@@ -603,7 +687,50 @@ public final class Gateway {
     long took = System.nanoTime() - started;
     metrics.generation(model, "completed", took);
     usage.finished(caller.orgId(), caller.credentialId(), model, recording.deployment, false, took);
-    return new Outcome(generation, finish(caller, prepared, recording.deployment, generation));
+    Outcome outcome =
+        new Outcome(generation, finish(caller, prepared, recording.deployment, generation));
+    keepInCache(
+        caller,
+        prepared,
+        new Generation(
+            generation.text(),
+            generation.finishReason(),
+            outcome.usage(),
+            generation.toolCalls(),
+            generation.choices()));
+    return outcome;
+  }
+
+  /**
+   * Serves a kept answer: the client gets its text (one piece, when it streams) and the usage it
+   * had; the organization is charged nothing (no token, no cost), the hit is counted in its usage.
+   */
+  private Outcome replay(Principal caller, Prepared prepared, TokenSink sink) {
+    ResponseCache.Entry hit = prepared.cache().hit();
+    sink.begin();
+    if (!hit.text().isEmpty()) {
+      sink.text(hit.text());
+    }
+    usage.cacheHit(
+        caller.orgId(), caller.credentialId(), prepared.model().card().id());
+    Generation generation = new Generation(hit.text(), hit.finishReason(), hit.usage());
+    keep(caller, prepared, generation, new Generation.Usage(0, 0));
+    return new Outcome(generation, hit.usage());
+  }
+
+  /** Keeps a whole text answer (no tool call, one choice, ended or cut by length) when asked. */
+  private void keepInCache(Principal caller, Prepared prepared, Generation generation) {
+    Caching caching = prepared.cache();
+    if (caching.key() == null
+        || generation.text() == null
+        || generation.toolCalls() != null
+        || generation.choices() != null
+        || !(Generation.STOP.equals(generation.finishReason())
+            || Generation.LENGTH.equals(generation.finishReason()))) {
+      return;
+    }
+    boolean kept = cache.put(caller.orgId(), caching.key(), generation, caching.ttlSeconds());
+    metrics.cache(kept ? "stored" : "too_large");
   }
 
   /**

@@ -38,7 +38,7 @@ public final class GenerationRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.exposeHeaders(MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER);
+    routes.exposeHeaders(MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER, Gateway.CACHE_HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
     routes
         .post("/v1/chat/completions", Requires.runsModel(), this::chat)
@@ -64,13 +64,26 @@ public final class GenerationRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     CompletionRequest completion = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     try (Gateway.Prepared prepared = gateway.prepareCompletion(
-        caller, Access.inferenceSlot(ctx), completion, HttpServer.requestId(ctx))) {
+        caller,
+        Access.inferenceSlot(ctx),
+        completion,
+        Gateway.CacheMode.of(ctx.header(Gateway.CACHE_HEADER)),
+        HttpServer.requestId(ctx))) {
+      cacheHeader(ctx, prepared);
       responder.respond(
           ctx,
           prepared,
           Replies.Header.create(Replies.Kind.TEXT, prepared.model().card().id()),
           completion.includeUsage(),
           sink -> gateway.generate(caller, prepared, sink));
+    }
+  }
+
+  /** X-Engram-Cache: whether the answer comes from the response cache (when it was consulted). */
+  private static void cacheHeader(Context ctx, Gateway.Prepared prepared) {
+    String status = prepared.cache().status();
+    if (status != null) {
+      ctx.header(Gateway.CACHE_HEADER, status);
     }
   }
 
@@ -90,9 +103,10 @@ public final class GenerationRoutes implements RouteModule {
         Access.inferenceSlot(ctx),
         scope,
         chat,
-        memoryHeader(ctx),
-        HttpServer.requestId(ctx),
-        assistantId);
+        new Gateway.ChatOptions(
+            memoryHeader(ctx), Gateway.CacheMode.of(ctx.header(Gateway.CACHE_HEADER)), assistantId),
+        HttpServer.requestId(ctx));
+    cacheHeader(ctx, prepared);
     ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
     ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
     return prepared;

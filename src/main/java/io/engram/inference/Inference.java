@@ -240,7 +240,8 @@ public final class Inference implements Module {
         configs,
         history,
         egress,
-        embedder);
+        embedder,
+        new ResponseCache(clock));
     return new Inference(
         routing,
         gateway,

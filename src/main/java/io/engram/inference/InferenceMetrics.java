@@ -48,6 +48,16 @@ final class InferenceMetrics {
         .record(Duration.ofNanos(durationNanos));
   }
 
+  /** The response cache's answer to a request: hit, miss, stored, or too_large (not kept). */
+  void cache(String outcome) {
+    Counter.builder("engram_inference_cache_total")
+        .description("The response cache: requests answered from it (hit) or not (miss), answers"
+            + " kept (stored) and answers too large to keep (too_large)")
+        .tag("outcome", outcome)
+        .register(registry)
+        .increment();
+  }
+
   void firstToken(String model, long nanos) {
     Timer.builder("engram_inference_time_to_first_token_seconds")
         .description("From the engine call to the first piece of text")

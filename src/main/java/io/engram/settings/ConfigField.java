@@ -24,7 +24,11 @@ public enum ConfigField {
   /** The most tokens of memory put in a chat's prompt, unless the request asks for other. */
   MEMORY_CONTEXT_TOKENS("memory", "context_tokens", Kind.COUNT, "tokens"),
   /** The score the best memory must reach for a chat to get a memory block at all. */
-  MEMORY_RELEVANCE_FLOOR("memory", "relevance_floor", Kind.SHARE, "score");
+  MEMORY_RELEVANCE_FLOOR("memory", "relevance_floor", Kind.SHARE, "score"),
+  /** Whether repeated requests are answered from the response cache (off by default). */
+  CACHE_ENABLED("cache", "enabled", Kind.SWITCH, null),
+  /** How long an answer stays in the response cache. */
+  CACHE_TTL_SECONDS("cache", "ttl_seconds", Kind.SECONDS, "seconds");
 
   public enum Kind {
     COUNT,
@@ -47,6 +51,11 @@ public enum ConfigField {
    * (docs/benchmarks.md, "The chat's memory block").
    */
   public static final double RELEVANCE_FLOOR = 0.55;
+
+  /** An answer's default and longest life in the response cache: an hour, thirty days. */
+  static final long CACHE_TTL = 3_600;
+
+  static final long MAX_CACHE_TTL = 30L * 86_400;
 
   /** Where a field's effective value comes from, lowest layer first. */
   public enum Source {
@@ -137,6 +146,8 @@ public enum ConfigField {
             64,
             MAX_CONTEXT_TOKENS);
       case MEMORY_RELEVANCE_FLOOR -> new Bounds(RELEVANCE_FLOOR, Source.SYSTEM, 0, 1L);
+      case CACHE_ENABLED -> new Bounds(false, Source.SYSTEM, 0, null);
+      case CACHE_TTL_SECONDS -> new Bounds(CACHE_TTL, Source.SYSTEM, 1, MAX_CACHE_TTL);
     };
   }
 

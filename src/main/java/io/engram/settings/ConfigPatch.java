@@ -74,7 +74,9 @@ public final class ConfigPatch {
         if (!value.isBoolean()) {
           throw ApiException.badRequest(path, "'" + path + "' must be true or false");
         }
-        if (value.asBoolean() && Boolean.FALSE.equals(bounds.defaultValue())) {
+        if (field == ConfigField.WEBSOCKET_ENABLED
+            && value.asBoolean()
+            && Boolean.FALSE.equals(bounds.defaultValue())) {
           throw ApiException.badRequest(
               path,
               "WebSockets are turned off on this server (ENGRAM_WEBSOCKET_ENABLED=false); an "

@@ -165,6 +165,11 @@ public final class EffectiveConfig {
     return Duration.ofSeconds(((Number) settings.get(field).value()).longValue());
   }
 
+  /** A switch's value in force (a {@link ConfigField.Kind#SWITCH} field). */
+  public boolean switchedOn(ConfigField field) {
+    return (Boolean) settings.get(field).value();
+  }
+
   public boolean webSocketsEnabled() {
     return (Boolean) settings.get(ConfigField.WEBSOCKET_ENABLED).value();
   }

@@ -37,6 +37,7 @@ public final class UsageLedger {
     long memoryTokens;
     long errors;
     long costNanos;
+    long cacheHits;
   }
 
   private record LatencyKey(String orgId, String model, long hourStart, int bucket) {}
@@ -103,6 +104,19 @@ public final class UsageLedger {
     if (total != null && total.hourStart == hour) {
       total.tokens.addAndGet(usage.total());
     }
+  }
+
+  /**
+   * A request answered from the response cache: counted as a request and a hit, with no token and
+   * no cost (the model was not called).
+   */
+  public void cacheHit(String orgId, String credentialId, String model) {
+    pending.compute(new Key(orgId, credentialId, model, "", currentHourStart()), (key, counts) -> {
+      Counts c = counts == null ? new Counts() : counts;
+      c.requests++;
+      c.cacheHits++;
+      return c;
+    });
   }
 
   /**
@@ -177,7 +191,8 @@ public final class UsageLedger {
             counts.completionTokens,
             counts.memoryTokens,
             counts.errors,
-            counts.costNanos));
+            counts.costNanos,
+            counts.cacheHits));
       }
     }
     try {
@@ -202,6 +217,7 @@ public final class UsageLedger {
     c.memoryTokens = row.memoryTokens();
     c.errors = row.errors();
     c.costNanos = row.costNanos();
+    c.cacheHits = row.cacheHits();
     return c;
   }
 
@@ -212,6 +228,7 @@ public final class UsageLedger {
     a.memoryTokens += b.memoryTokens;
     a.errors += b.errors;
     a.costNanos += b.costNanos;
+    a.cacheHits += b.cacheHits;
     return a;
   }
 

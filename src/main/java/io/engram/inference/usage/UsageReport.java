@@ -23,7 +23,8 @@ record UsageReport(
       long completionTokens,
       long memoryTokens,
       long errors,
-      long costNanos) {
+      long costNanos,
+      long cacheHits) {
     long totalTokens() {
       return promptTokens + completionTokens;
     }
@@ -51,8 +52,10 @@ record UsageReport(
     long memory = 0;
     long errors = 0;
     long cost = 0;
+    long hits = 0;
     for (UsageStore.Row row : rows) {
       cost += row.costNanos();
+      hits += row.cacheHits();
       requests += row.requests();
       prompt += row.promptTokens();
       completion += row.completionTokens();
@@ -76,7 +79,7 @@ record UsageReport(
     days.forEach((day, counts) -> byDay.put(day, Latency.of(counts)));
     return new UsageReport(
         List.copyOf(rows),
-        new Totals(requests, prompt, completion, memory, errors, cost),
+        new Totals(requests, prompt, completion, memory, errors, cost, hits),
         Latency.of(all),
         byModel,
         byDay);

@@ -108,6 +108,7 @@ public final class UsageRoutes implements RouteModule {
     item.put("memory_tokens", row.memoryTokens());
     item.put("errors", row.errors());
     item.put("cost_usd", dollars(row.costNanos()));
+    item.put("cache_hits", row.cacheHits());
     return item;
   }
 
@@ -166,6 +167,7 @@ public final class UsageRoutes implements RouteModule {
     view.put("memory_tokens", totals.memoryTokens());
     view.put("errors", totals.errors());
     view.put("cost_usd", dollars(totals.costNanos()));
+    view.put("cache_hits", totals.cacheHits());
     return view;
   }
 

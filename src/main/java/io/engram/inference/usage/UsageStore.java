@@ -21,7 +21,8 @@ final class UsageStore {
       long completionTokens,
       long memoryTokens,
       long errors,
-      long costNanos) {
+      long costNanos,
+      long cacheHits) {
     long totalTokens() {
       return promptTokens + completionTokens;
     }
@@ -45,12 +46,13 @@ final class UsageStore {
       var batch = handle.prepareBatch("""
           INSERT INTO inference_usage (org_id, credential_id, model, deployment, hour_start, requests,
                                        prompt_tokens, completion_tokens, memory_tokens, errors,
-                                       cost_nanos)
+                                       cost_nanos, cache_hits)
           VALUES (:org, :credential, :model, :deployment, :hour, :requests, :prompt, :completion,
-                  :memory, :errors, :cost)
+                  :memory, :errors, :cost, :hits)
           ON CONFLICT (org_id, hour_start, credential_id, model, deployment) DO UPDATE SET
             requests = inference_usage.requests + excluded.requests,
             cost_nanos = inference_usage.cost_nanos + excluded.cost_nanos,
+            cache_hits = inference_usage.cache_hits + excluded.cache_hits,
             errors = inference_usage.errors + excluded.errors,
             prompt_tokens = inference_usage.prompt_tokens + excluded.prompt_tokens,
             completion_tokens = inference_usage.completion_tokens + excluded.completion_tokens,
@@ -68,6 +70,7 @@ final class UsageStore {
             .bind("completion", row.completionTokens())
             .bind("memory", row.memoryTokens())
             .bind("errors", row.errors())
+            .bind("hits", row.cacheHits())
             .add();
       }
       batch.execute();
@@ -135,7 +138,7 @@ final class UsageStore {
     return database.read(handle -> handle
         .createQuery("""
             SELECT org_id, credential_id, model, deployment, hour_start, requests, prompt_tokens,
-                   completion_tokens, memory_tokens, errors, cost_nanos
+                   completion_tokens, memory_tokens, errors, cost_nanos, cache_hits
             FROM inference_usage WHERE org_id = :org AND hour_start >= :from AND hour_start < :to
             ORDER BY hour_start, credential_id, model, deployment""")
         .bind("org", orgId)
@@ -152,7 +155,8 @@ final class UsageStore {
             rs.getLong("completion_tokens"),
             rs.getLong("memory_tokens"),
             rs.getLong("errors"),
-            rs.getLong("cost_nanos")))
+            rs.getLong("cost_nanos"),
+            rs.getLong("cache_hits")))
         .list());
   }
 }
