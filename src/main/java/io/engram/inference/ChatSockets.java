@@ -318,7 +318,11 @@ public final class ChatSockets implements RouteModule {
             Optional.empty(),
             scope(agent),
             chat,
-            new Gateway.ChatOptions(true, Gateway.CacheMode.ON, null),
+            new Gateway.ChatOptions(
+                true,
+                Gateway.CacheMode.ON,
+                null,
+                ctx.session.getUpgradeRequest().getRequestURI().getPath()),
             Ids.newId("req", System.currentTimeMillis()))) {
           run(prepared, chat);
         }

@@ -16,6 +16,8 @@ import io.engram.inference.engine.Sampling;
 import io.engram.inference.engine.TokenSink;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.usage.InferenceLimits;
+import io.engram.inference.usage.RequestLog;
+import io.engram.inference.usage.RequestRecord;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.instances.ConversationHistory;
 import io.engram.memory.AgentScope;
@@ -77,8 +79,29 @@ public final class Gateway {
 
   static final String CACHE_HEADER = "X-Engram-Cache";
 
-  /** How a chat is run beyond what its body says: memory, the cache, the assistant it speaks as. */
-  public record ChatOptions(boolean memoryOn, CacheMode cache, String assistantId) {}
+  /**
+   * How a chat is run beyond what its body says: memory, the cache, the assistant it speaks as,
+   * and the route it came by (as the request log shows it).
+   */
+  public record ChatOptions(boolean memoryOn, CacheMode cache, String assistantId, String route) {}
+
+  /** Where a request came from and when it started: its record in the request log. */
+  record Origin(
+      String route, String agent, String assistantId, long startedNanos, long atMillis, int step) {
+    Origin(String route, String agent, String assistantId, long startedNanos, long atMillis) {
+      this(route, agent, assistantId, startedNanos, atMillis, 0);
+    }
+
+    /** The next step of a tool loop, which the log keeps as its own record. */
+    Origin next() {
+      return new Origin(route, agent, assistantId, System.nanoTime(), atMillis, step + 1);
+    }
+
+    /** The record's id: the request's, and for a tool loop's later steps the step's number. */
+    String recordId(String requestId) {
+      return step == 0 ? requestId : requestId + "." + step;
+    }
+  }
 
   /**
    * How a request met the response cache: {@code key} null when it was not consulted (off for the
@@ -101,7 +124,8 @@ public final class Gateway {
       int promptTokens,
       InferenceLimits.Permit permit,
       String requestId,
-      Caching cache)
+      Caching cache,
+      Origin origin)
       implements AutoCloseable {
 
     /** The hour's token budget after this request's reservation; null when the plan has none. */
@@ -133,6 +157,7 @@ public final class Gateway {
   private final ConversationHistory history;
   private final Egress egress;
   private final ResponseCache cache;
+  private final RequestLog requests;
 
   Gateway(
       ModelCatalog catalog,
@@ -144,9 +169,11 @@ public final class Gateway {
       ConversationHistory history,
       Egress egress,
       Embedder embedder,
-      ResponseCache cache) {
+      ResponseCache cache,
+      RequestLog requests) {
     this.embedder = embedder;
     this.cache = cache;
+    this.requests = requests;
     this.history = history;
     this.egress = egress;
     this.catalog = catalog;
@@ -261,6 +288,10 @@ public final class Gateway {
 
   public UsageLedger usage() {
     return usage;
+  }
+
+  public RequestLog requests() {
+    return requests;
   }
 
   /** Generations running on an engine now. */
@@ -454,6 +485,8 @@ public final class Gateway {
       ChatRequest chat,
       ChatOptions options,
       String requestId) {
+    Origin origin = new Origin(
+        options.route(), scope.agent(), options.assistantId(), System.nanoTime(), requests.now());
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     ObjectNode asked = asked(chat);
     refuseWhatIsNotCarried(caller, model, asked, chat.sampling(), chat.messages());
@@ -471,14 +504,19 @@ public final class Gateway {
                 - reservedReply(chat.sampling())
                 - TOKENS_PER_MESSAGE)
         : 0;
-    Admission admission = admit(
+    Admission admission = logRefusal(
         caller,
-        atDoor,
         model,
-        chat.sampling(),
-        conversationTokens,
-        Math.max(0, memoryRoom),
-        options.assistantId());
+        origin,
+        requestId,
+        () -> admit(
+            caller,
+            atDoor,
+            model,
+            chat.sampling(),
+            conversationTokens,
+            Math.max(0, memoryRoom),
+            options.assistantId()));
     try {
       MemoryContext.Injection injection = MemoryContext.Injection.NONE;
       if (withMemory) {
@@ -512,7 +550,8 @@ public final class Gateway {
           promptTokens,
           admission.permit(),
           requestId,
-          caching(caller, model, request, options.cache()));
+          caching(caller, model, request, options.cache()),
+          origin);
     } catch (RuntimeException e) {
       admission.permit().close();
       throw e;
@@ -551,7 +590,8 @@ public final class Gateway {
         promptTokens,
         prepared.permit(),
         prepared.requestId(),
-        Caching.OFF);
+        Caching.OFF,
+        prepared.origin().next());
   }
 
   public Prepared prepareCompletion(
@@ -560,10 +600,15 @@ public final class Gateway {
       CompletionRequest completion,
       CacheMode cacheMode,
       String requestId) {
+    Origin origin = new Origin(COMPLETIONS, null, null, System.nanoTime(), requests.now());
     ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
-    Admission admission =
-        admit(caller, atDoor, model, completion.sampling(), promptTokens, 0, null);
+    Admission admission = logRefusal(
+        caller,
+        model,
+        origin,
+        requestId,
+        () -> admit(caller, atDoor, model, completion.sampling(), promptTokens, 0, null));
     GenerationRequest request = new GenerationRequest(
         model.engineModel(),
         null,
@@ -582,7 +627,53 @@ public final class Gateway {
         promptTokens,
         admission.permit(),
         requestId,
-        caching(caller, model, request, cacheMode));
+        caching(caller, model, request, cacheMode),
+        origin);
+  }
+
+  private static final String COMPLETIONS = "/v1/completions";
+
+  /**
+   * Admits the request, or keeps its refusal (a limit or budget's 429) in the request log before
+   * the client gets it.
+   */
+  private Admission logRefusal(
+      Principal caller,
+      ModelCatalog.Entry model,
+      Origin origin,
+      String requestId,
+      java.util.function.Supplier<Admission> admit) {
+    try {
+      return admit.get();
+    } catch (ApiException refused) {
+      if (caller.organization() != null) {
+        requests.add(new RequestRecord(
+            requestId,
+            caller.orgId(),
+            origin.atMillis(),
+            origin.route(),
+            caller.credentialId(),
+            origin.assistantId(),
+            origin.agent(),
+            model.card().id(),
+            null,
+            0,
+            refused.status(),
+            refused.code(),
+            0,
+            null,
+            (System.nanoTime() - origin.startedNanos()) / 1_000_000,
+            0,
+            0,
+            0,
+            0,
+            null,
+            List.of(),
+            null,
+            null));
+      }
+      throw refused;
+    }
   }
 
   /**
@@ -680,6 +771,10 @@ public final class Gateway {
       // A client that went away is not the service's failure: counted, timed, not an error.
       usage.finished(
           caller.orgId(), caller.credentialId(), model, recording.deployment, !clientGone, took);
+      int status = e instanceof EngineException failure
+          ? failure.toApiException().status()
+          : clientGone ? CLIENT_CLOSED : 500;
+      logRequest(caller, prepared, recording, started, used, status, outcome, null);
       throw e;
     } finally {
       metrics.ended();
@@ -698,7 +793,60 @@ public final class Gateway {
             outcome.usage(),
             generation.toolCalls(),
             generation.choices()));
+    logRequest(caller, prepared, recording, started, outcome.usage(), 200, null, generation.text());
     return outcome;
+  }
+
+  /** The status the log gives a request whose client left (nginx's, as proxies log it). */
+  private static final int CLIENT_CLOSED = 499;
+
+  /**
+   * Keeps the request's record in the organization's request log (never waited for): a generation
+   * ({@code recording} its engine call), or an answer from the cache ({@code recording} null).
+   */
+  private void logRequest(
+      Principal caller,
+      Prepared prepared,
+      Recording recording,
+      long engineStarted,
+      Generation.Usage used,
+      int status,
+      String errorCode,
+      String answer) {
+    if (caller.organization() == null) {
+      return;
+    }
+    Origin origin = prepared.origin();
+    boolean contents =
+        configs.effective(caller.organization()).switchedOn(ConfigField.REQUEST_LOG_CONTENTS);
+    requests.add(new RequestRecord(
+        origin.recordId(prepared.requestId()),
+        caller.orgId(),
+        origin.atMillis(),
+        origin.route(),
+        caller.credentialId(),
+        origin.assistantId(),
+        origin.agent(),
+        prepared.model().card().id(),
+        recording == null || recording.deployment.isEmpty() ? null : recording.deployment,
+        recording == null ? 0 : recording.attempts,
+        status,
+        errorCode,
+        (engineStarted - origin.startedNanos()) / 1_000_000,
+        recording == null || recording.firstTokenNanos == 0
+            ? null
+            : (recording.firstTokenNanos - engineStarted) / 1_000_000,
+        (System.nanoTime() - origin.startedNanos()) / 1_000_000,
+        used.promptTokens(),
+        used.completionTokens(),
+        used.total() == 0 ? 0 : prepared.memoryTokens(),
+        recording == null
+            ? 0
+            : prepared.model().pricing().costNanos(used.promptTokens(), used.completionTokens()),
+        prepared.cache().status(),
+        prepared.memory().scored(),
+        contents ? sent(prepared) : null,
+        contents ? answer : null));
   }
 
   /**
@@ -715,6 +863,15 @@ public final class Gateway {
         caller.orgId(), caller.credentialId(), prepared.model().card().id());
     Generation generation = new Generation(hit.text(), hit.finishReason(), hit.usage());
     keep(caller, prepared, generation, new Generation.Usage(0, 0));
+    logRequest(
+        caller,
+        prepared,
+        null,
+        System.nanoTime(),
+        new Generation.Usage(0, 0),
+        200,
+        null,
+        hit.text());
     return new Outcome(generation, hit.usage());
   }
 
@@ -742,6 +899,8 @@ public final class Gateway {
     private final long started;
     final StringBuilder delivered = new StringBuilder();
     String deployment = "";
+    int attempts = 1;
+    long firstTokenNanos;
 
     Recording(TokenSink sink, String model, long started) {
       super(sink);
@@ -752,14 +911,20 @@ public final class Gateway {
     @Override
     public void answeredBy(String answering, int attempts) {
       deployment = answering;
+      this.attempts = attempts;
       sink.answeredBy(answering, attempts);
+    }
+
+    private void firstToken() {
+      if (firstTokenNanos == 0) {
+        firstTokenNanos = System.nanoTime();
+        metrics.firstToken(model, firstTokenNanos - started);
+      }
     }
 
     @Override
     public void text(String piece) {
-      if (delivered.isEmpty()) {
-        metrics.firstToken(model, System.nanoTime() - started);
-      }
+      firstToken();
       delivered.append(piece);
       sink.text(piece);
     }
@@ -772,9 +937,7 @@ public final class Gateway {
 
     @Override
     public void choice(com.fasterxml.jackson.databind.JsonNode choice) {
-      if (delivered.isEmpty()) {
-        metrics.firstToken(model, System.nanoTime() - started);
-      }
+      firstToken();
       delivered.append(choice.path("delta").path("content").asText(""));
       sink.choice(choice);
     }
@@ -824,15 +987,7 @@ public final class Gateway {
             .orElse("true"))) {
       return;
     }
-    GenerationRequest request = prepared.request();
-    String sent;
-    if (request.isChat()) {
-      List<ChatMessage> messages = request.messages();
-      sent =
-          Json.write(prepared.memory().isEmpty() ? messages : messages.subList(1, messages.size()));
-    } else {
-      sent = Json.write(List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
-    }
+    String sent = sent(prepared);
     history.record(
         caller.organization(),
         new ConversationHistory.Answered(
@@ -844,6 +999,17 @@ public final class Gateway {
             counted.promptTokens(),
             counted.completionTokens(),
             prepared.memoryTokens()));
+  }
+
+  /** The client's messages (not the memory block Engram added) or prompt, as JSON. */
+  private static String sent(Prepared prepared) {
+    GenerationRequest request = prepared.request();
+    if (request.isChat()) {
+      List<ChatMessage> messages = request.messages();
+      return Json.write(
+          prepared.memory().isEmpty() ? messages : messages.subList(1, messages.size()));
+    }
+    return Json.write(List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
   }
 
   private void record(

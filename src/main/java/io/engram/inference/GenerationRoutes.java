@@ -104,7 +104,10 @@ public final class GenerationRoutes implements RouteModule {
         scope,
         chat,
         new Gateway.ChatOptions(
-            memoryHeader(ctx), Gateway.CacheMode.of(ctx.header(Gateway.CACHE_HEADER)), assistantId),
+            memoryHeader(ctx),
+            Gateway.CacheMode.of(ctx.header(Gateway.CACHE_HEADER)),
+            assistantId,
+            ctx.path()),
         HttpServer.requestId(ctx));
     cacheHeader(ctx, prepared);
     ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));

@@ -17,6 +17,8 @@ import io.engram.inference.routing.Router;
 import io.engram.inference.routing.Routing;
 import io.engram.inference.routing.RoutingRoutes;
 import io.engram.inference.usage.InferenceLimits;
+import io.engram.inference.usage.RequestLog;
+import io.engram.inference.usage.RequestLogRoutes;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.inference.usage.UsageRoutes;
 import io.engram.instances.ConversationHistory;
@@ -230,6 +232,7 @@ public final class Inference implements Module {
     catalog.serveOrganizationModels(uploads);
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
+    RequestLog requests = new RequestLog(database, secrets, registry, clock);
     InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster, spend);
     Gateway gateway = new Gateway(
         catalog,
@@ -241,7 +244,8 @@ public final class Inference implements Module {
         history,
         egress,
         embedder,
-        new ResponseCache(clock));
+        new ResponseCache(clock),
+        requests);
     return new Inference(
         routing,
         gateway,
@@ -259,6 +263,7 @@ public final class Inference implements Module {
   public record Assistants(AssistantService service, CapabilityExecutor executor, int maxSteps) {}
 
   private List<RouteModule> routes = List.of();
+  private OrganizationStore organizations;
 
   /**
    * The routes, whose model-running ones take their slots at this gateway's door; assistants'
@@ -271,6 +276,7 @@ public final class Inference implements Module {
       long maxBodyBytes,
       Clock clock) {
     access.admitInferenceThrough(gateway.limits());
+    this.organizations = organizations;
     routes = routes(access, organizations, assistants, maxBodyBytes, clock);
     return this;
   }
@@ -292,9 +298,15 @@ public final class Inference implements Module {
   @Override
   public List<Job> jobs() {
     return List.of(
-        Job.every(Duration.ofSeconds(1), "write inference usage", this::flushUsage),
+        Job.every(
+            Duration.ofSeconds(1), "write inference usage and the request log", this::flushUsage),
         Job.every(
             Duration.ofSeconds(1), "follow providers and models changed", routing::followChanges),
+        new Job(
+            "purge requests past their plan's retention",
+            Duration.ofMinutes(1),
+            Duration.ofHours(1),
+            () -> gateway.requests().purge(id -> organizations.find(id))),
         new Job(
             "purge stored responses past their retention",
             Duration.ofMinutes(1),
@@ -334,6 +346,7 @@ public final class Inference implements Module {
         new EmbeddingRoutes(gateway, maxBodyBytes),
         new RoutingRoutes(routing, organizations, maxBodyBytes),
         new UsageRoutes(gateway.usage(), gateway.limits(), access.windows(), organizations, clock),
+        new RequestLogRoutes(gateway.requests(), organizations),
         sockets);
   }
 
@@ -382,6 +395,7 @@ public final class Inference implements Module {
   public void flushUsage() {
     gateway.usage().flush();
     gateway.history().flush();
+    gateway.requests().flush();
   }
 
   @Override

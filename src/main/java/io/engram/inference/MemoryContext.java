@@ -2,6 +2,7 @@ package io.engram.inference;
 
 import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.usage.RequestRecord;
 import io.engram.memory.ActivationRanker;
 import io.engram.memory.AgentScope;
 import io.engram.memory.AnswerUse;
@@ -33,8 +34,12 @@ final class MemoryContext {
    * query they were retrieved for.
    */
   record Injection(
-      String systemBlock, int tokens, List<AnswerUse.Injected> memories, String query) {
-    static final Injection NONE = new Injection("", 0, List.of(), "");
+      String systemBlock,
+      int tokens,
+      List<AnswerUse.Injected> memories,
+      String query,
+      List<RequestRecord.UsedMemory> scored) {
+    static final Injection NONE = new Injection("", 0, List.of(), "", List.of());
 
     List<String> memoryIds() {
       return memories.stream().map(AnswerUse.Injected::id).toList();
@@ -76,9 +81,9 @@ final class MemoryContext {
     }
     RetrievalRequest request = RetrievalRequest.forConversation(query, limit, tokenBudget);
     MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
-    List<MemoryRecord> ranked = ContextCut.apply(retrieval.results(), relevanceFloor).stream()
-        .map(ActivationRanker.Ranked::memory)
-        .toList();
+    List<ActivationRanker.Ranked> kept = ContextCut.apply(retrieval.results(), relevanceFloor);
+    List<MemoryRecord> ranked =
+        kept.stream().map(ActivationRanker.Ranked::memory).toList();
     ContextBlock.Assembled block = ContextBlock.assemble(ranked, ContextMode.FULL, tokenBudget);
     if (block.included() == 0) {
       return Injection.NONE;
@@ -89,7 +94,11 @@ final class MemoryContext {
         .filter(m -> included.contains(m.id()))
         .map(m -> new AnswerUse.Injected(m.id(), m.text()))
         .toList();
-    return new Injection(block.systemBlock(), block.tokens(), injected, query);
+    List<RequestRecord.UsedMemory> scored = kept.stream()
+        .filter(r -> included.contains(r.memory().id()))
+        .map(r -> new RequestRecord.UsedMemory(r.memory().id(), r.score()))
+        .toList();
+    return new Injection(block.systemBlock(), block.tokens(), injected, query, scored);
   }
 
   /** Records the injected memories the complete answer drew on as used (activation). */

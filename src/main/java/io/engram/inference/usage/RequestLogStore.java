@@ -1,0 +1,175 @@
+package io.engram.inference.usage;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.engram.platform.crypto.SecretBox;
+import io.engram.platform.json.Json;
+import io.engram.store.Database;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The request log's rows (V30__request_log.sql); contents sealed at rest. */
+final class RequestLogStore {
+  private static final TypeReference<List<RequestRecord.UsedMemory>> MEMORIES =
+      new TypeReference<>() {};
+
+  /** What a listing may be narrowed to; null fields narrow nothing. */
+  record Filter(
+      String model,
+      Integer status,
+      String credentialId,
+      String errorCode,
+      String cache,
+      Long since,
+      Long until) {}
+
+  private final Database database;
+  private final SecretBox secrets;
+
+  RequestLogStore(Database database, SecretBox secrets) {
+    this.database = database;
+    this.secrets = secrets;
+  }
+
+  void insert(List<RequestRecord> records) {
+    if (records.isEmpty()) {
+      return;
+    }
+    database.write(h -> {
+      var batch = h.prepareBatch("""
+          INSERT INTO request_log (id, org_id, at, route, credential_id, assistant_id, agent, model,
+            deployment, attempts, status, error_code, queue_ms, first_token_ms, total_ms,
+            prompt_tokens, completion_tokens, memory_tokens, cost_nanos, cache, memories,
+            messages_sealed, answer_sealed)
+          VALUES (:id, :org, :at, :route, :credential, :assistant, :agent, :model, :deployment,
+            :attempts, :status, :error, :queue, :first, :total, :prompt, :completion, :memory,
+            :cost, :cache, :memories, :messages, :answer)
+          ON CONFLICT (id) DO NOTHING""");
+      for (RequestRecord r : records) {
+        batch
+            .bind("id", r.id())
+            .bind("org", r.orgId())
+            .bind("at", r.at())
+            .bind("route", r.route())
+            .bind("credential", r.credentialId())
+            .bind("assistant", r.assistantId())
+            .bind("agent", r.agent())
+            .bind("model", r.model())
+            .bind("deployment", r.deployment())
+            .bind("attempts", r.attempts())
+            .bind("status", r.status())
+            .bind("error", r.errorCode())
+            .bind("queue", r.queueMs())
+            .bind("first", r.firstTokenMs())
+            .bind("total", r.totalMs())
+            .bind("prompt", r.promptTokens())
+            .bind("completion", r.completionTokens())
+            .bind("memory", r.memoryTokens())
+            .bind("cost", r.costNanos())
+            .bind("cache", r.cache())
+            .bind("memories", Json.write(r.memories()))
+            .bind("messages", r.messages() == null ? null : secrets.seal(r.messages()))
+            .bind("answer", r.answer() == null ? null : secrets.seal(r.answer()))
+            .add();
+      }
+      batch.execute();
+      return null;
+    });
+  }
+
+  Optional<RequestRecord> find(String orgId, String id) {
+    return database.read(
+        h -> h.createQuery("SELECT * FROM request_log WHERE org_id = :org AND id = :id")
+            .bind("org", orgId)
+            .bind("id", id)
+            .map((rs, ctx) -> record(rs, true))
+            .findOne());
+  }
+
+  /**
+   * The organization's requests, newest first, after the cursor (a request id of an earlier page:
+   * the ones older than it), at most {@code limit}; contents left out.
+   */
+  List<RequestRecord> list(String orgId, Filter filter, String after, int limit) {
+    Map<String, Object> bound = new LinkedHashMap<>();
+    StringBuilder sql = new StringBuilder("SELECT * FROM request_log WHERE org_id = :org");
+    narrow(sql, bound, "model = :model", "model", filter.model());
+    narrow(sql, bound, "status = :status", "status", filter.status());
+    narrow(sql, bound, "credential_id = :credential", "credential", filter.credentialId());
+    narrow(sql, bound, "error_code = :error", "error", filter.errorCode());
+    narrow(sql, bound, "cache = :cache", "cache", filter.cache());
+    narrow(sql, bound, "at >= :since", "since", filter.since());
+    narrow(sql, bound, "at < :until", "until", filter.until());
+    narrow(
+        sql,
+        bound,
+        "(at, id) < (SELECT at, id FROM request_log WHERE org_id = :org AND id = :after)",
+        "after",
+        after);
+    sql.append(" ORDER BY at DESC, id DESC LIMIT :limit");
+    return database.read(h -> {
+      var query = h.createQuery(sql.toString()).bind("org", orgId).bind("limit", limit);
+      bound.forEach(query::bind);
+      return query.map((rs, ctx) -> record(rs, false)).list();
+    });
+  }
+
+  /** Adds {@code condition} and its value when the value is set. */
+  private static void narrow(
+      StringBuilder sql, Map<String, Object> bound, String condition, String name, Object value) {
+    if (value != null) {
+      sql.append(" AND ").append(condition);
+      bound.put(name, value);
+    }
+  }
+
+  /** Deletes the organization's requests older than {@code before}; how many went. */
+  int purge(String orgId, long before) {
+    return database.write(
+        h -> h.createUpdate("DELETE FROM request_log WHERE org_id = :org AND at < :before")
+            .bind("org", orgId)
+            .bind("before", before)
+            .execute());
+  }
+
+  /** Every organization that has requests in the log. */
+  List<String> organizations() {
+    return database.read(h -> h.createQuery("SELECT DISTINCT org_id FROM request_log")
+        .mapTo(String.class)
+        .list());
+  }
+
+  private RequestRecord record(ResultSet rs, boolean contents) throws SQLException {
+    long first = rs.getLong("first_token_ms");
+    Long firstToken = rs.wasNull() ? null : first;
+    String messages = contents ? rs.getString("messages_sealed") : null;
+    String answer = contents ? rs.getString("answer_sealed") : null;
+    return new RequestRecord(
+        rs.getString("id"),
+        rs.getString("org_id"),
+        rs.getLong("at"),
+        rs.getString("route"),
+        rs.getString("credential_id"),
+        rs.getString("assistant_id"),
+        rs.getString("agent"),
+        rs.getString("model"),
+        rs.getString("deployment"),
+        rs.getInt("attempts"),
+        rs.getInt("status"),
+        rs.getString("error_code"),
+        rs.getLong("queue_ms"),
+        firstToken,
+        rs.getLong("total_ms"),
+        rs.getLong("prompt_tokens"),
+        rs.getLong("completion_tokens"),
+        rs.getLong("memory_tokens"),
+        rs.getLong("cost_nanos"),
+        rs.getString("cache"),
+        Json.read(rs.getString("memories"), MEMORIES),
+        messages == null ? null : secrets.open(messages),
+        answer == null ? null : secrets.open(answer));
+  }
+}

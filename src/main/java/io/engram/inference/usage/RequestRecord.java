@@ -1,0 +1,44 @@
+package io.engram.inference.usage;
+
+import java.util.List;
+
+/**
+ * One model request's whole story, as the request log keeps it: who sent it and as what, which
+ * model and deployment answered after how many attempts, how it ended, how long each part took,
+ * what it used and cost, whether the response cache answered, which memories went into it with
+ * their scores, and (only where the organization turned it on) its messages and answer.
+ *
+ * @param queueMs from the request's start (its body read) to the engine's call: memory, limits
+ * @param firstTokenMs from the engine's call to the first piece of the answer (null: none)
+ * @param cache hit, miss, or null when the cache was not consulted
+ * @param messages the client's messages as JSON (without Engram's memory block), or null
+ * @param answer the answer's text, or null
+ */
+public record RequestRecord(
+    String id,
+    String orgId,
+    long at,
+    String route,
+    String credentialId,
+    String assistantId,
+    String agent,
+    String model,
+    String deployment,
+    int attempts,
+    int status,
+    String errorCode,
+    long queueMs,
+    Long firstTokenMs,
+    long totalMs,
+    long promptTokens,
+    long completionTokens,
+    long memoryTokens,
+    long costNanos,
+    String cache,
+    List<UsedMemory> memories,
+    String messages,
+    String answer) {
+
+  /** A memory that went into the request's prompt, and the score it was ranked by. */
+  public record UsedMemory(String id, double score) {}
+}

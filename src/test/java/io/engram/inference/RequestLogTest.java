@@ -1,0 +1,217 @@
+package io.engram.inference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.module.Job;
+import io.engram.support.FakeUpstream;
+import io.engram.support.Http;
+import io.engram.support.PricedOrganization;
+import io.engram.support.TestServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request log through real HTTP: every model request, answered, failed, refused or served
+ * from the cache, keeps its story (deployment, attempts, status, latency, tokens, cost, memories
+ * with their scores), found by the X-Request-Id its response carried; contents only when the
+ * organization turns them on, sealed at rest; filters and a cursor; another organization's
+ * request is not found; the plan's retention purges.
+ */
+class RequestLogTest {
+  static FakeUpstream upstream;
+  static TestServer server;
+
+  @BeforeAll
+  static void start() {
+    upstream = new FakeUpstream();
+    server = TestServer.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+    upstream.close();
+  }
+
+  @AfterEach
+  void normal() {
+    upstream.script(FakeUpstream.Script.NORMAL);
+  }
+
+  private static JsonNode request(PricedOrganization org, String id) {
+    Http.Response found = server
+        .http
+        .get("/v1/organizations/" + org.id() + "/requests/" + id)
+        .bearer(org.admin())
+        .send();
+    assertThat(found.status()).as(found.text()).isEqualTo(200);
+    return found.json();
+  }
+
+  private static JsonNode list(PricedOrganization org, String query) {
+    Http.Response listed = server
+        .http
+        .get("/v1/organizations/" + org.id() + "/requests" + query)
+        .bearer(org.admin())
+        .send();
+    assertThat(listed.status()).as(listed.text()).isEqualTo(200);
+    return listed.json();
+  }
+
+  @Test
+  void anAnsweredRequestKeepsItsWholeStoryAndItsMemoriesWithTheirScores() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    String token = server.tokenWithEveryScope(org.id());
+    Http.Response remembered = server
+        .http
+        .post("/v1/memory")
+        .bearer(token)
+        .json("{\"text\":\"The office wifi password is on the fridge.\"}")
+        .send();
+    String memory = remembered.json().path("id").asText();
+    Http.Response answer = org.chat(token, "/v1/chat/completions");
+    assertThat(answer.status()).isEqualTo(200);
+    Http.Response asked = server
+        .http
+        .post("/v1/chat/completions")
+        .bearer(token)
+        .json("{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"Where is the office wifi password?\"}]}")
+        .send();
+    assertThat(asked.status()).isEqualTo(200);
+    JsonNode record = request(org, asked.header("X-Request-Id"));
+    assertThat(record.path("model").asText()).isEqualTo("priced");
+    assertThat(record.path("route").asText()).isEqualTo("/v1/chat/completions");
+    assertThat(record.path("status").asInt()).isEqualTo(200);
+    assertThat(record.path("attempts").asInt()).isEqualTo(1);
+    assertThat(record.path("deployment").asText()).startsWith("dep_");
+    assertThat(record.path("completion_tokens").asInt()).isEqualTo(5);
+    assertThat(record.path("cost_usd").asDouble())
+        .isCloseTo(PricedOrganization.REQUEST, within(1e-12));
+    assertThat(record.at("/latency_ms/total").asLong())
+        .isGreaterThanOrEqualTo(record.at("/latency_ms/queue").asLong());
+    assertThat(record.at("/latency_ms/first_token").isNumber()).isTrue();
+    assertThat(record.at("/memories/0/id").asText()).isEqualTo(memory);
+    assertThat(record.at("/memories/0/score").asDouble()).isPositive();
+    assertThat(record.path("memory_tokens").asInt()).isPositive();
+    // Contents are not kept unless the organization asks.
+    assertThat(record.path("messages").isNull()).isTrue();
+    assertThat(record.path("answer").isNull()).isTrue();
+  }
+
+  @Test
+  void contentsAreKeptOnlyWhenTurnedOnAndSealedAtRest() throws Exception {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    Http.Response on = server
+        .http
+        .patch("/v1/organizations/" + org.id() + "/config")
+        .bearer(org.admin())
+        .json("{\"request_log\":{\"contents\":true}}")
+        .send();
+    assertThat(on.status()).as(on.text()).isEqualTo(200);
+    Http.Response answer = org.chat();
+    JsonNode record = request(org, answer.header("X-Request-Id"));
+    assertThat(record.path("messages").asText()).contains("hello");
+    assertThat(record.path("answer").asText()).isEqualTo("Hello from the upstream.");
+    // The list leaves contents out.
+    assertThat(list(org, "").at("/data/0").has("messages")).isFalse();
+    try (Connection db = DriverManager.getConnection(server.jdbcUrl());
+        ResultSet row = db.createStatement()
+            .executeQuery("SELECT messages_sealed, answer_sealed FROM request_log WHERE id = '"
+                + answer.header("X-Request-Id") + "'")) {
+      assertThat(row.next()).isTrue();
+      assertThat(row.getString(1)).doesNotContain("hello");
+      assertThat(row.getString(2)).doesNotContain("upstream");
+    }
+  }
+
+  @Test
+  void failedRefusedAndCachedRequestsAreLoggedAndTheListFiltersAndPages() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    upstream.script(FakeUpstream.Script.error(503, "{\"error\":{\"message\":\"down\"}}", null));
+    Http.Response failed = org.chat();
+    assertThat(failed.status()).isGreaterThanOrEqualTo(500);
+    JsonNode failure = request(org, failed.header("X-Request-Id"));
+    assertThat(failure.path("status").asInt()).isEqualTo(failed.status());
+    assertThat(failure.path("error_code").asText()).startsWith("upstream_");
+    assertThat(failure.path("cost_usd").asDouble()).isZero();
+    upstream.script(FakeUpstream.Script.NORMAL);
+
+    org.budget("{\"scope\":\"organization\",\"period\":\"day\",\"limit\":"
+        + 2 * PricedOrganization.REQUEST + "}");
+    assertThat(org.chat().status()).isEqualTo(200);
+    assertThat(org.chat().status()).isEqualTo(200);
+    Http.Response refused = org.chat();
+    assertThat(refused.status()).isEqualTo(429);
+    JsonNode refusal = request(org, refused.header("X-Request-Id"));
+    assertThat(refusal.path("error_code").asText()).isEqualTo("budget_exceeded");
+    assertThat(refusal.path("attempts").asInt()).isZero();
+
+    JsonNode answered = list(org, "?status=200&model=priced");
+    assertThat(answered.path("data")).hasSize(2);
+    JsonNode first = list(org, "?limit=2");
+    assertThat(first.path("has_more").asBoolean()).isTrue();
+    assertThat(first.at("/data/0/id").asText()).isEqualTo(refused.header("X-Request-Id"));
+    JsonNode rest = list(org, "?limit=2&after=" + first.path("next_cursor").asText());
+    assertThat(rest.path("has_more").asBoolean()).isFalse();
+    assertThat(rest.path("data")).hasSize(2);
+    assertThat(rest.at("/data/1/id").asText()).isEqualTo(failed.header("X-Request-Id"));
+    Http.Response bad = server
+        .http
+        .get("/v1/organizations/" + org.id() + "/requests?cache=sometimes")
+        .bearer(org.admin())
+        .send();
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().at("/error/param").asText()).isEqualTo("cache");
+  }
+
+  @Test
+  void anotherOrganizationsRequestIsNotFoundAndTheRetentionPurges() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    PricedOrganization other = PricedOrganization.create(server, "growth", upstream);
+    String id = org.chat().header("X-Request-Id");
+    request(org, id);
+    for (String path : List.of(
+        "/v1/organizations/" + other.id() + "/requests/" + id,
+        "/v1/organizations/" + org.id() + "/requests/" + id,
+        "/v1/organizations/" + org.id() + "/requests")) {
+      assertThat(server.http.get(path).bearer(other.admin()).send().status()).isEqualTo(404);
+    }
+    assertThat(server
+            .http
+            .get("/v1/organizations/" + org.id() + "/requests")
+            .bearer(org.key())
+            .send()
+            .status())
+        .isEqualTo(403);
+    Job purge = server.engram.modules().stream()
+        .flatMap(module -> module.jobs().stream())
+        .filter(job -> job.name().startsWith("purge requests"))
+        .findFirst()
+        .orElseThrow();
+    purge.work().run();
+    request(org, id); // growth keeps 30 days
+    server.clock.advance(Duration.ofDays(31));
+    try {
+      purge.work().run();
+      assertThat(server
+              .http
+              .get("/v1/organizations/" + org.id() + "/requests/" + id)
+              .bearer(org.admin())
+              .send()
+              .status())
+          .isEqualTo(404);
+    } finally {
+      server.clock.advance(Duration.ofDays(-31));
+    }
+  }
+}
