@@ -3,7 +3,9 @@
 # change (issue 47: the house rebuilt must not slow the hot path). Each build serves the fake
 # upstream (bench/fake-upstream.mjs) in turn, same data directory and key, rounds interleaved
 # (A, B, A, B) so a slow minute of the machine falls on both. Results: docs/benchmarks.md.
-#   [ROUNDS=2] [MEMORY=on] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+#   [ROUNDS=2] [MEMORY=on] [BUDGET_B=on] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+# BUDGET_B=on: build B's organization has a budget in money (docs/budgets.md) every chat is
+# reserved against and settled with (a build with budgets, against one without: issue 44).
 # MEMORY=on: each build's organization holds 10,000 memories (io.engram.memory.bench.SeedMemories)
 # and every request asks a different question with memory on (VARY=true in bench/chat.lua).
 # A jar is target/engram.jar of a checkout (its target/lib beside it), for example
@@ -28,6 +30,10 @@ for jar in "$JAR_A" "$JAR_B"; do
   start "$jar"
   bench_organization
   KEYS[$jar]=$KEY
+  if [[ "${BUDGET_B:-off}" == on && "$jar" == "$JAR_B" ]]; then
+    curl -sf -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/budgets" -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" \
+      -H 'Content-Type: application/json' -d '{"scope":"organization","period":"month","limit":1000000}' >/dev/null
+  fi
   stop_engram
   if [[ "${MEMORY:-off}" == on ]]; then
     seed_memories "$ORG" 10000

@@ -9,6 +9,7 @@ const PAGES = {
   memory: () => import('./pages/memory.js'),
   reflection: () => import('./pages/reflection.js'),
   usage: () => import('./pages/usage.js'),
+  requests: () => import('./pages/requests.js'),
   settings: () => import('./pages/settings.js'),
 };
 

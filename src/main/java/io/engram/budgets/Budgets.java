@@ -126,9 +126,10 @@ public final class Budgets implements SpendGate {
 
   private Standing standing(Budget budget) {
     long now = ledger.now();
+    // Read afresh (not the gate's copy, up to two seconds old): a reader sees every node's spend.
     return new Standing(
         budget,
-        ledger.spent(budget.counter(now)),
+        ledger.refresh(budget.counter(now)),
         budget.period().start(now),
         budget.period().end(now));
   }

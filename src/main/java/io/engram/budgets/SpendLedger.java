@@ -81,8 +81,12 @@ final class SpendLedger {
     return refresh(counter);
   }
 
-  /** Read together with {@link #flush}, so that nothing is counted twice or missed between. */
-  private synchronized long refresh(Counter counter) {
+  /**
+   * What the counter's scope spent in its period as the database has it now (every node's written
+   * spend) with this node's not yet written: what a budget's reader is shown. Read together with
+   * {@link #flush}, so that nothing is counted twice or missed between.
+   */
+  synchronized long refresh(Counter counter) {
     long stored = store.spent(counter);
     long end = counter.period().end(counter.periodStart());
     long unwritten = pending.entrySet().stream()

@@ -74,6 +74,13 @@ async function draw(out, context, from, to) {
     timeChart('Spend per day (US dollars), by model', days, models.length
       ? models.map((m) => ({ label: m, values: sum((r) => r.cost_usd, (r) => r.model === m) }))
       : [{ label: 'spend', values: sum((r) => r.cost_usd) }], { bars: true }),
+    h('h2', {}, 'Spend by key'),
+    table('Requests and spend of each key and token in the range', ['Key or token', 'Requests', 'Answered from the cache', 'Spend'],
+      [...new Set(usage.data.map((r) => r.credential_id))].sort().map((k) => {
+        const rows = usage.data.filter((r) => r.credential_id === k);
+        const total = (pick) => rows.reduce((a, r) => a + pick(r), 0);
+        return [k, String(total((r) => r.requests)), String(total((r) => r.cache_hits || 0)), dollars(total((r) => r.cost_usd))];
+      }), 'No requests in this range.'),
     h('h2', {}, 'Budgets'),
     table('Budgets in US dollars, this period', ['Scope', 'Period', 'Limit', 'Spent', 'Remaining', 'Renews'],
       usage.budgets.map((b) => [b.scope_id ? `${b.scope} ${b.scope_id}` : b.scope, b.period, dollars(b.limit),

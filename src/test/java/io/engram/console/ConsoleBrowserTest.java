@@ -427,6 +427,7 @@ class ConsoleBrowserTest extends ServerTest {
     pages.put("events", "/console/memory/events");
     pages.put("reflection", "/console/reflection");
     pages.put("usage", "/console/usage");
+    pages.put("requests", "/console/requests");
     pages.put("settings", "/console/settings");
     pages.put("configuration", "/console/settings/configuration");
     pages.put("alerts", "/console/settings/alerts");
