@@ -3,7 +3,6 @@ package io.engram.budgets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -33,26 +32,9 @@ final class LocalSpendCounters implements SpendCounters {
       }
       counters.forEach(counter -> held(counter).addAndGet(cost));
     }
-    AtomicBoolean open = new AtomicBoolean(true);
-    return new Reservation() {
-      @Override
-      public int refusedBy() {
-        return -1;
-      }
-
-      @Override
-      public long used() {
-        return 0;
-      }
-
-      @Override
-      public void settle(long spent) {
-        // The ledger counts what the request cost (recorded before this): only the hold goes back.
-        if (open.compareAndSet(true, false)) {
-          counters.forEach(counter -> held(counter).addAndGet(-cost));
-        }
-      }
-    };
+    // The ledger counts what the request cost (recorded before this): only the hold goes back.
+    return SpendCounters.granted(
+        spent -> counters.forEach(counter -> held(counter).addAndGet(-cost)));
   }
 
   private AtomicLong held(Counter counter) {

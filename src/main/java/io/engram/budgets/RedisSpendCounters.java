@@ -6,7 +6,6 @@ import io.engram.platform.cluster.RedisUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Budgets counted in Redis, shared by every node: one script checks and reserves a request's cost
@@ -78,29 +77,15 @@ final class RedisSpendCounters implements SpendCounters {
     if (answer.getFirst() == 0) {
       return SpendCounters.refused((int) (answer.get(1) - 1), answer.get(2));
     }
-    AtomicBoolean open = new AtomicBoolean(true);
-    return new Reservation() {
-      @Override
-      public int refusedBy() {
-        return -1;
-      }
-
-      @Override
-      public long used() {
-        return 0;
-      }
-
-      @Override
-      public void settle(long spent) {
-        if (open.compareAndSet(true, false) && spent != cost) {
-          try {
-            SETTLE.number(redis, keys, Long.toString(spent - cost));
-          } catch (RedisUnavailableException e) {
-            // what was reserved stays counted until the period ends: the budget errs to refusing
-          }
+    return SpendCounters.granted(spent -> {
+      if (spent != cost) {
+        try {
+          SETTLE.number(redis, keys, Long.toString(spent - cost));
+        } catch (RedisUnavailableException e) {
+          // what was reserved stays counted until the period ends: the budget errs to refusing
         }
       }
-    };
+    });
   }
 
   private String[] arguments(List<Counter> counters, long[] limits, long cost, boolean seeded) {

@@ -28,6 +28,30 @@ interface SpendCounters {
    */
   Reservation reserve(String orgId, List<Counter> counters, long[] limits, long cost);
 
+  /** A reservation held on every counter, settled once by {@code settle} with the cost. */
+  static Reservation granted(java.util.function.LongConsumer settle) {
+    java.util.concurrent.atomic.AtomicBoolean open =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    return new Reservation() {
+      @Override
+      public int refusedBy() {
+        return -1;
+      }
+
+      @Override
+      public long used() {
+        return 0;
+      }
+
+      @Override
+      public void settle(long cost) {
+        if (open.compareAndSet(true, false)) {
+          settle.accept(cost);
+        }
+      }
+    };
+  }
+
   /** A reservation that holds nothing. */
   static Reservation refused(int index, long used) {
     return new Reservation() {

@@ -647,30 +647,11 @@ public final class Gateway {
       return admit.get();
     } catch (ApiException refused) {
       if (caller.organization() != null) {
-        requests.add(new RequestRecord(
-            requestId,
-            caller.orgId(),
-            origin.atMillis(),
-            origin.route(),
-            caller.credentialId(),
-            origin.assistantId(),
-            origin.agent(),
-            model.card().id(),
-            null,
-            0,
+        requests.add(RequestRecord.refused(
+            who(caller, origin, requestId, model),
             refused.status(),
             refused.code(),
-            0,
-            null,
-            (System.nanoTime() - origin.startedNanos()) / 1_000_000,
-            0,
-            0,
-            0,
-            0,
-            null,
-            List.of(),
-            null,
-            null));
+            (System.nanoTime() - origin.startedNanos()) / 1_000_000));
       }
       throw refused;
     }
@@ -797,6 +778,19 @@ public final class Gateway {
     return outcome;
   }
 
+  private static RequestRecord.Who who(
+      Principal caller, Origin origin, String id, ModelCatalog.Entry model) {
+    return new RequestRecord.Who(
+        id,
+        caller.orgId(),
+        origin.atMillis(),
+        origin.route(),
+        caller.credentialId(),
+        origin.assistantId(),
+        origin.agent(),
+        model.card().id());
+  }
+
   /** The status the log gives a request whose client left (nginx's, as proxies log it). */
   private static final int CLIENT_CLOSED = 499;
 
@@ -820,14 +814,7 @@ public final class Gateway {
     boolean contents =
         configs.effective(caller.organization()).switchedOn(ConfigField.REQUEST_LOG_CONTENTS);
     requests.add(new RequestRecord(
-        origin.recordId(prepared.requestId()),
-        caller.orgId(),
-        origin.atMillis(),
-        origin.route(),
-        caller.credentialId(),
-        origin.assistantId(),
-        origin.agent(),
-        prepared.model().card().id(),
+        who(caller, origin, origin.recordId(prepared.requestId()), prepared.model()),
         recording == null || recording.deployment.isEmpty() ? null : recording.deployment,
         recording == null ? 0 : recording.attempts,
         status,

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
+import io.engram.support.UpstreamServerTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,9 +15,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,28 +24,8 @@ import org.junit.jupiter.api.Test;
  * the budget renews with its period; 80 % and 100 % raise the alerts; bad input is a 400 naming
  * the field, another organization's budget a 404.
  */
-class BudgetsTest {
+class BudgetsTest extends UpstreamServerTest {
   private static final double REQUEST = PricedOrganization.REQUEST;
-
-  static FakeUpstream upstream;
-  static TestServer server;
-
-  @BeforeAll
-  static void start() {
-    upstream = new FakeUpstream();
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-    upstream.close();
-  }
-
-  @AfterEach
-  void normal() {
-    upstream.script(FakeUpstream.Script.NORMAL);
-  }
 
   static PricedOrganization organization() {
     return PricedOrganization.create(server, "scale", upstream);

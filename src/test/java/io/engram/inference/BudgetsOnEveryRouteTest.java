@@ -3,13 +3,10 @@ package io.engram.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
+import io.engram.support.UpstreamServerTest;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,21 +15,7 @@ import org.junit.jupiter.api.Test;
  * in that route's own error shape (chat, completions, Responses, Anthropic's messages, embeddings,
  * a conversation as an assistant, the WebSocket protocol).
  */
-class BudgetsOnEveryRouteTest {
-  static FakeUpstream upstream;
-  static TestServer server;
-
-  @BeforeAll
-  static void start() {
-    upstream = new FakeUpstream();
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-    upstream.close();
-  }
+class BudgetsOnEveryRouteTest extends UpstreamServerTest {
 
   /** A new organization whose day budget is one request of {@code cost} dollars. */
   private static PricedOrganization withBudgetOf(double cost) {

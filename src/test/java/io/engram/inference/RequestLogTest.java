@@ -8,15 +8,12 @@ import io.engram.platform.module.Job;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
+import io.engram.support.UpstreamServerTest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,26 +23,7 @@ import org.junit.jupiter.api.Test;
  * organization turns them on, sealed at rest; filters and a cursor; another organization's
  * request is not found; the plan's retention purges.
  */
-class RequestLogTest {
-  static FakeUpstream upstream;
-  static TestServer server;
-
-  @BeforeAll
-  static void start() {
-    upstream = new FakeUpstream();
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-    upstream.close();
-  }
-
-  @AfterEach
-  void normal() {
-    upstream.script(FakeUpstream.Script.NORMAL);
-  }
+class RequestLogTest extends UpstreamServerTest {
 
   private static JsonNode request(PricedOrganization org, String id) {
     Http.Response found = server

@@ -7,11 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
+import io.engram.support.UpstreamServerTest;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,26 +17,7 @@ import org.junit.jupiter.api.Test;
  * the request chooses with X-Engram-Cache; an answer never outlives the memory it stood on, its
  * time to live, or its organization; an answer too large is not kept and costs the client nothing.
  */
-class ResponseCacheTest {
-  static FakeUpstream upstream;
-  static TestServer server;
-
-  @BeforeAll
-  static void start() {
-    upstream = new FakeUpstream();
-    server = TestServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-    upstream.close();
-  }
-
-  @AfterEach
-  void normal() {
-    upstream.script(FakeUpstream.Script.NORMAL);
-  }
+class ResponseCacheTest extends UpstreamServerTest {
 
   /** An organization with the cache on (an answer lives a minute), and a token for everything. */
   private static PricedOrganization cached() {

@@ -71,7 +71,7 @@ public final class RequestLogRoutes implements RouteModule {
     body.put("object", "list");
     body.put("data", page.stream().map(r -> view(r, false)).toList());
     body.put("has_more", more);
-    body.put("next_cursor", more ? page.getLast().id() : null);
+    body.put("next_cursor", more ? page.getLast().who().id() : null);
     Responses.json(ctx, body);
   }
 
@@ -87,14 +87,14 @@ public final class RequestLogRoutes implements RouteModule {
 
   static Map<String, Object> view(RequestRecord r, boolean whole) {
     Map<String, Object> view = new LinkedHashMap<>();
-    view.put("id", r.id());
+    view.put("id", r.who().id());
     view.put("object", "request");
-    view.put("created_at", r.at() / 1000);
-    view.put("route", r.route());
-    view.put("credential_id", r.credentialId());
-    view.put("assistant_id", r.assistantId());
-    view.put("agent", r.agent());
-    view.put("model", r.model());
+    view.put("created_at", r.who().at() / 1000);
+    view.put("route", r.who().route());
+    view.put("credential_id", r.who().credentialId());
+    view.put("assistant_id", r.who().assistantId());
+    view.put("agent", r.who().agent());
+    view.put("model", r.who().model());
     view.put("deployment", r.deployment());
     view.put("attempts", r.attempts());
     view.put("status", r.status());

@@ -50,14 +50,14 @@ final class RequestLogStore {
           ON CONFLICT (id) DO NOTHING""");
       for (RequestRecord r : records) {
         batch
-            .bind("id", r.id())
-            .bind("org", r.orgId())
-            .bind("at", r.at())
-            .bind("route", r.route())
-            .bind("credential", r.credentialId())
-            .bind("assistant", r.assistantId())
-            .bind("agent", r.agent())
-            .bind("model", r.model())
+            .bind("id", r.who().id())
+            .bind("org", r.who().orgId())
+            .bind("at", r.who().at())
+            .bind("route", r.who().route())
+            .bind("credential", r.who().credentialId())
+            .bind("assistant", r.who().assistantId())
+            .bind("agent", r.who().agent())
+            .bind("model", r.who().model())
             .bind("deployment", r.deployment())
             .bind("attempts", r.attempts())
             .bind("status", r.status())
@@ -148,14 +148,15 @@ final class RequestLogStore {
     String messages = contents ? rs.getString("messages_sealed") : null;
     String answer = contents ? rs.getString("answer_sealed") : null;
     return new RequestRecord(
-        rs.getString("id"),
-        rs.getString("org_id"),
-        rs.getLong("at"),
-        rs.getString("route"),
-        rs.getString("credential_id"),
-        rs.getString("assistant_id"),
-        rs.getString("agent"),
-        rs.getString("model"),
+        new RequestRecord.Who(
+            rs.getString("id"),
+            rs.getString("org_id"),
+            rs.getLong("at"),
+            rs.getString("route"),
+            rs.getString("credential_id"),
+            rs.getString("assistant_id"),
+            rs.getString("agent"),
+            rs.getString("model")),
         rs.getString("deployment"),
         rs.getInt("attempts"),
         rs.getInt("status"),

@@ -15,14 +15,7 @@ import java.util.List;
  * @param answer the answer's text, or null
  */
 public record RequestRecord(
-    String id,
-    String orgId,
-    long at,
-    String route,
-    String credentialId,
-    String assistantId,
-    String agent,
-    String model,
+    Who who,
     String deployment,
     int attempts,
     int status,
@@ -39,6 +32,26 @@ public record RequestRecord(
     String messages,
     String answer) {
 
+  /**
+   * Which request it was and who sent it: its id (the X-Request-Id), organization, start (epoch
+   * ms), route, credential, assistant and agent (null when none), and the model the client named.
+   */
+  public record Who(
+      String id,
+      String orgId,
+      long at,
+      String route,
+      String credentialId,
+      String assistantId,
+      String agent,
+      String model) {}
+
   /** A memory that went into the request's prompt, and the score it was ranked by. */
   public record UsedMemory(String id, double score) {}
+
+  /** A request refused before any work (a limit's or a budget's {@code status} and code). */
+  public static RequestRecord refused(Who who, int status, String errorCode, long totalMs) {
+    return new RequestRecord(
+        who, null, 0, status, errorCode, 0, null, totalMs, 0, 0, 0, 0, null, List.of(), null, null);
+  }
 }
