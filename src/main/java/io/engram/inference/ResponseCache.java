@@ -6,12 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
+import io.engram.platform.Digests;
 import io.engram.platform.json.Json;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -113,7 +110,7 @@ final class ResponseCache {
     material.put("prompt", request.prompt());
     material.set("sampling", request.sampling().asSent());
     material.set("asked", request.tooling());
-    return sha256(Json.write(canonical(material)));
+    return Digests.sha256(Json.write(canonical(material)));
   }
 
   private static JsonNode canonical(JsonNode node) {
@@ -133,15 +130,5 @@ final class ResponseCache {
       return copy;
     }
     return node;
-  }
-
-  private static String sha256(String text) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -3,17 +3,14 @@ package io.engram.memory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
 import io.engram.organizations.Organization;
+import io.engram.platform.Digests;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +97,8 @@ public final class MemoryService implements AutoCloseable {
       String idempotencyKey,
       String requestId) {
     Instant now = clock.instant();
-    String hash = idempotencyKey == null ? null : hash(Json.write(input.canonical(scope.agent())));
+    String hash =
+        idempotencyKey == null ? null : Digests.sha256(Json.write(input.canonical(scope.agent())));
     if (idempotencyKey != null) {
       Optional<Encoded> replay = replay(caller, idempotencyKey, hash, now);
       if (replay.isPresent()) {
@@ -647,16 +645,6 @@ public final class MemoryService implements AutoCloseable {
 
   private static String userId(Principal caller) {
     return caller.user() == null ? null : caller.user().id();
-  }
-
-  private static String hash(String text) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   /** An event as received, validated. */

@@ -60,6 +60,8 @@ class OrganizationIsolationTest {
       // Executions come only from conversations (AssistantChatTest proves another organization's
       // is a 404); here an id of the right shape stands for one.
       theirIds.put("execution_id", "exe_01q3eep1806qe6yg1awkh2p0hh");
+      // A request of theirs in the request log answers 404 to this organization as a made-up one.
+      theirIds.put("request_id", "req_01q3eep1806qe6yg1awkh2p0hh");
       theirIds.put("nano_id", created(server, theirs, "instances", "{\"name\":\"theirs\"}"));
       assertThat(server
               .asOperator(server
