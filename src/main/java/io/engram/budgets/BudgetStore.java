@@ -112,23 +112,6 @@ final class BudgetStore {
         .one());
   }
 
-  /** The organization's spend per day in [from, to), every scope, oldest first. */
-  List<DaySpend> days(String orgId, long from, long to) {
-    return database.read(h -> h.createQuery("""
-            SELECT * FROM spend WHERE org_id = :org AND day_start >= :from AND day_start < :to
-            ORDER BY day_start, scope, scope_id""")
-        .bind("org", orgId)
-        .bind("from", from)
-        .bind("to", to)
-        .map((rs, ctx) -> new DaySpend(
-            rs.getString("org_id"),
-            Budget.Scope.fromId(rs.getString("scope")).orElseThrow(),
-            rs.getString("scope_id"),
-            rs.getLong("day_start"),
-            rs.getLong("cost_nanos")))
-        .list());
-  }
-
   private static Budget budget(ResultSet rs) throws SQLException {
     return new Budget(
         rs.getString("id"),

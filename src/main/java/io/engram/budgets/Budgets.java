@@ -147,14 +147,15 @@ public final class Budgets implements SpendGate {
         covering.add(budget);
       }
     }
-    if (covering.isEmpty()) {
+    // A request that may cost nothing passes every budget: no counter need hear of it.
+    if (covering.isEmpty() || costNanos <= 0) {
       return cost -> ledger.record(spender, cost);
     }
     long now = ledger.now();
     List<Counter> held = covering.stream().map(budget -> budget.counter(now)).toList();
     long[] limits = covering.stream().mapToLong(Budget::limitNanos).toArray();
     SpendCounters.Reservation reservation =
-        counters.reserve(spender.orgId(), held, limits, Math.max(0, costNanos));
+        counters.reserve(spender.orgId(), held, limits, costNanos);
     if (reservation.refusedBy() >= 0) {
       throw exceeded(covering.get(reservation.refusedBy()), reservation.used(), costNanos, now);
     }
@@ -201,11 +202,5 @@ public final class Budgets implements SpendGate {
   /** Writes the spend counted since the last flush. */
   void flush() {
     ledger.flush();
-  }
-
-  /** The organization's spend per day in [from, to): every scope's rows. */
-  List<BudgetStore.DaySpend> days(String orgId, long from, long to) {
-    ledger.flush();
-    return store.days(orgId, from, to);
   }
 }

@@ -98,7 +98,7 @@ public final class BudgetsModule implements Module {
       return;
     }
     Set<String> now = new HashSet<>();
-    budgets.all().forEach((orgId, list) -> {
+    budgets.all().keySet().forEach(orgId -> {
       List<Budgets.Standing> standings = budgets.standings(orgId);
       report(orgId, true, standings.stream().filter(s -> s.share() >= 1).toList());
       report(

@@ -23,7 +23,8 @@ final class LocalSpendCounters implements SpendCounters {
   @Override
   public Reservation reserve(String orgId, List<Counter> counters, long[] limits, long cost) {
     // One organization's reservations are decided one at a time, so two cannot share a remainder.
-    synchronized (organizations.computeIfAbsent(orgId, id -> new Object())) {
+    Object lock = organizations.computeIfAbsent(orgId, id -> new Object());
+    synchronized (lock) {
       for (int i = 0; i < counters.size(); i++) {
         long used = ledger.spent(counters.get(i)) + held(counters.get(i)).get();
         if (cost > 0 && used + cost > limits[i]) {
@@ -33,8 +34,17 @@ final class LocalSpendCounters implements SpendCounters {
       counters.forEach(counter -> held(counter).addAndGet(cost));
     }
     // The ledger counts what the request cost (recorded before this): only the hold goes back.
-    return SpendCounters.granted(
-        spent -> counters.forEach(counter -> held(counter).addAndGet(-cost)));
+    // Under the organization's lock, so a counter left holding nothing can go (a period's
+    // counters would otherwise stay for good) without a reservation adding to it meanwhile.
+    return SpendCounters.granted(spent -> {
+      synchronized (lock) {
+        counters.forEach(counter -> {
+          if (held(counter).addAndGet(-cost) == 0) {
+            outstanding.remove(counter);
+          }
+        });
+      }
+    });
   }
 
   private AtomicLong held(Counter counter) {

@@ -89,13 +89,7 @@ class RequestLogTest extends UpstreamServerTest {
   @Test
   void contentsAreKeptOnlyWhenTurnedOnAndSealedAtRest() throws Exception {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
-    Http.Response on = server
-        .http
-        .patch("/v1/organizations/" + org.id() + "/config")
-        .bearer(org.admin())
-        .json("{\"request_log\":{\"contents\":true}}")
-        .send();
-    assertThat(on.status()).as(on.text()).isEqualTo(200);
+    org.configure("{\"request_log\":{\"contents\":true}}");
     Http.Response answer = org.chat();
     JsonNode record = request(org, answer.header("X-Request-Id"));
     assertThat(record.path("messages").asText()).contains("hello");

@@ -22,13 +22,7 @@ class ResponseCacheTest extends UpstreamServerTest {
   /** An organization with the cache on (an answer lives a minute), and a token for everything. */
   private static PricedOrganization cached() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
-    Http.Response on = server
-        .http
-        .patch("/v1/organizations/" + org.id() + "/config")
-        .bearer(org.admin())
-        .json("{\"cache\":{\"enabled\":true,\"ttl_seconds\":60}}")
-        .send();
-    assertThat(on.status()).as(on.text()).isEqualTo(200);
+    org.configure("{\"cache\":{\"enabled\":true,\"ttl_seconds\":60}}");
     return org;
   }
 

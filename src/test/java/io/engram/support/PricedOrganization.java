@@ -73,6 +73,15 @@ public record PricedOrganization(Http http, String id, String admin, String key)
     assertThat(created.status()).as(created.text()).isEqualTo(201);
   }
 
+  /** Patches the organization's configuration as its admin (200). */
+  public void configure(String patch) {
+    Http.Response patched = http.patch("/v1/organizations/" + id + "/config")
+        .bearer(admin)
+        .json(patch)
+        .send();
+    assertThat(patched.status()).as(patched.text()).isEqualTo(200);
+  }
+
   /** A budget made (201), its id. */
   public String budget(String body) {
     Http.Response created = post("/budgets", body);
