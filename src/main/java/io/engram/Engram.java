@@ -29,6 +29,7 @@ import io.engram.platform.module.Module;
 import io.engram.platform.module.Modules;
 import io.engram.platform.ratelimit.RateLimiter;
 import io.engram.platform.ratelimit.RateLimits;
+import io.engram.platform.tracing.Tracing;
 import io.engram.reflection.ReflectionModule;
 import io.engram.reflection.ReflectionService;
 import io.engram.settings.SettingsData;
@@ -53,14 +54,17 @@ public final class Engram implements AutoCloseable {
 
   private final Services services;
   private final HttpMetrics metrics;
+  private final Tracing tracing;
   private final Modules opened;
   private final JobScheduler scheduler;
   private final HttpServer server;
 
   /** Once the server listens: every module's jobs scheduled, and every module started. */
-  private Engram(Services services, HttpMetrics metrics, Modules opened, HttpServer server) {
+  private Engram(
+      Services services, HttpMetrics metrics, Tracing tracing, Modules opened, HttpServer server) {
     this.services = services;
     this.metrics = metrics;
+    this.tracing = tracing;
     this.opened = opened;
     this.server = server;
     this.scheduler = new JobScheduler(metrics.registry());
@@ -90,20 +94,26 @@ public final class Engram implements AutoCloseable {
     Services services = Services.open(config, clock);
     OrganizationLogLevels.install();
     HttpMetrics metrics = new HttpMetrics(clock);
+    Tracing tracing = Tracing.start(
+        config.tracing(), metrics.registry(), java.util.UUID.randomUUID().toString());
+    LOG.info("{}", tracing);
     Modules opened = new Modules();
     try {
-      List<RouteModule> routes = open(config, clock, services, metrics, opened, extraModules);
+      List<RouteModule> routes =
+          open(config, clock, services, metrics, tracing, opened, extraModules);
       services.credentials().bootstrapAccountKey().ifPresent(onFirstAccountKey);
       Network network = opened.find(Network.class);
       HttpServer server = new HttpServer(
               config,
               metrics,
+              tracing,
               routes,
               network.tlsConnector(config.server().host(), config.edge().tlsPort()))
           .start();
-      return new Engram(services, metrics, opened, server);
+      return new Engram(services, metrics, tracing, opened, server);
     } catch (RuntimeException e) {
       opened.close();
+      tracing.close();
       metrics.close();
       services.close();
       throw e;
@@ -116,6 +126,7 @@ public final class Engram implements AutoCloseable {
       Clock clock,
       Services services,
       HttpMetrics metrics,
+      Tracing tracing,
       Modules opened,
       List<RouteModule> extraModules) {
     Database database = services.database();
@@ -219,6 +230,7 @@ public final class Engram implements AutoCloseable {
                 actions.executor(),
                 config.inference().assistantMaxToolSteps()),
             maxBody,
+            tracing.tracer(),
             clock);
     alerts.countStorage(org -> inference.storedBytes(org).orElse(0));
     inference.alertProvidersThrough(alerts::providerMisconfigured);
@@ -310,6 +322,7 @@ public final class Engram implements AutoCloseable {
     scheduler.close();
     server.stop();
     opened.close();
+    tracing.close(); // after the last request's spans ended: what is queued is exported
     metrics.close();
     services.close();
     LOG.info("shutdown complete");

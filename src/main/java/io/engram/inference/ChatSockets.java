@@ -18,11 +18,18 @@ import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.engram.platform.ratelimit.ConcurrencySlots;
+import io.engram.platform.tracing.Traces;
+import io.engram.platform.tracing.TracingFilter;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import io.javalin.websocket.WsConfig;
 import io.javalin.websocket.WsContext;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +69,7 @@ public final class ChatSockets implements RouteModule {
   private final EngramConfig.WebSocketSettings settings;
   private final ScheduledExecutorService timers;
   private final OrganizationConfigs configs;
+  private final Tracer tracer;
   private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
   private final AtomicInteger open = new AtomicInteger();
   /** The organizations' open connections: counted here, or in Redis across every node. */
@@ -73,7 +81,9 @@ public final class ChatSockets implements RouteModule {
       EngramConfig.WebSocketSettings settings,
       OrganizationConfigs configs,
       ConcurrencySlots connectionsPerOrganization,
-      ScheduledExecutorService timers) {
+      ScheduledExecutorService timers,
+      Tracer tracer) {
+    this.tracer = tracer;
     this.connectionsPerOrganization = connectionsPerOrganization;
     this.gateway = gateway;
     this.access = access;
@@ -161,6 +171,19 @@ public final class ChatSockets implements RouteModule {
     return parts.length == 2 && parts[0].equalsIgnoreCase("Bearer") ? parts[1] : "";
   }
 
+  /** The upgrade request's headers, for its W3C trace context. */
+  private static final TextMapGetter<WsContext> UPGRADE_HEADERS = new TextMapGetter<>() {
+    @Override
+    public Iterable<String> keys(WsContext ctx) {
+      return ctx.headerMap().keySet();
+    }
+
+    @Override
+    public String get(WsContext ctx, String name) {
+      return ctx == null ? null : ctx.header(name);
+    }
+  };
+
   /** A connection refused and closed with its own code and message. */
   private static final class ClosedAlready extends RuntimeException {
     ClosedAlready() {
@@ -173,6 +196,9 @@ public final class ChatSockets implements RouteModule {
     private final WsContext ctx;
     private final SocketFraming framing;
     private final FrameSender frames;
+    /** The upgrade request's trace context: each chat's span is its child. */
+    private final Context traceParent;
+
     private volatile Principal caller;
     private volatile boolean busy;
     /** The organization's connection slot this one holds, once authenticated. */
@@ -182,6 +208,7 @@ public final class ChatSockets implements RouteModule {
       this.ctx = ctx;
       this.framing = framing;
       this.frames = new FrameSender(ctx.session);
+      this.traceParent = Traces.extract(ctx, UPGRADE_HEADERS);
     }
 
     void receive(String text) {
@@ -221,8 +248,22 @@ public final class ChatSockets implements RouteModule {
       }
       busy = true;
       Thread.ofVirtual().name("ws-inference").start(() -> {
-        try {
-          infer((ObjectNode) message);
+        String path = ctx.session.getUpgradeRequest().getRequestURI().getPath();
+        String requestId = Ids.newId("req", System.currentTimeMillis());
+        // Each chat is a request of its own: its span, a child of the upgrade's trace context.
+        try (Traces.Served served = Traces.serve(
+            tracer,
+            traceParent,
+            "WebSocket " + path,
+            SpanKind.SERVER,
+            Attributes.of(
+                TracingFilter.ROUTE,
+                path,
+                TracingFilter.REQUEST_ID,
+                requestId,
+                TracingFilter.ORGANIZATION,
+                caller.orgId()))) {
+          infer((ObjectNode) message, path, requestId);
         } finally {
           busy = false;
         }
@@ -291,7 +332,7 @@ public final class ChatSockets implements RouteModule {
       }
     }
 
-    private void infer(ObjectNode message) {
+    private void infer(ObjectNode message, String path, String requestId) {
       try {
         JsonNode agentField = message.remove("agent");
         if (agentField != null && !agentField.isNull() && !agentField.isTextual()) {
@@ -318,17 +359,15 @@ public final class ChatSockets implements RouteModule {
             Optional.empty(),
             scope(agent),
             chat,
-            new Gateway.ChatOptions(
-                true,
-                Gateway.CacheMode.ON,
-                null,
-                ctx.session.getUpgradeRequest().getRequestURI().getPath()),
-            Ids.newId("req", System.currentTimeMillis()))) {
+            new Gateway.ChatOptions(true, Gateway.CacheMode.ON, null, path),
+            requestId)) {
           run(prepared, chat);
         }
       } catch (ApiException e) {
+        Traces.failed(Traces.request(), e.code(), e.getMessage());
         sendLastError(e);
       } catch (EngineException e) {
+        Traces.failed(Traces.request(), e.failure().code(), e.getMessage());
         sendLastError(e.toApiException());
       } catch (ClientGoneException e) {
         LOG.debug("WebSocket client left during an inference");

@@ -30,9 +30,11 @@ import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
 import io.engram.platform.net.Egress;
 import io.engram.platform.net.OutboundBlocked;
+import io.engram.platform.tracing.Traces;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
+import io.opentelemetry.api.trace.Span;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -198,11 +200,11 @@ public final class Gateway {
   public Embedded embed(
       Principal caller, Optional<InferenceDoor.Pass> atDoor, String model, List<String> inputs) {
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    try (InferenceLimits.Permit permit = limits.admit(
+    try (InferenceLimits.Permit permit = GatewaySpans.limits(() -> limits.admit(
         caller,
         atDoor,
         InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
-        InferenceLimits.Spending.FREE)) {
+        InferenceLimits.Spending.FREE))) {
       long started = System.nanoTime();
       Embedder.Embeddings embeddings = embedder.embedCounted(inputs);
       // Recorded before the permit settles, so the hour never misses these tokens in between.
@@ -217,6 +219,7 @@ public final class Gateway {
       usage.finished(
           caller.orgId(), caller.credentialId(), model, "", false, System.nanoTime() - started);
       permit.charge(embeddings.tokens());
+      GatewaySpans.embedded(model, embeddings.tokens());
       return new Embedded(embeddings, permit.budget());
     }
   }
@@ -237,11 +240,11 @@ public final class Gateway {
         .routedEmbedding(caller.orgId(), model)
         .orElseThrow(() -> ModelCatalog.notFound(model));
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    try (InferenceLimits.Permit permit = limits.admit(
+    try (InferenceLimits.Permit permit = GatewaySpans.limits(() -> limits.admit(
         caller,
         atDoor,
         InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
-        new InferenceLimits.Spending(null, entry.pricing().costNanos(Math.max(1, estimate), 0)))) {
+        new InferenceLimits.Spending(null, entry.pricing().costNanos(Math.max(1, estimate), 0))))) {
       long started = System.nanoTime();
       Embeds.Vectors vectors;
       try {
@@ -274,6 +277,7 @@ public final class Gateway {
           System.nanoTime() - started);
       permit.charge(tokens);
       permit.chargeCost(cost);
+      GatewaySpans.embedded(model, tokens);
       return new Embedded(new Embedder.Embeddings(vectors.vectors(), tokens), permit.budget());
     }
   }
@@ -543,6 +547,7 @@ public final class Gateway {
           asked,
           caller.orgId(),
           engineShare(caller.organization()));
+      GatewaySpans.asked(request, model.card().id(), origin);
       return new Prepared(
           model,
           request,
@@ -620,6 +625,7 @@ public final class Gateway {
         null,
         caller.orgId(),
         engineShare(caller.organization()));
+    GatewaySpans.asked(request, model.card().id(), origin);
     return new Prepared(
         model,
         request,
@@ -644,7 +650,7 @@ public final class Gateway {
       String requestId,
       java.util.function.Supplier<Admission> admit) {
     try {
-      return admit.get();
+      return GatewaySpans.limits(admit);
     } catch (ApiException refused) {
       if (caller.organization() != null) {
         requests.add(RequestRecord.refused(
@@ -755,6 +761,10 @@ public final class Gateway {
       int status = e instanceof EngineException failure
           ? failure.toApiException().status()
           : clientGone ? CLIENT_CLOSED : 500;
+      traced(caller, prepared, recording, used, null, null);
+      if (!clientGone) {
+        Traces.failed(Traces.request(), outcome, e.getMessage());
+      }
       logRequest(caller, prepared, recording, started, used, status, outcome, null);
       throw e;
     } finally {
@@ -774,6 +784,8 @@ public final class Gateway {
             outcome.usage(),
             generation.toolCalls(),
             generation.choices()));
+    traced(
+        caller, prepared, recording, outcome.usage(), generation.finishReason(), generation.text());
     logRequest(caller, prepared, recording, started, outcome.usage(), 200, null, generation.text());
     return outcome;
   }
@@ -789,6 +801,32 @@ public final class Gateway {
         origin.assistantId(),
         origin.agent(),
         model.card().id());
+  }
+
+  /**
+   * Tells the request's span how it ended ({@code recording} null: from the cache), with its
+   * messages and answer only where the organization let contents into its traces.
+   */
+  private void traced(
+      Principal caller,
+      Prepared prepared,
+      Recording recording,
+      Generation.Usage used,
+      String finishReason,
+      String answer) {
+    GatewaySpans.ended(
+        prepared,
+        recording == null ? null : recording.deployment,
+        recording == null ? 0 : recording.attempts,
+        used,
+        recording == null
+            ? 0
+            : prepared.model().pricing().costNanos(used.promptTokens(), used.completionTokens()),
+        finishReason,
+        () -> caller.organization() != null
+            && configs.effective(caller.organization()).switchedOn(ConfigField.TRACES_CONTENTS),
+        () -> sent(prepared),
+        answer);
   }
 
   /** The status the log gives a request whose client left (nginx's, as proxies log it). */
@@ -842,6 +880,7 @@ public final class Gateway {
    */
   private Outcome replay(Principal caller, Prepared prepared, TokenSink sink) {
     ResponseCache.Entry hit = prepared.cache().hit();
+    GatewaySpans.response();
     sink.begin();
     if (!hit.text().isEmpty()) {
       sink.text(hit.text());
@@ -850,6 +889,7 @@ public final class Gateway {
         caller.orgId(), caller.credentialId(), prepared.model().card().id());
     Generation generation = new Generation(hit.text(), hit.finishReason(), hit.usage());
     keep(caller, prepared, generation, new Generation.Usage(0, 0));
+    traced(caller, prepared, null, new Generation.Usage(0, 0), hit.finishReason(), hit.text());
     logRequest(
         caller,
         prepared,
@@ -895,6 +935,17 @@ public final class Gateway {
       this.started = started;
     }
 
+    /** The response's span, from the answer's first byte to the client (null: not begun). */
+    private Span response;
+
+    @Override
+    public void begin() {
+      if (response == null) {
+        response = GatewaySpans.response();
+      }
+      sink.begin();
+    }
+
     @Override
     public void answeredBy(String answering, int attempts) {
       deployment = answering;
@@ -906,6 +957,9 @@ public final class Gateway {
       if (firstTokenNanos == 0) {
         firstTokenNanos = System.nanoTime();
         metrics.firstToken(model, firstTokenNanos - started);
+        if (response != null) {
+          response.addEvent("first_token");
+        }
       }
     }
 

@@ -39,6 +39,7 @@ import io.engram.platform.ratelimit.RateLimits;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Tracer;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -274,10 +275,11 @@ public final class Inference implements Module {
       OrganizationStore organizations,
       Assistants assistants,
       long maxBodyBytes,
+      Tracer tracer,
       Clock clock) {
     access.admitInferenceThrough(gateway.limits());
     this.organizations = organizations;
-    routes = routes(access, organizations, assistants, maxBodyBytes, clock);
+    routes = routes(access, organizations, assistants, maxBodyBytes, tracer, clock);
     return this;
   }
 
@@ -319,9 +321,16 @@ public final class Inference implements Module {
       OrganizationStore organizations,
       Assistants assistants,
       long maxBodyBytes,
+      Tracer tracer,
       Clock clock) {
     sockets = new ChatSockets(
-        gateway, access.sockets(), webSockets, configs, gateway.limits().slots(), streamTimers);
+        gateway,
+        access.sockets(),
+        webSockets,
+        configs,
+        gateway.limits().slots(),
+        streamTimers,
+        tracer);
     return List.of(
         new GenerationRoutes(gateway, maxBodyBytes, keepAlives),
         new AssistantChatRoutes(

@@ -13,6 +13,9 @@ import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemoryService;
 import io.engram.memory.RetrievalRequest;
 import io.engram.platform.VisibleText;
+import io.engram.platform.tracing.Traces;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -60,6 +63,19 @@ final class MemoryContext {
     }
   }
 
+  /** The memory span's attributes: what the index found, what was ranked, what went in. */
+  private static final AttributeKey<Long> CANDIDATES =
+      AttributeKey.longKey("engram.memory.candidates");
+
+  private static final AttributeKey<Long> LEXICAL =
+      AttributeKey.longKey("engram.memory.lexical_candidates");
+  private static final AttributeKey<Long> VECTOR =
+      AttributeKey.longKey("engram.memory.vector_candidates");
+  private static final AttributeKey<Long> RANKED = AttributeKey.longKey("engram.memory.ranked");
+  private static final AttributeKey<Long> INJECTED = AttributeKey.longKey("engram.memory.injected");
+  private static final AttributeKey<List<String>> INJECTED_IDS = GatewaySpans.MEMORY_IDS;
+  private static final AttributeKey<Long> TOKENS = GatewaySpans.MEMORY_TOKENS;
+
   private final MemoryService memory;
 
   MemoryContext(MemoryService memory) {
@@ -79,8 +95,42 @@ final class MemoryContext {
     if (VisibleText.isEmpty(query) || tokenBudget < RetrievalRequest.MIN_CONTEXT_TOKENS) {
       return Injection.NONE;
     }
+    Span span = Traces.span("memory");
+    try {
+      Injection injection =
+          inject(caller, scope, query, limit, tokenBudget, relevanceFloor, requestId, span);
+      if (span.isRecording()) {
+        span.setAttribute(INJECTED, (long) injection.memories().size());
+        span.setAttribute(INJECTED_IDS, injection.memoryIds());
+        span.setAttribute(TOKENS, (long) injection.tokens());
+      }
+      return injection;
+    } catch (RuntimeException e) {
+      Traces.failed(span, e.getClass().getName(), e.getMessage());
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** The memory's answer to the query, cut by the floor and written within the token budget. */
+  private Injection inject(
+      Principal caller,
+      AgentScope scope,
+      String query,
+      int limit,
+      int tokenBudget,
+      double relevanceFloor,
+      String requestId,
+      Span span) {
     RetrievalRequest request = RetrievalRequest.forConversation(query, limit, tokenBudget);
     MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
+    if (span.isRecording()) {
+      span.setAttribute(CANDIDATES, (long) retrieval.candidates());
+      span.setAttribute(LEXICAL, (long) retrieval.lexicalCandidates());
+      span.setAttribute(VECTOR, (long) retrieval.vectorCandidates());
+      span.setAttribute(RANKED, (long) retrieval.results().size());
+    }
     List<ActivationRanker.Ranked> kept = ContextCut.apply(retrieval.results(), relevanceFloor);
     List<MemoryRecord> ranked =
         kept.stream().map(ActivationRanker.Ranked::memory).toList();

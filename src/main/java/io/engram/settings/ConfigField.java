@@ -30,7 +30,9 @@ public enum ConfigField {
   /** How long an answer stays in the response cache. */
   CACHE_TTL_SECONDS("cache", "ttl_seconds", Kind.SECONDS, "seconds"),
   /** Whether the request log keeps each request's messages and answer (sealed; off by default). */
-  REQUEST_LOG_CONTENTS("request_log", "contents", Kind.SWITCH, null);
+  REQUEST_LOG_CONTENTS("request_log", "contents", Kind.SWITCH, null),
+  /** Whether the request's spans carry its messages and answer to the traces' collector (off). */
+  TRACES_CONTENTS("traces", "contents", Kind.SWITCH, null);
 
   public enum Kind {
     COUNT,
@@ -148,7 +150,8 @@ public enum ConfigField {
             64,
             MAX_CONTEXT_TOKENS);
       case MEMORY_RELEVANCE_FLOOR -> new Bounds(RELEVANCE_FLOOR, Source.SYSTEM, 0, 1L);
-      case CACHE_ENABLED, REQUEST_LOG_CONTENTS -> new Bounds(false, Source.SYSTEM, 0, null);
+      case CACHE_ENABLED, REQUEST_LOG_CONTENTS, TRACES_CONTENTS ->
+        new Bounds(false, Source.SYSTEM, 0, null);
       case CACHE_TTL_SECONDS -> new Bounds(CACHE_TTL, Source.SYSTEM, 1, MAX_CACHE_TTL);
     };
   }

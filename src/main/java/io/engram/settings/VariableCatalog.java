@@ -99,11 +99,16 @@ public final class VariableCatalog {
     return SECRET.matcher(name).matches();
   }
 
-  /** The spec's variables (the table of its "Environment variables"), not Engram's own. */
+  /**
+   * The spec's variables (the table of its "Environment variables"), not Engram's own nor
+   * OpenTelemetry's.
+   */
   public static List<String> specNames() {
     List<String> names = new ArrayList<>();
     for (VariableSpec spec : EnvironmentVariables.all()) {
-      if (!spec.name().startsWith("ENGRAM_") && !spec.name().equals("DATABASE_URL")) {
+      if (!spec.name().startsWith("ENGRAM_")
+          && !spec.name().startsWith("OTEL_")
+          && !spec.name().equals("DATABASE_URL")) {
         names.add(spec.name());
       }
     }

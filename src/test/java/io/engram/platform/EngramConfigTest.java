@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.ConfigSummary;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.config.TracingSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -116,6 +117,46 @@ class EngramConfigTest {
             () -> EngramConfig.fromEnvironment(Map.of("API_PORT", "1", "LOG_FORMAT", "xml")))
         .isInstanceOfSatisfying(
             ConfigException.class, e -> assertThat(e.problems()).hasSize(2));
+  }
+
+  @Test
+  void openTelemetrysVariablesAreCheckedAtStartAndTheCollectorsHeadersNeverShown() {
+    assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of(
+            "OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318",
+            "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc",
+            "OTEL_EXPORTER_OTLP_HEADERS", "x-api-key",
+            "OTEL_TRACES_SAMPLER_ARG", "2")))
+        .isInstanceOfSatisfying(ConfigException.class, e -> {
+          assertThat(e.problems()).hasSize(4);
+          assertThat(String.join("\n", e.problems()))
+              .contains(
+                  "OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL",
+                  "OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf",
+                  "OTEL_EXPORTER_OTLP_HEADERS takes name=value pairs",
+                  "OTEL_TRACES_SAMPLER_ARG must be between 0.0 and 1.0");
+        });
+    EngramConfig config = EngramConfig.fromEnvironment(Map.of(
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318/",
+        "OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=s3cr%3Dt,tenant=acme",
+        "OTEL_RESOURCE_ATTRIBUTES", "service.name=from-resource,deployment.environment=prod"));
+    TracingSettings tracing = config.tracing();
+    assertThat(tracing.endpoint()).isEqualTo("https://collector.example:4318/v1/traces");
+    assertThat(tracing.headers()).containsEntry("x-api-key", "s3cr=t");
+    assertThat(tracing.serviceName()).isEqualTo("from-resource");
+    assertThat(config.redactedValues().get("OTEL_EXPORTER_OTLP_HEADERS")).isEqualTo("<set>");
+    assertThat(String.join(" ", ConfigSummary.of(config).get("traces"))).doesNotContain("s3cr");
+    // Off unless an endpoint is set, and off whatever is set when the SDK is disabled.
+    assertThat(EngramConfig.fromEnvironment(Map.of()).tracing().exports()).isFalse();
+    assertThat(EngramConfig.fromEnvironment(
+                Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_SDK_DISABLED", "true"))
+            .tracing()
+            .exports())
+        .isFalse();
+    assertThat(EngramConfig.fromEnvironment(
+                Map.of("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/custom"))
+            .tracing()
+            .endpoint())
+        .isEqualTo("http://c:4318/custom");
   }
 
   @Test

@@ -118,6 +118,7 @@ public final class FakeUpstream implements AutoCloseable {
   private final HttpServer server;
   private final List<JsonNode> requests = new CopyOnWriteArrayList<>();
   private final List<String> authorizations = new CopyOnWriteArrayList<>();
+  private final List<String> traceParents = new CopyOnWriteArrayList<>();
   private final AtomicInteger streamsFinished = new AtomicInteger();
   private final AtomicInteger streamsAbandoned = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -143,6 +144,7 @@ public final class FakeUpstream implements AutoCloseable {
     try (exchange) {
       JsonNode body = Json.MAPPER.readTree(exchange.getRequestBody());
       requests.add(body);
+      traceParent(exchange);
       Script current = script;
       if (current.status() != 200) {
         send(exchange, current.status(), current.errorBody() == null ? "" : current.errorBody());
@@ -231,6 +233,16 @@ public final class FakeUpstream implements AutoCloseable {
     return requests.getLast();
   }
 
+  private void traceParent(HttpExchange exchange) {
+    String header = exchange.getRequestHeaders().getFirst("traceparent");
+    traceParents.add(header == null ? "" : header);
+  }
+
+  /** The W3C traceparent header of each generation and embeddings call ("" when it had none). */
+  public List<String> traceParents() {
+    return List.copyOf(traceParents);
+  }
+
   public List<String> authorizations() {
     return List.copyOf(authorizations);
   }
@@ -252,6 +264,7 @@ public final class FakeUpstream implements AutoCloseable {
     try (exchange) {
       JsonNode body = Json.MAPPER.readTree(exchange.getRequestBody());
       requests.add(body);
+      traceParent(exchange);
       String auth = exchange.getRequestHeaders().getFirst("Authorization");
       authorizations.add(auth == null ? "" : auth);
       Script current = directive(body).orElse(script);

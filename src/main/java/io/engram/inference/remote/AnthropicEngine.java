@@ -77,6 +77,11 @@ public final class AnthropicEngine extends ProviderEngine {
   }
 
   @Override
+  String providerName() {
+    return "anthropic";
+  }
+
+  @Override
   String target(GenerationRequest request) {
     return baseUrl.getRawPath() + "messages";
   }

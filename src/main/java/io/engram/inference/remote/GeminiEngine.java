@@ -90,8 +90,12 @@ public final class GeminiEngine extends ProviderEngine {
         request.put("outputDimensionality", dimensions);
       }
     }
-    JsonNode answer = postJson(
-        baseUrl.getRawPath() + "models/" + model + ":batchEmbedContents", apiHeaders, body, wait);
+    JsonNode answer = embeddings(
+        upstreamModel,
+        baseUrl.getRawPath() + "models/" + model + ":batchEmbedContents",
+        apiHeaders,
+        body,
+        wait);
     List<float[]> vectors = new ArrayList<>();
     for (JsonNode embedding : answer.path("embeddings")) {
       float[] vector = vector(embedding.path("values"));
@@ -104,6 +108,11 @@ public final class GeminiEngine extends ProviderEngine {
       throw malformed("not one embedding per input");
     }
     return new Vectors(vectors, -1);
+  }
+
+  @Override
+  String providerName() {
+    return "gcp.gemini";
   }
 
   @Override

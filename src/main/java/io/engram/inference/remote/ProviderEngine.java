@@ -6,6 +6,7 @@ import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.GenAiSpans;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.TokenSink;
@@ -14,6 +15,9 @@ import io.engram.platform.httpclient.MalformedResponseException;
 import io.engram.platform.httpclient.OriginClient;
 import io.engram.platform.httpclient.UnreachableException;
 import io.engram.platform.json.Json;
+import io.engram.platform.tracing.Traces;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -116,8 +120,57 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
   abstract Generation relay(GenerationRequest request, Events events, TokenSink sink)
       throws IOException;
 
+  /** The provider as OpenTelemetry's {@code gen_ai.provider.name} names it. */
+  abstract String providerName();
+
+  /**
+   * One call to the provider, as a client span (its GenAI attributes, what it answered, how it
+   * failed) whose trace context goes with the call.
+   */
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
+    String model = modelOf(request);
+    Span call = called(GenAiSpans.operation(request), model);
+    GenAiSpans.asked(call, request, model);
+    try (Scope ignored = call.makeCurrent()) {
+      Generation generation = exchange(request, sink);
+      GenAiSpans.answered(call, generation.finishReason(), generation.usage());
+      return generation;
+    } catch (RuntimeException e) {
+      failed(call, e);
+      throw e;
+    } finally {
+      call.end();
+    }
+  }
+
+  /** A call's client span: the operation on the model, at the provider's address. */
+  private Span called(String operation, String model) {
+    Span call = Traces.call(operation + " " + model);
+    if (call.isRecording()) {
+      call.setAttribute(GenAiSpans.OPERATION, operation);
+      call.setAttribute(GenAiSpans.REQUEST_MODEL, model);
+      call.setAttribute(GenAiSpans.PROVIDER, providerName());
+      call.setAttribute(GenAiSpans.SERVER_ADDRESS, baseUrl.getHost());
+      call.setAttribute(GenAiSpans.SERVER_PORT, (long) port(baseUrl));
+    }
+    return call;
+  }
+
+  private static int port(URI url) {
+    return url.getPort() != -1 ? url.getPort() : "https".equals(url.getScheme()) ? 443 : 80;
+  }
+
+  private static void failed(Span call, RuntimeException e) {
+    Traces.failed(
+        call,
+        e instanceof EngineException failure
+            ? failure.failure().code()
+            : e.getClass().getName(),
+        e.getMessage());
+  }
+
+  private Generation exchange(GenerationRequest request, TokenSink sink) {
     try (ClientResponse response =
         send("POST", target(request), headers(request), bytes(body(request)), request.timeout())) {
       InputStream body = response.body();
@@ -146,7 +199,7 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
    */
   ClientResponse send(String method, String target, String[] headers, byte[] body, Duration wait) {
     try {
-      return client.send(method, target, headers, body, wait);
+      return client.send(method, target, Traces.withTraceContext(headers), body, wait);
     } catch (IOException e) {
       throw failed(e, false, wait == null ? timeout : wait);
     }
@@ -198,9 +251,18 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
         EngineException.Failure.MISCONFIGURED, "This provider's API has no embeddings");
   }
 
-  /** A POST whose JSON answer is read whole (an embeddings call). */
-  JsonNode postJson(String target, String[] headers, ObjectNode body, Duration wait) {
-    return callJson("POST", target, headers, bytes(body), wait);
+  /** An embeddings call of {@code model}, whose JSON answer is read whole; a client span. */
+  JsonNode embeddings(
+      String model, String target, String[] headers, ObjectNode body, Duration wait) {
+    Span call = called(GenAiSpans.EMBEDDINGS, model);
+    try (Scope ignored = call.makeCurrent()) {
+      return callJson("POST", target, headers, bytes(body), wait);
+    } catch (RuntimeException e) {
+      failed(call, e);
+      throw e;
+    } finally {
+      call.end();
+    }
   }
 
   /** A GET whose JSON answer is read whole (a provider's model list). */

@@ -89,6 +89,11 @@ public final class RemoteEngine extends ProviderEngine {
   }
 
   @Override
+  String providerName() {
+    return endpoint.azureApiVersion() == null ? "openai" : "azure.ai.openai";
+  }
+
+  @Override
   String target(GenerationRequest request) {
     return target(request.isChat() ? "chat/completions" : "completions", modelOf(request));
   }
@@ -115,7 +120,8 @@ public final class RemoteEngine extends ProviderEngine {
     if (user != null) {
       body.put("user", user);
     }
-    JsonNode answer = postJson(target("embeddings", upstreamModel), wholeHeaders, body, wait);
+    JsonNode answer =
+        embeddings(upstreamModel, target("embeddings", upstreamModel), wholeHeaders, body, wait);
     float[][] vectors = new float[texts.size()][];
     for (JsonNode item : answer.path("data")) {
       int index = item.path("index").asInt(-1);

@@ -5,12 +5,16 @@ import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.ForwardingSink;
+import io.engram.inference.engine.GenAiSpans;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.TokenSink;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.net.Egress;
 import io.engram.platform.net.OutboundBlocked;
+import io.engram.platform.tracing.Traces;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -190,7 +194,9 @@ final class RoutedEngine implements Engine, Embeds {
       }
       long started = System.nanoTime();
       target.inFlight.incrementAndGet();
-      try {
+      // The provider call's span says which deployment and attempt it was.
+      try (Scope ignored = Traces.callsWith(
+          Attributes.of(GenAiSpans.DEPLOYMENT, target.id, GenAiSpans.ATTEMPT, (long) attempts))) {
         // The first attempt on a deployment without a timeout of its own has the request's whole
         // time, as its organization set it; later ones what is left.
         T result = call.run(

@@ -102,6 +102,13 @@ public final class ConfigSummary {
             "ENGRAM_TORCH_CACHE_DIR"));
     GROUPS.put(
         "monitoring", List.of("ENGRAM_ALERT_INTERVAL_SECONDS", "ENGRAM_WEBHOOK_RETRY_MILLIS"));
+    List<String> traces = new ArrayList<>();
+    EnvironmentVariables.all().forEach(spec -> {
+      if (spec.name().startsWith("OTEL_")) {
+        traces.add(spec.name());
+      }
+    });
+    GROUPS.put("traces", List.copyOf(traces));
     // Variables each organization may set for itself (docs/configuration.md); what the server's
     // environment says is every organization's default until it does.
     GROUPS.put(
@@ -124,6 +131,7 @@ public final class ConfigSummary {
       Map.entry("KV_CACHE_SIZE_GB", "GPU_MEMORY_FRACTION of native memory less the weights"),
       Map.entry("DATABASE_URL", "sqlite in ENGRAM_DATA_DIR"),
       Map.entry("REDIS_URL", "limits counted by each node"),
+      Map.entry("OTEL_EXPORTER_OTLP_ENDPOINT", "none: no traces are sent"),
       Map.entry("DEFAULT_MODEL", "none: requests name one"),
       Map.entry("ENGRAM_ADMIN_KEY", "none"),
       Map.entry("ENGRAM_SECRET_KEY", "key file in ENGRAM_DATA_DIR"),
@@ -180,7 +188,8 @@ public final class ConfigSummary {
       case "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
           "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
           "ENGRAM_WEBSOCKET_AUTH_TIMEOUT" -> webSockets;
-      default -> true;
+      case "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER" -> true;
+      default -> !name.startsWith("OTEL_") || config.tracing().exports();
     };
   }
 }

@@ -274,6 +274,7 @@ public record EngramConfig(
 
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
+    problems.addAll(TracingSettings.problems(values));
     if (!isHttpUrl(values.getOrDefault("HF_ENDPOINT", ""))) {
       problems.add("HF_ENDPOINT must be an http:// or https:// URL (the Hugging Face Hub, "
           + "https://huggingface.co, or a mirror)");
@@ -461,6 +462,11 @@ public record EngramConfig(
         Set.copyOf(set));
   }
 
+  /** OpenTelemetry's variables for traces. */
+  public TracingSettings tracing() {
+    return TracingSettings.of(values);
+  }
+
   /** The variables the operator set (the environment or overrides), with their values. */
   public Map<String, String> setByOperator() {
     Map<String, String> set = new LinkedHashMap<>();
@@ -475,7 +481,8 @@ public record EngramConfig(
       if (name.equals("ENGRAM_ADMIN_KEY")
           || name.equals("ENGRAM_UPSTREAM_API_KEY")
           || name.equals("HF_TOKEN")
-          || name.equals("ENGRAM_SECRET_KEY")) {
+          || name.equals("ENGRAM_SECRET_KEY")
+          || name.startsWith("OTEL_EXPORTER_OTLP") && name.endsWith("HEADERS")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
       } else if (name.equals("DATABASE_URL") || name.equals("REDIS_URL")) {
         shown.put(

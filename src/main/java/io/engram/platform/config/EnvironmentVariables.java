@@ -296,6 +296,77 @@ public final class EnvironmentVariables {
         "seconds a new WebSocket has to authenticate"));
     add(VariableSpec.integer(
         "ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
+    tracing();
+  }
+
+  /**
+   * OpenTelemetry's own variables for traces, with its defaults (the SDK's environment
+   * specification): traces are sent only when an OTLP endpoint is set. The signal's own
+   * ({@code OTEL_EXPORTER_OTLP_TRACES_*}) wins over the general one.
+   */
+  private static void tracing() {
+    add(VariableSpec.bool("OTEL_SDK_DISABLED", "false", "true: no traces, whatever else is set"));
+    add(VariableSpec.oneOf(
+        "OTEL_TRACES_EXPORTER", "otlp", List.of("otlp", "none"), "where traces go"));
+    for (String signal : List.of("", "TRACES_")) {
+      String prefix = "OTEL_EXPORTER_OTLP_" + signal;
+      add(VariableSpec.string(
+          prefix + "ENDPOINT",
+          "",
+          signal.isEmpty()
+              ? "OTLP/HTTP collector (http[s]://host:4318); traces go to <it>/v1/traces; empty: "
+                  + "no traces"
+              : "the traces' own OTLP/HTTP URL, used as given (wins over the general one)"));
+      add(VariableSpec.oneOf(
+          prefix + "PROTOCOL",
+          "",
+          List.of("http/protobuf"),
+          "OTLP's transport: http/protobuf (gRPC is not carried)"));
+      add(VariableSpec.string(
+          prefix + "HEADERS", "", "headers sent to the collector: name=value,name=value"));
+      add(VariableSpec.integer(
+          prefix + "TIMEOUT", "", 1, 600_000, "milliseconds an export may take (10000)"));
+      add(VariableSpec.oneOf(
+          prefix + "COMPRESSION", "", List.of("none", "gzip"), "the exports' compression"));
+    }
+    add(VariableSpec.string(
+        "OTEL_SERVICE_NAME",
+        "",
+        "the traces' service.name (empty: OTEL_RESOURCE_ATTRIBUTES' service.name, else engram)"));
+    add(VariableSpec.string(
+        "OTEL_RESOURCE_ATTRIBUTES", "", "more resource attributes: key=value,key=value"));
+    add(
+        VariableSpec.oneOf(
+            "OTEL_TRACES_SAMPLER",
+            "parentbased_always_on",
+            List.of(
+                "always_on",
+                "always_off",
+                "traceidratio",
+                "parentbased_always_on",
+                "parentbased_always_off",
+                "parentbased_traceidratio"),
+            "which requests are traced (a client's sampled traceparent is followed under parentbased_*)"));
+    add(VariableSpec.decimal(
+        "OTEL_TRACES_SAMPLER_ARG", "1.0", 0, 1, "the share of traces the ratio samplers keep"));
+    add(VariableSpec.integer(
+        "OTEL_BSP_SCHEDULE_DELAY", "5000", 1, 3_600_000, "milliseconds between exports"));
+    add(VariableSpec.integer(
+        "OTEL_BSP_EXPORT_TIMEOUT", "30000", 1, 3_600_000, "milliseconds an export may take"));
+    add(VariableSpec.integer(
+        "OTEL_BSP_MAX_QUEUE_SIZE",
+        "2048",
+        1,
+        1_000_000,
+        "spans waiting for export; more are dropped and counted, never waited for"));
+    add(VariableSpec.integer(
+        "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "512", 1, 1_000_000, "spans per export"));
+    add(VariableSpec.integer(
+        "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT",
+        "65536",
+        1,
+        100_000_000,
+        "the longest attribute value (message contents are cut to it)"));
   }
 
   private EnvironmentVariables() {}

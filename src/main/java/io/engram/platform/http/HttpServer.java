@@ -5,6 +5,8 @@ import io.engram.platform.Serving;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.logging.OrganizationLogLevels;
 import io.engram.platform.metrics.HttpMetrics;
+import io.engram.platform.tracing.Tracing;
+import io.engram.platform.tracing.TracingFilter;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -43,17 +45,15 @@ public final class HttpServer {
   private volatile ServerConnector tlsConnector;
   private final List<Routes.Route> routes;
 
-  public HttpServer(EngramConfig config, HttpMetrics metrics, List<RouteModule> modules) {
-    this(config, metrics, modules, Optional.empty());
-  }
-
   /**
+   * @param tracing the node's traces: every request's span starts in the first filter
    * @param secure the second listener, on {@code API_TLS_PORT} (empty: plain HTTP only); it gets
    *     the server's HTTP settings to build on
    */
   public HttpServer(
       EngramConfig config,
       HttpMetrics metrics,
+      Tracing tracing,
       List<RouteModule> modules,
       Optional<BiFunction<Server, HttpConfiguration, ServerConnector>> secure) {
     Routes[] table = new Routes[1];
@@ -89,7 +89,9 @@ public final class HttpServer {
       table[0] = new Routes(javalinConfig.routes);
       modules.forEach(module -> module.register(table[0]));
       List<jakarta.servlet.Filter> filters = new java.util.ArrayList<>();
-      // First: every stream below is the one the bandwidth limit counts.
+      // First: the request's span covers all the rest, to the response's last byte.
+      filters.add(new TracingFilter(tracing));
+      // Next: every stream below is the one the bandwidth limit counts.
       filters.add(new Bandwidth());
       filters.addAll(table[0].filters());
       // After the modules' own (a custom domain's organization decides its requests first).
@@ -186,6 +188,7 @@ public final class HttpServer {
     int status = ctx.status().getCode();
     metrics.recordRequest(ctx.method().name(), route, status, duration);
     Caller caller = Caller.of(ctx);
+    TracingFilter.routed(ctx.method().name(), route, requestId(ctx), caller.orgId());
     if (caller.orgId() != null) {
       metrics.traffic().record(caller.orgId(), status);
     }

@@ -1,10 +1,12 @@
 package io.engram.platform.http;
 
+import io.engram.platform.tracing.Traces;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.security.RouteRole;
 import io.javalin.websocket.WsConfig;
+import io.opentelemetry.api.trace.Span;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -94,13 +96,26 @@ public final class Routes {
         method,
         path,
         ctx -> {
-          gate.admit(ctx, requirement);
+          admit(ctx, requirement);
           handler.handle(ctx);
         },
         requirement);
     // Javalin writes a parameter that may hold slashes as <name>; OpenAPI writes every one {name}.
     registered.add(new Route(method.name(), path.replaceAll("<([^>]+)>", "{$1}")));
     return this;
+  }
+
+  /** The access chain's verdict on the request, as the request's "access" span. */
+  private void admit(io.javalin.http.Context ctx, RouteRole requirement) {
+    Span access = Traces.span("access");
+    try {
+      gate.admit(ctx, requirement);
+    } catch (ApiException refused) {
+      Traces.failed(access, refused.code(), refused.getMessage());
+      throw refused;
+    } finally {
+      access.end();
+    }
   }
 
   /**

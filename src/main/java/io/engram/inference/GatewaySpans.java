@@ -1,0 +1,121 @@
+package io.engram.inference;
+
+import io.engram.inference.engine.GenAiSpans;
+import io.engram.inference.engine.Generation;
+import io.engram.inference.engine.GenerationRequest;
+import io.engram.platform.http.ApiException;
+import io.engram.platform.tracing.Traces;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * What an inference request's span says of it: the GenAI conventions' attributes as the client
+ * asked (its model, its sampling) and as it ended (tokens, finish reason), and Engram's own (the
+ * deployment and attempts, the cache, the cost, the memories that went into it, and the messages
+ * and answer where the organization let contents into its traces); and the steps it took inside
+ * the gateway, each its own span (the limits it passed, its memory, its response).
+ */
+final class GatewaySpans {
+  static final AttributeKey<Long> ATTEMPTS = AttributeKey.longKey("engram.attempts");
+  static final AttributeKey<String> CACHE = AttributeKey.stringKey("engram.cache");
+  static final AttributeKey<Double> COST = AttributeKey.doubleKey("engram.cost_usd");
+  static final AttributeKey<List<String>> MEMORY_IDS =
+      AttributeKey.stringArrayKey("engram.memory.ids");
+  static final AttributeKey<Long> MEMORY_TOKENS = AttributeKey.longKey("engram.memory.tokens");
+  static final AttributeKey<String> ASSISTANT = AttributeKey.stringKey("engram.assistant.id");
+  static final AttributeKey<String> AGENT = AttributeKey.stringKey("engram.agent");
+  static final AttributeKey<Boolean> STREAM = AttributeKey.booleanKey("engram.stream");
+
+  private static final double NANOS_PER_DOLLAR = 1e9;
+
+  private GatewaySpans() {}
+
+  /**
+   * The request's limits and budgets, as its "limits" span: what {@code admit} lets through, or
+   * the refusal (its code as the span's error type).
+   */
+  static <T> T limits(Supplier<T> admit) {
+    Span limits = Traces.span("limits");
+    try {
+      return admit.get();
+    } catch (ApiException refused) {
+      Traces.failed(limits, refused.code(), refused.getMessage());
+      throw refused;
+    } finally {
+      limits.end();
+    }
+  }
+
+  /** What the client asked: the operation on its model (its id at Engram), and the sampling. */
+  static void asked(GenerationRequest request, String clientModel, Gateway.Origin origin) {
+    Span span = Traces.request();
+    if (!span.isRecording()) {
+      return;
+    }
+    GenAiSpans.asked(span, request, clientModel);
+    span.setAttribute(STREAM, request.stream());
+    if (origin.assistantId() != null) {
+      span.setAttribute(ASSISTANT, origin.assistantId());
+    }
+    if (origin.agent() != null) {
+      span.setAttribute(AGENT, origin.agent());
+    }
+  }
+
+  /**
+   * How the request ended: tokens charged, why the model stopped (null: it did not finish), which
+   * deployment answered in how many attempts, the cache, the cost, the memories; with the
+   * messages and the answer when {@code contents} (the organization's {@code traces.contents}).
+   */
+  static void ended(
+      Gateway.Prepared prepared,
+      String deployment,
+      int attempts,
+      Generation.Usage used,
+      long costNanos,
+      String finishReason,
+      java.util.function.BooleanSupplier contents,
+      Supplier<String> sent,
+      String answer) {
+    Span span = Traces.request();
+    if (!span.isRecording()) {
+      return;
+    }
+    GenAiSpans.answered(span, finishReason, used);
+    if (deployment != null && !deployment.isEmpty()) {
+      span.setAttribute(GenAiSpans.DEPLOYMENT, deployment);
+    }
+    span.setAttribute(ATTEMPTS, (long) attempts);
+    if (prepared.cache().status() != null) {
+      span.setAttribute(CACHE, prepared.cache().status());
+    }
+    span.setAttribute(COST, costNanos / NANOS_PER_DOLLAR);
+    if (!prepared.memory().isEmpty()) {
+      span.setAttribute(MEMORY_IDS, prepared.memoryIds());
+      span.setAttribute(MEMORY_TOKENS, (long) prepared.memoryTokens());
+    }
+    if (contents.getAsBoolean()) {
+      span.setAttribute(GenAiSpans.INPUT_MESSAGES, sent.get());
+      if (answer != null) {
+        span.setAttribute(GenAiSpans.OUTPUT_MESSAGES, answer);
+      }
+    }
+  }
+
+  /** An embeddings request: the model and the input tokens it was charged. */
+  static void embedded(String model, int tokens) {
+    Span span = Traces.request();
+    if (span.isRecording()) {
+      span.setAttribute(GenAiSpans.OPERATION, GenAiSpans.EMBEDDINGS);
+      span.setAttribute(GenAiSpans.REQUEST_MODEL, model);
+      span.setAttribute(GenAiSpans.INPUT_TOKENS, (long) tokens);
+    }
+  }
+
+  /** The response's span: from the answer's first byte to the client until the request ends. */
+  static Span response() {
+    return Traces.untilRequestEnds("response");
+  }
+}
