@@ -103,11 +103,12 @@ public record TracingSettings(
         "OTEL_EXPORTER_OTLP_HEADERS",
         "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
         "OTEL_RESOURCE_ATTRIBUTES")) {
-      String list = values.getOrDefault(name, "");
-      for (String pair : list.split(",")) {
-        if (!pair.isBlank() && (pair.indexOf('=') <= 0)) {
-          problems.add(name + " takes name=value pairs separated by commas; '" + pair.strip()
-              + "' has no name=value (the value itself is not shown)");
+      String[] pairs = values.getOrDefault(name, "").split(",");
+      for (int i = 0; i < pairs.length; i++) {
+        if (!pairs[i].isBlank() && pairs[i].indexOf('=') <= 0) {
+          // Not echoed: a header list holds the collector's key.
+          problems.add(name + " takes name=value pairs separated by commas; entry " + (i + 1)
+              + " has no name=value");
         }
       }
     }

@@ -41,6 +41,7 @@ public final class Tracing implements AutoCloseable {
     if (!settings.exports()) {
       return new Tracing(settings, null);
     }
+    SdkLogs.install();
     OtlpHttpSpanExporterBuilder exporter = OtlpHttpSpanExporter.builder()
         .setEndpoint(settings.endpoint())
         .setTimeout(settings.timeout())
