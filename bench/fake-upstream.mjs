@@ -1,6 +1,7 @@
 // A fake OpenAI-compatible upstream for the gateway benchmarks: answers at once, on loopback.
 //   node bench/fake-upstream.mjs 9100 [failEvery]
 // With failEvery N, every Nth request answers 503 (a deployment that fails a share of requests).
+// POST /v1/traces: an OTLP/HTTP collector that takes every export and keeps nothing.
 // POST /v1/chat/completions: a whole reply, or with "stream": true every chunk written at once
 // (role, five words, finish, the usage chunk when stream_options.include_usage, [DONE]).
 import http from 'node:http';
@@ -19,6 +20,12 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', (data) => { body += data; });
   req.on('end', () => {
+    if (req.method === 'POST' && req.url === '/v1/traces') {
+      // An OTLP/HTTP collector that takes every export (gateway-ab.sh TRACES_B=on).
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' });
+      res.end();
+      return;
+    }
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":{"message":"not found","type":"invalid_request_error"}}');

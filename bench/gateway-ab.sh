@@ -3,9 +3,11 @@
 # change (issue 47: the house rebuilt must not slow the hot path). Each build serves the fake
 # upstream (bench/fake-upstream.mjs) in turn, same data directory and key, rounds interleaved
 # (A, B, A, B) so a slow minute of the machine falls on both. Results: docs/benchmarks.md.
-#   [ROUNDS=2] [MEMORY=on] [BUDGET_B=on] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
+#   [ROUNDS=2] [MEMORY=on] [BUDGET_B=on] [TRACES_B=on] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
 # BUDGET_B=on: build B's organization has a budget in money (docs/budgets.md) every chat is
 # reserved against and settled with (a build with budgets, against one without: issue 44).
+# TRACES_B=on: build B exports every request's spans (always sampled) over OTLP/HTTP to the fake
+# upstream's /v1/traces, every 200 ms from a queue of 65,536 (docs/inference.md, "Traces").
 # MEMORY=on: each build's organization holds 10,000 memories (io.engram.memory.bench.SeedMemories)
 # and every request asks a different question with memory on (VARY=true in bench/chat.lua).
 # A jar is target/engram.jar of a checkout (its target/lib beside it), for example
@@ -23,7 +25,12 @@ export ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
   DEFAULT_MODEL=fake-model
 start() { # jar
   export ENGRAM_DATA_DIR=$WORK/data-$(echo "$1" | md5sum | cut -c1-8)
-  start_engram "$1"
+  if [[ "${TRACES_B:-off}" == on && "$1" == "$JAR_B" ]]; then
+    OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9100 OTEL_TRACES_SAMPLER=always_on \
+      OTEL_BSP_SCHEDULE_DELAY=200 OTEL_BSP_MAX_QUEUE_SIZE=65536 start_engram "$1"
+  else
+    start_engram "$1"
+  fi
 }
 declare -A KEYS
 for jar in "$JAR_A" "$JAR_B"; do
@@ -48,6 +55,10 @@ run() { # name jar
   env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
   echo "$1 $(env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
     http://127.0.0.1:8000/v1/chat/completions | grep RESULT)"
+  if [[ "${TRACES_B:-off}" == on && "$2" == "$JAR_B" ]]; then
+    echo "  spans: $(curl -sf http://127.0.0.1:8000/metrics -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" \
+      | grep '^engram_trace_spans_total' | tr '\n' ' ')"
+  fi
   stop_engram
 }
 echo "# memory ${MEMORY:-off}, non-streamed chat completions, wrk -t1 -c16 -d${SECONDS_PER_RUN}s after 30 s of warm-up"

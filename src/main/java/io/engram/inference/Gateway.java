@@ -298,6 +298,11 @@ public final class Gateway {
     return requests;
   }
 
+  /** Drops the response cache's answers past their time nobody asked for again. */
+  void sweepCache() {
+    cache.sweep();
+  }
+
   /** Generations running on an engine now. */
   public int generationsInFlight() {
     return metrics.inFlight();

@@ -245,7 +245,7 @@ public final class Inference implements Module {
         history,
         egress,
         embedder,
-        new ResponseCache(clock),
+        new ResponseCache(config.responseCacheBytes(), clock, registry),
         requests);
     return new Inference(
         routing,
@@ -309,6 +309,8 @@ public final class Inference implements Module {
             Duration.ofMinutes(1),
             Duration.ofHours(1),
             () -> gateway.requests().purge(id -> organizations.find(id))),
+        Job.every(
+            Duration.ofMinutes(1), "drop cached answers past their time", gateway::sweepCache),
         new Job(
             "purge stored responses past their retention",
             Duration.ofMinutes(1),

@@ -8,12 +8,15 @@ import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.platform.Digests;
 import io.engram.platform.json.Json;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Answers kept per organization on this node, for requests that ask the same of the same model
@@ -21,9 +24,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * them (the memory block Engram put in them included, so an answer is never served again once a
  * memory it stood on was edited, suppressed or forgotten: the block differs), the prompt, the
  * sampling parameters as sent and every other parameter passed on. An organization's entries are
- * held to {@link #BYTES_PER_ORGANIZATION} (the least recently used go first) and each lives its
- * organization's {@code cache.ttl_seconds}; an answer larger than {@link #MAX_ENTRY_BYTES} is not
- * kept. Never shared between organizations (each has its own map).
+ * held to {@link #BYTES_PER_ORGANIZATION} (the least recently used go first), the node's to its
+ * {@code ENGRAM_RESPONSE_CACHE_MB} (the organization holding the most gives up its least recently
+ * used first), and each lives its organization's {@code cache.ttl_seconds} (a sweep drops the
+ * expired ones nobody asked for again); an answer larger than {@link #MAX_ENTRY_BYTES} is not
+ * kept. Never shared between organizations (each has its own shelf).
  */
 final class ResponseCache {
   /** What one organization's answers may take on one node. */
@@ -40,14 +45,14 @@ final class ResponseCache {
   }
 
   /** One organization's answers, in the order they were last used. */
-  private static final class Shelf {
+  private final class Shelf {
     private final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
     private long bytes;
 
     synchronized Entry get(String key, long now) {
       Entry entry = entries.get(key);
       if (entry != null && entry.expiresAtMillis() <= now) {
-        bytes -= entries.remove(key).bytes();
+        drop(entries.remove(key));
         return null;
       }
       return entry;
@@ -55,20 +60,62 @@ final class ResponseCache {
 
     synchronized void put(String key, Entry entry) {
       Entry replaced = entries.put(key, entry);
-      bytes += entry.bytes() - (replaced == null ? 0 : replaced.bytes());
-      Iterator<Entry> oldest = entries.values().iterator();
-      while (bytes > BYTES_PER_ORGANIZATION && oldest.hasNext()) {
-        bytes -= oldest.next().bytes();
-        oldest.remove();
+      bytes += entry.bytes();
+      held.addAndGet(entry.bytes());
+      if (replaced != null) {
+        drop(replaced);
       }
+      while (bytes > BYTES_PER_ORGANIZATION && evictOldest()) {
+        // the least recently used go first
+      }
+    }
+
+    /** Drops the least recently used answer; false when there is none. */
+    synchronized boolean evictOldest() {
+      Iterator<Entry> oldest = entries.values().iterator();
+      if (!oldest.hasNext()) {
+        return false;
+      }
+      Entry evicted = oldest.next();
+      oldest.remove();
+      drop(evicted);
+      return true;
+    }
+
+    /** Drops the answers past their time; whether the shelf is empty now. */
+    synchronized boolean sweep(long now) {
+      entries.values().removeIf(entry -> {
+        if (entry.expiresAtMillis() <= now) {
+          drop(entry);
+          return true;
+        }
+        return false;
+      });
+      return entries.isEmpty();
+    }
+
+    synchronized long bytes() {
+      return bytes;
+    }
+
+    private void drop(Entry entry) {
+      bytes -= entry.bytes();
+      held.addAndGet(-entry.bytes());
     }
   }
 
   private final Map<String, Shelf> shelves = new ConcurrentHashMap<>();
+  private final AtomicLong held = new AtomicLong();
+  private final long nodeBytes;
   private final Clock clock;
 
-  ResponseCache(Clock clock) {
+  /** @param nodeBytes what every organization's answers together may take on this node */
+  ResponseCache(long nodeBytes, Clock clock, MeterRegistry registry) {
+    this.nodeBytes = nodeBytes;
     this.clock = clock;
+    Gauge.builder("engram_inference_cache_bytes", held, AtomicLong::get)
+        .description("What the response cache's answers take on this node")
+        .register(registry);
   }
 
   /** The organization's kept answer to the request with this key, or null. */
@@ -84,11 +131,46 @@ final class ResponseCache {
         generation.finishReason(),
         generation.usage(),
         clock.millis() + ttlSeconds * 1000);
-    if (entry.bytes() > MAX_ENTRY_BYTES) {
+    if (entry.bytes() > MAX_ENTRY_BYTES || entry.bytes() > nodeBytes) {
       return false;
     }
-    shelves.computeIfAbsent(orgId, id -> new Shelf()).put(key, entry);
+    // Inside the map's lock for the organization: the sweep never drops a shelf being filled.
+    shelves.compute(orgId, (id, shelf) -> {
+      Shelf kept = shelf == null ? new Shelf() : shelf;
+      kept.put(key, entry);
+      return kept;
+    });
+    while (held.get() > nodeBytes && evictFromTheLargest()) {
+      // the organization holding the most gives way first
+    }
     return true;
+  }
+
+  /** Drops the least recently used answer of the organization holding the most; false: none. */
+  private boolean evictFromTheLargest() {
+    Shelf largest = null;
+    long most = 0;
+    for (Shelf shelf : shelves.values()) {
+      long bytes = shelf.bytes();
+      if (bytes > most) {
+        most = bytes;
+        largest = shelf;
+      }
+    }
+    return largest != null && largest.evictOldest();
+  }
+
+  /** Drops every answer past its time, and the shelves left empty (a job, every minute). */
+  void sweep() {
+    long now = clock.millis();
+    for (String orgId : shelves.keySet()) {
+      shelves.computeIfPresent(orgId, (id, shelf) -> shelf.sweep(now) ? null : shelf);
+    }
+  }
+
+  /** What the kept answers take on this node. */
+  long bytes() {
+    return held.get();
   }
 
   /**

@@ -69,7 +69,8 @@ public final class ConfigSummary {
             "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",
             "ENGRAM_WEBSOCKET_IDLE_TIMEOUT",
             "ENGRAM_WEBSOCKET_AUTH_TIMEOUT",
-            "ENGRAM_ASSISTANT_MAX_TOOL_STEPS"));
+            "ENGRAM_ASSISTANT_MAX_TOOL_STEPS",
+            "ENGRAM_RESPONSE_CACHE_MB"));
     GROUPS.put(
         "in-process engine",
         List.of(

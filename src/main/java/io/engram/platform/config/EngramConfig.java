@@ -462,6 +462,11 @@ public record EngramConfig(
         Set.copyOf(set));
   }
 
+  /** What the response cache's answers may take on this node (ENGRAM_RESPONSE_CACHE_MB). */
+  public long responseCacheBytes() {
+    return Long.parseLong(values.get("ENGRAM_RESPONSE_CACHE_MB")) * 1024 * 1024;
+  }
+
   /** OpenTelemetry's variables for traces. */
   public TracingSettings tracing() {
     return TracingSettings.of(values);

@@ -296,6 +296,12 @@ public final class EnvironmentVariables {
         "seconds a new WebSocket has to authenticate"));
     add(VariableSpec.integer(
         "ENGRAM_SHUTDOWN_GRACE_SECONDS", "10", 0, 300, "time in-flight requests get on shutdown"));
+    add(VariableSpec.integer(
+        "ENGRAM_RESPONSE_CACHE_MB",
+        "256",
+        1,
+        1_048_576,
+        "what the response cache's answers may take on this node, all organizations together"));
     tracing();
   }
 

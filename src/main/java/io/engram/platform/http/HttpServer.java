@@ -210,9 +210,9 @@ public final class HttpServer {
   private static String routeTemplate(Context ctx) {
     try {
       Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
-      return endpoint == null ? "unmatched" : endpoint.path;
+      return endpoint == null ? TracingFilter.UNMATCHED : endpoint.path;
     } catch (RuntimeException e) {
-      return "unmatched";
+      return TracingFilter.UNMATCHED;
     }
   }
 

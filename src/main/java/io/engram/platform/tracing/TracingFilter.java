@@ -27,6 +27,11 @@ public final class TracingFilter implements Filter {
   public static final AttributeKey<String> REQUEST_ID = AttributeKey.stringKey("engram.request.id");
   public static final AttributeKey<String> ORGANIZATION =
       AttributeKey.stringKey("engram.organization.id");
+  private static final String TRACE_PARENT = "traceparent";
+
+  /** The route template of a request no route took (HttpServer's, bounding its metrics). */
+  public static final String UNMATCHED = "unmatched";
+
   private static final AttributeKey<Long> STATUS =
       AttributeKey.longKey("http.response.status_code");
 
@@ -52,6 +57,10 @@ public final class TracingFilter implements Filter {
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
+    if (!tracing.exports() && request.getHeader(TRACE_PARENT) == null) {
+      chain.doFilter(req, res); // nothing to record and no trace context to hand on
+      return;
+    }
     try (Traces.Served served = Traces.serve(
         tracing.tracer(),
         Traces.extract(request, HEADERS),
@@ -82,8 +91,10 @@ public final class TracingFilter implements Filter {
     if (!span.isRecording()) {
       return;
     }
-    span.updateName(method + " " + route);
-    span.setAttribute(ROUTE, route);
+    if (!route.equals(UNMATCHED)) { // a request no route took keeps its method as its name
+      span.updateName(method + " " + route);
+      span.setAttribute(ROUTE, route);
+    }
     span.setAttribute(REQUEST_ID, requestId);
     if (orgId != null) {
       span.setAttribute(ORGANIZATION, orgId);
