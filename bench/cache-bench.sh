@@ -4,7 +4,7 @@
 # reaches the model) and on (every request after the first is a hit), in one run, then what the
 # request log keeps per 100,000 requests (its table and index pages in SQLite, after every record
 # was written). Results: docs/benchmarks.md.
-#   [JAR=target/engram.jar] bash bench/cache-bench.sh [seconds per run, default 15]
+#   [JAR=target/engram.jar] [JAVA_OPTS="-Xlog:gc:file=/tmp/gc.log"] bash bench/cache-bench.sh [seconds per run, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/gateway.sh
@@ -15,7 +15,7 @@ fake_upstream 9100
 export ENGRAM_DATA_DIR=$WORK/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef LOG_LEVEL=warning \
   ENGRAM_REFLECTION_SCHEDULER=false ENGRAM_UPSTREAM_URL=http://127.0.0.1:9100/v1 ENGRAM_UPSTREAM_MODEL=fake-model \
   DEFAULT_MODEL=fake-model
-start_engram "$JAR"
+start_engram "$JAR" ${JAVA_OPTS:-}
 bench_organization
 cache() { # true|false
   curl -sf -X PATCH "http://127.0.0.1:8000/v1/organizations/$ORG/config" -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" \
