@@ -20,6 +20,8 @@
 #   STAMPED=false bash bench/memory-sets.sh ...  turns without a time of day keep the set's time
 #                                           (default: stamped a second apart in their order)
 #   SESSION_TIMES=true ...                  LoCoMo's turns at their session's time, not a second apart
+#   TWICE=true ...                          every turn written twice (an encode of what a memory
+#                                           already says reinforces it): memories held, recall
 #   CLOCK=2026-11-27T00:00:00Z ...          questions asked at that time (default: a day after the
 #                                           conversation's last turn)
 set -euo pipefail
@@ -27,5 +29,5 @@ source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
 bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" -Dsets.pool="${POOL:-}" \
   -Dsets.stamped="${STAMPED:-true}" -Dsets.sessionTimes="${SESSION_TIMES:-false}" \
   -Dsets.clock="${CLOCK:-}" -Dsets.writers="${WRITERS:-4}" \
-  -Dsets.recordUse="${RECORD_USE:-false}" -Dsets.shuffle="${SHUFFLE:-0}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
+  -Dsets.twice="${TWICE:-false}" -Dsets.recordUse="${RECORD_USE:-false}" -Dsets.shuffle="${SHUFFLE:-0}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
   | grep -v -E '^WARNING|WARN |INFO '

@@ -97,10 +97,16 @@ final class McpTools {
     AgentScope scope = agent(caller, arguments);
     JsonBody body = JsonBody.received(arguments);
     Object structured = switch (name) {
-      case "remember" ->
-        MemoryViews.memory(memory
-            .encode(caller, scope, MemoryInput.parse(body, clock.instant()), null, requestId)
-            .memory());
+      case "remember" -> {
+        MemoryService.Encoded encoded =
+            memory.encode(caller, scope, MemoryInput.parse(body, clock.instant()), null, requestId);
+        java.util.Map<String, Object> view =
+            new java.util.LinkedHashMap<>(MemoryViews.memory(encoded.memory()));
+        if (encoded.deduplicated()) {
+          view.put("deduplicated", true);
+        }
+        yield view;
+      }
       case "recall" -> recall(caller, scope, body, requestId);
       case "forget" -> {
         body.allowOnly(java.util.Set.of("id", "reason"));

@@ -127,7 +127,12 @@ public final class MemoryModule implements Module {
         Job.every(
             Duration.ofSeconds(1),
             "recover the memory index",
-            () -> memory.index().recoverIfNeeded())));
+            () -> memory.index().recoverIfNeeded()),
+        new Job(
+            "digest memories written before deduplication",
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(1),
+            memory::digestUndigested)));
     if (sharedDatabase) {
       // Other nodes write to the same database: follow their changes through the change log.
       jobs.add(

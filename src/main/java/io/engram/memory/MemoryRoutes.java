@@ -188,7 +188,10 @@ public final class MemoryRoutes implements RouteModule {
     if (encoded.replayed()) {
       ctx.header("Idempotent-Replayed", "true");
     }
-    ctx.status(201).contentType("application/json").result(encoded.responseJson());
+    // A memory that already said this was reinforced, not created.
+    ctx.status(encoded.deduplicated() ? 200 : 201)
+        .contentType("application/json")
+        .result(encoded.responseJson());
   }
 
   private void ingest(Context ctx) {

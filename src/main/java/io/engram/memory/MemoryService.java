@@ -41,7 +41,12 @@ public final class MemoryService implements AutoCloseable {
   private final Clock clock;
 
   /** The result of an encode: the memory and the exact response body, replayed for a retried key. */
-  public record Encoded(MemoryRecord memory, String responseJson, boolean replayed) {}
+  /**
+   * An encode's answer: the memory, the response's JSON, whether it replays an earlier request with
+   * the same Idempotency-Key, and whether it is an earlier memory saying the same (reinforced).
+   */
+  public record Encoded(
+      MemoryRecord memory, String responseJson, boolean replayed, boolean deduplicated) {}
 
   /** An ingested event and the candidates it staged. */
   public record Ingested(BusinessEvent event, List<MemoryRecord> candidates) {}
@@ -108,6 +113,12 @@ public final class MemoryService implements AutoCloseable {
     MemoryState state = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
         ? MemoryState.CANDIDATE
         : MemoryState.DURABLE;
+    if (state == MemoryState.DURABLE) {
+      Optional<Encoded> twin = reinforceTwin(caller, scope, input, idempotencyKey, hash, requestId);
+      if (twin.isPresent()) {
+        return twin.get();
+      }
+    }
     Instant occurredAt = input.occurredAt() == null ? now : input.occurredAt();
     MemoryRecord.Draft draft = new MemoryRecord.Draft(
         caller.orgId(),
@@ -168,7 +179,87 @@ public final class MemoryService implements AutoCloseable {
       index.refresh();
       index.applied(change);
     }
-    return new Encoded(memory, response, false);
+    return new Encoded(memory, response, false, false);
+  }
+
+  private static final String DEDUPLICATED_FIELD = "\"deduplicated\":true";
+
+  /**
+   * An encode of what a durable memory of the boundary already says (the same text, normalized,
+   * about the same subject or with one of them not given; at the same time when the encode names
+   * one) reinforces that memory and answers
+   * with it, marked {@code deduplicated}: the second write is a reinforcement in its provenance,
+   * not a second copy gathering its own uses. Empty when there is no such memory (or it stopped
+   * being durable meanwhile): the encode writes a new one.
+   */
+  private Optional<Encoded> reinforceTwin(
+      Principal caller,
+      AgentScope scope,
+      MemoryInput input,
+      String idempotencyKey,
+      String hash,
+      String requestId) {
+    String digest = MemoryDigest.of(input.text());
+    Optional<String> twin = store
+        .database()
+        .read(h -> store.durableTwin(
+            h, caller.orgId(), scope, digest, input.subject(), input.occurredAt()));
+    if (twin.isEmpty()) {
+      return Optional.empty();
+    }
+    Instant now = clock.instant();
+    String[] response = new String[1];
+    StateChanges.Outcome outcome;
+    try {
+      // The reinforcement and the Idempotency-Key's claim commit together: a retry that lost the
+      // race reinforces nothing and answers as the first did.
+      outcome = store.database().write(h -> {
+        StateChanges.Outcome reinforced = changes.apply(
+            h,
+            caller.orgId(),
+            twin.get(),
+            MemoryAction.REINFORCE,
+            new Control("encoded again: the same text, about the same subject", null),
+            ChangeAuthor.of(caller, requestId),
+            now,
+            found -> found
+                .filter(m -> scope.owns(m.agent()))
+                .orElseThrow(() -> notFound(twin.get(), scope)));
+        java.util.Map<String, Object> view =
+            new java.util.LinkedHashMap<>(MemoryViews.memory(reinforced.after()));
+        view.put("deduplicated", true);
+        response[0] = Json.write(view);
+        if (idempotencyKey != null
+            && !idempotencyKeys.claim(
+                h,
+                caller.orgId(),
+                caller.credentialId(),
+                idempotencyKey,
+                hash,
+                reinforced.after().id(),
+                response[0],
+                now,
+                now.plus(IDEMPOTENCY_RETENTION))) {
+          throw new KeyTakenMeanwhile();
+        }
+        return reinforced;
+      });
+    } catch (KeyTakenMeanwhile e) {
+      return replay(caller, idempotencyKey, hash, now);
+    } catch (ApiException changedMeanwhile) {
+      return Optional.empty(); // no longer durable (suppressed, forgotten): a new memory it is
+    }
+    if (outcome.change() != 0) {
+      makeVisible(outcome.after().id(), outcome.change());
+    }
+    return Optional.of(new Encoded(outcome.after(), response[0], false, true));
+  }
+
+  /** A racing request with the same Idempotency-Key committed first: this one is rolled back. */
+  private static final class KeyTakenMeanwhile extends RuntimeException {
+    KeyTakenMeanwhile() {
+      super(null, null, false, false);
+    }
   }
 
   private Optional<Encoded> replay(Principal caller, String key, String hash, Instant now) {
@@ -181,7 +272,8 @@ public final class MemoryService implements AutoCloseable {
                 + "used with a different request body; use a new key for a new memory");
       }
       MemoryRecord memory = store.find(caller.orgId(), write.memoryId()).orElseThrow();
-      return new Encoded(memory, write.response(), true);
+      return new Encoded(
+          memory, write.response(), true, write.response().contains(DEDUPLICATED_FIELD));
     });
   }
 
@@ -628,6 +720,19 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /** Hourly: forget Idempotency-Keys past their retention. */
+  /**
+   * Gives the memories written before deduplication their digest, so an encode finds them too; a
+   * thousand at a time until none is left (then it does not look again until the next start).
+   */
+  public void digestUndigested() {
+    while (!allDigested && store.digestUndigested(1_000) > 0) {
+      // the next thousand
+    }
+    allDigested = true;
+  }
+
+  private volatile boolean allDigested;
+
   public int purgeExpiredIdempotencyKeys() {
     return idempotencyKeys.purgeExpired(clock.instant());
   }

@@ -104,11 +104,11 @@ public final class MemoryStore {
                                   event_id, metadata, credential_id, user_id, request_id, idempotency_key,
                                   occurred_at, created_at, updated_at, recent_uses, older_use_count,
                                   older_use_weight, first_use_at, last_used_at, reinforcement_count,
-                                  retrieval_count, embedding)
+                                  retrieval_count, embedding, text_digest)
             VALUES (:id, :org, :agent, :text, :subject, :kind, :confidence, :state, :source, :event, :metadata,
                     :credential, :user, :request, :idempotencyKey, :occurredAt, :createdAt, :updatedAt,
                     :recentUses, :olderCount, :olderWeight, :firstUseAt, :lastUsedAt, :reinforcements,
-                    :retrievals, :embedding)""")
+                    :retrievals, :embedding, :digest)""")
         .bind("id", m.id())
         .bind("org", m.orgId())
         .bind("agent", m.agent())
@@ -127,7 +127,8 @@ public final class MemoryStore {
         .bind("occurredAt", m.occurredAt().toEpochMilli())
         .bind("createdAt", m.createdAt().toEpochMilli())
         .bind("updatedAt", m.updatedAt().toEpochMilli())
-        .bind("embedding", Embedder.toBytes(m.embedding()));
+        .bind("embedding", Embedder.toBytes(m.embedding()))
+        .bind("digest", MemoryDigest.of(m.text()));
     bindUses(insert, m.uses(), m.counts()).execute();
   }
 
@@ -300,6 +301,59 @@ public final class MemoryStore {
         .bind("retrievals", counts.retrievals());
   }
 
+  /**
+   * The oldest durable memory the boundary owns whose text is {@code digest}'s ({@link
+   * MemoryDigest}), about the same subject (or one of the two has none), at {@code occurredAt} when
+   * it is given; empty when there is none.
+   */
+  public Optional<String> durableTwin(
+      Handle h, String orgId, AgentScope scope, String digest, String subject, Instant occurredAt) {
+    var query = h.createQuery("SELECT id, subject FROM memories WHERE org_id = :org"
+            + " AND text_digest = :digest AND state = 'durable' AND " + scope.sqlCondition("agent")
+            + (occurredAt == null ? "" : " AND occurred_at = :occurredAt")
+            + " ORDER BY created_at, id LIMIT 20")
+        .bind("org", orgId)
+        .bind("digest", digest)
+        .bindMap(scope.sqlBindings());
+    if (occurredAt != null) {
+      query.bind("occurredAt", occurredAt.toEpochMilli());
+    }
+    return query
+        .map((rs, ctx) ->
+            MemoryDigest.sameSubject(subject, rs.getString("subject")) ? rs.getString("id") : null)
+        .list()
+        .stream()
+        .filter(java.util.Objects::nonNull)
+        .findFirst();
+  }
+
+  /**
+   * Gives memories written before deduplication their digest, {@code limit} at a time; how many it
+   * gave (0: none is left).
+   */
+  public int digestUndigested(int limit) {
+    List<Map<String, Object>> rows = db.read(
+        h -> h.createQuery("SELECT id, text FROM memories WHERE text_digest IS NULL LIMIT :limit")
+            .bind("limit", limit)
+            .mapToMap()
+            .list());
+    if (rows.isEmpty()) {
+      return 0;
+    }
+    db.write(h -> {
+      var batch = h.prepareBatch(
+          "UPDATE memories SET text_digest = :digest WHERE id = :id AND text_digest IS NULL");
+      for (Map<String, Object> row : rows) {
+        batch
+            .bind("digest", MemoryDigest.of((String) row.get("text")))
+            .bind("id", row.get("id"))
+            .add();
+      }
+      return batch.execute();
+    });
+    return rows.size();
+  }
+
   /** True when the boundary already holds a candidate or durable memory with exactly this text. */
   public boolean knows(String orgId, AgentScope scope, String text) {
     return db.read(h -> h.createQuery(
@@ -319,7 +373,7 @@ public final class MemoryStore {
     h.createUpdate("""
             UPDATE memories SET text = :text, subject = :subject, memory_kind = :kind,
               confidence = :confidence, metadata = :metadata, embedding = :embedding,
-              updated_at = :at
+              text_digest = :digest, updated_at = :at
             WHERE id = :id""")
         .bind("text", m.text())
         .bind("subject", m.subject())
@@ -327,6 +381,7 @@ public final class MemoryStore {
         .bind("confidence", m.confidence())
         .bind("metadata", m.metadataJson())
         .bind("embedding", Embedder.toBytes(m.embedding()))
+        .bind("digest", MemoryDigest.of(m.text()))
         .bind("at", at.toEpochMilli())
         .bind("id", m.id())
         .execute();

@@ -63,6 +63,9 @@ public final class DevelopmentSetsBench {
 
   static final long SHUFFLE = Long.getLong("sets.shuffle", 0);
 
+  /** -Dsets.twice=true writes every turn twice: the store must hold each once, recall unchanged. */
+  static final boolean TWICE = Boolean.getBoolean("sets.twice");
+
   /** The server's time when the questions are asked (blank: a day after the last turn). */
   static final String CLOCK = System.getProperty("sets.clock", "");
   /** The set being run, named in each dumped line. */
@@ -73,6 +76,8 @@ public final class DevelopmentSetsBench {
   /** Hits at 5, 10, 20 of the shipped ranking, hits at 10 of BM25 alone, per category. */
   static final class Tally {
     final Map<String, int[]> byCategory = new TreeMap<>();
+    /** The memories the conversations' organizations hold at the end (every state). */
+    long memories;
 
     void add(
         String category, List<String> shipped, List<String> lexical, java.util.Set<String> ev) {
@@ -99,7 +104,12 @@ public final class DevelopmentSetsBench {
     }
 
     private static boolean hit(List<String> ranked, java.util.Set<String> evidence, int k) {
-      return ranked.subList(0, Math.min(k, ranked.size())).stream().anyMatch(evidence::contains);
+      // A memory may stand for several turns that said the same (an encode of what a memory
+      // already says reinforces it): their ids, space-separated.
+      return ranked.subList(0, Math.min(k, ranked.size())).stream()
+          .filter(java.util.Objects::nonNull)
+          .flatMap(turns -> java.util.Arrays.stream(turns.split(" ")))
+          .anyMatch(evidence::contains);
     }
   }
 
@@ -167,6 +177,10 @@ public final class DevelopmentSetsBench {
           // The clock first: a turn's time may not be in the server's future.
           server.clock.set(clockAfter(conversation.turns().subList(0, Math.max(1, upTo))));
           encode(memories, conversation.turns().subList(encoded, upTo), turnByMemory);
+          if (TWICE) {
+            // Every turn written again: each must come back as the memory it already is.
+            encode(memories, conversation.turns().subList(encoded, upTo), turnByMemory);
+          }
           for (int t = encoded; t < upTo; t++) {
             DevelopmentSets.Turn turn = conversation.turns().get(t);
             timeline.put(turn.id(), new Object[] {
@@ -188,6 +202,14 @@ public final class DevelopmentSetsBench {
           }
           from = to;
         }
+        tally.memories += server
+            .engram
+            .services()
+            .database()
+            .read(h -> h.createQuery("SELECT COUNT(*) FROM memories WHERE org_id = :org")
+                .bind("org", org)
+                .mapTo(Long.class)
+                .one());
         if (POOL != null) {
           write(
               POOL,
@@ -252,7 +274,10 @@ public final class DevelopmentSetsBench {
           fields.put("metadata", Map.of("turnId", turn.id()));
           String text = turn.text().isBlank() ? "(" + turn.speaker() + ")" : turn.text();
           for (String part : parts(text)) {
-            turnByMemory.put(memories.remember(part, fields), turn.id());
+            turnByMemory.merge(
+                memories.rememberOrReinforce(part, fields),
+                turn.id(),
+                (a, b) -> (" " + a + " ").contains(" " + b + " ") ? a : a + " " + b);
           }
         }));
       }
@@ -448,7 +473,13 @@ public final class DevelopmentSetsBench {
 
   static String table(String set, Tally tally, double seconds) {
     StringBuilder out = new StringBuilder(String.format(
-        Locale.ROOT, "%n### %s (%d questions, %.0f s)%n%n", set, tally.total()[0], seconds));
+        Locale.ROOT,
+        "%n### %s (%d questions, %d memories held%s, %.0f s)%n%n",
+        set,
+        tally.total()[0],
+        tally.memories,
+        TWICE ? ", every turn written twice" : "",
+        seconds));
     out.append("| category | questions | hit@5 | hit@10 | hit@20 | BM25 hit@10 |\n");
     out.append("|---|---|---|---|---|---|\n");
     Map<String, int[]> rows = new LinkedHashMap<>(tally.byCategory);

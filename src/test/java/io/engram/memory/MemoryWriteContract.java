@@ -70,6 +70,96 @@ abstract class MemoryWriteContract {
             .one());
   }
 
+  long memoriesSaying(String text) {
+    return server
+        .engram
+        .services()
+        .database()
+        .read(h -> h.createQuery(
+                "SELECT COUNT(*) FROM memories WHERE org_id = :org AND lower(text) LIKE :text")
+            .bind("org", org)
+            .bind("text", text.toLowerCase(java.util.Locale.ROOT) + "%")
+            .mapTo(Long.class)
+            .one());
+  }
+
+  @Test
+  void anEncodeOfWhatAMemoryAlreadySaysReinforcesItInsteadOfWritingACopy() {
+    Http.Response first =
+        memories.encode("{\"text\":\"Acme's fiscal year starts in April.\",\"subject\":\"Acme\"}");
+    assertThat(first.status()).isEqualTo(201);
+    assertThat(first.json().has("deduplicated")).isFalse();
+    String id = first.json().get("id").asText();
+    // The same subject and text, but for case, spacing and the final stop: the same memory.
+    Http.Response again = memories.encode(
+        "{\"text\":\"acme's  fiscal year starts in April\",\"subject\":\"acme\",\"confidence\":0.5}");
+    assertThat(again.status()).as(again.text()).isEqualTo(200);
+    assertThat(again.json().get("id").asText()).isEqualTo(id);
+    assertThat(again.json().get("deduplicated").asBoolean()).isTrue();
+    assertThat(again.json().get("reinforcementCount").asLong()).isEqualTo(1);
+    // A write that names no subject does not disagree with one that does (the README's case).
+    Http.Response unnamed = memories.encode("{\"text\":\"Acme's fiscal year starts in April\"}");
+    assertThat(unnamed.status()).isEqualTo(200);
+    assertThat(unnamed.json().get("id").asText()).isEqualTo(id);
+    assertThat(unnamed.json().get("reinforcementCount").asLong()).isEqualTo(2);
+    assertThat(memoriesSaying("Acme's fiscal year")).isEqualTo(1);
+    JsonNode transitions = memories.provenance(id).get("transitions");
+    assertThat(transitions.get(transitions.size() - 1).get("action").asText())
+        .isEqualTo("reinforce");
+    assertThat(transitions.get(transitions.size() - 1).get("reason").asText())
+        .contains("encoded again");
+    assertThat(transitions.get(transitions.size() - 1).get("requestId").asText())
+        .isEqualTo(unnamed.header("X-Request-Id"));
+    assertThat(transitions.get(transitions.size() - 2).get("requestId").asText())
+        .isEqualTo(again.header("X-Request-Id"));
+
+    // About another subject, in an agent's own boundary, or at another time it is another memory.
+    assertThat(memories
+            .encode("{\"text\":\"Acme's fiscal year starts in April.\",\"subject\":\"Beta\"}")
+            .status())
+        .isEqualTo(201);
+    Http.Response inAgent = memories
+        .inAgent("sales")
+        .encode("{\"text\":\"Acme's fiscal year starts in April.\",\"subject\":\"Acme\"}");
+    assertThat(inAgent.status()).isEqualTo(201);
+    assertThat(memories
+            .inAgent("sales")
+            .encode("{\"text\":\"Acme's fiscal year starts in April.\",\"subject\":\"Acme\"}")
+            .json()
+            .get("id")
+            .asText())
+        .isEqualTo(inAgent.json().get("id").asText());
+    String monday = "{\"text\":\"Ada went to the gym\",\"occurredAt\":\"2026-03-02T18:00:00Z\"}";
+    String id2 = memories.encode(monday).json().get("id").asText();
+    assertThat(memories
+            .encode("{\"text\":\"Ada went to the gym\",\"occurredAt\":\"2026-03-04T18:00:00Z\"}")
+            .status())
+        .isEqualTo(201);
+    assertThat(memories.encode(monday).json().get("id").asText()).isEqualTo(id2);
+
+    // A suppressed memory is not brought back by a new write: the new one is a memory of its own.
+    assertThat(memories.control(id, "suppress", "{\"reason\":\"stale\"}").status())
+        .isEqualTo(200);
+    Http.Response afterSuppress =
+        memories.encode("{\"text\":\"Acme's fiscal year starts in April.\",\"subject\":\"Acme\"}");
+    assertThat(afterSuppress.status()).isEqualTo(201);
+    assertThat(afterSuppress.json().get("id").asText()).isNotEqualTo(id);
+  }
+
+  @Test
+  void aDeduplicatedEncodeRetriedWithItsKeyIsReplayedAndReinforcesOnce() {
+    String body = "{\"text\":\"Globex renews every March\",\"subject\":\"Globex\"}";
+    String id = memories.encode(body).json().get("id").asText();
+    Http.Response deduplicated = encode("dedup-1", body);
+    assertThat(deduplicated.status()).isEqualTo(200);
+    assertThat(deduplicated.json().get("id").asText()).isEqualTo(id);
+    Http.Response retried = encode("dedup-1", body);
+    assertThat(retried.status()).isEqualTo(200);
+    assertThat(retried.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retried.text()).isEqualTo(deduplicated.text());
+    assertThat(memories.get(id).json().get("reinforcementCount").asLong()).isEqualTo(1);
+  }
+
   @Test
   void aRetryReturnsTheSameMemoryAndResponse() {
     Http.Response first =
@@ -144,9 +234,13 @@ abstract class MemoryWriteContract {
         .get("id")
         .asText();
     server.clock.advance(MemoryService.IDEMPOTENCY_RETENTION.plus(Duration.ofMinutes(1)));
+    // Forgotten, the key replays nothing: the write is a new one, and as the memory already says
+    // this, that memory is reinforced (not a replay, not a copy).
     Http.Response later = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}");
-    assertThat(later.status()).isEqualTo(201);
-    assertThat(later.json().get("id").asText()).isNotEqualTo(first);
+    assertThat(later.status()).isEqualTo(200);
+    assertThat(later.header("Idempotent-Replayed")).isNull();
+    assertThat(later.json().get("reinforcementCount").asLong()).isEqualTo(1);
+    assertThat(later.json().get("id").asText()).isEqualTo(first);
     assertThat(encode("expiring", "{\"text\":\"Initech closes on public holidays\"}")
             .json()
             .get("id")
