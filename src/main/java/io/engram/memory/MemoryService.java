@@ -110,13 +110,25 @@ public final class MemoryService implements AutoCloseable {
         return replay.get();
       }
     }
-    MemoryState state = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
+    MemoryState direct = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
         ? MemoryState.CANDIDATE
         : MemoryState.DURABLE;
-    if (state == MemoryState.DURABLE) {
-      Optional<Encoded> twin = reinforceTwin(caller, scope, input, idempotencyKey, hash, requestId);
+    if (direct == MemoryState.DURABLE) {
+      Optional<String> twin = store
+          .database()
+          .read(h -> store.durableTwin(
+              h,
+              caller.orgId(),
+              scope,
+              MemoryDigest.of(input.text()),
+              input.subject(),
+              input.occurredAt()));
       if (twin.isPresent()) {
-        return twin.get();
+        Optional<Encoded> reinforced =
+            reinforceInstead(caller, scope, twin.get(), REPEATED, idempotencyKey, hash, requestId);
+        if (reinforced.isPresent()) {
+          return reinforced.get();
+        }
       }
     }
     Instant occurredAt = input.occurredAt() == null ? now : input.occurredAt();
@@ -128,13 +140,45 @@ public final class MemoryService implements AutoCloseable {
         input.kind(),
         input.confidence(),
         input.metadataJson());
+    float[] embedding = embedder.embedMemory(draft.indexedText());
+    MemoryState state = direct;
+    String reason = null;
+    NearDuplicates near = store.nearDuplicates(caller.orgId());
+    if (direct == MemoryState.DURABLE && near.action() != NearDuplicates.Action.KEEP) {
+      Optional<NearTwin> twin =
+          nearTwin(caller.orgId(), scope, input, embedding, near.similarity());
+      if (twin.isPresent()) {
+        String why = String.format(
+            java.util.Locale.ROOT,
+            "a near duplicate of %s (similarity %.3f)",
+            twin.get().id(),
+            twin.get().similarity());
+        if (near.action() == NearDuplicates.Action.MERGE) {
+          Optional<Encoded> reinforced = reinforceInstead(
+              caller,
+              scope,
+              twin.get().id(),
+              why + " was encoded: " + input.text(),
+              idempotencyKey,
+              hash,
+              requestId);
+          if (reinforced.isPresent()) {
+            return reinforced.get();
+          }
+        } else {
+          state = MemoryState.CANDIDATE; // staged for review beside the memory it nearly repeats
+          reason = why;
+        }
+      }
+    }
+    String encodeReason = reason;
     MemoryRecord memory = MemoryRecord.created(
         draft,
         state,
         MemoryRecord.Origin.encoded(idempotencyKey, ChangeAuthor.of(caller, requestId)),
         occurredAt,
         now,
-        embedder.embedMemory(draft.indexedText()));
+        embedding);
     String response = Json.write(MemoryViews.memory(memory));
     Long change = store.database().write(h -> {
       if (idempotencyKey != null
@@ -157,9 +201,9 @@ public final class MemoryService implements AutoCloseable {
           new Transition(
               memory.id(),
               null,
-              state,
+              memory.state(),
               "encode",
-              null,
+              encodeReason,
               null,
               caller.credentialId(),
               userId(caller),
@@ -184,29 +228,25 @@ public final class MemoryService implements AutoCloseable {
 
   private static final String DEDUPLICATED_FIELD = "\"deduplicated\":true";
 
+  /** Why an encode of what a memory already says reinforced it (its provenance's reason). */
+  private static final String REPEATED = "encoded again: the same text, about the same subject";
+
   /**
    * An encode of what a durable memory of the boundary already says (the same text, normalized,
    * about the same subject or with one of them not given; at the same time when the encode names
-   * one) reinforces that memory and answers
-   * with it, marked {@code deduplicated}: the second write is a reinforcement in its provenance,
-   * not a second copy gathering its own uses. Empty when there is no such memory (or it stopped
-   * being durable meanwhile): the encode writes a new one.
+   * one), or nearly says when the organization merges near duplicates, reinforces that memory
+   * ({@code reason} in its provenance) and answers with it, marked {@code deduplicated}: not a
+   * second copy gathering its own uses. Empty when the memory stopped being durable meanwhile: the
+   * encode writes a new one.
    */
-  private Optional<Encoded> reinforceTwin(
+  private Optional<Encoded> reinforceInstead(
       Principal caller,
       AgentScope scope,
-      MemoryInput input,
+      String twinId,
+      String reason,
       String idempotencyKey,
       String hash,
       String requestId) {
-    String digest = MemoryDigest.of(input.text());
-    Optional<String> twin = store
-        .database()
-        .read(h -> store.durableTwin(
-            h, caller.orgId(), scope, digest, input.subject(), input.occurredAt()));
-    if (twin.isEmpty()) {
-      return Optional.empty();
-    }
     Instant now = clock.instant();
     String[] response = new String[1];
     StateChanges.Outcome outcome;
@@ -217,14 +257,14 @@ public final class MemoryService implements AutoCloseable {
         StateChanges.Outcome reinforced = changes.apply(
             h,
             caller.orgId(),
-            twin.get(),
+            twinId,
             MemoryAction.REINFORCE,
-            new Control("encoded again: the same text, about the same subject", null),
+            new Control(reason, null),
             ChangeAuthor.of(caller, requestId),
             now,
             found -> found
                 .filter(m -> scope.owns(m.agent()))
-                .orElseThrow(() -> notFound(twin.get(), scope)));
+                .orElseThrow(() -> notFound(twinId, scope)));
         java.util.Map<String, Object> view =
             new java.util.LinkedHashMap<>(MemoryViews.memory(reinforced.after()));
         view.put("deduplicated", true);
@@ -253,6 +293,52 @@ public final class MemoryService implements AutoCloseable {
       makeVisible(outcome.after().id(), outcome.change());
     }
     return Optional.of(new Encoded(outcome.after(), response[0], false, true));
+  }
+
+  /** A durable memory an encode nearly repeats, and how alike their embeddings are. */
+  private record NearTwin(String id, double similarity) {}
+
+  /**
+   * The durable memory of the boundary most like {@code embedding} (among the index's nearest),
+   * if it is at least {@code similarity} alike, about the same subject (or either has none) and, when
+   * the encode names its time, of that time.
+   */
+  private Optional<NearTwin> nearTwin(
+      String orgId, AgentScope scope, MemoryInput input, float[] embedding, double similarity) {
+    List<MemorySearch.Hit> nearest = index
+        .search()
+        .vector(embedding, new MemorySearch.Filter(orgId, scope, null, null, null, null), 5);
+    NearTwin best = null;
+    for (MemorySearch.Hit hit : nearest) {
+      MemoryRecord m = store.find(orgId, hit.memoryId()).orElse(null);
+      if (m == null
+          || m.state() != MemoryState.DURABLE
+          || !scope.owns(m.agent())
+          || !MemoryDigest.sameSubject(input.subject(), m.subject())
+          || input.occurredAt() != null && !input.occurredAt().equals(m.occurredAt())) {
+        continue;
+      }
+      double alike = cosine(embedding, m.embedding());
+      if (alike >= similarity && (best == null || alike > best.similarity())) {
+        best = new NearTwin(m.id(), alike);
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private static double cosine(float[] a, float[] b) {
+    if (a == null || b == null || a.length != b.length) {
+      return 0;
+    }
+    double dot = 0;
+    double aa = 0;
+    double bb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += a[i] * b[i];
+      aa += a[i] * a[i];
+      bb += b[i] * b[i];
+    }
+    return aa == 0 || bb == 0 ? 0 : dot / Math.sqrt(aa * bb);
   }
 
   /** A racing request with the same Idempotency-Key committed first: this one is rolled back. */
@@ -703,12 +789,32 @@ public final class MemoryService implements AutoCloseable {
     return org.plan().isPaid() ? store.writeMode(org.id()) : WriteMode.DIRECT;
   }
 
-  public WriteMode setWriteMode(Principal caller, WriteMode mode) {
+  public NearDuplicates nearDuplicates(Organization org) {
+    return store.nearDuplicates(org.id());
+  }
+
+  /** Sets what the organization's encodes do with near duplicates (its owners and admins). */
+  public NearDuplicates setNearDuplicates(Principal caller, NearDuplicates near) {
+    requireManager(caller, "what encodes do with near duplicates");
+    store.setNearDuplicates(
+        caller.orgId(),
+        near,
+        writeMode(caller.organization()),
+        caller.credentialId(),
+        clock.instant());
+    return near;
+  }
+
+  private static void requireManager(Principal caller, String what) {
     if (!caller.managesOrganization()) {
       throw ApiException.forbidden(
           "insufficient_permissions",
-          "Only an organization owner or admin (or an admin API key) may change the memory write mode");
+          "Only an organization owner or admin (or an admin API key) may change " + what);
     }
+  }
+
+  public WriteMode setWriteMode(Principal caller, WriteMode mode) {
+    requireManager(caller, "the memory write mode");
     if (mode == WriteMode.CANDIDATE_REVIEW && !caller.organization().plan().isPaid()) {
       throw ApiException.forbidden(
           "plan_required",
@@ -719,7 +825,6 @@ public final class MemoryService implements AutoCloseable {
     return mode;
   }
 
-  /** Hourly: forget Idempotency-Keys past their retention. */
   /**
    * Gives the memories written before deduplication their digest, so an encode finds them too; a
    * thousand at a time until none is left (then it does not look again until the next start).
@@ -733,6 +838,7 @@ public final class MemoryService implements AutoCloseable {
 
   private volatile boolean allDigested;
 
+  /** Hourly: forget Idempotency-Keys past their retention. */
   public int purgeExpiredIdempotencyKeys() {
     return idempotencyKeys.purgeExpired(clock.instant());
   }

@@ -1,5 +1,7 @@
 package io.engram.memory;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
@@ -11,12 +13,14 @@ import io.engram.platform.http.Routes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * /api/memory/settings: the organization's memory write mode. Anyone signed in to the organization
- * (or any of its API keys) reads it; owners, admins and admin API keys change it, and only on a
- * paid plan can they choose the candidate review path.
+ * /api/memory/settings: the organization's memory write mode and what its encodes do with near
+ * duplicates. Anyone signed in to the organization (or any of its API keys) reads them; owners,
+ * admins and admin API keys change them, and only on a paid plan can they choose the candidate
+ * review path.
  */
 public final class MemorySettingsRoutes implements RouteModule {
   static final String PATH = "/api/memory/settings";
@@ -35,14 +39,71 @@ public final class MemorySettingsRoutes implements RouteModule {
         .get(PATH, Requires.signedIn(), ctx -> Responses.json(ctx, view(Access.caller(ctx), null)))
         .patch(PATH, Requires.signedIn(), ctx -> {
           Principal caller = Access.caller(ctx);
-          JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("writeMode"));
-          String id = body.requiredString("writeMode", 32);
-          WriteMode mode = WriteMode.fromId(id)
-              .orElseThrow(() -> ApiException.badRequest(
-                  "writeMode", "'writeMode' must be direct or candidate_review, got '" + id + "'"));
-          memory.setWriteMode(caller, mode);
-          Responses.json(ctx, view(caller, "Memory write mode set to " + mode.id()));
+          JsonBody body =
+              JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("writeMode", NEAR_DUPLICATES));
+          if (!body.has("writeMode") && !body.has(NEAR_DUPLICATES)) {
+            throw ApiException.badRequest(
+                "writeMode", "Set 'writeMode', '" + NEAR_DUPLICATES + "', or both");
+          }
+          // Both checked before either is applied: a bad one changes nothing.
+          Optional<WriteMode> mode = body.optionalString("writeMode", 32)
+              .map(id -> WriteMode.fromId(id)
+                  .orElseThrow(() -> ApiException.badRequest(
+                      "writeMode",
+                      "'writeMode' must be direct or candidate_review, got '" + id + "'")));
+          Optional<NearDuplicates> near = body.optionalObject(NEAR_DUPLICATES)
+              .map(object -> nearDuplicates(object, memory.nearDuplicates(caller.organization())));
+          mode.ifPresent(chosen -> memory.setWriteMode(caller, chosen));
+          near.ifPresent(chosen -> memory.setNearDuplicates(caller, chosen));
+          Responses.json(
+              ctx,
+              view(
+                  caller,
+                  mode.map(chosen -> "Memory write mode set to " + chosen.id())
+                      .orElseGet(() ->
+                          "Near duplicates: " + near.orElseThrow().action().id())));
         });
+  }
+
+  static final String NEAR_DUPLICATES = "nearDuplicates";
+
+  /**
+   * {@code {"action": "keep|merge|candidate", "similarity": 0.8-1}}: what is given replaces what
+   * {@code current} says.
+   */
+  private static NearDuplicates nearDuplicates(ObjectNode object, NearDuplicates current) {
+    for (String field : (Iterable<String>) object::fieldNames) {
+      if (!field.equals("action") && !field.equals("similarity")) {
+        throw ApiException.badRequest(
+            NEAR_DUPLICATES + "." + field,
+            "'" + NEAR_DUPLICATES + "' takes action and similarity, not '" + field + "'");
+      }
+    }
+    NearDuplicates.Action action = current.action();
+    if (object.hasNonNull("action")) {
+      String id = object.get("action").asText();
+      action =
+          object.get("action").isTextual() ? NearDuplicates.Action.fromId(id).orElse(null) : null;
+      if (action == null) {
+        throw ApiException.badRequest(
+            NEAR_DUPLICATES + ".action",
+            "'" + NEAR_DUPLICATES + ".action' must be keep, merge or candidate, got '" + id + "'");
+      }
+    }
+    double similarity = current.similarity();
+    if (object.has("similarity")) {
+      JsonNode value = object.get("similarity");
+      if (!value.isNumber()
+          || value.asDouble() < NearDuplicates.MIN_SIMILARITY
+          || value.asDouble() > 1) {
+        throw ApiException.badRequest(
+            NEAR_DUPLICATES + ".similarity",
+            "'" + NEAR_DUPLICATES + ".similarity' must be a number from "
+                + NearDuplicates.MIN_SIMILARITY + " to 1 (the cosine of two memories' embeddings)");
+      }
+      similarity = value.asDouble();
+    }
+    return new NearDuplicates(action, similarity);
   }
 
   private Map<String, Object> view(Principal caller, String message) {
@@ -56,6 +117,11 @@ public final class MemorySettingsRoutes implements RouteModule {
             : List.of(WriteMode.DIRECT.id()));
     settings.put("plan", caller.organization().plan().id());
     settings.put("idempotencyRetentionHours", MemoryService.IDEMPOTENCY_RETENTION.toHours());
+    NearDuplicates near = memory.nearDuplicates(caller.organization());
+    Map<String, Object> nearView = new LinkedHashMap<>();
+    nearView.put("action", near.action().id());
+    nearView.put("similarity", near.similarity());
+    settings.put(NEAR_DUPLICATES, nearView);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
     body.put("settings", settings);

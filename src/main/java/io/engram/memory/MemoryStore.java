@@ -649,6 +649,41 @@ public final class MemoryStore {
         .orElse(WriteMode.DIRECT);
   }
 
+  /** What the organization's encodes do with near duplicates (the default until it says). */
+  public NearDuplicates nearDuplicates(String orgId) {
+    return db.read(h -> h.createQuery("SELECT near_duplicates, near_duplicate_similarity"
+                + " FROM memory_settings WHERE org_id = :org")
+            .bind("org", orgId)
+            .map((rs, ctx) -> {
+              String action = rs.getString("near_duplicates");
+              double similarity = rs.getDouble("near_duplicate_similarity");
+              return new NearDuplicates(
+                  action == null
+                      ? NearDuplicates.Action.KEEP
+                      : NearDuplicates.Action.fromId(action).orElse(NearDuplicates.Action.KEEP),
+                  rs.wasNull() ? NearDuplicates.DEFAULT_SIMILARITY : similarity);
+            })
+            .findOne())
+        .orElse(NearDuplicates.DEFAULT);
+  }
+
+  public void setNearDuplicates(
+      String orgId, NearDuplicates near, WriteMode mode, String updatedBy, Instant at) {
+    db.write(h -> h.createUpdate("""
+            INSERT INTO memory_settings (org_id, write_mode, near_duplicates, near_duplicate_similarity,
+                                         updated_at, updated_by)
+            VALUES (:org, :mode, :near, :similarity, :at, :by)
+            ON CONFLICT (org_id) DO UPDATE SET near_duplicates = :near,
+              near_duplicate_similarity = :similarity, updated_at = :at, updated_by = :by""")
+        .bind("org", orgId)
+        .bind("mode", mode.id())
+        .bind("near", near.action().id())
+        .bind("similarity", near.similarity())
+        .bind("at", at.toEpochMilli())
+        .bind("by", updatedBy)
+        .execute());
+  }
+
   public void setWriteMode(String orgId, WriteMode mode, String updatedBy, Instant at) {
     db.write(h -> h.createUpdate("""
             INSERT INTO memory_settings (org_id, write_mode, updated_at, updated_by) VALUES (:org, :mode, :at, :by)

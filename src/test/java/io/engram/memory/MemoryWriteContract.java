@@ -146,6 +146,70 @@ abstract class MemoryWriteContract {
     assertThat(afterSuppress.json().get("id").asText()).isNotEqualTo(id);
   }
 
+  Http.Response nearDuplicates(String adminKey, String json) {
+    return server
+        .http
+        .patch("/api/memory/settings")
+        .bearer(adminKey)
+        .json("{\"nearDuplicates\":" + json + "}")
+        .send();
+  }
+
+  @Test
+  void nearDuplicatesAreKeptMergedOrStagedAsTheOrganizationChooses() {
+    String owner = server.createOrganization("growth");
+    String adminKey = server.apiKey(owner, 1000, "admin");
+    Memories own = Memories.of(
+        server, server.token(owner, null, "memory:read", "memory:write", "memory:control"));
+    String first = own.remember("Initrode renews its support contract every March", Map.of());
+    // Kept by default: a near duplicate is a memory of its own.
+    String kept = own.remember("Initrode renews its support contracts every March", Map.of());
+    assertThat(kept).isNotEqualTo(first);
+    assertThat(own.control(kept, "suppress", "{}").status()).isEqualTo(200);
+
+    for (String bad : List.of(
+        "{\"action\":\"sometimes\"}",
+        "{\"similarity\":1.5}",
+        "{\"similarity\":\"high\"}",
+        "{\"threshold\":0.9}")) {
+      Http.Response refused = nearDuplicates(adminKey, bad);
+      assertThat(refused.status()).as(bad).isEqualTo(400);
+      assertThat(refused.json().path("field").asText()).as(bad).startsWith("nearDuplicates.");
+    }
+    assertThat(nearDuplicates(memories.token(), "{\"action\":\"merge\"}").status())
+        .as("a memory token does not manage the organization")
+        .isEqualTo(403);
+
+    Http.Response merging = nearDuplicates(adminKey, "{\"action\":\"merge\",\"similarity\":0.9}");
+    assertThat(merging.status()).as(merging.text()).isEqualTo(200);
+    assertThat(merging.json().at("/settings/nearDuplicates/action").asText()).isEqualTo("merge");
+    Http.Response merged =
+        own.encode("{\"text\":\"Initrode renews its support contracts every March\"}");
+    assertThat(merged.status()).as(merged.text()).isEqualTo(200);
+    assertThat(merged.json().get("id").asText()).isEqualTo(first);
+    assertThat(merged.json().get("deduplicated").asBoolean()).isTrue();
+    JsonNode transitions = own.provenance(first).get("transitions");
+    assertThat(transitions.get(transitions.size() - 1).get("reason").asText())
+        .contains("near duplicate", "support contracts");
+    // Something else entirely is written as ever.
+    assertThat(own.encode("{\"text\":\"Initrode's office is in Austin\"}").status())
+        .isEqualTo(201);
+
+    assertThat(nearDuplicates(adminKey, "{\"action\":\"candidate\"}").status()).isEqualTo(200);
+    Http.Response staged =
+        own.encode("{\"text\":\"Initrode renews its support contract every March.\"}");
+    assertThat(staged.status())
+        .as("the exact text is still the same memory, reinforced")
+        .isEqualTo(200);
+    Http.Response candidate =
+        own.encode("{\"text\":\"Initrode renews the support contract every March\"}");
+    assertThat(candidate.status()).as(candidate.text()).isEqualTo(201);
+    assertThat(candidate.json().get("state").asText()).isEqualTo("candidate");
+    JsonNode encodedAs =
+        own.provenance(candidate.json().get("id").asText()).get("transitions").get(0);
+    assertThat(encodedAs.get("reason").asText()).contains("near duplicate of " + first);
+  }
+
   @Test
   void aDeduplicatedEncodeRetriedWithItsKeyIsReplayedAndReinforcesOnce() {
     String body = "{\"text\":\"Globex renews every March\",\"subject\":\"Globex\"}";
