@@ -36,6 +36,23 @@ final class StateChanges {
       ChangeAuthor actor,
       Instant now,
       Function<Optional<MemoryRecord>, MemoryRecord> resolve) {
+    return apply(h, orgId, id, action, control, actor, now, now, resolve);
+  }
+
+  /**
+   * The same, a reinforcement's use counted at {@code usedAt} (an encode that repeats a memory
+   * and names when it happened: the repetition is evidence of that time, not of now).
+   */
+  Outcome apply(
+      Handle h,
+      String orgId,
+      String id,
+      MemoryAction action,
+      MemoryService.Control control,
+      ChangeAuthor actor,
+      Instant now,
+      Instant usedAt,
+      Function<Optional<MemoryRecord>, MemoryRecord> resolve) {
     MemoryRecord memory = resolve.apply(store.findForUpdate(h, orgId, id));
     if (action.isDoneIn(memory.state())) {
       return new Outcome(memory, memory, 0);
@@ -62,9 +79,12 @@ final class StateChanges {
             now));
     long change = 0;
     if (action == MemoryAction.REINFORCE) {
-      store.recordUse(h, id, UseKind.REINFORCE, now, actor.requestId());
+      store.recordUse(h, id, UseKind.REINFORCE, usedAt, actor.requestId());
       store.updateUses(
-          h, id, memory.uses().plus(UseKind.REINFORCE, now), memory.counts().plusReinforcement());
+          h,
+          id,
+          memory.uses().plus(UseKind.REINFORCE, usedAt),
+          memory.counts().plusReinforcement());
     } else {
       store.updateState(h, id, action.to(), now);
       change = changeLog.append(h, id, now);
