@@ -124,8 +124,13 @@ public final class MemoryService implements AutoCloseable {
               input.subject(),
               input.occurredAt()));
       if (twin.isPresent()) {
-        Optional<Encoded> reinforced =
-            reinforceInstead(caller, scope, twin.get(), REPEATED, idempotencyKey, hash, requestId);
+        Optional<Encoded> reinforced = reinforceInstead(
+            caller,
+            scope,
+            new Repeat(twin.get(), REPEATED, input.occurredAt()),
+            idempotencyKey,
+            hash,
+            requestId);
         if (reinforced.isPresent()) {
           return reinforced.get();
         }
@@ -157,8 +162,8 @@ public final class MemoryService implements AutoCloseable {
           Optional<Encoded> reinforced = reinforceInstead(
               caller,
               scope,
-              twin.get().id(),
-              why + " was encoded: " + input.text(),
+              new Repeat(
+                  twin.get().id(), why + " was encoded: " + input.text(), input.occurredAt()),
               idempotencyKey,
               hash,
               requestId);
@@ -228,6 +233,12 @@ public final class MemoryService implements AutoCloseable {
 
   private static final String DEDUPLICATED_FIELD = "\"deduplicated\":true";
 
+  /**
+   * An encode that repeats a durable memory: which one, why (its provenance's reason), and when the
+   * encode says it happened (null: it did not say; the reinforcement counts now).
+   */
+  private record Repeat(String memoryId, String reason, Instant usedAt) {}
+
   /** Why an encode of what a memory already says reinforced it (its provenance's reason). */
   private static final String REPEATED = "encoded again: the same text, about the same subject";
 
@@ -242,11 +253,11 @@ public final class MemoryService implements AutoCloseable {
   private Optional<Encoded> reinforceInstead(
       Principal caller,
       AgentScope scope,
-      String twinId,
-      String reason,
+      Repeat repeat,
       String idempotencyKey,
       String hash,
       String requestId) {
+    String twinId = repeat.memoryId();
     Instant now = clock.instant();
     String[] response = new String[1];
     StateChanges.Outcome outcome;
@@ -259,9 +270,10 @@ public final class MemoryService implements AutoCloseable {
             caller.orgId(),
             twinId,
             MemoryAction.REINFORCE,
-            new Control(reason, null),
+            new Control(repeat.reason(), null),
             ChangeAuthor.of(caller, requestId),
             now,
+            repeat.usedAt() == null ? now : repeat.usedAt(),
             found -> found
                 .filter(m -> scope.owns(m.agent()))
                 .orElseThrow(() -> notFound(twinId, scope)));
