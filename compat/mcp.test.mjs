@@ -30,6 +30,15 @@ test('remember, recall, list and forget through MCP tools', async () => {
   const client = await connect(env('ENGRAM_TOKEN'));
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), ['forget', 'list_memories', 'recall', 'remember']);
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  // The hints a client shows or acts on, and the values each argument may take.
+  assert.equal(byName.recall.annotations.readOnlyHint, true);
+  assert.equal(byName.list_memories.annotations.readOnlyHint, true);
+  assert.equal(byName.forget.annotations.destructiveHint, true);
+  assert.equal(byName.remember.annotations.readOnlyHint, false);
+  assert.ok(byName.remember.inputSchema.properties.memoryKind.enum.includes('preference'));
+  // Every tool declares its result: the client checks each structured result against it.
+  for (const tool of tools) assert.equal(tool.outputSchema.type, 'object', tool.name);
   const remembered = await client.callTool({
     name: 'remember',
     arguments: { text: 'The Lyon warehouse closes at six on Fridays', subject: 'Lyon' },
@@ -37,6 +46,13 @@ test('remember, recall, list and forget through MCP tools', async () => {
   assert.equal(remembered.isError, false);
   const id = remembered.structuredContent.id;
   assert.match(id, /^mem_/);
+  // The same again is the same memory, reinforced.
+  const again = await client.callTool({
+    name: 'remember',
+    arguments: { text: 'The Lyon warehouse closes at six on Fridays.', subject: 'Lyon' },
+  });
+  assert.equal(again.structuredContent.id, id);
+  assert.equal(again.structuredContent.deduplicated, true);
   const recalled = await client.callTool({ name: 'recall', arguments: { query: 'When does the Lyon warehouse close?' } });
   assert.equal(recalled.structuredContent.memories[0].id, id);
   assert.match(text(recalled), /six on Fridays/);
@@ -66,15 +82,17 @@ test('a token sees only the tools its scopes allow, and a refused call is a tool
   await reader.close();
 });
 
-test('an agent-bound token works inside its agent only', async () => {
+test('an agent-bound token works inside its agent only, named or implied', async () => {
   const agent = await connect(env('ENGRAM_AGENT_TOKEN'));
   const inside = await agent.callTool({ name: 'remember', arguments: { text: 'Sales prefers morning calls', agent: 'sales' } });
   assert.equal(inside.isError, false);
   assert.equal(inside.structuredContent.agent, 'sales');
   const outside = await agent.callTool({ name: 'remember', arguments: { text: 'x', agent: 'support' } });
   assert.equal(outside.isError, true);
-  const none = await agent.callTool({ name: 'list_memories', arguments: {} });
-  assert.equal(none.isError, true);
+  // Bound to one agent, the token need not name it in every call.
+  const implied = await agent.callTool({ name: 'list_memories', arguments: {} });
+  assert.equal(implied.isError, false);
+  assert.ok(implied.structuredContent.memories.some((m) => m.text === 'Sales prefers morning calls'));
   await agent.close();
 });
 

@@ -19,42 +19,97 @@ import java.util.Map;
  * REST routes' path does). Arguments are checked by the same rules as the REST bodies.
  */
 final class McpTools {
-  private record Tool(String name, Scope scope, String description, String inputSchema) {}
+  /**
+   * A tool as {@code tools/list} shows it: its scope, what it does, its arguments' schema (with the
+   * values each may take), the schema of its structured result, and MCP's hints to the client
+   * (read-only, destructive, idempotent; none reaches outside Engram).
+   */
+  private record Tool(
+      String name,
+      String title,
+      Scope scope,
+      String description,
+      String inputSchema,
+      String outputSchema,
+      boolean readOnly,
+      boolean destructive,
+      boolean idempotent) {}
 
   private static final String AGENT = "\"agent\":{\"type\":\"string\",\"description\":"
-      + "\"The agent boundary (a slug); left out: the organization level\"}";
+      + "\"The agent boundary (a slug); left out: the organization level, or the token's own agent "
+      + "when it is bound to one\"}";
+
+  /** A memory as the tools return it (docs/memory.md defines each field). */
+  private static final String MEMORY =
+      "{\"type\":\"object\",\"required\":[\"id\",\"text\",\"state\"],"
+          + "\"properties\":{\"id\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"
+          + "\"subject\":{\"type\":[\"string\",\"null\"]},\"memoryKind\":{\"type\":\"string\"},"
+          + "\"state\":{\"enum\":[\"candidate\",\"durable\",\"suppressed\",\"tombstoned\"]},"
+          + "\"agent\":{\"type\":[\"string\",\"null\"]},\"deduplicated\":{\"type\":\"boolean\"}}}";
+
+  private static final String MEMORIES =
+      "\"memories\":{\"type\":\"array\",\"items\":" + MEMORY + "}";
+
   private static final List<Tool> TOOLS = List.of(
       new Tool(
           "remember",
+          "Remember",
           Scope.MEMORY_WRITE,
           "Remember something for the organization (or inside an agent): a fact, preference, "
-              + "decision or event, in one or two sentences.",
+              + "decision or event, in one or two sentences. What a memory already says is "
+              + "reinforced, not written twice.",
           "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{"
               + "\"text\":{\"type\":\"string\",\"maxLength\":8000},"
               + "\"subject\":{\"type\":\"string\",\"maxLength\":200},"
-              + "\"memoryKind\":{\"type\":\"string\"},"
-              + "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1}," + AGENT + "}}"),
+              + "\"memoryKind\":{\"enum\":" + kinds() + "},"
+              + "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1}," + AGENT + "}}",
+          MEMORY,
+          false,
+          false,
+          false),
       new Tool(
           "recall",
+          "Recall",
           Scope.MEMORY_READ,
           "Recall what the organization remembers about a question: the memories ranked by "
               + "relevance and activation, and a ready context block for a prompt.",
           "{\"type\":\"object\",\"required\":[\"query\"],\"properties\":{"
               + "\"query\":{\"type\":\"string\",\"maxLength\":2000},"
-              + "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}," + AGENT + "}}"),
+              + "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}," + AGENT + "}}",
+          "{\"type\":\"object\",\"required\":[\"memories\",\"context\"],\"properties\":{" + MEMORIES
+              + ",\"context\":{\"type\":\"string\"}}}",
+          true,
+          false,
+          true),
       new Tool(
           "forget",
+          "Forget",
           Scope.MEMORY_DELETE,
           "Forget a memory by its id: it is never recalled again (kept for provenance).",
           "{\"type\":\"object\",\"required\":[\"id\"],\"properties\":{"
-              + "\"id\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}," + AGENT + "}}"),
+              + "\"id\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}," + AGENT + "}}",
+          MEMORY,
+          false,
+          true,
+          true),
       new Tool(
           "list_memories",
+          "List memories",
           Scope.MEMORY_READ,
           "List the most recent memories, newest first.",
           "{\"type\":\"object\",\"properties\":{"
               + "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},"
-              + "\"before\":{\"type\":\"string\"}," + AGENT + "}}"));
+              + "\"before\":{\"type\":\"string\"}," + AGENT + "}}",
+          "{\"type\":\"object\",\"required\":[\"memories\"],\"properties\":{" + MEMORIES + "}}",
+          true,
+          false,
+          true));
+
+  /** The memory kinds, as a JSON array of their ids. */
+  private static String kinds() {
+    return Json.write(
+        java.util.Arrays.stream(MemoryKind.values()).map(MemoryKind::id).toList());
+  }
 
   private final MemoryService memory;
   private final Clock clock;
@@ -69,11 +124,20 @@ final class McpTools {
     ArrayNode tools = Json.MAPPER.createArrayNode();
     for (Tool tool : TOOLS) {
       if (caller.hasScope(tool.scope())) {
-        tools
+        ObjectNode listed = tools
             .addObject()
             .put("name", tool.name())
-            .put("description", tool.description())
-            .set("inputSchema", Json.read(tool.inputSchema(), JsonNode.class));
+            .put("title", tool.title())
+            .put("description", tool.description());
+        listed.set("inputSchema", Json.read(tool.inputSchema(), JsonNode.class));
+        listed.set("outputSchema", Json.read(tool.outputSchema(), JsonNode.class));
+        listed
+            .putObject("annotations")
+            .put("title", tool.title())
+            .put("readOnlyHint", tool.readOnly())
+            .put("destructiveHint", tool.destructive())
+            .put("idempotentHint", tool.idempotent())
+            .put("openWorldHint", false);
       }
     }
     return tools;
@@ -151,13 +215,19 @@ final class McpTools {
         requestId);
   }
 
-  /** The boundary the {@code agent} argument names (taken out of the arguments), as on REST. */
+  /**
+   * The boundary the {@code agent} argument names (taken out of the arguments), as on REST; left
+   * out by a token bound to one agent, that agent (a model need not repeat it in every call).
+   */
   private static AgentScope agent(Principal caller, ObjectNode arguments) {
     JsonNode agent = arguments.remove("agent");
     if (agent != null && !agent.isTextual()) {
       throw ApiException.badRequest("agent", "'agent' must be an agent slug");
     }
-    return AgentBoundary.resolve(
-        agent == null ? null : agent.asText(), caller, "name it in the tool's 'agent' argument");
+    String named = agent == null ? null : agent.asText();
+    if (named == null && caller.agents() != null && caller.agents().size() == 1) {
+      named = caller.agents().getFirst();
+    }
+    return AgentBoundary.resolve(named, caller, "name it in the tool's 'agent' argument");
   }
 }
