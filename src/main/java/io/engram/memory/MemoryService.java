@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jdbi.v3.core.Handle;
 
 /**
  * Memory operations, each in the caller's boundary ({@link AgentScope}): encode (with
@@ -186,17 +187,7 @@ public final class MemoryService implements AutoCloseable {
         embedding);
     String response = Json.write(MemoryViews.memory(memory));
     Long change = store.database().write(h -> {
-      if (idempotencyKey != null
-          && !idempotencyKeys.claim(
-              h,
-              caller.orgId(),
-              caller.credentialId(),
-              idempotencyKey,
-              hash,
-              memory.id(),
-              response,
-              now,
-              now.plus(IDEMPOTENCY_RETENTION))) {
+      if (!claimed(h, caller, idempotencyKey, hash, memory.id(), response, now)) {
         return null;
       }
       store.insert(h, memory);
@@ -281,17 +272,7 @@ public final class MemoryService implements AutoCloseable {
             new java.util.LinkedHashMap<>(MemoryViews.memory(reinforced.after()));
         view.put("deduplicated", true);
         response[0] = Json.write(view);
-        if (idempotencyKey != null
-            && !idempotencyKeys.claim(
-                h,
-                caller.orgId(),
-                caller.credentialId(),
-                idempotencyKey,
-                hash,
-                reinforced.after().id(),
-                response[0],
-                now,
-                now.plus(IDEMPOTENCY_RETENTION))) {
+        if (!claimed(h, caller, idempotencyKey, hash, reinforced.after().id(), response[0], now)) {
           throw new KeyTakenMeanwhile();
         }
         return reinforced;
@@ -351,6 +332,31 @@ public final class MemoryService implements AutoCloseable {
       bb += b[i] * b[i];
     }
     return aa == 0 || bb == 0 ? 0 : dot / Math.sqrt(aa * bb);
+  }
+
+  /**
+   * Claims the request's Idempotency-Key for its answer, in the write's transaction; true when it
+   * has none or the claim is this request's, false when a racing retry claimed it first.
+   */
+  private boolean claimed(
+      Handle h,
+      Principal caller,
+      String idempotencyKey,
+      String hash,
+      String memoryId,
+      String response,
+      Instant now) {
+    return idempotencyKey == null
+        || idempotencyKeys.claim(
+            h,
+            caller.orgId(),
+            caller.credentialId(),
+            idempotencyKey,
+            hash,
+            memoryId,
+            response,
+            now,
+            now.plus(IDEMPOTENCY_RETENTION));
   }
 
   /** A racing request with the same Idempotency-Key committed first: this one is rolled back. */

@@ -49,13 +49,7 @@ class RequestLogTest extends UpstreamServerTest {
   void anAnsweredRequestKeepsItsWholeStoryAndItsMemoriesWithTheirScores() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
     String token = server.tokenWithEveryScope(org.id());
-    Http.Response remembered = server
-        .http
-        .post("/v1/memory")
-        .bearer(token)
-        .json("{\"text\":\"The office wifi password is on the fridge.\"}")
-        .send();
-    String memory = remembered.json().path("id").asText();
+    String memory = org.remember(token, "The office wifi password is on the fridge.");
     Http.Response answer = org.chat(token, "/v1/chat/completions");
     assertThat(answer.status()).isEqualTo(200);
     Http.Response asked = server

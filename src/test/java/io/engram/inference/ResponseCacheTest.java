@@ -107,7 +107,7 @@ class ResponseCacheTest extends UpstreamServerTest {
   void anAnswerDoesNotOutliveTheMemoryItStoodOnNorItsTimeToLive() {
     PricedOrganization org = cached();
     String token = server.tokenWithEveryScope(org.id());
-    String fridge = remember(token, "The office wifi password is on the fridge.");
+    String fridge = org.remember(token, "The office wifi password is on the fridge.");
     String question = body("Where is the office wifi password?");
     Http.Response first = ask(org, token, question, null);
     assertThat(first.header("X-Engram-Cache")).isEqualTo("miss");
@@ -126,7 +126,7 @@ class ResponseCacheTest extends UpstreamServerTest {
     assertThat(afterSuppression.header("X-Engram-Cache")).isEqualTo("miss");
     assertThat(afterSuppression.header("X-Engram-Memory-Ids")).doesNotContain(fridge);
 
-    String desk = remember(token, "The spare office keys are in the top desk drawer.");
+    String desk = org.remember(token, "The spare office keys are in the top desk drawer.");
     String keys = body("Where are the spare office keys?");
     assertThat(ask(org, token, keys, null).header("X-Engram-Memory-Ids")).contains(desk);
     assertThat(ask(org, token, keys, null).header("X-Engram-Cache")).isEqualTo("hit");
@@ -151,16 +151,5 @@ class ResponseCacheTest extends UpstreamServerTest {
     Http.Response second = ask(org, org.key(), body("Say a lot"), null);
     assertThat(second.status()).isEqualTo(200);
     assertThat(second.header("X-Engram-Cache")).isEqualTo("miss");
-  }
-
-  private static String remember(String token, String text) {
-    Http.Response created = server
-        .http
-        .post("/v1/memory")
-        .bearer(token)
-        .json("{\"text\":\"" + text + "\"}")
-        .send();
-    assertThat(created.status()).as(created.text()).isEqualTo(201);
-    return created.json().path("id").asText();
   }
 }

@@ -79,14 +79,7 @@ class TracingTest {
   void aChatIsOneTraceUnderTheClientsWithASpanForEachStepAndTheProviderCall() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
     String token = server.tokenWithEveryScope(org.id());
-    Http.Response remembered = server
-        .http
-        .post("/v1/memory")
-        .bearer(token)
-        .json("{\"text\":\"The staff canteen opens at half past eleven.\"}")
-        .send();
-    assertThat(remembered.status()).as(remembered.text()).isEqualTo(201);
-    String memoryId = remembered.json().path("id").asText();
+    String memoryId = org.remember(token, "The staff canteen opens at half past eleven.");
     String traceId = hex(16);
     String clientSpan = hex(8);
 

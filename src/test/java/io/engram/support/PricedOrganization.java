@@ -63,6 +63,16 @@ public record PricedOrganization(Http http, String id, String admin, String key)
     return chat(key, "/v1/chat/completions");
   }
 
+  /** Encodes an organization-wide memory with {@code credential} (201); its id. */
+  public String remember(String credential, String text) {
+    Http.Response created = http.post("/v1/memory")
+        .bearer(credential)
+        .json("{\"text\":" + io.engram.platform.json.Json.write(text) + "}")
+        .send();
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    return created.json().path("id").asText();
+  }
+
   /** A POST to the organization's {@code path}, as its admin. */
   public Http.Response post(String path, String body) {
     return http.post("/v1/organizations/" + id + path).bearer(admin).json(body).send();
