@@ -35,7 +35,10 @@ class ActivationRankingTest extends ServerTest {
     Memories memories = organization();
     String text = "Deployments to production happen on Thursday afternoons";
     String first = memories.remember(text);
-    String second = memories.remember(text);
+    // The same words at another time are another memory (the same at the same time would be the
+    // first one, reinforced: docs/memory.md, "No duplicates").
+    String second = memories.remember(
+        text, Map.of("occurredAt", server.clock.instant().minusSeconds(60).toString()));
     JsonNode before = retrieve(memories, "When are production deployments?");
     assertThat(before.get(0).get("explanation").get("relevance").asDouble())
         .isEqualTo(before.get(1).get("explanation").get("relevance").asDouble());
@@ -79,7 +82,9 @@ class ActivationRankingTest extends ServerTest {
     assertThat(dayLater - quarterLater)
         .isCloseTo(0.5 * Math.log(90), org.assertj.core.data.Offset.offset(0.01));
 
-    String recent = memories.remember("The on-call rotation changes every Monday at nine");
+    String recent = memories.remember(
+        "The on-call rotation changes every Monday at nine",
+        Map.of("occurredAt", server.clock.instant().toString()));
     List<String> ranked =
         retrieve(memories, "When does the on-call rotation change?").findValuesAsText("id");
     assertThat(ranked.indexOf(recent))
