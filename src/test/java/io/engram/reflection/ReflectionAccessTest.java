@@ -30,7 +30,7 @@ class ReflectionAccessTest extends ServerTest {
   static void organizationWithOneRun() {
     org = ReflectionClient.create(server, "growth");
     org.remember("Soylent ships from Rotterdam", "Soylent");
-    org.remember("Soylent ships from Rotterdam.", "Soylent");
+    org.remember("Soylent ship from Rotterdam", "Soylent"); // nearly the same words
     audit = org.run(false);
     eventId = org.events("run=" + audit.get("id").asText()).getFirst().get("id").asText();
   }
