@@ -41,7 +41,6 @@ public final class MemoryService implements AutoCloseable {
   private final StateChanges changes;
   private final Clock clock;
 
-  /** The result of an encode: the memory and the exact response body, replayed for a retried key. */
   /**
    * An encode's answer: the memory, the response's JSON, whether it replays an earlier request with
    * the same Idempotency-Key, and whether it is an earlier memory saying the same (reinforced).
@@ -308,7 +307,8 @@ public final class MemoryService implements AutoCloseable {
           || m.state() != MemoryState.DURABLE
           || !scope.owns(m.agent())
           || !MemoryDigest.sameSubject(input.subject(), m.subject())
-          || input.occurredAt() != null && !input.occurredAt().equals(m.occurredAt())) {
+          || input.occurredAt() != null
+              && input.occurredAt().toEpochMilli() != m.occurredAt().toEpochMilli()) {
         continue;
       }
       double alike = cosine(embedding, m.embedding());

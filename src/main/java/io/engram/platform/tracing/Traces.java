@@ -17,7 +17,9 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.MDC;
 
 /**
@@ -41,7 +43,7 @@ public final class Traces {
   private static final class Request {
     final Tracer tracer;
     Context context;
-    List<Span> untilEnd;
+    Map<String, Span> untilEnd;
 
     Request(Tracer tracer) {
       this.tracer = tracer;
@@ -69,7 +71,7 @@ public final class Traces {
     public void close() {
       try {
         if (request.untilEnd != null) {
-          request.untilEnd.forEach(Span::end);
+          request.untilEnd.values().forEach(Span::end);
         }
         span.end();
       } finally {
@@ -151,11 +153,12 @@ public final class Traces {
       return Span.getInvalid();
     }
     if (request.untilEnd == null) {
-      request.untilEnd = new ArrayList<>(1);
+      request.untilEnd = new LinkedHashMap<>(2);
     }
-    Span span = request.tracer.spanBuilder(name).setParent(request.context).startSpan();
-    request.untilEnd.add(span);
-    return span;
+    // A tool loop's steps each begin an answer: the request has one response, from the first.
+    return request.untilEnd.computeIfAbsent(
+        name,
+        first -> request.tracer.spanBuilder(first).setParent(request.context).startSpan());
   }
 
   /**
