@@ -1,5 +1,6 @@
 package io.engram.memory;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
 import io.engram.organizations.Organization;
@@ -110,7 +111,8 @@ public final class MemoryService implements AutoCloseable {
         return replay.get();
       }
     }
-    MemoryState direct = writeMode(caller.organization()) == WriteMode.CANDIDATE_REVIEW
+    MemoryStore.Settings settings = settings(caller.organization());
+    MemoryState direct = settings.writeMode() == WriteMode.CANDIDATE_REVIEW
         ? MemoryState.CANDIDATE
         : MemoryState.DURABLE;
     if (direct == MemoryState.DURABLE) {
@@ -148,7 +150,7 @@ public final class MemoryService implements AutoCloseable {
     float[] embedding = embedder.embedMemory(draft.indexedText());
     MemoryState state = direct;
     String reason = null;
-    NearDuplicates near = store.nearDuplicates(caller.orgId());
+    NearDuplicates near = settings.nearDuplicates();
     if (direct == MemoryState.DURABLE && near.action() != NearDuplicates.Action.KEEP) {
       Optional<NearTwin> twin =
           nearTwin(caller.orgId(), scope, input, embedding, near.similarity());
@@ -220,8 +222,6 @@ public final class MemoryService implements AutoCloseable {
     }
     return new Encoded(memory, response, false, false);
   }
-
-  private static final String DEDUPLICATED_FIELD = "\"deduplicated\":true";
 
   /**
    * An encode that repeats a durable memory: which one, why (its provenance's reason), and when the
@@ -376,8 +376,9 @@ public final class MemoryService implements AutoCloseable {
                 + "used with a different request body; use a new key for a new memory");
       }
       MemoryRecord memory = store.find(caller.orgId(), write.memoryId()).orElseThrow();
-      return new Encoded(
-          memory, write.response(), true, write.response().contains(DEDUPLICATED_FIELD));
+      boolean deduplicated =
+          Json.read(write.response(), JsonNode.class).path("deduplicated").asBoolean(false);
+      return new Encoded(memory, write.response(), true, deduplicated);
     });
   }
 
@@ -804,11 +805,15 @@ public final class MemoryService implements AutoCloseable {
 
   /** The write mode in force: candidate review only where the plan allows it (a downgrade falls back to direct). */
   public WriteMode writeMode(Organization org) {
-    return org.plan().isPaid() ? store.writeMode(org.id()) : WriteMode.DIRECT;
+    return settings(org).writeMode();
   }
 
-  public NearDuplicates nearDuplicates(Organization org) {
-    return store.nearDuplicates(org.id());
+  /** The organization's memory settings; below a paid plan encodes write directly whatever it set. */
+  public MemoryStore.Settings settings(Organization org) {
+    MemoryStore.Settings stored = store.settings(org.id());
+    return org.plan().isPaid()
+        ? stored
+        : new MemoryStore.Settings(WriteMode.DIRECT, stored.nearDuplicates());
   }
 
   /** Sets what the organization's encodes do with near duplicates (its owners and admins). */

@@ -52,7 +52,8 @@ public final class MemorySettingsRoutes implements RouteModule {
                       "writeMode",
                       "'writeMode' must be direct or candidate_review, got '" + id + "'")));
           Optional<NearDuplicates> near = body.optionalObject(NEAR_DUPLICATES)
-              .map(object -> nearDuplicates(object, memory.nearDuplicates(caller.organization())));
+              .map(object ->
+                  nearDuplicates(object, memory.settings(caller.organization()).nearDuplicates()));
           mode.ifPresent(chosen -> memory.setWriteMode(caller, chosen));
           near.ifPresent(chosen -> memory.setNearDuplicates(caller, chosen));
           Responses.json(
@@ -109,7 +110,8 @@ public final class MemorySettingsRoutes implements RouteModule {
   private Map<String, Object> view(Principal caller, String message) {
     boolean paid = caller.organization().plan().isPaid();
     Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("writeMode", memory.writeMode(caller.organization()).id());
+    MemoryStore.Settings stored = memory.settings(caller.organization());
+    settings.put("writeMode", stored.writeMode().id());
     settings.put(
         "availableWriteModes",
         paid
@@ -117,7 +119,7 @@ public final class MemorySettingsRoutes implements RouteModule {
             : List.of(WriteMode.DIRECT.id()));
     settings.put("plan", caller.organization().plan().id());
     settings.put("idempotencyRetentionHours", MemoryService.IDEMPOTENCY_RETENTION.toHours());
-    NearDuplicates near = memory.nearDuplicates(caller.organization());
+    NearDuplicates near = stored.nearDuplicates();
     Map<String, Object> nearView = new LinkedHashMap<>();
     nearView.put("action", near.action().id());
     nearView.put("similarity", near.similarity());

@@ -311,7 +311,7 @@ public final class MemoryStore {
     var query = h.createQuery("SELECT id, subject FROM memories WHERE org_id = :org"
             + " AND text_digest = :digest AND state = 'durable' AND " + scope.sqlCondition("agent")
             + (occurredAt == null ? "" : " AND occurred_at = :occurredAt")
-            + " ORDER BY created_at, id LIMIT 20")
+            + " ORDER BY created_at, id")
         .bind("org", orgId)
         .bind("digest", digest)
         .bindMap(scope.sqlBindings());
@@ -640,31 +640,31 @@ public final class MemoryStore {
 
   // ---- settings
 
-  public WriteMode writeMode(String orgId) {
-    return db.read(h -> h.createQuery("SELECT write_mode FROM memory_settings WHERE org_id = :org")
-            .bind("org", orgId)
-            .mapTo(String.class)
-            .findOne())
-        .flatMap(WriteMode::fromId)
-        .orElse(WriteMode.DIRECT);
+  /** An organization's memory settings: its write mode and what encodes do with near duplicates. */
+  public record Settings(WriteMode writeMode, NearDuplicates nearDuplicates) {
+    static final Settings DEFAULT = new Settings(WriteMode.DIRECT, NearDuplicates.DEFAULT);
   }
 
-  /** What the organization's encodes do with near duplicates (the default until it says). */
-  public NearDuplicates nearDuplicates(String orgId) {
-    return db.read(h -> h.createQuery("SELECT near_duplicates, near_duplicate_similarity"
-                + " FROM memory_settings WHERE org_id = :org")
+  /** The organization's memory settings, in one read (the defaults until it set any). */
+  public Settings settings(String orgId) {
+    return db.read(h -> h.createQuery(
+                "SELECT write_mode, near_duplicates, near_duplicate_similarity"
+                    + " FROM memory_settings WHERE org_id = :org")
             .bind("org", orgId)
             .map((rs, ctx) -> {
               String action = rs.getString("near_duplicates");
               double similarity = rs.getDouble("near_duplicate_similarity");
-              return new NearDuplicates(
-                  action == null
-                      ? NearDuplicates.Action.KEEP
-                      : NearDuplicates.Action.fromId(action).orElse(NearDuplicates.Action.KEEP),
-                  rs.wasNull() ? NearDuplicates.DEFAULT_SIMILARITY : similarity);
+              boolean similaritySet = !rs.wasNull(); // asked at once: wasNull is of the last read
+              return new Settings(
+                  WriteMode.fromId(rs.getString("write_mode")).orElse(WriteMode.DIRECT),
+                  new NearDuplicates(
+                      action == null
+                          ? NearDuplicates.Action.KEEP
+                          : NearDuplicates.Action.fromId(action).orElse(NearDuplicates.Action.KEEP),
+                      similaritySet ? similarity : NearDuplicates.DEFAULT_SIMILARITY));
             })
             .findOne())
-        .orElse(NearDuplicates.DEFAULT);
+        .orElse(Settings.DEFAULT);
   }
 
   public void setNearDuplicates(
