@@ -819,6 +819,9 @@ public final class Gateway {
       Generation.Usage used,
       String finishReason,
       String answer) {
+    if (!Traces.request().isRecording()) {
+      return; // nothing to tell, and nothing allocated to tell it
+    }
     GatewaySpans.ended(
         prepared,
         recording == null ? null : recording.deployment,

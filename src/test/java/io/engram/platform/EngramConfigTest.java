@@ -137,14 +137,19 @@ class EngramConfigTest {
         });
     EngramConfig config = EngramConfig.fromEnvironment(Map.of(
         "OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318/",
-        "OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=s3cr%3Dt,tenant=acme",
+        "OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=s3cr%3Dt+k,tenant=acme",
         "OTEL_RESOURCE_ATTRIBUTES", "service.name=from-resource,deployment.environment=prod"));
     TracingSettings tracing = config.tracing();
     assertThat(tracing.endpoint()).isEqualTo("https://collector.example:4318/v1/traces");
-    assertThat(tracing.headers()).containsEntry("x-api-key", "s3cr=t");
+    assertThat(tracing.headers()).containsEntry("x-api-key", "s3cr=t+k");
     assertThat(tracing.serviceName()).isEqualTo("from-resource");
     assertThat(config.redactedValues().get("OTEL_EXPORTER_OTLP_HEADERS")).isEqualTo("<set>");
     assertThat(String.join(" ", ConfigSummary.of(config).get("traces"))).doesNotContain("s3cr");
+    assertThatThrownBy(() ->
+            EngramConfig.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=50%")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("OTEL_EXPORTER_OTLP_HEADERS: the value of entry 1")
+        .hasMessageNotContaining("50%");
     // Off unless an endpoint is set, and off whatever is set when the SDK is disabled.
     assertThat(EngramConfig.fromEnvironment(Map.of()).tracing().exports()).isFalse();
     assertThat(EngramConfig.fromEnvironment(

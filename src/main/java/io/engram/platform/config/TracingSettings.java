@@ -105,10 +105,20 @@ public record TracingSettings(
         "OTEL_RESOURCE_ATTRIBUTES")) {
       String[] pairs = values.getOrDefault(name, "").split(",");
       for (int i = 0; i < pairs.length; i++) {
-        if (!pairs[i].isBlank() && pairs[i].indexOf('=') <= 0) {
-          // Not echoed: a header list holds the collector's key.
+        if (pairs[i].isBlank()) {
+          continue;
+        }
+        // Not echoed: a header list holds the collector's key.
+        if (pairs[i].indexOf('=') <= 0) {
           problems.add(name + " takes name=value pairs separated by commas; entry " + (i + 1)
               + " has no name=value");
+          continue;
+        }
+        try {
+          decoded(pairs[i].substring(pairs[i].indexOf('=') + 1).strip());
+        } catch (IllegalArgumentException e) {
+          problems.add(name + ": the value of entry " + (i + 1) + " has a '%' that is not "
+              + "followed by two hexadecimal digits (values are percent-encoded)");
         }
       }
     }
@@ -145,10 +155,18 @@ public record TracingSettings(
       if (equals > 0) {
         pairs.put(
             pair.substring(0, equals).strip(),
-            URLDecoder.decode(pair.substring(equals + 1).strip(), StandardCharsets.UTF_8));
+            decoded(pair.substring(equals + 1).strip()));
       }
     }
     return Map.copyOf(pairs);
+  }
+
+  /**
+   * A value percent-decoded as OpenTelemetry reads these lists; a '+' stays a '+' (a collector's
+   * key in base64 has them), where a form decoder would make it a space.
+   */
+  private static String decoded(String value) {
+    return URLDecoder.decode(value.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   private static Duration millis(Map<String, String> values, String name, long fallback) {

@@ -30,7 +30,7 @@ import org.slf4j.MDC;
  */
 public final class Traces {
   /** Why a span failed: the failure's code, as OpenTelemetry's semantic conventions name it. */
-  public static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+  private static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
   private static final ContextKey<Request> REQUEST = ContextKey.named("engram.request");
   private static final ContextKey<Attributes> CALL = ContextKey.named("engram.call");

@@ -64,11 +64,6 @@ public final class Tracing implements AutoCloseable {
     return new Tracing(settings, provider);
   }
 
-  /** No export: spans record nothing, a client's trace context is only passed on. */
-  public static Tracing off() {
-    return new Tracing(TracingSettings.of(java.util.Map.of()), null);
-  }
-
   /** Whether spans are recorded and sent (an endpoint is set). */
   public boolean exports() {
     return provider != null;
