@@ -60,6 +60,9 @@ public final class MemoryModule implements Module {
         report.reason());
     MemoryService memory = new MemoryService(
         stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
+    // A change the index could not read while the database was away is replayed as soon as it is
+    // back, so the node is ready with it (the recovery job would take up to a second more).
+    database.afterOutage(index::recoverIfNeeded);
     boolean shared = database.kind() == Database.Kind.POSTGRESQL;
     if (shared) {
       followOtherNodesAtOnce(cluster, index);

@@ -32,6 +32,12 @@ public interface Database extends AutoCloseable {
   /** The statements it ran, on requests and in the background. */
   Statements statements();
 
+  /**
+   * Runs {@code back} each time the database answers again after it was found away (never for a
+   * database that cannot go away, such as an embedded SQLite file).
+   */
+  default void afterOutage(Runnable back) {}
+
   /** True when the database answers a trivial query. */
   boolean isReachable();
 

@@ -55,6 +55,13 @@ abstract class JdbiDatabase implements Database {
   }
 
   @Override
+  public void afterOutage(Runnable back) {
+    if (reachability != null) {
+      reachability.afterBack(back);
+    }
+  }
+
+  @Override
   public boolean isReachable() {
     if (reachability == null) {
       return trivialQuery();

@@ -35,6 +35,8 @@ final class Reachability {
   private final Connect connect;
   private volatile long downSince;
   private volatile Runnable onBack = () -> {};
+  private final java.util.List<Runnable> afterBack =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final AtomicReference<Thread> prober = new AtomicReference<>();
   private final AtomicReference<CompletableFuture<Boolean>> check = new AtomicReference<>();
 
@@ -45,6 +47,15 @@ final class Reachability {
 
   void whenBack(Runnable back) {
     this.onBack = back;
+  }
+
+  /**
+   * What to do once requests are let through again, off the prober's thread: work left behind by
+   * the outage (an index that could not read a committed change) is picked up at once rather than
+   * at its job's next run.
+   */
+  void afterBack(Runnable back) {
+    afterBack.add(back);
   }
 
   /** Refuses at once while the database is known to be away. */
@@ -134,6 +145,7 @@ final class Reachability {
               name,
               System.currentTimeMillis() - downSince);
           downSince = 0;
+          afterBack.forEach(back -> Thread.ofVirtual().name("database-back").start(back));
         } catch (Exception e) {
           Thread.sleep(PROBE_EVERY.toMillis());
         }
