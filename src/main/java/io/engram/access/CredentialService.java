@@ -25,9 +25,17 @@ public final class CredentialService {
    * models} is null for every model the organization sees.
    */
   public record Grant(
-      Set<String> grants, List<String> agents, Integer rateLimit, List<String> models) {
+      Set<String> grants,
+      List<String> agents,
+      Integer rateLimit,
+      List<String> models,
+      String endUser) {
     public Grant(Set<String> grants, List<String> agents, Integer rateLimit) {
-      this(grants, agents, rateLimit, null);
+      this(grants, agents, rateLimit, null, null);
+    }
+
+    public Grant(Set<String> grants, List<String> agents, Integer rateLimit, List<String> models) {
+      this(grants, agents, rateLimit, models, null);
     }
   }
 
@@ -88,7 +96,8 @@ public final class CredentialService {
         now,
         expiresAt,
         null,
-        grant.models());
+        grant.models(),
+        grant.endUser());
     store.insert(credential, SecretFormat.hash(secret));
     return new Issued(credential, secret);
   }
@@ -169,7 +178,8 @@ public final class CredentialService {
         credential.rateLimit(),
         null,
         null,
-        credential.models());
+        credential.models(),
+        credential.endUser());
   }
 
   /** Reads a credential and its organization from the database and remembers them if valid. */

@@ -29,7 +29,8 @@ public final class CredentialStore {
       Rows.instant(rs, "created_at"),
       Rows.nullableInstant(rs, "expires_at"),
       Rows.nullableInstant(rs, "revoked_at"),
-      rs.getString("models") == null ? null : readList(rs.getString("models")));
+      rs.getString("models") == null ? null : readList(rs.getString("models")),
+      rs.getString("end_user_id"));
 
   private final Database db;
 
@@ -40,9 +41,9 @@ public final class CredentialStore {
   public void insert(Credential credential, String secretHash) {
     db.write(h -> h.createUpdate("""
             INSERT INTO credentials (id, kind, org_id, name, secret_hash, hint, grants, agents, rate_limit,
-                                     created_by, created_at, expires_at, revoked_at, models)
+                                     created_by, created_at, expires_at, revoked_at, models, end_user_id)
             VALUES (:id, :kind, :org, :name, :hash, :hint, :grants, :agents, :rateLimit,
-                    :createdBy, :createdAt, :expiresAt, NULL, :models)""")
+                    :createdBy, :createdAt, :expiresAt, NULL, :models, :endUser)""")
         .bind("id", credential.id())
         .bind("kind", credential.kind().id())
         .bind("org", credential.orgId())
@@ -53,6 +54,7 @@ public final class CredentialStore {
         .bind("agents", credential.agents() == null ? null : Json.write(credential.agents()))
         .bind("rateLimit", credential.rateLimit())
         .bind("models", credential.models() == null ? null : Json.write(credential.models()))
+        .bind("endUser", credential.endUser())
         .bind("createdBy", credential.createdBy())
         .bind("createdAt", credential.createdAt().toEpochMilli())
         .bind(

@@ -8,7 +8,9 @@ import java.util.Set;
 
 /**
  * Who is calling, resolved from the request's credential: its kind, organization (null for the
- * operator), what it may do, and (for tokens bound to agents) which agents it may reach.
+ * operator), what it may do, (for tokens bound to agents) which agents it may reach, and (for a
+ * token bound to one end user of the organization's app) that user: {@code endUser}, null when
+ * the credential is not bound to one.
  */
 public record Principal(
     Kind kind,
@@ -19,7 +21,22 @@ public record Principal(
     Integer rateLimit,
     User user,
     String csrfHash,
-    List<String> models) {
+    List<String> models,
+    String endUser) {
+
+  /** A principal not bound to an end user. */
+  public Principal(
+      Kind kind,
+      String credentialId,
+      Organization organization,
+      Set<String> grants,
+      List<String> agents,
+      Integer rateLimit,
+      User user,
+      String csrfHash,
+      List<String> models) {
+    this(kind, credentialId, organization, grants, agents, rateLimit, user, csrfHash, models, null);
+  }
 
   /** A principal who may call every model its organization sees. */
   public Principal(

@@ -180,6 +180,9 @@ public final class Requires {
               "The organization's figures span every agent; a token bound to agents cannot read"
                   + " them");
         }
+        if (caller.endUser() != null) {
+          throw userBound("The organization's figures span every end user");
+        }
         return;
       }
       admin.check(ctx, caller);
@@ -283,6 +286,11 @@ public final class Requires {
     };
   }
 
+  private static ApiException userBound(String why) {
+    return ApiException.forbidden(
+        "user_bound_token", why + "; a token bound to one end user cannot use it");
+  }
+
   /**
    * Organization-wide product routes that automation may call too (reflection): a signed-in
    * session, an API key of the organization, or a context access token with the scope that is not
@@ -308,6 +316,9 @@ public final class Requires {
                 "agent_bound_token",
                 "This route spans every agent of the organization; a "
                     + "token bound to agents cannot use it");
+          }
+          if (caller.endUser() != null) {
+            throw userBound("This route spans every end user of the organization");
           }
         }
         default ->

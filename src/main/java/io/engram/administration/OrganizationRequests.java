@@ -5,6 +5,7 @@ import io.engram.access.AgentSlug;
 import io.engram.access.KeyLevel;
 import io.engram.access.Permission;
 import io.engram.access.Scope;
+import io.engram.memory.EndUsers;
 import io.engram.organizations.Plan;
 import io.engram.organizations.Role;
 import io.engram.platform.http.ApiException;
@@ -35,14 +36,16 @@ public final class OrganizationRequests {
 
   /**
    * {@code agents} is null for a token that reaches every agent; {@code models} null for one that
-   * may call every model its organization sees.
+   * may call every model its organization sees; {@code endUser} null for one not bound to one end
+   * user of the organization's app.
    */
   public record NewToken(
       String name,
       Set<String> scopes,
       List<String> agents,
       Instant expiresAt,
-      List<String> models) {}
+      List<String> models,
+      String endUser) {}
 
   /** {@code rateLimit} is null for RATE_LIMIT_REQUESTS; {@code models} as for a token. */
   public record NewApiKey(
@@ -137,7 +140,7 @@ public final class OrganizationRequests {
   }
 
   public static NewToken token(JsonBody body) {
-    body.allowOnly(Set.of("name", "scopes", "agents", "expires_at", "models"));
+    body.allowOnly(Set.of("name", "scopes", "agents", "expires_at", "models", "end_user_id"));
     String name = body.requiredString("name", NAME_MAX);
     Set<String> scopes = wireNames(
         body, "scopes", value -> Scope.fromWire(value).map(Scope::wireName), Scope.allWireNames());
@@ -155,8 +158,17 @@ public final class OrganizationRequests {
       });
       agents = List.copyOf(new LinkedHashSet<>(agents));
     }
+    String endUser = body.optionalString("end_user_id", EndUsers.MAX_ID).orElse(null);
+    if (endUser != null) {
+      EndUsers.check(endUser, "end_user_id");
+    }
     return new NewToken(
-        name, scopes, agents, body.optionalInstant("expires_at").orElse(null), models(body));
+        name,
+        scopes,
+        agents,
+        body.optionalInstant("expires_at").orElse(null),
+        models(body),
+        endUser);
   }
 
   /**

@@ -217,7 +217,8 @@ public final class OrganizationService {
         CredentialKind.CONTEXT_TOKEN,
         orgId,
         request.name(),
-        new CredentialService.Grant(request.scopes(), request.agents(), null, request.models()),
+        new CredentialService.Grant(
+            request.scopes(), request.agents(), null, request.models(), request.endUser()),
         future(request.expiresAt()),
         createdBy);
   }

@@ -66,6 +66,7 @@ public final class OrganizationViews {
       case CONTEXT_TOKEN -> {
         view.put("scopes", List.copyOf(credential.grants()));
         view.put("agents", credential.agents());
+        view.put("end_user_id", credential.endUser());
       }
       case API_KEY -> {
         view.put("permissions", List.copyOf(credential.grants()));

@@ -22,6 +22,7 @@ import io.engram.inference.usage.UsageLedger;
 import io.engram.instances.ConversationHistory;
 import io.engram.memory.AgentScope;
 import io.engram.memory.Embedder;
+import io.engram.memory.EndUsers;
 import io.engram.memory.MemoryService;
 import io.engram.organizations.Organization;
 import io.engram.organizations.Tier;
@@ -490,10 +491,12 @@ public final class Gateway {
   public Prepared prepareChat(
       Principal caller,
       Optional<InferenceDoor.Pass> atDoor,
-      AgentScope scope,
+      AgentScope boundary,
       ChatRequest chat,
       ChatOptions options,
       String requestId) {
+    // OpenAI's `user` names the end user whose memories (with the shared ones) the chat sees.
+    AgentScope scope = EndUsers.withNamed(boundary, caller, chat.user(), "user");
     Origin origin = new Origin(
         options.route(), scope.agent(), options.assistantId(), System.nanoTime(), requests.now());
     ModelCatalog.Entry model = chatModel(caller, chat.model());

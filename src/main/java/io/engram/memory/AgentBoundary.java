@@ -9,7 +9,8 @@ import io.javalin.http.Context;
  * Which boundary a request runs in, for every route that reads or writes memory (the memory
  * routes and the inference gateway): the agent named by the path, else by the
  * {@code X-Service-Agent} header, else the organization. A token bound to agents must name one of
- * them; naming another is 403.
+ * them; naming another is 403. Within it, the end user the request names or its token is bound to
+ * ({@link EndUsers}).
  */
 public final class AgentBoundary {
   public static final String HEADER = "X-Service-Agent";
@@ -31,10 +32,11 @@ public final class AgentBoundary {
           HEADER,
           "The path names agent '" + fromPath + "' but " + HEADER + " names '" + fromHeader + "'");
     }
-    return resolve(
+    AgentScope scope = resolve(
         fromPath != null ? fromPath : fromHeader,
         caller,
         "call " + agentRoute + " or send " + HEADER);
+    return EndUsers.of(ctx, caller, scope);
   }
 
   /**
@@ -48,14 +50,14 @@ public final class AgentBoundary {
             "agent_required",
             "This token is bound to agents " + caller.agents() + "; " + howToName);
       }
-      return AgentScope.ORGANIZATION;
+      return EndUsers.resolve(AgentScope.ORGANIZATION, caller, null);
     }
     checkSlug(agent, "agent");
     if (!caller.canReachAgent(agent)) {
       throw ApiException.forbidden(
           "agent_not_allowed", "This token is not bound to agent '" + agent + "'");
     }
-    return new AgentScope(agent);
+    return EndUsers.resolve(new AgentScope(agent), caller, null);
   }
 
   private static void checkSlug(String slug, String param) {

@@ -14,6 +14,8 @@ public final class EventStore {
       rs.getString("id"),
       rs.getString("org_id"),
       rs.getString("agent"),
+      rs.getString("end_user_id"),
+      rs.getString("session_id"),
       rs.getString("type"),
       rs.getString("source"),
       rs.getString("subject"),
@@ -33,13 +35,15 @@ public final class EventStore {
 
   public void insert(Handle h, BusinessEvent e) {
     h.createUpdate("""
-            INSERT INTO business_events (id, org_id, agent, type, source, subject, text, metadata, staging,
+            INSERT INTO business_events (id, org_id, agent, end_user_id, session_id, type, source, subject, text, metadata, staging,
                                          credential_id, user_id, request_id, received_at)
-            VALUES (:id, :org, :agent, :type, :source, :subject, :text, :metadata, :staging, :credential, :user,
+            VALUES (:id, :org, :agent, :endUser, :session, :type, :source, :subject, :text, :metadata, :staging, :credential, :user,
                     :request, :at)""")
         .bind("id", e.id())
         .bind("org", e.orgId())
         .bind("agent", e.agent())
+        .bind("endUser", e.endUser())
+        .bind("session", e.session())
         .bind("type", e.type())
         .bind("source", e.source())
         .bind("subject", e.subject())
@@ -68,7 +72,7 @@ public final class EventStore {
     return db.read(
         h -> h.createQuery("SELECT * FROM business_events WHERE org_id = :org AND id < :before"
                 + " AND (:type IS NULL OR type = :type) AND (:source IS NULL OR source = :source) AND "
-                + scope.sqlCondition("agent") + " ORDER BY id DESC LIMIT :limit")
+                + scope.sqlCondition() + " ORDER BY id DESC LIMIT :limit")
             .bind("org", orgId)
             .bind("before", beforeId == null ? "~" : beforeId)
             .bind("type", type)

@@ -39,13 +39,22 @@ final class McpTools {
       + "\"The agent boundary (a slug); left out: the organization level, or the token's own agent "
       + "when it is bound to one\"}";
 
+  private static final String USER = ",\"userId\":{\"type\":\"string\",\"maxLength\":256,"
+      + "\"description\":\"The end user of the app the call is for: their memories and the shared"
+      + " ones; left out: the shared memories, or the token's own end user when it is bound to"
+      + " one\"}";
+
+  private static final String SESSION = ",\"sessionId\":{\"type\":\"string\",\"maxLength\":256,"
+      + "\"description\":\"The session or thread the memory comes from\"}";
+
   /** A memory as the tools return it (docs/memory.md defines each field). */
   private static final String MEMORY =
       "{\"type\":\"object\",\"required\":[\"id\",\"text\",\"state\"],"
           + "\"properties\":{\"id\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"
           + "\"subject\":{\"type\":[\"string\",\"null\"]},\"memoryKind\":{\"type\":\"string\"},"
           + "\"state\":{\"enum\":[\"candidate\",\"durable\",\"suppressed\",\"tombstoned\"]},"
-          + "\"agent\":{\"type\":[\"string\",\"null\"]},\"deduplicated\":{\"type\":\"boolean\"}}}";
+          + "\"agent\":{\"type\":[\"string\",\"null\"]},\"userId\":{\"type\":[\"string\",\"null\"]},"
+          + "\"sessionId\":{\"type\":[\"string\",\"null\"]},\"deduplicated\":{\"type\":\"boolean\"}}}";
 
   private static final String MEMORIES =
       "\"memories\":{\"type\":\"array\",\"items\":" + MEMORY + "}";
@@ -62,7 +71,8 @@ final class McpTools {
               + "\"text\":{\"type\":\"string\",\"maxLength\":8000},"
               + "\"subject\":{\"type\":\"string\",\"maxLength\":200},"
               + "\"memoryKind\":{\"enum\":" + kinds() + "},"
-              + "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1}," + AGENT + "}}",
+              + "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1}," + AGENT + USER
+              + SESSION + "}}",
           MEMORY,
           false,
           false,
@@ -75,7 +85,8 @@ final class McpTools {
               + "relevance and activation, and a ready context block for a prompt.",
           "{\"type\":\"object\",\"required\":[\"query\"],\"properties\":{"
               + "\"query\":{\"type\":\"string\",\"maxLength\":2000},"
-              + "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}," + AGENT + "}}",
+              + "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":50}," + AGENT + USER
+              + "}}",
           "{\"type\":\"object\",\"required\":[\"memories\",\"context\"],\"properties\":{" + MEMORIES
               + ",\"context\":{\"type\":\"string\"}}}",
           true,
@@ -87,7 +98,8 @@ final class McpTools {
           Scope.MEMORY_DELETE,
           "Forget a memory by its id: it is never recalled again (kept for provenance).",
           "{\"type\":\"object\",\"required\":[\"id\"],\"properties\":{"
-              + "\"id\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}," + AGENT + "}}",
+              + "\"id\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}," + AGENT + USER
+              + "}}",
           MEMORY,
           false,
           true,
@@ -99,7 +111,7 @@ final class McpTools {
           "List the most recent memories, newest first.",
           "{\"type\":\"object\",\"properties\":{"
               + "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},"
-              + "\"before\":{\"type\":\"string\"}," + AGENT + "}}",
+              + "\"before\":{\"type\":\"string\"}," + AGENT + USER + SESSION + "}}",
           "{\"type\":\"object\",\"required\":[\"memories\"],\"properties\":{" + MEMORIES + "}}",
           true,
           false,
@@ -158,7 +170,7 @@ final class McpTools {
           "insufficient_scope",
           "The tool " + name + " needs the scope " + tool.scope().wireName());
     }
-    AgentScope scope = agent(caller, arguments);
+    AgentScope scope = endUser(caller, agent(caller, arguments), arguments);
     JsonBody body = JsonBody.received(arguments);
     Object structured = switch (name) {
       case "remember" -> {
@@ -183,11 +195,12 @@ final class McpTools {
             requestId));
       }
       default -> {
-        body.allowOnly(java.util.Set.of("limit", "before"));
+        body.allowOnly(java.util.Set.of("limit", "before", EndUsers.SESSION_FIELD));
         List<MemoryRecord> page = memory.list(
             caller,
             scope,
-            new MemoryStore.Filter(List.of(MemoryState.DURABLE), null, null),
+            new MemoryStore.Filter(
+                List.of(MemoryState.DURABLE), null, null, null, null, EndUsers.session(body)),
             body.optionalString("before", 64).orElse(null),
             body.optionalInt("limit", 1, 100).orElse(20));
         yield Map.of("memories", page.stream().map(MemoryViews::memory).toList());
@@ -213,6 +226,19 @@ final class McpTools {
         body.requiredString("query", 2000),
         body.optionalInt("limit", 1, 50).orElse(8),
         requestId);
+  }
+
+  /**
+   * The boundary narrowed to the end user the {@code userId} argument names (taken out of the
+   * arguments); left out by a token bound to one end user, that user.
+   */
+  private static AgentScope endUser(Principal caller, AgentScope scope, ObjectNode arguments) {
+    JsonNode user = arguments.remove(EndUsers.USER_FIELD);
+    if (user != null && !user.isTextual()) {
+      throw ApiException.badRequest(EndUsers.USER_FIELD, "'userId' must be a string");
+    }
+    return EndUsers.withNamed(
+        scope, caller, user == null ? null : user.asText(), EndUsers.USER_FIELD);
   }
 
   /**

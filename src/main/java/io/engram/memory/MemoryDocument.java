@@ -19,11 +19,13 @@ import org.apache.lucene.util.BytesRef;
  */
 public final class MemoryDocument {
   /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
-  static final String LAYOUT = "4";
+  static final String LAYOUT = "5";
 
   static final String ID = "id";
   static final String ORG = "org";
   static final String AGENT = "agent";
+  static final String END_USER = "end_user";
+  static final String SESSION = "session";
   static final String SUBJECT = "subject";
   static final String KIND = "kind";
   static final String OCCURRED_AT = "occurred_at";
@@ -31,6 +33,8 @@ public final class MemoryDocument {
   static final String VECTOR = "vector";
   /** The agent field's value for organization-wide memories. */
   static final String ORGANIZATION_WIDE = "-";
+  /** The end user field's value for memories shared by every user (an id is never empty). */
+  static final String SHARED = "";
   /**
    * BM25 with k1 0.9 and b 0.4 (the usual values for short passages) rather than Lucene's 1.2 and
    * 0.75: memories are a sentence or two, and long ones should not be penalized much for length.
@@ -52,6 +56,11 @@ public final class MemoryDocument {
     doc.add(new StringField(ORG, memory.orgId(), Field.Store.NO));
     doc.add(new StringField(
         AGENT, memory.agent() == null ? ORGANIZATION_WIDE : memory.agent(), Field.Store.NO));
+    doc.add(new StringField(
+        END_USER, memory.endUser() == null ? SHARED : memory.endUser(), Field.Store.NO));
+    if (memory.session() != null) {
+      doc.add(new StringField(SESSION, memory.session(), Field.Store.NO));
+    }
     if (memory.subject() != null) {
       doc.add(new StringField(SUBJECT, subjectKey(memory.subject()), Field.Store.NO));
     }

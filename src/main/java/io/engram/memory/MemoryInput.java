@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * A validated encode request ({@code occurredAt} is null when not given: the memory is then dated
- * when it is written). Every field is bounded; unknown fields are refused, so a typo
+ * when it is written; {@code session} null when the memory came from no session in particular;
+ * the end user is the boundary's, {@link EndUsers}). Every field is bounded; unknown fields are refused, so a typo
  * ({@code memorykind}) is an error rather than a silent default.
  */
 public record MemoryInput(
@@ -20,7 +21,8 @@ public record MemoryInput(
     MemoryKind kind,
     double confidence,
     String metadataJson,
-    Instant occurredAt) {
+    Instant occurredAt,
+    String session) {
   public static final int MAX_TEXT = 8_000;
   public static final int MAX_SUBJECT = 200;
   public static final int MAX_METADATA_BYTES = 8_192;
@@ -28,8 +30,15 @@ public record MemoryInput(
   /** A memory may be dated a little ahead of this server's clock, not more. */
   static final long MAX_FUTURE_SECONDS = 300;
 
-  static final Set<String> FIELDS =
-      Set.of("text", "subject", "memoryKind", "confidence", "metadata", "occurredAt");
+  static final Set<String> FIELDS = Set.of(
+      "text",
+      "subject",
+      "memoryKind",
+      "confidence",
+      "metadata",
+      "occurredAt",
+      EndUsers.USER_FIELD,
+      EndUsers.SESSION_FIELD);
 
   public static MemoryInput parse(JsonBody body, Instant now) {
     body.allowOnly(FIELDS);
@@ -43,7 +52,8 @@ public record MemoryInput(
     if (occurredAt != null && occurredAt.isAfter(now.plusSeconds(MAX_FUTURE_SECONDS))) {
       throw ApiException.badRequest("occurredAt", "'occurredAt' must not be in the future");
     }
-    return new MemoryInput(text, subject, kind, confidence, metadata, occurredAt);
+    return new MemoryInput(
+        text, subject, kind, confidence, metadata, occurredAt, EndUsers.session(body));
   }
 
   static MemoryKind kind(String id) {
@@ -78,9 +88,14 @@ public record MemoryInput(
    * The request as a canonical map (defaults filled in): two bodies that mean the same write
    * hash alike for Idempotency-Key, whatever their field order or spacing.
    */
-  Map<String, Object> canonical(String agent) {
+  Map<String, Object> canonical(AgentScope scope) {
     Map<String, Object> canonical = new LinkedHashMap<>();
-    canonical.put("agent", agent);
+    canonical.put("agent", scope.agent());
+    if (scope.user() != null || session != null) {
+      // Only when given: a key's hash from before end users existed still matches.
+      canonical.put("userId", scope.user());
+      canonical.put("sessionId", session);
+    }
     canonical.put("text", text);
     canonical.put("subject", subject);
     canonical.put("memoryKind", kind.id());

@@ -72,7 +72,12 @@ public final class MemoryMaintenance {
         .vector(
             memory.embedding(),
             new MemorySearch.Filter(
-                memory.orgId(), new AgentScope(memory.agent()), memory.subject(), null, null, null),
+                memory.orgId(),
+                new AgentScope(memory.agent(), memory.endUser()),
+                memory.subject(),
+                null,
+                null,
+                null),
             k);
   }
 

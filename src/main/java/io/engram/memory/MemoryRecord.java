@@ -4,8 +4,8 @@ import io.engram.platform.Ids;
 import java.time.Instant;
 
 /**
- * One memory as stored: what it says, whose it is (organization, and agent or null for
- * organization-wide), its state, where it came from, and its uses. {@code embedding} is the
+ * One memory as stored: what it says, whose it is (organization, agent or null for
+ * organization-wide, end user or null for shared), the session it came from, its state, where it came from, and its uses. {@code embedding} is the
  * unit-length MiniLM vector of {@link #indexedText()}, stored so the index can be rebuilt without
  * running the model again; it is null where a memory is only read, not searched or indexed.
  */
@@ -13,6 +13,8 @@ public record MemoryRecord(
     String id,
     String orgId,
     String agent,
+    String endUser,
+    String session,
     String text,
     String subject,
     MemoryKind kind,
@@ -56,15 +58,31 @@ public record MemoryRecord(
     }
   }
 
-  /** What a client or an event says a new memory is, before it has an id, a state or a vector. */
+  /**
+   * What a client or an event says a new memory is, before it has an id, a state or a vector.
+   */
   public record Draft(
       String orgId,
       String agent,
+      String endUser,
+      String session,
       String text,
       String subject,
       MemoryKind kind,
       double confidence,
       String metadataJson) {
+
+    /** A shared memory (no end user, no session). */
+    public Draft(
+        String orgId,
+        String agent,
+        String text,
+        String subject,
+        MemoryKind kind,
+        double confidence,
+        String metadataJson) {
+      this(orgId, agent, null, null, text, subject, kind, confidence, metadataJson);
+    }
 
     /** What the embedding is computed from. */
     public String indexedText() {
@@ -88,6 +106,8 @@ public record MemoryRecord(
         Ids.newId("mem", now.toEpochMilli()),
         draft.orgId(),
         draft.agent(),
+        draft.endUser(),
+        draft.session(),
         draft.text(),
         draft.subject(),
         draft.kind(),
@@ -109,6 +129,8 @@ public record MemoryRecord(
         id,
         orgId,
         agent,
+        endUser,
+        session,
         edit.text().orElse(text),
         edit.subject().isPresent() ? edit.subject().get().orElse(null) : subject,
         edit.kind().orElse(kind),
@@ -139,6 +161,8 @@ public record MemoryRecord(
         id,
         orgId,
         agent,
+        endUser,
+        session,
         text,
         subject,
         kind,

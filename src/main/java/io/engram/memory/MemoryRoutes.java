@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
 /**
  * The memory routes of spec 2, each at the organization level ({@code /v1/memory/...}) and inside
  * an agent boundary ({@code /v1/memory/agents/{agent_slug}/...}); the {@code X-Service-Agent}
- * header also names the agent. Every route: token scope (401/403), agent boundary (403), body
+ * header also names the agent, and {@code userId} (body, query) or {@code X-Engram-User} one end
+ * user ({@link EndUsers}). Every route: token scope (401/403), agent and user boundary (403), body
  * (400), then the memory (404, 409).
  */
 public final class MemoryRoutes implements RouteModule {
@@ -134,8 +135,9 @@ public final class MemoryRoutes implements RouteModule {
 
   private void retrieve(Context ctx) {
     Principal caller = Access.caller(ctx);
-    AgentScope scope = scope(ctx, caller);
-    RetrievalRequest request = RetrievalRequest.parse(JsonBody.parse(ctx, maxBodyBytes));
+    JsonBody json = JsonBody.parse(ctx, maxBodyBytes);
+    AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, json);
+    RetrievalRequest request = RetrievalRequest.parse(json);
     long started = System.nanoTime();
     MemoryService.Retrieval retrieval =
         memory.retrieve(caller, scope, request, HttpServer.requestId(ctx));
@@ -143,6 +145,7 @@ public final class MemoryRoutes implements RouteModule {
     body.put("object", "memory.retrieval");
     body.put("query", request.query());
     body.put("agent", scope.agent());
+    body.put("userId", scope.user());
     body.put("mode", request.mode().id());
     body.put("memories", retrieval.results().stream().map(MemoryViews::ranked).toList());
     if (request.includeContext()) {
@@ -180,9 +183,10 @@ public final class MemoryRoutes implements RouteModule {
 
   private void encode(Context ctx) {
     Principal caller = Access.caller(ctx);
-    AgentScope scope = scope(ctx, caller);
     String key = MemoryService.idempotencyKey(ctx.header("Idempotency-Key"));
-    MemoryInput input = MemoryInput.parse(JsonBody.parse(ctx, maxBodyBytes), clock.instant());
+    JsonBody json = JsonBody.parse(ctx, maxBodyBytes);
+    AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, json);
+    MemoryInput input = MemoryInput.parse(json, clock.instant());
     MemoryService.Encoded encoded =
         memory.encode(caller, scope, input, key, HttpServer.requestId(ctx));
     if (encoded.replayed()) {
@@ -196,9 +200,16 @@ public final class MemoryRoutes implements RouteModule {
 
   private void ingest(Context ctx) {
     Principal caller = Access.caller(ctx);
-    AgentScope scope = scope(ctx, caller);
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes)
-        .allowOnly(Set.of("type", "source", "subject", "text", "metadata"));
+        .allowOnly(Set.of(
+            "type",
+            "source",
+            "subject",
+            "text",
+            "metadata",
+            EndUsers.USER_FIELD,
+            EndUsers.SESSION_FIELD));
+    AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, body);
     String type = body.requiredString("type", 128);
     if (!EVENT_TYPE.matcher(type).matches()) {
       throw ApiException.badRequest(
@@ -211,7 +222,8 @@ public final class MemoryRoutes implements RouteModule {
         body.requiredString("source", 128),
         body.optionalString("subject", MemoryInput.MAX_SUBJECT).orElse(null),
         body.requiredString("text", MemoryInput.MAX_TEXT),
-        MemoryInput.metadataObject(body));
+        MemoryInput.metadataObject(body),
+        EndUsers.session(body));
     MemoryService.Ingested ingested =
         memory.ingest(caller, scope, input, HttpServer.requestId(ctx));
     Map<String, Object> response = new LinkedHashMap<>();
@@ -254,9 +266,9 @@ public final class MemoryRoutes implements RouteModule {
    */
   private void extract(Context ctx) {
     Principal caller = Access.caller(ctx);
-    AgentScope scope = scope(ctx, caller);
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes);
-    body.allowOnly(java.util.Set.of("messages", "dryRun"));
+    body.allowOnly(Set.of("messages", "dryRun", EndUsers.USER_FIELD, EndUsers.SESSION_FIELD));
+    AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, body);
     JsonNode messages = body.get("messages");
     if (messages == null || !messages.isArray() || messages.isEmpty() || messages.size() > 500) {
       throw ApiException.badRequest(
@@ -278,11 +290,12 @@ public final class MemoryRoutes implements RouteModule {
       contents.add(message.get("content").asText());
     }
     boolean dryRun = body.optionalBoolean("dryRun").orElse(false);
-    MemoryService.Extraction extraction =
-        memory.extract(caller, scope, roles, contents, dryRun, HttpServer.requestId(ctx));
+    MemoryService.Extraction extraction = memory.extract(
+        caller, scope, roles, contents, EndUsers.session(body), dryRun, HttpServer.requestId(ctx));
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "memory.extraction");
     view.put("agent", scope.agent());
+    view.put("userId", scope.user());
     view.put("dryRun", dryRun);
     view.put(
         "proposals", extraction.proposals().stream().map(MemoryRoutes::proposal).toList());
@@ -299,7 +312,8 @@ public final class MemoryRoutes implements RouteModule {
   /**
    * The boundary's memories, newest first: {@code state} (comma-separated; default durable),
    * {@code memoryKind}, {@code subject}, when it occurred ({@code occurredAfter} inclusive,
-   * {@code occurredBefore} exclusive), {@code limit} and the {@code before} cursor.
+   * {@code occurredBefore} exclusive), {@code sessionId}, {@code limit} and the {@code before}
+   * cursor; the end user ({@code userId}) is the boundary's.
    */
   private void list(Context ctx) {
     Principal caller = Access.caller(ctx);
@@ -326,7 +340,8 @@ public final class MemoryRoutes implements RouteModule {
         kind == null ? null : MemoryInput.kind(kind),
         ctx.queryParam("subject"),
         from,
-        until);
+        until,
+        EndUsers.session(ctx.queryParam(EndUsers.SESSION_FIELD), EndUsers.SESSION_FIELD));
     List<MemoryRecord> page = memory.list(caller, scope, filter, ctx.queryParam("before"), limit);
     Responses.json(
         ctx,

@@ -69,14 +69,33 @@ public final class MemorySearch {
     }
   }
 
-  /** What a search may return: the organization, the agents it sees, and the caller's filters. */
+  /**
+   * What a search may return: the organization, the agents and end users it sees, and the caller's
+   * filters ({@code session}: only that session's memories; null for any).
+   */
   public record Filter(
       String orgId,
       AgentScope scope,
       String subject,
       Set<MemoryKind> kinds,
       Instant after,
-      Instant before) {}
+      Instant before,
+      String session) {
+    public Filter(
+        String orgId,
+        AgentScope scope,
+        String subject,
+        Set<MemoryKind> kinds,
+        Instant after,
+        Instant before) {
+      this(orgId, scope, subject, kinds, after, before, null);
+    }
+
+    /** The same filter over another time range. */
+    public Filter between(Instant from, Instant to) {
+      return new Filter(orgId, scope, subject, kinds, from, to, session);
+    }
+  }
 
   /** The index's current searchers (replaced when the index reopens after a failure). */
   private final java.util.function.Supplier<SearcherManager> searchers;
@@ -432,6 +451,19 @@ public final class MemorySearch {
         .map(BytesRef::new)
         .toList();
     query.add(new TermInSetQuery(MemoryDocument.AGENT, agents), BooleanClause.Occur.FILTER);
+    query.add(
+        new TermInSetQuery(
+            MemoryDocument.END_USER,
+            Stream.of(MemoryDocument.SHARED, filter.scope().user())
+                .filter(u -> u != null)
+                .map(BytesRef::new)
+                .toList()),
+        BooleanClause.Occur.FILTER);
+    if (filter.session() != null) {
+      query.add(
+          new TermQuery(new Term(MemoryDocument.SESSION, filter.session())),
+          BooleanClause.Occur.FILTER);
+    }
     if (filter.subject() != null) {
       query.add(
           new TermQuery(

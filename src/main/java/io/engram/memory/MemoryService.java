@@ -104,7 +104,7 @@ public final class MemoryService implements AutoCloseable {
       String requestId) {
     Instant now = clock.instant();
     String hash =
-        idempotencyKey == null ? null : Digests.sha256(Json.write(input.canonical(scope.agent())));
+        idempotencyKey == null ? null : Digests.sha256(Json.write(input.canonical(scope)));
     if (idempotencyKey != null) {
       Optional<Encoded> replay = replay(caller, idempotencyKey, hash, now);
       if (replay.isPresent()) {
@@ -142,6 +142,8 @@ public final class MemoryService implements AutoCloseable {
     MemoryRecord.Draft draft = new MemoryRecord.Draft(
         caller.orgId(),
         scope.agent(),
+        scope.user(),
+        input.session(),
         input.text(),
         input.subject(),
         input.kind(),
@@ -264,9 +266,7 @@ public final class MemoryService implements AutoCloseable {
             ChangeAuthor.of(caller, requestId),
             now,
             repeat.usedAt() == null ? now : repeat.usedAt(),
-            found -> found
-                .filter(m -> scope.owns(m.agent()))
-                .orElseThrow(() -> notFound(twinId, scope)));
+            found -> found.filter(m -> scope.owns(m)).orElseThrow(() -> notFound(twinId, scope)));
         java.util.Map<String, Object> view =
             new java.util.LinkedHashMap<>(MemoryViews.memory(reinforced.after()));
         view.put("deduplicated", true);
@@ -305,7 +305,7 @@ public final class MemoryService implements AutoCloseable {
       MemoryRecord m = store.find(orgId, hit.memoryId()).orElse(null);
       if (m == null
           || m.state() != MemoryState.DURABLE
-          || !scope.owns(m.agent())
+          || !scope.owns(m)
           || !MemoryDigest.sameSubject(input.subject(), m.subject())
           || input.occurredAt() != null
               && input.occurredAt().toEpochMilli() != m.occurredAt().toEpochMilli()) {
@@ -416,6 +416,8 @@ public final class MemoryService implements AutoCloseable {
       MemoryRecord.Draft draft = new MemoryRecord.Draft(
           caller.orgId(),
           scope.agent(),
+          scope.user(),
+          input.session(),
           staged.get(i),
           input.subject(),
           plan.kind(),
@@ -433,6 +435,8 @@ public final class MemoryService implements AutoCloseable {
         eventId,
         caller.orgId(),
         scope.agent(),
+        scope.user(),
+        input.session(),
         input.type(),
         input.source(),
         input.subject(),
@@ -471,7 +475,7 @@ public final class MemoryService implements AutoCloseable {
   public BusinessEvent event(Principal caller, AgentScope scope, String eventId) {
     return events
         .find(caller.orgId(), eventId)
-        .filter(e -> scope.owns(e.agent()))
+        .filter(e -> scope.owns(e.agent(), e.endUser()))
         .orElseThrow(
             () -> ApiException.notFound("Event " + eventId + " not found in " + scope.describe()));
   }
@@ -492,7 +496,7 @@ public final class MemoryService implements AutoCloseable {
   public MemoryRecord get(Principal caller, AgentScope scope, String memoryId) {
     return store
         .find(caller.orgId(), memoryId)
-        .filter(m -> scope.sees(m.agent()))
+        .filter(m -> scope.sees(m))
         .orElseThrow(() -> notFound(memoryId, scope));
   }
 
@@ -534,8 +538,8 @@ public final class MemoryService implements AutoCloseable {
             clock.instant(),
             found -> {
               MemoryRecord memory =
-                  found.filter(m -> scope.sees(m.agent())).orElseThrow(() -> notFound(id, scope));
-              if (action.changesContent() && !scope.owns(memory.agent())) {
+                  found.filter(m -> scope.sees(m)).orElseThrow(() -> notFound(id, scope));
+              if (action.changesContent() && !scope.owns(memory)) {
                 throw ApiException.forbidden(
                     "shared_memory",
                     "Memory " + id + " is organization-wide; only a call at "
@@ -558,7 +562,7 @@ public final class MemoryService implements AutoCloseable {
   public MemoryRecord edit(
       Principal caller, AgentScope scope, String id, MemoryEdit edit, String requestId) {
     MemoryRecord current = get(caller, scope, id);
-    if (!scope.owns(current.agent())) {
+    if (!scope.owns(current)) {
       throw ApiException.forbidden(
           "shared_memory",
           "Memory " + id + " is organization-wide; only a call at the organization level may "
@@ -609,14 +613,15 @@ public final class MemoryService implements AutoCloseable {
   /**
    * Finds what is worth remembering in a conversation ({@link ConversationExtractor}) and, unless
    * it is a dry run, writes each new statement as a memory of the boundary, by the organization's
-   * write mode (durable, or a candidate to review). A statement the boundary already holds is
-   * skipped, not written twice.
+   * write mode (durable, or a candidate to review), for the boundary's end user and from {@code
+   * session} (null: none). A statement the boundary already holds is skipped, not written twice.
    */
   public Extraction extract(
       Principal caller,
       AgentScope scope,
       List<String> roles,
       List<String> contents,
+      String session,
       boolean dryRun,
       String requestId) {
     List<ConversationExtractor.Proposal> proposals = ConversationExtractor.extract(roles, contents);
@@ -633,7 +638,8 @@ public final class MemoryService implements AutoCloseable {
             ConversationExtractor.CONFIDENCE,
             Json.write(
                 java.util.Map.of("extractedFrom", "conversation", "message", proposal.message())),
-            null);
+            null,
+            session);
         written.add(encode(caller, scope, input, null, requestId).memory());
       }
     }
@@ -658,19 +664,13 @@ public final class MemoryService implements AutoCloseable {
     if (!after.isBefore(before)) {
       return List.of();
     }
-    return index
-        .search()
-        .vector(
-            queryVector,
-            new MemorySearch.Filter(
-                filter.orgId(), filter.scope(), filter.subject(), filter.kinds(), after, before),
-            MIN_CANDIDATES);
+    return index.search().vector(queryVector, filter.between(after, before), MIN_CANDIDATES);
   }
 
   /** The rows retrieval may return to this boundary (the index is derived: rows decide). */
   private static List<MemoryRecord> retrievable(Map<String, MemoryRecord> rows, AgentScope scope) {
     return rows.values().stream()
-        .filter(m -> m.isRetrievable() && scope.sees(m.agent()))
+        .filter(m -> m.isRetrievable() && scope.sees(m))
         .toList();
   }
 
@@ -702,7 +702,8 @@ public final class MemoryService implements AutoCloseable {
         request.subject(),
         request.kinds(),
         request.after(),
-        request.before());
+        request.before(),
+        request.session());
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
     boolean hybrid = request.mode() == RetrievalRequest.RankingMode.HYBRID;
     QueryTime.Range time = hybrid ? QueryTime.named(request.query(), now).orElse(null) : null;
@@ -882,8 +883,14 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /** An event as received, validated. */
+  /** A developer event as sent; {@code session}: the session it came from, or null. */
   public record EventInput(
-      String type, String source, String subject, String text, ObjectNode metadata) {}
+      String type,
+      String source,
+      String subject,
+      String text,
+      ObjectNode metadata,
+      String session) {}
 
   @Override
   public void close() {

@@ -31,6 +31,8 @@ public final class MemoryStore {
       rs.getString("id"),
       rs.getString("org_id"),
       rs.getString("agent"),
+      rs.getString("end_user_id"),
+      rs.getString("session_id"),
       rs.getString("text"),
       rs.getString("subject"),
       MemoryKind.fromId(rs.getString("memory_kind")).orElseThrow(),
@@ -100,18 +102,20 @@ public final class MemoryStore {
 
   public void insert(Handle h, MemoryRecord m) {
     Update insert = h.createUpdate("""
-            INSERT INTO memories (id, org_id, agent, text, subject, memory_kind, confidence, state, source,
+            INSERT INTO memories (id, org_id, agent, end_user_id, session_id, text, subject, memory_kind, confidence, state, source,
                                   event_id, metadata, credential_id, user_id, request_id, idempotency_key,
                                   occurred_at, created_at, updated_at, recent_uses, older_use_count,
                                   older_use_weight, first_use_at, last_used_at, reinforcement_count,
                                   retrieval_count, embedding, text_digest)
-            VALUES (:id, :org, :agent, :text, :subject, :kind, :confidence, :state, :source, :event, :metadata,
+            VALUES (:id, :org, :agent, :endUser, :session, :text, :subject, :kind, :confidence, :state, :source, :event, :metadata,
                     :credential, :user, :request, :idempotencyKey, :occurredAt, :createdAt, :updatedAt,
                     :recentUses, :olderCount, :olderWeight, :firstUseAt, :lastUsedAt, :reinforcements,
                     :retrievals, :embedding, :digest)""")
         .bind("id", m.id())
         .bind("org", m.orgId())
         .bind("agent", m.agent())
+        .bind("endUser", m.endUser())
+        .bind("session", m.session())
         .bind("text", m.text())
         .bind("subject", m.subject())
         .bind("kind", m.kind().id())
@@ -309,7 +313,7 @@ public final class MemoryStore {
   public Optional<String> durableTwin(
       Handle h, String orgId, AgentScope scope, String digest, String subject, Instant occurredAt) {
     var query = h.createQuery("SELECT id, subject FROM memories WHERE org_id = :org"
-            + " AND text_digest = :digest AND state = 'durable' AND " + scope.sqlCondition("agent")
+            + " AND text_digest = :digest AND state = 'durable' AND " + scope.sqlCondition()
             + (occurredAt == null ? "" : " AND occurred_at = :occurredAt")
             + " ORDER BY created_at, id")
         .bind("org", orgId)
@@ -358,7 +362,7 @@ public final class MemoryStore {
   public boolean knows(String orgId, AgentScope scope, String text) {
     return db.read(h -> h.createQuery(
             "SELECT 1 FROM memories WHERE org_id = :org AND state IN ('candidate', 'durable')"
-                + " AND text = :text AND " + scope.sqlCondition("agent") + " LIMIT 1")
+                + " AND text = :text AND " + scope.sqlCondition() + " LIMIT 1")
         .bind("org", orgId)
         .bind("text", text)
         .bindMap(scope.sqlBindings())
@@ -387,27 +391,32 @@ public final class MemoryStore {
         .execute();
   }
 
-  /** A page of the boundary's memories, newest first, filtered by state, kind and subject. */
-  /** What a list keeps: states, and optionally a kind, a subject, and when it occurred [from, until). */
+  /**
+   * What a list keeps: states, and optionally a kind, a subject, when it occurred [from, until)
+   * and the session it came from.
+   */
   public record Filter(
       Collection<MemoryState> states,
       MemoryKind kind,
       String subject,
       Instant occurredFrom,
-      Instant occurredUntil) {
+      Instant occurredUntil,
+      String session) {
     public Filter(Collection<MemoryState> states, MemoryKind kind, String subject) {
-      this(states, kind, subject, null, null);
+      this(states, kind, subject, null, null, null);
     }
   }
 
+  /** A page of the boundary's memories, newest first, filtered. */
   public List<MemoryRecord> list(
       String orgId, AgentScope scope, Filter filter, String beforeId, int limit) {
     String sql = "SELECT * FROM memories WHERE org_id = :org AND id < :before"
-        + " AND state IN (<states>) AND " + scope.sqlCondition("agent")
+        + " AND state IN (<states>) AND " + scope.sqlCondition()
         + (filter.kind() == null ? "" : " AND memory_kind = :kind")
         + (filter.subject() == null ? "" : " AND subject = :subject")
         + (filter.occurredFrom() == null ? "" : " AND occurred_at >= :from")
         + (filter.occurredUntil() == null ? "" : " AND occurred_at < :until")
+        + (filter.session() == null ? "" : " AND session_id = :session")
         + " ORDER BY id DESC LIMIT :limit";
     return db.read(h -> {
       var query = h.createQuery(sql)
@@ -428,6 +437,9 @@ public final class MemoryStore {
       if (filter.occurredUntil() != null) {
         query.bind("until", filter.occurredUntil().toEpochMilli());
       }
+      if (filter.session() != null) {
+        query.bind("session", filter.session());
+      }
       return query.map(MEMORY).list();
     });
   }
@@ -436,7 +448,7 @@ public final class MemoryStore {
   public List<MemoryRecord> candidates(String orgId, AgentScope scope, String afterId, int limit) {
     return db.read(
         h -> h.createQuery("SELECT * FROM memories WHERE org_id = :org AND state = 'candidate'"
-                + " AND id > :after AND " + scope.sqlCondition("agent")
+                + " AND id > :after AND " + scope.sqlCondition()
                 + " ORDER BY id LIMIT :limit")
             .bind("org", orgId)
             .bind("after", afterId == null ? "" : afterId)

@@ -23,6 +23,8 @@ public final class MemoryViews {
     view.put("confidence", m.confidence());
     view.put("state", m.state().id());
     view.put("agent", m.agent());
+    view.put("userId", m.endUser());
+    view.put("sessionId", m.session());
     view.put("source", m.origin().source().id());
     view.put("eventId", m.origin().eventId());
     view.put(
@@ -66,6 +68,8 @@ public final class MemoryViews {
     view.put(
         "metadata", e.metadataJson() == null ? null : Json.read(e.metadataJson(), JsonNode.class));
     view.put("agent", e.agent());
+    view.put("userId", e.endUser());
+    view.put("sessionId", e.session());
     view.put("receivedAt", e.receivedAt().toString());
     view.put("staging", Json.read(e.stagingJson(), JsonNode.class));
     return view;

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * A validated retrieval request. Besides the spec's four fields it takes filters (subject,
- * memoryKind, a time range on occurredAt), the context budget, the ranking mode (for comparing
+ * memoryKind, a time range on occurredAt, a session; the end user is the boundary's), the context budget, the ranking mode (for comparing
  * and debugging; hybrid with activation is what ships) and whether the results count as a use.
  */
 public record RetrievalRequest(
@@ -25,7 +25,8 @@ public record RetrievalRequest(
     Instant before,
     RankingMode mode,
     boolean useActivation,
-    boolean recordUse) {
+    boolean recordUse,
+    String session) {
   public static final int DEFAULT_LIMIT = 10;
   public static final int MAX_LIMIT = 100;
   public static final int MAX_QUERY = 4_000;
@@ -56,7 +57,9 @@ public record RetrievalRequest(
       "before",
       "mode",
       "useActivation",
-      "recordUse");
+      "recordUse",
+      EndUsers.USER_FIELD,
+      EndUsers.SESSION_FIELD);
 
   /**
    * What a conversation asks of memory (the inference gateway): the shipped hybrid ranking with
@@ -76,7 +79,8 @@ public record RetrievalRequest(
         null,
         RankingMode.HYBRID,
         true,
-        false);
+        false,
+        null);
   }
 
   public static RetrievalRequest parse(JsonBody body) {
@@ -121,7 +125,8 @@ public record RetrievalRequest(
         before,
         mode,
         body.optionalBoolean("useActivation").orElse(true),
-        body.optionalBoolean("recordUse").orElse(true));
+        body.optionalBoolean("recordUse").orElse(true),
+        EndUsers.session(body));
   }
 
   /** {@code memoryKind}: one kind, or a list of kinds (any of them matches). */

@@ -167,9 +167,12 @@ final class ReflectionPlanner {
   }
 
   private static boolean couldConflict(MemoryRecord a, MemoryRecord b) {
-    return a.state() == MemoryState.DURABLE
-        && b.state() == MemoryState.DURABLE
-        && Objects.equals(a.agent(), b.agent());
+    return a.state() == MemoryState.DURABLE && b.state() == MemoryState.DURABLE && sameOwner(a, b);
+  }
+
+  /** Two memories of one boundary: same agent and same end user (never two users' memories). */
+  private static boolean sameOwner(MemoryRecord a, MemoryRecord b) {
+    return Objects.equals(a.agent(), b.agent()) && Objects.equals(a.endUser(), b.endUser());
   }
 
   private static ConflictRule.Reading reading(
@@ -261,7 +264,7 @@ final class ReflectionPlanner {
       if (pair.similarity() >= threshold
           && pair.a().state() == MemoryState.DURABLE
           && pair.b().state() == MemoryState.DURABLE
-          && Objects.equals(pair.a().agent(), pair.b().agent())
+          && sameOwner(pair.a(), pair.b())
           && !conflicting.contains(pairKey(pair.a(), pair.b()))) {
         byId.put(pair.a().id(), pair.a());
         byId.put(pair.b().id(), pair.b());
@@ -345,6 +348,7 @@ final class ReflectionPlanner {
       if (candidate.state() == MemoryState.CANDIDATE
           && durable.state() == MemoryState.DURABLE
           && (durable.agent() == null || durable.agent().equals(candidate.agent()))
+          && (durable.endUser() == null || durable.endUser().equals(candidate.endUser()))
           && pair.similarity() >= rules.corroborationThreshold()) {
         corroboration.merge(
             candidate.id(), pair, (x, y) -> x.similarity() >= y.similarity() ? x : y);

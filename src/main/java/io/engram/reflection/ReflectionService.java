@@ -369,8 +369,8 @@ public final class ReflectionService implements AutoCloseable {
     flags.forEach(f -> others.add((String) f.get("relatedMemoryId")));
     others.remove(null);
     Map<String, MemoryRecord> visible = memory.findAll(orgId, others);
-    Predicate<String> shown = id ->
-        id == null || visible.containsKey(id) && scope.sees(visible.get(id).agent());
+    Predicate<String> shown =
+        id -> id == null || visible.containsKey(id) && scope.sees(visible.get(id));
     Map<String, Object> view = new LinkedHashMap<>();
     view.put(
         "flags",

@@ -217,6 +217,52 @@ class ChatCompletionTest {
   }
 
   @Test
+  void openAisUserFieldOrTheHeaderNamesTheEndUserWhoseMemoriesAConversationSees() {
+    String ada = gateway
+        .server
+        .http
+        .post("/v1/memory")
+        .bearer(gateway.token)
+        .json(
+            "{\"text\":\"Ada's preferred airline for work trips is Finnair.\",\"userId\":\"ada\"}")
+        .send()
+        .json()
+        .get("id")
+        .asText();
+    String question = "Which airline should I book for my work trip?";
+
+    Http.Response asAda = gateway
+        .chat(gateway.token, GatewayFixture.body(question, "\"user\":\"ada\""))
+        .send();
+    assertThat(asAda.status()).as(asAda.text()).isEqualTo(200);
+    assertThat(asAda.header("X-Engram-Memory-Ids")).contains(ada);
+    assertThat(
+            gateway.upstream.lastRequest().get("messages").get(0).get("content").asText())
+        .contains("Finnair");
+    Http.Response byHeader = gateway
+        .chat(gateway.token, GatewayFixture.body(question, ""))
+        .header("X-Engram-User", "ada")
+        .send();
+    assertThat(byHeader.header("X-Engram-Memory-Ids")).contains(ada);
+
+    Http.Response asBob = gateway
+        .chat(gateway.token, GatewayFixture.body(question, "\"user\":\"bob\""))
+        .send();
+    assertThat(asBob.status()).as(asBob.text()).isEqualTo(200);
+    assertThat(asBob.header("X-Engram-Memory-Ids")).doesNotContain(ada);
+    Http.Response nobody =
+        gateway.chat(gateway.token, GatewayFixture.body(question, "")).send();
+    assertThat(nobody.header("X-Engram-Memory-Ids")).doesNotContain(ada);
+
+    Http.Response disagreeing = gateway
+        .chat(gateway.token, GatewayFixture.body(question, "\"user\":\"bob\""))
+        .header("X-Engram-User", "ada")
+        .send();
+    assertThat(disagreeing.status()).as(disagreeing.text()).isEqualTo(400);
+    assertThat(disagreeing.json().at("/error/param").asText()).isEqualTo("user");
+  }
+
+  @Test
   void agentBoundariesDecideWhichMemoriesAConversationSees() {
     String sales =
         gateway.remember("The sales team's discount ceiling for Acme is 12 percent.", "sales");

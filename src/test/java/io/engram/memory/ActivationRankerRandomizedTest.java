@@ -75,6 +75,8 @@ class ActivationRankerRandomizedTest {
             memory.id(),
             memory.orgId(),
             memory.agent(),
+            memory.endUser(),
+            memory.session(),
             memory.text(),
             memory.subject(),
             memory.kind(),

@@ -71,6 +71,8 @@ class ContextBlockTokensTest {
             "mem_" + round + "_" + i,
             "org_1",
             null,
+            null,
+            null,
             text(random),
             random.nextBoolean() ? null : text(random),
             kinds[random.nextInt(kinds.length)],

@@ -22,6 +22,8 @@ class RowCacheTest {
         id,
         "org_1",
         null,
+        null,
+        null,
         "text of " + id,
         null,
         MemoryKind.FACT,

@@ -47,6 +47,15 @@ public final class Operator {
         .asText();
   }
 
+  /** Creates a context access token bound to one end user and returns its secret. */
+  public String endUserToken(String orgId, String endUser, String... scopes) {
+    String body = "{\"name\":\"user token\",\"scopes\":" + Json.write(scopes) + ",\"end_user_id\":"
+        + Json.write(endUser) + "}";
+    return created(send(http.post("/v1/organizations/" + orgId + "/tokens").json(body)))
+        .get("token")
+        .asText();
+  }
+
   static JsonNode created(Http.Response response) {
     assertThat(response.status()).as(response.text()).isEqualTo(201);
     return response.json();

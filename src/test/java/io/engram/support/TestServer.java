@@ -172,6 +172,11 @@ public final class TestServer implements AutoCloseable {
     return operator().token(orgId, agents, scopes);
   }
 
+  /** Creates a context access token bound to one end user and returns its secret. */
+  public String endUserToken(String orgId, String endUser, String... scopes) {
+    return operator().endUserToken(orgId, endUser, scopes);
+  }
+
   public JsonNode createUser(String orgId, String email, String role, String password) {
     String body =
         "{\"email\":\"" + email + "\",\"role\":\"" + role + "\",\"password\":\"" + password + "\"}";

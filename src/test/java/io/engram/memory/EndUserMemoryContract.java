@@ -1,0 +1,288 @@
+package io.engram.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.platform.json.Json;
+import io.engram.support.Http;
+import io.engram.support.TestServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * End users and sessions through HTTP: a call for an end user reads that user's memories and the
+ * shared ones and never another user's (by retrieval, list or id), a token bound to an end user is
+ * that user without saying so and cannot act for another, and a session narrows a list and a
+ * search. On SQLite and PostgreSQL.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class EndUserMemoryContract {
+  TestServer server;
+  String org;
+  String token;
+
+  abstract TestServer startServer();
+
+  @BeforeAll
+  void start() {
+    server = startServer();
+    org = server.createOrganization("growth");
+    token =
+        server.token(org, null, "memory:read", "memory:write", "memory:control", "memory:delete");
+  }
+
+  @AfterAll
+  void stop() {
+    server.close();
+  }
+
+  private Http.Response encode(String bearer, String body) {
+    return server.http.post("/v1/memory").bearer(bearer).json(body).send();
+  }
+
+  private String encoded(String bearer, String body) {
+    Http.Response response = encode(bearer, body);
+    assertThat(response.status()).as(response.text()).isEqualTo(201);
+    return response.json().get("id").asText();
+  }
+
+  private List<String> retrieved(Http.Call call) {
+    Http.Response response = call.send();
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+    List<String> ids = new ArrayList<>();
+    response.json().get("memories").forEach(m -> ids.add(m.get("id").asText()));
+    return ids;
+  }
+
+  private Http.Call retrieve(String bearer, String body) {
+    return server.http.post("/v1/memory/retrieve").bearer(bearer).json(body);
+  }
+
+  private List<String> listed(String bearer, String query) {
+    Http.Response response =
+        server.http.get("/v1/memory?" + query).bearer(bearer).send();
+    assertThat(response.status()).as(response.text()).isEqualTo(200);
+    List<String> ids = new ArrayList<>();
+    response.json().get("data").forEach(m -> ids.add(m.get("id").asText()));
+    return ids;
+  }
+
+  @Test
+  void aCallForAnEndUserSeesTheirMemoriesAndTheSharedOnesNeverAnotherUsers() {
+    String shared = encoded(token, "{\"text\":\"The Lisbon office closes at six on Fridays.\"}");
+    String ada = encoded(
+        token, "{\"text\":\"Ada works late at the Lisbon office on Fridays.\",\"userId\":\"ada\"}");
+    Http.Response byHeader = server
+        .http
+        .post("/v1/memory")
+        .bearer(token)
+        .header("X-Engram-User", "bob")
+        .json("{\"text\":\"Bob never goes to the Lisbon office on Fridays.\"}")
+        .send();
+    assertThat(byHeader.status()).as(byHeader.text()).isEqualTo(201);
+    assertThat(byHeader.json().get("userId").asText()).isEqualTo("bob");
+    String bob = byHeader.json().get("id").asText();
+
+    String question = "{\"query\":\"Lisbon office on Fridays\",\"limit\":10";
+    assertThat(retrieved(retrieve(token, question + ",\"userId\":\"ada\"}")))
+        .contains(shared, ada)
+        .doesNotContain(bob);
+    assertThat(retrieved(retrieve(token, question + "}").header("X-Engram-User", "bob")))
+        .contains(shared, bob)
+        .doesNotContain(ada);
+    assertThat(retrieved(retrieve(token, question + "}")))
+        .contains(shared)
+        .doesNotContain(ada, bob);
+
+    // A list is the boundary's own memories: the user's alone, or the shared ones.
+    assertThat(listed(token, "userId=ada")).contains(ada).doesNotContain(shared, bob);
+    assertThat(listed(token, "")).contains(shared).doesNotContain(ada, bob);
+
+    // Another user's id is not there at all: 404 to read, change or delete, and it stays.
+    for (Http.Call call : List.of(
+        server.http.get("/v1/memory/" + bob + "?userId=ada").bearer(token),
+        server.http.get("/v1/memory/" + bob).bearer(token),
+        server.http.delete("/v1/memory/" + bob + "?userId=ada").bearer(token),
+        server
+            .http
+            .post("/v1/memory/" + bob + "/suppress")
+            .bearer(token)
+            .header("X-Engram-User", "ada"),
+        server
+            .http
+            .patch("/v1/memory/" + bob + "?userId=ada")
+            .bearer(token)
+            .body("application/merge-patch+json", "{\"text\":\"Rewritten\"}"))) {
+      Http.Response response = call.send();
+      assertThat(response.status()).as(response.text()).isEqualTo(404);
+      assertThat(response.json().at("/error/code").asText()).isNotEmpty();
+    }
+    Http.Response bobsOwn =
+        server.http.get("/v1/memory/" + bob + "?userId=bob").bearer(token).send();
+    assertThat(bobsOwn.status()).as(bobsOwn.text()).isEqualTo(200);
+    assertThat(bobsOwn.json().get("state").asText()).isEqualTo("durable");
+    assertThat(bobsOwn.json().get("text").asText()).startsWith("Bob never");
+  }
+
+  @Test
+  void theSameTextForTwoUsersIsTwoMemoriesAndTheSameUserTwiceIsOne() {
+    String body = "{\"text\":\"My favourite colour is teal.\",\"userId\":\"%s\"}";
+    String ada = encoded(token, body.formatted("ada-colour"));
+    String bob = encoded(token, body.formatted("bob-colour"));
+    assertThat(bob).isNotEqualTo(ada);
+    Http.Response again = encode(token, body.formatted("ada-colour"));
+    assertThat(again.status()).as(again.text()).isEqualTo(200);
+    assertThat(again.json().get("id").asText()).isEqualTo(ada);
+    assertThat(again.json().get("deduplicated").asBoolean()).isTrue();
+  }
+
+  @Test
+  void aTokenBoundToAnEndUserIsThatUserAndCannotActForAnother() {
+    Http.Response issued = server
+        .operator()
+        .send(server
+            .http
+            .post("/v1/organizations/" + org + "/tokens")
+            .json("{\"name\":\"carol's app\",\"scopes\":[\"memory:read\",\"memory:write\"],"
+                + "\"end_user_id\":\"carol@example.com\"}"));
+    assertThat(issued.status()).as(issued.text()).isEqualTo(201);
+    assertThat(issued.json().get("end_user_id").asText()).isEqualTo("carol@example.com");
+    String carol = issued.json().get("token").asText();
+
+    Http.Response written =
+        encode(carol, "{\"text\":\"Carol's invoices go to the Porto office.\"}");
+    assertThat(written.status()).as(written.text()).isEqualTo(201);
+    assertThat(written.json().get("userId").asText()).isEqualTo("carol@example.com");
+    String carols = written.json().get("id").asText();
+    String danas = encoded(
+        token, "{\"text\":\"Dana's invoices go to the Porto office.\",\"userId\":\"dana\"}");
+
+    assertThat(retrieved(retrieve(carol, "{\"query\":\"invoices Porto office\"}")))
+        .contains(carols)
+        .doesNotContain(danas);
+    assertThat(server.http.get("/v1/memory/" + danas).bearer(carol).send().status())
+        .isEqualTo(404);
+    for (Http.Call call : List.of(
+        retrieve(carol, "{\"query\":\"invoices\",\"userId\":\"dana\"}"),
+        server.http.get("/v1/memory?userId=dana").bearer(carol),
+        server
+            .http
+            .post("/v1/memory")
+            .bearer(carol)
+            .header("X-Engram-User", "dana")
+            .json("{\"text\":\"Not Carol's to write.\"}"))) {
+      Http.Response refused = call.send();
+      assertThat(refused.status()).as(refused.text()).isEqualTo(403);
+      assertThat(refused.json().at("/error/code").asText()).isEqualTo("user_not_allowed");
+    }
+    // Naming itself is fine.
+    assertThat(
+            retrieved(retrieve(carol, "{\"query\":\"invoices\",\"userId\":\"carol@example.com\"}")))
+        .contains(carols);
+  }
+
+  @Test
+  void aSessionNarrowsAListAndASearchAndIsShownOnTheMemory() {
+    String first = encoded(
+        token,
+        "{\"text\":\"We picked the blue tiles for the kitchen.\",\"userId\":\"erin\","
+            + "\"sessionId\":\"thread-1\"}");
+    String second = encoded(
+        token,
+        "{\"text\":\"We picked the green tiles for the bathroom.\",\"userId\":\"erin\","
+            + "\"sessionId\":\"thread-2\"}");
+    Http.Response shown =
+        server.http.get("/v1/memory/" + first + "?userId=erin").bearer(token).send();
+    assertThat(shown.json().get("sessionId").asText()).isEqualTo("thread-1");
+
+    assertThat(listed(token, "userId=erin&sessionId=thread-1")).containsExactly(first);
+    assertThat(listed(token, "userId=erin")).contains(first, second);
+    assertThat(
+            retrieved(
+                retrieve(
+                    token,
+                    "{\"query\":\"which tiles did we pick\",\"userId\":\"erin\",\"sessionId\":\"thread-2\"}")))
+        .containsExactly(second);
+
+    Http.Response event = server
+        .http
+        .post("/v1/memory/events")
+        .bearer(token)
+        .json("{\"type\":\"order.placed\",\"source\":\"shop\",\"text\":\"Erin ordered 40 tiles.\","
+            + "\"userId\":\"erin\",\"sessionId\":\"thread-2\"}")
+        .send();
+    assertThat(event.status()).as(event.text()).isEqualTo(201);
+    assertThat(event.json().at("/event/userId").asText()).isEqualTo("erin");
+    assertThat(event.json().at("/event/sessionId").asText()).isEqualTo("thread-2");
+    event.json().get("candidates").forEach(c -> {
+      assertThat(c.get("userId").asText()).isEqualTo("erin");
+      assertThat(c.get("sessionId").asText()).isEqualTo("thread-2");
+    });
+  }
+
+  @Test
+  void badUserAndSessionIdsAreClearErrorsAndStoreNothing() {
+    Random random = new Random(45);
+    List<String> bad = new ArrayList<>(List.of("\u0000", "a\nb", "x".repeat(257)));
+    for (int i = 0; i < 20; i++) {
+      StringBuilder id = new StringBuilder("u");
+      id.append((char) random.nextInt(0x20)); // a control character somewhere
+      id.append("z".repeat(random.nextInt(10)));
+      bad.add(id.toString());
+    }
+    long before = memoryCount();
+    for (String id : bad) {
+      for (String field : List.of("userId", "sessionId")) {
+        Http.Response response =
+            encode(token, Json.write(Map.of("text", "A memory with a bad " + field, field, id)));
+        assertThat(response.status()).as(field + " " + response.text()).isEqualTo(400);
+        assertThat(response.json().at("/error/param").asText()).isEqualTo(field);
+      }
+    }
+    for (String body : List.of(
+        "{\"text\":\"x\",\"userId\":12}",
+        "{\"text\":\"x\",\"userId\":null}",
+        "{\"text\":\"x\",\"sessionId\":[\"a\"]}",
+        "{\"text\":\"x\",\"userId\":\"\"}")) {
+      Http.Response response = encode(token, body);
+      assertThat(response.status()).as(body + " " + response.text()).isEqualTo(400);
+    }
+    Http.Response disagreeing = server
+        .http
+        .post("/v1/memory?userId=ada")
+        .bearer(token)
+        .json("{\"text\":\"Whose is this?\",\"userId\":\"bob\"}")
+        .send();
+    assertThat(disagreeing.status()).as(disagreeing.text()).isEqualTo(400);
+    assertThat(memoryCount()).isEqualTo(before);
+
+    Http.Response badToken = server
+        .operator()
+        .send(server
+            .http
+            .post("/v1/organizations/" + org + "/tokens")
+            .json("{\"name\":\"t\",\"scopes\":[\"memory:read\"],\"end_user_id\":\"a\\u0001b\"}"));
+    assertThat(badToken.status()).as(badToken.text()).isEqualTo(400);
+    assertThat(badToken.json().at("/error/param").asText()).isEqualTo("end_user_id");
+    JsonNode listedQuery =
+        server.http.get("/v1/memory?sessionId=%01").bearer(token).send().json();
+    assertThat(listedQuery.at("/error/param").asText()).isEqualTo("sessionId");
+  }
+
+  private long memoryCount() {
+    return server
+        .engram
+        .services()
+        .database()
+        .read(h -> h.createQuery("SELECT COUNT(*) FROM memories WHERE org_id = :org")
+            .bind("org", org)
+            .mapTo(Long.class)
+            .one());
+  }
+}
