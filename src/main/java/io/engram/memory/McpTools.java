@@ -200,7 +200,13 @@ final class McpTools {
             caller,
             scope,
             new MemoryStore.Filter(
-                List.of(MemoryState.DURABLE), null, null, null, null, EndUsers.session(body)),
+                List.of(MemoryState.DURABLE),
+                null,
+                null,
+                null,
+                null,
+                EndUsers.session(body),
+                MetadataFilters.NONE),
             body.optionalString("before", 64).orElse(null),
             body.optionalInt("limit", 1, 100).orElse(20));
         yield Map.of("memories", page.stream().map(MemoryViews::memory).toList());

@@ -69,6 +69,12 @@ public final class MemoryDocument {
     // Sortable too: a hit's neighbours in time are found by sorting on it (MemorySearch).
     doc.add(new NumericDocValuesField(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
     doc.add(new TextField(TEXT, memory.indexedText(), Field.Store.NO));
+    // Metadata, so a search's filters on it run inside the index (MetadataFilters).
+    if (memory.metadataJson() != null) {
+      MetadataFilters.fields(io.engram.platform.json.Json.read(
+              memory.metadataJson(), com.fasterxml.jackson.databind.JsonNode.class))
+          .forEach(doc::add);
+    }
     doc.add(
         new KnnFloatVectorField(VECTOR, memory.embedding(), VectorSimilarityFunction.DOT_PRODUCT));
     return doc;

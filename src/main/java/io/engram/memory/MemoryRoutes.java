@@ -341,7 +341,8 @@ public final class MemoryRoutes implements RouteModule {
         ctx.queryParam("subject"),
         from,
         until,
-        EndUsers.session(ctx.queryParam(EndUsers.SESSION_FIELD), EndUsers.SESSION_FIELD));
+        EndUsers.session(ctx.queryParam(EndUsers.SESSION_FIELD), EndUsers.SESSION_FIELD),
+        listFilters(ctx));
     List<MemoryRecord> page = memory.list(caller, scope, filter, ctx.queryParam("before"), limit);
     Responses.json(
         ctx,
@@ -349,6 +350,22 @@ public final class MemoryRoutes implements RouteModule {
             page.stream().map(MemoryViews::memory).toList(),
             "nextBefore",
             page.size() == limit ? page.getLast().id() : null));
+  }
+
+  /** {@code filters}: the metadata conditions of a list, as a JSON object in the query string. */
+  private static MetadataFilters listFilters(Context ctx) {
+    String filters = ctx.queryParam(MetadataFilters.FIELD);
+    if (filters == null || filters.isEmpty()) {
+      return MetadataFilters.NONE;
+    }
+    JsonNode parsed;
+    try {
+      parsed = io.engram.platform.json.Json.MAPPER.readTree(filters);
+    } catch (java.io.IOException e) {
+      throw ApiException.badRequest(
+          MetadataFilters.FIELD, "'filters' must be a JSON object, such as {\"team\":\"sales\"}");
+    }
+    return MetadataFilters.parse(parsed);
   }
 
   private void candidates(Context ctx) {

@@ -71,7 +71,8 @@ public final class MemorySearch {
 
   /**
    * What a search may return: the organization, the agents and end users it sees, and the caller's
-   * filters ({@code session}: only that session's memories; null for any).
+   * filters ({@code session}: only that session's memories, null for any; {@code metadata}: the
+   * conditions on metadata, searched inside the index).
    */
   public record Filter(
       String orgId,
@@ -80,7 +81,8 @@ public final class MemorySearch {
       Set<MemoryKind> kinds,
       Instant after,
       Instant before,
-      String session) {
+      String session,
+      MetadataFilters metadata) {
     public Filter(
         String orgId,
         AgentScope scope,
@@ -88,12 +90,12 @@ public final class MemorySearch {
         Set<MemoryKind> kinds,
         Instant after,
         Instant before) {
-      this(orgId, scope, subject, kinds, after, before, null);
+      this(orgId, scope, subject, kinds, after, before, null, MetadataFilters.NONE);
     }
 
     /** The same filter over another time range. */
     public Filter between(Instant from, Instant to) {
-      return new Filter(orgId, scope, subject, kinds, from, to, session);
+      return new Filter(orgId, scope, subject, kinds, from, to, session, metadata);
     }
   }
 
@@ -463,6 +465,10 @@ public final class MemorySearch {
       query.add(
           new TermQuery(new Term(MemoryDocument.SESSION, filter.session())),
           BooleanClause.Occur.FILTER);
+    }
+    Query metadata = filter.metadata() == null ? null : filter.metadata().query();
+    if (metadata != null) {
+      query.add(metadata, BooleanClause.Occur.FILTER);
     }
     if (filter.subject() != null) {
       query.add(

@@ -649,7 +649,26 @@ public final class MemoryService implements AutoCloseable {
   /** The boundary's memories, newest first, filtered (for listing, not ranking). */
   public List<MemoryRecord> list(
       Principal caller, AgentScope scope, MemoryStore.Filter filter, String before, int limit) {
-    return store.list(caller.orgId(), scope, filter, before, limit);
+    if (filter.metadata().isEmpty()) {
+      return store.list(caller.orgId(), scope, filter, before, limit);
+    }
+    // Metadata conditions are tested on each row, reading LIST_SCAN rows at a time from the
+    // cursor until the page is full or the boundary has no more: memory stays bounded.
+    List<MemoryRecord> page = new ArrayList<>();
+    String cursor = before;
+    while (page.size() < limit) {
+      List<MemoryRecord> rows = store.list(caller.orgId(), scope, filter, cursor, LIST_SCAN);
+      for (MemoryRecord row : rows) {
+        if (page.size() < limit && meets(filter.metadata(), row)) {
+          page.add(row);
+        }
+      }
+      if (rows.size() < LIST_SCAN) {
+        break;
+      }
+      cursor = rows.getLast().id();
+    }
+    return page;
   }
 
   /**
@@ -668,10 +687,20 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /** The rows retrieval may return to this boundary (the index is derived: rows decide). */
-  private static List<MemoryRecord> retrievable(Map<String, MemoryRecord> rows, AgentScope scope) {
+  private static List<MemoryRecord> retrievable(
+      Map<String, MemoryRecord> rows, AgentScope scope, MetadataFilters filters) {
     return rows.values().stream()
-        .filter(m -> m.isRetrievable() && scope.sees(m))
+        .filter(m -> m.isRetrievable() && scope.sees(m) && meets(filters, m))
         .toList();
+  }
+
+  /** Whether a row's metadata meets the filters (the row, not the index, has the last word). */
+  private static boolean meets(MetadataFilters filters, MemoryRecord memory) {
+    return filters.isEmpty()
+        || filters.matches(
+            memory.metadataJson() == null
+                ? null
+                : Json.read(memory.metadataJson(), com.fasterxml.jackson.databind.JsonNode.class));
   }
 
   private static Instant later(Instant a, Instant b) {
@@ -685,6 +714,9 @@ public final class MemoryService implements AutoCloseable {
   private static String abbreviated(String text) {
     return text.length() <= 500 ? text : text.substring(0, 500) + "...";
   }
+
+  /** How many rows a list with metadata filters reads at a time. */
+  private static final int LIST_SCAN = 500;
 
   // ---- retrieval
 
@@ -703,7 +735,8 @@ public final class MemoryService implements AutoCloseable {
         request.kinds(),
         request.after(),
         request.before(),
-        request.session());
+        request.session(),
+        request.filters());
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
     boolean hybrid = request.mode() == RetrievalRequest.RankingMode.HYBRID;
     QueryTime.Range time = hybrid ? QueryTime.named(request.query(), now).orElse(null) : null;
@@ -722,7 +755,7 @@ public final class MemoryService implements AutoCloseable {
     thenHits.forEach(hit -> ids.add(hit.memoryId()));
     Map<String, MemoryRecord> rows = store.findCandidates(caller.orgId(), ids);
     // The index is derived: the database has the last word on state and boundary.
-    List<MemoryRecord> candidates = retrievable(rows, scope);
+    List<MemoryRecord> candidates = retrievable(rows, scope, request.filters());
     ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation(), time);
     List<ActivationRanker.Ranked> ranked =
         ranker.rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
@@ -742,7 +775,8 @@ public final class MemoryService implements AutoCloseable {
               .filter(id -> !rows.containsKey(id))
               .forEach(outside::add));
       if (!outside.isEmpty()) {
-        List<MemoryRecord> more = retrievable(store.findCandidates(caller.orgId(), outside), scope);
+        List<MemoryRecord> more =
+            retrievable(store.findCandidates(caller.orgId(), outside), scope, request.filters());
         ranked = ranker.rankInto(
             ranked, request.query(), more, lexicalHits, vectorHits, queryVector, now);
       }

@@ -392,8 +392,9 @@ public final class MemoryStore {
   }
 
   /**
-   * What a list keeps: states, and optionally a kind, a subject, when it occurred [from, until)
-   * and the session it came from.
+   * What a list keeps: states, and optionally a kind, a subject, when it occurred [from, until),
+   * the session it came from and conditions on its metadata (which the caller applies: here only
+   * rows without metadata are left out when there are any).
    */
   public record Filter(
       Collection<MemoryState> states,
@@ -401,9 +402,10 @@ public final class MemoryStore {
       String subject,
       Instant occurredFrom,
       Instant occurredUntil,
-      String session) {
+      String session,
+      MetadataFilters metadata) {
     public Filter(Collection<MemoryState> states, MemoryKind kind, String subject) {
-      this(states, kind, subject, null, null, null);
+      this(states, kind, subject, null, null, null, MetadataFilters.NONE);
     }
   }
 
@@ -417,6 +419,7 @@ public final class MemoryStore {
         + (filter.occurredFrom() == null ? "" : " AND occurred_at >= :from")
         + (filter.occurredUntil() == null ? "" : " AND occurred_at < :until")
         + (filter.session() == null ? "" : " AND session_id = :session")
+        + (filter.metadata().isEmpty() ? "" : " AND metadata IS NOT NULL")
         + " ORDER BY id DESC LIMIT :limit";
     return db.read(h -> {
       var query = h.createQuery(sql)

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * A validated retrieval request. Besides the spec's four fields it takes filters (subject,
- * memoryKind, a time range on occurredAt, a session; the end user is the boundary's), the context budget, the ranking mode (for comparing
+ * memoryKind, a time range on occurredAt, a session, metadata; the end user is the boundary's), the context budget, the ranking mode (for comparing
  * and debugging; hybrid with activation is what ships) and whether the results count as a use.
  */
 public record RetrievalRequest(
@@ -26,7 +26,8 @@ public record RetrievalRequest(
     RankingMode mode,
     boolean useActivation,
     boolean recordUse,
-    String session) {
+    String session,
+    MetadataFilters filters) {
   public static final int DEFAULT_LIMIT = 10;
   public static final int MAX_LIMIT = 100;
   public static final int MAX_QUERY = 4_000;
@@ -59,7 +60,8 @@ public record RetrievalRequest(
       "useActivation",
       "recordUse",
       EndUsers.USER_FIELD,
-      EndUsers.SESSION_FIELD);
+      EndUsers.SESSION_FIELD,
+      MetadataFilters.FIELD);
 
   /**
    * What a conversation asks of memory (the inference gateway): the shipped hybrid ranking with
@@ -80,7 +82,8 @@ public record RetrievalRequest(
         RankingMode.HYBRID,
         true,
         false,
-        null);
+        null,
+        MetadataFilters.NONE);
   }
 
   public static RetrievalRequest parse(JsonBody body) {
@@ -126,7 +129,8 @@ public record RetrievalRequest(
         mode,
         body.optionalBoolean("useActivation").orElse(true),
         body.optionalBoolean("recordUse").orElse(true),
-        EndUsers.session(body));
+        EndUsers.session(body),
+        MetadataFilters.parse(body.get(MetadataFilters.FIELD)));
   }
 
   /** {@code memoryKind}: one kind, or a list of kinds (any of them matches). */

@@ -27,6 +27,7 @@ abstract class EndUserMemoryContract {
   String org;
   String token;
 
+  /** A server whose rate limit lets one test encode a few hundred memories. */
   abstract TestServer startServer();
 
   @BeforeAll
@@ -224,6 +225,88 @@ abstract class EndUserMemoryContract {
       assertThat(c.get("userId").asText()).isEqualTo("erin");
       assertThat(c.get("sessionId").asText()).isEqualTo("thread-2");
     });
+  }
+
+  @Test
+  void aSelectiveMetadataFilterStillReturnsLimitResultsFromInsideTheIndex() {
+    // 240 memories about one thing; 12 of them are the legal team's. Unfiltered, the top 10 are
+    // anyone's; filtered, all 10 are legal's: the filter runs in the search, not after its top k.
+    List<String> legal = new ArrayList<>();
+    for (int i = 0; i < 240; i++) {
+      boolean isLegal = i % 20 == 7;
+      String team = isLegal ? "legal" : (i % 2 == 0 ? "sales" : "support");
+      String id = encoded(
+          token,
+          Json.write(Map.of(
+              "text",
+              "Contract renewal note " + i + " for the Porto customer account.",
+              "userId",
+              "filters",
+              "metadata",
+              Map.of(
+                  "team",
+                  team,
+                  "priority",
+                  i % 5,
+                  "dueAt",
+                  "2031-01-%02dT09:00:00Z".formatted(1 + i % 28),
+                  "tags",
+                  List.of("renewal", isLegal ? "review" : "routine")))));
+      if (isLegal) {
+        legal.add(id);
+      }
+    }
+    String ask =
+        "{\"query\":\"contract renewal Porto customer\",\"limit\":10,\"userId\":\"filters\"";
+    List<String> unfiltered = retrieved(retrieve(token, ask + "}"));
+    assertThat(unfiltered).hasSize(10);
+    assertThat(unfiltered.stream().filter(legal::contains).count())
+        .as("unfiltered, the top 10 are mostly not legal's")
+        .isLessThan(10);
+
+    List<String> filtered = retrieved(retrieve(token, ask + ",\"filters\":{\"team\":\"legal\"}}"));
+    assertThat(filtered).hasSize(10);
+    assertThat(legal).containsAll(filtered);
+    assertThat(retrieved(retrieve(
+            token,
+            ask + ",\"filters\":{\"tags\":{\"in\":[\"review\"]},\"priority\":{\"gte\":2}}}")))
+        .isNotEmpty()
+        .allSatisfy(id -> assertThat(legal).contains(id));
+    assertThat(
+            retrieved(
+                retrieve(
+                    token,
+                    ask
+                        + ",\"filters\":{\"team\":\"legal\",\"dueAt\":{\"lt\":\"2031-01-01T09:00:01Z\"}}}")))
+        .isEmpty();
+
+    // A list filters the same way, page by page.
+    String query = "userId=filters&limit=5&filters="
+        + java.net.URLEncoder.encode(
+            "{\"team\":{\"in\":[\"legal\"]}}", java.nio.charset.StandardCharsets.UTF_8);
+    Http.Response page = server.http.get("/v1/memory?" + query).bearer(token).send();
+    assertThat(page.status()).as(page.text()).isEqualTo(200);
+    List<String> listed = new ArrayList<>();
+    page.json().get("data").forEach(m -> listed.add(m.get("id").asText()));
+    String next = page.json().get("nextBefore").asText();
+    Http.Response second =
+        server.http.get("/v1/memory?" + query + "&before=" + next).bearer(token).send();
+    second.json().get("data").forEach(m -> listed.add(m.get("id").asText()));
+    assertThat(listed).hasSize(10).allSatisfy(id -> assertThat(legal).contains(id));
+
+    for (String[] bad : new String[][] {
+      {"{\"team\":{\"like\":\"le%\"}}", "filters.team.like"},
+      {"{\"priority\":{\"gte\":\"high\"}}", "filters.priority.gte"},
+      {"[\"team\"]", "filters"}
+    }) {
+      Http.Response refused =
+          retrieve(token, ask + ",\"filters\":" + bad[0] + "}").send();
+      assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+      assertThat(refused.json().at("/error/param").asText()).isEqualTo(bad[1]);
+    }
+    Http.Response badList =
+        server.http.get("/v1/memory?filters=%7Bteam").bearer(token).send();
+    assertThat(badList.status()).as(badList.text()).isEqualTo(400);
   }
 
   @Test

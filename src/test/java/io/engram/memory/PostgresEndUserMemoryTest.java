@@ -6,6 +6,6 @@ import io.engram.support.TestServer;
 class PostgresEndUserMemoryTest extends EndUserMemoryContract {
   @Override
   TestServer startServer() {
-    return TestServer.builder().postgres().start();
+    return TestServer.builder().postgres().env("RATE_LIMIT_REQUESTS", "100000").start();
   }
 }

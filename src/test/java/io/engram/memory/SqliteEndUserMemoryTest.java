@@ -5,6 +5,6 @@ import io.engram.support.TestServer;
 class SqliteEndUserMemoryTest extends EndUserMemoryContract {
   @Override
   TestServer startServer() {
-    return TestServer.start();
+    return TestServer.builder().env("RATE_LIMIT_REQUESTS", "100000").start();
   }
 }
