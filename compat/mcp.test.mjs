@@ -96,6 +96,30 @@ test('an agent-bound token works inside its agent only, named or implied', async
   await agent.close();
 });
 
+test("end users and sessions in the tools: a user's memory is theirs alone", async () => {
+  const client = await connect(env('ENGRAM_TOKEN'));
+  const { tools } = await client.listTools();
+  for (const tool of tools) {
+    assert.ok(tool.inputSchema.properties.userId, `${tool.name} takes userId`);
+  }
+  const ada = await client.callTool({
+    name: 'remember',
+    arguments: { text: 'My dentist is on Rua Augusta', userId: 'ada', sessionId: 'chat-7' },
+  });
+  assert.equal(ada.isError, false, text(ada));
+  assert.equal(ada.structuredContent.userId, 'ada');
+  assert.equal(ada.structuredContent.sessionId, 'chat-7');
+  const asAda = await client.callTool({ name: 'recall', arguments: { query: 'dentist Rua Augusta', userId: 'ada' } });
+  assert.ok(asAda.structuredContent.memories.some((m) => m.id === ada.structuredContent.id));
+  const asBob = await client.callTool({ name: 'recall', arguments: { query: 'dentist Rua Augusta', userId: 'bob' } });
+  assert.ok(!asBob.structuredContent.memories.some((m) => m.id === ada.structuredContent.id));
+  const bobForgets = await client.callTool({ name: 'forget', arguments: { id: ada.structuredContent.id, userId: 'bob' } });
+  assert.equal(bobForgets.isError, true);
+  const session = await client.callTool({ name: 'list_memories', arguments: { userId: 'ada', sessionId: 'chat-7' } });
+  assert.deepEqual(session.structuredContent.memories.map((m) => m.id), [ada.structuredContent.id]);
+  await client.close();
+});
+
 test('a bad token is refused before any MCP exchange', async () => {
   await assert.rejects(connect('engc_not_a_real_token_000000000000000000'));
 });

@@ -150,8 +150,8 @@ abstract class EndUserMemoryContract {
         .send(server
             .http
             .post("/v1/organizations/" + org + "/tokens")
-            .json("{\"name\":\"carol's app\",\"scopes\":[\"memory:read\",\"memory:write\"],"
-                + "\"end_user_id\":\"carol@example.com\"}"));
+            .json("{\"name\":\"carol's app\",\"scopes\":[\"memory:read\",\"memory:write\","
+                + "\"insights:read\"],\"end_user_id\":\"carol@example.com\"}"));
     assertThat(issued.status()).as(issued.text()).isEqualTo(201);
     assertThat(issued.json().get("end_user_id").asText()).isEqualTo("carol@example.com");
     String carol = issued.json().get("token").asText();
@@ -182,6 +182,15 @@ abstract class EndUserMemoryContract {
       assertThat(refused.status()).as(refused.text()).isEqualTo(403);
       assertThat(refused.json().at("/error/code").asText()).isEqualTo("user_not_allowed");
     }
+    // Routes that span every end user are not for it.
+    Http.Response orgWide =
+        server.http.get("/api/memory/reflection/settings").bearer(carol).send();
+    assertThat(orgWide.status()).as(orgWide.text()).isEqualTo(403);
+    assertThat(orgWide.json().get("message").asText()).contains("end user");
+    Http.Response usage =
+        server.http.get("/v1/organizations/" + org + "/usage").bearer(carol).send();
+    assertThat(usage.status()).as(usage.text()).isEqualTo(403);
+    assertThat(usage.json().at("/error/code").asText()).isEqualTo("user_bound_token");
     // Naming itself is fine.
     assertThat(
             retrieved(retrieve(carol, "{\"query\":\"invoices\",\"userId\":\"carol@example.com\"}")))
