@@ -2,10 +2,10 @@ package io.engram.administration;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.AgentSlug;
+import io.engram.access.EndUserId;
 import io.engram.access.KeyLevel;
 import io.engram.access.Permission;
 import io.engram.access.Scope;
-import io.engram.memory.EndUsers;
 import io.engram.organizations.Plan;
 import io.engram.organizations.Role;
 import io.engram.platform.http.ApiException;
@@ -158,9 +158,9 @@ public final class OrganizationRequests {
       });
       agents = List.copyOf(new LinkedHashSet<>(agents));
     }
-    String endUser = body.optionalString("end_user_id", EndUsers.MAX_ID).orElse(null);
+    String endUser = body.optionalString("end_user_id", EndUserId.MAX).orElse(null);
     if (endUser != null) {
-      EndUsers.check(endUser, "end_user_id");
+      EndUserId.check(endUser, "end_user_id");
     }
     return new NewToken(
         name,

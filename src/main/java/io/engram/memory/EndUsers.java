@@ -1,10 +1,10 @@
 package io.engram.memory;
 
+import io.engram.access.EndUserId;
 import io.engram.access.Principal;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.javalin.http.Context;
-import java.util.regex.Pattern;
 
 /**
  * Which end user of the organization's app a memory call is for, and which session it comes from.
@@ -18,13 +18,7 @@ public final class EndUsers {
   public static final String SESSION_HEADER = "X-Engram-Session";
   public static final String USER_FIELD = "userId";
   public static final String SESSION_FIELD = "sessionId";
-  /** As long as OpenAI's {@code user} field may be, so any value an unchanged client sends fits. */
-  public static final int MAX_ID = 256;
-  /**
-   * Ids an app already has (its own user ids, e-mail addresses, UUIDs, hashes, thread ids): no
-   * control characters, no space at either end.
-   */
-  private static final Pattern ID = Pattern.compile("^(?!\\s)[^\\p{Cc}]{1,256}(?<!\\s)$");
+  public static final int MAX_ID = EndUserId.MAX;
 
   private EndUsers() {}
 
@@ -126,13 +120,7 @@ public final class EndUsers {
     return first != null ? first : second;
   }
 
-  /** Refuses an id that is not 1-128 characters of the allowed ones (400 naming {@code param}). */
-  public static void check(String id, String param) {
-    if (!ID.matcher(id).matches()) {
-      throw ApiException.badRequest(
-          param,
-          "'" + param + "' must be 1-" + MAX_ID
-              + " characters without control characters or spaces at either end");
-    }
+  private static void check(String id, String param) {
+    EndUserId.check(id, param);
   }
 }

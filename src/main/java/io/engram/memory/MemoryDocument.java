@@ -25,6 +25,9 @@ public final class MemoryDocument {
   static final String ORG = "org";
   static final String AGENT = "agent";
   static final String END_USER = "end_user";
+  static final String VALID_FROM = "valid_from";
+  static final String VALID_UNTIL = "valid_until";
+  static final String EXPIRES_AT = "expires_at";
   static final String SESSION = "session";
   static final String SUBJECT = "subject";
   static final String KIND = "kind";
@@ -48,6 +51,10 @@ public final class MemoryDocument {
     return subject.strip().toLowerCase(Locale.ROOT);
   }
 
+  private static long millis(java.time.Instant at, long open) {
+    return at == null ? open : at.toEpochMilli();
+  }
+
   static Document of(MemoryRecord memory) {
     Document doc = new Document();
     doc.add(new StringField(ID, memory.id(), Field.Store.YES));
@@ -68,6 +75,12 @@ public final class MemoryDocument {
     doc.add(new LongPoint(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
     // Sortable too: a hit's neighbours in time are found by sorting on it (MemorySearch).
     doc.add(new NumericDocValuesField(OCCURRED_AT, memory.occurredAt().toEpochMilli()));
+    // When it holds and expires (open ends as the extremes), so "as of" and expiry filter the
+    // search.
+    Validity validity = memory.validity();
+    doc.add(new LongPoint(VALID_FROM, millis(validity.validFrom(), Long.MIN_VALUE)));
+    doc.add(new LongPoint(VALID_UNTIL, millis(validity.validUntil(), Long.MAX_VALUE)));
+    doc.add(new LongPoint(EXPIRES_AT, millis(validity.expiresAt(), Long.MAX_VALUE)));
     doc.add(new TextField(TEXT, memory.indexedText(), Field.Store.NO));
     // Metadata, so a search's filters on it run inside the index (MetadataFilters).
     if (memory.metadataJson() != null) {

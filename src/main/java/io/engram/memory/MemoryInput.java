@@ -22,7 +22,8 @@ public record MemoryInput(
     double confidence,
     String metadataJson,
     Instant occurredAt,
-    String session) {
+    String session,
+    Validity validity) {
   public static final int MAX_TEXT = 8_000;
   public static final int MAX_SUBJECT = 200;
   public static final int MAX_METADATA_BYTES = 8_192;
@@ -38,7 +39,11 @@ public record MemoryInput(
       "metadata",
       "occurredAt",
       EndUsers.USER_FIELD,
-      EndUsers.SESSION_FIELD);
+      EndUsers.SESSION_FIELD,
+      "expiresAt",
+      "validFrom",
+      "validUntil",
+      "supersedes");
 
   public static MemoryInput parse(JsonBody body, Instant now) {
     body.allowOnly(FIELDS);
@@ -53,7 +58,36 @@ public record MemoryInput(
       throw ApiException.badRequest("occurredAt", "'occurredAt' must not be in the future");
     }
     return new MemoryInput(
-        text, subject, kind, confidence, metadata, occurredAt, EndUsers.session(body));
+        text,
+        subject,
+        kind,
+        confidence,
+        metadata,
+        occurredAt,
+        EndUsers.session(body),
+        validity(body, now));
+  }
+
+  /**
+   * {@code validFrom}, {@code validUntil} (after it), {@code expiresAt} (not in the past) and
+   * {@code supersedes} (a memory id) as one validity.
+   */
+  static Validity validity(JsonBody body, Instant now) {
+    Instant from = body.optionalInstant("validFrom").orElse(null);
+    Instant until = body.optionalInstant("validUntil").orElse(null);
+    if (from != null && until != null && !until.isAfter(from)) {
+      throw ApiException.badRequest("validUntil", "'validUntil' must be later than 'validFrom'");
+    }
+    Instant expires = body.optionalInstant("expiresAt").orElse(null);
+    if (expires != null && !expires.isAfter(now)) {
+      throw ApiException.badRequest(
+          "expiresAt", "'expiresAt' is in the past: a memory must expire after it is written");
+    }
+    String supersedes = body.optionalString("supersedes", 64).orElse(null);
+    if (supersedes != null && !supersedes.matches("^mem_[a-z0-9]{1,40}$")) {
+      throw ApiException.badRequest("supersedes", "'supersedes' must be a memory id (mem_...)");
+    }
+    return new Validity(from, until, expires, supersedes);
   }
 
   static MemoryKind kind(String id) {
@@ -102,6 +136,9 @@ public record MemoryInput(
     canonical.put("confidence", confidence);
     canonical.put("metadata", metadataJson);
     canonical.put("occurredAt", occurredAt == null ? null : occurredAt.toEpochMilli());
+    if (!validity.equals(Validity.NONE)) {
+      canonical.put("validity", validity.toString());
+    }
     return canonical;
   }
 }

@@ -131,6 +131,12 @@ public final class MemoryModule implements Module {
             Duration.ofSeconds(1),
             "recover the memory index",
             () -> memory.index().recoverIfNeeded()),
+        // Retrieval never returns an expired memory; this tombstones it, with why, soon after.
+        Job.every(Duration.ofSeconds(30), "tombstone expired memories", () -> {
+          while (memory.tombstoneExpired(200) == 200) {
+            // a backlog (after downtime) is worked off in batches of 200
+          }
+        }),
         new Job(
             "digest memories written before deduplication",
             Duration.ofSeconds(1),

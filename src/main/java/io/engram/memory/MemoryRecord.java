@@ -27,7 +27,8 @@ public record MemoryRecord(
     Instant updatedAt,
     UseHistory uses,
     UseCounts counts,
-    float[] embedding) {
+    float[] embedding,
+    Validity validity) {
 
   /**
    * Where a memory came from: written by a client (with the Idempotency-Key it was sent with, if
@@ -70,9 +71,10 @@ public record MemoryRecord(
       String subject,
       MemoryKind kind,
       double confidence,
-      String metadataJson) {
+      String metadataJson,
+      Validity validity) {
 
-    /** A shared memory (no end user, no session). */
+    /** A shared memory (no end user, no session) that always holds. */
     public Draft(
         String orgId,
         String agent,
@@ -81,7 +83,7 @@ public record MemoryRecord(
         MemoryKind kind,
         double confidence,
         String metadataJson) {
-      this(orgId, agent, null, null, text, subject, kind, confidence, metadataJson);
+      this(orgId, agent, null, null, text, subject, kind, confidence, metadataJson, Validity.NONE);
     }
 
     /** What the embedding is computed from. */
@@ -120,7 +122,8 @@ public record MemoryRecord(
         now,
         UseHistory.first(UseKind.ENCODE, firstUse),
         UseCounts.NONE,
-        embedding);
+        embedding,
+        draft.validity());
   }
 
   /** This memory saying what the edit says, with the embedding of its (new) indexed text. */
@@ -143,7 +146,8 @@ public record MemoryRecord(
         at,
         uses,
         counts,
-        newEmbedding);
+        newEmbedding,
+        validity);
   }
 
   /** This memory with the uses a batch of them wrote. */
@@ -175,7 +179,8 @@ public record MemoryRecord(
         updatedAt,
         newUses,
         newCounts,
-        newEmbedding);
+        newEmbedding,
+        validity);
   }
 
   /** What the lexical and vector indexes see: the subject, then the text. */
@@ -189,5 +194,10 @@ public record MemoryRecord(
 
   public boolean isRetrievable() {
     return state == MemoryState.DURABLE;
+  }
+
+  /** Whether retrieval as of {@code asOf}, asked at {@code now}, may return it. */
+  public boolean isRetrievable(Instant asOf, Instant now) {
+    return isRetrievable() && validity.holdsAt(asOf) && !validity.expiredAt(now);
   }
 }

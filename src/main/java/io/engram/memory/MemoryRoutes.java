@@ -137,7 +137,7 @@ public final class MemoryRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     JsonBody json = JsonBody.parse(ctx, maxBodyBytes);
     AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, json);
-    RetrievalRequest request = RetrievalRequest.parse(json);
+    RetrievalRequest request = RetrievalRequest.parse(json, clock.instant());
     long started = System.nanoTime();
     MemoryService.Retrieval retrieval =
         memory.retrieve(caller, scope, request, HttpServer.requestId(ctx));
@@ -146,6 +146,7 @@ public final class MemoryRoutes implements RouteModule {
     body.put("query", request.query());
     body.put("agent", scope.agent());
     body.put("userId", scope.user());
+    body.put("asOf", request.asOf() == null ? null : request.asOf().toString());
     body.put("mode", request.mode().id());
     body.put("memories", retrieval.results().stream().map(MemoryViews::ranked).toList());
     if (request.includeContext()) {

@@ -72,7 +72,8 @@ public final class MemorySearch {
   /**
    * What a search may return: the organization, the agents and end users it sees, and the caller's
    * filters ({@code session}: only that session's memories, null for any; {@code metadata}: the
-   * conditions on metadata, searched inside the index).
+   * conditions on metadata, searched inside the index; {@code holding}: only what held then and has
+   * not expired, null for everything).
    */
   public record Filter(
       String orgId,
@@ -82,7 +83,8 @@ public final class MemorySearch {
       Instant after,
       Instant before,
       String session,
-      MetadataFilters metadata) {
+      MetadataFilters metadata,
+      Holding holding) {
     public Filter(
         String orgId,
         AgentScope scope,
@@ -90,14 +92,19 @@ public final class MemorySearch {
         Set<MemoryKind> kinds,
         Instant after,
         Instant before) {
-      this(orgId, scope, subject, kinds, after, before, null, MetadataFilters.NONE);
+      this(orgId, scope, subject, kinds, after, before, null, MetadataFilters.NONE, null);
     }
 
     /** The same filter over another time range. */
     public Filter between(Instant from, Instant to) {
-      return new Filter(orgId, scope, subject, kinds, from, to, session, metadata);
+      return new Filter(orgId, scope, subject, kinds, from, to, session, metadata, holding);
     }
   }
+
+  /**
+   * A retrieval's time: only memories that held {@code asOf} and had not expired {@code now}.
+   */
+  public record Holding(Instant asOf, Instant now) {}
 
   /** The index's current searchers (replaced when the index reopens after a failure). */
   private final java.util.function.Supplier<SearcherManager> searchers;
@@ -464,6 +471,19 @@ public final class MemorySearch {
     if (filter.session() != null) {
       query.add(
           new TermQuery(new Term(MemoryDocument.SESSION, filter.session())),
+          BooleanClause.Occur.FILTER);
+    }
+    if (filter.holding() != null) {
+      long asOf = filter.holding().asOf().toEpochMilli();
+      long now = filter.holding().now().toEpochMilli();
+      query.add(
+          LongPoint.newRangeQuery(MemoryDocument.VALID_FROM, Long.MIN_VALUE, asOf),
+          BooleanClause.Occur.FILTER);
+      query.add(
+          LongPoint.newRangeQuery(MemoryDocument.VALID_UNTIL, asOf + 1, Long.MAX_VALUE),
+          BooleanClause.Occur.FILTER);
+      query.add(
+          LongPoint.newRangeQuery(MemoryDocument.EXPIRES_AT, now + 1, Long.MAX_VALUE),
           BooleanClause.Occur.FILTER);
     }
     Query metadata = filter.metadata() == null ? null : filter.metadata().query();

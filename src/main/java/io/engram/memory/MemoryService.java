@@ -115,7 +115,18 @@ public final class MemoryService implements AutoCloseable {
     MemoryState direct = settings.writeMode() == WriteMode.CANDIDATE_REVIEW
         ? MemoryState.CANDIDATE
         : MemoryState.DURABLE;
-    if (direct == MemoryState.DURABLE) {
+    Validity validity = input.validity();
+    boolean replaces = validity.supersedes() != null;
+    if (replaces) {
+      // A replacement holds from its own start: given, else when it happened, else now.
+      Instant start = validity.validFrom() != null
+          ? validity.validFrom()
+          : input.occurredAt() != null ? input.occurredAt() : now;
+      validity =
+          new Validity(start, validity.validUntil(), validity.expiresAt(), validity.supersedes());
+    }
+    // A replacement is meant: it is never folded into the memory it may repeat.
+    if (direct == MemoryState.DURABLE && !replaces) {
       Optional<String> twin = store
           .database()
           .read(h -> store.durableTwin(
@@ -148,12 +159,13 @@ public final class MemoryService implements AutoCloseable {
         input.subject(),
         input.kind(),
         input.confidence(),
-        input.metadataJson());
+        input.metadataJson(),
+        validity);
     float[] embedding = embedder.embedMemory(draft.indexedText());
     MemoryState state = direct;
     String reason = null;
     NearDuplicates near = settings.nearDuplicates();
-    if (direct == MemoryState.DURABLE && near.action() != NearDuplicates.Action.KEEP) {
+    if (direct == MemoryState.DURABLE && !replaces && near.action() != NearDuplicates.Action.KEEP) {
       Optional<NearTwin> twin =
           nearTwin(caller.orgId(), scope, input, embedding, near.similarity());
       if (twin.isPresent()) {
@@ -189,9 +201,13 @@ public final class MemoryService implements AutoCloseable {
         now,
         embedding);
     String response = Json.write(MemoryViews.memory(memory));
+    long[] replaced = {0};
     Long change = store.database().write(h -> {
       if (!claimed(h, caller, idempotencyKey, hash, memory.id(), response, now)) {
         return null;
+      }
+      if (replaces) {
+        replaced[0] = supersede(h, caller, scope, memory, requestId, now);
       }
       store.insert(h, memory);
       store.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
@@ -217,12 +233,61 @@ public final class MemoryService implements AutoCloseable {
               "idempotency_key_in_use",
               "Another request with this Idempotency-Key is in progress; retry it"));
     }
+    if (replaced[0] != 0) {
+      makeVisible(memory.validity().supersedes(), replaced[0]);
+    }
     if (state == MemoryState.DURABLE) {
       index.added(memory);
       index.refresh();
       index.applied(change);
     }
     return new Encoded(memory, response, false, false);
+  }
+
+  /**
+   * Closes the validity of the memory {@code replacement} supersedes at the replacement's start, in
+   * the encode's transaction (both or neither): it stays true for the past, and "as of" a time
+   * before the start still finds it. The replaced memory must be the boundary's own (else 404),
+   * not tombstoned, and start before the replacement. Returns its change log entry.
+   */
+  private long supersede(
+      Handle h,
+      Principal caller,
+      AgentScope scope,
+      MemoryRecord replacement,
+      String requestId,
+      Instant now) {
+    String oldId = replacement.validity().supersedes();
+    Instant start = replacement.validity().validFrom();
+    MemoryRecord old = store
+        .findForUpdate(h, caller.orgId(), oldId)
+        .filter(scope::owns)
+        .orElseThrow(() -> notFound(oldId, scope));
+    if (old.state() == MemoryState.TOMBSTONED) {
+      throw ApiException.conflict(
+          "memory_tombstoned", "Memory " + oldId + " is tombstoned: there is nothing to supersede");
+    }
+    if (old.validity().validFrom() != null && !start.isAfter(old.validity().validFrom())) {
+      throw ApiException.badRequest(
+          "validFrom",
+          "A replacement must start after the memory it supersedes (" + oldId + " holds from "
+              + old.validity().validFrom() + ")");
+    }
+    store.closeValidity(h, oldId, start, now);
+    store.recordTransition(
+        h,
+        new Transition(
+            oldId,
+            old.state(),
+            old.state(),
+            "supersede",
+            "superseded by " + replacement.id() + " from " + start,
+            null,
+            caller.credentialId(),
+            userId(caller),
+            requestId,
+            now));
+    return changeLog.append(h, oldId, now);
   }
 
   /**
@@ -422,7 +487,8 @@ public final class MemoryService implements AutoCloseable {
           input.subject(),
           plan.kind(),
           plan.confidence(),
-          null);
+          null,
+          Validity.NONE);
       candidates.add(MemoryRecord.created(
           draft,
           MemoryState.CANDIDATE,
@@ -639,7 +705,8 @@ public final class MemoryService implements AutoCloseable {
             Json.write(
                 java.util.Map.of("extractedFrom", "conversation", "message", proposal.message())),
             null,
-            session);
+            session,
+            Validity.NONE);
         written.add(encode(caller, scope, input, null, requestId).memory());
       }
     }
@@ -688,9 +755,12 @@ public final class MemoryService implements AutoCloseable {
 
   /** The rows retrieval may return to this boundary (the index is derived: rows decide). */
   private static List<MemoryRecord> retrievable(
-      Map<String, MemoryRecord> rows, AgentScope scope, MetadataFilters filters) {
+      Map<String, MemoryRecord> rows, AgentScope scope, MemorySearch.Filter filter) {
+    MemorySearch.Holding holding = filter.holding();
     return rows.values().stream()
-        .filter(m -> m.isRetrievable() && scope.sees(m) && meets(filters, m))
+        .filter(m -> m.isRetrievable(holding.asOf(), holding.now())
+            && scope.sees(m)
+            && meets(filter.metadata(), m))
         .toList();
   }
 
@@ -715,6 +785,45 @@ public final class MemoryService implements AutoCloseable {
     return text.length() <= 500 ? text : text.substring(0, 500) + "...";
   }
 
+  /**
+   * Housekeeping: tombstones memories whose {@code expiresAt} has passed, {@code limit} at a time,
+   * each through the state machine with the expiry as its provenance's reason (retrieval already
+   * left them out from that moment). Returns how many it tombstoned.
+   */
+  public int tombstoneExpired(int limit) {
+    Instant now = clock.instant();
+    int done = 0;
+    for (Map<String, Object> row : store.expired(now, limit)) {
+      String id = (String) row.get("id");
+      Instant expiredAt = Instant.ofEpochMilli(((Number) row.get("expires_at")).longValue());
+      try {
+        StateChanges.Outcome outcome = store
+            .database()
+            .write(h -> changes.apply(
+                h,
+                (String) row.get("org_id"),
+                id,
+                MemoryAction.DELETE,
+                new Control("expired at " + expiredAt, "expiry"),
+                new ChangeAuthor(null, null, null),
+                now,
+                found ->
+                    found.orElseThrow(() -> ApiException.notFound("Memory " + id + " not found"))));
+        if (outcome.change() != 0) {
+          index.sync(id);
+          index.applied(outcome.change());
+        }
+        done++;
+      } catch (ApiException e) {
+        // Changed meanwhile (tombstoned by someone else): nothing left to do for it.
+      }
+    }
+    if (done > 0) {
+      index.refresh();
+    }
+    return done;
+  }
+
   /** How many rows a list with metadata filters reads at a time. */
   private static final int LIST_SCAN = 500;
 
@@ -728,6 +837,7 @@ public final class MemoryService implements AutoCloseable {
     boolean vector = request.mode() != RetrievalRequest.RankingMode.LEXICAL;
     float[] queryVector = vector ? embedder.embed(request.query()) : null;
     long embedded = System.nanoTime();
+    Instant asOf = request.asOf() == null ? now : request.asOf();
     MemorySearch.Filter filter = new MemorySearch.Filter(
         caller.orgId(),
         scope,
@@ -736,7 +846,8 @@ public final class MemoryService implements AutoCloseable {
         request.after(),
         request.before(),
         request.session(),
-        request.filters());
+        request.filters(),
+        new MemorySearch.Holding(asOf, now));
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
     boolean hybrid = request.mode() == RetrievalRequest.RankingMode.HYBRID;
     QueryTime.Range time = hybrid ? QueryTime.named(request.query(), now).orElse(null) : null;
@@ -755,7 +866,7 @@ public final class MemoryService implements AutoCloseable {
     thenHits.forEach(hit -> ids.add(hit.memoryId()));
     Map<String, MemoryRecord> rows = store.findCandidates(caller.orgId(), ids);
     // The index is derived: the database has the last word on state and boundary.
-    List<MemoryRecord> candidates = retrievable(rows, scope, request.filters());
+    List<MemoryRecord> candidates = retrievable(rows, scope, filter);
     ActivationRanker ranker = new ActivationRanker(request.mode(), request.useActivation(), time);
     List<ActivationRanker.Ranked> ranked =
         ranker.rank(request.query(), candidates, lexicalHits, vectorHits, queryVector, now);
@@ -776,7 +887,7 @@ public final class MemoryService implements AutoCloseable {
               .forEach(outside::add));
       if (!outside.isEmpty()) {
         List<MemoryRecord> more =
-            retrievable(store.findCandidates(caller.orgId(), outside), scope, request.filters());
+            retrievable(store.findCandidates(caller.orgId(), outside), scope, filter);
         ranked = ranker.rankInto(
             ranked, request.query(), more, lexicalHits, vectorHits, queryVector, now);
       }
@@ -916,7 +1027,6 @@ public final class MemoryService implements AutoCloseable {
     return caller.user() == null ? null : caller.user().id();
   }
 
-  /** An event as received, validated. */
   /** A developer event as sent; {@code session}: the session it came from, or null. */
   public record EventInput(
       String type,

@@ -50,7 +50,12 @@ public final class MemoryStore {
       Rows.instant(rs, "updated_at"),
       useHistory(rs),
       useCounts(rs),
-      Embedder.fromBytes(rs.getBytes("embedding")));
+      Embedder.fromBytes(rs.getBytes("embedding")),
+      new Validity(
+          Rows.nullableInstant(rs, "valid_from"),
+          Rows.nullableInstant(rs, "valid_until"),
+          Rows.nullableInstant(rs, "expires_at"),
+          rs.getString("supersedes")));
 
   /** The use columns of a memory's row: what activation reads. */
   private static UseHistory useHistory(ResultSet rs) throws SQLException {
@@ -106,11 +111,12 @@ public final class MemoryStore {
                                   event_id, metadata, credential_id, user_id, request_id, idempotency_key,
                                   occurred_at, created_at, updated_at, recent_uses, older_use_count,
                                   older_use_weight, first_use_at, last_used_at, reinforcement_count,
-                                  retrieval_count, embedding, text_digest)
+                                  retrieval_count, embedding, text_digest,
+                                  valid_from, valid_until, expires_at, supersedes)
             VALUES (:id, :org, :agent, :endUser, :session, :text, :subject, :kind, :confidence, :state, :source, :event, :metadata,
                     :credential, :user, :request, :idempotencyKey, :occurredAt, :createdAt, :updatedAt,
                     :recentUses, :olderCount, :olderWeight, :firstUseAt, :lastUsedAt, :reinforcements,
-                    :retrievals, :embedding, :digest)""")
+                    :retrievals, :embedding, :digest, :validFrom, :validUntil, :expiresAt, :supersedes)""")
         .bind("id", m.id())
         .bind("org", m.orgId())
         .bind("agent", m.agent())
@@ -132,8 +138,37 @@ public final class MemoryStore {
         .bind("createdAt", m.createdAt().toEpochMilli())
         .bind("updatedAt", m.updatedAt().toEpochMilli())
         .bind("embedding", Embedder.toBytes(m.embedding()))
-        .bind("digest", MemoryDigest.of(m.text()));
+        .bind("digest", MemoryDigest.of(m.text()))
+        .bind("validFrom", millis(m.validity().validFrom()))
+        .bind("validUntil", millis(m.validity().validUntil()))
+        .bind("expiresAt", millis(m.validity().expiresAt()))
+        .bind("supersedes", m.validity().supersedes());
     bindUses(insert, m.uses(), m.counts()).execute();
+  }
+
+  private static Long millis(Instant at) {
+    return at == null ? null : at.toEpochMilli();
+  }
+
+  /** Closes a memory's validity at {@code until} (a newer memory replaced it), in the caller's transaction. */
+  public void closeValidity(Handle h, String id, Instant until, Instant at) {
+    forgetOnCommit(h, List.of(id));
+    h.createUpdate("UPDATE memories SET valid_until = :until, updated_at = :at WHERE id = :id")
+        .bind("until", until.toEpochMilli())
+        .bind("at", at.toEpochMilli())
+        .bind("id", id)
+        .execute();
+  }
+
+  /** Memories that expired by {@code now} and are not tombstoned yet, oldest expiry first. */
+  public List<Map<String, Object>> expired(Instant now, int limit) {
+    return db.read(h -> h.createQuery(
+            "SELECT id, org_id, expires_at FROM memories"
+                + " WHERE expires_at <= :now AND state <> 'tombstoned' ORDER BY expires_at LIMIT :limit")
+        .bind("now", now.toEpochMilli())
+        .bind("limit", limit)
+        .mapToMap()
+        .list());
   }
 
   public Optional<MemoryRecord> find(String orgId, String id) {

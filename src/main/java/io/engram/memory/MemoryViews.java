@@ -30,6 +30,15 @@ public final class MemoryViews {
     view.put(
         "metadata", m.metadataJson() == null ? null : Json.read(m.metadataJson(), JsonNode.class));
     view.put("occurredAt", m.occurredAt().toString());
+    Validity validity = m.validity();
+    view.put(
+        "validFrom", validity.validFrom() == null ? null : validity.validFrom().toString());
+    view.put(
+        "validUntil",
+        validity.validUntil() == null ? null : validity.validUntil().toString());
+    view.put(
+        "expiresAt", validity.expiresAt() == null ? null : validity.expiresAt().toString());
+    view.put("supersedes", validity.supersedes());
     view.put("createdAt", m.createdAt().toString());
     view.put("updatedAt", m.updatedAt().toString());
     view.put("lastUsedAt", m.uses().lastUsedAt().toString());

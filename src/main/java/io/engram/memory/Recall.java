@@ -26,7 +26,8 @@ public final class Recall {
         .put("query", query)
         .put("limit", limit)
         .put("includeContext", true);
-    RetrievalRequest retrieval = RetrievalRequest.parse(JsonBody.received(request));
+    RetrievalRequest retrieval =
+        RetrievalRequest.parse(JsonBody.received(request), java.time.Instant.now());
     MemoryService.Retrieval found = memory.retrieve(caller, scope, retrieval, requestId);
     ContextBlock.Assembled block = ContextBlock.assemble(
         found.results().stream().map(ActivationRanker.Ranked::memory).toList(),

@@ -10,7 +10,8 @@ import java.util.Set;
 
 /**
  * A validated retrieval request. Besides the spec's four fields it takes filters (subject,
- * memoryKind, a time range on occurredAt, a session, metadata; the end user is the boundary's), the context budget, the ranking mode (for comparing
+ * memoryKind, a time range on occurredAt, a session, metadata, {@code asOf}: what was true then, null for now; the end user is the
+ * boundary's), the context budget, the ranking mode (for comparing
  * and debugging; hybrid with activation is what ships) and whether the results count as a use.
  */
 public record RetrievalRequest(
@@ -27,7 +28,8 @@ public record RetrievalRequest(
     boolean useActivation,
     boolean recordUse,
     String session,
-    MetadataFilters filters) {
+    MetadataFilters filters,
+    Instant asOf) {
   public static final int DEFAULT_LIMIT = 10;
   public static final int MAX_LIMIT = 100;
   public static final int MAX_QUERY = 4_000;
@@ -61,7 +63,8 @@ public record RetrievalRequest(
       "recordUse",
       EndUsers.USER_FIELD,
       EndUsers.SESSION_FIELD,
-      MetadataFilters.FIELD);
+      MetadataFilters.FIELD,
+      "asOf");
 
   /**
    * What a conversation asks of memory (the inference gateway): the shipped hybrid ranking with
@@ -83,11 +86,17 @@ public record RetrievalRequest(
         true,
         false,
         null,
-        MetadataFilters.NONE);
+        MetadataFilters.NONE,
+        null);
   }
 
-  public static RetrievalRequest parse(JsonBody body) {
+  public static RetrievalRequest parse(JsonBody body, Instant now) {
     body.allowOnly(FIELDS);
+    Instant asOf = body.optionalInstant("asOf").orElse(null);
+    if (asOf != null && asOf.isAfter(now.plusSeconds(MemoryInput.MAX_FUTURE_SECONDS))) {
+      throw ApiException.badRequest(
+          "asOf", "'asOf' is in the future: memory knows what was true until now");
+    }
     String query = body.requiredString("query", MAX_QUERY);
     int limit = body.optionalInt("limit", 1, MAX_LIMIT).orElse(DEFAULT_LIMIT);
     boolean includeContext = body.optionalBoolean("includeContext").orElse(false);
@@ -130,7 +139,8 @@ public record RetrievalRequest(
         body.optionalBoolean("useActivation").orElse(true),
         body.optionalBoolean("recordUse").orElse(true),
         EndUsers.session(body),
-        MetadataFilters.parse(body.get(MetadataFilters.FIELD)));
+        MetadataFilters.parse(body.get(MetadataFilters.FIELD)),
+        asOf);
   }
 
   /** {@code memoryKind}: one kind, or a list of kinds (any of them matches). */

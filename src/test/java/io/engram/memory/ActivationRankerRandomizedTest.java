@@ -89,7 +89,8 @@ class ActivationRankerRandomizedTest {
             memory.updatedAt(),
             memory.uses().plus(UseKind.RETRIEVAL, NOW.minusSeconds(random.nextInt(1_000_000))),
             memory.counts(),
-            memory.embedding());
+            memory.embedding(),
+            memory.validity());
       }
       candidates.add(memory);
       if (random.nextInt(3) > 0) {

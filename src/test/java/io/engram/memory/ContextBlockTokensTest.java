@@ -85,7 +85,8 @@ class ContextBlockTokensTest {
             Instant.EPOCH,
             UseHistory.first(UseKind.ENCODE, Instant.EPOCH),
             MemoryRecord.UseCounts.NONE,
-            null));
+            null,
+            Validity.NONE));
       }
       for (ContextMode mode : ContextMode.values()) {
         int budget = 20 + random.nextInt(200);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * End users and sessions through HTTP: a call for an end user reads that user's memories and the
+ * End users, sessions, metadata filters and time through HTTP: a call for an end user reads that user's memories and the
  * shared ones and never another user's (by retrieval, list or id), a token bound to an end user is
  * that user without saying so and cannot act for another, and a session narrows a list and a
  * search. On SQLite and PostgreSQL.
@@ -316,6 +316,119 @@ abstract class EndUserMemoryContract {
     Http.Response badList =
         server.http.get("/v1/memory?filters=%7Bteam").bearer(token).send();
     assertThat(badList.status()).as(badList.text()).isEqualTo(400);
+  }
+
+  @Test
+  void askedAsOfEachDateTheAnswerIsThatDatesFact() {
+    // Ada's role changes three times; each replacement closes the one before at its own start.
+    String engineer = encoded(
+        token,
+        "{\"text\":\"Ada's role is staff engineer.\",\"subject\":\"Ada\",\"userId\":\"hr\","
+            + "\"validFrom\":\"2029-01-01T00:00:00Z\"}");
+    String manager = encoded(
+        token,
+        "{\"text\":\"Ada's role is engineering manager.\",\"subject\":\"Ada\",\"userId\":\"hr\","
+            + "\"validFrom\":\"2029-03-01T00:00:00Z\",\"supersedes\":\"" + engineer + "\"}");
+    String director = encoded(
+        token,
+        "{\"text\":\"Ada's role is director of engineering.\",\"subject\":\"Ada\","
+            + "\"userId\":\"hr\",\"validFrom\":\"2029-06-01T00:00:00Z\",\"supersedes\":\""
+            + manager + "\"}");
+    Http.Response closed =
+        server.http.get("/v1/memory/" + engineer + "?userId=hr").bearer(token).send();
+    assertThat(closed.json().get("validUntil").asText()).isEqualTo("2029-03-01T00:00:00Z");
+    assertThat(closed.json().get("state").asText()).isEqualTo("durable");
+
+    String ask = "{\"query\":\"What is Ada's role?\",\"userId\":\"hr\"";
+    for (String[] dated : new String[][] {
+      {"2029-02-10T00:00:00Z", engineer},
+      {"2029-03-01T00:00:00Z", manager},
+      {"2029-05-31T23:59:59Z", manager},
+      {"2029-09-01T00:00:00Z", director}
+    }) {
+      List<String> found = retrieved(retrieve(token, ask + ",\"asOf\":\"" + dated[0] + "\"}"));
+      assertThat(found).as("as of " + dated[0]).containsExactly(dated[1]);
+    }
+    assertThat(retrieved(retrieve(token, ask + "}"))).as("now").containsExactly(director);
+    assertThat(retrieved(retrieve(token, ask + ",\"asOf\":\"2028-12-31T00:00:00Z\"}")))
+        .as("before any of it")
+        .isEmpty();
+  }
+
+  @Test
+  void anExpiredMemoryIsNeverRetrievedAndHousekeepingTombstonesIt() {
+    java.time.Instant now = server.clock.instant();
+    String shortLived = encoded(
+        token,
+        Json.write(Map.of(
+            "text", "The lobby door code this week is 4471.",
+            "userId", "expiry",
+            "expiresAt", now.plusSeconds(3600).toString())));
+    String ask = "{\"query\":\"lobby door code\",\"userId\":\"expiry\"}";
+    assertThat(retrieved(retrieve(token, ask))).containsExactly(shortLived);
+
+    server.clock.advance(java.time.Duration.ofSeconds(3601));
+    assertThat(retrieved(retrieve(token, ask))).as("expired, not yet swept").isEmpty();
+    assertThat(housekeeping()).isPositive();
+    Http.Response swept = server
+        .http
+        .get("/v1/memory/" + shortLived + "/provenance?userId=expiry")
+        .bearer(token)
+        .send();
+    assertThat(swept.status()).as(swept.text()).isEqualTo(200);
+    assertThat(swept.text()).contains("expired at");
+    Http.Response memory = server
+        .http
+        .get("/v1/memory/" + shortLived + "?userId=expiry")
+        .bearer(token)
+        .send();
+    assertThat(memory.json().get("state").asText()).isEqualTo("tombstoned");
+  }
+
+  @Test
+  void badTimesAreClearErrorsAndHalfAReplacementIsNothing() {
+    java.time.Instant now = server.clock.instant();
+    String kept =
+        encoded(token, "{\"text\":\"The Oslo depot opens at seven.\",\"userId\":\"times\"}");
+    long before = memoryCount();
+    for (String[] bad : new String[][] {
+      {"{\"text\":\"x\",\"expiresAt\":\"" + now.minusSeconds(1) + "\"}", "expiresAt"},
+      {
+        "{\"text\":\"x\",\"validFrom\":\"2029-05-01T00:00:00Z\",\"validUntil\":\"2029-04-01T00:00:00Z\"}",
+        "validUntil"
+      },
+      {
+        "{\"text\":\"x\",\"validFrom\":\"2029-05-01T00:00:00Z\",\"validUntil\":\"2029-05-01T00:00:00Z\"}",
+        "validUntil"
+      },
+      {"{\"text\":\"x\",\"supersedes\":\"not an id\"}", "supersedes"},
+      {"{\"text\":\"x\",\"validFrom\":\"yesterday\"}", "validFrom"}
+    }) {
+      Http.Response response = encode(token, bad[0]);
+      assertThat(response.status()).as(bad[0] + " " + response.text()).isEqualTo(400);
+      assertThat(response.json().at("/error/param").asText()).isEqualTo(bad[1]);
+    }
+    // Superseding another user's memory, or one that is not there: 404, and nothing is written.
+    for (String body : List.of(
+        "{\"text\":\"The Oslo depot opens at eight.\",\"userId\":\"someone-else\",\"supersedes\":\""
+            + kept + "\"}",
+        "{\"text\":\"The Oslo depot opens at eight.\",\"userId\":\"times\",\"supersedes\":\"mem_00000000000000000000000000\"}")) {
+      Http.Response response = encode(token, body);
+      assertThat(response.status()).as(response.text()).isEqualTo(404);
+    }
+    assertThat(memoryCount()).isEqualTo(before);
+    Http.Response untouched =
+        server.http.get("/v1/memory/" + kept + "?userId=times").bearer(token).send();
+    assertThat(untouched.json().get("validUntil").isNull()).isTrue();
+    Http.Response future = retrieve(
+            token, "{\"query\":\"depot\",\"asOf\":\"" + now.plusSeconds(86_400) + "\"}")
+        .send();
+    assertThat(future.status()).as(future.text()).isEqualTo(400);
+    assertThat(future.json().at("/error/param").asText()).isEqualTo("asOf");
+  }
+
+  private int housekeeping() {
+    return server.engram.memory().tombstoneExpired(200);
   }
 
   @Test

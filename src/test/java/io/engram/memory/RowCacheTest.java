@@ -36,7 +36,8 @@ class RowCacheTest {
         T,
         uses,
         MemoryRecord.UseCounts.NONE,
-        new float[] {1f});
+        new float[] {1f},
+        Validity.NONE);
   }
 
   private static final UseHistory FIRST = UseHistory.first(UseKind.ENCODE, T);
