@@ -116,6 +116,13 @@ public final class MemoryService implements AutoCloseable {
         ? MemoryState.CANDIDATE
         : MemoryState.DURABLE;
     Validity validity = input.validity();
+    if (validity.expiresAt() == null) {
+      Instant expires = settings.defaultExpiry(input.kind(), now);
+      if (expires != null) {
+        validity = new Validity(
+            validity.validFrom(), validity.validUntil(), expires, validity.supersedes());
+      }
+    }
     boolean replaces = validity.supersedes() != null;
     if (replaces) {
       // A replacement holds from its own start: given, else when it happened, else now.
@@ -959,7 +966,7 @@ public final class MemoryService implements AutoCloseable {
     MemoryStore.Settings stored = store.settings(org.id());
     return org.plan().isPaid()
         ? stored
-        : new MemoryStore.Settings(WriteMode.DIRECT, stored.nearDuplicates());
+        : new MemoryStore.Settings(WriteMode.DIRECT, stored.nearDuplicates(), stored.ttlByKind());
   }
 
   /** Sets what the organization's encodes do with near duplicates (its owners and admins). */
@@ -972,6 +979,19 @@ public final class MemoryService implements AutoCloseable {
         caller.credentialId(),
         clock.instant());
     return near;
+  }
+
+  /** Sets the organization's default time to live per memory kind (its owners and admins). */
+  public Map<MemoryKind, java.time.Duration> setTtlByKind(
+      Principal caller, Map<MemoryKind, java.time.Duration> ttls) {
+    requireManager(caller, "how long memories of each kind live");
+    store.setTtlByKind(
+        caller.orgId(),
+        ttls,
+        writeMode(caller.organization()),
+        caller.credentialId(),
+        clock.instant());
+    return ttls;
   }
 
   private static void requireManager(Principal caller, String what) {

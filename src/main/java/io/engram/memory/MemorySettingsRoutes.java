@@ -10,6 +10,7 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,11 +40,11 @@ public final class MemorySettingsRoutes implements RouteModule {
         .get(PATH, Requires.signedIn(), ctx -> Responses.json(ctx, view(Access.caller(ctx), null)))
         .patch(PATH, Requires.signedIn(), ctx -> {
           Principal caller = Access.caller(ctx);
-          JsonBody body =
-              JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("writeMode", NEAR_DUPLICATES));
-          if (!body.has("writeMode") && !body.has(NEAR_DUPLICATES)) {
+          JsonBody body = JsonBody.parse(ctx, maxBodyBytes)
+              .allowOnly(Set.of("writeMode", NEAR_DUPLICATES, TTLS));
+          if (!body.has("writeMode") && !body.has(NEAR_DUPLICATES) && !body.has(TTLS)) {
             throw ApiException.badRequest(
-                "writeMode", "Set 'writeMode', '" + NEAR_DUPLICATES + "', or both");
+                "writeMode", "Set 'writeMode', '" + NEAR_DUPLICATES + "' or '" + TTLS + "'");
           }
           // Both checked before either is applied: a bad one changes nothing.
           Optional<WriteMode> mode = body.optionalString("writeMode", 32)
@@ -54,19 +55,59 @@ public final class MemorySettingsRoutes implements RouteModule {
           Optional<NearDuplicates> near = body.optionalObject(NEAR_DUPLICATES)
               .map(object ->
                   nearDuplicates(object, memory.settings(caller.organization()).nearDuplicates()));
+          Optional<Map<MemoryKind, Duration>> ttls = body.optionalObject(TTLS)
+              .map(object -> ttls(object, memory.settings(caller.organization()).ttlByKind()));
           mode.ifPresent(chosen -> memory.setWriteMode(caller, chosen));
           near.ifPresent(chosen -> memory.setNearDuplicates(caller, chosen));
+          ttls.ifPresent(chosen -> memory.setTtlByKind(caller, chosen));
           Responses.json(
               ctx,
               view(
                   caller,
                   mode.map(chosen -> "Memory write mode set to " + chosen.id())
-                      .orElseGet(() ->
-                          "Near duplicates: " + near.orElseThrow().action().id())));
+                      .orElseGet(
+                          () -> near.map(n -> "Near duplicates: " + n.action().id())
+                              .orElse("Default time to live per kind set"))));
         });
   }
 
   static final String NEAR_DUPLICATES = "nearDuplicates";
+  static final String TTLS = "ttlByKind";
+  /** A default time to live is at least a minute and at most ten years. */
+  private static final long MIN_TTL = 60;
+
+  private static final long MAX_TTL = 10L * 366 * 24 * 3600;
+
+  /**
+   * {@code {"<kind>": seconds | null}}: each kind given gets that time to live (null: none);
+   * kinds left out keep theirs.
+   */
+  private static Map<MemoryKind, Duration> ttls(
+      ObjectNode object, Map<MemoryKind, Duration> current) {
+    Map<MemoryKind, Duration> ttls = new java.util.EnumMap<>(MemoryKind.class);
+    ttls.putAll(current);
+    for (Map.Entry<String, JsonNode> entry : object.properties()) {
+      String where = TTLS + "." + entry.getKey();
+      MemoryKind kind = MemoryKind.fromId(entry.getKey())
+          .orElseThrow(() -> ApiException.badRequest(
+              where, "'" + entry.getKey() + "' is not a memory kind: " + MemoryKind.allIds()));
+      JsonNode value = entry.getValue();
+      if (value.isNull()) {
+        ttls.remove(kind);
+      } else if (value.canConvertToLong()
+          && value.isIntegralNumber()
+          && value.asLong() >= MIN_TTL
+          && value.asLong() <= MAX_TTL) {
+        ttls.put(kind, Duration.ofSeconds(value.asLong()));
+      } else {
+        throw ApiException.badRequest(
+            where,
+            "'" + where + "' is a time to live in whole seconds, from " + MIN_TTL + " to " + MAX_TTL
+                + ", or null for none");
+      }
+    }
+    return ttls;
+  }
 
   /**
    * {@code {"action": "keep|merge|candidate", "similarity": 0.8-1}}: what is given replaces what
@@ -124,6 +165,9 @@ public final class MemorySettingsRoutes implements RouteModule {
     nearView.put("action", near.action().id());
     nearView.put("similarity", near.similarity());
     settings.put(NEAR_DUPLICATES, nearView);
+    Map<String, Long> ttlView = new java.util.TreeMap<>();
+    stored.ttlByKind().forEach((kind, ttl) -> ttlView.put(kind.id(), ttl.toSeconds()));
+    settings.put(TTLS, ttlView);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("success", true);
     body.put("settings", settings);

@@ -691,14 +691,37 @@ public final class MemoryStore {
   // ---- settings
 
   /** An organization's memory settings: its write mode and what encodes do with near duplicates. */
-  public record Settings(WriteMode writeMode, NearDuplicates nearDuplicates) {
-    static final Settings DEFAULT = new Settings(WriteMode.DIRECT, NearDuplicates.DEFAULT);
+  public record Settings(
+      WriteMode writeMode,
+      NearDuplicates nearDuplicates,
+      Map<MemoryKind, java.time.Duration> ttlByKind) {
+    static final Settings DEFAULT =
+        new Settings(WriteMode.DIRECT, NearDuplicates.DEFAULT, Map.of());
+
+    /** When a memory of this kind written {@code now} expires by default; null: never. */
+    public Instant defaultExpiry(MemoryKind kind, Instant now) {
+      java.time.Duration ttl = ttlByKind.get(kind);
+      return ttl == null ? null : now.plus(ttl);
+    }
+  }
+
+  /** The stored {@code ttl_by_kind} JSON as durations (unknown kinds are skipped). */
+  private static Map<MemoryKind, java.time.Duration> ttls(String json) {
+    Map<MemoryKind, java.time.Duration> ttls = new java.util.EnumMap<>(MemoryKind.class);
+    if (json != null) {
+      io.engram.platform.json.Json.read(json, com.fasterxml.jackson.databind.JsonNode.class)
+          .properties()
+          .forEach(entry -> MemoryKind.fromId(entry.getKey())
+              .ifPresent(kind ->
+                  ttls.put(kind, java.time.Duration.ofSeconds(entry.getValue().asLong()))));
+    }
+    return Map.copyOf(ttls);
   }
 
   /** The organization's memory settings, in one read (the defaults until it set any). */
   public Settings settings(String orgId) {
     return db.read(h -> h.createQuery(
-                "SELECT write_mode, near_duplicates, near_duplicate_similarity"
+                "SELECT write_mode, near_duplicates, near_duplicate_similarity, ttl_by_kind"
                     + " FROM memory_settings WHERE org_id = :org")
             .bind("org", orgId)
             .map((rs, ctx) -> {
@@ -711,7 +734,8 @@ public final class MemoryStore {
                       action == null
                           ? NearDuplicates.Action.KEEP
                           : NearDuplicates.Action.fromId(action).orElse(NearDuplicates.Action.KEEP),
-                      similaritySet ? similarity : NearDuplicates.DEFAULT_SIMILARITY));
+                      similaritySet ? similarity : NearDuplicates.DEFAULT_SIMILARITY),
+                  ttls(rs.getString("ttl_by_kind")));
             })
             .findOne())
         .orElse(Settings.DEFAULT);
@@ -729,6 +753,27 @@ public final class MemoryStore {
         .bind("mode", mode.id())
         .bind("near", near.action().id())
         .bind("similarity", near.similarity())
+        .bind("at", at.toEpochMilli())
+        .bind("by", updatedBy)
+        .execute());
+  }
+
+  /** Sets the organization's default time to live per kind (a kind left out has none). */
+  public void setTtlByKind(
+      String orgId,
+      Map<MemoryKind, java.time.Duration> ttls,
+      WriteMode mode,
+      String updatedBy,
+      Instant at) {
+    Map<String, Long> json = new java.util.TreeMap<>();
+    ttls.forEach((kind, ttl) -> json.put(kind.id(), ttl.toSeconds()));
+    db.write(h -> h.createUpdate("""
+            INSERT INTO memory_settings (org_id, write_mode, ttl_by_kind, updated_at, updated_by)
+            VALUES (:org, :mode, :ttls, :at, :by)
+            ON CONFLICT (org_id) DO UPDATE SET ttl_by_kind = :ttls, updated_at = :at, updated_by = :by""")
+        .bind("org", orgId)
+        .bind("mode", mode.id())
+        .bind("ttls", io.engram.platform.json.Json.write(json))
         .bind("at", at.toEpochMilli())
         .bind("by", updatedBy)
         .execute());

@@ -6,3 +6,7 @@ ALTER TABLE memories ADD COLUMN valid_from BIGINT;
 ALTER TABLE memories ADD COLUMN valid_until BIGINT;
 ALTER TABLE memories ADD COLUMN supersedes TEXT;
 CREATE INDEX memories_by_expiry ON memories (expires_at);
+
+-- A default time to live per memory kind, per organization (JSON: kind id to seconds): an encode
+-- of that kind without its own expiresAt expires that long after it is written.
+ALTER TABLE memory_settings ADD COLUMN ttl_by_kind TEXT;

@@ -86,13 +86,15 @@ class RestoredRowsTest {
       // What came back reads through the API as it did (metadata included).
       for (String id : generator.memories) {
         String agent = before.get("memories").get(id).get("agent");
-        Http.Response memory = agent.equals("null")
-            ? live.memory(id)
-            : server
-                .http
-                .get("/v1/memory/agents/" + agent + "/" + id)
-                .bearer(server.token(live.orgId, List.of(agent), "memory:read"))
-                .send();
+        String endUser = before.get("memories").get(id).get("end_user_id");
+        Http.Call read = server
+            .http
+            .get((agent.equals("null") ? "/v1/memory/" : "/v1/memory/agents/" + agent + "/") + id)
+            .bearer(server.token(
+                live.orgId, agent.equals("null") ? null : List.of(agent), "memory:read"));
+        // An end user's memory is read in that user's boundary.
+        Http.Response memory =
+            (endUser.equals("null") ? read : read.header("X-Engram-User", endUser)).send();
         assertThat(memory.status()).as(id + " " + memory.text()).isEqualTo(200);
       }
       assertThat(live.restoreStatus(db)).isEqualTo("complete");
@@ -354,6 +356,7 @@ class RestoredRowsTest {
       meaningful.put("event_id", () -> events.get(random.nextInt(events.size())));
       meaningful.put("owner_user_id", () -> userId);
       meaningful.put("agent", () -> "agent-" + random.nextInt(4));
+      meaningful.put("end_user_id", () -> "user-" + random.nextInt(4));
       meaningful.put("capabilities", () -> "[]");
       meaningful.put("capability_configs", () -> "{}");
 

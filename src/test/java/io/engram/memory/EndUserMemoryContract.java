@@ -386,6 +386,52 @@ abstract class EndUserMemoryContract {
   }
 
   @Test
+  void anOrganizationsDefaultTimeToLivePerKindExpiresWhatItsEncodesDoNotDate() {
+    String owner = server.createOrganization("growth");
+    String adminKey = server.apiKey(owner, 1000, "admin");
+    String ownToken = server.token(owner, null, "memory:read", "memory:write");
+    for (String[] bad : new String[][] {
+      {"{\"ttlByKind\":{\"rumour\":3600}}", "ttlByKind.rumour"},
+      {"{\"ttlByKind\":{\"observation\":5}}", "ttlByKind.observation"},
+      {"{\"ttlByKind\":{\"observation\":\"a day\"}}", "ttlByKind.observation"},
+      {"{\"ttlByKind\":{\"observation\":1.5}}", "ttlByKind.observation"}
+    }) {
+      Http.Response refused = server
+          .http
+          .patch("/api/memory/settings")
+          .bearer(adminKey)
+          .json(bad[0])
+          .send();
+      assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+      assertThat(refused.json().get("field").asText()).isEqualTo(bad[1]);
+    }
+    Http.Response set = server
+        .http
+        .patch("/api/memory/settings")
+        .bearer(adminKey)
+        .json("{\"ttlByKind\":{\"observation\":86400}}")
+        .send();
+    assertThat(set.status()).as(set.text()).isEqualTo(200);
+    assertThat(set.json().at("/settings/ttlByKind/observation").asLong()).isEqualTo(86_400);
+
+    java.time.Instant now = server.clock.instant();
+    Http.Response observed = encode(
+        ownToken,
+        "{\"text\":\"The printer on floor two jams often.\",\"memoryKind\":\"observation\"}");
+    assertThat(observed.json().get("expiresAt").asText())
+        .isEqualTo(now.plusSeconds(86_400).toString());
+    Http.Response fact =
+        encode(ownToken, "{\"text\":\"The printer on floor two is a laser printer.\"}");
+    assertThat(fact.json().get("expiresAt").isNull()).isTrue();
+    String own = "2099-01-01T00:00:00Z";
+    Http.Response dated = encode(
+        ownToken,
+        "{\"text\":\"The printer on floor three is new.\",\"memoryKind\":\"observation\","
+            + "\"expiresAt\":\"" + own + "\"}");
+    assertThat(dated.json().get("expiresAt").asText()).isEqualTo(own);
+  }
+
+  @Test
   void badTimesAreClearErrorsAndHalfAReplacementIsNothing() {
     java.time.Instant now = server.clock.instant();
     String kept =
