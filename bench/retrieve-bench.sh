@@ -2,6 +2,8 @@
 # Retrieval at 100,000 memories: rebuilds the index of /tmp/bench/data (made by bench/seed-100k.sh),
 # then retrieves with includeContext at 1, 2, 4 and 8 connections (wrk, 30 s each after a warm-up).
 #   bash bench/retrieve-bench.sh [path to engram.jar, default target/engram.jar]
+#   FILTERED=1 bash bench/retrieve-bench.sh   as one of 10,000 end users, with a metadata filter
+#   COMPARE=1 bash bench/retrieve-bench.sh    both, in one run on one index: unfiltered, filtered
 # Results: docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +23,18 @@ until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
 done
 URL=http://127.0.0.1:8000/v1/memory/retrieve
 wrk -t1 -c1 -d10s -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL >/dev/null
-for C in 1 2 4 8; do
-  echo "c=$C $(wrk -t1 -c$C -d30s --latency -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL \
-    | grep -E 'Requests/sec|^ +(50|90|99)%' | tr -s ' ' | tr '\n' ' ')"
-done
+run() {
+  for C in 1 2 4 8; do
+    echo "$1 c=$C $(wrk -t1 -c$C -d30s --latency -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL \
+      | grep -E 'Requests/sec|^ +(50|90|99)%' | tr -s ' ' | tr '\n' ' ')"
+  done
+}
+if [ "${COMPARE:-}" = 1 ]; then
+  export FILTERED=0
+  run unfiltered
+  export FILTERED=1
+  run filtered
+else
+  export FILTERED=${FILTERED:-0}
+  run "$([ "$FILTERED" = 1 ] && echo filtered || echo unfiltered)"
+fi

@@ -12,6 +12,9 @@ local forms = {
   "What is the status of %s and %s?",
 }
 local headers = {}
+-- FILTERED=1: each retrieval is one of 10,000 end users' (bench/seed-100k.sh spreads half the
+-- memories across them) with a metadata filter on one of ten teams.
+local filtered = os.getenv("FILTERED") == "1"
 
 init = function(args)
   for name, value in pairs(wrk.headers) do
@@ -24,5 +27,11 @@ end
 request = function()
   local query = string.format(forms[math.random(#forms)], subjects[math.random(#subjects)],
     topics[math.random(#topics)])
-  return wrk.format("POST", nil, headers, '{"query":"' .. query .. '","limit":10,"includeContext":true}')
+  local narrowing = ""
+  if filtered then
+    narrowing = string.format(',"userId":"user-%d","filters":{"team":"team-%d"}',
+      math.random(0, 9999), math.random(0, 9))
+  end
+  return wrk.format("POST", nil, headers,
+    '{"query":"' .. query .. '","limit":10,"includeContext":true' .. narrowing .. '}')
 end

@@ -8,6 +8,7 @@ import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemoryState;
 import io.engram.memory.MemoryStore;
 import io.engram.memory.UseKind;
+import io.engram.memory.Validity;
 import io.engram.store.SqliteDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +27,9 @@ import java.util.concurrent.Future;
  * Usage: SeedMemories <data-dir> <org-id> <count> [seed]
  */
 public final class SeedMemories {
+  /** How many end users the half of the memories that is not shared is spread across. */
+  static final int USERS = 10_000;
+
   static final String[] SUBJECTS = {
     "Acme",
     "Globex",
@@ -150,14 +154,21 @@ public final class SeedMemories {
         List<MemoryRecord> records = new ArrayList<>();
         for (int i = 0; i < size; i++) {
           Instant at = now.minus(Duration.ofMinutes(random.nextInt(60 * 24 * 365)));
+          // Half shared by the organization, half across USERS end users; each with a team and a
+          // priority in its metadata (for retrieval with a user and a filter,
+          // bench/retrieve-bench.sh).
+          int n = done + i;
           MemoryRecord.Draft draft = new MemoryRecord.Draft(
               org,
+              null,
+              n % 2 == 0 ? null : "user-" + (n / 2) % USERS,
               null,
               items.get(i)[1],
               items.get(i)[0],
               KINDS[random.nextInt(KINDS.length)],
               0.5 + random.nextInt(51) / 100.0,
-              null);
+              "{\"team\":\"team-" + (n % 10) + "\",\"priority\":" + (n % 5) + "}",
+              Validity.NONE);
           records.add(MemoryRecord.created(
               draft,
               MemoryState.DURABLE,
