@@ -123,13 +123,39 @@ def _base(agent: Optional[str]) -> str:
     return f"/v1/memory/agents/{urllib.parse.quote(agent, safe='')}" if agent else "/v1/memory"
 
 
+class _ForUser:
+    """The client, with every request sent for one end user (the X-Engram-User header)."""
+
+    def __init__(self, client: Any, user_id: str):
+        self._client = client
+        self._user_id = user_id
+
+    def request(self, method: str, path: str, body: Any = None, query: Optional[Dict[str, Any]] = None,
+                headers: Optional[Dict[str, str]] = None) -> Any:
+        return self._client.request(method, path, body, query, {**(headers or {}), "X-Engram-User": self._user_id})
+
+    def paginate(self, path: str, query: Dict[str, Any], param: str, next_field: str) -> Iterator[Any]:
+        position = None
+        while True:
+            page = self.request("GET", path, query={**query, param: position})
+            yield from page["data"]
+            position = page.get(next_field)
+            if not position:
+                return
+
+
 class Memory:
     """The organization's memory (a context access token with memory scopes)."""
 
-    def __init__(self, client: Engram):
+    def __init__(self, client: Any):
         self._client = client
         self.events = Events(client)
         self.candidates = Candidates(client)
+
+    def for_user(self, user_id: str) -> "Memory":
+        """This memory as one end user of your app sees it: their memories and the shared ones;
+        what it remembers is theirs (docs/memory.md, "End users and sessions")."""
+        return Memory(_ForUser(self._client, user_id))
 
     def remember(
         self,
@@ -141,6 +167,10 @@ class Memory:
         occurred_at: Optional[str] = None,
         agent: Optional[str] = None,
         idempotency_key: Optional[str] = None,
+        session_id: Optional[str] = None,
+        expires_at: Optional[str] = None,
+        valid_from: Optional[str] = None,
+        supersedes: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Remembers one memory; a retried call with the same key never stores twice."""
         body = _clean({
@@ -150,14 +180,21 @@ class Memory:
             "confidence": confidence,
             "metadata": metadata,
             "occurredAt": occurred_at,
+            "sessionId": session_id,
+            "expiresAt": expires_at,
+            "validFrom": valid_from,
+            "supersedes": supersedes,
         })
         key = idempotency_key or str(uuid.uuid4())
         return self._client.request("POST", _base(agent), body, headers={"Idempotency-Key": key})
 
-    def recall(self, query: str, limit: Optional[int] = None, agent: Optional[str] = None) -> Dict[str, Any]:
-        """The memories ranked for a question, and the ready prompt block ("context")."""
+    def recall(self, query: str, limit: Optional[int] = None, agent: Optional[str] = None,
+               filters: Optional[Dict[str, Any]] = None, as_of: Optional[str] = None) -> Dict[str, Any]:
+        """The memories ranked for a question, and the ready prompt block ("context"); filters on
+        metadata ({"team": "legal", "priority": {"gte": 2}}), as_of: what was true then."""
         answer = self._client.request(
-            "POST", f"{_base(agent)}/recall", _clean({"query": query, "limit": limit, "includeContext": True}))
+            "POST", f"{_base(agent)}/recall",
+            _clean({"query": query, "limit": limit, "includeContext": True, "filters": filters, "asOf": as_of}))
         return {"memories": answer["memories"], "context": (answer.get("context") or {}).get("systemBlock", "")}
 
     def explain(self, memory_id: str, agent: Optional[str] = None) -> Dict[str, Any]:

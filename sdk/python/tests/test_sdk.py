@@ -31,6 +31,22 @@ class MemoryTest(unittest.TestCase):
         self.assertIn(memory["id"], [m["id"] for m in engram.memory.list(page_size=1)])
         self.assertEqual(engram.memory.forget(memory["id"])["state"], "tombstoned")
 
+    def test_an_end_users_memory_is_theirs_alone(self):
+        engram = client("ENGRAM_TOKEN")
+        ada = engram.memory.for_user("ada@example.com")
+        remembered = ada.remember("My favourite Porto cafe is Majestic", session_id="chat-1",
+                                  metadata={"topic": "food"})
+        self.assertEqual(remembered["userId"], "ada@example.com")
+        self.assertEqual(remembered["sessionId"], "chat-1")
+        found = ada.recall("favourite Porto cafe", filters={"topic": "food"})
+        self.assertEqual(found["memories"][0]["id"], remembered["id"])
+        bob = engram.memory.for_user("bob@example.com")
+        self.assertNotIn(remembered["id"], [m["id"] for m in bob.recall("favourite Porto cafe")["memories"]])
+        with self.assertRaises(EngramError) as failure:
+            bob.get(remembered["id"])
+        self.assertEqual(failure.exception.status, 404)
+        self.assertIn(remembered["id"], [m["id"] for m in ada.list()])
+
     def test_a_retried_write_never_stores_twice(self):
         engram = client("ENGRAM_TOKEN")
         key = f"py-{time.time()}"

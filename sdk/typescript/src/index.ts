@@ -51,6 +51,10 @@ export interface Memory {
   confidence: number;
   state: 'candidate' | 'durable' | 'suppressed' | 'tombstoned';
   agent: string | null;
+  /** The end user it belongs to; null when shared by every user. */
+  userId: string | null;
+  /** The session or thread it came from. */
+  sessionId: string | null;
   metadata: Record<string, unknown> | null;
   [field: string]: unknown;
 }
@@ -76,6 +80,14 @@ export interface RememberOptions {
   agent?: string;
   /** Supplied when left out, so a retried write never stores twice. */
   idempotencyKey?: string;
+  /** The session or thread it comes from. */
+  sessionId?: string;
+  /** When it expires (RFC 3339). */
+  expiresAt?: string;
+  /** From when it holds (RFC 3339). */
+  validFrom?: string;
+  /** The memory it replaces (closed at this one's validFrom). */
+  supersedes?: string;
 }
 
 type Query = Record<string, string | number | boolean | undefined>;
@@ -181,6 +193,35 @@ function backoff(attempt: number): number {
   return Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
 }
 
+type RequestOptions = { body?: unknown; query?: Query; headers?: Record<string, string> };
+
+/** What the memory APIs send through: the client, or the client for one end user. */
+export interface Requester {
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  paginate<T>(path: string, query: Query, cursor: { param: string; next: string }): AsyncGenerator<T>;
+}
+
+/** The client with every request sent for one end user (the X-Engram-User header). */
+class ForUser implements Requester {
+  constructor(private readonly client: Requester, private readonly userId: string) {}
+
+  request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return this.client.request<T>(method, path, {
+      ...options,
+      headers: { ...options.headers, 'X-Engram-User': this.userId },
+    });
+  }
+
+  async *paginate<T>(path: string, query: Query, cursor: { param: string; next: string }): AsyncGenerator<T> {
+    let position: string | undefined;
+    do {
+      const page: any = await this.request('GET', path, { query: { ...query, [cursor.param]: position } });
+      for (const item of page.data as T[]) yield item;
+      position = page[cursor.next] ?? undefined;
+    } while (position);
+  }
+}
+
 function memoryBase(agent?: string): string {
   return agent ? `/v1/memory/agents/${encodeURIComponent(agent)}` : '/v1/memory';
 }
@@ -189,9 +230,17 @@ export class MemoryApi {
   readonly events: EventsApi;
   readonly candidates: CandidatesApi;
 
-  constructor(private readonly client: Engram) {
+  constructor(private readonly client: Requester) {
     this.events = new EventsApi(client);
     this.candidates = new CandidatesApi(client);
+  }
+
+  /**
+   * This memory as one end user of your app sees it: their memories and the shared ones; what
+   * it remembers is theirs (docs/memory.md, "End users and sessions").
+   */
+  forUser(userId: string): MemoryApi {
+    return new MemoryApi(new ForUser(this.client, userId));
   }
 
   /** Remembers one memory. */
@@ -204,15 +253,22 @@ export class MemoryApi {
         confidence: options.confidence,
         metadata: options.metadata,
         occurredAt: options.occurredAt,
+        sessionId: options.sessionId,
+        expiresAt: options.expiresAt,
+        validFrom: options.validFrom,
+        supersedes: options.supersedes,
       },
       headers: { 'Idempotency-Key': options.idempotencyKey ?? crypto.randomUUID() },
     });
   }
 
   /** The memories ranked for a question, and the ready prompt block. */
-  async recall(query: string, options: { limit?: number; agent?: string } = {}): Promise<Recall> {
+  async recall(
+    query: string,
+    options: { limit?: number; agent?: string; filters?: Record<string, unknown>; asOf?: string } = {},
+  ): Promise<Recall> {
     const answer: any = await this.client.request('POST', `${memoryBase(options.agent)}/recall`, {
-      body: { query, limit: options.limit, includeContext: true },
+      body: { query, limit: options.limit, includeContext: true, filters: options.filters, asOf: options.asOf },
     });
     return { memories: answer.memories, context: answer.context?.systemBlock ?? '' };
   }
@@ -284,7 +340,7 @@ export class MemoryApi {
 }
 
 export class EventsApi {
-  constructor(private readonly client: Engram) {}
+  constructor(private readonly client: Requester) {}
 
   /** Feeds a business event to the pipeline; it may stage memory candidates. */
   ingest(event: Record<string, unknown>, options: { agent?: string } = {}): Promise<any> {
@@ -301,7 +357,7 @@ export class EventsApi {
 }
 
 export class CandidatesApi {
-  constructor(private readonly client: Engram) {}
+  constructor(private readonly client: Requester) {}
 
   /** The candidates awaiting review, oldest first. */
   list(options: { agent?: string } = {}): AsyncGenerator<Memory> {

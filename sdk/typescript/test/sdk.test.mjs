@@ -16,6 +16,24 @@ const env = (name) => {
 };
 const engram = (key, extra = {}) => new Engram({ baseURL: env('ENGRAM_URL'), apiKey: env(key), ...extra });
 
+test("an end user's memory is theirs alone", async () => {
+  const client = engram('ENGRAM_TOKEN');
+  const ada = client.memory.forUser('ada@example.org');
+  const remembered = await ada.remember('My favourite Lisbon bakery is Manteigaria', {
+    sessionId: 'chat-9', metadata: { topic: 'food' } });
+  assert.equal(remembered.userId, 'ada@example.org');
+  assert.equal(remembered.sessionId, 'chat-9');
+  const found = await ada.recall('favourite Lisbon bakery', { filters: { topic: 'food' } });
+  assert.equal(found.memories[0].id, remembered.id);
+  const bob = client.memory.forUser('bob@example.org');
+  const asBob = await bob.recall('favourite Lisbon bakery');
+  assert.ok(!asBob.memories.some((m) => m.id === remembered.id));
+  await assert.rejects(bob.get(remembered.id), (e) => e instanceof EngramError && e.status === 404);
+  const listed = [];
+  for await (const m of ada.list()) listed.push(m.id);
+  assert.ok(listed.includes(remembered.id));
+});
+
 test('remember, recall, explain, update, reinforce, list and forget', async () => {
   const client = engram('ENGRAM_TOKEN');
   const memory = await client.memory.remember('Acme’s fiscal year starts in April', { subject: 'Acme', kind: 'fact' });

@@ -54,7 +54,7 @@ class SdkTest {
       assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
       System.out.println(output);
       assertThat(process.exitValue()).as(output).isZero();
-      assertThat(output).contains("Ran 7 tests").contains("OK");
+      assertThat(output).contains("Ran 8 tests").contains("OK");
     }
   }
 
