@@ -75,7 +75,7 @@ class SdkTest {
       assertThat(process.exitValue()).as(output).isZero();
       assertThat(sdk.resolve("target/surefire-reports/TEST-io.engram.sdk.EngramLiveTest.xml"))
           .content()
-          .contains("tests=\"5\"")
+          .contains("tests=\"6\"")
           .contains("failures=\"0\"")
           .contains("errors=\"0\"");
     }

@@ -39,6 +39,7 @@ public final class Engram {
   private final String apiKey;
   private final Duration timeout;
   private final int maxRetries;
+  private final String endUser;
   private final HttpClient http;
   private final Memory memory;
   private final Assistants assistants;
@@ -52,6 +53,7 @@ public final class Engram {
     this.apiKey = builder.apiKey;
     this.timeout = builder.timeout;
     this.maxRetries = builder.maxRetries;
+    this.endUser = builder.endUser;
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     this.memory = new Memory(this);
     this.assistants = new Assistants(this);
@@ -68,6 +70,7 @@ public final class Engram {
     private String apiKey;
     private Duration timeout = Duration.ofSeconds(30);
     private int maxRetries = 2;
+    private String endUser;
 
     /** The server, without /v1: {@code http://localhost:8000}. */
     public Builder baseUrl(String value) {
@@ -92,6 +95,15 @@ public final class Engram {
       return this;
     }
 
+    /**
+     * Every call for one end user of your app (the {@code X-Engram-User} header): the memory they
+     * see is theirs and the shared one, what they remember is theirs.
+     */
+    public Builder endUser(String value) {
+      this.endUser = value;
+      return this;
+    }
+
     public Engram build() {
       return new Engram(this);
     }
@@ -99,6 +111,17 @@ public final class Engram {
 
   public Memory memory() {
     return memory;
+  }
+
+  /** This client for one end user of your app (docs/memory.md, "End users and sessions"). */
+  public Engram forUser(String userId) {
+    return new Builder()
+        .baseUrl(baseUrl.toString())
+        .apiKey(apiKey)
+        .timeout(timeout)
+        .maxRetries(maxRetries)
+        .endUser(userId)
+        .build();
   }
 
   public Assistants assistants() {
@@ -134,6 +157,9 @@ public final class Engram {
               : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
       if (json != null) {
         request.header("Content-Type", "application/json");
+      }
+      if (endUser != null) {
+        request.header("X-Engram-User", endUser);
       }
       headers.forEach(request::header);
       HttpResponse<String> response;

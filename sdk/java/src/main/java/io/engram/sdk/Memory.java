@@ -49,6 +49,18 @@ public final class Memory {
       return this;
     }
 
+    /** The session or thread the memory comes from. */
+    public Options sessionId(String value) {
+      fields.put("sessionId", value);
+      return this;
+    }
+
+    /** When it expires (RFC 3339). */
+    public Options expiresAt(String value) {
+      fields.put("expiresAt", value);
+      return this;
+    }
+
     public Options agent(String value) {
       this.agent = value;
       return this;

@@ -45,6 +45,23 @@ class EngramLiveTest {
   }
 
   @Test
+  void anEndUsersMemoryIsTheirsAlone() {
+    Engram ada = client("ENGRAM_TOKEN", 2).forUser("ada@example.net");
+    JsonNode remembered = ada.memory().remember(
+        "My favourite Braga bookshop is Centésima Página", Memory.options().sessionId("chat-3"));
+    assertEquals("ada@example.net", remembered.get("userId").asText());
+    assertEquals("chat-3", remembered.get("sessionId").asText());
+    String id = remembered.get("id").asText();
+    assertEquals(id, ada.memory().recall("favourite Braga bookshop", 3, null).memories().get(0)
+        .get("id").asText());
+    Engram bob = client("ENGRAM_TOKEN", 2).forUser("bob@example.net");
+    assertTrue(bob.memory().recall("favourite Braga bookshop", 3, null).memories().stream()
+        .noneMatch(m -> m.get("id").asText().equals(id)));
+    EngramException missing = assertThrows(EngramException.class, () -> bob.memory().get(id, null));
+    assertEquals(404, missing.status());
+  }
+
+  @Test
   void businessEventsAreIngestedAndListedAsInTheSpec() {
     Engram engram = client("ENGRAM_TOKEN", 2);
     String text = "Acme renewed for two years " + System.nanoTime();
