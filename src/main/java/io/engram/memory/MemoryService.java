@@ -124,6 +124,13 @@ public final class MemoryService implements AutoCloseable {
       }
     }
     boolean replaces = validity.supersedes() != null;
+    if (replaces && direct != MemoryState.DURABLE) {
+      // A candidate is not true yet: closing what it replaces now would leave nothing true.
+      throw ApiException.conflict(
+          "supersedes_needs_direct_write",
+          "'supersedes' needs the direct write mode: in candidate review a replacement would"
+              + " close the memory it replaces before anyone approved it");
+    }
     if (replaces) {
       // A replacement holds from its own start: given, else when it happened, else now.
       Instant start = validity.validFrom() != null
