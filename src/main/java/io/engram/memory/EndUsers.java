@@ -15,7 +15,6 @@ import io.javalin.http.Context;
  */
 public final class EndUsers {
   public static final String HEADER = "X-Engram-User";
-  public static final String SESSION_HEADER = "X-Engram-Session";
   public static final String USER_FIELD = "userId";
   public static final String SESSION_FIELD = "sessionId";
   public static final int MAX_ID = EndUserId.MAX;
@@ -74,10 +73,10 @@ public final class EndUsers {
   }
 
   /**
-   * The boundary for the end user {@code named} (null: none named), for callers that find the name
-   * elsewhere (OpenAI's {@code user} field, a WebSocket message).
+   * The boundary for the end user {@code named} (null: none named; then the token's own, if it is
+   * bound to one).
    */
-  public static AgentScope resolve(AgentScope scope, Principal caller, String named) {
+  static AgentScope resolve(AgentScope scope, Principal caller, String named) {
     return resolve(scope, caller, named, USER_FIELD);
   }
 
