@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * A validated encode request ({@code occurredAt} is null when not given: the memory is then dated
  * when it is written; {@code session} null when the memory came from no session in particular;
- * the end user is the boundary's, {@link EndUsers}). Every field is bounded; unknown fields are refused, so a typo
- * ({@code memorykind}) is an error rather than a silent default.
+ * the end user is the boundary's, {@link EndUsers}). Every field is bounded; unknown fields are
+ * refused, so a typo ({@code memorykind}) is an error rather than a silent default.
  */
 public record MemoryInput(
     String text,
