@@ -110,13 +110,18 @@ class Engram:
 
     def paginate(self, path: str, query: Dict[str, Any], param: str, next_field: str) -> Iterator[Any]:
         """Every item of a paged list, page after page, as Engram's cursors lead."""
-        position = None
-        while True:
-            page = self.request("GET", path, query={**query, param: position})
-            yield from page["data"]
-            position = page.get(next_field)
-            if not position:
-                return
+        return _pages(self.request, path, query, param, next_field)
+
+
+def _pages(request: Any, path: str, query: Dict[str, Any], param: str, next_field: str) -> Iterator[Any]:
+    """The items of a paged list, asking each page through `request`."""
+    position = None
+    while True:
+        page = request("GET", path, query={**query, param: position})
+        yield from page["data"]
+        position = page.get(next_field)
+        if not position:
+            return
 
 
 def _base(agent: Optional[str]) -> str:
@@ -135,13 +140,7 @@ class _ForUser:
         return self._client.request(method, path, body, query, {**(headers or {}), "X-Engram-User": self._user_id})
 
     def paginate(self, path: str, query: Dict[str, Any], param: str, next_field: str) -> Iterator[Any]:
-        position = None
-        while True:
-            page = self.request("GET", path, query={**query, param: position})
-            yield from page["data"]
-            position = page.get(next_field)
-            if not position:
-                return
+        return _pages(self.request, path, query, param, next_field)
 
 
 class Memory:

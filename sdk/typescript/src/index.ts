@@ -171,17 +171,8 @@ export class Engram {
   }
 
   /** Every item of a paged list, page after page, as Engram's cursors lead. */
-  async *paginate<T>(
-    path: string,
-    query: Query,
-    cursor: { param: string; next: string },
-  ): AsyncGenerator<T> {
-    let position: string | undefined;
-    do {
-      const page: any = await this.request('GET', path, { query: { ...query, [cursor.param]: position } });
-      for (const item of page.data as T[]) yield item;
-      position = page[cursor.next] ?? undefined;
-    } while (position);
+  paginate<T>(path: string, query: Query, cursor: { param: string; next: string }): AsyncGenerator<T> {
+    return pages<T>(this, path, query, cursor);
   }
 }
 
@@ -191,6 +182,21 @@ function sleep(ms: number): Promise<void> {
 
 function backoff(attempt: number): number {
   return Math.min(8_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
+}
+
+/** The items of a paged list, page after page, each page asked through `requester`. */
+async function* pages<T>(
+  requester: Pick<Requester, 'request'>,
+  path: string,
+  query: Query,
+  cursor: { param: string; next: string },
+): AsyncGenerator<T> {
+  let position: string | undefined;
+  do {
+    const page: any = await requester.request('GET', path, { query: { ...query, [cursor.param]: position } });
+    for (const item of page.data as T[]) yield item;
+    position = page[cursor.next] ?? undefined;
+  } while (position);
 }
 
 type RequestOptions = { body?: unknown; query?: Query; headers?: Record<string, string> };
@@ -212,13 +218,8 @@ class ForUser implements Requester {
     });
   }
 
-  async *paginate<T>(path: string, query: Query, cursor: { param: string; next: string }): AsyncGenerator<T> {
-    let position: string | undefined;
-    do {
-      const page: any = await this.request('GET', path, { query: { ...query, [cursor.param]: position } });
-      for (const item of page.data as T[]) yield item;
-      position = page[cursor.next] ?? undefined;
-    } while (position);
+  paginate<T>(path: string, query: Query, cursor: { param: string; next: string }): AsyncGenerator<T> {
+    return pages<T>(this, path, query, cursor);
   }
 }
 
