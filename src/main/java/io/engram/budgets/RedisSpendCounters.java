@@ -95,7 +95,10 @@ final class RedisSpendCounters implements SpendCounters {
     for (int i = 0; i < counters.size(); i++) {
       Counter counter = counters.get(i);
       arguments.add(Long.toString(limits[i]));
-      arguments.add(Long.toString(seeded ? ledger.spent(counter) : -1));
+      // A seed is read fresh from the database, never from this node's two-second cache: that holds
+      // only this node's spend since it was read, and a counter Redis lost (restarted) must start
+      // from every node's.
+      arguments.add(Long.toString(seeded ? ledger.refresh(counter) : -1));
       long end = counter.period().end(counter.periodStart());
       arguments.add(Long.toString(Math.max(1, (end - now) / 1000) + DAY_SECONDS));
     }
