@@ -40,12 +40,14 @@ public final class MemoryRoutes implements RouteModule {
   private final ProvenanceNotes notes;
   private final long maxBodyBytes;
   private final Clock clock;
+  private final MemoryTransferRoutes transfer;
 
   public MemoryRoutes(MemoryService memory, ProvenanceNotes notes, long maxBodyBytes, Clock clock) {
     this.memory = memory;
     this.notes = notes;
     this.maxBodyBytes = maxBodyBytes;
     this.clock = clock;
+    this.transfer = new MemoryTransferRoutes(memory);
   }
 
   @Override
@@ -53,6 +55,8 @@ public final class MemoryRoutes implements RouteModule {
     // Agent routes first: Javalin takes the first match, so /v1/memory/agents/x is agent x's
     // encode, never a memory called "agents".
     for (String base : List.of(AGENT_BASE, ORGANIZATION_BASE)) {
+      // Before /{memory_id}: "export" is no memory's id.
+      transfer.register(routes, base);
       for (String verb : List.of("/retrieve", "/recall", "/search")) {
         // Searching is memory:read, or knowledge:read: search and nothing else of the memory.
         routes.post(
@@ -320,15 +324,7 @@ public final class MemoryRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
-    List<MemoryState> states = new ArrayList<>();
-    for (String id :
-        Objects.requireNonNullElse(ctx.queryParam("state"), "durable").split(",")) {
-      states.add(MemoryState.fromId(id.strip())
-          .orElseThrow(() -> ApiException.badRequest(
-              "state",
-              "'state' is one or more of candidate, durable, suppressed, tombstoned, "
-                  + "comma-separated")));
-    }
+    List<MemoryState> states = states(ctx, "durable");
     String kind = ctx.queryParam("memoryKind");
     Instant from = QueryParams.instant(ctx, "occurredAfter");
     Instant until = QueryParams.instant(ctx, "occurredBefore");
@@ -351,6 +347,20 @@ public final class MemoryRoutes implements RouteModule {
             page.stream().map(MemoryViews::memory).toList(),
             "nextBefore",
             page.size() == limit ? page.getLast().id() : null));
+  }
+
+  /** {@code state}: one or more states, comma-separated ({@code fallback} when absent). */
+  static List<MemoryState> states(Context ctx, String fallback) {
+    List<MemoryState> states = new ArrayList<>();
+    for (String id :
+        Objects.requireNonNullElse(ctx.queryParam("state"), fallback).split(",")) {
+      states.add(MemoryState.fromId(id.strip())
+          .orElseThrow(() -> ApiException.badRequest(
+              "state",
+              "'state' is one or more of candidate, durable, suppressed, tombstoned, "
+                  + "comma-separated")));
+    }
+    return states;
   }
 
   /** {@code filters}: the metadata conditions of a list, as a JSON object in the query string. */
@@ -390,7 +400,7 @@ public final class MemoryRoutes implements RouteModule {
     return body;
   }
 
-  private static AgentScope scope(Context ctx, Principal caller) {
+  static AgentScope scope(Context ctx, Principal caller) {
     return AgentBoundary.of(ctx, caller, "agent_slug", "/v1/memory/agents/{agent_slug}/...");
   }
 

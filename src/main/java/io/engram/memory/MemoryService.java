@@ -89,6 +89,16 @@ public final class MemoryService implements AutoCloseable {
     return index;
   }
 
+  /** A boundary's memories out, as JSON Lines. */
+  MemoryExport exporter() {
+    return new MemoryExport(store);
+  }
+
+  /** JSON Lines of memories in, as an export wrote them. */
+  MemoryImport importer() {
+    return new MemoryImport(store, changeLog, index, embedder, clock);
+  }
+
   /** The changes reflection makes to the organization's memory, through the same state machine. */
   public MemoryMaintenance maintenance() {
     return new MemoryMaintenance(store, index, changes, clock);
@@ -1050,7 +1060,7 @@ public final class MemoryService implements AutoCloseable {
     return ApiException.notFound("Memory " + memoryId + " not found in " + scope.describe());
   }
 
-  private static String userId(Principal caller) {
+  static String userId(Principal caller) {
     return caller.user() == null ? null : caller.user().id();
   }
 

@@ -496,6 +496,41 @@ public final class MemoryStore {
             .list());
   }
 
+  /**
+   * A page of the memories at and beneath a boundary, oldest id first after {@code afterId}: its
+   * agent's (every agent's at the organization level) and its end user's (every user's when it
+   * names none), in {@code states}, embeddings included: what an export streams.
+   */
+  public List<MemoryRecord> exportPage(
+      String orgId, AgentScope scope, Collection<MemoryState> states, String afterId, int limit) {
+    String sql = "SELECT * FROM memories WHERE org_id = :org AND id > :after"
+        + " AND state IN (<states>)"
+        + (scope.agent() == null ? "" : " AND agent = :scopeAgent")
+        + (scope.user() == null ? "" : " AND end_user_id = :scopeUser")
+        + " ORDER BY id LIMIT :limit";
+    return db.read(h -> h.createQuery(sql)
+        .bind("org", orgId)
+        .bind("after", afterId == null ? "" : afterId)
+        .bindList("states", states.stream().map(MemoryState::id).toList())
+        .bindMap(scope.sqlBindings())
+        .bind("limit", limit)
+        .map(MEMORY)
+        .list());
+  }
+
+  /** The organization of each of {@code ids} that names a memory, by id (in any organization). */
+  public Map<String, String> organizationsOf(Handle h, Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> owners = new java.util.HashMap<>();
+    h.createQuery("SELECT id, org_id FROM memories WHERE id IN (<ids>)")
+        .bindList("ids", List.copyOf(ids))
+        .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("org_id")))
+        .forEach(row -> owners.put(row.getKey(), row.getValue()));
+    return owners;
+  }
+
   /** Every retrievable memory, in id order, for rebuilding the index. */
   public void forEachRetrievable(Consumer<MemoryRecord> consumer) {
     db.read(h -> {

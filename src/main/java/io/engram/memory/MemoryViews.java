@@ -48,6 +48,39 @@ public final class MemoryViews {
     return view;
   }
 
+  /**
+   * A memory as one line of an export: its view, what activation reads of its uses, and (with
+   * {@code embedding}) its vector with the model and the text it was computed from, so an import
+   * on the same model keeps it instead of running the model again.
+   */
+  static Map<String, Object> exported(MemoryRecord m, boolean embedding) {
+    Map<String, Object> view = memory(m);
+    Map<String, Object> uses = new LinkedHashMap<>();
+    uses.put(
+        "recent",
+        m.uses().recent().stream()
+            .map(use -> {
+              Map<String, Object> one = new LinkedHashMap<>(); // in this order, every export
+              one.put("kind", use.kind().id());
+              one.put("at", use.at().toString());
+              return one;
+            })
+            .toList());
+    uses.put("olderCount", m.uses().olderCount());
+    uses.put("olderWeight", m.uses().olderWeight());
+    uses.put("firstUseAt", m.uses().firstUseAt().toString());
+    view.put("uses", uses);
+    if (embedding && m.embedding() != null) {
+      Map<String, Object> vector = new LinkedHashMap<>();
+      vector.put("model", Embedder.MODEL_ID);
+      vector.put("textSha256", io.engram.platform.Digests.sha256(m.indexedText()));
+      vector.put(
+          "vector", java.util.Base64.getEncoder().encodeToString(Embedder.toBytes(m.embedding())));
+      view.put("embedding", vector);
+    }
+    return view;
+  }
+
   static Map<String, Object> staging(EventPipeline.Plan plan, List<MemoryRecord> candidates) {
     List<Map<String, Object>> statements = new ArrayList<>();
     int next = 0;

@@ -43,6 +43,10 @@ public enum UseKind {
     return weight > 0;
   }
 
+  static Optional<UseKind> fromId(String id) {
+    return WireNames.parse(UseKind.class, id);
+  }
+
   static Optional<UseKind> fromCode(char code) {
     for (UseKind kind : values()) {
       if (kind.code == code) {

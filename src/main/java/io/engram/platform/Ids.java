@@ -42,6 +42,32 @@ public final class Ids {
     return prefix + "_" + new String(body);
   }
 
+  /**
+   * A deterministic id for {@code seed}: {@code prefix}, the time {@code epochMillis} (so it sorts
+   * as an id made then would), then 80 bits of the seed's SHA-256 in place of random ones. The
+   * same seed always gives the same id: what lets an import run again without writing twice.
+   */
+  public static String derived(String prefix, long epochMillis, String seed) {
+    char[] body = new char[BODY_CHARS];
+    long time = epochMillis;
+    for (int i = TIME_CHARS - 1; i >= 0; i--) {
+      body[i] = ALPHABET[(int) (time & 31)];
+      time >>>= 5;
+    }
+    byte[] hash = java.util.HexFormat.of().parseHex(Digests.sha256(seed));
+    for (int i = TIME_CHARS; i < BODY_CHARS; i++) {
+      body[i] = ALPHABET[hash[i - TIME_CHARS] & 31];
+    }
+    return prefix + "_" + new String(body);
+  }
+
+  /** {@code id}'s time with 80 bits of {@code seed}'s hash: the same id, deterministically renamed. */
+  public static String renamed(String id, String seed) {
+    int body = id.indexOf('_') + 1;
+    String renamed = derived(id.substring(0, body - 1), 0, seed);
+    return id.substring(0, body + TIME_CHARS) + renamed.substring(body + TIME_CHARS);
+  }
+
   private static void increment() {
     for (int i = BODY_CHARS - 1; i >= 0; i--) {
       if (++LAST[i] < 32) {

@@ -155,6 +155,12 @@ public final class ApiException extends RuntimeException {
         null);
   }
 
+  /** The same failure told another way: {@code message} and {@code param} in place of its own. */
+  public ApiException withMessage(String message, String param) {
+    return new ApiException(
+        status, type, code, message, param, retryAfterSeconds, validationErrors);
+  }
+
   public int status() {
     return status;
   }

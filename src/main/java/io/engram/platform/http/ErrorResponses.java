@@ -82,6 +82,19 @@ public final class ErrorResponses {
     if (e.retryAfterSeconds() != null) {
       error.put("retry_after", e.retryAfterSeconds());
     }
+    if (e.validationErrors().size() > 1) {
+      // Several inputs refused at once (an import's lines): each, not only the first.
+      error.put(
+          "errors",
+          e.validationErrors().stream()
+              .map(v -> {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("param", v.field());
+                one.put("message", v.error());
+                return one;
+              })
+              .toList());
+    }
     return Map.of("error", error);
   }
 

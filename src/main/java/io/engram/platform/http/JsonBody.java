@@ -158,7 +158,7 @@ public final class JsonBody {
    * Bodies are read as sent: a compressed body is refused rather than read as if it were plain
    * (which would store the compressed bytes' misreading, or fail later in a confusing way).
    */
-  private static void refuseEncodedBody(String contentEncoding) {
+  public static void refuseEncodedBody(String contentEncoding) {
     if (contentEncoding != null
         && !contentEncoding.isBlank()
         && !contentEncoding.strip().equalsIgnoreCase("identity")) {

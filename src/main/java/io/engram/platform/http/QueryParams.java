@@ -31,6 +31,19 @@ public final class QueryParams {
         name, "'" + name + "' must be an integer between " + min + " and " + max);
   }
 
+  /** {@code true} or {@code false}; {@code fallback} when absent. */
+  public static boolean bool(Context ctx, String name, boolean fallback) {
+    String raw = ctx.queryParam(name);
+    if (raw == null) {
+      return fallback;
+    }
+    return switch (raw.strip()) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw ApiException.badRequest(name, "'" + name + "' must be true or false");
+    };
+  }
+
   /** A point in time given as Unix seconds or an RFC 3339 timestamp; null when absent. */
   public static Instant instant(Context ctx, String name) {
     String raw = ctx.queryParam(name);
