@@ -29,8 +29,9 @@ import java.util.regex.Pattern;
  * @param number the line's number in the file, from 1
  * @param sourceId the id the line gives, or one derived from its content when it gives none
  * @param memory the memory to write, under {@code sourceId}, with the kept vector or none
+ * @param history the transitions it went through before it was exported (its provenance)
  */
-record ImportLine(int number, String sourceId, MemoryRecord memory) {
+record ImportLine(int number, String sourceId, MemoryRecord memory, List<Transition> history) {
   /** The object an export's last line is: it says the export ended, and is skipped here. */
   static final String END = "export.end";
 
@@ -49,7 +50,10 @@ record ImportLine(int number, String sourceId, MemoryRecord memory) {
       "reinforcementCount",
       "retrievalCount",
       "uses",
-      "embedding");
+      "embedding",
+      "transitions");
+  private static final Set<String> TRANSITION_FIELDS = Set.of(
+      "from", "to", "action", "reason", "actor", "credentialId", "userId", "requestId", "at");
 
   /**
    * The line as a memory in boundary {@code scope}, or null for an export's closing line; a
@@ -92,8 +96,7 @@ record ImportLine(int number, String sourceId, MemoryRecord memory) {
       throw ApiException.badRequest(
           "object", "'object' must be 'memory' (or '" + END + "', an export's last line)");
     }
-    ObjectNode present = line.deepCopy();
-    present.properties().removeIf(field -> field.getValue().isNull());
+    ObjectNode present = withoutNulls(line);
     JsonBody body = JsonBody.received(present);
     Set<String> allowed = new HashSet<>(MemoryInput.FIELDS);
     allowed.addAll(EXPORT_FIELDS);
@@ -115,11 +118,8 @@ record ImportLine(int number, String sourceId, MemoryRecord memory) {
     Instant createdAt = notLater(body, "createdAt", now).orElse(now);
     Instant updatedAt = notLater(body, "updatedAt", now).orElse(createdAt);
     Instant occurredAt = input.occurredAt() == null ? createdAt : input.occurredAt();
-    MemoryState state = body.optionalString("state", 32)
-        .map(id -> MemoryState.fromId(id)
-            .orElseThrow(() -> ApiException.badRequest(
-                "state", "'state' must be candidate, durable, suppressed or tombstoned")))
-        .orElse(MemoryState.DURABLE);
+    MemoryState state =
+        body.optionalString("state", 32).map(id -> state(id, "state")).orElse(MemoryState.DURABLE);
     MemorySource source =
         body.optionalString("source", 32).map(ImportLine::source).orElse(MemorySource.ENCODE);
     UseHistory uses = body.optionalObject("uses")
@@ -172,7 +172,51 @@ record ImportLine(int number, String sourceId, MemoryRecord memory) {
         counts,
         vector,
         validity);
-    return new ImportLine(number, sourceId, memory);
+    return new ImportLine(number, sourceId, memory, transitions(body.get("transitions"), now));
+  }
+
+  private static ObjectNode withoutNulls(ObjectNode node) {
+    ObjectNode present = node.deepCopy();
+    present.properties().removeIf(field -> field.getValue().isNull());
+    return present;
+  }
+
+  /** {@code transitions}, as exported: each {from?, to, action, reason?, actor?, ..., at}. */
+  private static List<Transition> transitions(JsonNode node, Instant now) {
+    if (node == null) {
+      return List.of();
+    }
+    if (!node.isArray()) {
+      throw ApiException.badRequest(
+          "transitions", "'transitions' must be an array of {from, to, action, reason, actor, at}");
+    }
+    List<Transition> history = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      String where = "transitions[" + i + "]";
+      if (!(node.get(i) instanceof ObjectNode object)) {
+        throw ApiException.badRequest(where, "'" + where + "' must be an object");
+      }
+      JsonBody t = JsonBody.received(withoutNulls(object)).allowOnly(TRANSITION_FIELDS);
+      history.add(new Transition(
+          null,
+          t.optionalString("from", 32).map(id -> state(id, where + ".from")).orElse(null),
+          state(t.requiredString("to", 32), where + ".to"),
+          t.requiredString("action", 64),
+          t.optionalString("reason", 4_000).orElse(null),
+          t.optionalString("actor", 200).orElse(null),
+          t.optionalString("credentialId", 200).orElse(null),
+          t.optionalString("userId", 200).orElse(null),
+          t.optionalString("requestId", 200).orElse(null),
+          notLater(t, "at", now)
+              .orElseThrow(() -> ApiException.badRequest(where + ".at", "'at' is required"))));
+    }
+    return history;
+  }
+
+  private static MemoryState state(String id, String param) {
+    return MemoryState.fromId(id)
+        .orElseThrow(() -> ApiException.badRequest(
+            param, "'" + param + "' must be candidate, durable, suppressed or tombstoned"));
   }
 
   /** The line's agent: the route's, or at the organization level the one the line names. */

@@ -20,8 +20,8 @@ import java.util.Map;
 final class MemoryExport {
   private static final int PAGE = 500;
 
-  /** What an export asks for: its memories' states, where it starts and how many it takes. */
-  record Request(List<MemoryState> states, String after, long limit, boolean embeddings) {}
+  /** What an export asks for: its memories, where it starts and how many it takes. */
+  record Request(MemoryStore.Filter filter, String after, long limit, boolean embeddings) {}
 
   private final MemoryStore store;
 
@@ -33,25 +33,38 @@ final class MemoryExport {
   long write(String orgId, AgentScope scope, Request request, OutputStream out) throws IOException {
     long count = 0;
     String cursor = request.after();
-    while (count < request.limit()) {
-      int page = (int) Math.min(PAGE, request.limit() - count);
-      List<MemoryRecord> memories = store.exportPage(orgId, scope, request.states(), cursor, page);
-      for (MemoryRecord memory : memories) {
-        out.write(Json.write(MemoryViews.exported(memory, request.embeddings()))
-            .getBytes(StandardCharsets.UTF_8));
-        out.write('\n');
-      }
-      count += memories.size();
-      if (!memories.isEmpty()) {
-        cursor = memories.getLast().id();
-      }
-      out.flush();
-      if (memories.size() < page) {
+    boolean more = false;
+    while (true) {
+      List<MemoryRecord> page = store.exportPage(orgId, scope, request.filter(), cursor, PAGE);
+      if (page.isEmpty()) {
         break;
       }
+      // Metadata conditions are checked here, on the page's rows (as a list does).
+      List<MemoryRecord> kept = page.stream()
+          .filter(m -> MemoryService.meets(request.filter().metadata(), m))
+          .toList();
+      Map<String, List<Transition>> history =
+          store.transitions(kept.stream().map(MemoryRecord::id).toList());
+      for (MemoryRecord memory : kept) {
+        if (count == request.limit()) {
+          more = true;
+          break;
+        }
+        out.write(Json.write(MemoryViews.exported(
+                memory, request.embeddings(), history.getOrDefault(memory.id(), List.of())))
+            .getBytes(StandardCharsets.UTF_8));
+        out.write('\n');
+        count++;
+        cursor = memory.id();
+      }
+      out.flush();
+      if (more || page.size() < PAGE) {
+        break;
+      }
+      if (count < request.limit() || kept.isEmpty()) {
+        cursor = page.getLast().id(); // past rows the metadata left out, too
+      }
     }
-    boolean more = count == request.limit()
-        && !store.exportPage(orgId, scope, request.states(), cursor, 1).isEmpty();
     Map<String, Object> end = new LinkedHashMap<>();
     end.put("object", ImportLine.END);
     end.put("count", count);

@@ -44,11 +44,17 @@ final class MemoryImport {
 
   private static final int BATCH = 200;
   private static final int REPORTED_MISTAKES = 20;
+  private static final int REPORTED_SKIPPED = 100;
   private static final int REPORTED_RENAMES = 1_000;
 
-  /** What an import did, line by line counted. */
+  /**
+   * What an import did, line by line counted; {@code rejected} lines had mistakes and were
+   * skipped ({@code errors}: the first hundred), when the import was asked to skip them.
+   */
   record Summary(
       int lines,
+      int rejected,
+      List<ValidationError> errors,
       int imported,
       int alreadyPresent,
       int duplicates,
@@ -73,14 +79,18 @@ final class MemoryImport {
     this.clock = clock;
   }
 
-  /** Reads, checks and writes {@code body}; {@code IOException}: the request body broke off. */
-  Summary run(Principal caller, AgentScope scope, InputStream body, String requestId)
+  /**
+   * Reads, checks and writes {@code body}: a line with a mistake refuses the whole import, or
+   * with {@code skipMistakes} is left out and reported. {@code IOException}: the body broke off.
+   */
+  Summary run(
+      Principal caller, AgentScope scope, InputStream body, String requestId, boolean skipMistakes)
       throws IOException {
     long started = System.nanoTime();
     Path spool = spoolFile();
     try {
-      int lines = check(caller, scope, body, spool, requestId);
-      Summary summary = write(caller, scope, spool, requestId, lines, started);
+      Checked checked = check(caller, scope, body, spool, requestId, skipMistakes);
+      Summary summary = write(caller, scope, spool, requestId, checked, started);
       LOG.info(
           "imported {} memories into {} of organization {} ({} lines; {} already there, {}"
               + " duplicates, {} vectors kept, {} computed, {} ids renamed) in {} ms",
@@ -115,35 +125,48 @@ final class MemoryImport {
             + "); nothing was written, try again");
   }
 
-  /** The first pass: every line checked and spooled; how many memory lines there are. */
-  private int check(
-      Principal caller, AgentScope scope, InputStream body, Path spool, String requestId)
+  /** What the first pass found: lines read, and those refused (all of them counted). */
+  private record Checked(int lines, int rejected, List<ValidationError> mistakes) {}
+
+  /**
+   * The first pass: every line checked and spooled (a line skipped for its mistake spooled as a
+   * blank one, so the second pass numbers lines as the client's file does).
+   */
+  private Checked check(
+      Principal caller,
+      AgentScope scope,
+      InputStream body,
+      Path spool,
+      String requestId,
+      boolean skipMistakes)
       throws IOException {
     Instant now = clock.instant();
     List<ValidationError> mistakes = new ArrayList<>();
+    int rejected = 0;
     int memories = 0;
     int number = 0;
     try (LineReader reader = new LineReader(new CappedStream(body, MAX_BYTES), MAX_LINE_BYTES);
         BufferedWriter out = Files.newBufferedWriter(spool, StandardCharsets.UTF_8)) {
       for (String line = reader.next(); line != null; line = reader.next()) {
         number++;
-        if (line.isBlank()) {
-          continue;
-        }
+        String kept = line; // blank lines too: the second pass numbers lines as the file does
         try {
-          if (ImportLine.parse(line, number, caller, scope, requestId, now) != null) {
+          if (!line.isBlank()
+              && ImportLine.parse(line, number, caller, scope, requestId, now) != null) {
             memories++;
           }
         } catch (ApiException e) {
           if (e.status() == 403) {
             throw e; // the token may not write there at all: no list of lines helps
           }
-          if (mistakes.size() < REPORTED_MISTAKES) {
+          rejected++;
+          if (mistakes.size() < (skipMistakes ? REPORTED_SKIPPED : REPORTED_MISTAKES)) {
             mistakes.add(new ValidationError(null, e.param(), e.getMessage()));
           }
+          kept = ""; // left out, as a blank line
         }
         try {
-          out.write(line);
+          out.write(kept);
           out.write('\n');
         } catch (IOException e) {
           throw spoolFailed(e);
@@ -160,7 +183,7 @@ final class MemoryImport {
       throw ApiException.tooLarge(
           "An import takes at most " + MAX_BYTES + " bytes; send the file in parts");
     }
-    if (!mistakes.isEmpty()) {
+    if (rejected > 0 && (!skipMistakes || memories == 0)) {
       throw ApiException.validation(mistakes);
     }
     if (memories == 0) {
@@ -169,11 +192,16 @@ final class MemoryImport {
           "The body holds no memory: send JSON Lines, one memory per line, as an export"
               + " writes them");
     }
-    return number;
+    return new Checked(number, rejected, mistakes);
   }
 
   private Summary write(
-      Principal caller, AgentScope scope, Path spool, String requestId, int lines, long started)
+      Principal caller,
+      AgentScope scope,
+      Path spool,
+      String requestId,
+      Checked checked,
+      long started)
       throws IOException {
     Tally tally = new Tally();
     Instant now = clock.instant();
@@ -197,7 +225,9 @@ final class MemoryImport {
       writeBatch(caller, batch, requestId, tally);
     }
     return new Summary(
-        lines,
+        checked.lines(),
+        checked.rejected(),
+        checked.mistakes(),
         tally.imported,
         tally.present,
         tally.duplicates,
@@ -287,6 +317,9 @@ final class MemoryImport {
                 .map(use -> new MemoryStore.UseRow(m.id(), use.kind(), use.at(), requestId))
                 .toList());
         Planned p = fresh.get(i);
+        for (Transition before : p.line().history()) {
+          store.recordTransition(h, before.of(m.id()));
+        }
         store.recordTransition(
             h,
             new Transition(

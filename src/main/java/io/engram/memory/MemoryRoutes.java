@@ -325,21 +325,7 @@ public final class MemoryRoutes implements RouteModule {
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
     List<MemoryState> states = states(ctx, "durable");
-    String kind = ctx.queryParam("memoryKind");
-    Instant from = QueryParams.instant(ctx, "occurredAfter");
-    Instant until = QueryParams.instant(ctx, "occurredBefore");
-    if (from != null && until != null && !from.isBefore(until)) {
-      throw ApiException.badRequest(
-          "occurredAfter", "'occurredAfter' must be earlier than 'occurredBefore'");
-    }
-    MemoryStore.Filter filter = new MemoryStore.Filter(
-        states,
-        kind == null ? null : MemoryInput.kind(kind),
-        ctx.queryParam("subject"),
-        from,
-        until,
-        EndUsers.session(ctx.queryParam(EndUsers.SESSION_FIELD), EndUsers.SESSION_FIELD),
-        listFilters(ctx));
+    MemoryStore.Filter filter = filter(ctx, states);
     List<MemoryRecord> page = memory.list(caller, scope, filter, ctx.queryParam("before"), limit);
     Responses.json(
         ctx,
@@ -347,6 +333,29 @@ public final class MemoryRoutes implements RouteModule {
             page.stream().map(MemoryViews::memory).toList(),
             "nextBefore",
             page.size() == limit ? page.getLast().id() : null));
+  }
+
+  /**
+   * What a list or an export keeps besides states: {@code memoryKind}, {@code subject}, when it
+   * occurred ({@code occurredAfter} inclusive, {@code occurredBefore} exclusive), {@code
+   * sessionId} and metadata {@code filters}.
+   */
+  static MemoryStore.Filter filter(Context ctx, List<MemoryState> states) {
+    String kind = ctx.queryParam("memoryKind");
+    Instant from = QueryParams.instant(ctx, "occurredAfter");
+    Instant until = QueryParams.instant(ctx, "occurredBefore");
+    if (from != null && until != null && !from.isBefore(until)) {
+      throw ApiException.badRequest(
+          "occurredAfter", "'occurredAfter' must be earlier than 'occurredBefore'");
+    }
+    return new MemoryStore.Filter(
+        states,
+        kind == null ? null : MemoryInput.kind(kind),
+        ctx.queryParam("subject"),
+        from,
+        until,
+        EndUsers.session(ctx.queryParam(EndUsers.SESSION_FIELD), EndUsers.SESSION_FIELD),
+        listFilters(ctx));
   }
 
   /** {@code state}: one or more states, comma-separated ({@code fallback} when absent). */

@@ -789,7 +789,7 @@ public final class MemoryService implements AutoCloseable {
   }
 
   /** Whether a row's metadata meets the filters (the row, not the index, has the last word). */
-  private static boolean meets(MetadataFilters filters, MemoryRecord memory) {
+  static boolean meets(MetadataFilters filters, MemoryRecord memory) {
     return filters.isEmpty()
         || filters.matches(
             memory.metadataJson() == null

@@ -447,22 +447,62 @@ public final class MemoryStore {
   /** A page of the boundary's memories, newest first, filtered. */
   public List<MemoryRecord> list(
       String orgId, AgentScope scope, Filter filter, String beforeId, int limit) {
-    String sql = "SELECT * FROM memories WHERE org_id = :org AND id < :before"
-        + " AND state IN (<states>) AND " + scope.sqlCondition()
+    return page(
+        orgId,
+        scope.sqlCondition(),
+        scope.sqlBindings(),
+        filter,
+        "id < :cursor",
+        beforeId == null ? "~" : beforeId,
+        "id DESC",
+        limit);
+  }
+
+  /**
+   * A page of the memories at and beneath a boundary, oldest id first after {@code afterId}: its
+   * agent's (every agent's at the organization level) and its end user's (every user's when it
+   * names none), filtered, embeddings included: what an export streams.
+   */
+  public List<MemoryRecord> exportPage(
+      String orgId, AgentScope scope, Filter filter, String afterId, int limit) {
+    String beneath = (scope.agent() == null ? "1 = 1" : "agent = :scopeAgent")
+        + (scope.user() == null ? "" : " AND end_user_id = :scopeUser");
+    return page(
+        orgId,
+        beneath,
+        scope.sqlBindings(),
+        filter,
+        "id > :cursor",
+        afterId == null ? "" : afterId,
+        "id",
+        limit);
+  }
+
+  private List<MemoryRecord> page(
+      String orgId,
+      String scopeSql,
+      Map<String, Object> scopeBindings,
+      Filter filter,
+      String cursorSql,
+      String cursor,
+      String order,
+      int limit) {
+    String sql = "SELECT * FROM memories WHERE org_id = :org AND " + cursorSql
+        + " AND state IN (<states>) AND " + scopeSql
         + (filter.kind() == null ? "" : " AND memory_kind = :kind")
         + (filter.subject() == null ? "" : " AND subject = :subject")
         + (filter.occurredFrom() == null ? "" : " AND occurred_at >= :from")
         + (filter.occurredUntil() == null ? "" : " AND occurred_at < :until")
         + (filter.session() == null ? "" : " AND session_id = :session")
         + (filter.metadata().isEmpty() ? "" : " AND metadata IS NOT NULL")
-        + " ORDER BY id DESC LIMIT :limit";
+        + " ORDER BY " + order + " LIMIT :limit";
     return db.read(h -> {
       var query = h.createQuery(sql)
           .bind("org", orgId)
-          .bind("before", beforeId == null ? "~" : beforeId)
+          .bind("cursor", cursor)
           .bindList("states", filter.states().stream().map(MemoryState::id).toList())
           .bind("limit", limit)
-          .bindMap(scope.sqlBindings());
+          .bindMap(scopeBindings);
       if (filter.kind() != null) {
         query.bind("kind", filter.kind().id());
       }
@@ -494,28 +534,6 @@ public final class MemoryStore {
             .bindMap(scope.sqlBindings())
             .map(MEMORY)
             .list());
-  }
-
-  /**
-   * A page of the memories at and beneath a boundary, oldest id first after {@code afterId}: its
-   * agent's (every agent's at the organization level) and its end user's (every user's when it
-   * names none), in {@code states}, embeddings included: what an export streams.
-   */
-  public List<MemoryRecord> exportPage(
-      String orgId, AgentScope scope, Collection<MemoryState> states, String afterId, int limit) {
-    String sql = "SELECT * FROM memories WHERE org_id = :org AND id > :after"
-        + " AND state IN (<states>)"
-        + (scope.agent() == null ? "" : " AND agent = :scopeAgent")
-        + (scope.user() == null ? "" : " AND end_user_id = :scopeUser")
-        + " ORDER BY id LIMIT :limit";
-    return db.read(h -> h.createQuery(sql)
-        .bind("org", orgId)
-        .bind("after", afterId == null ? "" : afterId)
-        .bindList("states", states.stream().map(MemoryState::id).toList())
-        .bindMap(scope.sqlBindings())
-        .bind("limit", limit)
-        .map(MEMORY)
-        .list());
   }
 
   /** The organization of each of {@code ids} that names a memory, by id (in any organization). */
@@ -699,6 +717,22 @@ public final class MemoryStore {
             .bind("id", memoryId)
             .map(TRANSITION)
             .list());
+  }
+
+  /** The transitions of each of {@code ids}, in order: an export's page of provenance. */
+  public Map<String, List<Transition>> transitions(Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, List<Transition>> byMemory = new java.util.HashMap<>();
+    db.read(h -> h.createQuery(
+                "SELECT * FROM memory_transitions WHERE memory_id IN (<ids>) ORDER BY seq")
+            .bindList("ids", List.copyOf(ids))
+            .map(TRANSITION)
+            .list())
+        .forEach(
+            t -> byMemory.computeIfAbsent(t.memoryId(), id -> new ArrayList<>()).add(t));
+    return byMemory;
   }
 
   public void recordUse(Handle h, String memoryId, UseKind kind, Instant at, String requestId) {

@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,7 @@ final class MemoryTransferRoutes {
     }
     Long limit = QueryParams.longValue(ctx, "limit", 1, Long.MAX_VALUE);
     MemoryExport.Request request = new MemoryExport.Request(
-        MemoryRoutes.states(ctx, "candidate,durable,suppressed"),
+        MemoryRoutes.filter(ctx, MemoryRoutes.states(ctx, "candidate,durable,suppressed")),
         after,
         limit == null ? Long.MAX_VALUE : limit,
         QueryParams.bool(ctx, "embeddings", true));
@@ -88,9 +89,18 @@ final class MemoryTransferRoutes {
           JSON_LINES + " (JSON Lines, one memory per line)", ctx.contentType());
     }
     JsonBody.refuseEncodedBody(ctx.header("Content-Encoding"));
+    boolean skipMistakes = switch (Objects.requireNonNullElse(ctx.queryParam("onError"), "stop")) {
+      case "stop" -> false;
+      case "skip" -> true;
+      default ->
+        throw ApiException.badRequest(
+            "onError",
+            "'onError' is stop (a line with a mistake refuses the whole import: the default) or"
+                + " skip (such lines are left out and reported)");
+    };
     MemoryImport.Summary summary;
     try (InputStream body = ctx.bodyInputStream()) {
-      summary = memory.importer().run(caller, scope, body, HttpServer.requestId(ctx));
+      summary = memory.importer().run(caller, scope, body, HttpServer.requestId(ctx), skipMistakes);
     } catch (IOException e) {
       throw JsonBody.unreadable(ctx, e);
     }
@@ -99,6 +109,12 @@ final class MemoryTransferRoutes {
     view.put("agent", scope.agent());
     view.put("userId", scope.user());
     view.put("lines", summary.lines());
+    view.put("rejected", summary.rejected());
+    view.put(
+        "errors",
+        summary.errors().stream()
+            .map(e -> Map.of("param", e.field(), "message", e.error()))
+            .toList());
     view.put("imported", summary.imported());
     view.put("alreadyPresent", summary.alreadyPresent());
     view.put("duplicates", summary.duplicates());

@@ -49,12 +49,15 @@ public final class MemoryViews {
   }
 
   /**
-   * A memory as one line of an export: its view, what activation reads of its uses, and (with
+   * A memory as one line of an export: its view, its transitions (its provenance), what activation
+   * reads of its uses, and (with
    * {@code embedding}) its vector with the model and the text it was computed from, so an import
    * on the same model keeps it instead of running the model again.
    */
-  static Map<String, Object> exported(MemoryRecord m, boolean embedding) {
+  static Map<String, Object> exported(
+      MemoryRecord m, boolean embedding, List<Transition> transitions) {
     Map<String, Object> view = memory(m);
+    view.put("transitions", transitions.stream().map(MemoryViews::transition).toList());
     Map<String, Object> uses = new LinkedHashMap<>();
     uses.put(
         "recent",

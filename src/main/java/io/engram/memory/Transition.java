@@ -17,4 +17,10 @@ public record Transition(
     String credentialId,
     String userId,
     String requestId,
-    Instant at) {}
+    Instant at) {
+
+  /** The same transition, of memory {@code id} (an imported memory's history, under its id). */
+  Transition of(String id) {
+    return new Transition(id, from, to, action, reason, actor, credentialId, userId, requestId, at);
+  }
+}

@@ -196,6 +196,13 @@ abstract class MemoryTransferContract {
       JsonNode supersedes = original.get("supersedes");
       assertThat(copy.get("supersedes").asText(null))
           .isEqualTo(supersedes.isNull() ? null : renamed.get(supersedes.asText()));
+      // Its provenance came along, and says it was imported.
+      JsonNode history = copy.get("transitions");
+      assertThat(history).hasSize(original.get("transitions").size() + 1);
+      for (int i = 0; i < original.get("transitions").size(); i++) {
+        assertThat(history.get(i)).isEqualTo(original.get("transitions").get(i));
+      }
+      assertThat(history.get(history.size() - 1).get("action").asText()).isEqualTo("import");
     }
 
     for (String[] ask : new String[][] {
@@ -256,6 +263,24 @@ abstract class MemoryTransferContract {
         .isEqualTo(whole.subList(0, exported).stream()
             .map(p -> p.get("id").asText() + p.get("text").asText())
             .toList());
+
+    // One filter's memories: the same query parameters as a list.
+    assertThat(export(
+            sourceToken,
+            "?filters="
+                + java.net.URLEncoder.encode(
+                    "{\"team\":\"ops\"}", java.nio.charset.StandardCharsets.UTF_8)))
+        .hasSize(5);
+    assertThat(export(sourceToken, "?subject=Ada&limit=1")
+            .getLast()
+            .get("nextAfter")
+            .isNull())
+        .isFalse();
+    assertThat(export(sourceToken, "?filters=%7B%22rank%22%3A%7B%22gte%22%3A6%7D%7D&limit=2")
+            .getLast()
+            .get("nextAfter")
+            .isNull())
+        .isTrue();
 
     // Without vectors, the model computes them; half of the file first, then all of it.
     List<JsonNode> light = export(sourceToken, "?embeddings=false");
@@ -318,6 +343,24 @@ abstract class MemoryTransferContract {
     assertThat(refused.json().at("/error/message").asText()).startsWith("line 3: not JSON");
     assertThat(export(targetToken, "")).hasSize(1);
 
+    // Asked to skip them, the mistaken lines are left out and reported; the rest is written,
+    // each memory's provenance naming its line as the file numbers it.
+    Http.Response skipped = importFile(targetToken, "/v1/memory/import?onError=skip", file);
+    assertThat(skipped.status()).as(skipped.text()).isEqualTo(200);
+    assertThat(skipped.json().get("imported").asInt()).isEqualTo(2);
+    assertThat(skipped.json().get("rejected").asInt()).isEqualTo(7);
+    assertThat(skipped.json().at("/errors/0/param").asText()).isEqualTo("line 3");
+    List<JsonNode> written = export(targetToken, "");
+    assertThat(written).hasSize(3);
+    JsonNode another = written.stream()
+        .filter(m -> m.path("text").asText().equals("Another good line."))
+        .findFirst()
+        .orElseThrow();
+    assertThat(another.get("transitions").get(0).get("reason").asText())
+        .isEqualTo("imported from line 4");
+    assertThat(importFile(targetToken, "/v1/memory/import?onError=maybe", file).status())
+        .isEqualTo(400);
+
     assertThat(importFile(targetToken, "/v1/memory/import", "\n\n").status()).isEqualTo(400);
     Http.Response notUtf8 = server
         .http
@@ -337,7 +380,7 @@ abstract class MemoryTransferContract {
             .send()
             .status())
         .isEqualTo(415);
-    assertThat(export(targetToken, "")).hasSize(1);
+    assertThat(export(targetToken, "")).hasSize(3);
   }
 
   @Test
