@@ -90,14 +90,26 @@ public final class Gateway {
 
   /** Where a request came from and when it started: its record in the request log. */
   record Origin(
-      String route, String agent, String assistantId, long startedNanos, long atMillis, int step) {
-    Origin(String route, String agent, String assistantId, long startedNanos, long atMillis) {
-      this(route, agent, assistantId, startedNanos, atMillis, 0);
+      String route,
+      String agent,
+      String endUser,
+      String assistantId,
+      long startedNanos,
+      long atMillis,
+      int step) {
+    Origin(
+        String route,
+        String agent,
+        String endUser,
+        String assistantId,
+        long startedNanos,
+        long atMillis) {
+      this(route, agent, endUser, assistantId, startedNanos, atMillis, 0);
     }
 
     /** The next step of a tool loop, which the log keeps as its own record. */
     Origin next() {
-      return new Origin(route, agent, assistantId, System.nanoTime(), atMillis, step + 1);
+      return new Origin(route, agent, endUser, assistantId, System.nanoTime(), atMillis, step + 1);
     }
 
     /** The record's id: the request's, and for a tool loop's later steps the step's number. */
@@ -498,7 +510,12 @@ public final class Gateway {
     // OpenAI's `user` names the end user whose memories (with the shared ones) the chat sees.
     AgentScope scope = EndUsers.withNamed(boundary, caller, chat.user(), "user");
     Origin origin = new Origin(
-        options.route(), scope.agent(), options.assistantId(), System.nanoTime(), requests.now());
+        options.route(),
+        scope.agent(),
+        scope.user(),
+        options.assistantId(),
+        System.nanoTime(),
+        requests.now());
     ModelCatalog.Entry model = chatModel(caller, chat.model());
     ObjectNode asked = asked(chat);
     refuseWhatIsNotCarried(caller, model, asked, chat.sampling(), chat.messages());
@@ -613,7 +630,7 @@ public final class Gateway {
       CompletionRequest completion,
       CacheMode cacheMode,
       String requestId) {
-    Origin origin = new Origin(COMPLETIONS, null, null, System.nanoTime(), requests.now());
+    Origin origin = new Origin(COMPLETIONS, null, null, null, System.nanoTime(), requests.now());
     ModelCatalog.Entry model = model(caller, modelId(caller, completion.model()));
     int promptTokens = TokenCounter.count(completion.prompt());
     Admission admission = logRefusal(
@@ -808,6 +825,7 @@ public final class Gateway {
         caller.credentialId(),
         origin.assistantId(),
         origin.agent(),
+        origin.endUser(),
         model.card().id());
   }
 
@@ -1044,6 +1062,7 @@ public final class Gateway {
         caller.organization(),
         new ConversationHistory.Answered(
             caller.credentialId(),
+            prepared.origin().endUser(),
             prepared.requestId(),
             prepared.model().card().id(),
             sent,

@@ -26,6 +26,7 @@ final class ResponseStore {
   void save(
       String orgId,
       String credentialId,
+      String endUser,
       String id,
       List<ChatMessage> conversation,
       JsonNode response,
@@ -38,11 +39,13 @@ final class ResponseStore {
       }
     });
     db.write(h -> h.createUpdate("""
-            INSERT INTO responses (id, org_id, credential_id, conversation, response, created_at)
-            VALUES (:id, :org, :credential, :conversation, :response, :at)""")
+            INSERT INTO responses (id, org_id, credential_id, end_user_id, conversation, response,
+                                   created_at)
+            VALUES (:id, :org, :credential, :endUser, :conversation, :response, :at)""")
         .bind("id", id)
         .bind("org", orgId)
         .bind("credential", credentialId)
+        .bind("endUser", endUser)
         .bind("conversation", Json.write(messages))
         .bind("response", Json.write(response))
         .bind("at", at.toEpochMilli())

@@ -158,7 +158,13 @@ public final class ResponsesRoutes implements RouteModule {
               : new ChatMessage(
                   ChatMessage.ASSISTANT, text.isEmpty() ? null : text, toolCalls(calls)));
       store.save(
-          caller.orgId(), caller.credentialId(), ids.response(), after, response, clock.instant());
+          caller.orgId(),
+          caller.credentialId(),
+          prepared.origin().endUser(),
+          ids.response(),
+          after,
+          response,
+          clock.instant());
     }
     return response;
   }

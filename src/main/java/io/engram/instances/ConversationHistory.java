@@ -37,6 +37,7 @@ public final class ConversationHistory {
   /** What the gateway answered: the client's messages (as JSON), the answer, model and usage. */
   public record Answered(
       String credentialId,
+      String endUser,
       String requestId,
       String model,
       String messages,
@@ -73,6 +74,7 @@ public final class ConversationHistory {
       rs.getString("instance_id"),
       new Answered(
           rs.getString("credential_id"),
+          rs.getString("end_user_id"),
           rs.getString("request_id"),
           rs.getString("model"),
           rs.getString("messages"),
@@ -187,11 +189,11 @@ public final class ConversationHistory {
     try {
       db.write(h -> {
         var insert = h.prepareBatch("""
-            INSERT INTO conversation_exchanges (id, org_id, instance_id, credential_id, request_id,
-              model, messages, answer, prompt_tokens, completion_tokens, memory_tokens, bytes,
-              created_at)
-            VALUES (:id, :org, :instance, :credential, :request, :model, :messages, :answer,
-              :prompt, :completion, :memory, :bytes, :at)""");
+            INSERT INTO conversation_exchanges (id, org_id, instance_id, credential_id, end_user_id,
+              request_id, model, messages, answer, prompt_tokens, completion_tokens, memory_tokens,
+              bytes, created_at)
+            VALUES (:id, :org, :instance, :credential, :endUser, :request, :model, :messages,
+              :answer, :prompt, :completion, :memory, :bytes, :at)""");
         for (Queued q : rows) {
           Answered e = q.answered();
           insert
@@ -199,6 +201,7 @@ public final class ConversationHistory {
               .bind("org", q.org().id())
               .bind("instance", instanceOf.get(q.org().id()))
               .bind("credential", e.credentialId())
+              .bind("endUser", e.endUser())
               .bind("request", e.requestId())
               .bind("model", e.model())
               .bind("messages", e.messages())

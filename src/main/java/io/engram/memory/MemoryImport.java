@@ -224,6 +224,12 @@ final class MemoryImport {
     if (!batch.isEmpty()) {
       writeBatch(caller, batch, requestId, tally);
     }
+    LOG.info(
+        "import into organization {}: model {} ms, database {} ms, index {} ms",
+        caller.orgId(),
+        tally.embedNanos / 1_000_000,
+        tally.writeNanos / 1_000_000,
+        tally.indexNanos / 1_000_000);
     return new Summary(
         checked.lines(),
         checked.rejected(),
@@ -246,6 +252,11 @@ final class MemoryImport {
     int computed;
     int renamedCount;
     final Map<String, String> renamed = new LinkedHashMap<>();
+    /** Where the time went (the log line says it): the model, the database, the index. */
+    long embedNanos;
+
+    long writeNanos;
+    long indexNanos;
   }
 
   /** One memory of a batch, as it will be written: its final id and what it supersedes. */
@@ -285,7 +296,9 @@ final class MemoryImport {
         .filter(p -> p.line().memory().embedding() == null)
         .map(p -> p.line().memory().indexedText())
         .toList();
+    long started = System.nanoTime();
     List<float[]> computed = toEmbed.isEmpty() ? List.of() : embedder.embedAll(toEmbed);
+    tally.embedNanos += System.nanoTime() - started;
     List<MemoryRecord> memories = new ArrayList<>();
     int next = 0;
     for (Planned p : fresh) {
@@ -294,6 +307,7 @@ final class MemoryImport {
           p.line().written(p.id(), p.supersedes(), kept != null ? kept : computed.get(next++)));
     }
     Instant now = clock.instant();
+    started = System.nanoTime();
     List<Written> written = store.database().write(h -> {
       List<Written> changes = new ArrayList<>();
       for (int i = 0; i < memories.size(); i++) {
@@ -353,6 +367,8 @@ final class MemoryImport {
         }
       }
     }
+    tally.writeNanos += System.nanoTime() - started;
+    started = System.nanoTime();
     tally.imported += written.size();
     tally.duplicates += fresh.size() - written.size();
     for (Written w : written) {
@@ -364,6 +380,7 @@ final class MemoryImport {
     if (!written.isEmpty()) {
       index.refresh();
     }
+    tally.indexNanos += System.nanoTime() - started;
   }
 
   /**

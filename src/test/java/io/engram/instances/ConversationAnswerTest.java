@@ -11,6 +11,7 @@ class ConversationAnswerTest {
   void nulCharactersOfAnAnswerAreKeptAsReplacementCharacters() {
     ConversationHistory.Answered answered = new ConversationHistory.Answered(
         "key_1",
+        null,
         "req_1",
         "m",
         "[{\"role\":\"user\",\"content\":\"hi\\u0000\"}]",

@@ -94,7 +94,7 @@ class ConversationHistoryFlushTest {
 
   private static ConversationHistory.Answered exchange(String model, String answer) {
     return new ConversationHistory.Answered(
-        "key_1", "req_1", model, "[{\"role\":\"user\",\"content\":\"hi\"}]", answer, 1, 2, 0);
+        "key_1", null, "req_1", model, "[{\"role\":\"user\",\"content\":\"hi\"}]", answer, 1, 2, 0);
   }
 
   private static double outcome(SimpleMeterRegistry registry, String outcome) {

@@ -40,11 +40,12 @@ final class RequestLogStore {
     }
     database.write(h -> {
       var batch = h.prepareBatch("""
-          INSERT INTO request_log (id, org_id, at, route, credential_id, assistant_id, agent, model,
-            deployment, attempts, status, error_code, queue_ms, first_token_ms, total_ms,
+          INSERT INTO request_log (id, org_id, at, route, credential_id, assistant_id, agent,
+            end_user_id, model, deployment, attempts, status, error_code, queue_ms, first_token_ms, total_ms,
             prompt_tokens, completion_tokens, memory_tokens, cost_nanos, cache, memories,
             messages_sealed, answer_sealed)
-          VALUES (:id, :org, :at, :route, :credential, :assistant, :agent, :model, :deployment,
+          VALUES (:id, :org, :at, :route, :credential, :assistant, :agent, :endUser, :model,
+            :deployment,
             :attempts, :status, :error, :queue, :first, :total, :prompt, :completion, :memory,
             :cost, :cache, :memories, :messages, :answer)
           ON CONFLICT (id) DO NOTHING""");
@@ -57,6 +58,7 @@ final class RequestLogStore {
             .bind("credential", r.who().credentialId())
             .bind("assistant", r.who().assistantId())
             .bind("agent", r.who().agent())
+            .bind("endUser", r.who().endUser())
             .bind("model", r.who().model())
             .bind("deployment", r.deployment())
             .bind("attempts", r.attempts())
@@ -156,6 +158,7 @@ final class RequestLogStore {
             rs.getString("credential_id"),
             rs.getString("assistant_id"),
             rs.getString("agent"),
+            rs.getString("end_user_id"),
             rs.getString("model")),
         rs.getString("deployment"),
         rs.getInt("attempts"),

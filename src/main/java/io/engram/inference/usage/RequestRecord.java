@@ -44,6 +44,7 @@ public record RequestRecord(
       String credentialId,
       String assistantId,
       String agent,
+      String endUser,
       String model) {}
 
   /** A memory that went into the request's prompt, and the score it was ranked by. */
