@@ -168,6 +168,7 @@ public final class Engram implements AutoCloseable {
     ReflectionModule reflection = opened.add(new ReflectionModule(
         database, memory.service(), config.reflectionScheduler(), maxBody, clock));
     memory.explainProvenanceWith(reflection.service()::provenance);
+    memory.service().erasures().include(instances.services().erasure());
     AlertsModule alerts = opened.add(new AlertsModule(
         config,
         database,

@@ -234,6 +234,12 @@ public final class Inference implements Module {
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
     RequestLog requests = new RequestLog(database, secrets, registry, clock);
+    ResponseCache cache = new ResponseCache(config.responseCacheBytes(), clock, registry);
+    // An erasure reaches the gateway's stores; every node drops the organization's cached answers.
+    InferenceErasure erasure = new InferenceErasure(database, cache);
+    erasure.dropCachesWith(cluster.keep(new io.engram.platform.cluster.ChangeSignal(
+        cluster.bus(), "engram:response-cache-drops", erasure::dropCache)));
+    memory.erasures().include(erasure);
     InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster, spend);
     Gateway gateway = new Gateway(
         catalog,
@@ -245,7 +251,7 @@ public final class Inference implements Module {
         history,
         egress,
         embedder,
-        new ResponseCache(config.responseCacheBytes(), clock, registry),
+        cache,
         requests);
     return new Inference(
         routing,

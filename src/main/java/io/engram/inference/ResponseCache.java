@@ -118,6 +118,24 @@ final class ResponseCache {
         .register(registry);
   }
 
+  /**
+   * Drops every answer the organization has on this node (an erasure: an answer may repeat what
+   * was erased, or what the erased user asked); how many it dropped.
+   */
+  int forget(String orgId) {
+    Shelf shelf = shelves.remove(orgId);
+    if (shelf == null) {
+      return 0;
+    }
+    synchronized (shelf) {
+      int count = shelf.entries.size();
+      while (shelf.evictOldest()) {
+        // each drop gives its bytes back to the node's count
+      }
+      return count;
+    }
+  }
+
   /** The organization's kept answer to the request with this key, or null. */
   Entry get(String orgId, String key) {
     Shelf shelf = shelves.get(orgId);

@@ -284,6 +284,15 @@ public final class ConversationHistory {
         .list());
   }
 
+  /** Deletes every exchange of an organization's end user (an erasure); how many. */
+  int deleteOf(String orgId, String endUser) {
+    return db.write(h -> h.createUpdate(
+            "DELETE FROM conversation_exchanges WHERE org_id = :org AND end_user_id = :user")
+        .bind("org", orgId)
+        .bind("user", endUser)
+        .execute());
+  }
+
   public void delete(String instanceId, String id) {
     int deleted = db.write(h -> h.createUpdate(
             "DELETE FROM conversation_exchanges WHERE instance_id = :instance AND id = :id")

@@ -13,6 +13,7 @@ import io.engram.platform.io.DirectorySize;
 import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
+import io.engram.store.ErasureParticipant;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -119,6 +120,11 @@ public record InstanceServices(
     }
     snapshots.expire();
     backups.due(organizations::get, outcomes);
+  }
+
+  /** Storage's part of an erasure: the end user's conversation history, and the snapshots. */
+  public ErasureParticipant erasure() {
+    return new StorageErasure(history, snapshots);
   }
 
   public List<RouteModule> routes(

@@ -588,6 +588,19 @@ public final class Snapshots {
     return written;
   }
 
+  /**
+   * The organization's snapshots begun by {@code before} that are kept (complete, or still
+   * being written): copies of its data as it was then, which an erasure cannot change.
+   */
+  public List<Snapshot> holding(String orgId, java.time.Instant before) {
+    return db.read(h -> h.createQuery("SELECT * FROM snapshots WHERE org_id = :org"
+            + " AND created_at <= :before AND status IN ('complete', 'creating') ORDER BY id")
+        .bind("org", orgId)
+        .bind("before", before.toEpochMilli())
+        .map(SNAPSHOT)
+        .list());
+  }
+
   public List<Snapshot> list(String instanceId) {
     return db.read(
         h -> h.createQuery("SELECT * FROM snapshots WHERE instance_id = :instance ORDER BY id DESC")

@@ -2,6 +2,7 @@ package io.engram.memory;
 
 import io.engram.store.Database;
 import io.engram.store.Rows;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
@@ -55,6 +56,36 @@ public final class EventStore {
         .bind("request", e.requestId())
         .bind("at", e.receivedAt().toEpochMilli())
         .execute();
+  }
+
+  /**
+   * Removes what events said (text, subject, metadata, what they staged), in the caller's
+   * transaction: the events that staged {@code memoryIds}, and with {@code endUser} every event of
+   * that user at or beneath {@code agent} (null: any agent). How many events it emptied.
+   */
+  public int erase(
+      Handle h, String orgId, Collection<String> memoryIds, String agent, String endUser) {
+    String fromMemories = memoryIds.isEmpty()
+        ? "1 = 0"
+        : "id IN (SELECT event_id FROM memories WHERE id IN (<memories>)"
+            + " AND event_id IS NOT NULL)";
+    String ofUser = endUser == null
+        ? "1 = 0"
+        : "(end_user_id = :endUser" + (agent == null ? "" : " AND agent = :agent") + ")";
+    var update = h.createUpdate("UPDATE business_events SET text = '', subject = NULL,"
+            + " metadata = NULL, staging = '{}' WHERE org_id = :org AND text <> ''"
+            + " AND (" + fromMemories + " OR " + ofUser + ")")
+        .bind("org", orgId);
+    if (!memoryIds.isEmpty()) {
+      update.bindList("memories", List.copyOf(memoryIds));
+    }
+    if (endUser != null) {
+      update.bind("endUser", endUser);
+      if (agent != null) {
+        update.bind("agent", agent);
+      }
+    }
+    return update.execute();
   }
 
   public Optional<BusinessEvent> find(String orgId, String id) {

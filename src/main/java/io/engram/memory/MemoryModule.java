@@ -131,6 +131,11 @@ public final class MemoryModule implements Module {
             Duration.ofSeconds(1),
             "recover the memory index",
             () -> memory.index().recoverIfNeeded()),
+        // An erasure whose node stopped before its receipt is taken over here.
+        Job.every(
+            Duration.ofSeconds(5),
+            "resume abandoned erasures",
+            () -> memory.erasures().resumeAbandoned()),
         // Retrieval never returns an expired memory; this tombstones it, with why, soon after.
         Job.every(Duration.ofSeconds(30), "tombstone expired memories", () -> {
           while (memory.tombstoneExpired(200) == 200) {

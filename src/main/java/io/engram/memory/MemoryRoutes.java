@@ -41,6 +41,7 @@ public final class MemoryRoutes implements RouteModule {
   private final long maxBodyBytes;
   private final Clock clock;
   private final MemoryTransferRoutes transfer;
+  private final ErasureRoutes erasures;
 
   public MemoryRoutes(MemoryService memory, ProvenanceNotes notes, long maxBodyBytes, Clock clock) {
     this.memory = memory;
@@ -48,6 +49,7 @@ public final class MemoryRoutes implements RouteModule {
     this.maxBodyBytes = maxBodyBytes;
     this.clock = clock;
     this.transfer = new MemoryTransferRoutes(memory);
+    this.erasures = new ErasureRoutes(memory.erasures(), maxBodyBytes);
   }
 
   @Override
@@ -57,6 +59,7 @@ public final class MemoryRoutes implements RouteModule {
     for (String base : List.of(AGENT_BASE, ORGANIZATION_BASE)) {
       // Before /{memory_id}: "export" is no memory's id.
       transfer.register(routes, base);
+      erasures.register(routes, base);
       for (String verb : List.of("/retrieve", "/recall", "/search")) {
         // Searching is memory:read, or knowledge:read: search and nothing else of the memory.
         routes.post(

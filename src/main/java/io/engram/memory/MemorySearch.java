@@ -400,6 +400,21 @@ public final class MemorySearch {
     });
   }
 
+  /** Which of {@code ids} this node's index holds a document of (an erasure's check). */
+  public java.util.Set<String> indexed(java.util.Collection<String> ids) {
+    return withSearcher(searcher -> {
+      java.util.Set<String> held = new java.util.HashSet<>();
+      for (String id : ids) {
+        if (searcher.count(new org.apache.lucene.search.TermQuery(
+                new org.apache.lucene.index.Term(MemoryDocument.ID, id)))
+            > 0) {
+          held.add(id);
+        }
+      }
+      return held;
+    });
+  }
+
   /** Work on one searcher of the index, released after it. */
   private interface SearcherWork<T> {
     T on(IndexSearcher searcher) throws IOException;

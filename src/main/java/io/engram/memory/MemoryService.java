@@ -40,6 +40,7 @@ public final class MemoryService implements AutoCloseable {
   private final Embedder embedder;
   private final UseRecorder uses;
   private final StateChanges changes;
+  private final Erasures erasures;
   private final Clock clock;
 
   /**
@@ -82,11 +83,17 @@ public final class MemoryService implements AutoCloseable {
     this.embedder = embedder;
     this.uses = new UseRecorder(store);
     this.changes = new StateChanges(store, changeLog);
+    this.erasures = new Erasures(stores, index, clock);
     this.clock = clock;
   }
 
   public MemoryIndex index() {
     return index;
+  }
+
+  /** Erasures of end users' (or one filter's) memories, with their receipts. */
+  public Erasures erasures() {
+    return erasures;
   }
 
   /** A boundary's memories out, as JSON Lines. */

@@ -465,8 +465,14 @@ public final class MemoryStore {
    */
   public List<MemoryRecord> exportPage(
       String orgId, AgentScope scope, Filter filter, String afterId, int limit) {
+    return exportPage(orgId, scope, filter, afterId, limit, "");
+  }
+
+  private List<MemoryRecord> exportPage(
+      String orgId, AgentScope scope, Filter filter, String afterId, int limit, String more) {
     String beneath = (scope.agent() == null ? "1 = 1" : "agent = :scopeAgent")
-        + (scope.user() == null ? "" : " AND end_user_id = :scopeUser");
+        + (scope.user() == null ? "" : " AND end_user_id = :scopeUser")
+        + more;
     return page(
         orgId,
         beneath,
@@ -534,6 +540,47 @@ public final class MemoryStore {
             .bindMap(scope.sqlBindings())
             .map(MEMORY)
             .list());
+  }
+
+  /**
+   * A page of the memories at and beneath a boundary that still hold content, in any state,
+   * oldest id first: what an erasure takes, a page at a time.
+   */
+  public List<MemoryRecord> erasablePage(
+      String orgId, AgentScope scope, Filter filter, String afterId, int limit) {
+    return exportPage(orgId, scope, filter, afterId, limit, " AND text <> '" + ERASED_TEXT + "'");
+  }
+
+  /** What an erased memory's text is: nothing (an encode's text is never empty). */
+  public static final String ERASED_TEXT = "";
+
+  /**
+   * Removes what the memories say, in the caller's transaction: text, subject, metadata, embedding
+   * and digest, and the reasons of their transitions (an edit's keeps what it said before); the
+   * row stays, tombstoned, for audit. Replays of their encodes (which hold the text) are dropped.
+   * How many transitions lost a reason.
+   */
+  public int erase(Handle h, Collection<String> ids, Instant at) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    forgetOnCommit(h, ids);
+    List<String> list = List.copyOf(ids);
+    h.createUpdate("UPDATE memories SET text = :erased, subject = NULL, metadata = NULL,"
+            + " embedding = :nothing, text_digest = NULL, state = 'tombstoned', updated_at = :at"
+            + " WHERE id IN (<ids>)")
+        .bind("erased", ERASED_TEXT)
+        .bind("nothing", new byte[0])
+        .bind("at", at.toEpochMilli())
+        .bindList("ids", list)
+        .execute();
+    h.createUpdate("DELETE FROM memory_idempotency WHERE memory_id IN (<ids>)")
+        .bindList("ids", list)
+        .execute();
+    return h.createUpdate("UPDATE memory_transitions SET reason = NULL"
+            + " WHERE memory_id IN (<ids>) AND reason IS NOT NULL")
+        .bindList("ids", list)
+        .execute();
   }
 
   /** The organization of each of {@code ids} that names a memory, by id (in any organization). */

@@ -73,7 +73,7 @@ public final class MemoryViews {
     uses.put("olderWeight", m.uses().olderWeight());
     uses.put("firstUseAt", m.uses().firstUseAt().toString());
     view.put("uses", uses);
-    if (embedding && m.embedding() != null) {
+    if (embedding && m.embedding() != null && m.embedding().length > 0) {
       Map<String, Object> vector = new LinkedHashMap<>();
       vector.put("model", Embedder.MODEL_ID);
       vector.put("textSha256", io.engram.platform.Digests.sha256(m.indexedText()));

@@ -20,6 +20,14 @@ CREATE TABLE memory_erasures (
 CREATE INDEX memory_erasures_by_org ON memory_erasures (org_id, id);
 CREATE INDEX memory_erasures_open ON memory_erasures (status, lease_until);
 
+-- Each memory an erasure erased, written in the transaction that erased it: what its receipt
+-- counts and digests, and what its verification checks again, even after the job was resumed.
+CREATE TABLE memory_erasure_items (
+  erasure_id  TEXT NOT NULL REFERENCES memory_erasures (id),
+  memory_id   TEXT NOT NULL,
+  PRIMARY KEY (erasure_id, memory_id)
+);
+
 -- Which end user a chat ran for (OpenAI's user field, X-Engram-User or a bound token), so that
 -- erasing the user removes their conversation history, stored responses and logged messages.
 ALTER TABLE conversation_exchanges ADD COLUMN end_user_id TEXT;
