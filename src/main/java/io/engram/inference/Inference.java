@@ -234,9 +234,10 @@ public final class Inference implements Module {
     engines.add(uploads);
     UsageLedger usage = UsageLedger.open(database, clock);
     RequestLog requests = new RequestLog(database, secrets, registry, clock);
+    ResponseStore responses = new ResponseStore(database);
     ResponseCache cache = new ResponseCache(config.responseCacheBytes(), clock, registry);
     // An erasure reaches the gateway's stores; every node drops the organization's cached answers.
-    InferenceErasure erasure = new InferenceErasure(database, cache);
+    InferenceErasure erasure = new InferenceErasure(responses, cache, requests);
     erasure.dropCachesWith(cluster.keep(new io.engram.platform.cluster.ChangeSignal(
         cluster.bus(), "engram:response-cache-drops", erasure::dropCache)));
     memory.erasures().include(erasure);
@@ -262,7 +263,7 @@ public final class Inference implements Module {
         Duration.ofSeconds(config.inference().streamKeepAliveSeconds()),
         config.inference().webSockets(),
         configs,
-        new ResponseStore(database),
+        responses,
         started);
   }
 

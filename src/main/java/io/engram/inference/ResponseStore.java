@@ -52,6 +52,15 @@ final class ResponseStore {
         .execute());
   }
 
+  /** Deletes the stored responses of an organization's end user (an erasure); how many. */
+  int forget(String orgId, String endUser) {
+    return db.write(
+        h -> h.createUpdate("DELETE FROM responses WHERE org_id = :org AND end_user_id = :user")
+            .bind("org", orgId)
+            .bind("user", endUser)
+            .execute());
+  }
+
   /** The conversation a stored response ended, for the organization; empty when it has none. */
   Optional<List<ChatMessage>> conversation(String orgId, String id) {
     return column(orgId, id, "conversation").map(text -> {

@@ -121,17 +121,22 @@ class ErasureAcrossNodesTest {
           200);
       first.engram.inference().flushUsage();
       String retrieve = "{\"query\":\"Where does Ada live on Rua Augusta?\",\"limit\":20}";
-      assertThat(texts(ok(
-                  second
-                      .http
-                      .post("/v1/memory/retrieve")
-                      .bearer(token)
-                      .header("X-Engram-User", "ada")
-                      .json(retrieve),
-                  200)
-              .json()
-              .get("memories")))
-          .contains("Ada lives on Rua Augusta in Lisbon.");
+      // The second node follows the first's writes within a second or so.
+      List<String> followed = List.of();
+      for (int i = 0; i < 50 && !followed.contains("Ada lives on Rua Augusta in Lisbon."); i++) {
+        ServerProcess.sleep(100);
+        followed = texts(ok(
+                second
+                    .http
+                    .post("/v1/memory/retrieve")
+                    .bearer(token)
+                    .header("X-Engram-User", "ada")
+                    .json(retrieve),
+                200)
+            .json()
+            .get("memories"));
+      }
+      assertThat(followed).contains("Ada lives on Rua Augusta in Lisbon.");
       String nano = first
           .asOperator(first.http.get("/v1/organizations/" + org + "/instances"))
           .json()

@@ -71,6 +71,14 @@ public final class RequestLog {
   }
 
   /** Writes what is queued, in batches; what the database refuses waits for the next flush. */
+  /**
+   * Removes the logged messages and answers of an organization's end user (null: none) and of the
+   * requests whose prompt held one of {@code memoryIds} (an erasure); how many records.
+   */
+  public long forget(String orgId, String endUser, java.util.Set<String> memoryIds) {
+    return store.forget(orgId, endUser, memoryIds);
+  }
+
   public synchronized void flush() {
     while (!pending.isEmpty()) {
       List<RequestRecord> batch = new ArrayList<>();

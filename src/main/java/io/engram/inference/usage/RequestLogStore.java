@@ -34,6 +34,39 @@ final class RequestLogStore {
     this.secrets = secrets;
   }
 
+  /** Memory ids per LIKE query over the records' memory lists. */
+  private static final int IDS_PER_QUERY = 50;
+
+  /** See {@link RequestLog#forget}. */
+  long forget(String orgId, String endUser, java.util.Set<String> memoryIds) {
+    String scrub = "UPDATE request_log SET messages_sealed = NULL, answer_sealed = NULL"
+        + " WHERE org_id = :org AND (messages_sealed IS NOT NULL OR answer_sealed IS NOT NULL)";
+    long count = 0;
+    if (endUser != null) {
+      count += database.write(h -> h.createUpdate(scrub + " AND end_user_id = :user")
+          .bind("org", orgId)
+          .bind("user", endUser)
+          .execute());
+    }
+    List<String> ids = List.copyOf(memoryIds);
+    for (int from = 0; from < ids.size(); from += IDS_PER_QUERY) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + IDS_PER_QUERY));
+      StringBuilder any = new StringBuilder();
+      for (int i = 0; i < chunk.size(); i++) {
+        any.append(i == 0 ? "" : " OR ").append("memories LIKE :m").append(i);
+      }
+      count += database.write(h -> {
+        var update = h.createUpdate(scrub + " AND (" + any + ")").bind("org", orgId);
+        for (int i = 0; i < chunk.size(); i++) {
+          // The memories column is JSON: each id appears quoted.
+          update.bind("m" + i, "%\"" + chunk.get(i) + "\"%");
+        }
+        return update.execute();
+      });
+    }
+    return count;
+  }
+
   void insert(List<RequestRecord> records) {
     if (records.isEmpty()) {
       return;
