@@ -314,4 +314,56 @@ class ErasureAcrossNodesTest {
           .isEqualTo(404);
     }
   }
+
+  @Test
+  void anErasureWhoseNodeStoppedIsTakenOverAndCompleted() {
+    try (TestServer first = node().postgres().start();
+        TestServer second = node().sharing(first).start()) {
+      String org = first.createOrganization("growth");
+      String token = first.token(org, null, "memory:read", "memory:write", "memory:delete");
+      for (String text : List.of("Zoe's badge is 7731.", "Zoe parks in bay 12.")) {
+        ok(
+            first
+                .http
+                .post("/v1/memory")
+                .bearer(token)
+                .json("{\"text\":\"" + text + "\",\"userId\":\"zoe\"}"),
+            201);
+      }
+      // As a node leaves it when it dies right after taking the request: running, lease over.
+      String erasure = io.engram.platform.Ids.newId("era", System.currentTimeMillis());
+      first
+          .engram
+          .services()
+          .database()
+          .write(h -> h.createUpdate(
+                  "INSERT INTO memory_erasures (id, org_id, end_user_id, selector, status,"
+                      + " requested_at, lease_until) VALUES (:id, :org, 'zoe', '{}', 'running', 0, 0)")
+              .bind("id", erasure)
+              .bind("org", org)
+              .execute());
+      JsonNode done = null;
+      for (int i = 0; i < 100 && done == null; i++) {
+        JsonNode seen = ok(second.http.get("/v1/memory/erasures/" + erasure).bearer(token), 200)
+            .json();
+        if (seen.get("status").asText().equals("completed")) {
+          done = seen;
+        } else {
+          ServerProcess.sleep(200);
+        }
+      }
+      assertThat(done).as("another node's housekeeping takes the erasure over").isNotNull();
+      assertThat(done.at("/receipt/memories/count").asInt()).isEqualTo(2);
+      assertThat(Json.write(ok(
+                  first
+                      .http
+                      .post("/v1/memory/retrieve")
+                      .bearer(token)
+                      .header("X-Engram-User", "zoe")
+                      .json("{\"query\":\"Where does Zoe park?\"}"),
+                  200)
+              .json()))
+          .doesNotContain("bay 12", "7731");
+    }
+  }
 }
