@@ -12,7 +12,7 @@ export BENCH_DIR
 cd "$(dirname "$0")/.."
 bash bench/seed-100k.sh "$COUNT" >/dev/null
 source $BENCH_DIR/env
-export ENGRAM_DATA_DIR=$BENCH_DIR/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef RATE_LIMIT_REQUESTS=1000000 ENGRAM_REFLECTION_SCHEDULER=false LOG_LEVEL=warning
+export ENGRAM_DATA_DIR=$BENCH_DIR/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef RATE_LIMIT_REQUESTS=1000000 ENGRAM_REFLECTION_SCHEDULER=false LOG_LEVEL=info LOG_FORMAT=text
 ./engram serve > $BENCH_DIR/serve2.log 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null' EXIT
@@ -37,3 +37,5 @@ head -n "$COMPUTED" $BENCH_DIR/light.jsonl > $BENCH_DIR/light-part.jsonl
 THIRD=$(organization third)
 S=$(timed curl -sf -o $BENCH_DIR/computed.json -X POST "http://127.0.0.1:8000/v1/memory/import" -H "Authorization: Bearer $THIRD" -H 'Content-Type: application/x-ndjson' --data-binary @$BENCH_DIR/light-part.jsonl)
 echo "import, vectors computed: $(rate $COMPUTED $S)"
+echo "where the imports' time went (server log):"
+grep -o 'import into organization [^ ]*: .*' $BENCH_DIR/serve2.log || true

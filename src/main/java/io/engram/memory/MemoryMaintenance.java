@@ -231,6 +231,118 @@ public final class MemoryMaintenance {
     return merge;
   }
 
+  /**
+   * Reflection's resolution of a contradiction over time: {@code older} stops holding at {@code
+   * from}, when {@code newer} (which says otherwise) starts, and {@code newer} records that it
+   * supersedes it and holds from then, in one transaction, as an encode's {@code supersedes} does. Both must be durable
+   * and {@code older} still open (else 409: it moved on since the run planned this).
+   */
+  public Change supersede(
+      String orgId,
+      String olderId,
+      String newerId,
+      Instant from,
+      String reason,
+      ChangeAuthor author,
+      BiConsumer<Handle, Change> record) {
+    Instant now = clock.instant();
+    long[] change = {0};
+    long[] replaced = {0};
+    Change done = store.database().write(h -> {
+      MemoryRecord older = durable(store.findForUpdate(h, orgId, olderId).orElse(null), olderId);
+      MemoryRecord newer = durable(store.findForUpdate(h, orgId, newerId).orElse(null), newerId);
+      if (older.validity().validUntil() != null) {
+        throw ApiException.conflict(
+            "memory_changed",
+            "Memory " + olderId + " already stops holding at "
+                + older.validity().validUntil());
+      }
+      store.closeValidity(h, olderId, from, now);
+      if (newer.validity().supersedes() == null) {
+        // As an encode's replacement does: it holds from its start ("as of" before it, the older).
+        store.setReplacement(h, newerId, olderId, from);
+        replaced[0] = changes.logged(h, newerId, now);
+      }
+      store.recordTransition(
+          h,
+          new Transition(
+              olderId,
+              older.state(),
+              older.state(),
+              "supersede",
+              "superseded by " + newerId + " from " + from + " (" + reason + ")",
+              ACTOR,
+              author.credentialId(),
+              author.userId(),
+              author.requestId(),
+              now));
+      change[0] = changes.logged(h, olderId, now);
+      Change closed = new Change(older, store.findForUpdate(h, orgId, olderId).orElseThrow());
+      record.accept(h, closed);
+      return closed;
+    });
+    published(olderId, change[0]);
+    published(newerId, replaced[0]);
+    return done;
+  }
+
+  /**
+   * Undoes a supersession: {@code older} holds again if it still stops at {@code until} (else 409),
+   * and {@code newer} no longer says it replaced it.
+   */
+  public Change unsupersede(
+      String orgId,
+      String olderId,
+      String newerId,
+      Instant until,
+      MemoryService.Control control,
+      ChangeAuthor author,
+      BiConsumer<Handle, Change> record) {
+    Instant now = clock.instant();
+    long[] change = {0};
+    long[] replaced = {0};
+    Change done = store.database().write(h -> {
+      MemoryRecord older = store
+          .findForUpdate(h, orgId, olderId)
+          .orElseThrow(() -> ApiException.notFound("Memory " + olderId + " not found"));
+      if (!until.equals(older.validity().validUntil())) {
+        throw ApiException.conflict(
+            "memory_changed",
+            "Memory " + olderId + " no longer stops holding at " + until
+                + "; undo it by hand if it is still wanted");
+      }
+      store.reopenValidity(h, olderId, now);
+      store
+          .findForUpdate(h, orgId, newerId)
+          .filter(newer -> olderId.equals(newer.validity().supersedes()))
+          .ifPresent(newer -> {
+            store.setReplacement(h, newerId, null, null);
+            replaced[0] = changes.logged(h, newerId, now);
+          });
+      store.recordTransition(
+          h,
+          new Transition(
+              olderId,
+              older.state(),
+              older.state(),
+              "undo",
+              "holds again: no longer superseded by " + newerId
+                  + (control.reason() == null ? "" : " (" + control.reason() + ")"),
+              control.actor(),
+              author.credentialId(),
+              author.userId(),
+              author.requestId(),
+              now));
+      change[0] = changes.logged(h, olderId, now);
+      Change reopened = new Change(older, store.findForUpdate(h, orgId, olderId).orElseThrow());
+      record.accept(h, reopened);
+      return reopened;
+    });
+    published(olderId, change[0]);
+    published(newerId, replaced[0]);
+    return done;
+  }
+
   /** Makes the changes written so far searchable (or no longer). */
   public void refresh() {
     index.refresh();

@@ -160,6 +160,28 @@ public final class MemoryStore {
         .execute();
   }
 
+  /** Opens a memory's validity again (an undone supersession), in the caller's transaction. */
+  public void reopenValidity(Handle h, String id, Instant at) {
+    forgetOnCommit(h, List.of(id));
+    h.createUpdate("UPDATE memories SET valid_until = NULL, updated_at = :at WHERE id = :id")
+        .bind("at", at.toEpochMilli())
+        .bind("id", id)
+        .execute();
+  }
+
+  /**
+   * Records which memory {@code id} replaced and from when it holds ({@code null}s: none, open),
+   * in the caller's transaction.
+   */
+  public void setReplacement(Handle h, String id, String replaced, Instant validFrom) {
+    forgetOnCommit(h, List.of(id));
+    h.createUpdate("UPDATE memories SET supersedes = :replaced, valid_from = :from WHERE id = :id")
+        .bind("replaced", replaced)
+        .bind("from", millis(validFrom))
+        .bind("id", id)
+        .execute();
+  }
+
   /** Memories that expired by {@code now} and are not tombstoned yet, oldest expiry first. */
   public List<Map<String, Object>> expired(Instant now, int limit) {
     return db.read(h -> h.createQuery(

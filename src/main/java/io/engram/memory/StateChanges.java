@@ -92,6 +92,11 @@ final class StateChanges {
     return new Outcome(memory, store.findForUpdate(h, orgId, id).orElseThrow(), change);
   }
 
+  /** Logs a change of a memory that is no state change (its validity): the nodes follow it. */
+  long logged(Handle h, String id, Instant now) {
+    return changeLog.append(h, id, now);
+  }
+
   /**
    * Takes a memory back to the state it had before a change, provided nothing moved it since
    * (it is still {@code expected}); otherwise a 409 that says where it is now.

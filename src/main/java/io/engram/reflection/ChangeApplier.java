@@ -26,6 +26,8 @@ final class ChangeApplier {
   static final int BATCH = 200;
   static final String FLAG_STALE = "stale";
   static final String FLAG_CONFLICT = "conflict";
+  /** A supersession's field in its event's before and after: when the older memory stops holding. */
+  static final String VALID_UNTIL = "validUntil";
 
   private final MemoryMaintenance memory;
   private final ReflectionStore store;
@@ -94,7 +96,7 @@ final class ChangeApplier {
   private static boolean isFlag(ChangeKind change) {
     return switch (change) {
       case FLAG_STALE, CLEAR_STALE, FLAG_CONFLICT, CLEAR_CONFLICT -> true;
-      case MERGE, SUPPRESS, PROMOTE, EXPIRE -> false;
+      case MERGE, SUPPRESS, PROMOTE, EXPIRE, SUPERSEDE -> false;
     };
   }
 
@@ -179,6 +181,18 @@ final class ChangeApplier {
                 p.reason(),
                 after));
       });
+      return;
+    }
+    if (p.change() == ChangeKind.SUPERSEDE) {
+      memory.supersede(
+          orgId,
+          p.memoryId(),
+          p.relatedMemoryId(),
+          Instant.parse((String) p.after().get(VALID_UNTIL)),
+          reason,
+          author,
+          (h, change) -> store.insertEvent(
+              h, event(orgId, runId, p, ReflectionEvent.Outcome.APPLIED, p.reason(), p.after())));
       return;
     }
     MemoryAction action = switch (p.change()) {
@@ -268,6 +282,16 @@ final class ChangeApplier {
             control,
             author,
             (h, merge) -> store.markEventUndone(h, e.id(), now, undoneBy));
+      case SUPERSEDE ->
+        memory.unsupersede(
+            orgId,
+            e.memoryId(),
+            e.relatedMemoryId(),
+            Instant.parse(
+                Json.read(e.afterJson(), JsonNode.class).path(VALID_UNTIL).asText()),
+            control,
+            author,
+            (h, change) -> store.markEventUndone(h, e.id(), now, undoneBy));
       case SUPPRESS, PROMOTE, EXPIRE ->
         memory.revert(
             orgId,

@@ -23,6 +23,11 @@ public enum ChangeKind {
   EXPIRE(ReflectionProcess.CANDIDATE_EVALUATION),
   /** Conflict detection: two memories on one subject that contradict each other. */
   FLAG_CONFLICT(ReflectionProcess.CONFLICT_DETECTION),
+  /**
+   * Conflict detection: of two contradicting memories of one owner that started at different
+   * times, the older stops holding when the newer starts (it stays true for the past).
+   */
+  SUPERSEDE(ReflectionProcess.CONFLICT_DETECTION),
   /** Conflict detection: a conflict flag lifted because one side is no longer durable. */
   CLEAR_CONFLICT(ReflectionProcess.CONFLICT_DETECTION);
 

@@ -214,6 +214,9 @@ final class ReflectionPlanner {
     };
   }
 
+  /** How far apart two contradicting memories must start for the later to replace the earlier. */
+  static final Duration UPDATE_GAP = Duration.ofMinutes(1);
+
   // ---- conflict detection
 
   /** Flags new contradictions; returns the pairs ("a b") that contradict, which must never be merged. */
@@ -223,7 +226,10 @@ final class ReflectionPlanner {
     for (Pair pair : pairs) {
       MemoryRecord a = pair.a();
       MemoryRecord b = pair.b();
-      if (!couldConflict(a, b) || pair.similarity() < settings.conflicts().minSimilarity()) {
+      if (!couldConflict(a, b)
+          || pair.similarity() < settings.conflicts().minSimilarity()
+          || history(a, b)
+          || history(b, a)) {
         continue;
       }
       Optional<String> why = ConflictRule.check(
@@ -235,6 +241,11 @@ final class ReflectionPlanner {
         continue;
       }
       conflicting.add(pairKey(a, b));
+      Optional<Proposal> supersession = supersession(a, b, why.get(), pair.similarity());
+      if (supersession.isPresent()) {
+        proposals.add(supersession.get());
+        continue;
+      }
       if (!conflictFlags.getOrDefault(a.id(), List.of()).contains(b.id())) {
         proposals.add(new Proposal(
             ChangeKind.FLAG_CONFLICT,
@@ -246,6 +257,47 @@ final class ReflectionPlanner {
       }
     }
     return conflicting;
+  }
+
+  /**
+   * When two contradicting memories started at different times (their {@code validFrom}, else when
+   * they happened), the newer replaces the older from its start: the older stays true for the past
+   * ("as of" then finds it) and drops out of what is true now. Memories of one instant cannot be
+   * ordered, nor two written within {@link #UPDATE_GAP} of each other (a batch of writes, not a
+   * change over time): those are flagged for a person instead.
+   */
+  private static Optional<Proposal> supersession(
+      MemoryRecord a, MemoryRecord b, String why, double similarity) {
+    Instant startA = start(a);
+    Instant startB = start(b);
+    if (Duration.between(startA, startB).abs().compareTo(UPDATE_GAP) < 0
+        || a.validity().validUntil() != null
+        || b.validity().validUntil() != null) {
+      return Optional.empty();
+    }
+    MemoryRecord older = startA.isBefore(startB) ? a : b;
+    MemoryRecord newer = older == a ? b : a;
+    Instant from = start(newer);
+    return Optional.of(new Proposal(
+        ChangeKind.SUPERSEDE,
+        older.id(),
+        newer.id(),
+        why + String.format(Locale.ROOT, " (similarity %.3f); ", similarity) + newer.id()
+            + " is newer: " + older.id() + " holds until " + from,
+        Map.of("state", older.state().id(), ChangeApplier.VALID_UNTIL, "open"),
+        Map.of("state", older.state().id(), ChangeApplier.VALID_UNTIL, from.toString())));
+  }
+
+  /** Whether {@code older} stopped holding by the time {@code newer} starts: no contradiction. */
+  private static boolean history(MemoryRecord older, MemoryRecord newer) {
+    Instant until = older.validity().validUntil();
+    return until != null && !until.isAfter(start(newer));
+  }
+
+  private static Instant start(MemoryRecord memory) {
+    return memory.validity().validFrom() != null
+        ? memory.validity().validFrom()
+        : memory.occurredAt();
   }
 
   private static String pairKey(MemoryRecord a, MemoryRecord b) {

@@ -72,11 +72,21 @@ record ReflectionClient(TestServer server, String org, String token, String admi
   }
 
   List<String> retrieve(String query) {
+    return retrieve(query, null);
+  }
+
+  /** The memory ids a retrieval returns, as of {@code asOf} (null: now). */
+  List<String> retrieve(String query, String asOf) {
+    Map<String, Object> body =
+        new LinkedHashMap<>(Map.of("query", query, "limit", 20, "recordUse", false));
+    if (asOf != null) {
+      body.put("asOf", asOf);
+    }
     Http.Response response = server
         .http
         .post("/v1/memory/retrieve")
         .bearer(token)
-        .json(Json.write(Map.of("query", query, "limit", 20, "recordUse", false)))
+        .json(Json.write(body))
         .send();
     assertThat(response.status()).as(response.text()).isEqualTo(200);
     List<String> ids = new ArrayList<>();

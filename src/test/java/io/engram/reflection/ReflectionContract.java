@@ -268,6 +268,53 @@ abstract class ReflectionContract {
   }
 
   @Test
+  void aContradictionOverTimeIsResolvedBySupersessionAndTheUndoReopensIt() {
+    ReflectionClient org = ReflectionClient.create(server, "growth");
+    String pro = org.remember(
+        "Initech's plan is Pro",
+        "Initech",
+        "memoryKind",
+        "fact",
+        "occurredAt",
+        ReflectionClient.daysAgo(server, 300));
+    String enterprise = org.remember(
+        "Initech's plan is Enterprise",
+        "Initech",
+        "memoryKind",
+        "fact",
+        "occurredAt",
+        ReflectionClient.daysAgo(server, 10));
+    assertThat(org.retrieve("What plan is Initech on?")).contains(pro, enterprise);
+
+    JsonNode run = org.run(false);
+    List<JsonNode> superseded = org.changes(run, "supersede");
+    assertThat(superseded).hasSize(1);
+    assertThat(superseded.getFirst().get("memoryId").asText()).isEqualTo(pro);
+    assertThat(superseded.getFirst().get("relatedMemoryId").asText()).isEqualTo(enterprise);
+    assertThat(org.changes(run, "flag_conflict")).isEmpty();
+    // The older fact holds until the newer one starts, and is no longer what is true now.
+    assertThat(org.memory(pro).get("validUntil").asText())
+        .isEqualTo(org.memory(enterprise).get("occurredAt").asText());
+    assertThat(org.memory(enterprise).get("supersedes").asText()).isEqualTo(pro);
+    assertThat(org.retrieve("What plan is Initech on?")).contains(enterprise).doesNotContain(pro);
+    assertThat(org.retrieve("What plan is Initech on?", ReflectionClient.daysAgo(server, 100)))
+        .contains(pro)
+        .doesNotContain(enterprise);
+    assertThat(actions(org.provenance(pro))).contains("supersede");
+    // Resolved once: a second run leaves the pair alone.
+    JsonNode again = org.run(false);
+    assertThat(org.changes(again, "supersede")).isEmpty();
+    assertThat(org.changes(again, "flag_conflict")).isEmpty();
+
+    Http.Response undone = org.undoEvent(superseded.getFirst().get("id").asText());
+    assertThat(undone.status()).as(undone.text()).isEqualTo(200);
+    assertThat(org.memory(pro).get("validUntil").isNull()).isTrue();
+    assertThat(org.memory(enterprise).get("supersedes").isNull()).isTrue();
+    assertThat(org.memory(enterprise).get("validFrom").isNull()).isTrue();
+    assertThat(org.retrieve("What plan is Initech on?")).contains(pro, enterprise);
+  }
+
+  @Test
   void aDryRunRecordsProposalsAndChangesNothing() {
     ReflectionClient org = ReflectionClient.create(server, "growth");
     String kept = org.remember("Hooli's renewal is due in June", "Hooli");
