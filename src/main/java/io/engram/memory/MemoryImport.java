@@ -43,6 +43,12 @@ final class MemoryImport {
   static final int MAX_LINE_BYTES = 1 << 20;
 
   private static final int BATCH = 200;
+  /**
+   * Batches between two refreshes of the index's searcher: each refresh costs about what indexing
+   * a batch does, and a memory a running import wrote need not be searchable that very second.
+   */
+  private static final int REFRESH_BATCHES = 10;
+
   private static final int REPORTED_MISTAKES = 20;
   private static final int REPORTED_SKIPPED = 100;
   private static final int REPORTED_RENAMES = 1_000;
@@ -207,6 +213,7 @@ final class MemoryImport {
     Instant now = clock.instant();
     List<ImportLine> batch = new ArrayList<>();
     int number = 0;
+    int batches = 0;
     try (LineReader reader = new LineReader(Files.newInputStream(spool), MAX_LINE_BYTES)) {
       for (String line = reader.next(); line != null; line = reader.next()) {
         number++;
@@ -218,12 +225,16 @@ final class MemoryImport {
         if (batch.size() == BATCH) {
           writeBatch(caller, batch, requestId, tally);
           batch.clear();
+          if (++batches % REFRESH_BATCHES == 0) {
+            refresh(tally);
+          }
         }
       }
     }
     if (!batch.isEmpty()) {
       writeBatch(caller, batch, requestId, tally);
     }
+    refresh(tally);
     LOG.info(
         "import into organization {}: model {} ms, database {} ms, index {} ms",
         caller.orgId(),
@@ -377,9 +388,13 @@ final class MemoryImport {
       }
       index.applied(w.change());
     }
-    if (!written.isEmpty()) {
-      index.refresh();
-    }
+    tally.indexNanos += System.nanoTime() - started;
+  }
+
+  /** Makes what the import wrote so far searchable on this node. */
+  private void refresh(Tally tally) {
+    long started = System.nanoTime();
+    index.refresh();
     tally.indexNanos += System.nanoTime() - started;
   }
 

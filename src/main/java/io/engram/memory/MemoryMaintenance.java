@@ -164,16 +164,13 @@ public final class MemoryMaintenance {
       recount(h, survivorId);
       store.recordTransition(
           h,
-          new Transition(
+          note(
               survivorId,
-              MemoryState.DURABLE,
               MemoryState.DURABLE,
               "absorb",
               "absorbed " + absorbedId + " (" + reason + ")",
               ACTOR,
-              author.credentialId(),
-              author.userId(),
-              author.requestId(),
+              author,
               now));
       Change survivorChange =
           new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow());
@@ -209,17 +206,14 @@ public final class MemoryMaintenance {
       recount(h, survivorId);
       store.recordTransition(
           h,
-          new Transition(
+          note(
               survivorId,
-              survivor.state(),
               survivor.state(),
               "undo",
               "gave back the uses of " + absorbedId
                   + (control.reason() == null ? "" : " (" + control.reason() + ")"),
               control.actor(),
-              author.credentialId(),
-              author.userId(),
-              author.requestId(),
+              author,
               now));
       Merge done = new Merge(
           new Change(survivor, store.findForUpdate(h, orgId, survivorId).orElseThrow()),
@@ -265,16 +259,13 @@ public final class MemoryMaintenance {
       }
       store.recordTransition(
           h,
-          new Transition(
+          note(
               olderId,
-              older.state(),
               older.state(),
               "supersede",
               "superseded by " + newerId + " from " + from + " (" + reason + ")",
               ACTOR,
-              author.credentialId(),
-              author.userId(),
-              author.requestId(),
+              author,
               now));
       change[0] = changes.logged(h, olderId, now);
       Change closed = new Change(older, store.findForUpdate(h, orgId, olderId).orElseThrow());
@@ -321,17 +312,14 @@ public final class MemoryMaintenance {
           });
       store.recordTransition(
           h,
-          new Transition(
+          note(
               olderId,
-              older.state(),
               older.state(),
               "undo",
               "holds again: no longer superseded by " + newerId
                   + (control.reason() == null ? "" : " (" + control.reason() + ")"),
               control.actor(),
-              author.credentialId(),
-              author.userId(),
-              author.requestId(),
+              author,
               now));
       change[0] = changes.logged(h, olderId, now);
       Change reopened = new Change(older, store.findForUpdate(h, orgId, olderId).orElseThrow());
@@ -371,6 +359,28 @@ public final class MemoryMaintenance {
           "Memory " + id + " is " + memory.state().id() + "; only durable memories are merged");
     }
     return memory;
+  }
+
+  /** A transition that leaves the state as it is ({@code state}): what reflection did beside it. */
+  private static Transition note(
+      String id,
+      MemoryState state,
+      String action,
+      String reason,
+      String actor,
+      ChangeAuthor author,
+      Instant at) {
+    return new Transition(
+        id,
+        state,
+        state,
+        action,
+        reason,
+        actor,
+        author.credentialId(),
+        author.userId(),
+        author.requestId(),
+        at);
   }
 
   private void published(String memoryId, long change) {

@@ -198,17 +198,7 @@ class ErasureAcrossNodesTest {
           202);
       String erasure = started.json().get("id").asText();
       assertThat(started.header("Location")).isEqualTo("/v1/memory/erasures/" + erasure);
-      JsonNode done = null;
-      for (int i = 0; i < 100 && done == null; i++) {
-        JsonNode seen = ok(second.http.get("/v1/memory/erasures/" + erasure).bearer(token), 200)
-            .json();
-        if (seen.get("status").asText().equals("completed")) {
-          done = seen;
-        } else {
-          ServerProcess.sleep(200);
-        }
-      }
-      assertThat(done).as("the erasure completes").isNotNull();
+      JsonNode done = Erasing.completed(second, token, "/v1/memory/erasures/" + erasure);
       JsonNode receipt = done.get("receipt");
       assertThat(receipt.at("/memories/count").asInt()).isEqualTo(4); // 3 and the event's candidate
       assertThat(Json.write(receipt.at("/memories/ids"))).contains(adas.get(0), adas.get(2));
@@ -342,17 +332,7 @@ class ErasureAcrossNodesTest {
               .bind("id", erasure)
               .bind("org", org)
               .execute());
-      JsonNode done = null;
-      for (int i = 0; i < 100 && done == null; i++) {
-        JsonNode seen = ok(second.http.get("/v1/memory/erasures/" + erasure).bearer(token), 200)
-            .json();
-        if (seen.get("status").asText().equals("completed")) {
-          done = seen;
-        } else {
-          ServerProcess.sleep(200);
-        }
-      }
-      assertThat(done).as("another node's housekeeping takes the erasure over").isNotNull();
+      JsonNode done = Erasing.completed(second, token, "/v1/memory/erasures/" + erasure);
       assertThat(done.at("/receipt/memories/count").asInt()).isEqualTo(2);
       assertThat(Json.write(ok(
                   first

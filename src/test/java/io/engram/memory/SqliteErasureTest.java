@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.support.Http;
-import io.engram.support.ServerProcess;
 import io.engram.support.TestServer;
 import org.junit.jupiter.api.Test;
 
@@ -18,15 +17,7 @@ class SqliteErasureTest {
 
   private static JsonNode completed(TestServer server, String token, Http.Response started) {
     assertThat(started.status()).as(started.text()).isEqualTo(202);
-    String path = started.header("Location");
-    for (int i = 0; i < 100; i++) {
-      JsonNode seen = server.http.get(path).bearer(token).send().json();
-      if (seen.get("status").asText().equals("completed")) {
-        return seen;
-      }
-      ServerProcess.sleep(100);
-    }
-    throw new AssertionError("the erasure did not complete");
+    return Erasing.completed(server, token, started.header("Location"));
   }
 
   @Test
