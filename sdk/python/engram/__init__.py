@@ -233,6 +233,44 @@ class Memory:
         """Forgets a memory: it is never recalled again (kept for provenance)."""
         return self._client.request("DELETE", f"{_base(agent)}/{memory_id}")
 
+    def erase(
+        self,
+        user_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        subject: Optional[str] = None,
+        kind: Optional[str] = None,
+        filters: Optional[Dict[str, Any]] = None,
+        occurred_after: Optional[str] = None,
+        occurred_before: Optional[str] = None,
+        everything: bool = False,
+        reason: Optional[str] = None,
+        agent: Optional[str] = None,
+        wait: bool = True,
+        timeout: float = 120.0,
+    ) -> Dict[str, Any]:
+        """Erases memories for good (an end user who asks to be forgotten): their text, metadata and
+        embeddings everywhere Engram keeps them, and the end user's conversations. Starts the job;
+        with wait, returns it once completed, with its receipt (docs/memory.md, "Erasure")."""
+        body = _clean({
+            "userId": user_id,
+            "sessionId": session_id,
+            "subject": subject,
+            "memoryKind": kind,
+            "filters": filters,
+            "occurredAfter": occurred_after,
+            "occurredBefore": occurred_before,
+            "everything": everything or None,
+            "reason": reason,
+        })
+        erasure = self._client.request("POST", f"{_base(agent)}/erase", body)
+        deadline = time.monotonic() + timeout
+        while wait and erasure["status"] != "completed":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"erasure {erasure['id']} still running after {timeout} s")
+            time.sleep(0.25)
+            erasure = self._client.request("GET", f"{_base(agent)}/erasures/{erasure['id']}")
+        return erasure
+
     def extract(self, messages: List[Dict[str, str]], dry_run: bool = False, agent: Optional[str] = None) -> Dict[str, Any]:
         """Remembers what a conversation says that lasts (dry_run: only proposes)."""
         return self._client.request("POST", f"{_base(agent)}/extract", {"messages": messages, "dryRun": dry_run})

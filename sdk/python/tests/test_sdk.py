@@ -47,6 +47,17 @@ class MemoryTest(unittest.TestCase):
         self.assertEqual(failure.exception.status, 404)
         self.assertIn(remembered["id"], [m["id"] for m in ada.list()])
 
+    def test_an_end_user_is_erased_with_a_receipt(self):
+        engram = client("ENGRAM_TOKEN")
+        carol = engram.memory.for_user("carol@example.com")
+        kept = carol.remember("Carol's locker code is 2291")
+        erasure = carol.erase(reason="Carol asked to be forgotten")
+        self.assertEqual(erasure["status"], "completed")
+        self.assertEqual(erasure["receipt"]["memories"]["count"], 1)
+        self.assertTrue(erasure["receipt"]["digest"].startswith("sha256:"))
+        self.assertEqual(carol.get(kept["id"])["text"], "")
+        self.assertEqual(carol.recall("Carol's locker code")["memories"], [])
+
     def test_a_retried_write_never_stores_twice(self):
         engram = client("ENGRAM_TOKEN")
         key = f"py-{time.time()}"

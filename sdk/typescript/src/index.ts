@@ -333,6 +333,36 @@ export class MemoryApi {
     });
   }
 
+  /**
+   * Erases memories for good (an end user who asks to be forgotten): their text, metadata and
+   * embeddings everywhere Engram keeps them, and the end user's conversations. Starts the job and,
+   * unless wait is false, resolves once it completed, with its receipt (docs/memory.md, "Erasure").
+   */
+  async erase(options: {
+    userId?: string; sessionId?: string; subject?: string; kind?: MemoryKind;
+    filters?: Record<string, unknown>; occurredAfter?: string; occurredBefore?: string;
+    everything?: boolean; reason?: string; agent?: string; wait?: boolean; timeoutMs?: number;
+  } = {}): Promise<any> {
+    const base = memoryBase(options.agent);
+    let erasure: any = await this.client.request('POST', `${base}/erase`, {
+      body: {
+        userId: options.userId, sessionId: options.sessionId, subject: options.subject,
+        memoryKind: options.kind, filters: options.filters, occurredAfter: options.occurredAfter,
+        occurredBefore: options.occurredBefore, everything: options.everything || undefined,
+        reason: options.reason,
+      },
+    });
+    const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+    while (options.wait !== false && erasure.status !== 'completed') {
+      if (Date.now() > deadline) {
+        throw new Error(`erasure ${erasure.id} still running after ${options.timeoutMs ?? 120_000} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      erasure = await this.client.request('GET', `${base}/erasures/${erasure.id}`);
+    }
+    return erasure;
+  }
+
   private control(id: string, action: string, options: { reason?: string; actor?: string; agent?: string }) {
     return this.client.request<Memory>('POST', `${memoryBase(options.agent)}/${id}/${action}`, {
       body: { reason: options.reason, actor: options.actor },

@@ -34,6 +34,17 @@ test("an end user's memory is theirs alone", async () => {
   assert.ok(listed.includes(remembered.id));
 });
 
+test('an end user is erased, with a receipt', async () => {
+  const carol = engram('ENGRAM_TOKEN').memory.forUser('carol@example.org');
+  const kept = await carol.remember('Carol keeps her bike in rack 14');
+  const erasure = await carol.erase({ reason: 'Carol asked to be forgotten' });
+  assert.equal(erasure.status, 'completed');
+  assert.equal(erasure.receipt.memories.count, 1);
+  assert.match(erasure.receipt.digest, /^sha256:/);
+  assert.equal((await carol.get(kept.id)).text, '');
+  assert.deepEqual((await carol.recall('Where does Carol keep her bike?')).memories, []);
+});
+
 test('remember, recall, explain, update, reinforce, list and forget', async () => {
   const client = engram('ENGRAM_TOKEN');
   const memory = await client.memory.remember('Acme’s fiscal year starts in April', { subject: 'Acme', kind: 'fact' });

@@ -25,7 +25,7 @@ class SdkTest {
         NodeSuite.npm(sdk, "ci", "--no-audit", "--no-fund");
       }
       NodeSuite.npm(sdk, "run", "build");
-      NodeSuite.run(sdk, "test/sdk.test.mjs", environment(server)).assertPassed(8);
+      NodeSuite.run(sdk, "test/sdk.test.mjs", environment(server)).assertPassed(10);
     }
   }
 
@@ -54,7 +54,7 @@ class SdkTest {
       assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
       System.out.println(output);
       assertThat(process.exitValue()).as(output).isZero();
-      assertThat(output).contains("Ran 8 tests").contains("OK");
+      assertThat(output).contains("Ran 9 tests").contains("OK");
     }
   }
 
@@ -75,7 +75,7 @@ class SdkTest {
       assertThat(process.exitValue()).as(output).isZero();
       assertThat(sdk.resolve("target/surefire-reports/TEST-io.engram.sdk.EngramLiveTest.xml"))
           .content()
-          .contains("tests=\"6\"")
+          .contains("tests=\"7\"")
           .contains("failures=\"0\"")
           .contains("errors=\"0\"");
     }

@@ -140,6 +140,34 @@ public final class Memory {
     return client.request("DELETE", base(agent) + "/" + id, null);
   }
 
+  /**
+   * Erases memories for good (an end user who asks to be forgotten): their text, metadata and
+   * embeddings everywhere Engram keeps them, and the end user's conversations. {@code selector}:
+   * the erase body ({@code userId}, {@code sessionId}, {@code subject}, {@code filters}, ...; on a
+   * {@code forUser} client the user is implied). Starts the job and returns it once completed,
+   * with its receipt (docs/memory.md, "Erasure"); an {@link IllegalStateException} after
+   * {@code timeout}.
+   */
+  public JsonNode erase(Map<String, Object> selector, String agent, java.time.Duration timeout) {
+    JsonNode erasure = client.request("POST", base(agent) + "/erase", selector);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!"completed".equals(erasure.path("status").asText())) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "erasure " + erasure.path("id").asText() + " still running after " + timeout);
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while erasure ran", e);
+      }
+      erasure = client.request(
+          "GET", base(agent) + "/erasures/" + erasure.path("id").asText(), null);
+    }
+    return erasure;
+  }
+
   /** Remembers what a conversation says that lasts ({@code dryRun}: only proposes). */
   public JsonNode extract(List<Map<String, String>> messages, boolean dryRun, String agent) {
     return client.request(

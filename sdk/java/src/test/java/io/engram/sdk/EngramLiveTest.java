@@ -45,6 +45,18 @@ class EngramLiveTest {
   }
 
   @Test
+  void anEndUserIsErasedWithAReceipt() {
+    Engram carol = client("ENGRAM_TOKEN", 2).forUser("carol@example.net");
+    String id = carol.memory().remember("Carol's desk is 4B", Memory.options()).get("id").asText();
+    JsonNode erasure = carol.memory().erase(
+        Map.of("reason", "Carol asked to be forgotten"), null, java.time.Duration.ofMinutes(2));
+    assertEquals("completed", erasure.path("status").asText());
+    assertEquals(1, erasure.at("/receipt/memories/count").asInt());
+    assertTrue(erasure.at("/receipt/digest").asText().startsWith("sha256:"));
+    assertEquals("", carol.memory().get(id, null).path("text").asText());
+  }
+
+  @Test
   void anEndUsersMemoryIsTheirsAlone() {
     Engram ada = client("ENGRAM_TOKEN", 2).forUser("ada@example.net");
     JsonNode remembered = ada.memory().remember(
