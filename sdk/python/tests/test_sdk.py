@@ -56,7 +56,7 @@ class MemoryTest(unittest.TestCase):
         self.assertEqual(erasure["receipt"]["memories"]["count"], 1)
         self.assertTrue(erasure["receipt"]["digest"].startswith("sha256:"))
         self.assertEqual(carol.get(kept["id"])["text"], "")
-        self.assertEqual(carol.recall("Carol's locker code")["memories"], [])
+        self.assertNotIn(kept["id"], [m["id"] for m in carol.recall("Carol's locker code")["memories"]])
 
     def test_a_retried_write_never_stores_twice(self):
         engram = client("ENGRAM_TOKEN")
