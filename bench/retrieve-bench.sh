@@ -3,7 +3,9 @@
 # then retrieves with includeContext at 1, 2, 4 and 8 connections (wrk, 30 s each after a warm-up).
 #   bash bench/retrieve-bench.sh [path to engram.jar, default target/engram.jar]
 #   FILTERED=1 bash bench/retrieve-bench.sh   as one of 10,000 end users, with a metadata filter
-#   COMPARE=1 bash bench/retrieve-bench.sh    both, in one run on one index: unfiltered, filtered
+#   COMPARE=1 bash bench/retrieve-bench.sh    all three in one run on one index: unfiltered (the
+#                                             organization), an end user, an end user + a filter
+#   CONNECTIONS="2" ROUNDS=3 COMPARE=1 ...     only those connection counts, both alternated 3 times
 # Results: docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,16 +26,20 @@ done
 URL=http://127.0.0.1:8000/v1/memory/retrieve
 wrk -t1 -c1 -d10s -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL >/dev/null
 run() {
-  for C in 1 2 4 8; do
+  for C in ${CONNECTIONS:-1 2 4 8}; do
     echo "$1 c=$C $(wrk -t1 -c$C -d30s --latency -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL \
       | grep -E 'Requests/sec|^ +(50|90|99)%' | tr -s ' ' | tr '\n' ' ')"
   done
 }
 if [ "${COMPARE:-}" = 1 ]; then
-  export FILTERED=0
-  run unfiltered
-  export FILTERED=1
-  run filtered
+  for ROUND in $(seq "${ROUNDS:-1}"); do
+    export FILTERED=0
+    run unfiltered
+    export FILTERED=2
+    run "end user"
+    export FILTERED=1
+    run "end user + filter"
+  done
 else
   export FILTERED=${FILTERED:-0}
   run "$([ "$FILTERED" = 1 ] && echo filtered || echo unfiltered)"

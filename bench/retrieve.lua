@@ -13,8 +13,10 @@ local forms = {
 }
 local headers = {}
 -- FILTERED=1: each retrieval is one of 10,000 end users' (bench/seed-100k.sh spreads half the
--- memories across them) with a metadata filter on one of ten teams.
+-- memories across them) with a metadata filter on one of ten teams. FILTERED=2: one of the end
+-- users, without the filter (what the filter itself costs is the difference of the two).
 local filtered = os.getenv("FILTERED") == "1"
+local asUser = filtered or os.getenv("FILTERED") == "2"
 
 init = function(args)
   for name, value in pairs(wrk.headers) do
@@ -31,6 +33,8 @@ request = function()
   if filtered then
     narrowing = string.format(',"userId":"user-%d","filters":{"team":"team-%d"}',
       math.random(0, 9999), math.random(0, 9))
+  elseif asUser then
+    narrowing = string.format(',"userId":"user-%d"', math.random(0, 9999))
   end
   return wrk.format("POST", nil, headers,
     '{"query":"' .. query .. '","limit":10,"includeContext":true' .. narrowing .. '}')

@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -464,24 +463,38 @@ public final class MemorySearch {
     return ids;
   }
 
+  /**
+   * Documents whose {@code field} is {@code shared} or {@code own} (null: only {@code shared}), as
+   * a disjunction of two term queries. Not a {@link TermInSetQuery}: that one reads the postings
+   * of every term into a bit set up front, and the shared term matches most of an organization (a
+   * retrieval for one end user spent more on that set than on its vector search: docs/benchmarks.md,
+   * "Retrieval for an end user with a metadata filter"); a disjunction is led by the conjunction's
+   * most selective clause.
+   */
+  private static Query anyOf(String field, String shared, String own) {
+    Query common = new TermQuery(new Term(field, shared));
+    if (own == null) {
+      return common;
+    }
+    return new BooleanQuery.Builder()
+        .add(common, BooleanClause.Occur.SHOULD)
+        .add(new TermQuery(new Term(field, own)), BooleanClause.Occur.SHOULD)
+        .build();
+  }
+
   private static Query filterQuery(Filter filter) {
     BooleanQuery.Builder query = new BooleanQuery.Builder()
         .add(
             new TermQuery(new Term(MemoryDocument.ORG, filter.orgId())),
             BooleanClause.Occur.FILTER);
-    List<BytesRef> agents = Stream.of(
-            MemoryDocument.ORGANIZATION_WIDE, filter.scope().agent())
-        .filter(a -> a != null)
-        .map(BytesRef::new)
-        .toList();
-    query.add(new TermInSetQuery(MemoryDocument.AGENT, agents), BooleanClause.Occur.FILTER);
     query.add(
-        new TermInSetQuery(
-            MemoryDocument.END_USER,
-            Stream.of(MemoryDocument.SHARED, filter.scope().user())
-                .filter(u -> u != null)
-                .map(BytesRef::new)
-                .toList()),
+        anyOf(
+            MemoryDocument.AGENT,
+            MemoryDocument.ORGANIZATION_WIDE,
+            filter.scope().agent()),
+        BooleanClause.Occur.FILTER);
+    query.add(
+        anyOf(MemoryDocument.END_USER, MemoryDocument.SHARED, filter.scope().user()),
         BooleanClause.Occur.FILTER);
     if (filter.session() != null) {
       query.add(
