@@ -169,6 +169,7 @@ public final class Engram implements AutoCloseable {
         database, memory.service(), config.reflectionScheduler(), maxBody, clock));
     memory.explainProvenanceWith(reflection.service()::provenance);
     memory.service().erasures().include(instances.services().erasure());
+    memory.service().erasures().include(reflection.service().erasure());
     AlertsModule alerts = opened.add(new AlertsModule(
         config,
         database,

@@ -63,6 +63,17 @@ public final class ReflectionService implements AutoCloseable {
     this.clock = clock;
   }
   /** The store the report reads its figures from. */
+  /**
+   * Reflection's part of an erasure: the reasons of its changes to the erased memories (a conflict's
+   * reason quotes the words the two memories share) are removed; the changes themselves stay.
+   */
+  public io.engram.store.ErasureParticipant erasure() {
+    return target -> List.of(new io.engram.store.ErasureParticipant.Removed(
+        "reflection events",
+        store.forget(target.orgId(), target.memoryIds()),
+        "reasons removed (they quote the memories' words)"));
+  }
+
   ReflectionStore store() {
     return store;
   }

@@ -67,6 +67,26 @@ final class ReflectionStore {
 
   private final Database db;
 
+  /** What an erased memory's changes say instead of their reasons. */
+  static final String ERASED_REASON = "(erased)";
+
+  /** Removes the reasons of the organization's changes to {@code memoryIds}; how many changes. */
+  long forget(String orgId, java.util.Set<String> memoryIds) {
+    List<String> ids = List.copyOf(memoryIds);
+    long count = 0;
+    for (int from = 0; from < ids.size(); from += 500) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+      count += db.write(h -> h.createUpdate("UPDATE reflection_events SET reason = :erased"
+              + " WHERE org_id = :org AND reason <> :erased"
+              + " AND (memory_id IN (<ids>) OR related_memory_id IN (<ids>))")
+          .bind("erased", ERASED_REASON)
+          .bind("org", orgId)
+          .bindList("ids", chunk)
+          .execute());
+    }
+    return count;
+  }
+
   ReflectionStore(Database db) {
     this.db = db;
   }

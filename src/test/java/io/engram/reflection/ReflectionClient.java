@@ -94,6 +94,22 @@ record ReflectionClient(TestServer server, String org, String token, String admi
     return ids;
   }
 
+  /** Erases what {@code body} selects (POST /v1/memory/erase); the erasure once completed. */
+  JsonNode erase(String body) {
+    Http.Response started =
+        server.http.post("/v1/memory/erase").bearer(token).json(body).send();
+    assertThat(started.status()).as(started.text()).isEqualTo(202);
+    for (int i = 0; i < 100; i++) {
+      JsonNode seen =
+          server.http.get(started.header("Location")).bearer(token).send().json();
+      if (seen.get("status").asText().equals("completed")) {
+        return seen;
+      }
+      io.engram.support.ServerProcess.sleep(100);
+    }
+    throw new AssertionError("the erasure did not complete");
+  }
+
   Http.Response get(String path) {
     return server.http.get(BASE + path).bearer(adminKey).send();
   }

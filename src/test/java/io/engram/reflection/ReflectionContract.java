@@ -311,7 +311,17 @@ abstract class ReflectionContract {
     assertThat(org.memory(pro).get("validUntil").isNull()).isTrue();
     assertThat(org.memory(enterprise).get("supersedes").isNull()).isTrue();
     assertThat(org.memory(enterprise).get("validFrom").isNull()).isTrue();
+
     assertThat(org.retrieve("What plan is Initech on?")).contains(pro, enterprise);
+
+    // Erased, the memories' reflection changes keep their record but none of their words.
+    JsonNode erased = org.erase("{\"subject\":\"Initech\"}");
+    assertThat(erased.at("/receipt/memories/count").asInt()).isEqualTo(2);
+    assertThat(erased.at("/receipt/removed").toString()).contains("reflection events");
+    assertThat(org.events("run=" + run.get("id").asText()))
+        .filteredOn(e -> e.get("memoryId").asText().equals(pro))
+        .isNotEmpty()
+        .allMatch(e -> e.get("reason").asText().equals("(erased)"));
   }
 
   @Test
