@@ -140,6 +140,18 @@ public final class Requires {
   }
 
   /**
+   * A context access token with every one of the scopes: an import writes memories
+   * ({@code memory:write}) and sets what only control may (states, reinforcements).
+   */
+  public static Requirement allScopes(Scope... scopes) {
+    return (ctx, caller) -> {
+      for (Scope scope : scopes) {
+        scope(scope).check(ctx, caller);
+      }
+    };
+  }
+
+  /**
    * A context access token with any of the scopes: searching the organization's knowledge is
    * {@code memory:read} or the narrower {@code knowledge:read} (which reads nothing else).
    */

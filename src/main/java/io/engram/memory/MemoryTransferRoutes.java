@@ -38,7 +38,11 @@ final class MemoryTransferRoutes {
   void register(Routes routes, String base) {
     routes
         .get(base + "/export", Requires.scope(Scope.MEMORY_READ), this::export)
-        .post(base + "/import", Requires.scope(Scope.MEMORY_WRITE), this::importLines);
+        // Lines carry states and uses (reinforcements): what memory:control changes, too.
+        .post(
+            base + "/import",
+            Requires.allScopes(Scope.MEMORY_WRITE, Scope.MEMORY_CONTROL),
+            this::importLines);
   }
 
   /**

@@ -408,7 +408,8 @@ abstract class MemoryTransferContract {
         "{\"text\":\"Misplaced.\",\"agent\":\"billing\"}");
     assertThat(otherAgent.status()).as(otherAgent.text()).isEqualTo(400);
     assertThat(otherAgent.json().at("/error/param").asText()).isEqualTo("line 1.agent");
-    String carol = server.endUserToken(target, "carol", "memory:read", "memory:write");
+    String carol =
+        server.endUserToken(target, "carol", "memory:read", "memory:write", "memory:control");
     Http.Response otherUser =
         importFile(carol, "/v1/memory/import", "{\"text\":\"Not Carol's.\",\"userId\":\"dave\"}");
     assertThat(otherUser.status()).as(otherUser.text()).isEqualTo(403);
@@ -434,10 +435,15 @@ abstract class MemoryTransferContract {
             .get("userId")
             .asText())
         .isEqualTo("carol");
-    // Reading is not writing; another organization's memories never come out.
+    // Reading is not writing, and writing alone is not restoring states and uses; another
+    // organization's memories never come out.
     String reader = server.token(target, null, "memory:read");
     assertThat(importFile(reader, "/v1/memory/import", "{\"text\":\"x\"}").status())
         .isEqualTo(403);
+    String writer = server.token(target, null, "memory:write");
+    Http.Response writeOnly = importFile(writer, "/v1/memory/import", "{\"text\":\"x\"}");
+    assertThat(writeOnly.status()).isEqualTo(403);
+    assertThat(writeOnly.json().at("/error/message").asText()).contains("memory:control");
     assertThat(
             call(server.http.get("/v1/memory/export").bearer(targetToken), 200).text())
         .doesNotContain("Lisbon");
