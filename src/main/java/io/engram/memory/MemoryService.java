@@ -1082,6 +1082,7 @@ public final class MemoryService implements AutoCloseable {
 
   @Override
   public void close() {
+    erasures.close(); // a running erasure stops here; its lease runs out and it is resumed
     uses.close();
     index.close();
   }
