@@ -122,10 +122,22 @@ public final class Erasures {
   private static final class Progress {
     long transitions;
     long events;
+
+    /** The counts a job kept with its lease before it stopped, or none. */
+    static Progress of(String json) {
+      Progress progress = new Progress();
+      if (json != null) {
+        com.fasterxml.jackson.databind.JsonNode kept =
+            Json.read(json, com.fasterxml.jackson.databind.JsonNode.class);
+        progress.transitions = kept.path("transitions").asLong();
+        progress.events = kept.path("events").asLong();
+      }
+      return progress;
+    }
   }
 
   private void run(ErasureStore.Row row) {
-    Progress progress = new Progress();
+    Progress progress = Progress.of(row.receiptJson()); // a resumed job counts on
     try {
       ErasureRequest request = ErasureRequest.stored(row.selectorJson(), row.reason());
       AgentScope scope = new AgentScope(row.agent(), row.endUser());
@@ -169,6 +181,8 @@ public final class Erasures {
               "memory transitions", progress.transitions, "reasons removed"),
           new ErasureParticipant.Removed(
               "business events", progress.events, "text, subject, metadata, staging removed")));
+      // The lease again before the other stores: their part may take a while.
+      erasures.progress(row.id(), clock.instant().plus(LEASE), progressJson(progress), null);
       for (ErasureParticipant participant : participants) {
         removed.addAll(participant.erase(target));
       }
