@@ -236,10 +236,14 @@ public final class Inference implements Module {
     RequestLog requests = new RequestLog(database, secrets, registry, clock);
     ResponseStore responses = new ResponseStore(database);
     ResponseCache cache = new ResponseCache(config.responseCacheBytes(), clock, registry);
-    // An erasure reaches the gateway's stores; every node drops the organization's cached answers.
+    // An erasure reaches the gateway's stores; with Redis every node drops the organization's
+    // cached answers (without it, the others' can never be served again: their key holds the
+    // erased memory).
     InferenceErasure erasure = new InferenceErasure(responses, cache, requests);
-    erasure.dropCachesWith(cluster.keep(new io.engram.platform.cluster.ChangeSignal(
-        cluster.bus(), "engram:response-cache-drops", erasure::dropCache)));
+    if (cluster.redis().isPresent()) {
+      erasure.dropCachesWith(cluster.keep(new io.engram.platform.cluster.ChangeSignal(
+          cluster.bus(), "engram:response-cache-drops", erasure::dropCache)));
+    }
     memory.erasures().include(erasure);
     InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster, spend);
     Gateway gateway = new Gateway(

@@ -54,7 +54,12 @@ final class InferenceErasure implements ErasureParticipant {
       signal.announce(target.orgId());
     }
     removed.add(new Removed(
-        "response cache", dropped, "the organization's cached answers dropped on every node"));
+        "response cache",
+        dropped,
+        signal == null
+            ? "the organization's cached answers dropped on this node"
+            : "the organization's cached answers dropped on this node and, through Redis, the"
+                + " others"));
     return removed;
   }
 }
