@@ -291,13 +291,15 @@ final class MemoryImport {
   private void writeOnce(Principal caller, List<ImportLine> batch, String requestId, Tally tally) {
     String orgId = caller.orgId();
     List<Planned> planned = plan(orgId, batch);
-    Set<String> present = store
+    Set<String> present = new HashSet<>(store
         .database()
         .read(h ->
-            store.organizationsOf(h, planned.stream().map(Planned::id).toList()).keySet());
+            store.organizationsOf(h, planned.stream().map(Planned::id).toList()).keySet()));
     List<Planned> fresh = new ArrayList<>();
     for (Planned p : planned) {
-      if (present.contains(p.id())) {
+      // A line repeated in the file (or two lines without id saying the same) is the memory its
+      // first occurrence writes: present by then, not a second insert of one id.
+      if (!present.add(p.id())) {
         tally.present++;
       } else {
         fresh.add(p);

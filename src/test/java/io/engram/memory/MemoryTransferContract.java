@@ -307,6 +307,22 @@ abstract class MemoryTransferContract {
             .getFirst()
             .getKey())
         .isEqualTo("The Lisbon office closes at six on Fridays.");
+
+    // A line repeated in one file (with its id, or a hand-written one without) is one memory.
+    String twice = server.createOrganization("growth");
+    String hand = "{\"text\":\"Badges are renewed every January.\"}";
+    JsonNode repeated = call(
+            server
+                .http
+                .post("/v1/memory/import")
+                .bearer(token(twice))
+                .body(
+                    JSON_LINES,
+                    text(light.subList(0, 1)) + text(light.subList(0, 1)) + hand + "\n" + hand),
+            200)
+        .json();
+    assertThat(repeated.get("imported").asInt()).isEqualTo(2);
+    assertThat(repeated.get("alreadyPresent").asInt()).isEqualTo(2);
   }
 
   @Test
