@@ -269,7 +269,7 @@ public final class Erasures {
     receipt.put("completedAt", completed.toString());
     Map<String, Object> memories = new LinkedHashMap<>();
     memories.put("count", erased.size());
-    memories.put("idsSha256", Digests.sha256(String.join("\n", new TreeSet<>(erased))));
+    memories.put("idsSha256", idsDigest(erased));
     memories.put("ids", erased.subList(0, Math.min(RECEIPT_IDS, erased.size())));
     memories.put("idsTruncated", erased.size() > RECEIPT_IDS);
     receipt.put("memories", memories);
@@ -298,6 +298,11 @@ public final class Erasures {
             .toList());
     receipt.put("digest", digest(receipt));
     return receipt;
+  }
+
+  /** SHA-256 of the erased memories' ids, sorted, one per line. */
+  static String idsDigest(List<String> erased) {
+    return Digests.sha256(String.join("\n", new TreeSet<>(erased)));
   }
 
   /** SHA-256 of the receipt's JSON without its digest: anyone holding the receipt can check it. */
@@ -329,8 +334,10 @@ public final class Erasures {
     }
     @SuppressWarnings("unchecked")
     Map<String, Object> receipt = Json.read(row.receiptJson(), LinkedHashMap.class);
-    boolean digestMatches = digest(receipt).equals(receipt.get("digest"));
     List<String> erased = erasures.erasedBy(row.id());
+    // The receipt is what it was written as, and its ids are the memories this job erased.
+    boolean digestMatches = digest(receipt).equals(receipt.get("digest"))
+        && idsDigest(erased).equals(((Map<?, ?>) receipt.get("memories")).get("idsSha256"));
     List<String> holding = new ArrayList<>();
     for (int from = 0; from < erased.size(); from += PAGE) {
       store
