@@ -161,8 +161,8 @@ public final class Engram implements AutoCloseable {
         metrics.registry(),
         network.egress(),
         clock));
-    MemoryModule memory =
-        opened.add(MemoryModule.open(config, database, services.cluster(), clock));
+    MemoryModule memory = opened.add(
+        MemoryModule.open(config, database, services.cluster(), metrics.registry(), clock));
     instances.includeInSnapshots(memory.data(), new AssistantData(), new SettingsData());
     services.memoryHandlers().bind(memory.service());
     ReflectionModule reflection = opened.add(new ReflectionModule(

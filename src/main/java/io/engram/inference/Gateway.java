@@ -156,6 +156,11 @@ public final class Gateway {
       return memory.tokens();
     }
 
+    /** Whether memory was asked for but its index could not be reached (the chat went on without). */
+    public boolean memoryUnavailable() {
+      return memory.unavailable();
+    }
+
     @Override
     public void close() {
       permit.close();

@@ -25,6 +25,11 @@ public final class GenerationRoutes implements RouteModule {
   public static final String MEMORY_IDS_HEADER = "X-Engram-Memory-Ids";
 
   public static final String MEMORY_TOKENS_HEADER = "X-Engram-Memory-Tokens";
+  /**
+   * {@code unavailable} when memory was asked for but its index could not be reached: the answer
+   * was made without memory (rather than the request refused).
+   */
+  public static final String MEMORY_STATUS_HEADER = "X-Engram-Memory-Status";
 
   private final Gateway gateway;
   private final long maxBodyBytes;
@@ -38,7 +43,8 @@ public final class GenerationRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    routes.exposeHeaders(MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER, Gateway.CACHE_HEADER);
+    routes.exposeHeaders(
+        MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER, MEMORY_STATUS_HEADER, Gateway.CACHE_HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
     routes
         .post("/v1/chat/completions", Requires.runsModel(), this::chat)
@@ -112,6 +118,9 @@ public final class GenerationRoutes implements RouteModule {
     cacheHeader(ctx, prepared);
     ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
     ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
+    if (prepared.memoryUnavailable()) {
+      ctx.header(MEMORY_STATUS_HEADER, "unavailable");
+    }
     return prepared;
   }
 

@@ -10,9 +10,11 @@ import io.engram.memory.ContextBlock;
 import io.engram.memory.ContextCut;
 import io.engram.memory.ContextMode;
 import io.engram.memory.MemoryRecord;
+import io.engram.memory.MemorySearch;
 import io.engram.memory.MemoryService;
 import io.engram.memory.RetrievalRequest;
 import io.engram.platform.VisibleText;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.tracing.Traces;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -41,8 +43,12 @@ final class MemoryContext {
       int tokens,
       List<AnswerUse.Injected> memories,
       String query,
-      List<RequestRecord.UsedMemory> scored) {
-    static final Injection NONE = new Injection("", 0, List.of(), "", List.of());
+      List<RequestRecord.UsedMemory> scored,
+      boolean unavailable) {
+    static final Injection NONE = new Injection("", 0, List.of(), "", List.of(), false);
+
+    /** The memory index could not be reached: the chat goes on without memory, and says so. */
+    static final Injection UNAVAILABLE = new Injection("", 0, List.of(), "", List.of(), true);
 
     List<String> memoryIds() {
       return memories.stream().map(AnswerUse.Injected::id).toList();
@@ -105,6 +111,14 @@ final class MemoryContext {
         span.setAttribute(TOKENS, (long) injection.tokens());
       }
       return injection;
+    } catch (ApiException e) {
+      Traces.failed(span, e.getClass().getName(), e.getMessage());
+      if (MemorySearch.INDEX_UNAVAILABLE.equals(e.code())) {
+        // A distributed index away (Solr): the conversation is answered without memory rather
+        // than refused; the response's headers say so.
+        return Injection.UNAVAILABLE;
+      }
+      throw e;
     } catch (RuntimeException e) {
       Traces.failed(span, e.getClass().getName(), e.getMessage());
       throw e;
@@ -148,7 +162,7 @@ final class MemoryContext {
         .filter(r -> included.contains(r.memory().id()))
         .map(r -> new RequestRecord.UsedMemory(r.memory().id(), r.score()))
         .toList();
-    return new Injection(block.systemBlock(), block.tokens(), injected, query, scored);
+    return new Injection(block.systemBlock(), block.tokens(), injected, query, scored, false);
   }
 
   /** Records the injected memories the complete answer drew on as used (activation). */

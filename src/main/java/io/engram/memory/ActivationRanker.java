@@ -203,7 +203,7 @@ public final class ActivationRanker {
   }
 
   /** Lowercase words separated and surrounded by single spaces, so a contains() test matches whole words. */
-  static String words(String text) {
+  public static String words(String text) {
     return " " + String.join(" ", NON_WORD.split(text.toLowerCase(Locale.ROOT).strip())) + " ";
   }
 

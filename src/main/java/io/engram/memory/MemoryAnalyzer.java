@@ -10,6 +10,7 @@ import org.apache.lucene.analysis.Tokenizer;
 import org.apache.lucene.analysis.en.EnglishPossessiveFilter;
 import org.apache.lucene.analysis.en.PorterStemFilter;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 
 /**
  * The lexical analysis of memories and queries: English words, lowercased, possessives removed,
@@ -18,7 +19,7 @@ import org.apache.lucene.analysis.standard.StandardTokenizer;
  * appear in both everywhere; left in, they reward memories for sounding like a question rather
  * than for being about its subject (measured on LoCoMo: docs/benchmarks.md).
  */
-final class MemoryAnalyzer extends Analyzer {
+public final class MemoryAnalyzer extends Analyzer {
   static final CharArraySet STOP_WORDS = new CharArraySet(
       List.of(
           "a",
@@ -181,5 +182,50 @@ final class MemoryAnalyzer extends Analyzer {
   @Override
   protected TokenStream normalize(String fieldName, TokenStream in) {
     return new LowerCaseFilter(in);
+  }
+
+  /**
+   * The query's analyzed terms with their counts, the first {@code max} distinct ones: a long query
+   * must not exceed the engine's clause limit (1,024), which would fail the request.
+   */
+  public static java.util.Map<String, Integer> queryTerms(
+      Analyzer analyzer, String queryText, int max) {
+    java.util.Map<String, Integer> terms = new java.util.LinkedHashMap<>();
+    forEachTerm(analyzer, queryText, text -> {
+      if (terms.containsKey(text) || terms.size() < max) {
+        terms.merge(text, 1, Integer::sum);
+      }
+    });
+    return terms;
+  }
+
+  /**
+   * The text as this analyzer indexes it, its terms separated by single spaces: what an engine
+   * that only splits on spaces (Solr, {@code io.engram.memory.solr}) indexes, so that both engines
+   * hold the same terms with the same counts and lengths.
+   */
+  public static String analyzed(Analyzer analyzer, String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    forEachTerm(analyzer, text, term -> {
+      if (!out.isEmpty()) {
+        out.append(' ');
+      }
+      out.append(term);
+    });
+    return out.toString();
+  }
+
+  private static void forEachTerm(
+      Analyzer analyzer, String text, java.util.function.Consumer<String> each) {
+    try (TokenStream tokens = analyzer.tokenStream(MemoryDocument.TEXT, text)) {
+      CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+      tokens.reset();
+      while (tokens.incrementToken()) {
+        each.accept(term.toString());
+      }
+      tokens.end();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot analyze the text", e);
+    }
   }
 }

@@ -1,13 +1,19 @@
 package io.engram.memory;
 
+import io.engram.memory.solr.SolrCollection;
+import io.engram.memory.solr.SolrConnection;
+import io.engram.memory.solr.SolrMemoryIndex;
 import io.engram.platform.cluster.ChangeSignal;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.config.MemoryIndexSettings;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
 import io.engram.store.Database;
 import io.engram.store.OrganizationData;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,22 +48,24 @@ public final class MemoryModule implements Module {
    * server.
    */
   public static MemoryModule open(
-      EngramConfig config, Database database, Cluster cluster, Clock clock) {
+      EngramConfig config,
+      Database database,
+      Cluster cluster,
+      MeterRegistry registry,
+      Clock clock) {
     MemoryStores stores = MemoryStores.open(database);
-    MemoryIndex index = new MemoryIndex(
-        config.storage().dataDir().resolve("index").resolve("memory"),
-        stores.memories(),
-        stores.changeLog(),
-        clock);
+    MemoryIndex index = openIndex(config, stores, clock);
     MemoryIndex.OpeningReport report = index.openingReport();
     LOG.info(
-        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed ({})",
+        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed ({};"
+            + " engine {})",
         report.rebuilt() ? "rebuilt" : "opened",
         report.millis(),
         report.documents(),
         report.segments(),
         report.replayedChanges(),
-        report.reason());
+        report.reason(),
+        index.engine());
     MemoryService memory = new MemoryService(
         stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
     // A change the index could not read while the database was away is replayed as soon as it is
@@ -67,7 +75,39 @@ public final class MemoryModule implements Module {
     if (shared) {
       followOtherNodesAtOnce(cluster, index);
     }
+    Gauge.builder("engram_memory_index_ready", () -> index.notReadyBecause() == null ? 1 : 0)
+        .description("1 while the memory index serves what the database holds; 0 while it is"
+            + " away or recovering")
+        .tag("engine", index.engine())
+        .register(registry);
     return new MemoryModule(memory, config.server(), shared, clock);
+  }
+
+  /**
+   * The index ENGRAM_MEMORY_INDEX names: the embedded Lucene index in the data directory, or the
+   * Solr collection every node shares (created and filled from the database when missing).
+   */
+  private static MemoryIndex openIndex(EngramConfig config, MemoryStores stores, Clock clock) {
+    MemoryIndexSettings settings = config.memoryIndex();
+    if (!settings.solr()) {
+      return new LuceneMemoryIndex(
+          config.storage().dataDir().resolve("index").resolve("memory"),
+          stores.memories(),
+          stores.changeLog(),
+          clock);
+    }
+    SolrConnection solr = new SolrConnection(
+        settings.solrNodes(),
+        settings.solrUsername(),
+        settings.solrPassword(),
+        settings.solrTimeout());
+    return new SolrMemoryIndex(
+        solr,
+        new SolrCollection(
+            solr, settings.solrCollection(), settings.solrShards(), settings.solrReplicas()),
+        stores.memories(),
+        stores.changeLog(),
+        clock);
   }
 
   /**
@@ -147,6 +187,14 @@ public final class MemoryModule implements Module {
             Duration.ofSeconds(1),
             Duration.ofMinutes(1),
             memory::digestUndigested)));
+    if (memory.index() instanceof SolrMemoryIndex solr) {
+      // Every node runs it: a read of the change log and of Solr's revisions, which writes only
+      // what no node indexed (Solr away, or a node killed between its commit and its index write).
+      jobs.add(Job.every(
+          Duration.ofSeconds(2), "index what no node indexed (Solr catch-up)", solr::catchUp));
+      jobs.add(Job.every(
+          Duration.ofSeconds(5), "check the Solr collection's shards", solr::checkShards));
+    }
     if (sharedDatabase) {
       // Other nodes write to the same database: follow their changes through the change log.
       jobs.add(

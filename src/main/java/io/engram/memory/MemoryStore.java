@@ -268,6 +268,24 @@ public final class MemoryStore {
     h.afterCommit(() -> cache.forget(ids));
   }
 
+  /**
+   * The memories among {@code ids} whatever their organization, by id: for an index checking what
+   * the change log names (which carries no organization).
+   */
+  public Map<String, MemoryRecord> findByIds(Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    return db.read(h -> {
+      Map<String, MemoryRecord> found = new LinkedHashMap<>();
+      h.createQuery("SELECT * FROM memories WHERE id IN (<ids>)")
+          .bindList("ids", List.copyOf(ids))
+          .map(MEMORY)
+          .forEach(m -> found.put(m.id(), m));
+      return found;
+    });
+  }
+
   /** The memory by id alone, for the index (which has no organization to go by when it catches up). */
   public Optional<MemoryRecord> findById(String id) {
     return db.read(h -> h.createQuery("SELECT * FROM memories WHERE id = :id")

@@ -43,12 +43,12 @@ public final class MetadataFilters {
   private static final Pattern KEY =
       Pattern.compile("^[A-Za-z0-9_$-]{1,64}(\\.[A-Za-z0-9_$-]{1,64}){0,3}$");
   private static final Set<String> OPERATORS = Set.of("eq", "in", "gt", "gte", "lt", "lte");
-  private static final String TEXT_PREFIX = "meta.s.";
-  private static final String NUMBER_PREFIX = "meta.n.";
-  private static final String TIME_PREFIX = "meta.t.";
+  public static final String TEXT_PREFIX = "meta.s.";
+  public static final String NUMBER_PREFIX = "meta.n.";
+  public static final String TIME_PREFIX = "meta.t.";
 
   /** One condition: {@code key} compared by {@code operator} with {@code values} (one but for in). */
-  record Condition(String key, String operator, List<JsonNode> values) {}
+  public record Condition(String key, String operator, List<JsonNode> values) {}
 
   private final List<Condition> conditions;
 
@@ -136,25 +136,52 @@ public final class MetadataFilters {
 
   // ---- the index: what a memory's metadata adds to its document, and the query over it
 
-  /** The fields a memory's metadata adds to its document: one per scalar, item and nested path. */
-  static List<IndexableField> fields(JsonNode metadata) {
-    List<IndexableField> fields = new ArrayList<>();
+  /**
+   * One value a memory's metadata adds to its index document: {@code field} is the key's path under
+   * {@link #TEXT_PREFIX} (a String), {@link #NUMBER_PREFIX} (a Double) or {@link #TIME_PREFIX} (a
+   * Long, epoch milliseconds). Every engine indexes these, so a filter means the same in each.
+   */
+  public record IndexedValue(String field, Object value) {}
+
+  /** The values a memory's metadata adds to its document: one per scalar, item and nested path. */
+  public static List<IndexedValue> indexedValues(JsonNode metadata) {
+    List<IndexedValue> values = new ArrayList<>();
     if (metadata != null && metadata.isObject()) {
       walk("", metadata, 1, (key, value) -> {
         if (value.isTextual()) {
-          fields.add(new StringField(TEXT_PREFIX + key, value.asText(), Field.Store.NO));
+          values.add(new IndexedValue(TEXT_PREFIX + key, value.asText()));
           Instant at = instant(value.asText());
           if (at != null) {
-            fields.add(new LongPoint(TIME_PREFIX + key, at.toEpochMilli()));
+            values.add(new IndexedValue(TIME_PREFIX + key, at.toEpochMilli()));
           }
         } else if (value.isNumber()) {
-          fields.add(new DoublePoint(NUMBER_PREFIX + key, value.asDouble()));
+          values.add(new IndexedValue(NUMBER_PREFIX + key, value.asDouble()));
         } else if (value.isBoolean()) {
-          fields.add(new StringField(TEXT_PREFIX + key, value.asText(), Field.Store.NO));
+          values.add(new IndexedValue(TEXT_PREFIX + key, value.asText()));
         }
       });
     }
+    return values;
+  }
+
+  /** The Lucene fields of {@link #indexedValues}. */
+  static List<IndexableField> fields(JsonNode metadata) {
+    List<IndexableField> fields = new ArrayList<>();
+    for (IndexedValue indexed : indexedValues(metadata)) {
+      fields.add(
+          switch (indexed.value()) {
+            case String text -> new StringField(indexed.field(), text, Field.Store.NO);
+            case Double number -> new DoublePoint(indexed.field(), number);
+            case Long at -> new LongPoint(indexed.field(), at);
+            default -> throw new IllegalStateException("unexpected " + indexed);
+          });
+    }
     return fields;
+  }
+
+  /** The conditions, for an engine that writes its own query of them. */
+  public List<Condition> conditions() {
+    return conditions;
   }
 
   /** Every scalar of the metadata with its dotted path; a list's items under the list's path. */
@@ -300,7 +327,7 @@ public final class MetadataFilters {
   }
 
   /** An RFC 3339 time (or null when the text is not one), to the millisecond as indexed. */
-  static Instant instant(String text) {
+  public static Instant instant(String text) {
     if (text.length() < 20 || text.length() > 40 || !Character.isDigit(text.charAt(0))) {
       return null;
     }

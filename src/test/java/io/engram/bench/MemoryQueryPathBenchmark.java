@@ -4,6 +4,7 @@ import io.engram.access.Principal;
 import io.engram.memory.ActivationRanker;
 import io.engram.memory.AgentScope;
 import io.engram.memory.Embedder;
+import io.engram.memory.LuceneMemoryIndex;
 import io.engram.memory.MemoryIndex;
 import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemorySearch;
@@ -97,7 +98,7 @@ public class MemoryQueryPathBenchmark {
     database = Databases.open(config);
     stores = MemoryStores.open(database);
     Clock clock = Clock.systemUTC();
-    index = new MemoryIndex(
+    index = new LuceneMemoryIndex(
         dir.resolve("index").resolve("memory"), stores.memories(), stores.changeLog(), clock);
     embedder = Embedder.shared(dir.resolve("models"));
     memory = new MemoryService(stores, index, embedder, clock);

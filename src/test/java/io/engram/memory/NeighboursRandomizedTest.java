@@ -157,7 +157,7 @@ class NeighboursRandomizedTest {
         }
         return null;
       });
-      index = new MemoryIndex(
+      index = new LuceneMemoryIndex(
           dir.resolve("index"), stores.memories(), stores.changeLog(), Clock.systemUTC());
       return index.search();
     }

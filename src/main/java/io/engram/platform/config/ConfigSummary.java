@@ -81,7 +81,18 @@ public final class ConfigSummary {
             "MODEL_AUTO_DOWNLOAD",
             "HF_ENDPOINT",
             "HF_TOKEN"));
-    GROUPS.put("memory", List.of("ENGRAM_REFLECTION_SCHEDULER"));
+    GROUPS.put(
+        "memory",
+        List.of(
+            "ENGRAM_REFLECTION_SCHEDULER",
+            "ENGRAM_MEMORY_INDEX",
+            "ENGRAM_SOLR_URL",
+            "ENGRAM_SOLR_COLLECTION",
+            "ENGRAM_SOLR_SHARDS",
+            "ENGRAM_SOLR_REPLICAS",
+            "ENGRAM_SOLR_USERNAME",
+            "ENGRAM_SOLR_PASSWORD",
+            "ENGRAM_SOLR_TIMEOUT_MS"));
     GROUPS.put(
         "network",
         List.of(
@@ -184,6 +195,13 @@ public final class ConfigSummary {
     return switch (name) {
       case "LOG_FILE_PATH" -> config.logging().destination().equals("file");
       case "ENGRAM_SLOT_LEASE_SECONDS" -> !config.values().get("REDIS_URL").isEmpty();
+      case "ENGRAM_SOLR_URL",
+          "ENGRAM_SOLR_COLLECTION",
+          "ENGRAM_SOLR_SHARDS",
+          "ENGRAM_SOLR_REPLICAS",
+          "ENGRAM_SOLR_USERNAME",
+          "ENGRAM_SOLR_PASSWORD",
+          "ENGRAM_SOLR_TIMEOUT_MS" -> config.memoryIndex().solr();
       case "ENGRAM_UPSTREAM_API_KEY", "ENGRAM_UPSTREAM_MODEL", "ENGRAM_UPSTREAM_CONTEXT_LENGTH" ->
         upstream;
       case "ENGRAM_WEBSOCKET_MAX_CONNECTIONS",

@@ -275,6 +275,7 @@ public record EngramConfig(
   /** Rules beyond a single variable's type and range. */
   private static void checkTogether(Map<String, String> values, List<String> problems) {
     problems.addAll(TracingSettings.problems(values));
+    problems.addAll(MemoryIndexSettings.problems(values));
     if (!isHttpUrl(values.getOrDefault("HF_ENDPOINT", ""))) {
       problems.add("HF_ENDPOINT must be an http:// or https:// URL (the Hugging Face Hub, "
           + "https://huggingface.co, or a mirror)");
@@ -467,6 +468,11 @@ public record EngramConfig(
     return Long.parseLong(values.get("ENGRAM_RESPONSE_CACHE_MB")) * 1024 * 1024;
   }
 
+  /** Which engine holds the memory index, and where (ENGRAM_MEMORY_INDEX, ENGRAM_SOLR_*). */
+  public MemoryIndexSettings memoryIndex() {
+    return MemoryIndexSettings.of(values);
+  }
+
   /** OpenTelemetry's variables for traces. */
   public TracingSettings tracing() {
     return TracingSettings.of(values);
@@ -487,6 +493,7 @@ public record EngramConfig(
           || name.equals("ENGRAM_UPSTREAM_API_KEY")
           || name.equals("HF_TOKEN")
           || name.equals("ENGRAM_SECRET_KEY")
+          || name.equals("ENGRAM_SOLR_PASSWORD")
           || name.startsWith("OTEL_EXPORTER_OTLP") && name.endsWith("HEADERS")) {
         shown.put(name, value.isEmpty() ? "" : "<set>");
       } else if (name.equals("DATABASE_URL") || name.equals("REDIS_URL")) {

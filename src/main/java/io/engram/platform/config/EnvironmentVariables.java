@@ -208,6 +208,35 @@ public final class EnvironmentVariables {
         "REDIS_URL",
         "",
         "empty: limits counted by each node; redis://host:6379: rate limits shared by every node"));
+    add(VariableSpec.oneOf(
+        "ENGRAM_MEMORY_INDEX",
+        "lucene",
+        List.of("lucene", "solr"),
+        "the memory index: lucene (embedded, a copy on each node) or solr (one SolrCloud"
+            + " collection shared by every node, sharded by organization)"));
+    add(VariableSpec.string(
+        "ENGRAM_SOLR_URL",
+        "",
+        "with ENGRAM_MEMORY_INDEX=solr: the Solr nodes' base URLs, comma-separated"
+            + " (http://solr-1:8983/solr,http://solr-2:8983/solr)"));
+    add(VariableSpec.string(
+        "ENGRAM_SOLR_COLLECTION", "engram-memory", "the Solr alias of the memory collection"));
+    add(VariableSpec.integer(
+        "ENGRAM_SOLR_SHARDS", "2", 1, 1024, "shards of a memory collection Engram creates"));
+    add(VariableSpec.integer(
+        "ENGRAM_SOLR_REPLICAS",
+        "2",
+        1,
+        16,
+        "replicas of each shard of a collection Engram creates"));
+    add(VariableSpec.string("ENGRAM_SOLR_USERNAME", "", "Solr basic-auth user (empty: none)"));
+    add(VariableSpec.string("ENGRAM_SOLR_PASSWORD", "", "Solr basic-auth password"));
+    add(VariableSpec.integer(
+        "ENGRAM_SOLR_TIMEOUT_MS",
+        "5000",
+        100,
+        120000,
+        "how long one Solr request may take, over all the nodes it tries"));
     add(VariableSpec.integer(
         "ENGRAM_SLOT_LEASE_SECONDS",
         "15",

@@ -1,0 +1,292 @@
+package io.engram.memory.solr;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.memory.ActivationRanker;
+import io.engram.memory.MemoryAnalyzer;
+import io.engram.memory.MemorySearch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.apache.lucene.analysis.Analyzer;
+
+/**
+ * {@link MemorySearch} on the Solr collection: the embedded index's searches as Solr requests,
+ * each routed to the organization's shard ({@code _route_}) with the filter as filter queries (the
+ * knn query's pre-filter too). The text query is the analyzed terms with the same boosts, scored
+ * by the same BM25; the vector score is the same (1 + dot) / 2.
+ */
+final class SolrMemorySearch implements MemorySearch {
+  /** The error code of a memory route while the engine cannot be reached (503). */
+  static final String UNAVAILABLE = MemorySearch.INDEX_UNAVAILABLE;
+
+  private final SolrConnection solr;
+  private final Supplier<String> collection;
+  private final Analyzer analyzer;
+
+  SolrMemorySearch(SolrConnection solr, Supplier<String> collection, Analyzer analyzer) {
+    this.solr = solr;
+    this.collection = collection;
+    this.analyzer = analyzer;
+  }
+
+  @Override
+  public List<Hit> lexical(String queryText, Filter filter, int k, boolean namesLight) {
+    Map<String, Integer> terms = MemoryAnalyzer.queryTerms(analyzer, queryText, MAX_QUERY_TERMS);
+    if (terms.isEmpty()) {
+      return List.of();
+    }
+    Set<String> names = namesLight ? namedSubjects(queryText, filter.orgId()) : Set.of();
+    String query = terms.entrySet().stream()
+        .map(term -> SolrQueries.term(SolrDocuments.TEXT, term.getKey()) + "^"
+            + term.getValue() * (names.contains(term.getKey()) ? NAME_WEIGHT : 1f))
+        .collect(Collectors.joining(" "));
+    return hits(select(query, filter, k, null));
+  }
+
+  /** The analyzed terms of the query's words that name a subject of the organization's memories. */
+  private Set<String> namedSubjects(String queryText, String orgId) {
+    Set<String> words = new LinkedHashSet<>();
+    for (String word : ActivationRanker.words(queryText).strip().split(" ")) {
+      if (word.length() >= 2 && words.size() < MAX_QUERY_TERMS) {
+        words.add(word);
+      }
+    }
+    if (words.isEmpty()) {
+      return Set.of();
+    }
+    // One request for all the words: which of them are a subject here (a facet of the subjects
+    // among them), where the embedded index asks the term dictionary word by word.
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put(
+        "query",
+        words.stream()
+            .map(word -> SolrQueries.term(SolrDocuments.SUBJECT, word))
+            .collect(Collectors.joining(" OR ")));
+    body.put("filter", List.of(SolrQueries.term(SolrDocuments.ORG, orgId)));
+    body.put("limit", 0);
+    body.put(
+        "facet",
+        Map.of(
+            "subjects",
+            Map.of("type", "terms", "field", SolrDocuments.SUBJECT, "limit", MAX_QUERY_TERMS)));
+    body.put("params", Map.of("_route_", SolrDocuments.route(orgId), "q.op", "OR"));
+    JsonNode answer = post(body);
+    Set<String> named = new HashSet<>();
+    for (JsonNode bucket : answer.path("facets").path("subjects").path("buckets")) {
+      String subject = bucket.path("val").asText();
+      if (words.contains(subject)) {
+        named.addAll(
+            MemoryAnalyzer.queryTerms(analyzer, subject, MAX_QUERY_TERMS).keySet());
+      }
+    }
+    return named;
+  }
+
+  @Override
+  public List<Hit> vector(float[] queryVector, Filter filter, int k) {
+    StringBuilder vector = new StringBuilder(queryVector.length * 12).append('[');
+    for (int i = 0; i < queryVector.length; i++) {
+      vector.append(i == 0 ? "" : ",").append(queryVector[i]);
+    }
+    vector.append(']');
+    return hits(
+        select("{!knn f=" + SolrDocuments.VECTOR + " topK=" + k + "}" + vector, filter, k, null));
+  }
+
+  /** A memory in time, as a search sorted by time returns it. */
+  private record Timed(long at, String id) implements Comparable<Timed> {
+    @Override
+    public int compareTo(Timed other) {
+      int byTime = Long.compare(at, other.at);
+      return byTime != 0 ? byTime : id.compareTo(other.id);
+    }
+  }
+
+  @Override
+  public List<Near> neighbours(Filter filter, Lender lender, int side, Duration window) {
+    Map<String, List<Near>> one = neighboursOf(filter, List.of(lender), side, window);
+    return one.getOrDefault(lender.id(), List.of());
+  }
+
+  @Override
+  public Map<String, List<Near>> neighboursOf(
+      Filter filter, List<Lender> lenders, int side, Duration window) {
+    Map<String, List<Near>> neighbours = new LinkedHashMap<>();
+    if (lenders.isEmpty()) {
+      return neighbours;
+    }
+    String windows = lenders.stream()
+        .map(lender -> lender.at().toEpochMilli())
+        .distinct()
+        .map(t -> SolrDocuments.OCCURRED_AT + ":[" + (t - window.toMillis()) + " TO "
+            + (t + window.toMillis()) + "]")
+        .collect(Collectors.joining(" OR "));
+    List<Timed> around = timed(windows, filter, NEIGHBOURHOOD + 1);
+    if (around.size() <= NEIGHBOURHOOD) {
+      lenders.forEach(lender -> neighbours.put(lender.id(), near(around, lender, side, window)));
+      return neighbours;
+    }
+    // A dense stretch of history: each lender's own window, as many as each side needs.
+    for (Lender lender : lenders) {
+      long t = lender.at().toEpochMilli();
+      String own = SolrDocuments.OCCURRED_AT + ":[" + (t - window.toMillis()) + " TO "
+          + (t + window.toMillis()) + "]";
+      List<Timed> before = timedSide(own, filter, lender, side, false);
+      List<Timed> after = timedSide(own, filter, lender, side, true);
+      List<Timed> both = new ArrayList<>(before);
+      both.addAll(after);
+      both.sort(null);
+      neighbours.put(lender.id(), near(both, lender, side, window));
+    }
+    return neighbours;
+  }
+
+  /** Up to {@code side} memories of the window on one side of the lender, nearest first. */
+  private List<Timed> timedSide(
+      String window, Filter filter, Lender lender, int side, boolean after) {
+    long t = lender.at().toEpochMilli();
+    String id = SolrQueries.escape(lender.id());
+    String past = after
+        ? SolrDocuments.OCCURRED_AT + ":{" + t + " TO *] OR (" + SolrDocuments.OCCURRED_AT + ":" + t
+            + " AND " + SolrDocuments.MEMORY_ID + ":{" + id + " TO *])"
+        : SolrDocuments.OCCURRED_AT + ":[* TO " + t + "} OR (" + SolrDocuments.OCCURRED_AT + ":" + t
+            + " AND " + SolrDocuments.MEMORY_ID + ":[* TO " + id + "})";
+    String order = after ? "asc" : "desc";
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put(
+        "sort",
+        SolrDocuments.OCCURRED_AT + " " + order + "," + SolrDocuments.MEMORY_ID + " " + order);
+    JsonNode answer = select("(" + window + ") AND (" + past + ")", filter, side * 2, params);
+    return timedOf(answer);
+  }
+
+  private List<Timed> timed(String query, Filter filter, int rows) {
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("sort", SolrDocuments.OCCURRED_AT + " asc," + SolrDocuments.MEMORY_ID + " asc");
+    return timedOf(select(query, filter, rows, params));
+  }
+
+  private static List<Timed> timedOf(JsonNode answer) {
+    List<Timed> timed = new ArrayList<>();
+    for (JsonNode doc : answer.path("response").path("docs")) {
+      timed.add(new Timed(
+          doc.path(SolrDocuments.OCCURRED_AT).asLong(),
+          doc.path(SolrDocuments.MEMORY_ID).asText()));
+    }
+    return timed;
+  }
+
+  /**
+   * What {@link #neighbours} gives, from memories in time order: up to {@code side} memories on
+   * each side of the lender within the window (an undated lender's own instant is no neighbour:
+   * nothing says the memories written with it belong together).
+   */
+  private static List<Near> near(List<Timed> inOrder, Lender lender, int side, Duration window) {
+    long t = lender.at().toEpochMilli();
+    boolean dated = lender.dated();
+    int index = java.util.Collections.binarySearch(inOrder, new Timed(t, lender.id()));
+    int before = index >= 0 ? index - 1 : -index - 2;
+    int after = index >= 0 ? index + 1 : -index - 1;
+    List<Near> nearest = new ArrayList<>(2 * side);
+    int steps = 0;
+    for (int i = before; i >= 0 && steps < side; i--) {
+      Timed other = inOrder.get(i);
+      if (other.at() < t - window.toMillis()) {
+        break;
+      }
+      if (dated || other.at() < t) {
+        nearest.add(new Near(other.id(), ++steps, false));
+      }
+    }
+    steps = 0;
+    for (int i = after; i < inOrder.size() && steps < side; i++) {
+      Timed other = inOrder.get(i);
+      if (other.at() > t + window.toMillis()) {
+        break;
+      }
+      if (dated || other.at() > t) {
+        nearest.add(new Near(other.id(), ++steps, true));
+      }
+    }
+    return nearest;
+  }
+
+  @Override
+  public Set<String> indexed(Collection<String> ids) {
+    Set<String> held = new HashSet<>();
+    List<String> all = List.copyOf(ids);
+    for (int from = 0; from < all.size(); from += 500) {
+      List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put(
+          "query",
+          chunk.stream()
+              .map(id -> SolrQueries.term(SolrDocuments.MEMORY_ID, id))
+              .collect(Collectors.joining(" OR ")));
+      body.put("limit", chunk.size());
+      body.put("fields", SolrDocuments.MEMORY_ID);
+      body.put("params", Map.of("q.op", "OR"));
+      JsonNode answer = post(body);
+      answer
+          .path("response")
+          .path("docs")
+          .forEach(doc -> held.add(doc.path(SolrDocuments.MEMORY_ID).asText()));
+    }
+    return held;
+  }
+
+  /** One search of the organization's shard: the query, the filter's filter queries, k rows. */
+  private JsonNode select(String query, Filter filter, int k, Map<String, Object> more) {
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("_route_", SolrDocuments.route(filter.orgId()));
+    params.put("q.op", "OR");
+    if (more != null) {
+      params.putAll(more);
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("query", query);
+    body.put("filter", SolrQueries.filters(filter));
+    body.put("limit", k);
+    body.put("fields", SolrDocuments.MEMORY_ID + "," + SolrDocuments.OCCURRED_AT + ",score");
+    body.put("params", params);
+    return post(body);
+  }
+
+  /**
+   * A search request; Solr away is the memory's 503 (the caller may retry; a chat goes on without
+   * memory), never a 500.
+   */
+  private JsonNode post(Map<String, Object> body) {
+    try {
+      return solr.postJson(collection.get() + "/select", Map.of(), body);
+    } catch (SolrConnection.Unavailable e) {
+      throw unavailable(e);
+    }
+  }
+
+  static io.engram.platform.http.ApiException unavailable(SolrConnection.Unavailable e) {
+    return io.engram.platform.http.ApiException.of(
+        503,
+        io.engram.platform.http.ErrorType.SERVER_ERROR,
+        UNAVAILABLE,
+        "The memory index cannot be reached; nothing was searched. Try again shortly.",
+        2L);
+  }
+
+  private static List<Hit> hits(JsonNode answer) {
+    List<Hit> hits = new ArrayList<>();
+    for (JsonNode doc : answer.path("response").path("docs")) {
+      hits.add(new Hit(
+          doc.path(SolrDocuments.MEMORY_ID).asText(), (float) doc.path("score").asDouble()));
+    }
+    return hits;
+  }
+}
