@@ -108,16 +108,24 @@ public final class SolrCollection {
     params.put("replicationFactor", Integer.toString(replicas));
     params.put("router.name", "compositeId");
     params.put("waitForFinalState", "true");
-    solr.get("admin/collections", params);
+    try {
+      solr.administer("admin/collections", params);
+    } catch (SolrConnection.Refused e) {
+      // Another Engram node starting at the same moment created it, or a node that timed out
+      // waiting for Solr asked again: the collection is there either way.
+      if (!collections().contains(name)) {
+        throw e;
+      }
+    }
   }
 
   void pointAliasAt(String name) {
-    solr.get(
+    solr.administer(
         "admin/collections", Map.of("action", "CREATEALIAS", "name", alias, "collections", name));
   }
 
   void delete(String name) {
-    solr.get("admin/collections", Map.of("action", "DELETE", "name", name));
+    solr.administer("admin/collections", Map.of("action", "DELETE", "name", name));
   }
 
   /** The next collection's name after {@code current} ({@code <alias>_<n+1>}). */

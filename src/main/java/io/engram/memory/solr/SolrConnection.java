@@ -64,28 +64,54 @@ public final class SolrConnection {
         .build();
   }
 
+  /** How long one request may take, over all the nodes it tries (ENGRAM_SOLR_TIMEOUT_MS). */
+  public Duration timeout() {
+    return timeout;
+  }
+
   public List<URI> nodes() {
     return nodes;
   }
 
   /** GET {@code path} (under a node's /solr) with these parameters. */
   public JsonNode get(String path, Map<String, String> params) {
-    return send(path, params, null, null);
+    return send(path, params, null, null, timeout);
   }
+
+  /**
+   * A cluster operation (creating a collection, moving an alias), which Solr may take tens of
+   * seconds over: its own deadline, not a search's.
+   */
+  public JsonNode administer(String path, Map<String, String> params) {
+    return send(path, params, null, null, ADMINISTRATION);
+  }
+
+  /** How long a cluster operation may take. */
+  static final Duration ADMINISTRATION = Duration.ofSeconds(120);
 
   /** POST a JSON body to {@code path}. */
   public JsonNode postJson(String path, Map<String, String> params, Object body) {
+    return postJson(path, params, body, timeout);
+  }
+
+  /** POST a JSON body to {@code path}, with a deadline of its own (a bulk load's batch). */
+  public JsonNode postJson(String path, Map<String, String> params, Object body, Duration within) {
     return send(
-        path, params, Json.write(body).getBytes(StandardCharsets.UTF_8), "application/json");
+        path,
+        params,
+        Json.write(body).getBytes(StandardCharsets.UTF_8),
+        "application/json",
+        within);
   }
 
   /** POST raw bytes (a configset's zip) to {@code path}. */
   public JsonNode postBytes(String path, Map<String, String> params, byte[] body) {
-    return send(path, params, body, "application/octet-stream");
+    return send(path, params, body, "application/octet-stream", ADMINISTRATION);
   }
 
-  private JsonNode send(String path, Map<String, String> params, byte[] body, String type) {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  private JsonNode send(
+      String path, Map<String, String> params, byte[] body, String type, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
     Exception last = null;
     int start = Math.floorMod(next.getAndIncrement(), nodes.size());
     for (int i = 0; i < nodes.size(); i++) {
@@ -121,7 +147,7 @@ public final class SolrConnection {
       }
     }
     throw new Unavailable(
-        "Solr cannot be reached at " + nodes + " within " + timeout.toMillis() + " ms: "
+        "Solr cannot be reached at " + nodes + " within " + within.toMillis() + " ms: "
             + (last == null ? "the deadline passed" : last.toString()),
         last);
   }

@@ -47,6 +47,8 @@ public final class SolrMemoryIndex implements MemoryIndex {
 
   static final String POSITION_ID = "_engram!position";
   private static final int BATCH = 500;
+  /** A bulk load's batch may wait longer than a search: Solr merges segments meanwhile. */
+  private static final Duration BULK = Duration.ofSeconds(60);
 
   private final SolrConnection solr;
   private final SolrCollection collection;
@@ -288,6 +290,12 @@ public final class SolrMemoryIndex implements MemoryIndex {
 
   /** One update request: the documents, the deletions, and a soft commit when asked. */
   private void send(String target, Map<String, Map<String, Object>> batch, boolean commit) {
+    send(target, batch, commit, null);
+  }
+
+  /** {@link #send}, with a deadline of its own when {@code within} is given (a bulk load). */
+  private void send(
+      String target, Map<String, Map<String, Object>> batch, boolean commit, Duration within) {
     List<Object> docs = new ArrayList<>();
     List<String> gone = new ArrayList<>();
     batch.forEach((id, doc) -> {
@@ -305,11 +313,15 @@ public final class SolrMemoryIndex implements MemoryIndex {
     Map<String, String> params =
         commit ? Map.of("commit", "true", "softCommit", "true", "waitSearcher", "true") : Map.of();
     if (!docs.isEmpty()) {
-      solr.postJson(target + "/update", gone.isEmpty() ? params : Map.of(), docs);
+      update(target, gone.isEmpty() ? params : Map.of(), docs, within);
     }
     if (!gone.isEmpty()) {
-      solr.postJson(target + "/update", params, body);
+      update(target, params, body, within);
     }
+  }
+
+  private void update(String target, Map<String, String> params, Object body, Duration within) {
+    solr.postJson(target + "/update", params, body, within == null ? solr.timeout() : within);
   }
 
   /** Solr commits by itself (autoCommit); nothing to do here. */
@@ -443,7 +455,7 @@ public final class SolrMemoryIndex implements MemoryIndex {
     Consumer<MemoryRecord> add = memory -> {
       batch.put(memory.id(), SolrDocuments.of(memory, analyzer));
       if (batch.size() == BATCH) {
-        send(target, batch, false);
+        send(target, batch, false, BULK);
         batch.clear();
         if (count.addAndGet(BATCH) % 20_000 == 0) {
           LOG.info("memory index (Solr) fill of {}: {} memories", target, count.get());
@@ -452,9 +464,9 @@ public final class SolrMemoryIndex implements MemoryIndex {
     };
     store.forEachRetrievable(add);
     count.addAndGet(batch.size());
-    send(target, batch, false);
+    send(target, batch, false, BULK);
     record(target, start);
-    solr.get(target + "/update", Map.of("commit", "true", "softCommit", "true"));
+    solr.administer(target + "/update", Map.of("commit", "true", "softCommit", "true"));
     LOG.info("memory index (Solr) filled {} with {} memories", target, count.get());
     return count.get();
   }

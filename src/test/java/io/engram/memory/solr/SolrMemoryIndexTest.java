@@ -196,6 +196,7 @@ class SolrMemoryIndexTest {
   private static void awaitFound(TestServer server, String token, String query, List<String> ids) {
     long deadline = System.nanoTime() + 60_000_000_000L;
     List<String> found = List.of();
+    String last = "";
     while (System.nanoTime() < deadline) {
       Http.Response answer = server
           .http
@@ -204,6 +205,7 @@ class SolrMemoryIndexTest {
           .json("{\"query\":\"" + query + "\",\"limit\":50,\"recordUse\":false}")
           .send();
       assertThat(answer.status()).as(answer.text()).isIn(200, 503);
+      last = answer.status() + " " + answer.text();
       if (answer.status() == 200) {
         found = answer.json().get("memories").findValuesAsText("id");
         if (found.containsAll(ids)) {
@@ -212,7 +214,7 @@ class SolrMemoryIndexTest {
       }
       ServerProcess.sleep(500);
     }
-    assertThat(found).as("every acknowledged memory found").containsAll(ids);
+    assertThat(found).as("every acknowledged memory found; last answer " + last).containsAll(ids);
   }
 
   @Test
