@@ -22,12 +22,14 @@
 #   SESSION_TIMES=true ...                  LoCoMo's turns at their session's time, not a second apart
 #   TWICE=true ...                          every turn written twice (an encode of what a memory
 #                                           already says reinforces it): memories held, recall
+#   INDEX=solr bash bench/memory-sets.sh ...  the same on the Solr index (a two-node SolrCloud the
+#                                           bench starts: emulators/solr, built by ./engram test)
 #   CLOCK=2026-11-27T00:00:00Z ...          questions asked at that time (default: a day after the
 #                                           conversation's last turn)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
 bench_java -Xmx4g -Dengram.ranking="${RANKING:-}" -Dsets.dump="${DUMP:-}" -Dsets.pool="${POOL:-}" \
   -Dsets.stamped="${STAMPED:-true}" -Dsets.sessionTimes="${SESSION_TIMES:-false}" \
-  -Dsets.clock="${CLOCK:-}" -Dsets.writers="${WRITERS:-4}" \
+  -Dsets.clock="${CLOCK:-}" -Dsets.index="${INDEX:-lucene}" -Dsets.writers="${WRITERS:-4}" \
   -Dsets.twice="${TWICE:-false}" -Dsets.recordUse="${RECORD_USE:-false}" -Dsets.shuffle="${SHUFFLE:-0}" io.engram.memory.DevelopmentSetsBench "$@" 2>&1 \
   | grep -v -E '^WARNING|WARN |INFO '

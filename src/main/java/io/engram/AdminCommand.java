@@ -45,6 +45,9 @@ public final class AdminCommand {
         admin api-key create --org ORG_ID --name N --permission P [--permission P...] [--rate-limit N] [--expires-at T]
         admin api-key list --org ORG_ID | admin api-key revoke --org ORG_ID --id KEY_ID
         admin account-key create --name N [--expires-at T] | list | revoke --id KEY_ID
+        admin memory-index reindex              with ENGRAM_MEMORY_INDEX=solr: rebuild the memory
+                                                collection from the database beside the current
+                                                one, then move the alias to it (retrieval goes on)
       Add --json to print the JSON the HTTP route would answer. Secrets are printed once, at creation.""";
 
   /** Flags that may repeat; they become JSON arrays under the plural name. */
@@ -79,7 +82,9 @@ public final class AdminCommand {
       return 2;
     }
     try (Services services = Services.open(config, Clock.systemUTC())) {
-      Object result = dispatch(services.organizationService(), parsed);
+      Object result = parsed.resource.equals("memory-index") && parsed.verb.equals("reindex")
+          ? io.engram.memory.MemoryModule.reindex(config, services.database(), Clock.systemUTC())
+          : dispatch(services.organizationService(), parsed);
       if (result == null) {
         err.println("Unknown admin command '" + args[0] + " " + args[1] + "'.\n" + USAGE);
         return 2;

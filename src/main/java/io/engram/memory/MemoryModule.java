@@ -7,6 +7,7 @@ import io.engram.platform.cluster.ChangeSignal;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.config.MemoryIndexSettings;
+import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,6 +128,36 @@ public final class MemoryModule implements Module {
         subject -> index.followNew(),
         Duration.ofMillis(50)));
     index.announceChangesWith(() -> changes.announce("memory"));
+  }
+
+  /**
+   * {@code engram admin memory-index reindex}: a full reindex of the Solr collection from the
+   * database, beside the current one (which serves meanwhile), the alias moved at the end. The
+   * embedded index has no such command: it rebuilds itself at start when it cannot be trusted.
+   */
+  public static Map<String, Object> reindex(EngramConfig config, Database database, Clock clock) {
+    if (!config.memoryIndex().solr()) {
+      throw ApiException.badRequest(
+          "ENGRAM_MEMORY_INDEX",
+          "The embedded memory index (ENGRAM_MEMORY_INDEX=lucene) is each node's own: it is"
+              + " rebuilt from the database at start when its directory"
+              + " (ENGRAM_DATA_DIR/index/memory) is removed. This command reindexes the Solr"
+              + " collection (ENGRAM_MEMORY_INDEX=solr).");
+    }
+    MemoryStores stores = MemoryStores.open(database);
+    try (SolrMemoryIndex index = (SolrMemoryIndex) openIndex(config, stores, clock)) {
+      String before = index.collection().current();
+      long started = System.nanoTime();
+      long memories = index.reindex();
+      Map<String, Object> done = new java.util.LinkedHashMap<>();
+      done.put("engine", "solr");
+      done.put("alias", index.collection().alias());
+      done.put("from", before);
+      done.put("to", index.collection().current());
+      done.put("memories", memories);
+      done.put("seconds", (System.nanoTime() - started) / 1_000_000_000.0);
+      return done;
+    }
   }
 
   /** Where a memory's provenance finds its notes (reflection, which stands on the memory). */

@@ -115,7 +115,14 @@ public final class DevelopmentSetsBench {
 
   private DevelopmentSetsBench() {}
 
+  /** The Solr cluster the sets are indexed in with -Dsets.index=solr; null: the embedded index. */
+  private static io.engram.support.SolrCluster solr;
+
   public static void main(String[] args) throws Exception {
+    if ("solr".equals(System.getProperty("sets.index", "lucene"))) {
+      solr = io.engram.support.SolrCluster.start(2);
+      Runtime.getRuntime().addShutdownHook(new Thread(solr::close));
+    }
     List<String> sets = args.length == 0 ? DevelopmentSets.NAMES : List.of(args);
     StringBuilder report = new StringBuilder();
     for (String set : sets) {
@@ -140,8 +147,16 @@ public final class DevelopmentSetsBench {
 
   static Tally run(List<DevelopmentSets.Conversation> conversations) throws Exception {
     Tally tally = new Tally();
-    try (TestServer server =
-        TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start()) {
+    TestServer.Builder builder = TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000");
+    if (solr != null) {
+      // The same retrieval on the Solr index (-Dsets.index=solr): a two-node SolrCloud, a
+      // collection per run.
+      builder
+          .env("ENGRAM_MEMORY_INDEX", "solr")
+          .env("ENGRAM_SOLR_URL", solr.urls())
+          .env("ENGRAM_SOLR_COLLECTION", "sets-" + System.nanoTime());
+    }
+    try (TestServer server = builder.start()) {
       for (int c = 0; c < conversations.size(); c++) {
         DevelopmentSets.Conversation conversation = conversations.get(c);
         String org = server.createOrganization("growth");

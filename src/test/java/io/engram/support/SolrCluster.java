@@ -103,7 +103,7 @@ public final class SolrCluster implements AutoCloseable {
   }
 
   private Process launch(String name, List<String> args) {
-    String javaBinary = System.getenv().getOrDefault("ENGRAM_SOLR_JAVA", "java");
+    String javaBinary = System.getenv().getOrDefault("ENGRAM_SOLR_JAVA", java17());
     List<String> command = new ArrayList<>(List.of(
         javaBinary,
         "-Xmx384m",
@@ -128,6 +128,17 @@ public final class SolrCluster implements AutoCloseable {
   private int readies(String name) {
     Path log = home.resolve(name + ".log");
     return Files.exists(log) ? read(log).split("(?m)^ready ", -1).length - 1 : 0;
+  }
+
+  /** Solr 9 is built and supported on Java 17: that one when the machine has it. */
+  private static String java17() {
+    for (String home :
+        List.of("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/temurin-17-jdk-amd64")) {
+      if (Files.isExecutable(Path.of(home, "bin", "java"))) {
+        return home + "/bin/java";
+      }
+    }
+    return "java";
   }
 
   private void awaitReady(Process process, String name, int before) {

@@ -25,6 +25,7 @@ public final class TestServer implements AutoCloseable {
   public final MutableClock clock;
   public final Engram engram;
   public final Http http;
+  private final EngramConfig config;
   private final Path dataDir;
   private final String postgresUrl;
   private final boolean ownsDatabase;
@@ -63,12 +64,17 @@ public final class TestServer implements AutoCloseable {
     if ("0".equals(env.get("API_TLS_PORT"))) {
       ports.put("API_TLS_PORT", env.remove("API_TLS_PORT"));
     }
-    EngramConfig config = EngramConfig.fromEnvironment(env).withOverrides(ports);
+    this.config = EngramConfig.fromEnvironment(env).withOverrides(ports);
     this.engram = Engram.start(config, clock, builder.probes);
     this.http = new Http("http://127.0.0.1:" + engram.port());
   }
 
   /** The server's data directory (ENGRAM_DATA_DIR). */
+  /** The configuration the server runs on (for a command run beside it, such as the admin CLI). */
+  public EngramConfig config() {
+    return config;
+  }
+
   public Path dataDir() {
     return dataDir;
   }

@@ -125,7 +125,14 @@ public final class SolrCollection {
   }
 
   void delete(String name) {
-    solr.administer("admin/collections", Map.of("action", "DELETE", "name", name));
+    try {
+      solr.administer("admin/collections", Map.of("action", "DELETE", "name", name));
+    } catch (SolrConnection.Refused e) {
+      // Asked again after a node answered 5xx mid-way: gone is what was wanted.
+      if (collections().contains(name)) {
+        throw e;
+      }
+    }
   }
 
   /** The next collection's name after {@code current} ({@code <alias>_<n+1>}). */

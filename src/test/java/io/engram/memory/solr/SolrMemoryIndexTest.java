@@ -255,6 +255,71 @@ class SolrMemoryIndexTest {
   }
 
   @Test
+  void aFullReindexMovesTheAliasWhileRetrievalGoesOn() throws Exception {
+    String collection = collection();
+    try (TestServer server = node(collection).postgres().start()) {
+      String org = server.createOrganization("growth");
+      String token = token(server, org);
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        ids.add(
+            remember(server, token, "{\"text\":\"Lighthouse keeper's log, night " + i + ".\"}"));
+      }
+      java.util.concurrent.atomic.AtomicBoolean reindexing =
+          new java.util.concurrent.atomic.AtomicBoolean(true);
+      List<String> misses = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.atomic.AtomicInteger asked =
+          new java.util.concurrent.atomic.AtomicInteger();
+      Thread reader = new Thread(() -> {
+        while (reindexing.get()) {
+          Http.Response answer = server
+              .http
+              .post("/v1/memory/retrieve")
+              .bearer(token)
+              .json("{\"query\":\"lighthouse keeper log night\",\"limit\":50,"
+                  + "\"recordUse\":false}")
+              .send();
+          asked.incrementAndGet();
+          if (answer.status() != 200
+              || !answer.json().get("memories").findValuesAsText("id").containsAll(ids)) {
+            misses.add(answer.status() + " " + answer.text());
+          }
+        }
+      });
+      reader.start();
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+      int exit = new io.engram.AdminCommand(
+              server.config(),
+              new java.io.PrintStream(out, true),
+              new java.io.PrintStream(err, true),
+              java.io.InputStream.nullInputStream())
+          .run(new String[] {"memory-index", "reindex"});
+      reindexing.set(false);
+      reader.join();
+      assertThat(exit).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("to: " + collection + "_2", "memories: 40");
+      assertThat(asked.get()).isPositive();
+      assertThat(misses).as("retrievals during the reindex").isEmpty();
+      JsonNode listed = solrAdmin("admin/collections?action=LIST");
+      List<String> collections = new ArrayList<>();
+      listed.path("collections").forEach(name -> collections.add(name.asText()));
+      assertThat(collections).contains(collection + "_2").doesNotContain(collection + "_1");
+      String after = remember(server, token, "{\"text\":\"The lighthouse lamp was replaced.\"}");
+      assertThat(found(server, token, "lighthouse lamp replaced", "")).contains(after);
+    }
+  }
+
+  private static JsonNode solrAdmin(String path) throws Exception {
+    HttpResponse<String> response = HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(solr.url(0) + "/" + path + "&wt=json"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return io.engram.platform.json.Json.read(response.body(), JsonNode.class);
+  }
+
+  @Test
   void aDeploymentMovesFromTheEmbeddedIndexByStartingWithSolr() {
     String collection = collection();
     String org;
