@@ -4,6 +4,8 @@
 # chat throughput through one node against three behind the balancer. Needs PostgreSQL on
 # 127.0.0.1:5432, redis-server and HAProxy (./engram test fetches both). About 3 minutes.
 #   bash bench/cluster-bench.sh
+#   INDEX=solr THROUGHPUT=false bash bench/cluster-bench.sh   the index lag with the memory index on
+#                                           a two-node SolrCloud (emulators/solr), chat throughput left out
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -15,5 +17,6 @@ CP="target/test-classes:target/classes:$(cat target/bench.classpath)"
 # The nodes are started from the same class path, with the launcher's JVM flags.
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
   -Dsurefire.test.class.path="$CP" -Dengram.node.heap=1g \
+  -Dcluster.index="${INDEX:-lucene}" -Dcluster.throughput="${THROUGHPUT:-true}" -Dcluster.rates="${RATES:-}" \
   -Dengram.jvm.flags="--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED" \
   -cp "$CP" io.engram.cluster.ClusterBench 2>&1 | grep -v '^{"@timestamp"'

@@ -393,9 +393,20 @@ public final class MemoryService implements AutoCloseable {
    */
   private Optional<NearTwin> nearTwin(
       String orgId, AgentScope scope, MemoryInput input, float[] embedding, double similarity) {
-    List<MemorySearch.Hit> nearest = index
-        .search()
-        .vector(embedding, new MemorySearch.Filter(orgId, scope, null, null, null, null), 5);
+    List<MemorySearch.Hit> nearest;
+    try {
+      nearest = index
+          .search()
+          .vector(embedding, new MemorySearch.Filter(orgId, scope, null, null, null, null), 5);
+    } catch (ApiException e) {
+      if (!MemorySearch.INDEX_UNAVAILABLE.equals(e.code())) {
+        throw e;
+      }
+      // A distributed index away: the write is still kept (the database is the record, and the
+      // index takes it once it answers); only the near-duplicate check is skipped. Exact
+      // duplicates are still found by their digest, in the database.
+      return Optional.empty();
+    }
     NearTwin best = null;
     for (MemorySearch.Hit hit : nearest) {
       MemoryRecord m = store.find(orgId, hit.memoryId()).orElse(null);

@@ -29,18 +29,47 @@ public final class ClusterBench {
   private ClusterBench() {}
 
   public static void main(String[] args) throws Exception {
-    try (EngramCluster cluster = new EngramCluster()) {
-      cluster.awaitBalanced();
-      String org = cluster.operator().createOrganization("scale");
-      String token = cluster.operator().token(org, null, "memory:read", "memory:write");
-      String key = cluster
-          .operator()
-          .createApiKey(org, 1_000_000, "inference")
-          .get("token")
-          .asText();
-      for (int rate : WRITES_PER_SECOND) {
-        indexLag(cluster, token, rate);
+    // -Dcluster.index=solr: the nodes' memory index on a two-node SolrCloud (each write indexed
+    // once, by its node) instead of each node's own Lucene copy (each node indexes every write).
+    io.engram.support.SolrCluster solr = "solr".equals(System.getProperty("cluster.index"))
+        ? io.engram.support.SolrCluster.start(2)
+        : null;
+    Map<String, String> env = solr == null
+        ? Map.of()
+        : Map.of(
+            "ENGRAM_MEMORY_INDEX", "solr",
+            "ENGRAM_SOLR_URL", solr.urls(),
+            "ENGRAM_SOLR_COLLECTION", "cluster-bench");
+    try (EngramCluster cluster = new EngramCluster(env)) {
+      run(cluster);
+    } finally {
+      if (solr != null) {
+        solr.close();
       }
+    }
+  }
+
+  /** The write rates measured: -Dcluster.rates=20,50 or the defaults. */
+  private static int[] rates() {
+    String rates = System.getProperty("cluster.rates", "");
+    return rates.isBlank()
+        ? WRITES_PER_SECOND
+        : java.util.Arrays.stream(rates.split(",")).mapToInt(Integer::parseInt).toArray();
+  }
+
+  private static void run(EngramCluster cluster) throws Exception {
+    cluster.awaitBalanced();
+    String org = cluster.operator().createOrganization("scale");
+    String token = cluster.operator().token(org, null, "memory:read", "memory:write");
+    String key = cluster
+        .operator()
+        .createApiKey(org, 1_000_000, "inference")
+        .get("token")
+        .asText();
+    for (int rate : rates()) {
+      indexLag(cluster, token, rate);
+    }
+    if (Boolean.parseBoolean(System.getProperty("cluster.throughput", "true"))) {
       throughput("one node", "http://127.0.0.1:" + cluster.nodes.get(0).port, key);
       throughput("three nodes behind HAProxy", cluster.balancedUrl(), key);
     }

@@ -39,7 +39,15 @@ final class EngramCluster implements AutoCloseable {
   private ToolProcess balancer;
   private final Path dataRoot;
 
+  /** Variables every node gets besides the cluster's own (the memory index's engine, say). */
+  private final Map<String, String> extraEnv;
+
   EngramCluster() throws IOException {
+    this(Map.of());
+  }
+
+  EngramCluster(Map<String, String> extraEnv) throws IOException {
+    this.extraEnv = Map.copyOf(extraEnv);
     dataRoot = Files.createTempDirectory("engram-cluster");
     startRedis();
     // The first node migrates the schema; the others start on it together.
@@ -72,6 +80,7 @@ final class EngramCluster implements AutoCloseable {
     env.put("ENGRAM_SLOT_LEASE_SECONDS", String.valueOf(SLOT_LEASE_SECONDS));
     // Tokens and keys without their own limit: the tests poll for what they wait on.
     env.put("RATE_LIMIT_REQUESTS", "100000");
+    env.putAll(extraEnv);
     return ServerProcess.start(env, "serve");
   }
 

@@ -60,8 +60,13 @@ class ThreeNodesBehindHaproxyTest {
 
   @BeforeAll
   void start() throws IOException {
-    cluster = new EngramCluster();
+    cluster = new EngramCluster(nodeEnvironment());
     cluster.awaitBalanced();
+  }
+
+  /** What every node gets besides the cluster's own variables (none: the embedded index). */
+  Map<String, String> nodeEnvironment() {
+    return Map.of();
   }
 
   @AfterAll

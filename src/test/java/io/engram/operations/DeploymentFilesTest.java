@@ -81,6 +81,40 @@ class DeploymentFilesTest {
   }
 
   @Test
+  void theSolrExamplesSetOnlyVariablesTheServerReadsAndParse() throws Exception {
+    List<JsonNode> documents = new ArrayList<>();
+    try (MappingIterator<JsonNode> read = new ObjectMapper(new YAMLFactory())
+        .readerFor(JsonNode.class)
+        .readValues(DEPLOY.resolve("kubernetes/engram-solr.yaml").toFile())) {
+      read.forEachRemaining(documents::add);
+    }
+    JsonNode config = kind(documents, "ConfigMap").get("data");
+    List<String> variables = new ArrayList<>();
+    config.fieldNames().forEachRemaining(variables::add);
+    for (String line : Files.readAllLines(DEPLOY.resolve("systemd/solr.env"))) {
+      String stripped = line.replaceFirst("^#", "");
+      if (stripped.matches("[A-Z_]+=.*")) {
+        variables.add(stripped.substring(0, stripped.indexOf('=')));
+      }
+    }
+    assertThat(variables)
+        .contains("ENGRAM_MEMORY_INDEX", "ENGRAM_SOLR_URL", "ENGRAM_SOLR_PASSWORD");
+    assertThat(variables)
+        .allSatisfy(name -> assertThat(EnvironmentVariables.spec(name)).as(name).isPresent());
+    // The settings parse as the server reads them.
+    java.util.Map<String, String> env = new java.util.HashMap<>();
+    config
+        .fields()
+        .forEachRemaining(field -> env.put(field.getKey(), field.getValue().asText()));
+    env.put("ENGRAM_DATA_DIR", Files.createTempDirectory("engram-deploy").toString());
+    io.engram.platform.config.MemoryIndexSettings settings =
+        io.engram.platform.config.EngramConfig.fromEnvironment(env).memoryIndex();
+    assertThat(settings.solr()).isTrue();
+    assertThat(settings.solrNodes()).hasSize(3);
+    assertThat(kind(documents, "StatefulSet").at("/metadata/name").asText()).isEqualTo("zookeeper");
+  }
+
+  @Test
   void theSystemdUnitRunsTheJarAsTheLauncherDoesAndWaitsOutTheGrace() throws Exception {
     String unit = Files.readString(DEPLOY.resolve("systemd/engram.service"));
     String launcher = Files.readString(Path.of("engram"));

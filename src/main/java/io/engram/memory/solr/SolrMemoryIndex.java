@@ -68,6 +68,11 @@ public final class SolrMemoryIndex implements MemoryIndex {
   private final Map<Long, Long> applied = new ConcurrentHashMap<>();
   private final OpeningReport openingReport;
 
+  /** Changes the catch-up found indexed in {@link #checkedIn}, by position, with their time. */
+  private final Map<Long, Long> checked = new ConcurrentHashMap<>();
+
+  private volatile String checkedIn;
+
   public SolrMemoryIndex(
       SolrConnection solr,
       SolrCollection collection,
@@ -379,13 +384,28 @@ public final class SolrMemoryIndex implements MemoryIndex {
     List<ChangeLog.Change> changes = changeLog.since(from.seq(), from.at().minus(OVERLAP));
     Set<String> ids = new LinkedHashSet<>();
     long last = from.seq();
+    // The look back covers transactions that committed late; what this node checked already in
+    // it is not checked again (it would be every change of the last half minute, every run).
+    long forgetBefore = until.minus(OVERLAP.multipliedBy(2)).toEpochMilli();
+    checked.values().removeIf(at -> at < forgetBefore);
     for (ChangeLog.Change change : changes) {
       if (change.changedAt().isBefore(until)) {
-        ids.add(change.memoryId());
+        if (!target.equals(checkedIn) || !checked.containsKey(change.seq())) {
+          ids.add(change.memoryId());
+        }
         last = Math.max(last, change.seq());
       }
     }
     int rewritten = repair(target, List.copyOf(ids));
+    if (!target.equals(checkedIn)) {
+      checked.clear();
+      checkedIn = target;
+    }
+    for (ChangeLog.Change change : changes) {
+      if (change.changedAt().isBefore(until)) {
+        checked.put(change.seq(), change.changedAt().toEpochMilli());
+      }
+    }
     if (last > from.seq() || rewritten > 0) {
       record(target, new Position(last, until));
     }

@@ -241,6 +241,14 @@ class SolrMemoryIndexTest {
       assertThat(retrieval.status()).as(retrieval.text()).isEqualTo(503);
       assertThat(retrieval.json().at("/error/code").asText()).isEqualTo("memory_index_unavailable");
       assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(10_000);
+      // A write is still kept: the database is the record, and Solr takes it once it answers.
+      Http.Response written = server
+          .http
+          .post("/v1/memory")
+          .bearer(token)
+          .json("{\"text\":\"Written while Solr was away.\"}")
+          .send();
+      assertThat(written.status()).as(written.text()).isEqualTo(201);
       Http.Response chat = server
           .http
           .post("/v1/chat/completions")

@@ -1,0 +1,44 @@
+#!/bin/bash
+# The memory index on Solr against the embedded one, in one run on one data set: retrieval at
+# 100,000 memories (bench/seed-100k.sh's /tmp/bench/data) at 1 and 8 connections, first on the
+# embedded Lucene index, then on a two-node SolrCloud (a ZooKeeper and two Solr processes from
+# emulators/solr, built by ./engram test) that Engram fills from the database at start. Also
+# prints the fill's time, and Solr's disk and heap for those memories.
+#   bash bench/solr-bench.sh [path to engram.jar]       CONNECTIONS="1 8" by default
+# Results: docs/benchmarks.md, "The memory index on Solr".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JAR=${1:-target/engram.jar}
+export CONNECTIONS=${CONNECTIONS:-1 8}
+SOLR_JAVA=${ENGRAM_SOLR_JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+[ -x "$SOLR_JAVA" ] || SOLR_JAVA=java
+CP="emulators/solr/target/classes:$(cat emulators/solr/target/classpath.txt)"
+WORK=$(mktemp -d /tmp/solr-bench.XXXX)
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+ready() { until grep -q '^ready' "$1"; do sleep 0.5; done; }
+ZK=$(free_port)
+"$SOLR_JAVA" -Xmx256m -cp "$CP" io.engram.emulators.SolrNode zk "$WORK/zk" "$ZK" > "$WORK/zk.log" 2>&1 &
+PIDS+=($!)
+ready "$WORK/zk.log"
+URLS=""
+for N in 1 2; do
+  P=$(free_port)
+  "$SOLR_JAVA" -Xmx${SOLR_HEAP:-1g} -XX:+UseG1GC -cp "$CP" io.engram.emulators.SolrNode node "$WORK/node$N" "$P" "127.0.0.1:$ZK/solr" \
+    > "$WORK/node$N.log" 2>&1 &
+  PIDS+=($!)
+  URLS="$URLS${URLS:+,}http://127.0.0.1:$P/solr"
+done
+ready "$WORK/node1.log"; ready "$WORK/node2.log"
+echo "== embedded (Lucene) index"
+bash bench/retrieve-bench.sh "$JAR"
+echo "== Solr index (2 nodes, 2 shards x 2 replicas)"
+START=$(date +%s.%N)
+ENGRAM_MEMORY_INDEX=solr ENGRAM_SOLR_URL="$URLS" ENGRAM_SOLR_COLLECTION=bench bash bench/retrieve-bench.sh "$JAR"
+grep -h "filled\|memory index" /tmp/bench/retrieve-serve.log | sed 's/.*"message":"\([^"]*\)".*/\1/' | head -3
+echo "Solr on disk: $(du -sh "$WORK/node1" | cut -f1) + $(du -sh "$WORK/node2" | cut -f1) (each holds one replica of both shards)"
+for U in ${URLS//,/ }; do
+  curl -s "$U/admin/info/system?wt=json" | python3 -c 'import sys,json;j=json.load(sys.stdin)["jvm"]["memory"]["raw"];print("Solr heap used %.0f MB of %.0f" % (j["used"]/2**20, j["max"]/2**20))'
+  curl -s "$U/admin/metrics?group=core&prefix=INDEX.sizeInBytes&wt=json" | python3 -c 'import sys,json;m=json.load(sys.stdin)["metrics"];print("  index bytes per core:", {k.split(".")[-1]:v["INDEX.sizeInBytes"] for k,v in m.items()})'
+done
