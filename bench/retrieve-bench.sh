@@ -19,10 +19,12 @@ rm -rf /tmp/bench/data/index
   > /tmp/bench/retrieve-serve.log 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true' EXIT
+T0=$SECONDS
 until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
   kill -0 $PID 2>/dev/null || { cat /tmp/bench/retrieve-serve.log; exit 1; }
   sleep 0.5
 done
+echo "serving after $((SECONDS - T0)) s (the index rebuilt or filled from the database)"
 URL=http://127.0.0.1:8000/v1/memory/retrieve
 wrk -t1 -c1 -d10s -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL >/dev/null
 run() {

@@ -33,11 +33,13 @@ done
 ready "$WORK/node1.log"; ready "$WORK/node2.log"
 echo "== embedded (Lucene) index"
 bash bench/retrieve-bench.sh "$JAR"
+# The embedded run's server must be gone (it holds the data directory's lock) before the next.
+while pgrep -f "engram.jar serve" >/dev/null; do sleep 0.5; done
 echo "== Solr index (2 nodes, 2 shards x 2 replicas)"
 START=$(date +%s.%N)
 ENGRAM_MEMORY_INDEX=solr ENGRAM_SOLR_URL="$URLS" ENGRAM_SOLR_COLLECTION=bench bash bench/retrieve-bench.sh "$JAR"
-grep -h "filled\|memory index" /tmp/bench/retrieve-serve.log | sed 's/.*"message":"\([^"]*\)".*/\1/' | head -3
 echo "Solr on disk: $(du -sh "$WORK/node1" | cut -f1) + $(du -sh "$WORK/node2" | cut -f1) (each holds one replica of both shards)"
+set +e
 for U in ${URLS//,/ }; do
   curl -s "$U/admin/info/system?wt=json" | python3 -c 'import sys,json;j=json.load(sys.stdin)["jvm"]["memory"]["raw"];print("Solr heap used %.0f MB of %.0f" % (j["used"]/2**20, j["max"]/2**20))'
   curl -s "$U/admin/metrics?group=core&prefix=INDEX.sizeInBytes&wt=json" | python3 -c 'import sys,json;m=json.load(sys.stdin)["metrics"];print("  index bytes per core:", {k.split(".")[-1]:v["INDEX.sizeInBytes"] for k,v in m.items()})'

@@ -7,11 +7,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.DirectoryReader;
@@ -59,12 +57,9 @@ public final class LuceneMemoryIndex implements MemoryIndex {
     return Math.max(
         WRITING_BUFFER_MB, Math.min(1024, Runtime.getRuntime().maxMemory() / 4 / (1024 * 1024)));
   }
-  /** How far back each look at the change log goes again, for transactions that committed late. */
-  static final Duration TAIL_OVERLAP = Duration.ofSeconds(10);
 
   private final MemoryStore store;
   private final ChangeLog changeLog;
-  private volatile Runnable announce = () -> {};
   private final Clock clock;
   private final Directory directory;
   private final Analyzer analyzer = new MemoryAnalyzer();
@@ -85,9 +80,7 @@ public final class LuceneMemoryIndex implements MemoryIndex {
 
   private final MemorySearch search;
   private final Object[] locks = new Object[LOCK_STRIPES];
-  private final AtomicLong tailSeq = new AtomicLong();
-  /** Change-log entries applied in the last moments, by position: what following the log need not redo. */
-  private final Map<Long, Long> applied = new ConcurrentHashMap<>();
+  private final ChangeFollower follower;
 
   private OpeningReport openingReport;
 
@@ -96,6 +89,7 @@ public final class LuceneMemoryIndex implements MemoryIndex {
     this.store = store;
     this.changeLog = changeLog;
     this.clock = clock;
+    this.follower = new ChangeFollower(changeLog, clock);
     for (int i = 0; i < LOCK_STRIPES; i++) {
       locks[i] = new Object();
     }
@@ -189,7 +183,7 @@ public final class LuceneMemoryIndex implements MemoryIndex {
       Map<String, String> committed = committedData();
       String staleReason = staleReason(committed);
       lucene = openLucene(staleReason == null);
-      applied.clear();
+      follower.restartAt(follower.position());
       failure = null;
       long replayed;
       if (staleReason != null) {
@@ -305,7 +299,7 @@ public final class LuceneMemoryIndex implements MemoryIndex {
       writer.getConfig().setRAMBufferSizeMB(WRITING_BUFFER_MB);
     }
     lucene.searchers().maybeRefreshBlocking();
-    tailSeq.set(seq);
+    follower.restartAt(seq);
   }
 
   private long catchUp(Map<String, String> data) throws IOException {
@@ -314,7 +308,7 @@ public final class LuceneMemoryIndex implements MemoryIndex {
     // Everything since the commit, also what this node believes it applied: after a failure those
     // documents went with the writer.
     long replayed = replay(seq, at.minus(REPLAY_OVERLAP), false);
-    commit(tailSeq.get(), clock.instant());
+    commit(follower.position(), clock.instant());
     return replayed;
   }
 
@@ -327,20 +321,13 @@ public final class LuceneMemoryIndex implements MemoryIndex {
   }
 
   private long replay(long seq, Instant since, boolean skipApplied) {
-    List<ChangeLog.Change> changes = changeLog.since(seq, since);
-    Set<String> ids = new LinkedHashSet<>();
-    long last = seq;
-    for (ChangeLog.Change change : changes) {
-      // Skip what this node already applied (its own writes, and what an earlier look replayed).
-      if (applied.putIfAbsent(change.seq(), change.changedAt().toEpochMilli()) == null
-          || !skipApplied) {
-        ids.add(change.memoryId());
-      }
-      last = Math.max(last, change.seq());
-    }
+    // Skip what this node already applied (its own writes, and what an earlier look replayed).
+    return synced(follower.changedSince(seq, since, !skipApplied));
+  }
+
+  /** Syncs these memories and refreshes once; returns how many. */
+  private long synced(Set<String> ids) {
     ids.forEach(this::sync);
-    long newest = last;
-    tailSeq.accumulateAndGet(newest, Math::max);
     if (!ids.isEmpty()) {
       refresh();
     }
@@ -350,9 +337,7 @@ public final class LuceneMemoryIndex implements MemoryIndex {
   /** Replays what other nodes wrote since the last look (a short overlap covers late commits). */
   @Override
   public void tail() {
-    Instant since = clock.instant().minus(TAIL_OVERLAP);
-    applied.values().removeIf(at -> at < since.minus(TAIL_OVERLAP).toEpochMilli());
-    replay(tailSeq.get(), since);
+    synced(follower.tail());
   }
 
   /**
@@ -362,23 +347,17 @@ public final class LuceneMemoryIndex implements MemoryIndex {
    */
   @Override
   public void followNew() {
-    replay(tailSeq.get(), Instant.ofEpochMilli(Long.MAX_VALUE));
+    synced(follower.newer());
   }
 
-  /** Notes that this node has applied change {@code seq} itself, so following the log skips it. */
   @Override
   public void applied(long seq) {
-    applied.put(seq, clock.millis());
-    announce.run();
+    follower.applied(seq);
   }
 
-  /**
-   * What to do when this node wrote a change: tell the other nodes, so they follow the log at once
-   * rather than at their next poll (a {@link io.engram.platform.cluster.ChangeSignal}).
-   */
   @Override
   public void announceChangesWith(Runnable announce) {
-    this.announce = announce;
+    follower.announceWith(announce);
   }
 
   /**

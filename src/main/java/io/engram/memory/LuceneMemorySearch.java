@@ -227,35 +227,10 @@ final class LuceneMemorySearch implements MemorySearch {
    * each side of the lender, within the window.
    */
   private static List<Near> near(List<Timed> inOrder, Lender lender, int side, Duration window) {
-    long t = lender.at().toEpochMilli();
-    boolean dated = lender.dated();
-    Timed self = new Timed(t, lender.id());
-    int index = java.util.Collections.binarySearch(inOrder, self);
-    // Found: the memory itself; else where it would be.
-    int before = index >= 0 ? index - 1 : -index - 2;
-    int after = index >= 0 ? index + 1 : -index - 1;
-    List<Near> nearest = new ArrayList<>(2 * side);
-    int steps = 0;
-    for (int i = before; i >= 0 && steps < side; i--) {
-      Timed other = inOrder.get(i);
-      if (other.at() < t - window.toMillis()) {
-        break;
-      }
-      if (dated || other.at() < t) {
-        nearest.add(new Near(other.id().utf8ToString(), ++steps, false));
-      }
-    }
-    steps = 0;
-    for (int i = after; i < inOrder.size() && steps < side; i++) {
-      Timed other = inOrder.get(i);
-      if (other.at() > t + window.toMillis()) {
-        break;
-      }
-      if (dated || other.at() > t) {
-        nearest.add(new Near(other.id().utf8ToString(), ++steps, true));
-      }
-    }
-    return nearest;
+    int found = java.util.Collections.binarySearch(
+        inOrder, new Timed(lender.at().toEpochMilli(), lender.id()));
+    return MemorySearch.nearIn(
+        inOrder, found, lender, side, window, Timed::at, timed -> timed.id().utf8ToString());
   }
 
   /**

@@ -108,4 +108,54 @@ public interface MemorySearch {
 
   /** Which of {@code ids} the index holds a document of (an erasure's check). */
   Set<String> indexed(Collection<String> ids);
+
+  /**
+   * Whether retrieval should send its lexical and vector searches at once: for an engine across
+   * the network, where each is mostly waiting; not for the embedded one, where each is CPU.
+   */
+  default boolean remote() {
+    return false;
+  }
+
+  /**
+   * Up to {@code side} memories on each side of the lender within the window, from memories in
+   * time order (those of one instant in write order). {@code found} is where a binary search for
+   * the lender put it: its index, or -(insertion point) - 1. An undated lender's own instant is no
+   * neighbour: nothing says the memories written with it belong together.
+   */
+  static <T> List<Near> nearIn(
+      List<T> inOrder,
+      int found,
+      Lender lender,
+      int side,
+      Duration window,
+      java.util.function.ToLongFunction<T> at,
+      java.util.function.Function<T, String> id) {
+    long t = lender.at().toEpochMilli();
+    boolean dated = lender.dated();
+    int before = found >= 0 ? found - 1 : -found - 2;
+    int after = found >= 0 ? found + 1 : -found - 1;
+    List<Near> nearest = new java.util.ArrayList<>(2 * side);
+    int steps = 0;
+    for (int i = before; i >= 0 && steps < side; i--) {
+      long when = at.applyAsLong(inOrder.get(i));
+      if (when < t - window.toMillis()) {
+        break;
+      }
+      if (dated || when < t) {
+        nearest.add(new Near(id.apply(inOrder.get(i)), ++steps, false));
+      }
+    }
+    steps = 0;
+    for (int i = after; i < inOrder.size() && steps < side; i++) {
+      long when = at.applyAsLong(inOrder.get(i));
+      if (when > t + window.toMillis()) {
+        break;
+      }
+      if (dated || when > t) {
+        nearest.add(new Near(id.apply(inOrder.get(i)), ++steps, true));
+      }
+    }
+    return nearest;
+  }
 }

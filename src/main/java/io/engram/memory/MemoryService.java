@@ -795,6 +795,23 @@ public final class MemoryService implements AutoCloseable {
     return index.search().vector(queryVector, filter.between(after, before), MIN_CANDIDATES);
   }
 
+  /** Where a remote index's lexical search waits while the vector search is sent beside it. */
+  private static final java.util.concurrent.ExecutorService REMOTE_SEARCHES =
+      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+
+  /** A search sent beside another: its answer, or its own failure (a 503 stays a 503). */
+  private static List<MemorySearch.Hit> joined(
+      java.util.concurrent.CompletableFuture<List<MemorySearch.Hit>> search) {
+    try {
+      return search.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
   /** The rows retrieval may return to this boundary (the index is derived: rows decide). */
   private static List<MemoryRecord> retrievable(
       Map<String, MemoryRecord> rows, AgentScope scope, MemorySearch.Filter filter) {
@@ -893,13 +910,17 @@ public final class MemoryService implements AutoCloseable {
     int k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit() * 5));
     boolean hybrid = request.mode() == RetrievalRequest.RankingMode.HYBRID;
     QueryTime.Range time = hybrid ? QueryTime.named(request.query(), now).orElse(null) : null;
-    List<MemorySearch.Hit> lexicalHits = lexical
-        ? index
-            .search()
-            .lexical(time == null ? request.query() : time.otherWords(), filter, k, hybrid)
-        : List.of();
-    List<MemorySearch.Hit> vectorHits =
-        vector ? index.search().vector(queryVector, filter, k) : List.of();
+    MemorySearch search = index.search();
+    String lexicalText = time == null ? request.query() : time.otherWords();
+    java.util.concurrent.CompletableFuture<List<MemorySearch.Hit>> lexicalSearch =
+        lexical && vector && search.remote()
+            ? java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> search.lexical(lexicalText, filter, k, hybrid), REMOTE_SEARCHES)
+            : null;
+    List<MemorySearch.Hit> vectorHits = vector ? search.vector(queryVector, filter, k) : List.of();
+    List<MemorySearch.Hit> lexicalHits = lexicalSearch != null
+        ? joined(lexicalSearch)
+        : lexical ? search.lexical(lexicalText, filter, k, hybrid) : List.of();
     List<MemorySearch.Hit> thenHits = time == null ? List.of() : inTime(filter, time, queryVector);
     long searched = System.nanoTime();
     Set<String> ids = new LinkedHashSet<>();

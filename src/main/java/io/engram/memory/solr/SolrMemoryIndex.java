@@ -1,6 +1,7 @@
 package io.engram.memory.solr;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.memory.ChangeFollower;
 import io.engram.memory.ChangeLog;
 import io.engram.memory.MemoryAnalyzer;
 import io.engram.memory.MemoryIndex;
@@ -63,9 +64,7 @@ public final class SolrMemoryIndex implements MemoryIndex {
 
   private final Object flushing = new Object();
   private volatile Throwable failure;
-  private volatile Runnable announce = () -> {};
-  private final AtomicLong tailSeq = new AtomicLong();
-  private final Map<Long, Long> applied = new ConcurrentHashMap<>();
+  private final ChangeFollower follower;
   private final OpeningReport openingReport;
 
   /** Changes the catch-up found indexed in {@link #checkedIn}, by position, with their time. */
@@ -86,7 +85,8 @@ public final class SolrMemoryIndex implements MemoryIndex {
     this.clock = clock;
     this.search = new SolrMemorySearch(solr, collection::alias, analyzer);
     long started = System.nanoTime();
-    tailSeq.set(changeLog.lastSeq());
+    this.follower = new ChangeFollower(changeLog, clock);
+    follower.restartAt(changeLog.lastSeq());
     boolean created = false;
     long documents = -1;
     String reason = "current";
@@ -190,36 +190,22 @@ public final class SolrMemoryIndex implements MemoryIndex {
 
   @Override
   public void tail() {
-    Instant since = clock.instant().minus(Duration.ofSeconds(10));
-    applied.values().removeIf(at -> at < since.minusSeconds(10).toEpochMilli());
-    follow(since);
+    follower.tail().forEach(store::forgetRow);
   }
 
   @Override
   public void followNew() {
-    follow(Instant.ofEpochMilli(Long.MAX_VALUE));
-  }
-
-  private void follow(Instant since) {
-    long last = tailSeq.get();
-    for (ChangeLog.Change change : changeLog.since(last, since)) {
-      if (applied.putIfAbsent(change.seq(), change.changedAt().toEpochMilli()) == null) {
-        store.forgetRow(change.memoryId());
-      }
-      last = Math.max(last, change.seq());
-    }
-    tailSeq.accumulateAndGet(last, Math::max);
+    follower.newer().forEach(store::forgetRow);
   }
 
   @Override
   public void applied(long seq) {
-    applied.put(seq, clock.millis());
-    announce.run();
+    follower.applied(seq);
   }
 
   @Override
   public void announceChangesWith(Runnable announce) {
-    this.announce = announce;
+    follower.announceWith(announce);
   }
 
   // ---- writing

@@ -91,6 +91,11 @@ final class SolrMemorySearch implements MemorySearch {
   }
 
   @Override
+  public boolean remote() {
+    return true;
+  }
+
+  @Override
   public List<Hit> vector(float[] queryVector, Filter filter, int k) {
     StringBuilder vector = new StringBuilder(queryVector.length * 12).append('[');
     for (int i = 0; i < queryVector.length; i++) {
@@ -190,33 +195,9 @@ final class SolrMemorySearch implements MemorySearch {
    * nothing says the memories written with it belong together).
    */
   private static List<Near> near(List<Timed> inOrder, Lender lender, int side, Duration window) {
-    long t = lender.at().toEpochMilli();
-    boolean dated = lender.dated();
-    int index = java.util.Collections.binarySearch(inOrder, new Timed(t, lender.id()));
-    int before = index >= 0 ? index - 1 : -index - 2;
-    int after = index >= 0 ? index + 1 : -index - 1;
-    List<Near> nearest = new ArrayList<>(2 * side);
-    int steps = 0;
-    for (int i = before; i >= 0 && steps < side; i--) {
-      Timed other = inOrder.get(i);
-      if (other.at() < t - window.toMillis()) {
-        break;
-      }
-      if (dated || other.at() < t) {
-        nearest.add(new Near(other.id(), ++steps, false));
-      }
-    }
-    steps = 0;
-    for (int i = after; i < inOrder.size() && steps < side; i++) {
-      Timed other = inOrder.get(i);
-      if (other.at() > t + window.toMillis()) {
-        break;
-      }
-      if (dated || other.at() > t) {
-        nearest.add(new Near(other.id(), ++steps, true));
-      }
-    }
-    return nearest;
+    int found = java.util.Collections.binarySearch(
+        inOrder, new Timed(lender.at().toEpochMilli(), lender.id()));
+    return MemorySearch.nearIn(inOrder, found, lender, side, window, Timed::at, Timed::id);
   }
 
   @Override
@@ -248,6 +229,10 @@ final class SolrMemorySearch implements MemorySearch {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("_route_", SolrDocuments.route(filter.orgId()));
     params.put("q.op", "OR");
+    // One shard answers: its ids, times and scores come back in one pass, not a second request
+    // for the fields; and a replica on the node asked is preferred to one across the network.
+    params.put("distrib.singlePass", "true");
+    params.put("shards.preference", "replica.location:local");
     if (more != null) {
       params.putAll(more);
     }

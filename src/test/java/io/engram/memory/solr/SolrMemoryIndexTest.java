@@ -193,6 +193,124 @@ class SolrMemoryIndexTest {
     }
   }
 
+  /**
+   * An Engram node killed with -9 among its writes: some were committed to the database and never
+   * sent to Solr. After a restart the catch-up indexes them: Solr holds exactly the organization's
+   * durable memories, and every acknowledged one is found.
+   */
+  @Test
+  void anEngramNodeKilledAmongItsWritesLeavesNothingUnindexed() throws Exception {
+    String postgres = io.engram.support.TestDatabases.freshPostgresUrl();
+    java.nio.file.Path dataDir = java.nio.file.Files.createTempDirectory("engram-solr-kill");
+    String collection = collection();
+    java.util.Map<String, String> env = java.util.Map.of(
+        "DATABASE_URL",
+        postgres,
+        "ENGRAM_SECRET_KEY",
+        "5017".repeat(16),
+        "ENGRAM_DATA_DIR",
+        dataDir.toString(),
+        "ENGRAM_ADMIN_KEY",
+        TestServer.ADMIN_KEY,
+        "RATE_LIMIT_REQUESTS",
+        "1000000",
+        "ENGRAM_MEMORY_INDEX",
+        "solr",
+        "ENGRAM_SOLR_URL",
+        solr.urls(),
+        "ENGRAM_SOLR_COLLECTION",
+        collection);
+    List<String> acknowledged = java.util.Collections.synchronizedList(new ArrayList<>());
+    String org;
+    String token;
+    try (ServerProcess node =
+        ServerProcess.start(env, "serve").awaitHealthy(java.time.Duration.ofSeconds(120))) {
+      Http http = node.http();
+      org = http.post("/v1/organizations")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{\"name\":\"Killed\",\"plan\":\"growth\"}")
+          .send()
+          .json()
+          .get("id")
+          .asText();
+      token = http.post("/v1/organizations/" + org + "/tokens")
+          .bearer(TestServer.ADMIN_KEY)
+          .json("{\"name\":\"w\",\"scopes\":[\"memory:read\",\"memory:write\"]}")
+          .send()
+          .json()
+          .get("token")
+          .asText();
+      java.util.concurrent.ExecutorService writers =
+          java.util.concurrent.Executors.newFixedThreadPool(4);
+      java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+      for (int w = 0; w < 4; w++) {
+        writers.execute(() -> {
+          while (!Thread.currentThread().isInterrupted()) {
+            Http.Response written;
+            try {
+              written = http.post("/v1/memory")
+                  .bearer(token)
+                  .json("{\"text\":\"Harbour crane inspection " + n.incrementAndGet() + ".\"}")
+                  .send();
+            } catch (java.io.UncheckedIOException | IllegalStateException e) {
+              return; // the node is gone
+            }
+            if (written.status() == 201) {
+              acknowledged.add(written.json().get("id").asText());
+            }
+          }
+        });
+      }
+      ServerProcess.sleep(4_000);
+      node.kill9();
+      writers.shutdownNow();
+      writers.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertThat(acknowledged).hasSizeGreaterThan(5);
+    try (ServerProcess again =
+        ServerProcess.start(env, "serve").awaitHealthy(java.time.Duration.ofSeconds(120))) {
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      long durable = -1;
+      long held = -2;
+      while (System.nanoTime() < deadline) {
+        durable = durableMemories(postgres, org);
+        held = solrSelect(collection, "org:" + org)
+            .path("response")
+            .path("numFound")
+            .asLong();
+        if (durable == held) {
+          break;
+        }
+        ServerProcess.sleep(500);
+      }
+      assertThat(held)
+          .as("Solr's documents against the database's durable memories")
+          .isEqualTo(durable);
+      assertThat(durable).isGreaterThanOrEqualTo(acknowledged.size());
+      Http.Response found = again
+          .http()
+          .post("/v1/memory/retrieve")
+          .bearer(token)
+          .json("{\"query\":\"harbour crane inspection\",\"limit\":100,\"recordUse\":false}")
+          .send();
+      assertThat(found.status()).as(found.text()).isEqualTo(200);
+    } finally {
+      io.engram.support.TestDatabases.drop(postgres);
+    }
+  }
+
+  private static long durableMemories(String postgres, String org) throws Exception {
+    try (java.sql.Connection connection = java.sql.DriverManager.getConnection(postgres);
+        java.sql.PreparedStatement count = connection.prepareStatement(
+            "SELECT COUNT(*) FROM memories WHERE org_id = ? AND state = 'durable'")) {
+      count.setString(1, org);
+      try (java.sql.ResultSet rows = count.executeQuery()) {
+        rows.next();
+        return rows.getLong(1);
+      }
+    }
+  }
+
   private static void awaitFound(TestServer server, String token, String query, List<String> ids) {
     long deadline = System.nanoTime() + 60_000_000_000L;
     List<String> found = List.of();
