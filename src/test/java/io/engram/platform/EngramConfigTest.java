@@ -112,6 +112,31 @@ class EngramConfigTest {
   }
 
   @Test
+  void theSolrIndexNeedsItsNodesAndATimeoutWithinTheRequests() {
+    assertBad("ENGRAM_MEMORY_INDEX", "solr", "ENGRAM_MEMORY_INDEX=solr needs ENGRAM_SOLR_URL");
+    assertBad("ENGRAM_MEMORY_INDEX", "opensearch", "ENGRAM_MEMORY_INDEX");
+    assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of(
+            "ENGRAM_MEMORY_INDEX", "solr",
+            "ENGRAM_SOLR_URL", "solr-1:8983/solr")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("ENGRAM_SOLR_URL must list http:// or https:// URLs");
+    assertThatThrownBy(() -> EngramConfig.fromEnvironment(Map.of(
+            "ENGRAM_MEMORY_INDEX", "solr",
+            "ENGRAM_SOLR_URL", "http://solr-1:8983/solr",
+            "ENGRAM_SOLR_TIMEOUT_MS", "20000",
+            "REQUEST_TIMEOUT", "60")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("at most a quarter of REQUEST_TIMEOUT");
+    EngramConfig config = EngramConfig.fromEnvironment(Map.of(
+        "ENGRAM_MEMORY_INDEX", "solr",
+        "ENGRAM_SOLR_URL", " http://solr-1:8983/solr, http://solr-2:8983/solr ",
+        "ENGRAM_SOLR_PASSWORD", "s3cret-solr"));
+    assertThat(config.memoryIndex().solrNodes()).hasSize(2);
+    assertThat(config.redactedValues().get("ENGRAM_SOLR_PASSWORD")).isEqualTo("<set>");
+    assertThat(config.memoryIndex().toString()).doesNotContain("s3cret-solr");
+  }
+
+  @Test
   void everyProblemIsReportedAtOnce() {
     assertThatThrownBy(
             () -> EngramConfig.fromEnvironment(Map.of("API_PORT", "1", "LOG_FORMAT", "xml")))

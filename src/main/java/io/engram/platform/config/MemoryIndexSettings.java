@@ -21,6 +21,12 @@ public record MemoryIndexSettings(
     String solrPassword,
     Duration solrTimeout) {
 
+  /**
+   * A retrieval's Solr requests one after another, at most: the subject lookup and the text
+   * search, a time-bounded vector search, the neighbours in time.
+   */
+  static final int SEARCHES_PER_RETRIEVAL = 4;
+
   public boolean solr() {
     return engine.equals("solr");
   }
@@ -60,6 +66,14 @@ public record MemoryIndexSettings(
     if (urls.isBlank()) {
       return List.of("ENGRAM_MEMORY_INDEX=solr needs ENGRAM_SOLR_URL: the Solr nodes' base URLs,"
           + " comma-separated (http://solr-1:8983/solr,http://solr-2:8983/solr)");
+    }
+    long timeout = Long.parseLong(values.getOrDefault("ENGRAM_SOLR_TIMEOUT_MS", "5000"));
+    long request = Long.parseLong(values.getOrDefault("REQUEST_TIMEOUT", "120")) * 1000;
+    if (timeout * SEARCHES_PER_RETRIEVAL > request) {
+      return List.of("ENGRAM_SOLR_TIMEOUT_MS (" + timeout + ") must be at most a quarter of"
+          + " REQUEST_TIMEOUT (" + request / 1000 + " s): a retrieval asks Solr up to "
+          + SEARCHES_PER_RETRIEVAL + " times in turn, and must answer (503 when Solr is away)"
+          + " before the request is cut");
     }
     for (String url : urls.split(",")) {
       String u = url.strip();
