@@ -83,7 +83,8 @@ public final class AdminCommand {
     }
     try (Services services = Services.open(config, Clock.systemUTC())) {
       Object result = parsed.resource.equals("memory-index") && parsed.verb.equals("reindex")
-          ? io.engram.memory.MemoryModule.reindex(config, services.database(), Clock.systemUTC())
+          ? io.engram.memory.solr.SolrMemoryIndex.reindex(
+              config, services.database(), Clock.systemUTC())
           : dispatch(services.organizationService(), parsed);
       if (result == null) {
         err.println("Unknown admin command '" + args[0] + " " + args[1] + "'.\n" + USAGE);

@@ -161,8 +161,16 @@ public final class Engram implements AutoCloseable {
         metrics.registry(),
         network.egress(),
         clock));
-    MemoryModule memory = opened.add(
-        MemoryModule.open(config, database, services.cluster(), metrics.registry(), clock));
+    MemoryModule memory = opened.add(MemoryModule.open(
+        config,
+        database,
+        services.cluster(),
+        metrics.registry(),
+        clock,
+        config.memoryIndex().solr()
+            ? stores ->
+                io.engram.memory.solr.SolrMemoryIndex.open(config.memoryIndex(), stores, clock)
+            : MemoryModule.embedded(config, clock)));
     instances.includeInSnapshots(memory.data(), new AssistantData(), new SettingsData());
     services.memoryHandlers().bind(memory.service());
     ReflectionModule reflection = opened.add(new ReflectionModule(

@@ -62,6 +62,14 @@ public interface MemoryIndex extends AutoCloseable {
   /** Durably commits what changed since the last commit, with the change-log position. */
   void commitIfChanged();
 
+  /** The engine's own background work (none for the embedded index). */
+  default java.util.List<io.engram.platform.module.Job> jobs() {
+    return java.util.List.of();
+  }
+
+  /** Registers the engine's own measures in /metrics (none for the embedded index). */
+  default void measureWith(io.micrometer.core.instrument.MeterRegistry registry) {}
+
   @Override
   void close();
 }

@@ -1,13 +1,8 @@
 package io.engram.memory;
 
-import io.engram.memory.solr.SolrCollection;
-import io.engram.memory.solr.SolrConnection;
-import io.engram.memory.solr.SolrMemoryIndex;
 import io.engram.platform.cluster.ChangeSignal;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.EngramConfig;
-import io.engram.platform.config.MemoryIndexSettings;
-import io.engram.platform.http.ApiException;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
@@ -19,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,13 +48,14 @@ public final class MemoryModule implements Module {
       Database database,
       Cluster cluster,
       MeterRegistry registry,
-      Clock clock) {
+      Clock clock,
+      IndexOpener opener) {
     MemoryStores stores = MemoryStores.open(database);
-    MemoryIndex index = openIndex(config, stores, clock);
+    MemoryIndex index = opener.open(stores);
     MemoryIndex.OpeningReport report = index.openingReport();
     LOG.info(
-        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed ({};"
-            + " engine {})",
+        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed"
+            + " ({}); engine {}",
         report.rebuilt() ? "rebuilt" : "opened",
         report.millis(),
         report.documents(),
@@ -82,31 +77,23 @@ public final class MemoryModule implements Module {
             + " away or recovering")
         .tag("engine", index.engine())
         .register(registry);
+    index.measureWith(registry);
     return new MemoryModule(memory, config.server(), shared, clock);
   }
 
   /**
-   * The index ENGRAM_MEMORY_INDEX names: the embedded Lucene index in the data directory, or the
-   * Solr collection every node shares (created and filled from the database when missing).
+   * Opens the memory index over the memory's stores: the embedded one ({@link #embedded}), or a
+   * distributed engine's (ENGRAM_MEMORY_INDEX; the engine's package sits above this one and is
+   * chosen where the server is put together).
    */
-  private static MemoryIndex openIndex(EngramConfig config, MemoryStores stores, Clock clock) {
-    MemoryIndexSettings settings = config.memoryIndex();
-    if (!settings.solr()) {
-      return new LuceneMemoryIndex(
-          config.storage().dataDir().resolve("index").resolve("memory"),
-          stores.memories(),
-          stores.changeLog(),
-          clock);
-    }
-    SolrConnection solr = new SolrConnection(
-        settings.solrNodes(),
-        settings.solrUsername(),
-        settings.solrPassword(),
-        settings.solrTimeout());
-    return new SolrMemoryIndex(
-        solr,
-        new SolrCollection(
-            solr, settings.solrCollection(), settings.solrShards(), settings.solrReplicas()),
+  public interface IndexOpener {
+    MemoryIndex open(MemoryStores stores);
+  }
+
+  /** The embedded Lucene index in the data directory (ENGRAM_MEMORY_INDEX=lucene, the default). */
+  public static IndexOpener embedded(EngramConfig config, Clock clock) {
+    return stores -> new LuceneMemoryIndex(
+        config.storage().dataDir().resolve("index").resolve("memory"),
         stores.memories(),
         stores.changeLog(),
         clock);
@@ -128,36 +115,6 @@ public final class MemoryModule implements Module {
         subject -> index.followNew(),
         Duration.ofMillis(50)));
     index.announceChangesWith(() -> changes.announce("memory"));
-  }
-
-  /**
-   * {@code engram admin memory-index reindex}: a full reindex of the Solr collection from the
-   * database, beside the current one (which serves meanwhile), the alias moved at the end. The
-   * embedded index has no such command: it rebuilds itself at start when it cannot be trusted.
-   */
-  public static Map<String, Object> reindex(EngramConfig config, Database database, Clock clock) {
-    if (!config.memoryIndex().solr()) {
-      throw ApiException.badRequest(
-          "ENGRAM_MEMORY_INDEX",
-          "The embedded memory index (ENGRAM_MEMORY_INDEX=lucene) is each node's own: it is"
-              + " rebuilt from the database at start when its directory"
-              + " (ENGRAM_DATA_DIR/index/memory) is removed. This command reindexes the Solr"
-              + " collection (ENGRAM_MEMORY_INDEX=solr).");
-    }
-    MemoryStores stores = MemoryStores.open(database);
-    try (SolrMemoryIndex index = (SolrMemoryIndex) openIndex(config, stores, clock)) {
-      String before = index.collection().current();
-      long started = System.nanoTime();
-      long memories = index.reindex();
-      Map<String, Object> done = new java.util.LinkedHashMap<>();
-      done.put("engine", "solr");
-      done.put("alias", index.collection().alias());
-      done.put("from", before);
-      done.put("to", index.collection().current());
-      done.put("memories", memories);
-      done.put("seconds", (System.nanoTime() - started) / 1_000_000_000.0);
-      return done;
-    }
   }
 
   /** Where a memory's provenance finds its notes (reflection, which stands on the memory). */
@@ -219,14 +176,8 @@ public final class MemoryModule implements Module {
             Duration.ofSeconds(1),
             Duration.ofMinutes(1),
             memory::digestUndigested)));
-    if (memory.index() instanceof SolrMemoryIndex solr) {
-      // Every node runs it: a read of the change log and of Solr's revisions, which writes only
-      // what no node indexed (Solr away, or a node killed between its commit and its index write).
-      jobs.add(Job.every(
-          Duration.ofSeconds(2), "index what no node indexed (Solr catch-up)", solr::catchUp));
-      jobs.add(Job.every(
-          Duration.ofSeconds(5), "check the Solr collection's shards", solr::checkShards));
-    }
+    // A distributed engine's own upkeep (Solr's catch-up and shard check).
+    jobs.addAll(memory.index().jobs());
     if (sharedDatabase) {
       // Other nodes write to the same database: follow their changes through the change log.
       jobs.add(

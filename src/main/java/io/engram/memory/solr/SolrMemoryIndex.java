@@ -63,9 +63,20 @@ public final class SolrMemoryIndex implements MemoryIndex {
   private final Map<String, Map<String, Object>> pending = new LinkedHashMap<>();
 
   private final Object flushing = new Object();
+  private final Object committing = new Object();
+  /** Update requests sent, and how many of them the last soft commit covered. */
+  private final AtomicLong sent = new AtomicLong();
+
+  private volatile long committed;
+  /** Soft commits made (for the benchmarks: how many writes each one served). */
+  private final AtomicLong commits = new AtomicLong();
+
   private volatile Throwable failure;
   private final ChangeFollower follower;
   private final OpeningReport openingReport;
+
+  /** When this node first saw each change the catch-up has not checked yet (System.nanoTime). */
+  private final Map<Long, Long> firstSeen = new ConcurrentHashMap<>();
 
   /** Changes the catch-up found indexed in {@link #checkedIn}, by position, with their time. */
   private final Map<Long, Long> checked = new ConcurrentHashMap<>();
@@ -103,6 +114,83 @@ public final class SolrMemoryIndex implements MemoryIndex {
     }
     this.openingReport = new OpeningReport(
         created, reason, documents, -1, 0, (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /** The Solr index ENGRAM_SOLR_* describe, over the memory's stores. */
+  public static SolrMemoryIndex open(
+      io.engram.platform.config.MemoryIndexSettings settings,
+      io.engram.memory.MemoryStores stores,
+      Clock clock) {
+    SolrConnection solr = new SolrConnection(
+        settings.solrNodes(),
+        settings.solrUsername(),
+        settings.solrPassword(),
+        settings.solrTimeout());
+    return new SolrMemoryIndex(
+        solr,
+        new SolrCollection(
+            solr, settings.solrCollection(), settings.solrShards(), settings.solrReplicas()),
+        stores.memories(),
+        stores.changeLog(),
+        clock);
+  }
+
+  /**
+   * {@code engram admin memory-index reindex}: a full reindex of the Solr collection from the
+   * database, beside the current one (which serves meanwhile), the alias moved at the end. The
+   * embedded index has no such command: it rebuilds itself at start when it cannot be trusted.
+   */
+  public static Map<String, Object> reindex(
+      io.engram.platform.config.EngramConfig config,
+      io.engram.store.Database database,
+      Clock clock) {
+    if (!config.memoryIndex().solr()) {
+      throw io.engram.platform.http.ApiException.badRequest(
+          "ENGRAM_MEMORY_INDEX",
+          "The embedded memory index (ENGRAM_MEMORY_INDEX=lucene) is each node's own: it is"
+              + " rebuilt from the database at start when its directory"
+              + " (ENGRAM_DATA_DIR/index/memory) is removed. This command reindexes the Solr"
+              + " collection (ENGRAM_MEMORY_INDEX=solr).");
+    }
+    try (SolrMemoryIndex index =
+        open(config.memoryIndex(), io.engram.memory.MemoryStores.open(database), clock)) {
+      String before = index.collection().current();
+      long started = System.nanoTime();
+      long memories = index.reindex();
+      Map<String, Object> done = new LinkedHashMap<>();
+      done.put("engine", "solr");
+      done.put("alias", index.collection().alias());
+      done.put("from", before);
+      done.put("to", index.collection().current());
+      done.put("memories", memories);
+      done.put("seconds", (System.nanoTime() - started) / 1_000_000_000.0);
+      return done;
+    }
+  }
+
+  /**
+   * Every node runs the catch-up (a read of the change log and of Solr's revisions, which writes
+   * only what no node indexed) and looks at the collection's shards.
+   */
+  @Override
+  public List<io.engram.platform.module.Job> jobs() {
+    return List.of(
+        io.engram.platform.module.Job.every(
+            Duration.ofSeconds(2), "index what no node indexed (Solr catch-up)", this::catchUp),
+        io.engram.platform.module.Job.every(
+            Duration.ofSeconds(5), "check the Solr collection's shards", this::checkShards));
+  }
+
+  @Override
+  public void measureWith(io.micrometer.core.instrument.MeterRegistry registry) {
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "engram_memory_index_updates", this, SolrMemoryIndex::documentsSent)
+        .description("Update requests this node sent to Solr (each a write, or several)")
+        .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "engram_memory_index_commits", this, SolrMemoryIndex::commits)
+        .description("Soft commits this node made (one makes every update sent before it visible)")
+        .register(registry);
   }
 
   @Override
@@ -179,6 +267,16 @@ public final class SolrMemoryIndex implements MemoryIndex {
       failure = why;
       return false;
     }
+  }
+
+  /** Soft commits this node made: with {@link #documentsSent}, how many writes each served. */
+  public long commits() {
+    return commits.get();
+  }
+
+  /** Update requests this node sent (a write's documents, or several writers' at once). */
+  public long documentsSent() {
+    return sent.get();
   }
 
   @Override
@@ -261,19 +359,40 @@ public final class SolrMemoryIndex implements MemoryIndex {
   }
 
   private void flush() {
+    long mine;
     synchronized (flushing) {
       Map<String, Map<String, Object>> batch;
       synchronized (pending) {
-        if (pending.isEmpty()) {
-          return;
-        }
         batch = new LinkedHashMap<>(pending);
         pending.clear();
       }
+      if (!batch.isEmpty()) {
+        try {
+          send(collection.alias(), batch, false);
+          sent.incrementAndGet();
+        } catch (RuntimeException e) {
+          // Not the caller's failure: its write is committed and logged; the catch-up indexes it.
+          failed(e);
+          return;
+        }
+      }
+      mine = sent.get();
+    }
+    // A group commit: one soft commit makes visible every batch sent before it started, so the
+    // writers that sent theirs while another commit ran share the next one instead of one each
+    // (a soft commit opens a searcher on every replica: the write path's largest cost).
+    synchronized (committing) {
+      if (committed >= mine) {
+        return;
+      }
+      long upTo = sent.get();
       try {
-        send(collection.alias(), batch, true);
+        solr.get(
+            collection.alias() + "/update",
+            Map.of("commit", "true", "softCommit", "true", "waitSearcher", "true"));
+        committed = upTo;
+        commits.incrementAndGet();
       } catch (RuntimeException e) {
-        // Not the caller's failure: its write is committed and logged; the catch-up indexes it.
         failed(e);
       }
     }
@@ -355,7 +474,7 @@ public final class SolrMemoryIndex implements MemoryIndex {
       return 0;
     }
     try {
-      return catchUp(collection.alias(), clock.instant().minus(GRACE));
+      return catchUp(collection.alias(), false);
     } catch (RuntimeException e) {
       if (e instanceof SolrConnection.Unavailable) {
         failed(e);
@@ -365,35 +484,51 @@ public final class SolrMemoryIndex implements MemoryIndex {
     }
   }
 
-  private int catchUp(String target, Instant until) {
+  private int catchUp(String target, boolean everything) {
     Position from = position(target);
     List<ChangeLog.Change> changes = changeLog.since(from.seq(), from.at().minus(OVERLAP));
+    if (!target.equals(checkedIn)) {
+      checked.clear();
+      firstSeen.clear();
+      checkedIn = target;
+    }
+    long now = System.nanoTime();
+    firstSeen.values().removeIf(seen -> now - seen > Duration.ofMinutes(10).toNanos());
     Set<String> ids = new LinkedHashSet<>();
+    List<ChangeLog.Change> due = new ArrayList<>();
     long last = from.seq();
-    // The look back covers transactions that committed late; what this node checked already in
-    // it is not checked again (it would be every change of the last half minute, every run).
-    long forgetBefore = until.minus(OVERLAP.multipliedBy(2)).toEpochMilli();
-    checked.values().removeIf(at -> at < forgetBefore);
+    Instant newest = from.at();
+    Instant oldestLeft = null;
     for (ChangeLog.Change change : changes) {
-      if (change.changedAt().isBefore(until)) {
-        if (!target.equals(checkedIn) || !checked.containsKey(change.seq())) {
-          ids.add(change.memoryId());
-        }
+      // The look back covers transactions that committed late; what this node checked already in
+      // it is not checked again (it would be every change of the last half minute, every run).
+      if (checked.containsKey(change.seq())) {
         last = Math.max(last, change.seq());
+        continue;
+      }
+      // A change is its writer's to index for GRACE after this node first saw it: measured here,
+      // not by the change's time (another node's clock, or a test's that stands still).
+      long seen = firstSeen.computeIfAbsent(change.seq(), seq -> now);
+      if (everything || now - seen >= GRACE.toNanos()) {
+        due.add(change);
+        ids.add(change.memoryId());
+        last = Math.max(last, change.seq());
+        newest = newest.isAfter(change.changedAt()) ? newest : change.changedAt();
+      } else if (oldestLeft == null || change.changedAt().isBefore(oldestLeft)) {
+        oldestLeft = change.changedAt();
       }
     }
     int rewritten = repair(target, List.copyOf(ids));
-    if (!target.equals(checkedIn)) {
-      checked.clear();
-      checkedIn = target;
+    for (ChangeLog.Change change : due) {
+      checked.put(change.seq(), change.changedAt().toEpochMilli());
+      firstSeen.remove(change.seq());
     }
-    for (ChangeLog.Change change : changes) {
-      if (change.changedAt().isBefore(until)) {
-        checked.put(change.seq(), change.changedAt().toEpochMilli());
-      }
-    }
+    // The next look starts at the oldest change left for later, so it is read again by its time.
+    Instant at = oldestLeft != null && oldestLeft.isBefore(newest) ? oldestLeft : newest;
+    long forgetBefore = at.minus(OVERLAP.multipliedBy(2)).toEpochMilli();
+    checked.values().removeIf(time -> time < forgetBefore);
     if (last > from.seq() || rewritten > 0) {
-      record(target, new Position(last, until));
+      record(target, new Position(last, at));
     }
     if (rewritten > 0) {
       LOG.info("memory index (Solr) catch-up: {} documents indexed that no node had", rewritten);
@@ -490,9 +625,9 @@ public final class SolrMemoryIndex implements MemoryIndex {
     }
     collection.create(next);
     long count = fill(next);
-    catchUp(next, clock.instant());
+    catchUp(next, true);
     collection.pointAliasAt(next);
-    catchUp(next, clock.instant());
+    catchUp(next, true);
     if (old != null) {
       collection.delete(old);
     }

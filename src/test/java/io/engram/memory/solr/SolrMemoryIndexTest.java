@@ -165,6 +165,48 @@ class SolrMemoryIndexTest {
     }
   }
 
+  /**
+   * Writers at once share soft commits (a group commit), and still each write is found by the
+   * other node's very next retrieval after it was acknowledged.
+   */
+  @Test
+  void concurrentWritesShareSoftCommitsAndEachIsFoundAtOnceOnTheOtherNode() throws Exception {
+    String collection = collection();
+    try (TestServer first = node(collection).postgres().start();
+        TestServer second = node(collection).sharing(first).start()) {
+      String org = first.createOrganization("growth");
+      String token = token(first, org);
+      java.util.concurrent.ExecutorService writers =
+          java.util.concurrent.Executors.newFixedThreadPool(8);
+      List<java.util.concurrent.Future<String>> misses = new ArrayList<>();
+      for (int i = 0; i < 48; i++) {
+        String word = "zq" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        int n = i;
+        misses.add(writers.submit(() -> {
+          String id = remember(
+              first, token, "{\"text\":\"Shipment " + n + " carries the code " + word + ".\"}");
+          return found(second, token, word, "").contains(id) ? null : word;
+        }));
+      }
+      List<String> missed = new ArrayList<>();
+      for (java.util.concurrent.Future<String> miss : misses) {
+        if (miss.get() != null) {
+          missed.add(miss.get());
+        }
+      }
+      writers.shutdown();
+      assertThat(missed).as("writes not found at once on the other node").isEmpty();
+      // Writers that wait share an update request, and one soft commit covers every update sent
+      // before it.
+      double updates = first.metric("engram_memory_index_updates_total", "");
+      double commits = first.metric("engram_memory_index_commits_total", "");
+      assertThat(updates).isPositive().isLessThanOrEqualTo(48);
+      assertThat(commits).isPositive().isLessThanOrEqualTo(updates);
+      System.out.printf(
+          "48 concurrent writes: %.0f updates, %.0f soft commits%n", updates, commits);
+    }
+  }
+
   @Test
   void anEngineNodeKilledAndRestartedLosesNothingAcknowledged() {
     String collection = collection();
