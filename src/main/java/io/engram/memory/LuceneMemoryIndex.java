@@ -351,13 +351,8 @@ public final class LuceneMemoryIndex implements MemoryIndex {
   }
 
   @Override
-  public void applied(long seq) {
-    follower.applied(seq);
-  }
-
-  @Override
-  public void announceChangesWith(Runnable announce) {
-    follower.announceWith(announce);
+  public ChangeFollower follower() {
+    return follower;
   }
 
   /**

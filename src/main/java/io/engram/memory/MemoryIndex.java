@@ -41,11 +41,18 @@ public interface MemoryIndex extends AutoCloseable {
   /** Follows what other nodes logged after the last change seen (another node said it wrote). */
   void followNew();
 
-  /** Notes that this node applied change {@code seq} itself, so following the log skips it. */
-  void applied(long seq);
+  /** This node's place in the memory change log, and the changes it made itself. */
+  ChangeFollower follower();
 
-  /** What to do when this node wrote a change: tell the other nodes. */
-  void announceChangesWith(Runnable announce);
+  /** Notes that this node applied change {@code seq} itself, so following the log skips it. */
+  default void applied(long seq) {
+    follower().applied(seq);
+  }
+
+  /** What to do when this node wrote a change: tell the other nodes (a change signal). */
+  default void announceChangesWith(Runnable announce) {
+    follower().announceWith(announce);
+  }
 
   /** Makes the index agree with the memory's current row. */
   void sync(String memoryId);

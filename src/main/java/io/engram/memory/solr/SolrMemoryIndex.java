@@ -297,13 +297,8 @@ public final class SolrMemoryIndex implements MemoryIndex {
   }
 
   @Override
-  public void applied(long seq) {
-    follower.applied(seq);
-  }
-
-  @Override
-  public void announceChangesWith(Runnable announce) {
-    follower.announceWith(announce);
+  public ChangeFollower follower() {
+    return follower;
   }
 
   // ---- writing
