@@ -254,6 +254,13 @@ final class SolrMemorySearch implements MemorySearch {
       return solr.postJson(collection.get() + "/select", Map.of(), body);
     } catch (SolrConnection.Unavailable e) {
       throw unavailable(e);
+    } catch (SolrConnection.Refused e) {
+      // No collection behind the alias yet (Solr was away when this node started, and the
+      // recovery that creates it has not run): the index is not there, which is a 503 too.
+      if (e.status == 404) {
+        throw unavailable(new SolrConnection.Unavailable(e.getMessage(), e));
+      }
+      throw e;
     }
   }
 
