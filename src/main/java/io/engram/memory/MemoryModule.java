@@ -54,12 +54,12 @@ public final class MemoryModule implements Module {
     MemoryIndex index = opener.open(stores);
     MemoryIndex.OpeningReport report = index.openingReport();
     LOG.info(
-        "memory index {} in {} ms: {} memories indexed in {} segments, {} changes replayed"
-            + " ({}); engine {}",
+        "memory index {} in {} ms: {} memories indexed{}, {} changes replayed ({}); engine {}",
         report.rebuilt() ? "rebuilt" : "opened",
         report.millis(),
         report.documents(),
-        report.segments(),
+        // Segments are the embedded index's; a distributed engine reports none (-1).
+        report.segments() < 0 ? "" : " in " + report.segments() + " segments",
         report.replayedChanges(),
         report.reason(),
         index.engine());

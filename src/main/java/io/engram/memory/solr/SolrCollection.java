@@ -173,9 +173,10 @@ public final class SolrCollection {
         : "Solr shards " + unserved + " of " + current + " have no active replica";
   }
 
-  /** The documents of the current collection (the position document included). */
+  /** The memories the current collection holds (its position document left out). */
   public long documents() {
-    JsonNode answer = solr.get(alias + "/select", Map.of("q", "*:*", "rows", "0"));
+    JsonNode answer = solr.get(
+        alias + "/select", Map.of("q", SolrDocuments.MEMORY_ID + ":[* TO *]", "rows", "0"));
     return answer.path("response").path("numFound").asLong();
   }
 

@@ -69,10 +69,6 @@ public final class SolrConnection {
     return timeout;
   }
 
-  public List<URI> nodes() {
-    return nodes;
-  }
-
   /** GET {@code path} (under a node's /solr) with these parameters. */
   public JsonNode get(String path, Map<String, String> params) {
     return send(path, params, null, null, timeout);

@@ -558,17 +558,11 @@ public final class SolrMemoryIndex implements MemoryIndex {
 
   /** The revision Solr holds for each of these memories (absent: no document). */
   private Map<String, String> revisions(String target, List<String> ids) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put(
-        "query",
-        ids.stream()
-            .map(id -> SolrQueries.term(SolrDocuments.MEMORY_ID, id))
-            .collect(java.util.stream.Collectors.joining(" OR ")));
-    body.put("limit", ids.size());
-    body.put("fields", SolrDocuments.MEMORY_ID + "," + SolrDocuments.REVISION);
-    body.put("params", Map.of("q.op", "OR"));
     Map<String, String> held = new HashMap<>();
-    solr.postJson(target + "/select", Map.of(), body)
+    solr.postJson(
+            target + "/select",
+            Map.of(),
+            SolrQueries.byMemoryIds(ids, SolrDocuments.MEMORY_ID + "," + SolrDocuments.REVISION))
         .path("response")
         .path("docs")
         .forEach(doc -> held.put(

@@ -206,16 +206,7 @@ final class SolrMemorySearch implements MemorySearch {
     List<String> all = List.copyOf(ids);
     for (int from = 0; from < all.size(); from += 500) {
       List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put(
-          "query",
-          chunk.stream()
-              .map(id -> SolrQueries.term(SolrDocuments.MEMORY_ID, id))
-              .collect(Collectors.joining(" OR ")));
-      body.put("limit", chunk.size());
-      body.put("fields", SolrDocuments.MEMORY_ID);
-      body.put("params", Map.of("q.op", "OR"));
-      JsonNode answer = post(body);
+      JsonNode answer = post(SolrQueries.byMemoryIds(chunk, SolrDocuments.MEMORY_ID));
       answer
           .path("response")
           .path("docs")

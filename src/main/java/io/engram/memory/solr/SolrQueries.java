@@ -92,6 +92,23 @@ final class SolrQueries {
     return fq;
   }
 
+  /**
+   * A request for the documents of these memories (any organization: a check by id, which has no
+   * shard to route to), with {@code fields}.
+   */
+  static java.util.Map<String, Object> byMemoryIds(List<String> ids, String fields) {
+    java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+    body.put(
+        "query",
+        ids.stream()
+            .map(id -> term(SolrDocuments.MEMORY_ID, id))
+            .collect(Collectors.joining(" OR ")));
+    body.put("limit", ids.size());
+    body.put("fields", fields);
+    body.put("params", java.util.Map.of("q.op", "OR"));
+    return body;
+  }
+
   private static String anyOf(String field, String shared, String own) {
     return own == null ? term(field, shared) : term(field, shared) + " OR " + term(field, own);
   }

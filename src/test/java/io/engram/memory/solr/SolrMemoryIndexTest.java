@@ -268,20 +268,10 @@ class SolrMemoryIndexTest {
     try (ServerProcess node =
         ServerProcess.start(env, "serve").awaitHealthy(java.time.Duration.ofSeconds(120))) {
       Http http = node.http();
-      org = http.post("/v1/organizations")
-          .bearer(TestServer.ADMIN_KEY)
-          .json("{\"name\":\"Killed\",\"plan\":\"growth\"}")
-          .send()
-          .json()
-          .get("id")
-          .asText();
-      token = http.post("/v1/organizations/" + org + "/tokens")
-          .bearer(TestServer.ADMIN_KEY)
-          .json("{\"name\":\"w\",\"scopes\":[\"memory:read\",\"memory:write\"]}")
-          .send()
-          .json()
-          .get("token")
-          .asText();
+      io.engram.support.Operator operator =
+          new io.engram.support.Operator(http, TestServer.ADMIN_KEY);
+      org = operator.createOrganization("growth");
+      token = operator.token(org, null, "memory:read", "memory:write");
       java.util.concurrent.ExecutorService writers =
           java.util.concurrent.Executors.newFixedThreadPool(4);
       java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
