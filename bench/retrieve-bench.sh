@@ -2,6 +2,9 @@
 # Retrieval at 100,000 memories: rebuilds the index of /tmp/bench/data (made by bench/seed-100k.sh),
 # then retrieves with includeContext at 1, 2, 4 and 8 connections (wrk, 30 s each after a warm-up).
 #   bash bench/retrieve-bench.sh [path to engram.jar, default target/engram.jar]
+#   BENCH_DIR=/tmp/bench1m ...                another seeded directory; where it holds many
+#                                             organizations (ORGS=... bench/seed-100k.sh), each
+#                                             retrieval is one of theirs, picked at random
 #   FILTERED=1 bash bench/retrieve-bench.sh   as one of 10,000 end users, with a metadata filter
 #   COMPARE=1 bash bench/retrieve-bench.sh    all three in one run on one index: unfiltered (the
 #                                             organization), an end user, an end user + a filter
@@ -11,17 +14,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JAR=${1:-target/engram.jar}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-source <(sed 's/ /\n/g' /tmp/bench/env)
-export ENGRAM_DATA_DIR=/tmp/bench/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef RATE_LIMIT_REQUESTS=1000000 \
+BENCH_DIR=${BENCH_DIR:-/tmp/bench}
+source <(sed 's/ /\n/g' $BENCH_DIR/env)
+[ -f $BENCH_DIR/tokens ] && [ "$(wc -l < $BENCH_DIR/tokens)" -gt 1 ] && export TOKENS=$BENCH_DIR/tokens
+export ENGRAM_DATA_DIR=$BENCH_DIR/data ENGRAM_ADMIN_KEY=benchadminkey0123456789abcdef RATE_LIMIT_REQUESTS=1000000 \
   ENGRAM_REFLECTION_SCHEDULER=false LOG_LEVEL=warning
-rm -rf /tmp/bench/data/index
+rm -rf $BENCH_DIR/data/index
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -jar "$JAR" serve \
-  > /tmp/bench/retrieve-serve.log 2>&1 &
+  > $BENCH_DIR/retrieve-serve.log 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true' EXIT
 T0=$SECONDS
 until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
-  kill -0 $PID 2>/dev/null || { cat /tmp/bench/retrieve-serve.log; exit 1; }
+  kill -0 $PID 2>/dev/null || { cat $BENCH_DIR/retrieve-serve.log; exit 1; }
   sleep 0.5
 done
 echo "serving after $((SECONDS - T0)) s (the index rebuilt or filled from the database)"

@@ -17,6 +17,14 @@ local headers = {}
 -- users, without the filter (what the filter itself costs is the difference of the two).
 local filtered = os.getenv("FILTERED") == "1"
 local asUser = filtered or os.getenv("FILTERED") == "2"
+-- TOKENS=<file>: each retrieval as one of the organizations whose memory tokens the file lists,
+-- one a line (bench/seed-100k.sh with ORGS writes it), picked at random.
+local tokens = {}
+if os.getenv("TOKENS") then
+  for line in io.lines(os.getenv("TOKENS")) do
+    if #line > 0 then tokens[#tokens + 1] = line end
+  end
+end
 
 init = function(args)
   for name, value in pairs(wrk.headers) do
@@ -27,6 +35,9 @@ init = function(args)
 end
 
 request = function()
+  if #tokens > 0 then
+    headers["Authorization"] = "Bearer " .. tokens[math.random(#tokens)]
+  end
   local query = string.format(forms[math.random(#forms)], subjects[math.random(#subjects)],
     topics[math.random(#topics)])
   local narrowing = ""

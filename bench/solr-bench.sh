@@ -5,6 +5,9 @@
 # emulators/solr, built by ./engram test) that Engram fills from the database at start. Also
 # prints the fill's time, and Solr's disk and heap for those memories.
 #   bash bench/solr-bench.sh [path to engram.jar]       CONNECTIONS="1 8" by default
+#   BENCH_DIR=/tmp/bench1m SOLR_HEAP=2g bash bench/solr-bench.sh   another seeded directory (such as
+#                                           1,000,000 memories over 1,000 organizations:
+#                                           ORGS=1000 BENCH_DIR=/tmp/bench1m bench/seed-100k.sh 1000000)
 # Results: docs/benchmarks.md, "The memory index on Solr".
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -143,34 +143,27 @@ public final class SolrCollection {
   }
 
   /**
+   * The current collection's shards, each with the replicas that can answer (active, on a live
+   * node), or null when the alias names no collection.
+   */
+  SolrShards shards() {
+    String current = current();
+    if (current == null) {
+      return null;
+    }
+    return SolrShards.of(
+        current,
+        solr.get("admin/collections", Map.of("action", "CLUSTERSTATUS", "collection", current)));
+  }
+
+  /**
    * Why the collection cannot serve everything, or null when it can: each shard needs an active
    * replica on a live node (a node down with its shards' replicas elsewhere serves on).
    */
-  public String unservedBecause() {
-    String current = current();
-    if (current == null) {
-      return "the Solr alias " + alias + " names no collection";
-    }
-    JsonNode status =
-        solr.get("admin/collections", Map.of("action", "CLUSTERSTATUS", "collection", current));
-    List<String> live = new ArrayList<>();
-    status.path("cluster").path("live_nodes").forEach(node -> live.add(node.asText()));
-    JsonNode shardsNode =
-        status.path("cluster").path("collections").path(current).path("shards");
-    List<String> unserved = new ArrayList<>();
-    shardsNode.properties().forEach(shard -> {
-      boolean served = false;
-      for (JsonNode replica : shard.getValue().path("replicas")) {
-        served |= "active".equals(replica.path("state").asText())
-            && live.contains(replica.path("node_name").asText());
-      }
-      if (!served) {
-        unserved.add(shard.getKey());
-      }
-    });
-    return unserved.isEmpty()
-        ? null
-        : "Solr shards " + unserved + " of " + current + " have no active replica";
+  static String unservedBecause(String alias, SolrShards shards) {
+    return shards == null
+        ? "the Solr alias " + alias + " names no collection"
+        : shards.unservedBecause();
   }
 
   /** The memories the current collection holds (its position document left out). */

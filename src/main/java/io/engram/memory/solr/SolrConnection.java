@@ -100,6 +100,21 @@ public final class SolrConnection {
         within);
   }
 
+  /**
+   * POST a JSON body to {@code path} under one of {@code bases} (the cores of a shard, say), the
+   * next in turn first and the others when it cannot answer, within the usual deadline.
+   */
+  public JsonNode postJsonAt(
+      List<URI> bases, String path, Map<String, String> params, Object body) {
+    return send(
+        bases,
+        path,
+        params,
+        Json.write(body).getBytes(StandardCharsets.UTF_8),
+        "application/json",
+        timeout);
+  }
+
   /** POST raw bytes (a configset's zip) to {@code path}. */
   public JsonNode postBytes(String path, Map<String, String> params, byte[] body) {
     return send(path, params, body, "application/octet-stream", ADMINISTRATION);
@@ -107,15 +122,25 @@ public final class SolrConnection {
 
   private JsonNode send(
       String path, Map<String, String> params, byte[] body, String type, Duration within) {
+    return send(nodes, path, params, body, type, within);
+  }
+
+  private JsonNode send(
+      List<URI> bases,
+      String path,
+      Map<String, String> params,
+      byte[] body,
+      String type,
+      Duration within) {
     long deadline = System.nanoTime() + within.toNanos();
     Exception last = null;
-    int start = Math.floorMod(next.getAndIncrement(), nodes.size());
-    for (int i = 0; i < nodes.size(); i++) {
+    int start = Math.floorMod(next.getAndIncrement(), bases.size());
+    for (int i = 0; i < bases.size(); i++) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;
       }
-      URI node = nodes.get((start + i) % nodes.size());
+      URI node = bases.get((start + i) % bases.size());
       try {
         HttpResponse<String> response = http.send(
             request(node, path, params, body, type, Duration.ofNanos(left)),
@@ -143,7 +168,7 @@ public final class SolrConnection {
       }
     }
     throw new Unavailable(
-        "Solr cannot be reached at " + nodes + " within " + within.toMillis() + " ms: "
+        "Solr cannot be reached at " + bases + " within " + within.toMillis() + " ms: "
             + (last == null ? "the deadline passed" : last.toString()),
         last);
   }

@@ -108,6 +108,7 @@ public final class SolrMemoryIndex implements MemoryIndex {
         fill(collection.alias());
       }
       documents = collection.documents();
+      search.routeBy(collection.shards());
     } catch (RuntimeException e) {
       failed(e);
       reason = "Solr unreachable at start (" + e.getMessage() + ")";
@@ -178,7 +179,7 @@ public final class SolrMemoryIndex implements MemoryIndex {
         io.engram.platform.module.Job.every(
             Duration.ofSeconds(2), "index what no node indexed (Solr catch-up)", this::catchUp),
         io.engram.platform.module.Job.every(
-            Duration.ofSeconds(5), "check the Solr collection's shards", this::checkShards));
+            Duration.ofSeconds(2), "check the Solr collection's shards", this::checkShards));
   }
 
   @Override
@@ -191,6 +192,16 @@ public final class SolrMemoryIndex implements MemoryIndex {
             "engram_memory_index_commits", this, SolrMemoryIndex::commits)
         .description("Soft commits this node made (one makes every update sent before it visible)")
         .register(registry);
+    for (var route :
+        Map.of("shard", search.toShard, "collection", search.throughCollection).entrySet()) {
+      io.micrometer.core.instrument.FunctionCounter.builder(
+              "engram_memory_index_searches", route.getValue(), AtomicLong::get)
+          .description("Searches this node sent to Solr: straight to a core of the organization's"
+              + " shard, or through the collection (shards not known yet, or a core that did not"
+              + " answer)")
+          .tag("route", route.getKey())
+          .register(registry);
+    }
   }
 
   @Override
@@ -221,11 +232,14 @@ public final class SolrMemoryIndex implements MemoryIndex {
 
   /**
    * Looks at the collection's shards (every few seconds): a shard whose every replica is down makes
-   * the node not ready; Solr away is a failure, recovered like any other.
+   * the node not ready; Solr away is a failure, recovered like any other. What it saw is also where
+   * searches go: straight to a core of the organization's shard.
    */
   public void checkShards() {
     try {
-      unserved = collection.unservedBecause();
+      SolrShards shards = collection.shards();
+      search.routeBy(shards);
+      unserved = SolrCollection.unservedBecause(collection.alias(), shards);
     } catch (SolrConnection.Unavailable e) {
       failed(e);
     }
@@ -616,10 +630,14 @@ public final class SolrMemoryIndex implements MemoryIndex {
     long count = fill(next);
     catchUp(next, true);
     collection.pointAliasAt(next);
-    catchUp(next, true);
+    checkShards();
+    // The old collection goes before the last catch-up, not after: another node's searches go
+    // straight to the cores it last saw, and a deleted core sends them to the alias (404), where
+    // a core still there would answer from a collection that no longer takes writes.
     if (old != null) {
       collection.delete(old);
     }
+    catchUp(next, true);
     LOG.info("memory index (Solr) reindexed into {}: {} memories; {} deleted", next, count, old);
     return count;
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.memory.ActivationRanker;
 import io.engram.memory.MemoryAnalyzer;
 import io.engram.memory.MemorySearch;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.lucene.analysis.Analyzer;
@@ -30,6 +32,17 @@ final class SolrMemorySearch implements MemorySearch {
   private final SolrConnection solr;
   private final Supplier<String> collection;
   private final Analyzer analyzer;
+
+  /**
+   * The collection's shards as last seen ({@link SolrMemoryIndex#checkShards}), or null: then (and
+   * when the shard's cores do not answer) a search goes through the collection, which forwards it.
+   */
+  private volatile SolrShards routes;
+
+  /** Searches sent to a core of the organization's shard, and through the collection. */
+  final AtomicLong toShard = new AtomicLong();
+
+  final AtomicLong throughCollection = new AtomicLong();
 
   SolrMemorySearch(SolrConnection solr, Supplier<String> collection, Analyzer analyzer) {
     this.solr = solr;
@@ -77,8 +90,7 @@ final class SolrMemorySearch implements MemorySearch {
         Map.of(
             "subjects",
             Map.of("type", "terms", "field", SolrDocuments.SUBJECT, "limit", MAX_QUERY_TERMS)));
-    body.put("params", Map.of("_route_", SolrDocuments.route(orgId), "q.op", "OR"));
-    JsonNode answer = post(body);
+    JsonNode answer = search(orgId, body, new LinkedHashMap<>(Map.of("q.op", "OR")));
     Set<String> named = new HashSet<>();
     for (JsonNode bucket : answer.path("facets").path("subjects").path("buckets")) {
       String subject = bucket.path("val").asText();
@@ -218,12 +230,7 @@ final class SolrMemorySearch implements MemorySearch {
   /** One search of the organization's shard: the query, the filter's filter queries, k rows. */
   private JsonNode select(String query, Filter filter, int k, Map<String, Object> more) {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("_route_", SolrDocuments.route(filter.orgId()));
     params.put("q.op", "OR");
-    // One shard answers: its ids, times and scores come back in one pass, not a second request
-    // for the fields; and a replica on the node asked is preferred to one across the network.
-    params.put("distrib.singlePass", "true");
-    params.put("shards.preference", "replica.location:local");
     if (more != null) {
       params.putAll(more);
     }
@@ -232,8 +239,49 @@ final class SolrMemorySearch implements MemorySearch {
     body.put("filter", SolrQueries.filters(filter));
     body.put("limit", k);
     body.put("fields", SolrDocuments.MEMORY_ID + "," + SolrDocuments.OCCURRED_AT + ",score");
-    body.put("params", params);
-    return post(body);
+    return search(filter.orgId(), body, params);
+  }
+
+  /** Where searches go from now on: the shards of the collection as the last look saw them. */
+  void routeBy(SolrShards shards) {
+    routes = shards;
+  }
+
+  /**
+   * One organization's search: to a core of its shard, which answers alone ({@code distrib=false}:
+   * no node in between forwarding it), when the shards are known and a core answers; otherwise
+   * through the collection, routed to the shard.
+   */
+  private JsonNode search(String orgId, Map<String, Object> body, Map<String, Object> params) {
+    SolrShards shards = routes;
+    List<URI> cores = shards == null ? List.of() : shards.coresOf(orgId);
+    if (!cores.isEmpty()) {
+      Map<String, Object> alone = new LinkedHashMap<>(params);
+      alone.put("distrib", "false");
+      body.put("params", alone);
+      try {
+        JsonNode answer = solr.postJsonAt(cores, "select", Map.of(), body);
+        toShard.incrementAndGet();
+        return answer;
+      } catch (SolrConnection.Unavailable | SolrConnection.Refused e) {
+        // The shards moved since the last look (a core gone, a reindex's collection deleted):
+        // through the collection until the next look.
+        if (e instanceof SolrConnection.Refused refused && refused.status != 404) {
+          throw refused;
+        }
+        routes = null;
+      }
+    }
+    Map<String, Object> routed = new LinkedHashMap<>(params);
+    routed.put("_route_", SolrDocuments.route(orgId));
+    // One shard answers: its ids, times and scores come back in one pass, not a second request
+    // for the fields; and a replica on the node asked is preferred to one across the network.
+    routed.put("distrib.singlePass", "true");
+    routed.put("shards.preference", "replica.location:local");
+    body.put("params", routed);
+    JsonNode answer = post(body);
+    throughCollection.incrementAndGet();
+    return answer;
   }
 
   /**

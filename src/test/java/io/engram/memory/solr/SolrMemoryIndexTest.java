@@ -151,10 +151,24 @@ class SolrMemoryIndexTest {
       for (String org : List.of(acme, globex)) {
         JsonNode docs = solrSelect(collection, "org:" + org).path("response").path("docs");
         Set<String> shards = new HashSet<>();
-        docs.forEach(doc -> shards.add(doc.path("[shard]").asText().replaceAll("_replica.*", "")));
+        docs.forEach(doc -> shards.add(doc.path("[shard]").asText()));
         assertThat(docs.size()).as(org).isGreaterThanOrEqualTo(3);
         assertThat(shards).as(org + " on " + shards).hasSize(1);
+        // Engram finds the same shard (compositeId's hash of the organization)...
+        SolrShards layout = new SolrCollection(
+                new SolrConnection(
+                    List.of(URI.create(solr.url(0))), "", "", java.time.Duration.ofSeconds(10)),
+                collection,
+                2,
+                2)
+            .shards();
+        assertThat(shards).containsExactly(layout.shardOf(org).name());
       }
+      // ...and sends its searches straight to a core of it, none through the collection.
+      assertThat(second.metric("engram_memory_index_searches_total", "route=\"shard\""))
+          .isGreaterThan(0);
+      assertThat(second.metric("engram_memory_index_searches_total", "route=\"collection\""))
+          .isEqualTo(0);
       // A deletion on the second node: gone on the first at once.
       Http.Response deleted =
           second.http.delete("/v1/memory/" + ferry).bearer(acmeToken).send();
