@@ -423,6 +423,20 @@ class SolrMemoryIndexTest {
       assertThat(chat.status()).as(chat.text()).isEqualTo(200);
       assertThat(chat.header("X-Engram-Memory-Status")).isEqualTo("unavailable");
       assertThat(chat.header("X-Engram-Memory-Ids")).isEmpty();
+      // The other chat routes say so the same way.
+      for (String[] route : new String[][] {
+        {"/v1/responses", "{\"model\":\"engram-chat\",\"input\":\"Where is the ferry?\"}"},
+        {
+          "/v1/messages",
+          "{\"model\":\"engram-chat\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\","
+              + "\"content\":\"Where is the ferry?\"}]}"
+        }
+      }) {
+        Http.Response answered =
+            server.http.post(route[0]).bearer(token).json(route[1]).send();
+        assertThat(answered.status()).as(route[0] + " " + answered.text()).isEqualTo(200);
+        assertThat(answered.header("X-Engram-Memory-Status")).as(route[0]).isEqualTo("unavailable");
+      }
     }
   }
 
