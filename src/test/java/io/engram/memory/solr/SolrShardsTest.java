@@ -33,6 +33,14 @@ class SolrShardsTest {
         + "\",\"node_name\":\"" + node + "\",\"state\":\"" + state + "\"}";
   }
 
+  /** Two shards of the ring's halves, each with these replicas. */
+  private static SolrShards halves(String upperReplicas, String lowerReplicas) {
+    return SolrShards.of(
+        "m_1",
+        status(shard("shard1", "80000000-ffffffff", "active", upperReplicas) + ","
+            + shard("shard2", "0-7fffffff", "active", lowerReplicas)));
+  }
+
   /** An organization id whose hash has the high bit set (false) or not (true). */
   private static String orgInLowerHalf(boolean lower) {
     for (int i = 0; ; i++) {
@@ -45,21 +53,11 @@ class SolrShardsTest {
 
   @Test
   void anOrganizationGoesToTheActiveCoresOfTheShardThatHoldsItsHashes() {
-    SolrShards shards = SolrShards.of(
-        "m_1",
-        status(shard(
-                "shard1",
-                "80000000-ffffffff",
-                "active",
-                replica("m_1_shard1_replica_n1", "a:8983_solr", "active") + ","
-                    + replica("m_1_shard1_replica_n2", "b:8983_solr", "recovering"))
-            + ","
-            + shard(
-                "shard2",
-                "0-7fffffff",
-                "active",
-                replica("m_1_shard2_replica_n3", "a:8983_solr", "active") + ","
-                    + replica("m_1_shard2_replica_n4", "c:8983_solr", "active"))));
+    SolrShards shards = halves(
+        replica("m_1_shard1_replica_n1", "a:8983_solr", "active") + ","
+            + replica("m_1_shard1_replica_n2", "b:8983_solr", "recovering"),
+        replica("m_1_shard2_replica_n3", "a:8983_solr", "active") + ","
+            + replica("m_1_shard2_replica_n4", "c:8983_solr", "active"));
     assertThat(shards.unservedBecause()).isNull();
     // Negative hashes are the upper half of the ring as Solr writes it (80000000-ffffffff).
     assertThat(shards.shardOf(orgInLowerHalf(false)).name()).isEqualTo("shard1");
@@ -72,19 +70,9 @@ class SolrShardsTest {
 
   @Test
   void aShardWithoutAnActiveReplicaIsUnservedAndItsOrganizationsTakeTheAlias() {
-    SolrShards shards = SolrShards.of(
-        "m_1",
-        status(shard(
-                "shard1",
-                "80000000-ffffffff",
-                "active",
-                replica("m_1_shard1_replica_n1", "a:8983_solr", "down"))
-            + ","
-            + shard(
-                "shard2",
-                "0-7fffffff",
-                "active",
-                replica("m_1_shard2_replica_n3", "b:8983_solr", "active"))));
+    SolrShards shards = halves(
+        replica("m_1_shard1_replica_n1", "a:8983_solr", "down"),
+        replica("m_1_shard2_replica_n3", "b:8983_solr", "active"));
     assertThat(shards.unservedBecause()).contains("shard1").contains("m_1");
     assertThat(shards.coresOf(orgInLowerHalf(false))).isEmpty();
     assertThat(shards.coresOf(orgInLowerHalf(true))).hasSize(1);
