@@ -114,8 +114,11 @@ public class OrganizationConfigBenchmark {
 
   @Benchmark
   public void concurrencySlot() {
-    try (InferenceLimits.Permit permit =
-        limits.admit(caller, java.util.Optional.empty(), null, InferenceLimits.Spending.FREE)) {
+    try (InferenceLimits.Permit permit = limits.admit(
+        caller,
+        java.util.Optional.empty(),
+        InferenceLimits.TokenDemand.exactly(1), // a request has a token at least
+        InferenceLimits.Spending.FREE)) {
       // taken and given back, as a request does
     }
   }
