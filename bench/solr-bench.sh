@@ -5,6 +5,8 @@
 # emulators/solr, built by ./engram test) that Engram fills from the database at start. Also
 # prints the fill's time, and Solr's disk and heap for those memories.
 #   bash bench/solr-bench.sh [path to engram.jar]       CONNECTIONS="1 8" by default
+#   BEFORE=<another engram.jar> ...     then, on the same filled collection, that build and this one
+#                                           again (an A/B of a change to the Solr path, both warm)
 #   BENCH_DIR=/tmp/bench1m SOLR_HEAP=2g bash bench/solr-bench.sh   another seeded directory (such as
 #                                           1,000,000 memories over 1,000 organizations:
 #                                           ORGS=1000 BENCH_DIR=/tmp/bench1m bench/seed-100k.sh 1000000)
@@ -39,8 +41,17 @@ bash bench/retrieve-bench.sh "$JAR"
 # The embedded run's server must be gone (it holds the data directory's lock) before the next.
 while pgrep -f "engram.jar serve" >/dev/null; do sleep 0.5; done
 echo "== Solr index (2 nodes, 2 shards x 2 replicas)"
-START=$(date +%s.%N)
-ENGRAM_MEMORY_INDEX=solr ENGRAM_SOLR_URL="$URLS" ENGRAM_SOLR_COLLECTION=bench bash bench/retrieve-bench.sh "$JAR"
+on_solr() {
+  while pgrep -f "engram.jar serve" >/dev/null; do sleep 0.5; done
+  ENGRAM_MEMORY_INDEX=solr ENGRAM_SOLR_URL="$URLS" ENGRAM_SOLR_COLLECTION=bench bash bench/retrieve-bench.sh "$1"
+}
+on_solr "$JAR"
+if [ -n "${BEFORE:-}" ]; then
+  echo "== Solr index, before: $BEFORE"
+  on_solr "$BEFORE"
+  echo "== Solr index, after: $JAR (again)"
+  on_solr "$JAR"
+fi
 echo "Solr on disk: $(du -sh "$WORK/node1" | cut -f1) + $(du -sh "$WORK/node2" | cut -f1) (each holds one replica of both shards)"
 set +e
 for U in ${URLS//,/ }; do
