@@ -30,6 +30,8 @@ until curl -sf http://127.0.0.1:8000/v1/health >/dev/null; do
   sleep 0.5
 done
 echo "serving after $((SECONDS - T0)) s (the index rebuilt or filled from the database)"
+# Whatever else must be quiet before measuring (solr-bench.sh: Solr's merges after the fill).
+[ -n "${SETTLE:-}" ] && "$SETTLE"
 URL=http://127.0.0.1:8000/v1/memory/retrieve
 wrk -t1 -c1 -d10s -s bench/retrieve.lua -H "Authorization: Bearer $TOKEN" $URL >/dev/null
 run() {

@@ -41,9 +41,30 @@ bash bench/retrieve-bench.sh "$JAR"
 # The embedded run's server must be gone (it holds the data directory's lock) before the next.
 while pgrep -f "engram.jar serve" >/dev/null; do sleep 0.5; done
 echo "== Solr index (2 nodes, 2 shards x 2 replicas)"
+# After a fill Solr merges its segments for minutes (at 1,000,000 memories, longer than the
+# measurement): wait until its processes have used under 5 % of a core for 15 s in a row.
+settle_solr() {
+  local quiet=0 before after
+  T_SETTLE=$SECONDS
+  before=$(solr_cpu_ticks)
+  while [ $quiet -lt 3 ]; do
+    sleep 5
+    after=$(solr_cpu_ticks)
+    if [ $(( (after - before) * 100 / (5 * $(getconf CLK_TCK)) )) -lt 5 ]; then quiet=$((quiet + 1)); else quiet=0; fi
+    before=$after
+  done
+  echo "Solr quiet $((SECONDS - T_SETTLE)) s after serving began (merges done)"
+}
+solr_cpu_ticks() { # user + system CPU ticks of the Solr nodes (fields 14 and 15 of /proc/PID/stat)
+  local total=0 pid
+  for pid in $SOLR_PIDS; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done
+  echo $total
+}
+export -f settle_solr solr_cpu_ticks
+export SOLR_PIDS="${PIDS[*]:1}"
 on_solr() {
   while pgrep -f "engram.jar serve" >/dev/null; do sleep 0.5; done
-  ENGRAM_MEMORY_INDEX=solr ENGRAM_SOLR_URL="$URLS" ENGRAM_SOLR_COLLECTION=bench bash bench/retrieve-bench.sh "$1"
+  SETTLE=settle_solr ENGRAM_MEMORY_INDEX=solr ENGRAM_SOLR_URL="$URLS" ENGRAM_SOLR_COLLECTION=bench bash bench/retrieve-bench.sh "$1"
 }
 on_solr "$JAR"
 if [ -n "${BEFORE:-}" ]; then

@@ -11,6 +11,7 @@ import io.engram.capabilities.CapabilitiesModule;
 import io.engram.console.ConsoleModule;
 import io.engram.finetuning.FineTuningModule;
 import io.engram.inference.Inference;
+import io.engram.instances.DataClass;
 import io.engram.instances.InstancesModule;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryModule;
@@ -244,6 +245,9 @@ public final class Engram implements AutoCloseable {
             clock);
     alerts.countStorage(org -> inference.storedBytes(org).orElse(0));
     inference.alertProvidersThrough(alerts::providerMisconfigured);
+    // The request log holds conversations: a policy that keeps conversations shorter keeps it so.
+    inference.shortenRequestLogBy(
+        org -> instances.services().retention().maxAge(org, DataClass.CONVERSATION_HISTORY));
     AdministrationModule administration = opened.add(new AdministrationModule(
             services.organizationService(), services.configs(), services.audit(), maxBody)
         .countInUse(org -> Map.of("connections", connections.open(org)))

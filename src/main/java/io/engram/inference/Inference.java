@@ -46,6 +46,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,6 +74,7 @@ public final class Inference implements Module {
   private final OrganizationConfigs configs;
   private final ResponseStore responses;
   private final long started;
+  private volatile Function<String, Optional<Duration>> requestLogMaxAge = org -> Optional.empty();
   private ChatSockets sockets;
 
   private Inference(
@@ -319,7 +321,7 @@ public final class Inference implements Module {
             "purge requests past their plan's retention",
             Duration.ofMinutes(1),
             Duration.ofHours(1),
-            () -> gateway.requests().purge(id -> organizations.find(id))),
+            () -> gateway.requests().purge(id -> organizations.find(id), requestLogMaxAge)),
         Job.every(
             Duration.ofMinutes(1), "drop cached answers past their time", gateway::sweepCache),
         new Job(
@@ -389,6 +391,15 @@ public final class Inference implements Module {
   /** Every model the gateway serves, by id (for fine-tuning: the base models). */
   public io.engram.inference.models.ModelCatalog catalog() {
     return gateway.catalog();
+  }
+
+  /**
+   * Keeps an organization's request log no longer than {@code maxAge} says (its retention
+   * policies for conversations), where that is shorter than its plan's retention.
+   */
+  public Inference shortenRequestLogBy(Function<String, Optional<Duration>> maxAge) {
+    this.requestLogMaxAge = maxAge;
+    return this;
   }
 
   /** Reports providers that refuse the gateway's key or a deployment's model through {@code alerts}. */

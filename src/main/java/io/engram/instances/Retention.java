@@ -116,6 +116,21 @@ public final class Retention {
         .orElse(List.of());
   }
 
+  /**
+   * How long the organization's policies of {@code type} let anything of it live: the shortest
+   * {@code max_age_days} among those that keep no fixed number of items (a {@code keep_latest}
+   * policy keeps its newest items at any age). Other stores that hold that class of data (the
+   * request log holds conversations) are kept no longer than this.
+   */
+  public Optional<Duration> maxAge(String orgId, DataClass type) {
+    return policies(orgId).stream()
+        .filter(policy -> policy.type() == type && policy.keepLatest() == null)
+        .map(RetentionPolicy::maxAgeDays)
+        .filter(java.util.Objects::nonNull)
+        .min(Integer::compare)
+        .map(Duration::ofDays);
+  }
+
   /** When the policies last ran, if ever. */
   public Optional<Instant> lastRun(String orgId) {
     return db.read(

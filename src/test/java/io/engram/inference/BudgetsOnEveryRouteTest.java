@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
 import io.engram.support.UpstreamServerTest;
+import io.engram.support.WebSocketClient;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -88,8 +89,7 @@ class BudgetsOnEveryRouteTest extends UpstreamServerTest {
     String inference = """
         {"type":"inference","model":"priced","max_tokens":5,"stream":false,"memory":false,
          "messages":[{"role":"user","content":"hello"}]}""";
-    try (WebSocketTest.Client client =
-        new WebSocketTest.Client(server.engram.port(), "/ws", null)) {
+    try (WebSocketClient client = new WebSocketClient(server.engram.port(), "/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + org.key() + "\"}");
       assertThat(client.next().path("type").asText()).isEqualTo("auth_ok");
       client.send(inference);

@@ -7,6 +7,7 @@ import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.TinyModel;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
+import io.engram.support.WebSocketClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -180,8 +181,7 @@ class LocalEngineTest {
 
   @Test
   void theWebSocketHonoursStreamFalseOnTheLocalEngine() throws Exception {
-    try (WebSocketTest.Client client =
-        new WebSocketTest.Client(server.engram.port(), "/ws", null)) {
+    try (WebSocketClient client = new WebSocketClient(server.engram.port(), "/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + token + "\"}");
       assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
       String ask = chat("Hello there", "\"max_tokens\":12,\"memory\":false,\"seed\":3");

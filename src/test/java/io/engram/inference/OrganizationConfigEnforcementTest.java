@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
+import io.engram.support.WebSocketClient;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -203,14 +204,14 @@ class OrganizationConfigEnforcementTest {
   void webSocketsCanBeTurnedOffCappedAndTimedOutPerOrganization() throws Exception {
     int port = gateway.server.engram.port();
     configure("{\"websocket\":{\"enabled\":false}}");
-    try (WebSocketTest.Client off = new WebSocketTest.Client(port, "/ws", null)) {
+    try (WebSocketClient off = new WebSocketClient(port, "/ws", null)) {
       off.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.key + "\"}");
       assertThat(off.next().at("/error/code").asText()).isEqualTo("websocket_disabled");
       assertThat(off.closed.get()).isEqualTo(ChatSockets.POLICY_VIOLATION);
     }
     configure("{\"websocket\":{\"enabled\":null,\"max_connections\":1,\"idle_timeout\":1}}");
-    try (WebSocketTest.Client first = new WebSocketTest.Client(port, "/ws", null);
-        WebSocketTest.Client second = new WebSocketTest.Client(port, "/ws", null)) {
+    try (WebSocketClient first = new WebSocketClient(port, "/ws", null);
+        WebSocketClient second = new WebSocketClient(port, "/ws", null)) {
       first.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.key + "\"}");
       assertThat(first.next().get("type").asText()).isEqualTo("auth_ok");
       second.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.token + "\"}");

@@ -159,25 +159,57 @@ class RequestLogTest extends UpstreamServerTest {
             .send()
             .status())
         .isEqualTo(403);
-    Job purge = server.engram.modules().stream()
+    Job purge = purgeJob();
+    purge.work().run();
+    request(org, id); // growth keeps 30 days
+    assertThat(goneAfter(Duration.ofDays(31), purge, org, id)).isTrue();
+  }
+
+  @Test
+  void aRetentionPolicyForConversationsKeepsTheLogShorterThanThePlan() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    String id = org.chat().header("X-Request-Id");
+    request(org, id);
+    // A policy that keeps its newest conversations at any age does not shorten the log.
+    setPolicies(org, "{\"type\":\"conversation_history\",\"max_age_days\":1,\"keep_latest\":5}");
+    assertThat(goneAfter(Duration.ofDays(4), purgeJob(), org, id)).isFalse();
+    setPolicies(org, "{\"type\":\"conversation_history\",\"max_age_days\":3}");
+    assertThat(goneAfter(Duration.ofDays(2), purgeJob(), org, id)).isFalse();
+    assertThat(goneAfter(Duration.ofDays(4), purgeJob(), org, id)).isTrue();
+  }
+
+  private void setPolicies(PricedOrganization org, String policy) {
+    Http.Response set = server
+        .http
+        .post("/v1/organizations/" + org.id() + "/retention")
+        .bearer(org.admin())
+        .json("{\"policies\":[" + policy + "]}")
+        .send();
+    assertThat(set.status()).as(set.text()).isIn(200, 201);
+  }
+
+  private Job purgeJob() {
+    return server.engram.modules().stream()
         .flatMap(module -> module.jobs().stream())
         .filter(job -> job.name().startsWith("purge requests"))
         .findFirst()
         .orElseThrow();
-    purge.work().run();
-    request(org, id); // growth keeps 30 days
-    server.clock.advance(Duration.ofDays(31));
+  }
+
+  /** Whether the request is gone after the purge runs {@code later} than now (then now again). */
+  private boolean goneAfter(Duration later, Job purge, PricedOrganization org, String id) {
+    server.clock.advance(later);
     try {
       purge.work().run();
-      assertThat(server
+      return server
               .http
               .get("/v1/organizations/" + org.id() + "/requests/" + id)
               .bearer(org.admin())
               .send()
-              .status())
-          .isEqualTo(404);
+              .status()
+          == 404;
     } finally {
-      server.clock.advance(Duration.ofDays(-31));
+      server.clock.advance(later.negated());
     }
   }
 }

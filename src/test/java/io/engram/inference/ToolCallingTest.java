@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.support.Http;
+import io.engram.support.WebSocketClient;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -154,8 +155,7 @@ class ToolCallingTest {
 
   @Test
   void webSocketsRefuseToolsRatherThanDropThem() throws Exception {
-    try (WebSocketTest.Client client =
-        new WebSocketTest.Client(gateway.server.engram.port(), "/ws", null)) {
+    try (WebSocketClient client = new WebSocketClient(gateway.server.engram.port(), "/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.token + "\"}");
       assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
       client.send(body(ASK, TOOLS).replaceFirst("\\{", "{\"type\":\"inference\","));

@@ -8,6 +8,7 @@ import io.engram.support.OtlpReceiver;
 import io.engram.support.OtlpReceiver.Received;
 import io.engram.support.PricedOrganization;
 import io.engram.support.TestServer;
+import io.engram.support.WebSocketClient;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import io.opentelemetry.proto.trace.v1.Status.StatusCode;
 import java.util.HexFormat;
@@ -213,8 +214,7 @@ class TracingTest {
   @Test
   void aChatOverAWebSocketIsARequestOfItsOwn() throws Exception {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
-    try (WebSocketTest.Client client =
-        new WebSocketTest.Client(server.engram.port(), "/v1/ws", null)) {
+    try (WebSocketClient client = new WebSocketClient(server.engram.port(), "/v1/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + org.key() + "\"}");
       assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
       client.send("{\"type\":\"inference\",\"model\":\"priced\",\"stream\":false,"

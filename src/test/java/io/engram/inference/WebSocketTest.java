@@ -5,16 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.support.FakeUpstream;
+import io.engram.support.WebSocketClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -27,75 +26,9 @@ class WebSocketTest {
       "seed",
       Map.of("ENGRAM_WEBSOCKET_AUTH_TIMEOUT", "1", "ENGRAM_WEBSOCKET_MAX_CONNECTIONS", "3"));
 
-  /** A WebSocket client that queues what it receives. */
-  static final class Client implements WebSocket.Listener, AutoCloseable {
-    final BlockingQueue<String> frames = new LinkedBlockingQueue<>();
-    final CompletableFuture<Integer> closed = new CompletableFuture<>();
-    final WebSocket socket;
-    private final StringBuilder partial = new StringBuilder();
-
-    Client(String path, String authorization) {
-      this(gateway.server.engram.port(), path, authorization);
-    }
-
-    Client(int port, String path, String authorization) {
-      WebSocket.Builder builder = HttpClient.newHttpClient().newWebSocketBuilder();
-      if (authorization != null) {
-        builder.header("Authorization", "Bearer " + authorization);
-      }
-      socket =
-          builder.buildAsync(URI.create("ws://127.0.0.1:" + port + path), this).join();
-    }
-
-    @Override
-    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-      partial.append(data);
-      if (last) {
-        frames.add(partial.toString());
-        partial.setLength(0);
-      }
-      webSocket.request(1);
-      return null;
-    }
-
-    @Override
-    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-      closed.complete(statusCode);
-      return null;
-    }
-
-    @Override
-    public void onError(WebSocket webSocket, Throwable error) {
-      closed.complete(-1);
-    }
-
-    void send(String json) {
-      socket.sendText(json, true).join();
-    }
-
-    JsonNode next() throws InterruptedException {
-      String frame = frames.poll(15, TimeUnit.SECONDS);
-      assertThat(frame).as("a frame within 15 s").isNotNull();
-      return frame.equals("[DONE]")
-          ? Json.MAPPER.getNodeFactory().textNode("[DONE]")
-          : Json.read(frame, JsonNode.class);
-    }
-
-    /** Frames up to and including the first one the predicate accepts. */
-    List<JsonNode> until(java.util.function.Predicate<JsonNode> last) throws InterruptedException {
-      List<JsonNode> received = new ArrayList<>();
-      JsonNode frame;
-      do {
-        frame = next();
-        received.add(frame);
-      } while (!last.test(frame));
-      return received;
-    }
-
-    @Override
-    public void close() {
-      socket.abort();
-    }
+  /** A client of the test's server. */
+  private static WebSocketClient client(String path, String authorization) {
+    return new WebSocketClient(gateway.server.engram.port(), path, authorization);
   }
 
   private static String inference(String content, String extra) {
@@ -105,7 +38,7 @@ class WebSocketTest {
 
   @Test
   void theTypedProtocolIsServedUnderV1Too() throws Exception {
-    try (Client client = new Client("/v1/ws", null)) {
+    try (WebSocketClient client = client("/v1/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.token + "\"}");
       assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
       client.send(inference("Hi", "\"stream\":false,\"memory\":false"));
@@ -118,7 +51,7 @@ class WebSocketTest {
   @Test
   void wsAuthenticatesThenStreamsTokensAndADoneWithUsageAndMemories() throws Exception {
     String id = gateway.remember("The office wifi password is on the fridge.", null);
-    try (Client client = new Client("/ws", null)) {
+    try (WebSocketClient client = client("/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + gateway.token + "\"}");
       assertThat(client.next().get("type").asText()).isEqualTo("auth_ok");
       client.send(inference("Where is the wifi password?", "\"stream\":true"));
@@ -159,7 +92,7 @@ class WebSocketTest {
 
   @Test
   void wsClosesAConnectionThatDoesNotAuthenticateInTime() throws Exception {
-    try (Client client = new Client("/ws", null)) {
+    try (WebSocketClient client = client("/ws", null)) {
       JsonNode error = client.next();
       assertThat(error.get("type").asText()).isEqualTo("error");
       assertThat(error.get("error").get("code").asText()).isEqualTo("auth_timeout");
@@ -169,18 +102,18 @@ class WebSocketTest {
 
   @Test
   void wsRefusesABadKeyOrAMessageBeforeAuthAndCloses() throws Exception {
-    try (Client client = new Client("/ws", null)) {
+    try (WebSocketClient client = client("/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"engk_wrong-0000000000000000000000\"}");
       assertThat(client.next().get("error").get("type").asText()).isEqualTo("authentication_error");
       assertThat(client.closed.get(5, TimeUnit.SECONDS)).isEqualTo(ChatSockets.POLICY_VIOLATION);
     }
-    try (Client client = new Client("/ws", null)) {
+    try (WebSocketClient client = client("/ws", null)) {
       client.send(inference("Hi", ""));
       assertThat(client.next().get("error").get("code").asText()).isEqualTo("missing_api_key");
       assertThat(client.closed.get(5, TimeUnit.SECONDS)).isEqualTo(ChatSockets.POLICY_VIOLATION);
     }
     String memoryOnly = gateway.server.token(gateway.orgId, null, "memory:read");
-    try (Client client = new Client("/ws", null)) {
+    try (WebSocketClient client = client("/ws", null)) {
       client.send("{\"type\":\"auth\",\"api_key\":\"" + memoryOnly + "\"}");
       assertThat(client.next().get("error").get("type").asText()).isEqualTo("authorization_error");
     }
@@ -188,7 +121,7 @@ class WebSocketTest {
 
   @Test
   void chatStreamTakesTheHeaderAndAnswersWithOpenAiChunksThenDone() throws Exception {
-    try (Client client = new Client("/v1/chat/stream", gateway.key)) {
+    try (WebSocketClient client = client("/v1/chat/stream", gateway.key)) {
       client.send(
           "{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"stream\":true,"
               + "\"stream_options\":{\"include_usage\":true}}");
@@ -218,18 +151,18 @@ class WebSocketTest {
   void connectionsBeyondTheCapAreRefusedAndClosingOneStopsItsGeneration() throws Exception {
     gateway.upstream.script(
         FakeUpstream.Script.NORMAL.pieces(StreamingTest.words(500)).interval(20));
-    List<Client> clients = new ArrayList<>();
+    List<WebSocketClient> clients = new ArrayList<>();
     try {
       for (int i = 0; i < 3; i++) {
-        clients.add(new Client("/v1/chat/stream", gateway.key));
+        clients.add(client("/v1/chat/stream", gateway.key));
       }
-      try (Client extra = new Client("/v1/chat/stream", gateway.key)) {
+      try (WebSocketClient extra = client("/v1/chat/stream", gateway.key)) {
         assertThat(extra.next().get("error").get("code").asText())
             .isEqualTo("too_many_connections");
         assertThat(extra.closed.get(5, TimeUnit.SECONDS)).isEqualTo(ChatSockets.TRY_AGAIN_LATER);
       }
       int abandoned = gateway.upstream.streamsAbandoned();
-      Client first = clients.getFirst();
+      WebSocketClient first = clients.getFirst();
       first.send(
           "{\"model\":\"engram-chat\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"stream\":true}");
       first.next();
@@ -237,7 +170,7 @@ class WebSocketTest {
       StreamingTest.awaitUntil(() -> gateway.upstream.streamsAbandoned() > abandoned
           && gateway.server.engram.inference().gateway().limits().inFlight(gateway.orgId) == 0);
     } finally {
-      clients.forEach(Client::close);
+      clients.forEach(WebSocketClient::close);
     }
   }
 

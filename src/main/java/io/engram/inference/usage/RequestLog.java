@@ -70,7 +70,6 @@ public final class RequestLog {
     pending.add(record);
   }
 
-  /** Writes what is queued, in batches; what the database refuses waits for the next flush. */
   /**
    * Removes the logged messages and answers of an organization's end user (null: none) and of the
    * requests whose prompt held one of {@code memoryIds} (an erasure); how many records.
@@ -79,6 +78,7 @@ public final class RequestLog {
     return store.forget(orgId, endUser, memoryIds);
   }
 
+  /** Writes what is queued, in batches; what the database refuses waits for the next flush. */
   public synchronized void flush() {
     while (!pending.isEmpty()) {
       List<RequestRecord> batch = new ArrayList<>();
@@ -109,12 +109,21 @@ public final class RequestLog {
     return store.list(orgId, filter, after, limit);
   }
 
-  /** Deletes what each organization's plan no longer keeps; how many requests went. */
-  public int purge(Function<String, Optional<Organization>> organizations) {
+  /**
+   * Deletes what each organization no longer keeps: older than its plan's retention, or than
+   * {@code shortened} says when that is sooner (its retention policies); how many requests went.
+   */
+  public int purge(
+      Function<String, Optional<Organization>> organizations,
+      Function<String, Optional<Duration>> shortened) {
     int purged = 0;
     for (String orgId : store.organizations()) {
       Duration kept =
           organizations.apply(orgId).map(org -> retention(org.plan().tier())).orElse(Duration.ZERO);
+      Duration policy = shortened.apply(orgId).orElse(kept);
+      if (policy.compareTo(kept) < 0) {
+        kept = policy;
+      }
       purged += store.purge(orgId, clock.millis() - kept.toMillis());
     }
     return purged;
