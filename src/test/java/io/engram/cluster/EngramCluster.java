@@ -111,6 +111,11 @@ final class EngramCluster implements AutoCloseable {
     return new Http("http://127.0.0.1:" + balancer.port);
   }
 
+  /** The balancer's port (for WebSocket clients). */
+  int balancedPort() {
+    return balancer.port;
+  }
+
   String balancedUrl() {
     return "http://127.0.0.1:" + balancer.port;
   }

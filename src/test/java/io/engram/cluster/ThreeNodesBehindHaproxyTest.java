@@ -10,6 +10,7 @@ import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
 import io.engram.support.ServerProcess;
 import io.engram.support.TestServer;
+import io.engram.support.WebSocketClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -196,42 +198,84 @@ class ThreeNodesBehindHaproxyTest {
 
   /**
    * Thirty clients through the balancer, each on one of the routes that spend (chat, completions,
-   * Responses, messages), until each is refused by a budget: how many requests passed in all.
+   * Responses, messages, a conversation as an assistant, chat over a WebSocket), until each is
+   * refused by a budget: how many requests passed in all.
    */
   private int spendUntilRefused(PricedOrganization org, String key) {
+    String chat =
+        "{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    Http.Response assistant = cluster
+        .balanced()
+        .post("/api/assistants")
+        .bearer(org.admin())
+        .json("{\"name\":\"Desk\",\"type\":\"org_shared\"}")
+        .send();
+    assertThat(assistant.status()).as(assistant.text()).isEqualTo(201);
     String[][] routes = {
-      {
-        "/v1/chat/completions",
-        "{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
-      },
+      {"/v1/chat/completions", chat},
       {"/v1/completions", "{\"model\":\"priced\",\"prompt\":\"hi\",\"max_tokens\":5}"},
       {"/v1/responses", "{\"model\":\"priced\",\"input\":\"hi\",\"max_output_tokens\":5}"},
+      {"/v1/messages", chat},
       {
-        "/v1/messages",
-        "{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+        "/v1/assistants/" + assistant.json().at("/assistant/_id").asText() + "/chat/completions",
+        chat
       },
+      {"/ws", null},
     };
     List<Integer> perClient = inParallel(30, client -> {
       String[] route = routes[client % routes.length];
-      int passed = 0;
-      while (true) {
-        Http.Response answer =
-            cluster.balanced().post(route[0]).bearer(key).json(route[1]).send();
-        if (answer.status() == 200) {
-          passed++;
-          continue;
-        }
-        assertThat(answer.status()).as(route[0] + " " + answer.text()).isEqualTo(429);
-        // Anthropic's error shape has no code: its message says which limit refused.
-        if (!answer.text().contains("requests in flight")) {
-          assertThat(answer.text()).as(route[0]).contains("budget bud_");
-          return passed;
-        }
-      }
+      return route[1] == null ? spendOverWebSocket(key) : spendOverHttp(route[0], route[1], key);
     });
     return perClient.stream().mapToInt(Integer::intValue).sum();
   }
 
+  private int spendOverHttp(String path, String body, String key) {
+    int passed = 0;
+    while (true) {
+      Http.Response answer =
+          cluster.balanced().post(path).bearer(key).json(body).send();
+      if (answer.status() == 200) {
+        passed++;
+        continue;
+      }
+      assertThat(answer.status()).as(path + " " + answer.text()).isEqualTo(429);
+      // Anthropic's error shape has no code: its message says which limit refused.
+      if (!answer.text().contains("requests in flight")) {
+        assertThat(answer.text()).as(path).contains("budget bud_");
+        return passed;
+      }
+    }
+  }
+
+  /** Chats over one WebSocket through the balancer until a budget refuses one (an error frame). */
+  private int spendOverWebSocket(String key) {
+    String inference = """
+        {"type":"inference","model":"priced","max_tokens":5,"stream":false,"memory":false,
+         "messages":[{"role":"user","content":"hi"}]}""";
+    try (WebSocketClient socket = new WebSocketClient(cluster.balancedPort(), "/ws", null)) {
+      socket.send("{\"type\":\"auth\",\"api_key\":\"" + key + "\"}");
+      assertThat(socket.next().path("type").asText()).isEqualTo("auth_ok");
+      int passed = 0;
+      while (true) {
+        socket.send(inference);
+        JsonNode last = socket
+            .until(frame -> Set.of("done", "error").contains(frame.path("type").asText()))
+            .getLast();
+        String refusal = last.at("/error/code").asText();
+        if (last.path("type").asText().equals("done")) {
+          passed++;
+        } else if (!refusal.equals("concurrency_limit_exceeded")) {
+          assertThat(refusal).as(last.toString()).isEqualTo("budget_exceeded");
+          return passed;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
   @Order(5)
   void aKeyRevokedOnOneNodeIsRefusedOnTheOthersWithin100Milliseconds() {
     String org = cluster.operator().createOrganization("seed");
