@@ -585,7 +585,7 @@ public final class Gateway {
           promptTokens,
           admission.permit(),
           requestId,
-          caching(caller, model, request, options.cache()),
+          caching(caller, model, request, injection.versions(), options.cache()),
           origin);
     } catch (RuntimeException e) {
       admission.permit().close();
@@ -663,7 +663,7 @@ public final class Gateway {
         promptTokens,
         admission.permit(),
         requestId,
-        caching(caller, model, request, cacheMode),
+        caching(caller, model, request, List.of(), cacheMode),
         origin);
   }
 
@@ -696,10 +696,14 @@ public final class Gateway {
   /**
    * Looks the request up in the organization's response cache, when the organization turned it
    * on ({@code cache.enabled}) and the request did not turn it off; a refresh is a miss whose
-   * answer is kept.
+   * answer is kept. {@code memories}: the injected memories' ids and versions.
    */
   private Caching caching(
-      Principal caller, ModelCatalog.Entry model, GenerationRequest request, CacheMode mode) {
+      Principal caller,
+      ModelCatalog.Entry model,
+      GenerationRequest request,
+      List<String> memories,
+      CacheMode mode) {
     if (mode == CacheMode.OFF || caller.organization() == null) {
       return Caching.OFF;
     }
@@ -707,7 +711,7 @@ public final class Gateway {
     if (!config.switchedOn(ConfigField.CACHE_ENABLED)) {
       return Caching.OFF;
     }
-    String key = ResponseCache.key(model.card().id(), request);
+    String key = ResponseCache.key(model.card().id(), request, memories);
     ResponseCache.Entry hit = mode == CacheMode.REFRESH ? null : cache.get(caller.orgId(), key);
     metrics.cache(hit == null ? "miss" : "hit");
     return new Caching(key, hit, config.seconds(ConfigField.CACHE_TTL_SECONDS).toSeconds());

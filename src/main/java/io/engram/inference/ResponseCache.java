@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Answers kept per organization on this node, for requests that ask the same of the same model
  * with the same memory: the key is a digest of the client's model, the messages as the model gets
- * them (the memory block Engram put in them included, so an answer is never served again once a
- * memory it stood on was edited, suppressed or forgotten: the block differs), the prompt, the
+ * them (the memory block Engram put in them included) and the ids and versions of the memories
+ * in it, so an answer is never served again once a memory it stood on was edited, suppressed or
+ * forgotten; the prompt, the
  * sampling parameters as sent and every other parameter passed on. An organization's entries are
  * held to {@link #BYTES_PER_ORGANIZATION} (the least recently used go first), the node's to its
  * {@code ENGRAM_RESPONSE_CACHE_MB} (the organization holding the most gives up its least recently
@@ -193,12 +195,15 @@ final class ResponseCache {
 
   /**
    * The request's key: a SHA-256 of its canonical form (objects' fields sorted, so the same request
-   * written in another order is the same request). The stream flag and the end user are left out:
-   * they change how the answer is delivered, not what it is.
+   * written in another order is the same request) with the ids and versions of the memories
+   * injected into it (the block's text alone could stay the same across an edit of what it does
+   * not show). The stream flag and the end user are left out: they change how the answer is
+   * delivered, not what it is.
    */
-  static String key(String model, GenerationRequest request) {
+  static String key(String model, GenerationRequest request, List<String> memories) {
     ObjectNode material = Json.MAPPER.createObjectNode();
     material.put("model", model);
+    memories.forEach(material.putArray("memories")::add);
     if (request.messages() != null) {
       ArrayNode messages = material.putArray("messages");
       for (ChatMessage message : request.messages()) {

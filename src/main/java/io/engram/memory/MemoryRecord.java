@@ -1,5 +1,6 @@
 package io.engram.memory;
 
+import io.engram.platform.Digests;
 import io.engram.platform.Ids;
 import java.time.Instant;
 
@@ -29,6 +30,25 @@ public record MemoryRecord(
     UseCounts counts,
     float[] embedding,
     Validity validity) {
+
+  /**
+   * This state of the memory, for what is kept derived from it (the response cache's answers): when
+   * it last changed and a digest of what it says and how it stands, so that two edits within one
+   * millisecond still differ. Uses and reinforcements are not part of it.
+   */
+  public String version() {
+    return updatedAt.toEpochMilli()
+        + ":"
+        + Digests.sha256(String.join(
+            "\u0000",
+            text,
+            String.valueOf(subject),
+            String.valueOf(kind),
+            Double.toString(confidence),
+            String.valueOf(metadataJson),
+            String.valueOf(state),
+            String.valueOf(validity)));
+  }
 
   /**
    * Where a memory came from: written by a client (with the Idempotency-Key it was sent with, if

@@ -130,6 +130,16 @@ class ResponseCacheTest extends UpstreamServerTest {
     String keys = body("Where are the spare office keys?");
     assertThat(ask(org, token, keys, null).header("X-Engram-Memory-Ids")).contains(desk);
     assertThat(ask(org, token, keys, null).header("X-Engram-Cache")).isEqualTo("hit");
+    // An edit the memory block does not show (its metadata) is a new version all the same.
+    Http.Response edited = server
+        .http
+        .patch("/v1/memory/" + desk)
+        .bearer(token)
+        .body("application/merge-patch+json", "{\"metadata\":{\"room\":\"2.14\"}}")
+        .send();
+    assertThat(edited.status()).as(edited.text()).isEqualTo(200);
+    assertThat(ask(org, token, keys, null).header("X-Engram-Cache")).isEqualTo("miss");
+    assertThat(ask(org, token, keys, null).header("X-Engram-Cache")).isEqualTo("hit");
     assertThat(server.http.delete("/v1/memory/" + desk).bearer(token).send().status())
         .isEqualTo(200);
     assertThat(ask(org, token, keys, null).header("X-Engram-Cache")).isEqualTo("miss");
