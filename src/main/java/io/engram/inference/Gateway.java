@@ -585,7 +585,7 @@ public final class Gateway {
           promptTokens,
           admission.permit(),
           requestId,
-          caching(caller, model, request, injection.versions(), options.cache()),
+          caching(caller, model, request, injection::versions, options.cache()),
           origin);
     } catch (RuntimeException e) {
       admission.permit().close();
@@ -663,7 +663,7 @@ public final class Gateway {
         promptTokens,
         admission.permit(),
         requestId,
-        caching(caller, model, request, List.of(), cacheMode),
+        caching(caller, model, request, List::of, cacheMode),
         origin);
   }
 
@@ -702,7 +702,7 @@ public final class Gateway {
       Principal caller,
       ModelCatalog.Entry model,
       GenerationRequest request,
-      List<String> memories,
+      java.util.function.Supplier<List<String>> memories,
       CacheMode mode) {
     if (mode == CacheMode.OFF || caller.organization() == null) {
       return Caching.OFF;
@@ -711,7 +711,7 @@ public final class Gateway {
     if (!config.switchedOn(ConfigField.CACHE_ENABLED)) {
       return Caching.OFF;
     }
-    String key = ResponseCache.key(model.card().id(), request, memories);
+    String key = ResponseCache.key(model.card().id(), request, memories.get());
     ResponseCache.Entry hit = mode == CacheMode.REFRESH ? null : cache.get(caller.orgId(), key);
     metrics.cache(hit == null ? "miss" : "hit");
     return new Caching(key, hit, config.seconds(ConfigField.CACHE_TTL_SECONDS).toSeconds());

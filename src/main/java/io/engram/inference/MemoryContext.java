@@ -36,8 +36,8 @@ final class MemoryContext {
 
   /**
    * What was injected: the system block, its tokens, the memories in it (best first) and the
-   * query they were retrieved for; {@code versions}: each memory's id and when it last changed
-   * (what the response cache keys on, so an answer never outlives a memory it stood on).
+   * query they were retrieved for; {@code records}: those memories as read (their versions are
+   * what the response cache keys on, so an answer never outlives a memory it stood on).
    */
   record Injection(
       String systemBlock,
@@ -45,13 +45,18 @@ final class MemoryContext {
       List<AnswerUse.Injected> memories,
       String query,
       List<RequestRecord.UsedMemory> scored,
-      List<String> versions,
+      List<MemoryRecord> records,
       boolean unavailable) {
     static final Injection NONE = new Injection("", 0, List.of(), "", List.of(), List.of(), false);
 
     /** The memory index could not be reached: the chat goes on without memory, and says so. */
     static final Injection UNAVAILABLE =
         new Injection("", 0, List.of(), "", List.of(), List.of(), true);
+
+    /** Each injected memory's id and version (computed only for an organization's cache). */
+    List<String> versions() {
+      return records.stream().map(m -> m.id() + "@" + m.version()).toList();
+    }
 
     List<String> memoryIds() {
       return memories.stream().map(AnswerUse.Injected::id).toList();
@@ -161,13 +166,11 @@ final class MemoryContext {
         ranked.stream().filter(m -> included.contains(m.id())).toList();
     List<AnswerUse.Injected> injected =
         in.stream().map(m -> new AnswerUse.Injected(m.id(), m.text())).toList();
-    List<String> versions = in.stream().map(m -> m.id() + "@" + m.version()).toList();
     List<RequestRecord.UsedMemory> scored = kept.stream()
         .filter(r -> included.contains(r.memory().id()))
         .map(r -> new RequestRecord.UsedMemory(r.memory().id(), r.score()))
         .toList();
-    return new Injection(
-        block.systemBlock(), block.tokens(), injected, query, scored, versions, false);
+    return new Injection(block.systemBlock(), block.tokens(), injected, query, scored, in, false);
   }
 
   /** Records the injected memories the complete answer drew on as used (activation). */
