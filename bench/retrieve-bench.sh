@@ -40,6 +40,12 @@ run() {
       | grep -E 'Requests/sec|^ +(50|90|99)%' | tr -s ' ' | tr '\n' ' ')"
   done
 }
+# How the memory index answered (with Solr: searches sent to the shard's core or to the collection).
+index_searches() {
+  curl -s -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" http://127.0.0.1:8000/metrics \
+    | grep '^engram_memory_index_searches_total' | tr '\n' ' ' || true
+}
+trap 'S=$(index_searches); [ -n "$S" ] && echo "index searches: $S"; kill $PID 2>/dev/null || true' EXIT
 if [ "${COMPARE:-}" = 1 ]; then
   for ROUND in $(seq "${ROUNDS:-1}"); do
     export FILTERED=0

@@ -6,7 +6,8 @@
 # prints the fill's time, and Solr's disk and heap for those memories.
 #   bash bench/solr-bench.sh [path to engram.jar]       CONNECTIONS="1 8" by default
 #   BEFORE=<another engram.jar> ...     then, on the same filled collection, that build and this one
-#                                           again (an A/B of a change to the Solr path, both warm)
+#                                           again (an A/B of a change to the Solr path, both warm);
+#                                           ROUNDS=N alternates them N times
 #   BENCH_DIR=/tmp/bench1m SOLR_HEAP=2g bash bench/solr-bench.sh   another seeded directory (such as
 #                                           1,000,000 memories over 1,000 organizations:
 #                                           ORGS=1000 BENCH_DIR=/tmp/bench1m bench/seed-100k.sh 1000000)
@@ -53,7 +54,7 @@ settle_solr() {
     if [ $(( (after - before) * 100 / (5 * $(getconf CLK_TCK)) )) -lt 5 ]; then quiet=$((quiet + 1)); else quiet=0; fi
     before=$after
   done
-  echo "Solr quiet $((SECONDS - T_SETTLE)) s after serving began (merges done)"
+  echo "Solr quiet after $((SECONDS - T_SETTLE)) s of waiting (merges done)"
 }
 solr_cpu_ticks() { # user + system CPU ticks of the Solr nodes (fields 14 and 15 of /proc/PID/stat)
   local total=0 pid
@@ -68,10 +69,13 @@ on_solr() {
 }
 on_solr "$JAR"
 if [ -n "${BEFORE:-}" ]; then
-  echo "== Solr index, before: $BEFORE"
-  on_solr "$BEFORE"
-  echo "== Solr index, after: $JAR (again)"
-  on_solr "$JAR"
+  # The first run after the fill finds Solr's caches cold: it is not one of the compared rows.
+  for ROUND in $(seq "${ROUNDS:-1}"); do
+    echo "== Solr index, round $ROUND, before: $BEFORE"
+    on_solr "$BEFORE"
+    echo "== Solr index, round $ROUND, after: $JAR (again)"
+    on_solr "$JAR"
+  done
 fi
 echo "Solr on disk: $(du -sh "$WORK/node1" | cut -f1) + $(du -sh "$WORK/node2" | cut -f1) (each holds one replica of both shards)"
 set +e
