@@ -39,6 +39,7 @@ import io.opentelemetry.api.trace.Span;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -702,7 +703,7 @@ public final class Gateway {
       Principal caller,
       ModelCatalog.Entry model,
       GenerationRequest request,
-      java.util.function.Supplier<List<String>> memories,
+      Supplier<List<String>> memories,
       CacheMode mode) {
     if (mode == CacheMode.OFF || caller.organization() == null) {
       return Caching.OFF;

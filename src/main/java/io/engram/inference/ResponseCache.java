@@ -22,15 +22,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Answers kept per organization on this node, for requests that ask the same of the same model
  * with the same memory: the key is a digest of the client's model, the messages as the model gets
- * them (the memory block Engram put in them included) and the ids and versions of the memories
- * in it, so an answer is never served again once a memory it stood on was edited, suppressed or
- * forgotten; the prompt, the
- * sampling parameters as sent and every other parameter passed on. An organization's entries are
- * held to {@link #BYTES_PER_ORGANIZATION} (the least recently used go first), the node's to its
- * {@code ENGRAM_RESPONSE_CACHE_MB} (the organization holding the most gives up its least recently
- * used first), and each lives its organization's {@code cache.ttl_seconds} (a sweep drops the
- * expired ones nobody asked for again); an answer larger than {@link #MAX_ENTRY_BYTES} is not
- * kept. Never shared between organizations (each has its own shelf).
+ * them (the memory block Engram put in them included), the ids and versions of the memories in
+ * it (so an answer is never served again once a memory it stood on was edited, suppressed or
+ * forgotten), the prompt, the sampling parameters as sent and every other parameter passed on.
+ * An organization's entries are held to {@link #BYTES_PER_ORGANIZATION} (the least recently used
+ * go first), the node's to its {@code ENGRAM_RESPONSE_CACHE_MB} (the organization holding the most
+ * gives up its least recently used first), and each lives its organization's {@code
+ * cache.ttl_seconds} (a sweep drops the expired ones nobody asked for again); an answer larger
+ * than {@link #MAX_ENTRY_BYTES} is not kept. Never shared between organizations (each has its own
+ * shelf).
  */
 final class ResponseCache {
   /** What one organization's answers may take on one node. */
