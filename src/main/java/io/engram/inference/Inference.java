@@ -318,7 +318,7 @@ public final class Inference implements Module {
         Job.every(
             Duration.ofSeconds(1), "follow providers and models changed", routing::followChanges),
         new Job(
-            "purge requests past their plan's retention",
+            "purge requests past their retention (plan or policy)",
             Duration.ofMinutes(1),
             Duration.ofHours(1),
             () -> gateway.requests().purge(id -> organizations.find(id), requestLogMaxAge)),
