@@ -43,12 +43,17 @@ bash bench/retrieve-bench.sh "$JAR"
 while pgrep -f "engram.jar serve" >/dev/null; do sleep 0.5; done
 echo "== Solr index (2 nodes, 2 shards x 2 replicas)"
 # After a fill Solr merges its segments for minutes (at 1,000,000 memories, longer than the
-# measurement): wait until its processes have used under 5 % of a core for 15 s in a row.
+# measurement): wait until its processes have used under 5 % of a core for 15 s in a row, at
+# most SETTLE_MAX seconds (1,800), so a node kept busy by something else cannot hang the bench.
 settle_solr() {
   local quiet=0 before after
   T_SETTLE=$SECONDS
   before=$(solr_cpu_ticks)
   while [ $quiet -lt 3 ]; do
+    if [ $((SECONDS - T_SETTLE)) -ge "${SETTLE_MAX:-1800}" ]; then
+      echo "Solr still busy after $((SECONDS - T_SETTLE)) s of waiting: measuring anyway"
+      return
+    fi
     sleep 5
     after=$(solr_cpu_ticks)
     if [ $(( (after - before) * 100 / (5 * $(getconf CLK_TCK)) )) -lt 5 ]; then quiet=$((quiet + 1)); else quiet=0; fi
