@@ -6,8 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +24,8 @@ public final class JobScheduler implements AutoCloseable {
   public record Scheduled(String module, Job job) {}
 
   private final MeterRegistry registry;
-  private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
-      Thread.ofVirtual().name("housekeeping").factory());
+  private final ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(
+      1, Thread.ofVirtual().name("housekeeping-", 0).factory());
   private final List<Scheduled> scheduled = new ArrayList<>();
 
   public JobScheduler(MeterRegistry registry) {
@@ -37,6 +36,8 @@ public final class JobScheduler implements AutoCloseable {
   public synchronized void schedule(Module module) {
     for (Job job : module.jobs()) {
       Runnable run = measured(module.name(), job);
+      // One thread per job: a run waits for no other job's (threads are virtual, made as needed).
+      executor.setCorePoolSize(scheduled.size() + 1);
       executor.scheduleWithFixedDelay(
           run, job.firstRun().toMillis(), job.period().toMillis(), TimeUnit.MILLISECONDS);
       scheduled.add(new Scheduled(module.name(), job));
