@@ -59,10 +59,8 @@ class ModulePictureTest {
             "server's one `JobScheduler`, on a single node as shown here (on a shared database,\n")
         .append(
             "settings and memory also follow the other nodes' changes every second), each job on a\n")
-        .append(
-            "thread of its own, so a slow run delays only that job; each run is counted in\n")
-        .append(
-            "`/metrics` (`engram_job_runs_total`, `engram_job_duration_seconds`).\n\n")
+        .append("thread of its own, so a slow run delays only that job; each run is counted in\n")
+        .append("`/metrics` (`engram_job_runs_total`, `engram_job_duration_seconds`).\n\n")
         .append("| module | class | background jobs (period) |\n|---|---|---|\n");
     // The picture is a single node's: on a shared database (PostgreSQL), settings and memory also
     // follow the other nodes' changes every second; the reflection tick runs unless
