@@ -15,6 +15,7 @@ import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.Sampling;
 import io.engram.inference.engine.TokenSink;
 import io.engram.inference.models.ModelCatalog;
+import io.engram.inference.usage.BilledTokens;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.RequestLog;
 import io.engram.inference.usage.RequestRecord;
@@ -179,6 +180,7 @@ public final class Gateway {
   private final Egress egress;
   private final ResponseCache cache;
   private final RequestLog requests;
+  private final BilledTokens billedTokens = new BilledTokens();
 
   Gateway(
       ModelCatalog catalog,
@@ -259,11 +261,13 @@ public final class Gateway {
         .routedEmbedding(caller.orgId(), model)
         .orElseThrow(() -> ModelCatalog.notFound(model));
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
+    // Admitted at what the provider is expected to bill: its count, not ours, is what is charged.
+    long expected = billedTokens.expected(caller.orgId(), model, estimate);
     try (InferenceLimits.Permit permit = GatewaySpans.limits(() -> limits.admit(
         caller,
         atDoor,
-        InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
-        new InferenceLimits.Spending(null, entry.pricing().costNanos(Math.max(1, estimate), 0))))) {
+        InferenceLimits.TokenDemand.exactly(expected),
+        new InferenceLimits.Spending(null, entry.pricing().costNanos(expected, 0))))) {
       long started = System.nanoTime();
       Embeds.Vectors vectors;
       try {
@@ -277,6 +281,7 @@ public final class Gateway {
         throw e;
       }
       int tokens = vectors.tokens() >= 0 ? vectors.tokens() : (int) estimate;
+      billedTokens.billed(caller.orgId(), model, estimate, vectors.tokens());
       String deployment = vectors.deployment() == null ? "" : vectors.deployment();
       long cost = entry.pricing().costNanos(tokens, 0);
       usage.record(

@@ -195,6 +195,26 @@ class ThreeNodesBehindHaproxyTest {
     assertThat(spendUntilRefused(other, key.path("token").asText())).isEqualTo(10);
     // The organization's other key is not held to that key's budget.
     assertThat(other.chat().status()).isEqualTo(200);
+
+    // Embeddings are reserved at what the provider bills, which is not what the gateway counts
+    // (the fake bills seven tokens an input, the gateway counts "hi" as one): each node learns it
+    // from its first answer (the organization's other key asks each node once), then thirty
+    // clients on a key of twenty inputs' worth pass exactly twenty.
+    JsonNode embedding = cluster.operator().createApiKey(other.id(), 100_000, "inference");
+    other.budget("{\"scope\":\"key\",\"scope_id\":\"" + embedding.path("id").asText()
+        + "\",\"period\":\"day\",\"limit\":" + 20 * PricedOrganization.EMBEDDING + "}");
+    String input = "{\"model\":\"embedder\",\"input\":\"hi\"}";
+    for (ServerProcess node : cluster.nodes) {
+      Http.Response first =
+          node.http().post("/v1/embeddings").bearer(other.key()).json(input).send();
+      assertThat(first.status()).as(first.text()).isEqualTo(200);
+    }
+    EngramCluster.sleep(2_500);
+    String token = embedding.path("token").asText();
+    assertThat(inParallel(30, client -> spendOverHttp("/v1/embeddings", input, token)).stream()
+            .mapToInt(Integer::intValue)
+            .sum())
+        .isEqualTo(20);
   }
 
   /**
