@@ -30,10 +30,12 @@ import numpy as np
 # value that leaves the shipped ranking unchanged: fusion (a share of reciprocal-rank fusion in the
 # match), length (a prior for longer memories), field (lend a share of what a hit stands above the
 # tenth score), lentPlaces (at most that many lent scores count), perLender (neighbours a lender
-# lends to).
+# lends to), rescore (a share of the similarity from a second model, the rows' sim2 from
+# bench/rescore.sh, put on the first model's scale per question), session (a share of the
+# similarity to the centroid of the memory's session, the rows' sess from bench/rescore.sh).
 SHIPPED = dict(lexical=0.4, subject=0.15, time=0.3, answerType=0.3, activation=0.2,
                confidence=0.1, spreadShare=0.85, spreadStep=0.8, answerLend=0.9, fusion=0.0,
-               length=0.0, field=0.0, lentPlaces=40, perLender=4)
+               length=0.0, field=0.0, lentPlaces=40, perLender=4, rescore=0.0, session=0.0)
 GRID = dict(
     lexical=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6],
     subject=[0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4],
@@ -47,6 +49,8 @@ GRID = dict(
     fusion=[0, 0.1, 0.2, 0.3, 0.5],
     length=[-0.2, 0, 0.2, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5],
     field=[0, 0.5, 0.8, 0.9, 1.0],
+    rescore=[0, 0.2, 0.35, 0.5, 0.75, 1.0],
+    session=[0, 0.1, 0.2, 0.3, 0.5],
 )
 RRF = 60  # reciprocal rank fusion's constant
 CANDIDATES = 50  # hits of each search a retrieval of 10 ranks (MemoryService.MIN_CANDIDATES)
@@ -93,6 +97,8 @@ class SetPools:
         self.pooled = np.zeros(shape, bool)
         self.lex = np.zeros(shape)
         self.sim = np.zeros(shape)
+        self.sim2 = np.zeros(shape)
+        self.sess = np.zeros(shape)
         self.rrf = np.zeros(shape)
         self.s = np.zeros(shape)
         self.t = np.zeros(shape)
@@ -121,6 +127,8 @@ class SetPools:
                     if row["lr"] is not None and row["lr"] <= CANDIDATES:
                         self.lex[i, j] = row["bm25"] / best
                     self.sim[i, j] = max(0.0, row["sim"])
+                    self.sim2[i, j] = row.get("sim2", row["sim"])
+                    self.sess[i, j] = row.get("sess", 0.0)
                     for rank in (row["lr"], row["vr"]):
                         if rank is not None and rank <= CANDIDATES:
                             self.rrf[i, j] += (RRF + 1) / (RRF + rank) / 2
@@ -132,6 +140,11 @@ class SetPools:
                     near_target[i, j, slot] = column[near]
                     near_steps[i, j, slot] = steps
                     near_answers[i, j, slot] = after and steps == 1 and asks.get(turn, False)
+            # The second model's similarities on the first's scale: its mean and spread.
+            has = self.row[i]
+            if has.any():
+                a, b = self.sim[i, has], self.sim2[i, has]
+                self.sim2[i, has] = a.mean() + (b - b.mean()) / (b.std() or 1.0) * (a.std() or 1.0)
             # A question whose evidence never reaches its pool still counts (as a miss).
         self.near_target, self.near_steps, self.near_answers = near_target, near_steps, near_answers
 
@@ -148,7 +161,9 @@ class SetPools:
         return self.spread(w, own)
 
     def own(self, w):
-        match = (1 - w["fusion"]) * (w["lexical"] * self.lex + (1 - w["lexical"]) * self.sim) + (
+        sim = (1 - w["rescore"] - w["session"]) * self.sim + w["rescore"] * self.sim2 + (
+            w["session"] * self.sess)
+        match = (1 - w["fusion"]) * (w["lexical"] * self.lex + (1 - w["lexical"]) * sim) + (
             w["fusion"] * self.rrf)
         relevance = match * (1 + w["subject"] * self.s) * (1 + w["time"] * self.t) * (
             1 + w["answerType"] * self.a)

