@@ -35,35 +35,40 @@ final class MemoryContext {
   private static final int SHORT_TURN = 200;
 
   /**
-   * What was injected: the system block, its tokens, the memories in it (best first) and the
-   * query they were retrieved for; {@code records}: those memories as read (their versions are
-   * what the response cache keys on, so an answer never outlives a memory it stood on).
+   * What was injected: the system block, its tokens, the memories in it as read (best first) and
+   * the query they were retrieved for.
    */
   record Injection(
       String systemBlock,
       int tokens,
-      List<AnswerUse.Injected> memories,
+      List<MemoryRecord> records,
       String query,
       List<RequestRecord.UsedMemory> scored,
-      List<MemoryRecord> records,
       boolean unavailable) {
-    static final Injection NONE = new Injection("", 0, List.of(), "", List.of(), List.of(), false);
+    static final Injection NONE = new Injection("", 0, List.of(), "", List.of(), false);
 
     /** The memory index could not be reached: the chat goes on without memory, and says so. */
-    static final Injection UNAVAILABLE =
-        new Injection("", 0, List.of(), "", List.of(), List.of(), true);
+    static final Injection UNAVAILABLE = new Injection("", 0, List.of(), "", List.of(), true);
 
-    /** Each injected memory's id and version (computed only for an organization's cache). */
+    /**
+     * Each injected memory's id and version: what the response cache keys on, so an answer never
+     * outlives a memory it stood on (computed only for an organization's cache).
+     */
     List<String> versions() {
       return records.stream().map(m -> m.id() + "@" + m.version()).toList();
     }
 
+    /** The injected memories as the answer is read against them. */
+    List<AnswerUse.Injected> memories() {
+      return records.stream().map(m -> new AnswerUse.Injected(m.id(), m.text())).toList();
+    }
+
     List<String> memoryIds() {
-      return memories.stream().map(AnswerUse.Injected::id).toList();
+      return records.stream().map(MemoryRecord::id).toList();
     }
 
     boolean isEmpty() {
-      return memories.isEmpty();
+      return records.isEmpty();
     }
 
     List<ChatMessage> applyTo(List<ChatMessage> messages) {
@@ -114,7 +119,7 @@ final class MemoryContext {
       Injection injection =
           inject(caller, scope, query, limit, tokenBudget, relevanceFloor, requestId, span);
       if (span.isRecording()) {
-        span.setAttribute(INJECTED, (long) injection.memories().size());
+        span.setAttribute(INJECTED, (long) injection.records().size());
         span.setAttribute(INJECTED_IDS, injection.memoryIds());
         span.setAttribute(TOKENS, (long) injection.tokens());
       }
@@ -162,15 +167,13 @@ final class MemoryContext {
     }
     memory.recordUse(caller, block.includedIds(), requestId);
     Set<String> included = Set.copyOf(block.includedIds());
-    List<MemoryRecord> in =
+    List<MemoryRecord> injected =
         ranked.stream().filter(m -> included.contains(m.id())).toList();
-    List<AnswerUse.Injected> injected =
-        in.stream().map(m -> new AnswerUse.Injected(m.id(), m.text())).toList();
     List<RequestRecord.UsedMemory> scored = kept.stream()
         .filter(r -> included.contains(r.memory().id()))
         .map(r -> new RequestRecord.UsedMemory(r.memory().id(), r.score()))
         .toList();
-    return new Injection(block.systemBlock(), block.tokens(), injected, query, scored, in, false);
+    return new Injection(block.systemBlock(), block.tokens(), injected, query, scored, false);
   }
 
   /** Records the injected memories the complete answer drew on as used (activation). */
