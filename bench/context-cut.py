@@ -24,6 +24,12 @@ HEADER_TOKENS = 30  # "<memory>", the header line and "</memory>"
 BUDGET = 1024  # the block's token budget: the organization's setting, not tuned here
 GATES = [0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7]
 RATIOS = [0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+# A floor on meaning besides the score's: no block unless one of the memories it would hold is at
+# least this similar to the question by the embedding model alone. The score's lexical part is BM25
+# over the best BM25 among the candidates, so a question sharing one rare word with a memory
+# ("the weather in Lisbon" over "X moved to Lisbon") scores high however unrelated it is.
+SIMILARITIES = [float(x) for x in os.environ.get(
+    "SIMILARITIES", "0,0.2,0.25,0.3,0.35,0.4,0.45,0.5").split(",")]
 # More than ten memories means more than 50 candidates per search (5 per memory asked for), which
 # cost 40 % of memory-on chat throughput (docs/benchmarks.md): LIMITS=8,10,12,15,20,30 to see them.
 LIMITS = [int(n) for n in os.environ.get("LIMITS", "8,10").split(",")]
@@ -41,9 +47,11 @@ def infer(conversation):
     return "friendsqa" if conversation.startswith("friends") else "realmem"
 
 
-def block(top, gate, ratio, limit):
+def block(top, gate, ratio, limit, similar=0.0):
     top = top[:limit]
     if not top or top[0]["score"] < gate:
+        return [], 0
+    if max(m.get("similarity", 0.0) for m in top) < similar:
         return [], 0
     best = top[0]["score"]
     tokens = HEADER_TOKENS
@@ -58,15 +66,15 @@ def block(top, gate, ratio, limit):
     return kept, (tokens if kept else 0)
 
 
-def measure(rows, gate, ratio, limit):
+def measure(rows, gate, ratio, limit, similar):
     own = [r for r in rows if not r["foreign"]]
     foreign = [r for r in rows if r["foreign"]]
     found, sizes = 0, []
     for r in own:
-        kept, tokens = block(r["top"], gate, ratio, limit)
+        kept, tokens = block(r["top"], gate, ratio, limit, similar)
         found += bool(set(kept) & set(r["evidence"]))
         sizes.append(tokens)
-    injected = sum(bool(block(r["top"], gate, ratio, limit)[0]) for r in foreign)
+    injected = sum(bool(block(r["top"], gate, ratio, limit, similar)[0]) for r in foreign)
     sizes.sort()
     return {
         "evidence": found / len(own),
@@ -93,16 +101,17 @@ def main():
         r = json.loads(line)
         rows[r.get("set") or infer(r["conversation"])].append(r)
     sets = sorted(rows)
-    grid = [(g, q, n) for g in GATES for q in RATIOS for n in LIMITS]
+    grid = [(g, q, n, m) for g in GATES for q in RATIOS for n in LIMITS for m in SIMILARITIES]
     table = {(s, *c): measure(rows[s], *c) for s in sets for c in grid}
     # Ties go to the lower gate and ratio and the smaller limit.
     def choose(on):
-        return max(grid, key=lambda c: (objective([table[(s, *c)] for s in on]), -c[0], -c[1], -c[2]))
+        return max(grid, key=lambda c: (objective([table[(s, *c)] for s in on]), -c[0], -c[1], -c[2],
+                                        -c[3]))
     print(f"token price {TOKEN_PRICE} per 1,000, foreign price {FOREIGN_PRICE}, budget {BUDGET}\n")
-    print("| set | cut (gate, ratio, limit) | evidence in block | median / p90 tokens | foreign questions with a block |")
+    print("| set | cut (gate, ratio, limit, similarity) | evidence in block | median / p90 tokens | foreign questions with a block |")
     print("|---|---|---|---|---|")
     for s in sets:
-        print(row(s, "before: none, 8 memories", table[(s, 0.0, 0.0, 8)]))
+        print(row(s, "before: none, 8 memories", table[(s, 0.0, 0.0, 8, 0.0)]))
     for out in sets:
         best = choose([s for s in sets if s != out])
         print(row(out, f"{best} chosen without {out}", table[(out, *best)]))

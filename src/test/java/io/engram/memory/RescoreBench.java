@@ -15,8 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Two levers of issue 42 measured on the candidate pools bench/memory-sets.sh writes (POOL=), for
- * bench/ranking-fit.py to weigh with one set left out (its {@code rescore} and {@code session}):
+ * Levers of issue 42 measured on the candidate pools bench/memory-sets.sh writes (POOL=), for
+ * bench/ranking-fit.py to weigh with one set left out (its {@code rescore}, {@code session},
+ * {@code entity} and {@code turn}):
  *
  * <ul>
  *   <li>{@code sim2}: every pooled memory's similarity to its question by a second, stronger model
@@ -26,11 +27,15 @@ import java.util.Map;
  *       session's centroid lends to its turns";
  *   <li>{@code ent}: the share of the question's names (capitalized words not opening a sentence,
  *       other than the conversation's speakers, whom the subject boost already weighs) that the
- *       memory's text names: "entities matched at query time".
+ *       memory's text names: "entities matched at query time";
+ *   <li>{@code ctx}: the question's similarity, by the shipped model, to the unit sum of the
+ *       memory's own vector and its vector embedded after the turn before it: "a turn embedded with
+ *       the turn before it".
  * </ul>
  *
  * <p>Arguments: the pool in, the pool out, the second model's class (a langchain4j in-process
- * model on the class path: bench/rescore.sh fetches it), its query prefix and its passage prefix.
+ * model on the class path: bench/rescore.sh fetches it; {@code none}: no {@code sim2}), its query
+ * prefix and its passage prefix.
  */
 public final class RescoreBench {
   private static final Duration SESSION_GAP = Duration.ofMinutes(30);
@@ -49,13 +54,15 @@ public final class RescoreBench {
   public static void main(String[] args) throws Exception {
     Path in = Path.of(args[0]);
     Path out = Path.of(args[1]);
-    EmbeddingModel second =
-        (EmbeddingModel) Class.forName(args[2]).getConstructor().newInstance();
+    EmbeddingModel second = args[2].equals("none")
+        ? null
+        : (EmbeddingModel) Class.forName(args[2]).getConstructor().newInstance();
     String queryPrefix = args.length > 3 ? args[3] : "";
     String passagePrefix = args.length > 4 ? args[4] : "";
     Embedder shipped = Embedder.shared(Files.createTempDirectory("engram-onnx"));
     Map<String, Conversation> conversations = new HashMap<>();
     Map<String, float[]> secondVectors = new HashMap<>();
+    Map<String, float[]> withPrevious = new HashMap<>();
     long started = System.nanoTime();
     int questions = 0;
     try (BufferedWriter writer = Files.newBufferedWriter(out)) {
@@ -75,16 +82,27 @@ public final class RescoreBench {
               .findFirst()
               .orElseThrow()
               .text();
-          float[] q2 = unit(second.embed(queryPrefix + question).content().vector());
           float[] q1 = shipped.embedAll(List.of(question)).getFirst();
-          embedMissing(second, passagePrefix, key, conversation, line, secondVectors);
+          float[] q2 = second == null
+              ? null
+              : unit(second.embed(queryPrefix + question).content().vector());
+          if (second != null) {
+            embedMissing(second, passagePrefix, key, conversation, line, secondVectors);
+          }
+          embedWithPrevious(shipped, key, conversation, line, withPrevious);
           List<String> names = names(question, conversation.turns());
           Map<Integer, Double> bySession = new HashMap<>();
           int encoded = line.path("encoded").asInt(conversation.vectors().size());
           for (JsonNode row : line.get("rows")) {
             String turn = row.get("turn").asText();
             int at = conversation.position().get(turn);
-            ((ObjectNode) row).put("sim2", Embedder.dot(q2, secondVectors.get(key + "/" + turn)));
+            if (second != null) {
+              ((ObjectNode) row).put("sim2", Embedder.dot(q2, secondVectors.get(key + "/" + turn)));
+            }
+            // The unit sum of the turn's own vector and of the turn embedded after the one before.
+            float[] own = conversation.vectors().get(at);
+            float[] pair = withPrevious.get(key + "/" + turn);
+            ((ObjectNode) row).put("ctx", Embedder.dot(q1, unit(sum(own, pair))));
             ((ObjectNode) row)
                 .put(
                     "sess",
@@ -118,7 +136,52 @@ public final class RescoreBench {
         "",
         "",
         sample);
-    cost(second, "second", queryPrefix, passagePrefix, sample);
+    if (second != null) {
+      cost(second, "second", queryPrefix, passagePrefix, sample);
+    }
+  }
+
+  /**
+   * The shipped model's vectors of the line's pooled turns, each embedded after the turn before it
+   * (as TurnContextBench: the previous turn's text, a line break, this turn's), 16 a call.
+   */
+  private static void embedWithPrevious(
+      Embedder shipped,
+      String key,
+      Conversation conversation,
+      JsonNode line,
+      Map<String, float[]> vectors) {
+    List<String> missing = new ArrayList<>();
+    for (JsonNode row : line.get("rows")) {
+      String turn = row.get("turn").asText();
+      if (!vectors.containsKey(key + "/" + turn) && !missing.contains(turn)) {
+        missing.add(turn);
+      }
+    }
+    List<DevelopmentSets.Turn> turns = conversation.turns().turns();
+    for (int from = 0; from < missing.size(); from += 16) {
+      List<String> batch = missing.subList(from, Math.min(missing.size(), from + 16));
+      List<String> texts = batch.stream()
+          .map(turn -> {
+            int at = conversation.position().get(turn);
+            return at == 0
+                ? indexed(turns.get(at))
+                : indexed(turns.get(at - 1)) + "\n" + indexed(turns.get(at));
+          })
+          .toList();
+      List<float[]> embedded = shipped.embedAll(texts);
+      for (int i = 0; i < batch.size(); i++) {
+        vectors.put(key + "/" + batch.get(i), embedded.get(i));
+      }
+    }
+  }
+
+  private static float[] sum(float[] a, float[] b) {
+    float[] s = new float[a.length];
+    for (int i = 0; i < a.length; i++) {
+      s[i] = a[i] + b[i];
+    }
+    return s;
   }
 
   /**
