@@ -35,11 +35,14 @@ import numpy as np
 # similarity to the centroid of the memory's session, the rows' sess from bench/rescore.sh), entity
 # (a boost for the share of the question's names the memory names, the rows' ent), turn (a share of
 # the similarity to the unit sum of the memory's own vector and its vector embedded after the turn
-# before it, the rows' ctx from bench/rescore.sh).
+# before it, the rows' ctx from bench/rescore.sh), coverage (a boost for the share of the question's
+# IDF weight the memory's terms match, the rows' cov), absolute (a share of the lexical part taken
+# from that coverage instead of BM25 over the best BM25 among the candidates).
 SHIPPED = dict(lexical=0.4, subject=0.15, time=0.3, answerType=0.3, activation=0.2,
                confidence=0.1, spreadShare=0.85, spreadStep=0.8, answerLend=0.9, fusion=0.0,
                length=0.0, field=0.0, lentPlaces=40, perLender=4, rescore=0.0, session=0.0,
-               entity=0.0, turn=0.0)
+               entity=0.0, turn=0.0, coverage=0.0,
+               absolute=0.0)
 GRID = dict(
     lexical=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6],
     subject=[0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4],
@@ -57,6 +60,8 @@ GRID = dict(
     session=[0, 0.1, 0.2, 0.3, 0.5],
     entity=[0, 0.1, 0.2, 0.3, 0.5],
     turn=[0, 0.25, 0.5, 0.75, 1.0],
+    coverage=[0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0],
+    absolute=[0, 0.25, 0.5, 0.75, 1.0],
 )
 RRF = 60  # reciprocal rank fusion's constant
 CANDIDATES = 50  # hits of each search a retrieval of 10 ranks (MemoryService.MIN_CANDIDATES)
@@ -107,6 +112,7 @@ class SetPools:
         self.sess = np.zeros(shape)
         self.ent = np.zeros(shape)
         self.ctx = np.zeros(shape)
+        self.cov = np.zeros(shape)
         self.rrf = np.zeros(shape)
         self.s = np.zeros(shape)
         self.t = np.zeros(shape)
@@ -139,6 +145,7 @@ class SetPools:
                     self.sess[i, j] = row.get("sess", 0.0)
                     self.ent[i, j] = row.get("ent", 0.0)
                     self.ctx[i, j] = max(0.0, row.get("ctx", row["sim"]))
+                    self.cov[i, j] = row.get("cov", 0.0)
                     for rank in (row["lr"], row["vr"]):
                         if rank is not None and rank <= CANDIDATES:
                             self.rrf[i, j] += (RRF + 1) / (RRF + rank) / 2
@@ -173,10 +180,12 @@ class SetPools:
     def own(self, w):
         sim = (1 - w["rescore"] - w["session"] - w["turn"]) * self.sim + (
             w["rescore"] * self.sim2 + w["session"] * self.sess + w["turn"] * self.ctx)
-        match = (1 - w["fusion"]) * (w["lexical"] * self.lex + (1 - w["lexical"]) * sim) + (
+        lex = (1 - w["absolute"]) * self.lex + w["absolute"] * self.cov
+        match = (1 - w["fusion"]) * (w["lexical"] * lex + (1 - w["lexical"]) * sim) + (
             w["fusion"] * self.rrf)
         relevance = match * (1 + w["subject"] * self.s) * (1 + w["time"] * self.t) * (
-            1 + w["answerType"] * self.a) * (1 + w["entity"] * self.ent)
+            1 + w["answerType"] * self.a) * (1 + w["entity"] * self.ent) * (
+            1 + w["coverage"] * self.cov)
         if w["length"]:
             relevance = relevance * (1 + w["length"] * np.log1p(self.chars) / np.log(8000))
         return relevance * (1 - w["activation"] - w["confidence"]

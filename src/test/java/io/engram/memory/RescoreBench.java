@@ -49,7 +49,9 @@ public final class RescoreBench {
       DevelopmentSets.Conversation turns,
       Map<String, Integer> position,
       List<float[]> vectors,
-      int[] session) {}
+      int[] session,
+      List<java.util.Set<String>> terms,
+      Map<String, Integer> documentFrequency) {}
 
   public static void main(String[] args) throws Exception {
     Path in = Path.of(args[0]);
@@ -91,6 +93,7 @@ public final class RescoreBench {
           }
           embedWithPrevious(shipped, key, conversation, line, withPrevious);
           List<String> names = names(question, conversation.turns());
+          Map<String, Double> weights = idf(question, conversation);
           Map<Integer, Double> bySession = new HashMap<>();
           int encoded = line.path("encoded").asInt(conversation.vectors().size());
           for (JsonNode row : line.get("rows")) {
@@ -117,6 +120,7 @@ public final class RescoreBench {
                     .find())
                 .count();
             ((ObjectNode) row).put("ent", names.isEmpty() ? 0 : named / (double) names.size());
+            ((ObjectNode) row).put("cov", coverage(weights, conversation.terms().get(at)));
           }
           questions++;
         }
@@ -236,7 +240,58 @@ public final class RescoreBench {
     for (int from = 0; from < texts.size(); from += 32) {
       vectors.addAll(shipped.embedAll(texts.subList(from, Math.min(texts.size(), from + 32))));
     }
-    return new Conversation(c, position, vectors, session);
+    List<java.util.Set<String>> terms = new ArrayList<>();
+    Map<String, Integer> documentFrequency = new HashMap<>();
+    for (String text : texts) {
+      java.util.Set<String> own = terms(text);
+      own.forEach(term -> documentFrequency.merge(term, 1, Integer::sum));
+      terms.add(own);
+    }
+    return new Conversation(c, position, vectors, session, terms, documentFrequency);
+  }
+
+  /** The question's terms as the index analyzes them, each weighed by its IDF in the conversation. */
+  private static Map<String, Double> idf(String question, Conversation conversation) {
+    int documents = conversation.terms().size();
+    Map<String, Double> weights = new HashMap<>();
+    for (String term : terms(question)) {
+      int df = conversation.documentFrequency().getOrDefault(term, 0);
+      weights.put(term, Math.log(1 + (documents - df + 0.5) / (df + 0.5)));
+    }
+    return weights;
+  }
+
+  /**
+   * The share of the question's IDF weight that the memory's terms match: absolute, unlike BM25
+   * over the best BM25 among the candidates (a lone match of one word is 1 there).
+   */
+  private static double coverage(Map<String, Double> weights, java.util.Set<String> memory) {
+    double all = 0;
+    double matched = 0;
+    for (Map.Entry<String, Double> weight : weights.entrySet()) {
+      all += weight.getValue();
+      if (memory.contains(weight.getKey())) {
+        matched += weight.getValue();
+      }
+    }
+    return all == 0 ? 0 : matched / all;
+  }
+
+  private static java.util.Set<String> terms(String text) {
+    java.util.Set<String> terms = new java.util.HashSet<>();
+    try (MemoryAnalyzer analyzer = new MemoryAnalyzer();
+        var stream = analyzer.tokenStream("text", text)) {
+      var term =
+          stream.addAttribute(org.apache.lucene.analysis.tokenattributes.CharTermAttribute.class);
+      stream.reset();
+      while (stream.incrementToken()) {
+        terms.add(term.toString());
+      }
+      stream.end();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return terms;
   }
 
   /** The second model's vectors of the line's pooled turns not embedded yet, 16 a call. */
