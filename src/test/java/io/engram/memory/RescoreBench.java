@@ -88,10 +88,33 @@ public final class RescoreBench {
           float[] q2 = second == null
               ? null
               : unit(second.embed(queryPrefix + question).content().vector());
+          List<DevelopmentSets.Turn> turns = conversation.turns().turns();
           if (second != null) {
-            embedMissing(second, passagePrefix, key, conversation, line, secondVectors);
+            embedMissing(
+                key,
+                conversation,
+                line,
+                secondVectors,
+                at -> passagePrefix + indexed(turns.get(at)),
+                texts ->
+                    second
+                        .embedAll(texts.stream().map(TextSegment::from).toList())
+                        .content()
+                        .stream()
+                        .map(e -> unit(e.vector()))
+                        .toList());
           }
-          embedWithPrevious(shipped, key, conversation, line, withPrevious);
+          // Each turn embedded after the one before it (as TurnContextBench: the previous turn's
+          // text, a line break, this turn's).
+          embedMissing(
+              key,
+              conversation,
+              line,
+              withPrevious,
+              at -> at == 0
+                  ? indexed(turns.get(at))
+                  : indexed(turns.get(at - 1)) + "\n" + indexed(turns.get(at)),
+              shipped::embedAll);
           List<String> names = names(question, conversation.turns());
           Map<String, Double> weights = idf(question, conversation);
           Map<Integer, Double> bySession = new HashMap<>();
@@ -142,41 +165,6 @@ public final class RescoreBench {
         sample);
     if (second != null) {
       cost(second, "second", queryPrefix, passagePrefix, sample);
-    }
-  }
-
-  /**
-   * The shipped model's vectors of the line's pooled turns, each embedded after the turn before it
-   * (as TurnContextBench: the previous turn's text, a line break, this turn's), 16 a call.
-   */
-  private static void embedWithPrevious(
-      Embedder shipped,
-      String key,
-      Conversation conversation,
-      JsonNode line,
-      Map<String, float[]> vectors) {
-    List<String> missing = new ArrayList<>();
-    for (JsonNode row : line.get("rows")) {
-      String turn = row.get("turn").asText();
-      if (!vectors.containsKey(key + "/" + turn) && !missing.contains(turn)) {
-        missing.add(turn);
-      }
-    }
-    List<DevelopmentSets.Turn> turns = conversation.turns().turns();
-    for (int from = 0; from < missing.size(); from += 16) {
-      List<String> batch = missing.subList(from, Math.min(missing.size(), from + 16));
-      List<String> texts = batch.stream()
-          .map(turn -> {
-            int at = conversation.position().get(turn);
-            return at == 0
-                ? indexed(turns.get(at))
-                : indexed(turns.get(at - 1)) + "\n" + indexed(turns.get(at));
-          })
-          .toList();
-      List<float[]> embedded = shipped.embedAll(texts);
-      for (int i = 0; i < batch.size(); i++) {
-        vectors.put(key + "/" + batch.get(i), embedded.get(i));
-      }
     }
   }
 
@@ -294,14 +282,8 @@ public final class RescoreBench {
     return terms;
   }
 
-  /** The second model's vectors of the line's pooled turns not embedded yet, 16 a call. */
-  private static void embedMissing(
-      EmbeddingModel second,
-      String passagePrefix,
-      String key,
-      Conversation conversation,
-      JsonNode line,
-      Map<String, float[]> vectors) {
+  /** The line's pooled turns that have no vector in {@code vectors} yet, each once. */
+  private static List<String> missing(String key, JsonNode line, Map<String, float[]> vectors) {
     List<String> missing = new ArrayList<>();
     for (JsonNode row : line.get("rows")) {
       String turn = row.get("turn").asText();
@@ -309,15 +291,28 @@ public final class RescoreBench {
         missing.add(turn);
       }
     }
+    return missing;
+  }
+
+  /**
+   * Vectors of the line's pooled turns not embedded yet, 16 a call: {@code text} says what is
+   * embedded for the turn at a position, {@code model} embeds a batch into unit vectors.
+   */
+  private static void embedMissing(
+      String key,
+      Conversation conversation,
+      JsonNode line,
+      Map<String, float[]> vectors,
+      java.util.function.IntFunction<String> text,
+      java.util.function.Function<List<String>, List<float[]>> model) {
+    List<String> missing = missing(key, line, vectors);
     for (int from = 0; from < missing.size(); from += 16) {
       List<String> batch = missing.subList(from, Math.min(missing.size(), from + 16));
-      List<TextSegment> segments = batch.stream()
-          .map(turn -> TextSegment.from(passagePrefix
-              + indexed(conversation.turns().turns().get(conversation.position().get(turn)))))
-          .toList();
-      var embedded = second.embedAll(segments).content();
+      List<float[]> embedded = model.apply(batch.stream()
+          .map(turn -> text.apply(conversation.position().get(turn)))
+          .toList());
       for (int i = 0; i < batch.size(); i++) {
-        vectors.put(key + "/" + batch.get(i), unit(embedded.get(i).vector()));
+        vectors.put(key + "/" + batch.get(i), embedded.get(i));
       }
     }
   }
