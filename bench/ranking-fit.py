@@ -12,11 +12,11 @@ out, beside the shipped constants. Only the constants that act on a pool can be 
 weight of a subject's name inside BM25 changes the pool itself (measure it with RANKING=).
 
   python3 bench/ranking-fit.py POOL.jsonl [--check] [--each [name ...]] [--fit] [--learn]
-                                          [--try name=value,...]
+                                          [--try name=value,...] [--pair name name]
 
 --check prints the shipped constants' figures (compare with bench/memory-sets.sh's own, which
 these approximate: production asks 50 hits of each search, the pool 300); --each chooses one
-constant at a time with one set left out; --fit all of them together; --learn fits a listwise
+constant at a time with one set left out; --pair two of them together; --fit all of them together; --learn fits a listwise
 logistic model of the same signals instead (a learned combination); --try gives the figures of
 other constants. docs/benchmarks.md has what each gave.
 """
@@ -396,6 +396,26 @@ def main():
                 cells.append("%g: %.3f (%.3f)" % (
                     best_w[name], out.hits(best_w)[10], out.hits(SHIPPED)[10]))
             print("| %s (%g) | %s |" % (name, SHIPPED[name], " | ".join(cells)))
+    if "--pair" in args:
+        # Two constants chosen together over their grids with one set left out, as --each does
+        # for one: python3 bench/ranking-fit.py POOL --pair absolute lexical
+        a, b = args[args.index("--pair") + 1:args.index("--pair") + 3]
+        grid = [(x, y) for x in GRID[a] for y in GRID[b]]
+        table = {(s.name, x, y): s.hits(dict(SHIPPED, **{a: x, b: y})) for s in sets
+                 for x, y in grid}
+        print("| left out | %s, %s chosen on the others | left out hit@10 (shipped) |\n|---|---|---|"
+              % (a, b))
+        for out in sets:
+            others = [s for s in sets if s is not out]
+            shipped = [s.hits(SHIPPED) for s in others]
+            best, best_figures = (SHIPPED[a], SHIPPED[b]), shipped
+            for x, y in grid:
+                figures = [table[(s.name, x, y)] for s in others]
+                if kept(shipped, figures) and kept(best_figures, figures):
+                    best, best_figures = (x, y), figures
+            print("| %s | %g, %g | %.3f (%.3f) |" % (
+                out.name, best[0], best[1], table[(out.name, *best)][10] if best in grid
+                else out.hits(SHIPPED)[10], out.hits(SHIPPED)[10]))
     if "--fit" in args:
         print("| left out | constants fitted on the others | left out: shipped hit@10 | fitted hit@10 |"
               " hit@5 | hit@20 |\n|---|---|---|---|---|---|")
