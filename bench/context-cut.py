@@ -11,6 +11,7 @@ each set: the share of questions whose evidence is in the block, the block's med
 
     python3 bench/context-cut.py FILE
     TOKEN_PRICE=0.2 FOREIGN_PRICE=0.3 LIMITS=8,10,20,30 python3 bench/context-cut.py FILE
+    SIMILARITIES=0,0.3 python3 bench/context-cut.py FILE   # also a floor on the best similarity
 
 Each cut is chosen on every set but one and scored on the one left out (docs/benchmarks.md).
 """

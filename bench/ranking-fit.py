@@ -16,9 +16,9 @@ weight of a subject's name inside BM25 changes the pool itself (measure it with 
 
 --check prints the shipped constants' figures (compare with bench/memory-sets.sh's own, which
 these approximate: production asks 50 hits of each search, the pool 300); --each chooses one
-constant at a time with one set left out; --pair two of them together; --fit all of them together; --learn fits a listwise
-logistic model of the same signals instead (a learned combination); --try gives the figures of
-other constants. docs/benchmarks.md has what each gave.
+constant at a time with one set left out; --pair two of them together; --fit all of them
+together; --learn fits a listwise logistic model of the same signals instead (a learned
+combination); --try gives the figures of other constants. docs/benchmarks.md has what each gave.
 """
 import json
 import sys
