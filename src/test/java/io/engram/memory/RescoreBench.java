@@ -11,13 +11,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Levers of issue 42 measured on the candidate pools bench/memory-sets.sh writes (POOL=), for
  * bench/ranking-fit.py to weigh with one set left out (its {@code rescore}, {@code session},
- * {@code entity} and {@code turn}):
+ * {@code entity}, {@code turn}, {@code coverage} and {@code absolute}):
  *
  * <ul>
  *   <li>{@code sim2}: every pooled memory's similarity to its question by a second, stronger model
@@ -30,7 +32,10 @@ import java.util.Map;
  *       memory's text names: "entities matched at query time";
  *   <li>{@code ctx}: the question's similarity, by the shipped model, to the unit sum of the
  *       memory's own vector and its vector embedded after the turn before it: "a turn embedded with
- *       the turn before it".
+ *       the turn before it";
+ *   <li>{@code cov}: the share of the question's weight that the memory's terms match, each term
+ *       as the index analyzes it and weighed by its IDF in the conversation: an absolute lexical
+ *       signal, where BM25 over the best BM25 among the candidates is relative.
  * </ul>
  *
  * <p>Arguments: the pool in, the pool out, the second model's class (a langchain4j in-process
@@ -50,7 +55,7 @@ public final class RescoreBench {
       Map<String, Integer> position,
       List<float[]> vectors,
       int[] session,
-      List<java.util.Set<String>> terms,
+      List<Set<String>> terms,
       Map<String, Integer> documentFrequency) {}
 
   public static void main(String[] args) throws Exception {
@@ -228,10 +233,10 @@ public final class RescoreBench {
     for (int from = 0; from < texts.size(); from += 32) {
       vectors.addAll(shipped.embedAll(texts.subList(from, Math.min(texts.size(), from + 32))));
     }
-    List<java.util.Set<String>> terms = new ArrayList<>();
+    List<Set<String>> terms = new ArrayList<>();
     Map<String, Integer> documentFrequency = new HashMap<>();
     for (String text : texts) {
-      java.util.Set<String> own = terms(text);
+      Set<String> own = terms(text);
       own.forEach(term -> documentFrequency.merge(term, 1, Integer::sum));
       terms.add(own);
     }
@@ -253,7 +258,7 @@ public final class RescoreBench {
    * The share of the question's IDF weight that the memory's terms match: absolute, unlike BM25
    * over the best BM25 among the candidates (a lone match of one word is 1 there).
    */
-  private static double coverage(Map<String, Double> weights, java.util.Set<String> memory) {
+  private static double coverage(Map<String, Double> weights, Set<String> memory) {
     double all = 0;
     double matched = 0;
     for (Map.Entry<String, Double> weight : weights.entrySet()) {
@@ -265,8 +270,8 @@ public final class RescoreBench {
     return all == 0 ? 0 : matched / all;
   }
 
-  private static java.util.Set<String> terms(String text) {
-    java.util.Set<String> terms = new java.util.HashSet<>();
+  private static Set<String> terms(String text) {
+    Set<String> terms = new HashSet<>();
     try (MemoryAnalyzer analyzer = new MemoryAnalyzer();
         var stream = analyzer.tokenStream("text", text)) {
       var term =
@@ -335,7 +340,7 @@ public final class RescoreBench {
 
   /** The question's names other than the conversation's speakers. */
   private static List<String> names(String question, DevelopmentSets.Conversation conversation) {
-    java.util.Set<String> speakers = new java.util.HashSet<>();
+    Set<String> speakers = new HashSet<>();
     for (DevelopmentSets.Turn turn : conversation.turns()) {
       for (String part : turn.speaker().split("\\s+")) {
         speakers.add(part.toLowerCase(java.util.Locale.ROOT));
