@@ -2,8 +2,8 @@
 # Levers of issue 42 on the candidate pools of bench/memory-sets.sh (POOL=FILE): a second,
 # stronger embedding model re-scoring each question's pooled memories, the similarity to the
 # centroid of each memory's session, and the share of the question's names each memory names
-# (io.engram.memory.RescoreBench). Writes the pool with sim2, sess, ent, ctx and cov on every row; weigh
-# them with one set left out:
+# (io.engram.memory.RescoreBench). Writes the pool with sim2, sess, ent, ctx and cov on every
+# row; weigh them with one set left out:
 #   python3 bench/ranking-fit.py OUT --each rescore session entity turn coverage absolute
 #   bash bench/rescore.sh POOL OUT [e5|bge|none]  default e5 (e5-small-v2, quantized); none: no
 #                                           second model (sim2 left out), the other inputs only
