@@ -209,6 +209,7 @@ class ThreeNodesBehindHaproxyTest {
           node.http().post("/v1/embeddings").bearer(other.key()).json(input).send();
       assertThat(first.status()).as(first.text()).isEqualTo(200);
     }
+    // The new key's budget reaches every node as the ones above did (followed every second).
     EngramCluster.sleep(2_500);
     String token = embedding.path("token").asText();
     assertThat(inParallel(30, client -> spendOverHttp("/v1/embeddings", input, token)).stream()

@@ -15,6 +15,7 @@ import io.engram.support.TestServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -147,8 +148,8 @@ class OpenApiFuzzTest {
       String previous = "none";
       // Every operation once, in a random order, then random ones: each is tried whatever the seed
       // (drawn at random only, one of 245 went untried about once in a hundred runs).
-      List<ApiContract.Operation> firstRound = new java.util.ArrayList<>(operations);
-      java.util.Collections.shuffle(firstRound, random);
+      List<ApiContract.Operation> firstRound = new ArrayList<>(operations);
+      Collections.shuffle(firstRound, random);
       assertThat(REQUESTS).isGreaterThan(operations.size());
       for (int i = 0; i < REQUESTS; i++) {
         ApiContract.Operation operation = i < firstRound.size()
