@@ -2,6 +2,7 @@ package io.engram.inference.usage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class BilledTokensTest {
@@ -27,5 +28,26 @@ class BilledTokensTest {
     // A provider that gives no count (-1) teaches nothing; never less than one token.
     billed.billed("org_a", "embedder", 10, -1);
     assertThat(billed.expected("org_a", "embedder", 0)).isEqualTo(1);
+  }
+
+  @Test
+  void anOutlierNobodyAnswersAfterFadesWithTime() {
+    AtomicLong now = new AtomicLong();
+    BilledTokens billed = new BilledTokens(now::get);
+    // One answer billed 41 times the gateway's count: a small budget cannot take the next request
+    // at that reservation, so no answer would ever bring the ratio down.
+    billed.billed("org_a", "embedder", 1, 41);
+    assertThat(billed.expected("org_a", "embedder", 10)).isEqualTo(410);
+    now.addAndGet(BilledTokens.HALF_LIFE_NANOS);
+    assertThat(billed.expected("org_a", "embedder", 10)).isEqualTo(210);
+    now.addAndGet(5 * BilledTokens.HALF_LIFE_NANOS);
+    assertThat(billed.expected("org_a", "embedder", 10)).isEqualTo(17);
+    // The next answer starts from what time left, not from the outlier.
+    billed.billed("org_a", "embedder", 10, 12);
+    assertThat(billed.expected("org_a", "embedder", 100)).isEqualTo(155);
+    // A provider that bills less than the gateway counts comes back up to the gateway's count.
+    billed.billed("org_b", "embedder", 10, 5);
+    now.addAndGet(20 * BilledTokens.HALF_LIFE_NANOS);
+    assertThat(billed.expected("org_b", "embedder", 100)).isEqualTo(100);
   }
 }
