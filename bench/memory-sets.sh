@@ -5,8 +5,9 @@
 # (also in target/memory-sets-report.md). A set that is absent is skipped, saying so.
 #   bash bench/memory-sets.sh [set ...]     default: all four (QMSum's 129,177 turns take longest)
 #   RANKING=answerType=0,subject=0.3 bash bench/memory-sets.sh ...   the same with other ranking
-#                                           weights (io.engram.memory.RankingWeights), to measure
-#                                           each with one data set left out
+#                                           weights (io.engram.memory.RankingWeights, BM25's
+#                                           bm25K1 and bm25B among them), to measure each with
+#                                           one data set left out
 #   DUMP=target/sets.jsonl bash bench/memory-sets.sh ...  also writes each question's first 30
 #                                           memories (score, similarity, tokens, evidence) and asks
 #                                           each conversation 60 questions of another one: what the

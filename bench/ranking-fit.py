@@ -12,14 +12,15 @@ out, beside the shipped constants. Only the constants that act on a pool can be 
 weight of a subject's name inside BM25 changes the pool itself (measure it with RANKING=).
 
   python3 bench/ranking-fit.py POOL.jsonl [--check] [--each [name ...]] [--fit] [--learn]
-                                          [--try name=value,...] [--pair name name]
+                                          [--try name=value,...] [--pair name name ...]
 
 --check prints the shipped constants' figures (compare with bench/memory-sets.sh's own, which
 these approximate: production asks 50 hits of each search, the pool 300); --each chooses one
-constant at a time with one set left out; --pair two of them together; --fit all of them
+constant at a time with one set left out; --pair two or more of them together; --fit all of them
 together; --learn fits a listwise logistic model of the same signals instead (a learned
 combination); --try gives the figures of other constants. docs/benchmarks.md has what each gave.
 """
+import itertools
 import json
 import sys
 from collections import defaultdict
@@ -37,12 +38,14 @@ import numpy as np
 # the similarity to the unit sum of the memory's own vector and its vector embedded after the turn
 # before it, the rows' ctx from bench/rescore.sh), coverage (a boost for the share of the question's
 # IDF weight the memory's terms match, the rows' cov), absolute (a share of the lexical part taken
-# from that coverage instead of BM25 over the best BM25 among the candidates).
+# from that coverage instead of BM25 over the best BM25 among the candidates), simBest (a share of
+# the similarity taken as it over the best candidate's, as BM25 is), simSpread (a share taken
+# min-max scaled over the candidates: the question's own spread of similarities).
 SHIPPED = dict(lexical=0.4, subject=0.15, time=0.3, answerType=0.3, activation=0.2,
                confidence=0.1, spreadShare=0.85, spreadStep=0.8, answerLend=0.9, fusion=0.0,
                length=0.0, field=0.0, lentPlaces=40, perLender=4, rescore=0.0, session=0.0,
                entity=0.0, turn=0.0, coverage=0.0,
-               absolute=0.0)
+               absolute=0.0, simBest=0.0, simSpread=0.0)
 GRID = dict(
     lexical=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6],
     subject=[0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4],
@@ -62,6 +65,8 @@ GRID = dict(
     turn=[0, 0.25, 0.5, 0.75, 1.0],
     coverage=[0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0],
     absolute=[0, 0.25, 0.5, 0.75, 1.0],
+    simBest=[0, 0.25, 0.5, 0.75, 1.0],
+    simSpread=[0, 0.1, 0.25, 0.5, 0.75, 1.0],
 )
 RRF = 60  # reciprocal rank fusion's constant
 CANDIDATES = 50  # hits of each search a retrieval of 10 ranks (MemoryService.MIN_CANDIDATES)
@@ -113,6 +118,8 @@ class SetPools:
         self.ent = np.zeros(shape)
         self.ctx = np.zeros(shape)
         self.cov = np.zeros(shape)
+        self.sim_best = np.zeros(shape)
+        self.sim_spread = np.zeros(shape)
         self.rrf = np.zeros(shape)
         self.s = np.zeros(shape)
         self.t = np.zeros(shape)
@@ -162,6 +169,12 @@ class SetPools:
             if has.any():
                 a, b = self.sim[i, has], self.sim2[i, has]
                 self.sim2[i, has] = a.mean() + (b - b.mean()) / (b.std() or 1.0) * (a.std() or 1.0)
+            # The similarity over the best candidate's, and min-max scaled over the candidates.
+            sims = self.sim[i, self.pooled[i] & self.row[i]]
+            if sims.size:
+                top, low = sims.max(), sims.min()
+                self.sim_best[i] = self.sim[i] / (top or 1.0)
+                self.sim_spread[i] = np.clip((self.sim[i] - low) / ((top - low) or 1.0), 0, 1)
             # A question whose evidence never reaches its pool still counts (as a miss).
         self.near_target, self.near_steps, self.near_answers = near_target, near_steps, near_answers
 
@@ -178,8 +191,9 @@ class SetPools:
         return self.spread(w, own)
 
     def own(self, w):
-        sim = (1 - w["rescore"] - w["session"] - w["turn"]) * self.sim + (
-            w["rescore"] * self.sim2 + w["session"] * self.sess + w["turn"] * self.ctx)
+        sim = (1 - w["rescore"] - w["session"] - w["turn"] - w["simBest"] - w["simSpread"]) * (
+            self.sim) + (w["rescore"] * self.sim2 + w["session"] * self.sess + w["turn"] * self.ctx
+                         + w["simBest"] * self.sim_best + w["simSpread"] * self.sim_spread)
         lex = (1 - w["absolute"]) * self.lex + w["absolute"] * self.cov
         match = (1 - w["fusion"]) * (w["lexical"] * lex + (1 - w["lexical"]) * sim) + (
             w["fusion"] * self.rrf)
@@ -397,25 +411,26 @@ def main():
                     best_w[name], out.hits(best_w)[10], out.hits(SHIPPED)[10]))
             print("| %s (%g) | %s |" % (name, SHIPPED[name], " | ".join(cells)))
     if "--pair" in args:
-        # Two constants chosen together over their grids with one set left out, as --each does
-        # for one: python3 bench/ranking-fit.py POOL --pair absolute lexical
-        a, b = args[args.index("--pair") + 1:args.index("--pair") + 3]
-        grid = [(x, y) for x in GRID[a] for y in GRID[b]]
-        table = {(s.name, x, y): s.hits(dict(SHIPPED, **{a: x, b: y})) for s in sets
-                 for x, y in grid}
-        print("| left out | %s, %s chosen on the others | left out hit@10 (shipped) |\n|---|---|---|"
-              % (a, b))
+        # Two or more constants chosen together over their grids with one set left out, as
+        # --each does for one: python3 bench/ranking-fit.py POOL --pair absolute lexical [entity]
+        names = [n for n in args[args.index("--pair") + 1:] if n in GRID]
+        grid = list(itertools.product(*(GRID[n] for n in names)))
+        table = {(s.name, values): s.hits(dict(SHIPPED, **dict(zip(names, values))))
+                 for s in sets for values in grid}
+        print("| left out | %s chosen on the others | left out hit@10 (shipped) |\n|---|---|---|"
+              % ", ".join(names))
         for out in sets:
             others = [s for s in sets if s is not out]
             shipped = [s.hits(SHIPPED) for s in others]
-            best, best_figures = (SHIPPED[a], SHIPPED[b]), shipped
-            for x, y in grid:
-                figures = [table[(s.name, x, y)] for s in others]
+            best, best_figures = tuple(SHIPPED[n] for n in names), shipped
+            for values in grid:
+                figures = [table[(s.name, values)] for s in others]
                 if kept(shipped, figures) and kept(best_figures, figures):
-                    best, best_figures = (x, y), figures
-            print("| %s | %g, %g | %.3f (%.3f) |" % (
-                out.name, best[0], best[1], table[(out.name, *best)][10] if best in grid
-                else out.hits(SHIPPED)[10], out.hits(SHIPPED)[10]))
+                    best, best_figures = values, figures
+            print("| %s | %s | %.3f (%.3f) |" % (
+                out.name, ", ".join("%g" % v for v in best),
+                table[(out.name, best)][10] if best in grid else out.hits(SHIPPED)[10],
+                out.hits(SHIPPED)[10]))
     if "--fit" in args:
         print("| left out | constants fitted on the others | left out: shipped hit@10 | fitted hit@10 |"
               " hit@5 | hit@20 |\n|---|---|---|---|---|---|")

@@ -42,7 +42,8 @@ public final class MemoryDocument {
    * BM25 with k1 0.9 and b 0.4 (the usual values for short passages) rather than Lucene's 1.2 and
    * 0.75: memories are a sentence or two, and long ones should not be penalized much for length.
    */
-  static final BM25Similarity SIMILARITY = new BM25Similarity(0.9f, 0.4f);
+  static final BM25Similarity SIMILARITY = new BM25Similarity(
+      (float) RankingWeights.CURRENT.bm25K1(), (float) RankingWeights.CURRENT.bm25B());
 
   private MemoryDocument() {}
 

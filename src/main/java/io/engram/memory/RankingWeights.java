@@ -5,8 +5,9 @@ import java.util.Map;
 
 /**
  * The retrieval ranking's constants in one place ({@link ActivationRanker}, {@link ContextSpread},
- * {@link MemorySearch}), so each can be measured on every development set with one data set left
- * out (bench/memory-sets.sh, docs/benchmarks.md). The server always ranks with {@link #SHIPPED};
+ * {@link MemorySearch}, and BM25's k1 and b in {@link MemoryDocument#SIMILARITY}: the embedded
+ * index's, which the Solr schema repeats), so each can be measured on every development set with
+ * one data set left out (bench/memory-sets.sh, docs/benchmarks.md). The server always ranks with {@link #SHIPPED};
  * only a benchmark's JVM sets {@code -Dengram.ranking=name=value,...} to try another value.
  */
 record RankingWeights(
@@ -19,10 +20,12 @@ record RankingWeights(
     double spreadShare,
     double spreadStep,
     double answerLend,
-    double nameWeight) {
+    double nameWeight,
+    double bm25K1,
+    double bm25B) {
 
   static final RankingWeights SHIPPED =
-      new RankingWeights(0.4, 0.15, 0.3, 0.3, 0.2, 0.1, 0.85, 0.8, 0.9, 0.05);
+      new RankingWeights(0.4, 0.15, 0.3, 0.3, 0.2, 0.1, 0.85, 0.8, 0.9, 0.05, 0.9, 0.4);
 
   /** The weights in force: {@link #SHIPPED}, changed by -Dengram.ranking (benchmarks only). */
   static final RankingWeights CURRENT = parse(System.getProperty("engram.ranking", ""));
@@ -40,6 +43,8 @@ record RankingWeights(
     values.put("spreadStep", SHIPPED.spreadStep);
     values.put("answerLend", SHIPPED.answerLend);
     values.put("nameWeight", SHIPPED.nameWeight);
+    values.put("bm25K1", SHIPPED.bm25K1);
+    values.put("bm25B", SHIPPED.bm25B);
     for (String pair : spec.split(",")) {
       if (pair.isBlank()) {
         continue;
@@ -62,6 +67,8 @@ record RankingWeights(
         values.get("spreadShare"),
         values.get("spreadStep"),
         values.get("answerLend"),
-        values.get("nameWeight"));
+        values.get("nameWeight"),
+        values.get("bm25K1"),
+        values.get("bm25B"));
   }
 }

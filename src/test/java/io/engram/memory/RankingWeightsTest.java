@@ -12,8 +12,11 @@ class RankingWeightsTest {
     assertThat(RankingWeights.CURRENT).isEqualTo(RankingWeights.SHIPPED);
     assertThat(ActivationRanker.SUBJECT_BOOST).isEqualTo(RankingWeights.SHIPPED.subject());
     assertThat(ContextSpread.ANSWER).isEqualTo(RankingWeights.SHIPPED.answerLend());
-    RankingWeights tried = RankingWeights.parse("answerType=0, spreadShare=0.7");
+    assertThat(MemoryDocument.SIMILARITY.getK1()).isEqualTo(0.9f);
+    assertThat(MemoryDocument.SIMILARITY.getB()).isEqualTo(0.4f);
+    RankingWeights tried = RankingWeights.parse("answerType=0, spreadShare=0.7, bm25B=0.2");
     assertThat(tried.answerType()).isZero();
+    assertThat(tried.bm25B()).isEqualTo(0.2);
     assertThat(tried.spreadShare()).isEqualTo(0.7);
     assertThat(tried.subject()).isEqualTo(RankingWeights.SHIPPED.subject());
     assertThatThrownBy(() -> RankingWeights.parse("subjectBoost=0"))
