@@ -7,8 +7,9 @@ import java.util.Map;
  * The retrieval ranking's constants in one place ({@link ActivationRanker}, {@link ContextSpread},
  * {@link MemorySearch}, and BM25's k1 and b in {@link MemoryDocument#SIMILARITY}: the embedded
  * index's, which the Solr schema repeats), so each can be measured on every development set with
- * one data set left out (bench/memory-sets.sh, docs/benchmarks.md). The server always ranks with {@link #SHIPPED};
- * only a benchmark's JVM sets {@code -Dengram.ranking=name=value,...} to try another value.
+ * one data set left out (bench/memory-sets.sh, docs/benchmarks.md). The server always ranks with
+ * {@link #SHIPPED}; only a benchmark's JVM sets {@code -Dengram.ranking=name=value,...} to try
+ * another value (on the embedded index: the Solr schema's BM25 stays as it is written).
  */
 record RankingWeights(
     double lexical,
