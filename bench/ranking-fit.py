@@ -39,8 +39,8 @@ import numpy as np
 # before it, the rows' ctx from bench/rescore.sh), coverage (a boost for the share of the question's
 # IDF weight the memory's terms match, the rows' cov), absolute (a share of the lexical part taken
 # from that coverage instead of BM25 over the best BM25 among the candidates), simBest (a share of
-# the similarity taken as it over the best candidate's, as BM25 is), simSpread (a share taken
-# min-max scaled over the candidates: the question's own spread of similarities).
+# the similarity divided by the best candidate's, as BM25 is), simSpread (a share taken min-max
+# scaled over the candidates: the question's own spread of similarities).
 SHIPPED = dict(lexical=0.4, subject=0.15, time=0.3, answerType=0.3, activation=0.2,
                confidence=0.1, spreadShare=0.85, spreadStep=0.8, answerLend=0.9, fusion=0.0,
                length=0.0, field=0.0, lentPlaces=40, perLender=4, rescore=0.0, session=0.0,
@@ -413,7 +413,9 @@ def main():
     if "--pair" in args:
         # Two or more constants chosen together over their grids with one set left out, as
         # --each does for one: python3 bench/ranking-fit.py POOL --pair absolute lexical [entity]
-        names = [n for n in args[args.index("--pair") + 1:] if n in GRID]
+        after = args[args.index("--pair") + 1:]
+        after = after[:next((i for i, a in enumerate(after) if a.startswith("--")), len(after))]
+        names = [n for n in after if n in GRID]
         grid = list(itertools.product(*(GRID[n] for n in names)))
         table = {(s.name, values): s.hits(dict(SHIPPED, **dict(zip(names, values))))
                  for s in sets for values in grid}
