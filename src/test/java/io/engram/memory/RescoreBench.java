@@ -15,6 +15,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * Levers of issue 42 measured on the candidate pools bench/memory-sets.sh writes (POOL=), for
@@ -236,7 +238,7 @@ public final class RescoreBench {
     List<Set<String>> terms = new ArrayList<>();
     Map<String, Integer> documentFrequency = new HashMap<>();
     for (String text : texts) {
-      Set<String> own = terms(text);
+      Set<String> own = MemoryText.terms(text);
       own.forEach(term -> documentFrequency.merge(term, 1, Integer::sum));
       terms.add(own);
     }
@@ -247,7 +249,7 @@ public final class RescoreBench {
   private static Map<String, Double> idf(String question, Conversation conversation) {
     int documents = conversation.terms().size();
     Map<String, Double> weights = new HashMap<>();
-    for (String term : terms(question)) {
+    for (String term : MemoryText.terms(question)) {
       int df = conversation.documentFrequency().getOrDefault(term, 0);
       weights.put(term, Math.log(1 + (documents - df + 0.5) / (df + 0.5)));
     }
@@ -268,23 +270,6 @@ public final class RescoreBench {
       }
     }
     return all == 0 ? 0 : matched / all;
-  }
-
-  private static Set<String> terms(String text) {
-    Set<String> terms = new HashSet<>();
-    try (MemoryAnalyzer analyzer = new MemoryAnalyzer();
-        var stream = analyzer.tokenStream("text", text)) {
-      var term =
-          stream.addAttribute(org.apache.lucene.analysis.tokenattributes.CharTermAttribute.class);
-      stream.reset();
-      while (stream.incrementToken()) {
-        terms.add(term.toString());
-      }
-      stream.end();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    return terms;
   }
 
   /** The line's pooled turns that have no vector in {@code vectors} yet, each once. */
@@ -308,8 +293,8 @@ public final class RescoreBench {
       Conversation conversation,
       JsonNode line,
       Map<String, float[]> vectors,
-      java.util.function.IntFunction<String> text,
-      java.util.function.Function<List<String>, List<float[]>> model) {
+      IntFunction<String> text,
+      Function<List<String>, List<float[]>> model) {
     List<String> missing = missing(key, line, vectors);
     for (int from = 0; from < missing.size(); from += 16) {
       List<String> batch = missing.subList(from, Math.min(missing.size(), from + 16));
