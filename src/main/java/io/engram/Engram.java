@@ -15,7 +15,6 @@ import io.engram.instances.DataClass;
 import io.engram.instances.InstancesModule;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryModule;
-import io.engram.memory.MemoryService;
 import io.engram.network.Network;
 import io.engram.operations.OperationsRoutes;
 import io.engram.platform.config.EngramConfig;
@@ -173,12 +172,12 @@ public final class Engram implements AutoCloseable {
                 io.engram.memory.solr.SolrMemoryIndex.open(config.memoryIndex(), stores, clock)
             : MemoryModule.embedded(config, clock)));
     instances.includeInSnapshots(memory.data(), new AssistantData(), new SettingsData());
-    services.memoryHandlers().bind(memory.service());
-    ReflectionModule reflection = opened.add(new ReflectionModule(
-        database, memory.service(), config.reflectionScheduler(), maxBody, clock));
+    services.memoryHandlers().bind(memory);
+    ReflectionModule reflection = opened.add(
+        new ReflectionModule(database, memory, config.reflectionScheduler(), maxBody, clock));
     memory.explainProvenanceWith(reflection.service()::provenance);
-    memory.service().erasures().include(instances.services().erasure());
-    memory.service().erasures().include(reflection.service().erasure());
+    memory.erasures().include(instances.services().erasure());
+    memory.erasures().include(reflection.service().erasure());
     AlertsModule alerts = opened.add(new AlertsModule(
         config,
         database,
@@ -222,7 +221,8 @@ public final class Engram implements AutoCloseable {
         .add(Inference.open(
             config,
             database,
-            memory.service(),
+            memory.reads(),
+            memory.erasures(),
             Embedder.shared(config.inference().modelCacheDir()),
             metrics.registry(),
             services.configs(),
@@ -281,8 +281,8 @@ public final class Engram implements AutoCloseable {
     return routes;
   }
 
-  public MemoryService memory() {
-    return opened.find(MemoryModule.class).service();
+  public MemoryModule memory() {
+    return opened.find(MemoryModule.class);
   }
 
   public ReflectionService reflection() {

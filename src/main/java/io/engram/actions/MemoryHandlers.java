@@ -7,8 +7,9 @@ import io.engram.access.Scope;
 import io.engram.capabilities.CapabilityHandler;
 import io.engram.memory.AgentScope;
 import io.engram.memory.MemoryInput;
-import io.engram.memory.MemoryService;
+import io.engram.memory.MemoryModule;
 import io.engram.memory.MemoryViews;
+import io.engram.memory.MemoryWrites;
 import io.engram.memory.Recall;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
@@ -28,7 +29,7 @@ import java.util.function.Function;
  * the handlers reach memory through {@link #bind}, called once memory is open.
  */
 public final class MemoryHandlers {
-  private final AtomicReference<MemoryService> memory = new AtomicReference<>();
+  private final AtomicReference<MemoryModule> memory = new AtomicReference<>();
 
   /** The handlers, executable once {@link #bind} has run. */
   public List<CapabilityHandler> handlers() {
@@ -78,12 +79,12 @@ public final class MemoryHandlers {
         }));
   }
 
-  public void bind(MemoryService service) {
+  public void bind(MemoryModule service) {
     memory.set(service);
   }
 
-  private MemoryService memory() {
-    MemoryService service = memory.get();
+  private MemoryModule memory() {
+    MemoryModule service = memory.get();
     if (service == null) {
       throw new IllegalStateException("memory is not open: built-in handlers cannot run");
     }
@@ -104,7 +105,7 @@ public final class MemoryHandlers {
     int limit =
         call.arguments().path("limit").asInt(call.config().path("maxResults").asInt(10));
     return Json.MAPPER.valueToTree(Recall.of(
-        memory(),
+        memory().reads(),
         call.caller(),
         new AgentScope(call.agent()),
         call.arguments().path("query").asText(),
@@ -132,7 +133,8 @@ public final class MemoryHandlers {
       input.put("subject", clip(subject, MemoryInput.MAX_SUBJECT));
     }
     input.set("metadata", metadata);
-    MemoryService.Encoded encoded = memory()
+    MemoryWrites.Encoded encoded = memory()
+        .writes()
         .encode(
             call.caller(),
             new AgentScope(call.agent()),

@@ -9,6 +9,7 @@ import io.engram.access.Requires;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.CapabilityVersion;
+import io.engram.inference.call.ModelCall;
 import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
 import io.engram.platform.http.ApiException;
@@ -84,7 +85,7 @@ public final class AssistantChatRoutes implements RouteModule {
     ctx.header(SET_VERSION_HEADER, String.valueOf(inForce.version()));
     ctx.header(TOOLS_HEADER, String.join(",", offer.tools().keySet()));
     String requestId = HttpServer.requestId(ctx);
-    try (Gateway.Prepared prepared = GenerationRoutes.prepared(
+    try (ModelCall prepared = GenerationRoutes.prepared(
         ctx, gateway, caller, scope, asAssistant, ctx.pathParam("assistantId"))) {
       CapabilityLoop loop = new CapabilityLoop(
           gateway, executor, caller, scope.agent(), offer, clientTools(chat), requestId, maxSteps);

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
 import io.engram.actions.CapabilityExecutor;
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.TokenSink;
@@ -54,14 +56,14 @@ final class CapabilityLoop {
     this.maxSteps = maxSteps;
   }
 
-  Gateway.Outcome run(Gateway.Prepared first, TokenSink client) {
+  Outcome run(ModelCall first, TokenSink client) {
     StringBuilder text = new StringBuilder();
     int prompt = 0;
     int completion = 0;
-    Gateway.Prepared step = first;
+    ModelCall step = first;
     for (int done = 0; ; done++) {
       Step sink = new Step(client, done == 0);
-      Gateway.Outcome outcome = gateway.generate(caller, step, sink);
+      Outcome outcome = gateway.generate(step, sink);
       Generation generation = outcome.generation();
       text.append(generation.text());
       prompt += outcome.usage().promptTokens();
@@ -73,21 +75,21 @@ final class CapabilityLoop {
           step.request().stream() ? sink.clientCalls() : clientCalls(generation.toolCalls());
       Generation.Usage usage = new Generation.Usage(prompt, completion);
       if (calls.isEmpty() || done >= maxSteps) {
-        return new Gateway.Outcome(
+        return new Outcome(
             new Generation(text.toString(), finish(generation, clientCalls), usage, clientCalls),
             usage);
       }
       List<ChatMessage> turn = carryOut(generation.text(), calls);
       if (clientCalls != null) {
         // The client's own tools: the conversation goes back to it, as a plain chat would.
-        return new Gateway.Outcome(
+        return new Outcome(
             new Generation(text.toString(), "tool_calls", usage, clientCalls), usage);
       }
       ObjectNode tooling = step.request().tooling();
       if (done == maxSteps - 1 && tooling != null && tooling.has("tools")) {
         tooling = tooling.deepCopy().put("tool_choice", "none"); // the last step answers in words
       }
-      step = gateway.continued(step, turn, tooling);
+      step = step.continued(turn, tooling);
     }
   }
 

@@ -1,5 +1,7 @@
 package io.engram.inference;
 
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.TokenSink;
@@ -26,13 +28,13 @@ final class ChatResponder {
 
   void respond(
       Context ctx,
-      Gateway.Prepared prepared,
+      ModelCall prepared,
       Replies.Header header,
       boolean includeUsage,
-      Function<TokenSink, Gateway.Outcome> generate) {
+      Function<TokenSink, Outcome> generate) {
     TokenHeaders.write(ctx, prepared.budget());
     if (!prepared.request().stream()) {
-      Gateway.Outcome outcome;
+      Outcome outcome;
       try {
         outcome = generate.apply(DeploymentHeaders.around(ctx, Discard.INSTANCE));
       } catch (EngineException e) {
@@ -47,7 +49,7 @@ final class ChatResponder {
     try (EventStream events = new EventStream(ctx, keepAlives)) {
       StreamingReply reply = new StreamingReply(events, header, includeUsage);
       try {
-        Gateway.Outcome outcome = generate.apply(DeploymentHeaders.around(ctx, reply));
+        Outcome outcome = generate.apply(DeploymentHeaders.around(ctx, reply));
         reply.complete(
             outcome.generation().finishReason(), outcome.usage(), prepared.memoryTokens());
       } catch (ClientGoneException e) {

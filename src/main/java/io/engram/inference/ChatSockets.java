@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
 import io.engram.access.SocketAccess;
+import io.engram.inference.call.CacheMode;
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.TokenSink;
@@ -354,12 +357,12 @@ public final class ChatSockets implements RouteModule {
                   + "bias are not carried over WebSockets; use POST /v1/chat/completions "
                   + "(streamed or not)");
         }
-        try (Gateway.Prepared prepared = gateway.prepareChat(
+        try (ModelCall prepared = gateway.prepareChat(
             caller,
             Optional.empty(),
             scope(agent),
             chat,
-            new Gateway.ChatOptions(true, Gateway.CacheMode.ON, null, path),
+            new Gateway.ChatOptions(true, CacheMode.ON, null, path),
             requestId)) {
           run(prepared, chat);
         }
@@ -384,7 +387,7 @@ public final class ChatSockets implements RouteModule {
           "name one in the message's \"agent\" field or the X-Service-Agent header");
     }
 
-    private void run(Gateway.Prepared prepared, ChatRequest chat) {
+    private void run(ModelCall prepared, ChatRequest chat) {
       Replies.Header header =
           Replies.Header.create(Replies.Kind.CHAT, prepared.model().card().id());
       boolean[] first = {true};
@@ -406,7 +409,7 @@ public final class ChatSockets implements RouteModule {
           frames.onGone(abort);
         }
       };
-      Gateway.Outcome outcome = gateway.generate(caller, prepared, sink);
+      Outcome outcome = gateway.generate(prepared, sink);
       List<String> end = framing.end(header, chat, prepared, outcome);
       end.subList(0, end.size() - 1).forEach(this::send);
       sendLast(end.getLast());

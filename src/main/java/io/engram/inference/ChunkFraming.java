@@ -1,5 +1,7 @@
 package io.engram.inference;
 
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.platform.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +36,7 @@ final class ChunkFraming implements SocketFraming {
 
   @Override
   public List<String> end(
-      Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome) {
+      Replies.Header header, ChatRequest chat, ModelCall prepared, Outcome outcome) {
     if (!chat.stream()) {
       return List.of(Json.write(
           Replies.whole(header, outcome.generation(), outcome.usage(), prepared.memoryTokens())));

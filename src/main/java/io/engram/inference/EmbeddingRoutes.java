@@ -11,6 +11,7 @@ import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.Embedder;
 import io.engram.platform.VisibleText;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -67,12 +68,19 @@ public final class EmbeddingRoutes implements RouteModule {
     Gateway.Embedded embedded;
     if (local) {
       body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
-      embedded = gateway.embed(caller, Access.inferenceSlot(ctx), MODEL_ID, inputs);
+      embedded = gateway.embed(
+          caller, Access.inferenceSlot(ctx), MODEL_ID, inputs, HttpServer.requestId(ctx));
     } else {
       // A routed embedding model (its provider's embeddings API), or 404 naming what is served.
       Integer dimensions = body.optionalInt("dimensions", 1, 65_536).orElse(null);
-      embedded =
-          gateway.embedRouted(caller, Access.inferenceSlot(ctx), model, inputs, dimensions, user);
+      embedded = gateway.embedRouted(
+          caller,
+          Access.inferenceSlot(ctx),
+          model,
+          inputs,
+          dimensions,
+          user,
+          HttpServer.requestId(ctx));
     }
     Embedder.Embeddings embeddings = embedded.embeddings();
     InferenceLimits.TokenBudget budget = embedded.budget();

@@ -3,6 +3,8 @@ package io.engram.inference;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
+import io.engram.inference.call.CacheMode;
+import io.engram.inference.call.ModelCall;
 import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
 import io.engram.platform.http.ApiException;
@@ -44,7 +46,7 @@ public final class GenerationRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes.exposeHeaders(
-        MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER, MEMORY_STATUS_HEADER, Gateway.CACHE_HEADER);
+        MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER, MEMORY_STATUS_HEADER, CacheMode.HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
     routes
         .post("/v1/chat/completions", Requires.runsModel(), this::chat)
@@ -56,24 +58,24 @@ public final class GenerationRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = ChatRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", AGENT_CHAT);
-    try (Gateway.Prepared prepared = prepared(ctx, gateway, caller, scope, chat, null)) {
+    try (ModelCall prepared = prepared(ctx, gateway, caller, scope, chat, null)) {
       responder.respond(
           ctx,
           prepared,
           Replies.Header.create(Replies.Kind.CHAT, prepared.model().card().id()),
           chat.includeUsage(),
-          sink -> gateway.generate(caller, prepared, sink));
+          sink -> gateway.generate(prepared, sink));
     }
   }
 
   private void completion(Context ctx) {
     Principal caller = Access.caller(ctx);
     CompletionRequest completion = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
-    try (Gateway.Prepared prepared = gateway.prepareCompletion(
+    try (ModelCall prepared = gateway.prepareCompletion(
         caller,
         Access.inferenceSlot(ctx),
         completion,
-        Gateway.CacheMode.of(ctx.header(Gateway.CACHE_HEADER)),
+        CacheMode.of(ctx.header(CacheMode.HEADER)),
         HttpServer.requestId(ctx))) {
       cacheHeader(ctx, prepared);
       responder.respond(
@@ -81,15 +83,15 @@ public final class GenerationRoutes implements RouteModule {
           prepared,
           Replies.Header.create(Replies.Kind.TEXT, prepared.model().card().id()),
           completion.includeUsage(),
-          sink -> gateway.generate(caller, prepared, sink));
+          sink -> gateway.generate(prepared, sink));
     }
   }
 
   /** X-Engram-Cache: whether the answer comes from the response cache (when it was consulted). */
-  private static void cacheHeader(Context ctx, Gateway.Prepared prepared) {
+  private static void cacheHeader(Context ctx, ModelCall prepared) {
     String status = prepared.cache().status();
     if (status != null) {
-      ctx.header(Gateway.CACHE_HEADER, status);
+      ctx.header(CacheMode.HEADER, status);
     }
   }
 
@@ -97,23 +99,20 @@ public final class GenerationRoutes implements RouteModule {
    * A chat admitted and put inside the organization's memory for a route that answers it, with
    * the memory's headers ({@link #MEMORY_IDS_HEADER}, {@link #MEMORY_TOKENS_HEADER}) set.
    */
-  static Gateway.Prepared prepared(
+  static ModelCall prepared(
       Context ctx,
       Gateway gateway,
       Principal caller,
       AgentScope scope,
       ChatRequest chat,
       String assistantId) {
-    Gateway.Prepared prepared = gateway.prepareChat(
+    ModelCall prepared = gateway.prepareChat(
         caller,
         Access.inferenceSlot(ctx),
         scope,
         chat,
         new Gateway.ChatOptions(
-            memoryHeader(ctx),
-            Gateway.CacheMode.of(ctx.header(Gateway.CACHE_HEADER)),
-            assistantId,
-            ctx.path()),
+            memoryHeader(ctx), CacheMode.of(ctx.header(CacheMode.HEADER)), assistantId, ctx.path()),
         HttpServer.requestId(ctx));
     cacheHeader(ctx, prepared);
     ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));

@@ -4,6 +4,9 @@ import io.engram.access.AccessModule;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.budgets.SpendGate;
 import io.engram.capabilities.AssistantService;
+import io.engram.inference.call.InferenceMetrics;
+import io.engram.inference.call.ModelCalls;
+import io.engram.inference.call.ResponseCache;
 import io.engram.inference.local.LocalCapacity;
 import io.engram.inference.local.LocalEngine;
 import io.engram.inference.local.LocalEngines;
@@ -23,7 +26,8 @@ import io.engram.inference.usage.UsageLedger;
 import io.engram.inference.usage.UsageRoutes;
 import io.engram.instances.ConversationHistory;
 import io.engram.memory.Embedder;
-import io.engram.memory.MemoryService;
+import io.engram.memory.Erasures;
+import io.engram.memory.MemoryReads;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.ConfigException;
@@ -61,8 +65,21 @@ import org.slf4j.LoggerFactory;
 public final class Inference implements Module {
   private static final Logger LOG = LoggerFactory.getLogger(Inference.class);
 
+  /**
+   * What the gateway's calls leave behind, kept here for the jobs that write and sweep it and the
+   * routes that read it: the usage ledger, the request log, conversation history, the response
+   * cache and the gateway's metrics.
+   */
+  private record Ledgers(
+      UsageLedger usage,
+      RequestLog requests,
+      ConversationHistory history,
+      ResponseCache cache,
+      InferenceMetrics metrics) {}
+
   private final Routing routing;
   private final Gateway gateway;
+  private final Ledgers ledgers;
   private final ModelUploads uploads;
   private final Embedder embedder;
   private final List<AutoCloseable> engines;
@@ -80,6 +97,7 @@ public final class Inference implements Module {
   private Inference(
       Routing routing,
       Gateway gateway,
+      Ledgers ledgers,
       ModelUploads uploads,
       Embedder embedder,
       List<AutoCloseable> engines,
@@ -90,6 +108,7 @@ public final class Inference implements Module {
       long started) {
     this.routing = routing;
     this.gateway = gateway;
+    this.ledgers = ledgers;
     this.uploads = uploads;
     this.embedder = embedder;
     this.engines = engines;
@@ -144,7 +163,8 @@ public final class Inference implements Module {
   public static Inference open(
       EngramConfig config,
       Database database,
-      MemoryService memory,
+      MemoryReads memory,
+      Erasures erasures,
       Embedder embedder,
       MeterRegistry registry,
       OrganizationConfigs configs,
@@ -246,23 +266,19 @@ public final class Inference implements Module {
       erasure.dropCachesWith(cluster.keep(new io.engram.platform.cluster.ChangeSignal(
           cluster.bus(), "engram:response-cache-drops", erasure::dropCache)));
     }
-    memory.erasures().include(erasure);
+    erasures.include(erasure);
     InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster, spend);
+    InferenceMetrics metrics = new InferenceMetrics(registry);
     Gateway gateway = new Gateway(
         catalog,
-        memory,
         limits,
-        usage,
-        new InferenceMetrics(registry),
         configs,
-        history,
-        egress,
         embedder,
-        cache,
-        requests);
+        new ModelCalls(memory, cache, requests, usage, history, egress, metrics));
     return new Inference(
         routing,
         gateway,
+        new Ledgers(usage, requests, history, cache, metrics),
         uploads,
         embedder,
         engines,
@@ -321,9 +337,9 @@ public final class Inference implements Module {
             "purge requests past their retention (plan or policy)",
             Duration.ofMinutes(1),
             Duration.ofHours(1),
-            () -> gateway.requests().purge(id -> organizations.find(id), requestLogMaxAge)),
+            () -> ledgers.requests().purge(id -> organizations.find(id), requestLogMaxAge)),
         Job.every(
-            Duration.ofMinutes(1), "drop cached answers past their time", gateway::sweepCache),
+            Duration.ofMinutes(1), "drop cached answers past their time", ledgers.cache()::sweep),
         new Job(
             "purge stored responses past their retention",
             Duration.ofMinutes(1),
@@ -369,8 +385,8 @@ public final class Inference implements Module {
                 .orElse(OptionalInt.empty())),
         new EmbeddingRoutes(gateway, maxBodyBytes),
         new RoutingRoutes(routing, organizations, maxBodyBytes),
-        new UsageRoutes(gateway.usage(), gateway.limits(), access.windows(), organizations, clock),
-        new RequestLogRoutes(gateway.requests(), organizations),
+        new UsageRoutes(ledgers.usage(), gateway.limits(), access.windows(), organizations, clock),
+        new RequestLogRoutes(ledgers.requests(), organizations),
         sockets);
   }
 
@@ -386,6 +402,11 @@ public final class Inference implements Module {
         gateway.limits().inFlight(orgId),
         "websocket_connections",
         sockets == null ? 0 : sockets.openConnections(orgId));
+  }
+
+  /** Generations running on an engine on this node now. */
+  public int generationsInFlight() {
+    return ledgers.metrics().inFlight();
   }
 
   /** Every model the gateway serves, by id (for fine-tuning: the base models). */
@@ -426,9 +447,9 @@ public final class Inference implements Module {
 
   /** Writes queued usage and conversation history (every second, and at shutdown). */
   public void flushUsage() {
-    gateway.usage().flush();
-    gateway.history().flush();
-    gateway.requests().flush();
+    ledgers.usage().flush();
+    ledgers.history().flush();
+    ledgers.requests().flush();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import io.engram.inference.call.ResponseCache;
 import io.engram.inference.usage.RequestLog;
 import io.engram.platform.cluster.ChangeSignal;
 import io.engram.store.ErasureParticipant;

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
@@ -59,8 +61,7 @@ final class MessagesRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = MessagesRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/messages");
-    try (Gateway.Prepared prepared =
-        GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
+    try (ModelCall prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
       TokenHeaders.write(ctx, prepared.budget());
       String id = Ids.newId("msg", clock.millis());
       String model = prepared.model().card().id();
@@ -68,9 +69,9 @@ final class MessagesRoutes implements RouteModule {
         stream(ctx, caller, prepared, id, model);
         return;
       }
-      Gateway.Outcome outcome;
+      Outcome outcome;
       try {
-        outcome = gateway.generate(caller, prepared, DeploymentHeaders.around(ctx, Quiet.SINK));
+        outcome = gateway.generate(prepared, DeploymentHeaders.around(ctx, Quiet.SINK));
       } catch (EngineException e) {
         throw e.toApiException();
       }
@@ -97,13 +98,11 @@ final class MessagesRoutes implements RouteModule {
     }
   }
 
-  private void stream(
-      Context ctx, Principal caller, Gateway.Prepared prepared, String id, String model) {
+  private void stream(Context ctx, Principal caller, ModelCall prepared, String id, String model) {
     try (EventStream events = new EventStream(ctx, keepAlives)) {
       MessageStream sink = new MessageStream(events, message(id, model), prepared.promptTokens());
       try {
-        Gateway.Outcome outcome =
-            gateway.generate(caller, prepared, DeploymentHeaders.around(ctx, sink));
+        Outcome outcome = gateway.generate(prepared, DeploymentHeaders.around(ctx, sink));
         sink.complete(
             outcome.generation().finishReason(), outcome.usage(), prepared.memoryTokens());
       } catch (ClientGoneException e) {

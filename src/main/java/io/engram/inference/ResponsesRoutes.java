@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
@@ -104,18 +106,16 @@ public final class ResponsesRoutes implements RouteModule {
         request.tooling(),
         null);
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
-    try (Gateway.Prepared prepared =
-        GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
+    try (ModelCall prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
       TokenHeaders.write(ctx, prepared.budget());
       ResponseObjects.Ids ids =
           ResponseObjects.Ids.create(prepared.model().card().id());
       if (request.stream()) {
         stream(ctx, caller, prepared, request, ids, conversation);
       } else {
-        Gateway.Outcome outcome;
+        Outcome outcome;
         try {
-          outcome =
-              gateway.generate(caller, prepared, DeploymentHeaders.around(ctx, Quiet.INSTANCE));
+          outcome = gateway.generate(prepared, DeploymentHeaders.around(ctx, Quiet.INSTANCE));
         } catch (EngineException e) {
           LOG.warn("generation failed: {}", e.getMessage());
           throw e.toApiException();
@@ -144,8 +144,8 @@ public final class ResponsesRoutes implements RouteModule {
       ResponsesRequest request,
       ResponseObjects.Ids ids,
       List<ChatMessage> conversation,
-      Gateway.Prepared prepared,
-      Gateway.Outcome outcome,
+      ModelCall prepared,
+      Outcome outcome,
       List<ObjectNode> calls) {
     String text = outcome.generation().text();
     ObjectNode response = ResponseObjects.response(
@@ -185,15 +185,14 @@ public final class ResponsesRoutes implements RouteModule {
   private void stream(
       Context ctx,
       Principal caller,
-      Gateway.Prepared prepared,
+      ModelCall prepared,
       ResponsesRequest request,
       ResponseObjects.Ids ids,
       List<ChatMessage> conversation) {
     try (EventStream events = new EventStream(ctx, keepAlives)) {
       ResponseStream sink = new ResponseStream(events, ids, request);
       try {
-        Gateway.Outcome outcome =
-            gateway.generate(caller, prepared, DeploymentHeaders.around(ctx, sink));
+        Outcome outcome = gateway.generate(prepared, DeploymentHeaders.around(ctx, sink));
         sink.complete(finish(caller, request, ids, conversation, prepared, outcome, sink.calls()));
       } catch (ClientGoneException e) {
         LOG.debug("client left during a response stream; generation stopped");

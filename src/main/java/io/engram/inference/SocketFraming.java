@@ -1,5 +1,7 @@
 package io.engram.inference;
 
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import java.util.List;
 import java.util.Map;
 
@@ -23,8 +25,7 @@ interface SocketFraming {
   String piece(Replies.Header header, ChatRequest chat, String text, boolean first);
 
   /** The frames that end an inference, in order; the last one frees the connection. */
-  List<String> end(
-      Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome);
+  List<String> end(Replies.Header header, ChatRequest chat, ModelCall prepared, Outcome outcome);
 
   /** An error frame around the OpenAI error body {@code {error: {...}}}. */
   String error(Map<String, Object> openAiBody);

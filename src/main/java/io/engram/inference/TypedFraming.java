@@ -1,6 +1,8 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.inference.call.ModelCall;
+import io.engram.inference.call.Outcome;
 import io.engram.platform.json.Json;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +41,7 @@ final class TypedFraming implements SocketFraming {
 
   @Override
   public List<String> end(
-      Replies.Header header, ChatRequest chat, Gateway.Prepared prepared, Gateway.Outcome outcome) {
+      Replies.Header header, ChatRequest chat, ModelCall prepared, Outcome outcome) {
     ObjectNode done = Json.MAPPER.createObjectNode().put("type", "done");
     done.put("finish_reason", outcome.generation().finishReason());
     done.set("usage", Replies.usage(outcome.usage(), prepared.memoryTokens()));

@@ -10,8 +10,12 @@ import io.engram.access.Principal;
 public record ChangeAuthor(String credentialId, String userId, String requestId) {
 
   public static ChangeAuthor of(Principal caller, String requestId) {
-    return new ChangeAuthor(
-        caller.credentialId(), caller.user() == null ? null : caller.user().id(), requestId);
+    return new ChangeAuthor(caller.credentialId(), userId(caller), requestId);
+  }
+
+  /** The caller's user, for a transition's record (null: a credential without one). */
+  static String userId(Principal caller) {
+    return caller.user() == null ? null : caller.user().id();
   }
 
   /** A reflection run's own change: no credential, no user, the run in place of a request. */

@@ -150,7 +150,7 @@ public final class Erasures {
         }
         cursor = page.getLast().id();
         List<MemoryRecord> taken = page.stream()
-            .filter(m -> MemoryService.meets(request.filter().metadata(), m))
+            .filter(m -> MemoryReads.meets(request.filter().metadata(), m))
             .toList();
         erasePage(row, taken, progress);
         erasures.progress(row.id(), clock.instant().plus(LEASE), progressJson(progress), null);

@@ -12,7 +12,6 @@ import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
 import io.javalin.http.Context;
-import java.time.Clock;
 import java.util.List;
 import java.util.Set;
 
@@ -28,14 +27,13 @@ public final class McpRoutes implements RouteModule {
   private static final String RECENT = "memory://recent";
 
   private final McpTools tools;
-  private final MemoryService memory;
+  private final MemoryReads reads;
   private final long maxBodyBytes;
   private final List<String> allowedOrigins;
 
-  public McpRoutes(
-      MemoryService memory, long maxBodyBytes, List<String> allowedOrigins, Clock clock) {
-    this.tools = new McpTools(memory, clock);
-    this.memory = memory;
+  McpRoutes(McpTools tools, MemoryReads reads, long maxBodyBytes, List<String> allowedOrigins) {
+    this.tools = tools;
+    this.reads = reads;
     this.maxBodyBytes = maxBodyBytes;
     this.allowedOrigins = allowedOrigins;
   }
@@ -160,7 +158,7 @@ public final class McpRoutes implements RouteModule {
     if (!caller.hasScope(io.engram.access.Scope.MEMORY_READ)) {
       throw new RpcError(-32603, "Reading memories needs the scope memory:read");
     }
-    List<MemoryRecord> recent = memory.list(
+    List<MemoryRecord> recent = reads.list(
         caller,
         AgentBoundary.resolve(null, caller, "use the list_memories tool with 'agent'"),
         new MemoryStore.Filter(List.of(MemoryState.DURABLE), null, null),

@@ -123,11 +123,15 @@ final class McpTools {
         java.util.Arrays.stream(MemoryKind.values()).map(MemoryKind::id).toList());
   }
 
-  private final MemoryService memory;
+  private final MemoryReads reads;
+  private final MemoryWrites writes;
+  private final MemoryControl control;
   private final Clock clock;
 
-  McpTools(MemoryService memory, Clock clock) {
-    this.memory = memory;
+  McpTools(MemoryReads reads, MemoryWrites writes, MemoryControl control, Clock clock) {
+    this.reads = reads;
+    this.writes = writes;
+    this.control = control;
     this.clock = clock;
   }
 
@@ -174,8 +178,8 @@ final class McpTools {
     JsonBody body = JsonBody.received(arguments);
     Object structured = switch (name) {
       case "remember" -> {
-        MemoryService.Encoded encoded =
-            memory.encode(caller, scope, MemoryInput.parse(body, clock.instant()), null, requestId);
+        MemoryWrites.Encoded encoded =
+            writes.encode(caller, scope, MemoryInput.parse(body, clock.instant()), null, requestId);
         java.util.Map<String, Object> view =
             new java.util.LinkedHashMap<>(MemoryViews.memory(encoded.memory()));
         if (encoded.deduplicated()) {
@@ -186,17 +190,17 @@ final class McpTools {
       case "recall" -> recall(caller, scope, body, requestId);
       case "forget" -> {
         body.allowOnly(java.util.Set.of("id", "reason"));
-        yield MemoryViews.memory(memory.act(
+        yield MemoryViews.memory(control.act(
             caller,
             scope,
             body.requiredString("id", 64),
             MemoryAction.DELETE,
-            new MemoryService.Control(body.optionalString("reason", 1000).orElse(null), "mcp"),
+            new MemoryControl.Control(body.optionalString("reason", 1000).orElse(null), "mcp"),
             requestId));
       }
       default -> {
         body.allowOnly(java.util.Set.of("limit", "before", EndUsers.SESSION_FIELD));
-        List<MemoryRecord> page = memory.list(
+        List<MemoryRecord> page = reads.list(
             caller,
             scope,
             new MemoryStore.Filter(
@@ -226,7 +230,7 @@ final class McpTools {
       Principal caller, AgentScope scope, JsonBody body, String requestId) {
     body.allowOnly(java.util.Set.of("query", "limit"));
     return Recall.of(
-        memory,
+        reads,
         caller,
         scope,
         body.requiredString("query", 2000),

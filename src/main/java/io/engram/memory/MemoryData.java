@@ -24,10 +24,12 @@ final class MemoryData implements OrganizationData {
   private static final String VERSION = "state || '|' || updated_at || '|' || last_used_at || '|'"
       + " || retrieval_count || '|' || reinforcement_count || '|' || older_use_count";
 
-  private final MemoryService memory;
+  private final MemoryIndex index;
+  private final MemoryReads reads;
 
-  MemoryData(MemoryService memory) {
-    this.memory = memory;
+  MemoryData(MemoryIndex index, MemoryReads reads) {
+    this.index = index;
+    this.reads = reads;
   }
 
   @Override
@@ -42,7 +44,7 @@ final class MemoryData implements OrganizationData {
   /** Uses are recorded in batches: those on their way land before the rows go back. */
   @Override
   public void settle() {
-    memory.flushUses();
+    reads.flushUses();
   }
 
   @Override
@@ -110,7 +112,7 @@ final class MemoryData implements OrganizationData {
   /** The index follows the memories put back and those tombstoned. */
   @Override
   public void restored(String orgId, Set<String> changed) {
-    memory.index().syncAll(orgId, changed);
-    memory.index().refresh();
+    index.syncAll(orgId, changed);
+    index.refresh();
   }
 }

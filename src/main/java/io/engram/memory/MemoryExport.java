@@ -42,7 +42,7 @@ final class MemoryExport {
       // Metadata conditions are checked here, on the page's rows (as a list does).
       List<MemoryRecord> kept = page.stream()
           .filter(m -> !m.text().equals(MemoryStore.ERASED_TEXT)) // nothing left to carry
-          .filter(m -> MemoryService.meets(request.filter().metadata(), m))
+          .filter(m -> MemoryReads.meets(request.filter().metadata(), m))
           .toList();
       Map<String, List<Transition>> history =
           store.transitions(kept.stream().map(MemoryRecord::id).toList());

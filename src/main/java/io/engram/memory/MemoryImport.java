@@ -360,7 +360,7 @@ final class MemoryImport {
                         : " (exported as " + p.line().sourceId() + ")"),
                 null,
                 caller.credentialId(),
-                MemoryService.userId(caller),
+                ChangeAuthor.userId(caller),
                 requestId,
                 now));
         changes.add(new Written(m, changeLog.append(h, m.id(), now)));

@@ -57,6 +57,16 @@ public interface MemoryIndex extends AutoCloseable {
   /** Makes the index agree with the memory's current row. */
   void sync(String memoryId);
 
+  /**
+   * Brings the index in line with a committed row and makes it searchable before the caller
+   * hears back: {@code change} is the row's change log entry.
+   */
+  default void makeVisible(String memoryId, long change) {
+    sync(memoryId);
+    refresh();
+    applied(change);
+  }
+
   /** Makes the index agree with many memories of one organization at once. */
   void syncAll(String orgId, Collection<String> memoryIds);
 

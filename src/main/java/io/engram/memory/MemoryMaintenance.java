@@ -100,7 +100,7 @@ public final class MemoryMaintenance {
           orgId,
           id,
           action,
-          new MemoryService.Control(reason, ACTOR),
+          new MemoryControl.Control(reason, ACTOR),
           author,
           clock.instant(),
           found -> found.orElseThrow(() -> ApiException.notFound("Memory " + id + " not found")));
@@ -117,7 +117,7 @@ public final class MemoryMaintenance {
       String id,
       MemoryState expected,
       MemoryState back,
-      MemoryService.Control control,
+      MemoryControl.Control control,
       ChangeAuthor author,
       BiConsumer<Handle, Change> record) {
     StateChanges.Outcome outcome = store.database().write(h -> {
@@ -153,7 +153,7 @@ public final class MemoryMaintenance {
           orgId,
           absorbedId,
           MemoryAction.MERGE,
-          new MemoryService.Control(reason, ACTOR),
+          new MemoryControl.Control(reason, ACTOR),
           author,
           now,
           found -> durable(found.orElse(null), absorbedId));
@@ -191,7 +191,7 @@ public final class MemoryMaintenance {
       String survivorId,
       String absorbedId,
       double survivorConfidence,
-      MemoryService.Control control,
+      MemoryControl.Control control,
       ChangeAuthor author,
       BiConsumer<Handle, Merge> record) {
     Instant now = clock.instant();
@@ -286,7 +286,7 @@ public final class MemoryMaintenance {
       String olderId,
       String newerId,
       Instant until,
-      MemoryService.Control control,
+      MemoryControl.Control control,
       ChangeAuthor author,
       BiConsumer<Handle, Change> record) {
     Instant now = clock.instant();

@@ -24,15 +24,36 @@ import org.slf4j.LoggerFactory;
 public final class MemoryModule implements Module {
   private static final Logger LOG = LoggerFactory.getLogger(MemoryModule.class);
 
-  private final MemoryService memory;
+  private final MemoryStores stores;
+  private final MemoryIndex index;
+  private final Embedder embedder;
+  private final MemoryReads reads;
+  private final MemoryWrites writes;
+  private final MemoryEvents events;
+  private final MemoryControl control;
+  private final MemoryHousekeeping housekeeping;
+  private final Erasures erasures;
   private final EngramConfig.Server server;
   private final boolean sharedDatabase;
   private final Clock clock;
   private volatile ProvenanceNotes notes = ProvenanceNotes.NONE;
 
   private MemoryModule(
-      MemoryService memory, EngramConfig.Server server, boolean sharedDatabase, Clock clock) {
-    this.memory = memory;
+      MemoryStores stores,
+      MemoryIndex index,
+      Embedder embedder,
+      EngramConfig.Server server,
+      boolean sharedDatabase,
+      Clock clock) {
+    this.stores = stores;
+    this.index = index;
+    this.embedder = embedder;
+    this.reads = new MemoryReads(stores, index, embedder, clock);
+    this.writes = new MemoryWrites(stores, index, embedder, clock);
+    this.events = new MemoryEvents(stores, embedder, clock);
+    this.control = new MemoryControl(stores, index, embedder, clock);
+    this.housekeeping = new MemoryHousekeeping(stores, index, clock);
+    this.erasures = new Erasures(stores, index, clock);
     this.server = server;
     this.sharedDatabase = sharedDatabase;
     this.clock = clock;
@@ -63,8 +84,6 @@ public final class MemoryModule implements Module {
         report.replayedChanges(),
         report.reason(),
         index.engine());
-    MemoryService memory = new MemoryService(
-        stores, index, Embedder.shared(config.inference().modelCacheDir()), clock);
     // A change the index could not read while the database was away is replayed as soon as it is
     // back, so the node is ready with it (the recovery job would take up to a second more).
     database.afterOutage(index::recoverIfNeeded);
@@ -78,7 +97,13 @@ public final class MemoryModule implements Module {
         .tag("engine", index.engine())
         .register(registry);
     index.measureWith(registry);
-    return new MemoryModule(memory, config.server(), shared, clock);
+    return new MemoryModule(
+        stores,
+        index,
+        Embedder.shared(config.inference().modelCacheDir()),
+        config.server(),
+        shared,
+        clock);
   }
 
   /**
@@ -125,11 +150,31 @@ public final class MemoryModule implements Module {
 
   /** The memory's part in snapshots and restores (its tables, the index following). */
   public OrganizationData data() {
-    return new MemoryData(memory);
+    return new MemoryData(index, reads);
   }
 
-  public MemoryService service() {
-    return memory;
+  /** Reads and retrieval, and the uses that feed activation. */
+  public MemoryReads reads() {
+    return reads;
+  }
+
+  public MemoryWrites writes() {
+    return writes;
+  }
+
+  /** What reflection may read and change in an organization's memory. */
+  public MemoryMaintenance maintenance() {
+    return new MemoryMaintenance(
+        stores.memories(), index, new StateChanges(stores.memories(), stores.changeLog()), clock);
+  }
+
+  /** Erasures of end users' (or one filter's) memories, with their receipts. */
+  public Erasures erasures() {
+    return erasures;
+  }
+
+  MemoryHousekeeping housekeeping() {
+    return housekeeping;
   }
 
   @Override
@@ -139,9 +184,22 @@ public final class MemoryModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new MemoryRoutes(memory, notes, server.maxBodyBytes(), clock).register(routes);
-    new MemorySettingsRoutes(memory, server.maxBodyBytes()).register(routes);
-    new McpRoutes(memory, server.maxBodyBytes(), server.corsOrigins(), clock).register(routes);
+    MemoryTransferRoutes transfer = new MemoryTransferRoutes(
+        new MemoryExport(stores.memories()),
+        new MemoryImport(stores.memories(), stores.changeLog(), index, embedder, clock));
+    new MemoryRoutes(
+            new MemoryRoutes.Parts(reads, writes, events, control, transfer, erasures),
+            notes,
+            server.maxBodyBytes(),
+            clock)
+        .register(routes);
+    new MemorySettingsRoutes(control, server.maxBodyBytes()).register(routes);
+    new McpRoutes(
+            new McpTools(reads, writes, control, clock),
+            reads,
+            server.maxBodyBytes(),
+            server.corsOrigins())
+        .register(routes);
   }
 
   @Override
@@ -151,23 +209,16 @@ public final class MemoryModule implements Module {
             "purge expired idempotency keys",
             Duration.ofMinutes(1),
             Duration.ofHours(1),
-            memory::purgeExpiredIdempotencyKeys),
+            housekeeping::purgeExpiredIdempotencyKeys),
         // The index is derived data: committing every few seconds bounds what a restart replays.
-        Job.every(
-            Duration.ofSeconds(5), "commit the memory index", memory.index()::commitIfChanged),
+        Job.every(Duration.ofSeconds(5), "commit the memory index", index::commitIfChanged),
         // A failed index (a full disk closes Lucene's writer) reopens by itself once it can.
-        Job.every(
-            Duration.ofSeconds(1),
-            "recover the memory index",
-            () -> memory.index().recoverIfNeeded()),
+        Job.every(Duration.ofSeconds(1), "recover the memory index", index::recoverIfNeeded),
         // An erasure whose node stopped before its receipt is taken over here.
-        Job.every(
-            Duration.ofSeconds(5),
-            "resume abandoned erasures",
-            () -> memory.erasures().resumeAbandoned()),
+        Job.every(Duration.ofSeconds(5), "resume abandoned erasures", erasures::resumeAbandoned),
         // Retrieval never returns an expired memory; this tombstones it, with why, soon after.
         Job.every(Duration.ofSeconds(30), "tombstone expired memories", () -> {
-          while (memory.tombstoneExpired(200) == 200) {
+          while (housekeeping.tombstoneExpired(200) == 200) {
             // a backlog (after downtime) is worked off in batches of 200
           }
         }),
@@ -175,24 +226,25 @@ public final class MemoryModule implements Module {
             "digest memories written before deduplication",
             Duration.ofSeconds(1),
             Duration.ofMinutes(1),
-            memory::digestUndigested)));
+            housekeeping::digestUndigested)));
     // A distributed engine's own upkeep (Solr's catch-up and shard check).
-    jobs.addAll(memory.index().jobs());
+    jobs.addAll(index.jobs());
     if (sharedDatabase) {
       // Other nodes write to the same database: follow their changes through the change log.
-      jobs.add(
-          Job.every(Duration.ofSeconds(1), "follow the memory change log", memory.index()::tail));
+      jobs.add(Job.every(Duration.ofSeconds(1), "follow the memory change log", index::tail));
     }
     return jobs;
   }
 
   @Override
   public String notReadyBecause() {
-    return memory.index().notReadyBecause();
+    return index.notReadyBecause();
   }
 
   @Override
   public void close() {
-    memory.close();
+    erasures.close(); // a running erasure stops here; its lease runs out and it is resumed
+    reads.close();
+    index.close();
   }
 }

@@ -36,19 +36,34 @@ public final class MemoryRoutes implements RouteModule {
   private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
   private static final int MAX_PAGE = 200;
 
-  private final MemoryService memory;
+  /** What the routes call: reads, writes, events, control, transfer and erasure. */
+  record Parts(
+      MemoryReads reads,
+      MemoryWrites writes,
+      MemoryEvents events,
+      MemoryControl control,
+      MemoryTransferRoutes transfer,
+      Erasures erasures) {}
+
+  private final MemoryReads reads;
+  private final MemoryWrites writes;
+  private final MemoryEvents events;
+  private final MemoryControl control;
   private final ProvenanceNotes notes;
   private final long maxBodyBytes;
   private final Clock clock;
   private final MemoryTransferRoutes transfer;
   private final ErasureRoutes erasures;
 
-  public MemoryRoutes(MemoryService memory, ProvenanceNotes notes, long maxBodyBytes, Clock clock) {
-    this.memory = memory;
+  MemoryRoutes(Parts memory, ProvenanceNotes notes, long maxBodyBytes, Clock clock) {
+    this.reads = memory.reads();
+    this.writes = memory.writes();
+    this.events = memory.events();
+    this.control = memory.control();
     this.notes = notes;
     this.maxBodyBytes = maxBodyBytes;
     this.clock = clock;
-    this.transfer = new MemoryTransferRoutes(memory);
+    this.transfer = memory.transfer();
     this.erasures = new ErasureRoutes(memory.erasures(), maxBodyBytes);
   }
 
@@ -86,8 +101,8 @@ public final class MemoryRoutes implements RouteModule {
       routes.get(base + "/{memory_id}/provenance", Requires.scope(Scope.MEMORY_CONTROL), ctx -> {
         Principal caller = Access.caller(ctx);
         AgentScope scope = scope(ctx, caller);
-        MemoryService.Provenance provenance =
-            memory.provenance(caller, scope, ctx.pathParam("memory_id"));
+        MemoryReads.Provenance provenance =
+            reads.provenance(caller, scope, ctx.pathParam("memory_id"));
         Map<String, Object> view = MemoryViews.provenance(provenance);
         view.putAll(notes.about(caller.orgId(), provenance.memory().id(), scope));
         Responses.json(ctx, view);
@@ -96,7 +111,7 @@ public final class MemoryRoutes implements RouteModule {
         Principal caller = Access.caller(ctx);
         Responses.json(
             ctx,
-            MemoryViews.memory(memory.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
+            MemoryViews.memory(reads.get(caller, scope(ctx, caller), ctx.pathParam("memory_id"))));
       });
       routes.patch(base + "/{memory_id}", Requires.scope(Scope.MEMORY_WRITE), ctx -> {
         Principal caller = Access.caller(ctx);
@@ -104,7 +119,7 @@ public final class MemoryRoutes implements RouteModule {
         MemoryEdit edit = MemoryEdit.parse(JsonBody.parseMergePatch(ctx, maxBodyBytes));
         Responses.json(
             ctx,
-            MemoryViews.memory(memory.edit(
+            MemoryViews.memory(control.edit(
                 caller, scope, ctx.pathParam("memory_id"), edit, HttpServer.requestId(ctx))));
       });
       routes.delete(base + "/{memory_id}", Requires.scope(Scope.MEMORY_DELETE), ctx -> {
@@ -112,7 +127,7 @@ public final class MemoryRoutes implements RouteModule {
         AgentScope scope = scope(ctx, caller);
         Responses.json(
             ctx,
-            MemoryViews.memory(memory.act(
+            MemoryViews.memory(control.act(
                 caller,
                 scope,
                 ctx.pathParam("memory_id"),
@@ -127,15 +142,15 @@ public final class MemoryRoutes implements RouteModule {
     routes.post(base + "/{memory_id}/" + action.id(), Requires.scope(Scope.MEMORY_CONTROL), ctx -> {
       Principal caller = Access.caller(ctx);
       AgentScope boundary = scope(ctx, caller);
-      MemoryService.Control control = control(ctx);
+      MemoryControl.Control why = control(ctx);
       Responses.json(
           ctx,
-          MemoryViews.memory(memory.act(
+          MemoryViews.memory(control.act(
               caller,
               boundary,
               ctx.pathParam("memory_id"),
               action,
-              control,
+              why,
               HttpServer.requestId(ctx))));
     });
   }
@@ -146,8 +161,8 @@ public final class MemoryRoutes implements RouteModule {
     AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, json);
     RetrievalRequest request = RetrievalRequest.parse(json, clock.instant());
     long started = System.nanoTime();
-    MemoryService.Retrieval retrieval =
-        memory.retrieve(caller, scope, request, HttpServer.requestId(ctx));
+    MemoryReads.Retrieval retrieval =
+        reads.retrieve(caller, scope, request, HttpServer.requestId(ctx));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("object", "memory.retrieval");
     body.put("query", request.query());
@@ -163,7 +178,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   private static Map<String, Object> context(
-      RetrievalRequest request, MemoryService.Retrieval retrieval, long started) {
+      RetrievalRequest request, MemoryReads.Retrieval retrieval, long started) {
     ContextBlock.Assembled block = ContextBlock.assemble(
         retrieval.results().stream().map(ActivationRanker.Ranked::memory).toList(),
         request.contextMode(),
@@ -191,12 +206,12 @@ public final class MemoryRoutes implements RouteModule {
 
   private void encode(Context ctx) {
     Principal caller = Access.caller(ctx);
-    String key = MemoryService.idempotencyKey(ctx.header("Idempotency-Key"));
+    String key = MemoryWrites.idempotencyKey(ctx.header("Idempotency-Key"));
     JsonBody json = JsonBody.parse(ctx, maxBodyBytes);
     AgentScope scope = EndUsers.withBody(scope(ctx, caller), caller, json);
     MemoryInput input = MemoryInput.parse(json, clock.instant());
-    MemoryService.Encoded encoded =
-        memory.encode(caller, scope, input, key, HttpServer.requestId(ctx));
+    MemoryWrites.Encoded encoded =
+        writes.encode(caller, scope, input, key, HttpServer.requestId(ctx));
     if (encoded.replayed()) {
       ctx.header("Idempotent-Replayed", "true");
     }
@@ -225,15 +240,14 @@ public final class MemoryRoutes implements RouteModule {
           "'type' must be 1-128 characters of letters, digits and _ . : / -, "
               + "such as 'customer.plan_changed'");
     }
-    MemoryService.EventInput input = new MemoryService.EventInput(
+    MemoryEvents.EventInput input = new MemoryEvents.EventInput(
         type,
         body.requiredString("source", 128),
         body.optionalString("subject", MemoryInput.MAX_SUBJECT).orElse(null),
         body.requiredString("text", MemoryInput.MAX_TEXT),
         MemoryInput.metadataObject(body),
         EndUsers.session(body));
-    MemoryService.Ingested ingested =
-        memory.ingest(caller, scope, input, HttpServer.requestId(ctx));
+    MemoryEvents.Ingested ingested = events.ingest(caller, scope, input, HttpServer.requestId(ctx));
     Map<String, Object> response = new LinkedHashMap<>();
     response.put("event", MemoryViews.event(ingested.event()));
     response.put(
@@ -245,7 +259,7 @@ public final class MemoryRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
-    List<BusinessEvent> page = memory.events(
+    List<BusinessEvent> page = events.events(
         caller,
         scope,
         ctx.queryParam("type"),
@@ -264,7 +278,7 @@ public final class MemoryRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     Responses.json(
         ctx,
-        MemoryViews.event(memory.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
+        MemoryViews.event(events.event(caller, scope(ctx, caller), ctx.pathParam("event_id"))));
   }
 
   /**
@@ -298,7 +312,7 @@ public final class MemoryRoutes implements RouteModule {
       contents.add(message.get("content").asText());
     }
     boolean dryRun = body.optionalBoolean("dryRun").orElse(false);
-    MemoryService.Extraction extraction = memory.extract(
+    MemoryWrites.Extraction extraction = writes.extract(
         caller, scope, roles, contents, EndUsers.session(body), dryRun, HttpServer.requestId(ctx));
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "memory.extraction");
@@ -329,7 +343,7 @@ public final class MemoryRoutes implements RouteModule {
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
     List<MemoryState> states = states(ctx, "durable");
     MemoryStore.Filter filter = filter(ctx, states);
-    List<MemoryRecord> page = memory.list(caller, scope, filter, ctx.queryParam("before"), limit);
+    List<MemoryRecord> page = reads.list(caller, scope, filter, ctx.queryParam("before"), limit);
     Responses.json(
         ctx,
         list(
@@ -395,7 +409,7 @@ public final class MemoryRoutes implements RouteModule {
     Principal caller = Access.caller(ctx);
     AgentScope scope = scope(ctx, caller);
     int limit = QueryParams.integer(ctx, "limit", 50, 1, MAX_PAGE);
-    List<MemoryRecord> page = memory.candidates(caller, scope, ctx.queryParam("after"), limit);
+    List<MemoryRecord> page = reads.candidates(caller, scope, ctx.queryParam("after"), limit);
     Responses.json(
         ctx,
         list(
@@ -417,13 +431,13 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   /** The optional control body {reason, actor}; a request without a body is fine. */
-  private MemoryService.Control control(Context ctx) {
+  private MemoryControl.Control control(Context ctx) {
     if (ctx.req().getContentLengthLong() == 0
         || (ctx.req().getContentLengthLong() < 0 && ctx.contentType() == null)) {
-      return MemoryService.Control.NONE;
+      return MemoryControl.Control.NONE;
     }
     JsonBody body = JsonBody.parse(ctx, maxBodyBytes).allowOnly(Set.of("reason", "actor"));
-    return new MemoryService.Control(
+    return new MemoryControl.Control(
         body.optionalString("reason", 1_000).orElse(null),
         body.optionalString("actor", 200).orElse(null));
   }

@@ -26,10 +26,10 @@ import java.util.Set;
 public final class MemorySettingsRoutes implements RouteModule {
   static final String PATH = "/api/memory/settings";
 
-  private final MemoryService memory;
+  private final MemoryControl memory;
   private final long maxBodyBytes;
 
-  public MemorySettingsRoutes(MemoryService memory, long maxBodyBytes) {
+  public MemorySettingsRoutes(MemoryControl memory, long maxBodyBytes) {
     this.memory = memory;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -159,7 +159,7 @@ public final class MemorySettingsRoutes implements RouteModule {
             ? List.of(WriteMode.DIRECT.id(), WriteMode.CANDIDATE_REVIEW.id())
             : List.of(WriteMode.DIRECT.id()));
     settings.put("plan", caller.organization().plan().id());
-    settings.put("idempotencyRetentionHours", MemoryService.IDEMPOTENCY_RETENTION.toHours());
+    settings.put("idempotencyRetentionHours", MemoryWrites.IDEMPOTENCY_RETENTION.toHours());
     NearDuplicates near = stored.nearDuplicates();
     Map<String, Object> nearView = new LinkedHashMap<>();
     nearView.put("action", near.action().id());

@@ -845,6 +845,11 @@ public final class MemoryStore {
     static final Settings DEFAULT =
         new Settings(WriteMode.DIRECT, NearDuplicates.DEFAULT, Map.of());
 
+    /** As in force for the organization: below a paid plan encodes write directly whatever it set. */
+    public Settings inForceFor(io.engram.organizations.Organization org) {
+      return org.plan().isPaid() ? this : new Settings(WriteMode.DIRECT, nearDuplicates, ttlByKind);
+    }
+
     /** When a memory of this kind written {@code now} expires by default; null: never. */
     public Instant defaultExpiry(MemoryKind kind, Instant now) {
       java.time.Duration ttl = ttlByKind.get(kind);

@@ -29,10 +29,12 @@ final class MemoryTransferRoutes {
   private static final Logger LOG = LoggerFactory.getLogger(MemoryTransferRoutes.class);
   static final String JSON_LINES = "application/x-ndjson";
 
-  private final MemoryService memory;
+  private final MemoryExport exporter;
+  private final MemoryImport importer;
 
-  MemoryTransferRoutes(MemoryService memory) {
-    this.memory = memory;
+  MemoryTransferRoutes(MemoryExport exporter, MemoryImport importer) {
+    this.exporter = exporter;
+    this.importer = importer;
   }
 
   void register(Routes routes, String base) {
@@ -69,7 +71,7 @@ final class MemoryTransferRoutes {
         "attachment; filename=\"memories-" + caller.orgId()
             + (scope.agent() == null ? "" : "-" + scope.agent()) + ".jsonl\"");
     try {
-      memory.exporter().write(caller.orgId(), scope, request, ctx.res().getOutputStream());
+      exporter.write(caller.orgId(), scope, request, ctx.res().getOutputStream());
     } catch (IOException e) {
       LOG.debug("an export's client went away: {}", e.toString());
     } catch (RuntimeException e) {
@@ -104,7 +106,7 @@ final class MemoryTransferRoutes {
     };
     MemoryImport.Summary summary;
     try (InputStream body = ctx.bodyInputStream()) {
-      summary = memory.importer().run(caller, scope, body, HttpServer.requestId(ctx), skipMistakes);
+      summary = importer.run(caller, scope, body, HttpServer.requestId(ctx), skipMistakes);
     } catch (IOException e) {
       throw JsonBody.unreadable(ctx, e);
     }

@@ -134,7 +134,7 @@ public final class MemoryViews {
     return view;
   }
 
-  static Map<String, Object> provenance(MemoryService.Provenance p) {
+  static Map<String, Object> provenance(MemoryReads.Provenance p) {
     MemoryRecord m = p.memory();
     Map<String, Object> origin = new LinkedHashMap<>();
     origin.put("source", m.origin().source().id());

@@ -15,7 +15,7 @@ public final class Recall {
   private Recall() {}
 
   public static Map<String, Object> of(
-      MemoryService memory,
+      MemoryReads memory,
       Principal caller,
       AgentScope scope,
       String query,
@@ -28,7 +28,7 @@ public final class Recall {
         .put("includeContext", true);
     RetrievalRequest retrieval =
         RetrievalRequest.parse(JsonBody.received(request), java.time.Instant.now());
-    MemoryService.Retrieval found = memory.retrieve(caller, scope, retrieval, requestId);
+    MemoryReads.Retrieval found = memory.retrieve(caller, scope, retrieval, requestId);
     ContextBlock.Assembled block = ContextBlock.assemble(
         found.results().stream().map(ActivationRanker.Ranked::memory).toList(),
         retrieval.contextMode(),

@@ -32,7 +32,7 @@ final class StateChanges {
       String orgId,
       String id,
       MemoryAction action,
-      MemoryService.Control control,
+      MemoryControl.Control control,
       ChangeAuthor actor,
       Instant now,
       Function<Optional<MemoryRecord>, MemoryRecord> resolve) {
@@ -48,7 +48,7 @@ final class StateChanges {
       String orgId,
       String id,
       MemoryAction action,
-      MemoryService.Control control,
+      MemoryControl.Control control,
       ChangeAuthor actor,
       Instant now,
       Instant usedAt,
@@ -107,7 +107,7 @@ final class StateChanges {
       String id,
       MemoryState expected,
       MemoryState back,
-      MemoryService.Control control,
+      MemoryControl.Control control,
       ChangeAuthor actor,
       Instant now) {
     MemoryRecord memory = store

@@ -3,8 +3,8 @@ package io.engram.reflection;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.memory.ChangeAuthor;
 import io.engram.memory.MemoryAction;
+import io.engram.memory.MemoryControl;
 import io.engram.memory.MemoryMaintenance;
-import io.engram.memory.MemoryService;
 import io.engram.memory.MemoryState;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
@@ -268,7 +268,7 @@ final class ChangeApplier {
           "already_undone", "Reflection event " + e.id() + " was undone at " + e.undoneAt());
     }
     Instant now = clock.instant();
-    MemoryService.Control control = new MemoryService.Control(
+    MemoryControl.Control control = new MemoryControl.Control(
         "undo of reflection change " + e.id() + " (run " + e.runId() + ")"
             + (why == null ? "" : ": " + why),
         undoneBy);

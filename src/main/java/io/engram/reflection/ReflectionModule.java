@@ -1,6 +1,6 @@
 package io.engram.reflection;
 
-import io.engram.memory.MemoryService;
+import io.engram.memory.MemoryModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
@@ -23,7 +23,7 @@ public final class ReflectionModule implements Module {
   private final long maxBodyBytes;
 
   public ReflectionModule(
-      Database database, MemoryService memory, boolean scheduler, long maxBodyBytes, Clock clock) {
+      Database database, MemoryModule memory, boolean scheduler, long maxBodyBytes, Clock clock) {
     this.reflection = new ReflectionService(database, memory.maintenance(), clock);
     this.report = new ReflectionReport(reflection, memory.maintenance(), clock);
     this.scheduler = scheduler;

@@ -60,6 +60,7 @@ class LayeringTest {
       List.of("finetuning.trainer"),
       List.of("inference.models", "inference.usage"),
       List.of("inference.routing"),
+      List.of("inference.call"),
       List.of("inference"),
       List.of("finetuning"),
       List.of("operations"),

@@ -6,9 +6,9 @@ import io.engram.memory.AgentScope;
 import io.engram.memory.Embedder;
 import io.engram.memory.LuceneMemoryIndex;
 import io.engram.memory.MemoryIndex;
+import io.engram.memory.MemoryReads;
 import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemorySearch;
-import io.engram.memory.MemoryService;
 import io.engram.memory.MemoryStores;
 import io.engram.memory.RetrievalRequest;
 import io.engram.memory.bench.SeedMemories;
@@ -74,7 +74,7 @@ public class MemoryQueryPathBenchmark {
   private Database database;
   private MemoryStores stores;
   private MemoryIndex index;
-  private MemoryService memory;
+  private MemoryReads memory;
   private Embedder embedder;
   private Principal caller;
   private MemorySearch.Filter filter;
@@ -101,7 +101,7 @@ public class MemoryQueryPathBenchmark {
     index = new LuceneMemoryIndex(
         dir.resolve("index").resolve("memory"), stores.memories(), stores.changeLog(), clock);
     embedder = Embedder.shared(dir.resolve("models"));
-    memory = new MemoryService(stores, index, embedder, clock);
+    memory = new MemoryReads(stores, index, embedder, clock);
     caller = new Principal(
         Principal.Kind.API_KEY, "key_bench", org, Set.of("inference"), List.of(), null, null, null);
     filter = new MemorySearch.Filter(ORG, AgentScope.ORGANIZATION, null, Set.of(), null, null);
@@ -225,7 +225,7 @@ public class MemoryQueryPathBenchmark {
 
   /** The whole retrieval as the gateway asks for it (its embedding included). */
   @Benchmark
-  public MemoryService.Retrieval retrieve() {
+  public MemoryReads.Retrieval retrieve() {
     RetrievalRequest request =
         RetrievalRequest.forConversation(queries.get(nextQuery()), LIMIT, 2_000);
     return memory.retrieve(caller, AgentScope.ORGANIZATION, request, null);

@@ -58,7 +58,7 @@ class AbortedStreamsLeakTest {
         before.descriptors,
         after.descriptors,
         gateway.upstream.streamsAbandoned() - abandonedBefore,
-        gateway.server.engram.inference().gateway().generationsInFlight(),
+        gateway.server.engram.inference().generationsInFlight(),
         gateway.upstream.inFlight());
 
     assertThat(gateway.upstream.streamsAbandoned() - abandonedBefore).isEqualTo(STREAMS);
@@ -84,7 +84,7 @@ class AbortedStreamsLeakTest {
 
   private static void awaitQuiet() throws InterruptedException {
     StreamingTest.awaitUntil(() -> gateway.upstream.inFlight() == 0
-        && gateway.server.engram.inference().gateway().generationsInFlight() == 0
+        && gateway.server.engram.inference().generationsInFlight() == 0
         && gateway.server.engram.inference().gateway().limits().inFlight(gateway.orgId) == 0);
   }
 

@@ -161,7 +161,7 @@ class ChatCompletionTest {
   }
 
   private JsonNode uses(String id) {
-    gateway.server.engram.memory().flushUses();
+    gateway.server.engram.memory().reads().flushUses();
     Http.Response provenance = gateway
         .server
         .http

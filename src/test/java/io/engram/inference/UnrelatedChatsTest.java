@@ -97,7 +97,7 @@ class UnrelatedChatsTest {
     // Asking records uses; the answers are those of a peek that records none, every time.
     double peeked = recallAt5(questions, idOf, false);
     double before = recallAt5(questions, idOf, true);
-    gateway.server.engram.memory().flushUses();
+    gateway.server.engram.memory().reads().flushUses();
     gateway.server.clock.advance(Duration.ofMinutes(5));
     assertThat(before).as("asked, uses recorded").isEqualTo(peeked);
     assertThat(recallAt5(questions, idOf, true)).as("the same questions again").isEqualTo(before);
@@ -131,7 +131,7 @@ class UnrelatedChatsTest {
     } finally {
       gateway.upstream.parrotMemory(false);
     }
-    gateway.server.engram.memory().flushUses();
+    gateway.server.engram.memory().reads().flushUses();
     double after = recallAt5(questions, idOf, true);
     System.out.printf(
         "%d questions: recall@5 before %.3f, after 5,000 unrelated chats (%d with a memory"

@@ -98,10 +98,10 @@ class ActivationRankingTest extends ServerTest {
     String id =
         memories.remember("Expense reports are due by the fifth", Map.of("subject", "expenses"));
     memories.retrieve("{\"query\":\"When are expense reports due?\",\"recordUse\":false}");
-    server.engram.memory().flushUses();
+    server.engram.memory().reads().flushUses();
     assertThat(memories.get(id).json().get("retrievalCount").asInt()).isZero();
     memories.retrieve("{\"query\":\"When are expense reports due?\"}");
-    server.engram.memory().flushUses();
+    server.engram.memory().reads().flushUses();
     JsonNode used = memories.get(id).json();
     assertThat(used.get("retrievalCount").asInt()).isEqualTo(1);
     // A retrieval does not enter the history activation reads: the same questions asked in any
@@ -129,13 +129,13 @@ class ActivationRankingTest extends ServerTest {
     for (String question : questions) {
       first.put(question, ranking(memories, question));
     }
-    server.engram.memory().flushUses();
+    server.engram.memory().reads().flushUses();
     for (String question : questions.reversed()) {
       for (int i = 0; i < 3; i++) {
         memories.retrieve(Json.write(Map.of("query", question)));
       }
     }
-    server.engram.memory().flushUses();
+    server.engram.memory().reads().flushUses();
     for (String question : questions) {
       assertThat(ranking(memories, question)).as(question).isEqualTo(first.get(question));
     }

@@ -474,7 +474,7 @@ abstract class EndUserMemoryContract {
   }
 
   private int housekeeping() {
-    return server.engram.memory().tombstoneExpired(200);
+    return server.engram.memory().housekeeping().tombstoneExpired(200);
   }
 
   @Test

@@ -297,7 +297,7 @@ abstract class MemoryWriteContract {
         .json()
         .get("id")
         .asText();
-    server.clock.advance(MemoryService.IDEMPOTENCY_RETENTION.plus(Duration.ofMinutes(1)));
+    server.clock.advance(MemoryWrites.IDEMPOTENCY_RETENTION.plus(Duration.ofMinutes(1)));
     // Forgotten, the key replays nothing: the write is a new one, and as the memory already says
     // this, that memory is reinforced (not a replay, not a copy).
     Http.Response later = encode("expiring", "{\"text\":\"Initech closes on public holidays\"}");

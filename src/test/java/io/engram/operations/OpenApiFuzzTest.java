@@ -164,7 +164,7 @@ class OpenApiFuzzTest {
         String body = body(operation, call, random);
         // Retrievals record their uses off the request path (UseRecorder, written within moments):
         // what earlier requests queued is written now, not in the middle of the next one.
-        server.engram.memory().flushUses();
+        server.engram.memory().reads().flushUses();
         Map<String, String> before = stored(server);
         String what =
             operation.method() + " " + path + " " + (body == null ? "" : abbreviated(body));

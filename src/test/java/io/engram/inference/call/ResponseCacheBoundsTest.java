@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.call;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.call;
 
 import io.engram.inference.engine.Generation;
 import io.micrometer.core.instrument.Counter;
@@ -12,11 +12,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What operators watch on the gateway, in /metrics: generations by model and outcome, their
  * duration and time to first token, and tokens by kind (memory tokens are part of prompt tokens).
  */
-final class InferenceMetrics {
+public final class InferenceMetrics {
   private final MeterRegistry registry;
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  InferenceMetrics(MeterRegistry registry) {
+  public InferenceMetrics(MeterRegistry registry) {
     this.registry = registry;
     Gauge.builder("engram_inference_generations_in_flight", inFlight, AtomicInteger::get)
         .description(
@@ -33,7 +33,7 @@ final class InferenceMetrics {
     inFlight.decrementAndGet();
   }
 
-  int inFlight() {
+  public int inFlight() {
     return inFlight.get();
   }
 

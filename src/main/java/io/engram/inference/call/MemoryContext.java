@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.call;
 
 import io.engram.access.Principal;
 import io.engram.inference.engine.ChatMessage;
@@ -9,9 +9,9 @@ import io.engram.memory.AnswerUse;
 import io.engram.memory.ContextBlock;
 import io.engram.memory.ContextCut;
 import io.engram.memory.ContextMode;
+import io.engram.memory.MemoryReads;
 import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemorySearch;
-import io.engram.memory.MemoryService;
 import io.engram.memory.RetrievalRequest;
 import io.engram.platform.VisibleText;
 import io.engram.platform.http.ApiException;
@@ -28,9 +28,10 @@ import java.util.Set;
  * organization's relevance floor ({@link ContextCut}), and writes the best of it within the token
  * budget as a system block placed ahead of the messages. The memories that went into the prompt
  * are counted as retrieved; once the answer is complete, those it drew on ({@link AnswerUse}) are
- * recorded as used, which raises their activation. Being injected alone raises nothing.
+ * recorded as used, which raises their activation. Being injected alone raises nothing. The
+ * memory block's stage: it fills a chat in while it is prepared and hears how its answer ended.
  */
-final class MemoryContext {
+public final class MemoryContext implements Stage {
   /** Short last turns ("and for Berlin?") say little alone: the previous user turn is added up to this length. */
   private static final int SHORT_TURN = 200;
 
@@ -38,7 +39,7 @@ final class MemoryContext {
    * What was injected: the system block, its tokens, the memories in it as read (best first) and
    * the query they were retrieved for.
    */
-  record Injection(
+  public record Injection(
       String systemBlock,
       int tokens,
       List<MemoryRecord> records,
@@ -63,11 +64,11 @@ final class MemoryContext {
       return records.stream().map(m -> new AnswerUse.Injected(m.id(), m.text())).toList();
     }
 
-    List<String> memoryIds() {
+    public List<String> memoryIds() {
       return records.stream().map(MemoryRecord::id).toList();
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
       return records.isEmpty();
     }
 
@@ -95,13 +96,44 @@ final class MemoryContext {
   private static final AttributeKey<List<String>> INJECTED_IDS = GatewaySpans.MEMORY_IDS;
   private static final AttributeKey<Long> TOKENS = GatewaySpans.MEMORY_TOKENS;
 
-  private final MemoryService memory;
+  private final MemoryReads memory;
 
-  MemoryContext(MemoryService memory) {
+  MemoryContext(MemoryReads memory) {
     this.memory = memory;
   }
 
-  Injection retrieve(
+  @Override
+  public void prepare(ModelCall call) {
+    ModelCall.MemoryAsk ask = call.memoryAsk();
+    if (ask != null) {
+      call.inject(retrieve(
+          call.caller(),
+          ask.scope(),
+          call.request().messages(),
+          ask.limit(),
+          (int) Math.min(ask.room(), call.permit().memoryAllowance()),
+          ask.floor(),
+          call.requestId()));
+    }
+  }
+
+  /** A complete answer tells which of the injected memories it drew on (they were used). */
+  @Override
+  public Ended intercept(Chain chain) {
+    Ended ended = chain.proceed(chain.sink());
+    ModelCall call = chain.call();
+    if (ended.answered() && !call.memory().isEmpty()) {
+      memory.recordAnswer(
+          call.caller(),
+          call.memory().query(),
+          ended.answer(),
+          call.memory().memories(),
+          call.requestId());
+    }
+    return ended;
+  }
+
+  private Injection retrieve(
       Principal caller,
       AgentScope scope,
       List<ChatMessage> messages,
@@ -151,7 +183,7 @@ final class MemoryContext {
       String requestId,
       Span span) {
     RetrievalRequest request = RetrievalRequest.forConversation(query, limit, tokenBudget);
-    MemoryService.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
+    MemoryReads.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
     if (span.isRecording()) {
       span.setAttribute(CANDIDATES, (long) retrieval.candidates());
       span.setAttribute(LEXICAL, (long) retrieval.lexicalCandidates());
@@ -174,13 +206,6 @@ final class MemoryContext {
         .map(r -> new RequestRecord.UsedMemory(r.memory().id(), r.score()))
         .toList();
     return new Injection(block.systemBlock(), block.tokens(), injected, query, scored, false);
-  }
-
-  /** Records the injected memories the complete answer drew on as used (activation). */
-  void answered(Principal caller, Injection injection, String answer, String requestId) {
-    if (!injection.isEmpty()) {
-      memory.recordAnswer(caller, injection.query(), answer, injection.memories(), requestId);
-    }
   }
 
   /** The latest user turn, with the one before it when the latest is short; the tail if too long. */

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.call;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * than {@link #MAX_ENTRY_BYTES} is not kept. Never shared between organizations (each has its own
  * shelf).
  */
-final class ResponseCache {
+public final class ResponseCache {
   /** What one organization's answers may take on one node. */
   static final long BYTES_PER_ORGANIZATION = 16L * 1024 * 1024;
 
@@ -112,7 +112,7 @@ final class ResponseCache {
   private final Clock clock;
 
   /** @param nodeBytes what every organization's answers together may take on this node */
-  ResponseCache(long nodeBytes, Clock clock, MeterRegistry registry) {
+  public ResponseCache(long nodeBytes, Clock clock, MeterRegistry registry) {
     this.nodeBytes = nodeBytes;
     this.clock = clock;
     Gauge.builder("engram_inference_cache_bytes", held, AtomicLong::get)
@@ -124,7 +124,7 @@ final class ResponseCache {
    * Drops every answer the organization has on this node (an erasure: an answer may repeat what
    * was erased, or what the erased user asked); how many it dropped.
    */
-  int forget(String orgId) {
+  public int forget(String orgId) {
     Shelf shelf = shelves.remove(orgId);
     if (shelf == null) {
       return 0;
@@ -181,7 +181,7 @@ final class ResponseCache {
   }
 
   /** Drops every answer past its time, and the shelves left empty (a job, every minute). */
-  void sweep() {
+  public void sweep() {
     long now = clock.millis();
     for (String orgId : shelves.keySet()) {
       shelves.computeIfPresent(orgId, (id, shelf) -> shelf.sweep(now) ? null : shelf);

@@ -1,4 +1,4 @@
-package io.engram.inference;
+package io.engram.inference.call;
 
 import io.engram.inference.engine.GenAiSpans;
 import io.engram.inference.engine.Generation;
@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * and answer where the organization let contents into its traces); and the steps it took inside
  * the gateway, each its own span (the limits it passed, its memory, its response).
  */
-final class GatewaySpans {
+public final class GatewaySpans {
   static final AttributeKey<Long> ATTEMPTS = AttributeKey.longKey("engram.attempts");
   static final AttributeKey<String> CACHE = AttributeKey.stringKey("engram.cache");
   static final AttributeKey<Double> COST = AttributeKey.doubleKey("engram.cost_usd");
@@ -36,7 +36,7 @@ final class GatewaySpans {
    * The request's limits and budgets, as its "limits" span: what {@code admit} lets through, or
    * the refusal (its code as the span's error type).
    */
-  static <T> T limits(Supplier<T> admit) {
+  public static <T> T limits(Supplier<T> admit) {
     Span limits = Traces.span("limits");
     try {
       return admit.get();
@@ -49,7 +49,7 @@ final class GatewaySpans {
   }
 
   /** What the client asked: the operation on its model (its id at Engram), and the sampling. */
-  static void asked(GenerationRequest request, String clientModel, Gateway.Origin origin) {
+  static void asked(GenerationRequest request, String clientModel, Origin origin) {
     Span span = Traces.request();
     if (!span.isRecording()) {
       return;
@@ -70,7 +70,7 @@ final class GatewaySpans {
    * messages and the answer when {@code contents} (the organization's {@code traces.contents}).
    */
   static void ended(
-      Gateway.Prepared prepared,
+      ModelCall call,
       String deployment,
       int attempts,
       Generation.Usage used,
@@ -88,13 +88,13 @@ final class GatewaySpans {
       span.setAttribute(GenAiSpans.DEPLOYMENT, deployment);
     }
     span.setAttribute(ATTEMPTS, (long) attempts);
-    if (prepared.cache().status() != null) {
-      span.setAttribute(CACHE, prepared.cache().status());
+    if (call.cache().status() != null) {
+      span.setAttribute(CACHE, call.cache().status());
     }
     span.setAttribute(COST, costNanos / NANOS_PER_DOLLAR);
-    if (!prepared.memory().isEmpty()) {
-      span.setAttribute(MEMORY_IDS, prepared.memoryIds());
-      span.setAttribute(MEMORY_TOKENS, (long) prepared.memoryTokens());
+    if (!call.memory().isEmpty()) {
+      span.setAttribute(MEMORY_IDS, call.memoryIds());
+      span.setAttribute(MEMORY_TOKENS, (long) call.memoryTokens());
     }
     if (contents.getAsBoolean()) {
       span.setAttribute(GenAiSpans.INPUT_MESSAGES, sent.get());

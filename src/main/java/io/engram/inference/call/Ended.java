@@ -1,0 +1,137 @@
+package io.engram.inference.call;
+
+import io.engram.inference.engine.ClientGoneException;
+import io.engram.inference.engine.EngineException;
+import io.engram.inference.engine.Generation;
+import io.engram.memory.Embedder;
+
+/**
+ * How a model call ended, as every stage sees it: answered by its engine, replayed from the
+ * response cache, failed, or cut short because the client went away. One value for every path,
+ * so a stage says once what it does with each, instead of a path repeating every stage's calls.
+ *
+ * @param outcome what the client gets (null when it failed, and for embeddings)
+ * @param embeddings the vectors of an embeddings call (null otherwise)
+ * @param charged the tokens the organization is charged: the whole usage when answered, the prompt
+ *     and what was delivered when the answer broke off or the client left, nothing when it failed
+ *     before any output (a provider's failure is not the client's to pay) or came from the cache
+ * @param costNanos what {@code charged} costs at the model's prices
+ * @param deployment the deployment that answered ("" when none said, or from the cache)
+ * @param attempts the deployments tried (0 from the cache)
+ * @param engineStartedNanos when the engine was called (for a replay: when it was served)
+ * @param engineEndedNanos when the engine's call returned
+ * @param firstTokenNanos when the first piece of the answer came (0: none)
+ * @param failure what the caller is thrown once every stage saw it (null unless failed or gone)
+ */
+public record Ended(
+    Kind kind,
+    Outcome outcome,
+    Embedder.Embeddings embeddings,
+    Generation.Usage charged,
+    long costNanos,
+    String deployment,
+    int attempts,
+    long engineStartedNanos,
+    long engineEndedNanos,
+    long firstTokenNanos,
+    RuntimeException failure) {
+
+  public enum Kind {
+    ANSWERED,
+    REPLAYED,
+    FAILED,
+    CLIENT_GONE
+  }
+
+  /** The status the log gives a call whose client left (nginx's, as proxies log it). */
+  static final int CLIENT_CLOSED = 499;
+
+  private static final Generation.Usage NOTHING = new Generation.Usage(0, 0);
+
+  /** An answer kept in the response cache, served at {@code servedNanos}: nothing charged. */
+  static Ended replayed(Outcome outcome, long servedNanos) {
+    return new Ended(
+        Kind.REPLAYED, outcome, null, NOTHING, 0, "", 0, servedNanos, servedNanos, 0, null);
+  }
+
+  /** A call that ended with {@code failure}, charged {@code used}. */
+  static Ended failed(
+      RuntimeException failure,
+      Generation.Usage used,
+      long costNanos,
+      String deployment,
+      int attempts,
+      long engineStartedNanos,
+      long firstTokenNanos) {
+    return new Ended(
+        failure instanceof ClientGoneException ? Kind.CLIENT_GONE : Kind.FAILED,
+        null,
+        null,
+        used,
+        costNanos,
+        deployment,
+        attempts,
+        engineStartedNanos,
+        System.nanoTime(),
+        firstTokenNanos,
+        failure);
+  }
+
+  /** A call its engine answered, charged {@code charged} (a generation's or embeddings'). */
+  static Ended answered(
+      Outcome outcome,
+      Embedder.Embeddings embeddings,
+      Generation.Usage charged,
+      long costNanos,
+      String deployment,
+      int attempts,
+      long engineStartedNanos,
+      long firstTokenNanos) {
+    return new Ended(
+        Kind.ANSWERED,
+        outcome,
+        embeddings,
+        charged,
+        costNanos,
+        deployment,
+        attempts,
+        engineStartedNanos,
+        System.nanoTime(),
+        firstTokenNanos,
+        null);
+  }
+
+  public boolean answered() {
+    return kind == Kind.ANSWERED;
+  }
+
+  /** Whether the service failed the call (a client that left is not the service's failure). */
+  public boolean failedByService() {
+    return kind == Kind.FAILED;
+  }
+
+  /** The HTTP status the call ended with, as the request log keeps it. */
+  public int status() {
+    return switch (kind) {
+      case ANSWERED, REPLAYED -> 200;
+      case CLIENT_GONE -> CLIENT_CLOSED;
+      case FAILED ->
+        failure instanceof EngineException engine ? engine.toApiException().status() : 500;
+    };
+  }
+
+  /** The outcome's code in metrics and logs: completed, the engine's failure, client_gone. */
+  public String code() {
+    return switch (kind) {
+      case ANSWERED, REPLAYED -> "completed";
+      case CLIENT_GONE -> "client_gone";
+      case FAILED ->
+        failure instanceof EngineException engine ? engine.failure().code() : "internal_error";
+    };
+  }
+
+  /** The answer's text, for the log and the trace (null when there is none). */
+  public String answer() {
+    return outcome == null ? null : outcome.generation().text();
+  }
+}

@@ -1,0 +1,333 @@
+package io.engram.inference.call;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.access.Principal;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.inference.engine.GenerationRequest;
+import io.engram.inference.engine.Sampling;
+import io.engram.inference.models.ModelCatalog;
+import io.engram.inference.usage.InferenceLimits;
+import io.engram.memory.AgentScope;
+import io.engram.settings.EffectiveConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A model call admitted and ready for its engine: a chat, a completion or embeddings, holding a
+ * concurrency slot until {@link #close()}. The gateway prepares and admits it; its stages fill in
+ * the memory block and the cache's verdict before its answer begins, and nothing changes it after.
+ */
+public final class ModelCall implements AutoCloseable {
+  public enum Kind {
+    CHAT,
+    COMPLETION,
+    EMBEDDINGS
+  }
+
+  /** A call let in: its longest reply (max_tokens, or what the defaults allow), its permit. */
+  public record Admission(long longestReply, InferenceLimits.Permit permit) {}
+
+  /**
+   * What the memory stage is asked to find for a chat: in which boundary, at most how many
+   * memories, within how many tokens of the context (before the hour's budget has its say), and
+   * above which relevance.
+   */
+  public record MemoryAsk(AgentScope scope, int limit, int room, double floor) {}
+
+  private final Kind kind;
+  private final Principal caller;
+  private final EffectiveConfig config;
+  private final ModelCatalog.Entry model;
+  private final String modelId;
+  private final Sampling asked;
+  private final Admission admission;
+  private final String requestId;
+  private final Origin origin;
+  private final MemoryAsk memoryAsk;
+  private final CacheMode cacheMode;
+  private GenerationRequest request;
+  private int promptTokens;
+  private MemoryContext.Injection memory = MemoryContext.Injection.NONE;
+  private Caching cache = Caching.OFF;
+
+  private ModelCall(
+      Kind kind,
+      Principal caller,
+      EffectiveConfig config,
+      ModelCatalog.Entry model,
+      String modelId,
+      GenerationRequest request,
+      int promptTokens,
+      Admission admission,
+      String requestId,
+      Origin origin,
+      MemoryAsk memoryAsk,
+      CacheMode cacheMode) {
+    this.kind = kind;
+    this.caller = caller;
+    this.config = config;
+    this.model = model;
+    this.modelId = modelId;
+    this.asked = request == null ? null : request.sampling();
+    this.admission = admission;
+    this.requestId = requestId;
+    this.origin = origin;
+    this.memoryAsk = memoryAsk;
+    this.cacheMode = cacheMode;
+    this.promptTokens = promptTokens;
+    this.request = request == null ? null : withSampling(request, resolved(promptTokens));
+  }
+
+  /**
+   * A chat or completion; {@code request} holds the sampling as the client sent it ({@code
+   * max_tokens} is filled in here, and again once memory took its part of the context). {@code
+   * config} is the organization's in force (null: the caller has none), looked up once a call.
+   */
+  public static ModelCall generation(
+      Principal caller,
+      EffectiveConfig config,
+      ModelCatalog.Entry model,
+      GenerationRequest request,
+      int promptTokens,
+      Admission admission,
+      String requestId,
+      Origin origin,
+      MemoryAsk memoryAsk,
+      CacheMode cacheMode) {
+    return new ModelCall(
+        request.isChat() ? Kind.CHAT : Kind.COMPLETION,
+        caller,
+        config,
+        model,
+        model.card().id(),
+        request,
+        promptTokens,
+        admission,
+        requestId,
+        origin,
+        memoryAsk,
+        cacheMode);
+  }
+
+  /** Embeddings of {@code promptTokens} tokens on {@code model} (null: the in-process model). */
+  public static ModelCall embeddings(
+      Principal caller,
+      EffectiveConfig config,
+      ModelCatalog.Entry model,
+      String modelId,
+      int promptTokens,
+      InferenceLimits.Permit permit,
+      String requestId,
+      Origin origin) {
+    return new ModelCall(
+        Kind.EMBEDDINGS,
+        caller,
+        config,
+        model,
+        modelId,
+        null,
+        promptTokens,
+        new Admission(0, permit),
+        requestId,
+        origin,
+        null,
+        CacheMode.OFF);
+  }
+
+  /**
+   * The same conversation one step on: the model's turn and what answers it (tool results)
+   * appended, with the same model, memory, concurrency slot and reply limit. Admission was paid
+   * once, for the conversation; each step's usage is recorded when it runs. The context must still
+   * hold the grown prompt and the reply (400 context_length_exceeded otherwise). {@code tooling}
+   * is the step's (the last step of a long conversation offers no more calls).
+   */
+  public ModelCall continued(List<ChatMessage> added, ObjectNode tooling) {
+    List<ChatMessage> messages = new ArrayList<>(request.messages());
+    messages.addAll(added);
+    int grown = promptTokens + PromptTokens.chat(added) - PromptTokens.FOR_REPLY;
+    PromptTokens.checkContext(
+        grown + request.sampling().maxTokens(), model.card().contextLength());
+    ModelCall next = new ModelCall(
+        kind,
+        caller,
+        config,
+        model,
+        modelId,
+        new GenerationRequest(
+            request.model(),
+            List.copyOf(messages),
+            null,
+            request.sampling(),
+            request.stream(),
+            request.user(),
+            request.timeout(),
+            tooling,
+            request.orgId(),
+            request.share()),
+        grown,
+        admission,
+        requestId,
+        origin.next(),
+        null,
+        CacheMode.OFF);
+    next.memory = memory;
+    return next;
+  }
+
+  /**
+   * Puts the memory block ahead of the conversation; the reply's room is what the context has
+   * left once it is in (when the client did not set max_tokens).
+   */
+  void inject(MemoryContext.Injection injection) {
+    memory = injection;
+    if (injection.isEmpty()) {
+      return;
+    }
+    promptTokens += injection.tokens() + PromptTokens.PER_MESSAGE;
+    GenerationRequest withMemory = new GenerationRequest(
+        request.model(),
+        injection.applyTo(request.messages()),
+        null,
+        request.sampling(),
+        request.stream(),
+        request.user(),
+        request.timeout(),
+        request.tooling(),
+        request.orgId(),
+        request.share());
+    request = withSampling(withMemory, resolved(promptTokens));
+  }
+
+  void cache(Caching caching) {
+    this.cache = caching;
+  }
+
+  /**
+   * max_tokens as sent, or, left out: the spec's 2048 within the plan and the context (the
+   * admission's longest reply), what the context leaves after the prompt, and what the hour's
+   * token budget granted the call.
+   */
+  private Sampling resolved(int prompt) {
+    if (asked.maxTokens() != null) {
+      return asked;
+    }
+    long max = Math.min(admission.longestReply(), model.card().contextLength() - prompt);
+    max = Math.min(max, admission.permit().replyAllowance());
+    return asked.withMaxTokens((int) Math.max(1, max));
+  }
+
+  private static GenerationRequest withSampling(GenerationRequest request, Sampling sampling) {
+    return new GenerationRequest(
+        request.model(),
+        request.messages(),
+        request.prompt(),
+        sampling,
+        request.stream(),
+        request.user(),
+        request.timeout(),
+        request.tooling(),
+        request.orgId(),
+        request.share());
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public Principal caller() {
+    return caller;
+  }
+
+  /** The caller's organization's settings in force (null: a caller without an organization). */
+  public EffectiveConfig config() {
+    return config;
+  }
+
+  /** The model as served (null only for embeddings on the in-process model). */
+  public ModelCatalog.Entry model() {
+    return model;
+  }
+
+  /** The model's id as the client knows it. */
+  public String modelId() {
+    return modelId;
+  }
+
+  public ModelCatalog.Pricing pricing() {
+    return model == null ? ModelCatalog.Pricing.NONE : model.pricing();
+  }
+
+  /** What the engine is asked (null for embeddings). */
+  public GenerationRequest request() {
+    return request;
+  }
+
+  public int promptTokens() {
+    return promptTokens;
+  }
+
+  public InferenceLimits.Permit permit() {
+    return admission.permit();
+  }
+
+  /** The hour's token budget after this call's reservation; null when the plan has none. */
+  public InferenceLimits.TokenBudget budget() {
+    return admission.permit().budget();
+  }
+
+  public String requestId() {
+    return requestId;
+  }
+
+  public Origin origin() {
+    return origin;
+  }
+
+  MemoryAsk memoryAsk() {
+    return memoryAsk;
+  }
+
+  CacheMode cacheMode() {
+    return cacheMode;
+  }
+
+  public MemoryContext.Injection memory() {
+    return memory;
+  }
+
+  public Caching cache() {
+    return cache;
+  }
+
+  public List<String> memoryIds() {
+    return memory.memoryIds();
+  }
+
+  public int memoryTokens() {
+    return memory.tokens();
+  }
+
+  /** Whether memory was asked for but its index could not be reached (the chat went on without). */
+  public boolean memoryUnavailable() {
+    return memory.unavailable();
+  }
+
+  /** The client's messages (not the memory block Engram added) or prompt, as JSON. */
+  String sent() {
+    if (request == null) {
+      return null;
+    }
+    if (request.isChat()) {
+      List<ChatMessage> messages = request.messages();
+      return io.engram.platform.json.Json.write(
+          memory.isEmpty() ? messages : messages.subList(1, messages.size()));
+    }
+    return io.engram.platform.json.Json.write(
+        List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
+  }
+
+  @Override
+  public void close() {
+    admission.permit().close();
+  }
+}
