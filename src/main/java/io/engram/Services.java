@@ -1,5 +1,6 @@
 package io.engram;
 
+import io.engram.access.CredentialKind;
 import io.engram.access.CredentialService;
 import io.engram.access.CredentialStore;
 import io.engram.access.SessionService;
@@ -90,6 +91,12 @@ public record Services(
         memoryHandlers,
         reminders,
         cluster);
+  }
+
+  /** Whether the organization holds this API key or context token (a budget's key scope). */
+  public boolean holdsCredential(String orgId, String id) {
+    return credentials.find(CredentialKind.API_KEY, orgId, id).isPresent()
+        || credentials.find(CredentialKind.CONTEXT_TOKEN, orgId, id).isPresent();
   }
 
   @Override

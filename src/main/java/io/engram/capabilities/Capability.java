@@ -16,19 +16,19 @@ public record Capability(
     CapabilityScope scope,
     Tier tierRequirement,
     boolean alwaysEnabled,
-    Map<String, ConfigField> config,
+    Map<String, ConfigSchemaField> config,
     boolean executable) {
 
   /** True when some config field is required: such a capability cannot be enabled without config. */
   public boolean requiresConfig() {
-    return config.values().stream().anyMatch(ConfigField::required);
+    return config.values().stream().anyMatch(ConfigSchemaField::required);
   }
 
   /** The names of the required config fields (the spec's {@code configFields}). */
   public List<String> configFields() {
     return config.values().stream()
-        .filter(ConfigField::required)
-        .map(ConfigField::name)
+        .filter(ConfigSchemaField::required)
+        .map(ConfigSchemaField::name)
         .toList();
   }
 

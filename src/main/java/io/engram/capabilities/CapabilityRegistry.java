@@ -126,7 +126,7 @@ public final class CapabilityRegistry {
     if (always != null && !always.isBoolean()) {
       throw invalid(where + ": alwaysEnabled must be true or false");
     }
-    Map<String, ConfigField> config = new LinkedHashMap<>();
+    Map<String, ConfigSchemaField> config = new LinkedHashMap<>();
     JsonNode fields = entry.get("config");
     if (fields != null) {
       if (!fields.isObject()) {
@@ -159,13 +159,13 @@ public final class CapabilityRegistry {
         executable.contains(id));
   }
 
-  private static ConfigField field(String name, JsonNode node, String where) {
+  private static ConfigSchemaField field(String name, JsonNode node, String where) {
     if (!node.isObject()) {
       throw invalid(where + " must be an object with at least a type");
     }
     onlyKeys(node, FIELD_KEYS, where);
-    ConfigField.Type type =
-        parsed(node, "type", where, id -> WireNames.parse(ConfigField.Type.class, id));
+    ConfigSchemaField.Type type =
+        parsed(node, "type", where, id -> WireNames.parse(ConfigSchemaField.Type.class, id));
     JsonNode required = node.get("required");
     if (required == null || !required.isBoolean()) {
       throw invalid(where + ": required must be true or false");
@@ -181,7 +181,7 @@ public final class CapabilityRegistry {
       }
     }
     String description = node.has("description") ? text(node, "description", where) : null;
-    ConfigField field = new ConfigField(
+    ConfigSchemaField field = new ConfigSchemaField(
         name,
         type,
         required.asBoolean(),
@@ -198,11 +198,11 @@ public final class CapabilityRegistry {
   }
 
   /** Bounds that only fit their type, and lower bounds not above upper ones. */
-  private static void checkBounds(ConfigField f, String where) {
-    boolean numeric =
-        f.fieldType() == ConfigField.Type.INTEGER || f.fieldType() == ConfigField.Type.NUMBER;
-    boolean text =
-        f.fieldType() == ConfigField.Type.STRING || f.fieldType() == ConfigField.Type.STRING_ARRAY;
+  private static void checkBounds(ConfigSchemaField f, String where) {
+    boolean numeric = f.fieldType() == ConfigSchemaField.Type.INTEGER
+        || f.fieldType() == ConfigSchemaField.Type.NUMBER;
+    boolean text = f.fieldType() == ConfigSchemaField.Type.STRING
+        || f.fieldType() == ConfigSchemaField.Type.STRING_ARRAY;
     if (!numeric && (f.minimum() != null || f.maximum() != null)) {
       throw invalid(where + ": minimum and maximum apply to integer and number fields only");
     }
@@ -210,7 +210,7 @@ public final class CapabilityRegistry {
       throw invalid(
           where + ": minLength, maxLength and enum apply to string and string_array fields only");
     }
-    if (f.fieldType() != ConfigField.Type.STRING_ARRAY
+    if (f.fieldType() != ConfigSchemaField.Type.STRING_ARRAY
         && (f.minItems() != null || f.maxItems() != null)) {
       throw invalid(where + ": minItems and maxItems apply to string_array fields only");
     }

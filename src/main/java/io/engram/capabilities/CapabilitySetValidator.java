@@ -120,7 +120,7 @@ public final class CapabilitySetValidator {
       }
     }
     config.fields().forEachRemaining(entry -> {
-      ConfigField field = capability.config().get(entry.getKey());
+      ConfigSchemaField field = capability.config().get(entry.getKey());
       if (field == null) {
         String known = capability.config().isEmpty()
             ? "it takes no config"

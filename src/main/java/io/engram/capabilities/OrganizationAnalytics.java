@@ -46,7 +46,7 @@ public final class OrganizationAnalytics implements CapabilityHandler {
 
   @Override
   public void checkEntry(Capability entry) {
-    ConfigField field = entry.config().get(METRICS_FIELD);
+    ConfigSchemaField field = entry.config().get(METRICS_FIELD);
     if (field == null || field.allowed() == null || !METRICS.containsAll(field.allowed())) {
       throw new IllegalStateException(
           METRICS_FIELD + " must list its values (enum), all among " + METRICS);

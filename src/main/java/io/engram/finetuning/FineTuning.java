@@ -11,6 +11,7 @@ import io.engram.instances.StoragePath;
 import io.engram.instances.StoredFile;
 import io.engram.organizations.Organization;
 import io.engram.platform.config.EngramConfig;
+import io.engram.platform.module.Job;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -180,6 +181,11 @@ public final class FineTuning implements AutoCloseable {
 
   void wake() {
     runner.wake();
+  }
+
+  /** The runner's lease renewal, a job of the module's. */
+  Job leaseRenewal() {
+    return runner.leaseRenewal();
   }
 
   @Override

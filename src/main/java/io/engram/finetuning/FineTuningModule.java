@@ -6,6 +6,7 @@ import io.engram.inference.Inference;
 import io.engram.instances.InstanceServices;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.Routes;
+import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
 import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
@@ -13,6 +14,7 @@ import io.engram.store.Database;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 /** Fine-tuning: the jobs and their routes, and this node's trainer, started once serving. */
 public final class FineTuningModule implements Module {
@@ -60,6 +62,11 @@ public final class FineTuningModule implements Module {
   @Override
   public void register(Routes routes) {
     new FineTuningRoutes(fineTuning, maxBodyBytes).register(routes);
+  }
+
+  @Override
+  public List<Job> jobs() {
+    return List.of(fineTuning.leaseRenewal());
   }
 
   @Override

@@ -1,11 +1,12 @@
 package io.engram.finetuning;
 
 import io.engram.organizations.Organization;
+import io.engram.platform.module.Job;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,8 +34,9 @@ final class FineTuningRunner implements AutoCloseable {
   private final java.util.Set<Thread> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final Semaphore slots;
   private final Semaphore wake = new Semaphore(0);
-  private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
-      Thread.ofPlatform().name("fine-tuning-lease").daemon(true).factory());
+  /** The jobs running here, each with whether its lease was lost to another node. */
+  private final Map<String, AtomicBoolean> leased = new ConcurrentHashMap<>();
+
   private volatile boolean closed;
   private Thread dispatcher;
 
@@ -91,6 +93,25 @@ final class FineTuningRunner implements AutoCloseable {
     });
   }
 
+  /**
+   * Renews the lease of every job training here, three times a lease: one that another node took
+   * over meanwhile is told so, and stops at its next step.
+   */
+  Job leaseRenewal() {
+    return Job.every(
+        lease.dividedBy(3),
+        "renew the leases of the fine-tuning jobs running here",
+        () -> leased.forEach((id, lost) -> {
+          try {
+            if (!context.jobs().renew(id, node, clock.millis() + lease.toMillis())) {
+              lost.set(true);
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("fine-tuning job {}: lease not renewed: {}", id, e.toString());
+          }
+        }));
+  }
+
   /** A job was created: look for it now rather than at the next poll. */
   void wake() {
     wake.release();
@@ -99,19 +120,7 @@ final class FineTuningRunner implements AutoCloseable {
   private void run(String id) {
     FineTuningJob job = context.jobs().byId(id);
     AtomicBoolean lost = new AtomicBoolean();
-    var heartbeat = heartbeats.scheduleAtFixedRate(
-        () -> {
-          try {
-            if (!context.jobs().renew(id, node, clock.millis() + lease.toMillis())) {
-              lost.set(true);
-            }
-          } catch (RuntimeException e) {
-            LOG.warn("fine-tuning job {}: lease not renewed: {}", id, e.toString());
-          }
-        },
-        lease.toMillis() / 3,
-        lease.toMillis() / 3,
-        TimeUnit.MILLISECONDS);
+    leased.put(id, lost);
     context.metrics().running.incrementAndGet();
     try {
       Organization org = organizations.apply(job.orgId());
@@ -159,7 +168,7 @@ final class FineTuningRunner implements AutoCloseable {
       context.jobs().fail(id, "training_failed", "Training failed: " + e, null);
       context.metrics().finished(FineTuningJob.FAILED);
     } finally {
-      heartbeat.cancel(false);
+      leased.remove(id);
       context.metrics().running.decrementAndGet();
       if (closed && !lost.get()) {
         // a graceful stop: another node (or this one's next start) takes the job at once
@@ -184,6 +193,5 @@ final class FineTuningRunner implements AutoCloseable {
         break;
       }
     }
-    heartbeats.shutdownNow();
   }
 }

@@ -20,6 +20,7 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.platform.json.Json;
+import io.engram.platform.module.Job;
 import io.engram.platform.ratelimit.ConcurrencySlots;
 import io.engram.platform.tracing.Traces;
 import io.engram.platform.tracing.TracingFilter;
@@ -34,12 +35,11 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +70,6 @@ public final class ChatSockets implements RouteModule {
   private final Gateway gateway;
   private final SocketAccess access;
   private final EngramConfig.WebSocketSettings settings;
-  private final ScheduledExecutorService timers;
   private final OrganizationConfigs configs;
   private final Tracer tracer;
   private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
@@ -84,7 +83,6 @@ public final class ChatSockets implements RouteModule {
       EngramConfig.WebSocketSettings settings,
       OrganizationConfigs configs,
       ConcurrencySlots connectionsPerOrganization,
-      ScheduledExecutorService timers,
       Tracer tracer) {
     this.tracer = tracer;
     this.connectionsPerOrganization = connectionsPerOrganization;
@@ -92,7 +90,21 @@ public final class ChatSockets implements RouteModule {
     this.access = access;
     this.settings = settings;
     this.configs = configs;
-    this.timers = timers;
+  }
+
+  /**
+   * Closes the connections that did not authenticate in time, looking four times a timeout (at
+   * most every 100 ms, at least every second).
+   */
+  Job authDeadlines() {
+    long quarter = settings.authTimeout().toMillis() / 4;
+    return Job.every(
+        Duration.ofMillis(Math.clamp(quarter, 100, 1000)),
+        "close WebSockets that did not authenticate in time",
+        () -> {
+          long now = System.nanoTime();
+          sessions.values().forEach(session -> session.closeIfUnauthenticated(now));
+        });
   }
 
   @Override
@@ -153,8 +165,6 @@ public final class ChatSockets implements RouteModule {
     if (framing.acceptsHeaderAuth() && authorization != null) {
       session.authenticate(bearer(authorization), false);
     }
-    timers.schedule(
-        session::closeIfUnauthenticated, settings.authTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void closed(String sessionId) {
@@ -197,6 +207,9 @@ public final class ChatSockets implements RouteModule {
   /** One connection: its caller once authenticated, and the inference it is running. */
   private final class SocketSession {
     private final WsContext ctx;
+    /** When a connection that has not authenticated is closed (monotonic: elapsed, not dated). */
+    private final long authDeadlineNanos;
+
     private final SocketFraming framing;
     private final FrameSender frames;
     /** The upgrade request's trace context: each chat's span is its child. */
@@ -208,6 +221,7 @@ public final class ChatSockets implements RouteModule {
     private volatile ConcurrencySlots.Slot counted;
 
     SocketSession(WsContext ctx, SocketFraming framing) {
+      this.authDeadlineNanos = System.nanoTime() + settings.authTimeout().toNanos();
       this.ctx = ctx;
       this.framing = framing;
       this.frames = new FrameSender(ctx.session);
@@ -326,8 +340,8 @@ public final class ChatSockets implements RouteModule {
       ctx.session.setIdleTimeout(config.seconds(ConfigField.WEBSOCKET_IDLE_TIMEOUT));
     }
 
-    void closeIfUnauthenticated() {
-      if (caller == null && ctx.session.isOpen()) {
+    void closeIfUnauthenticated(long now) {
+      if (caller == null && now - authDeadlineNanos >= 0 && ctx.session.isOpen()) {
         sendError(ApiException.unauthorized(
             "auth_timeout",
             "No auth message within " + settings.authTimeout().toSeconds() + " seconds"));

@@ -52,8 +52,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,7 +81,6 @@ public final class Inference implements Module {
   private final ModelUploads uploads;
   private final Embedder embedder;
   private final List<AutoCloseable> engines;
-  private final ScheduledExecutorService streamTimers;
   /** Every open event stream's keep-alives, from one task on the stream timer. */
   private final KeepAlives keepAlives;
 
@@ -116,10 +113,7 @@ public final class Inference implements Module {
     this.configs = configs;
     this.responses = responses;
     this.started = started;
-    // Keep-alive comments and WebSocket authentication deadlines: short tasks on one timer thread.
-    this.streamTimers = Executors.newSingleThreadScheduledExecutor(
-        Thread.ofPlatform().daemon().name("stream-timers").factory());
-    this.keepAlives = new KeepAlives(streamTimers, keepAlive);
+    this.keepAlives = new KeepAlives(keepAlive);
   }
 
   /**
@@ -294,6 +288,7 @@ public final class Inference implements Module {
 
   private List<RouteModule> routes = List.of();
   private OrganizationStore organizations;
+  private Clock clock;
 
   /**
    * The routes, whose model-running ones take their slots at this gateway's door; assistants'
@@ -308,6 +303,7 @@ public final class Inference implements Module {
       Clock clock) {
     access.admitInferenceThrough(gateway.limits());
     this.organizations = organizations;
+    this.clock = clock;
     routes = routes(access, organizations, assistants, maxBodyBytes, tracer, clock);
     return this;
   }
@@ -344,7 +340,9 @@ public final class Inference implements Module {
             "purge stored responses past their retention",
             Duration.ofMinutes(1),
             Duration.ofHours(1),
-            () -> purgeOldResponses(java.time.Instant.now())));
+            () -> purgeOldResponses(clock.instant())),
+        keepAlives.job(),
+        sockets.authDeadlines());
   }
 
   private List<RouteModule> routes(
@@ -355,13 +353,7 @@ public final class Inference implements Module {
       Tracer tracer,
       Clock clock) {
     sockets = new ChatSockets(
-        gateway,
-        access.sockets(),
-        webSockets,
-        configs,
-        gateway.limits().slots(),
-        streamTimers,
-        tracer);
+        gateway, access.sockets(), webSockets, configs, gateway.limits().slots(), tracer);
     return List.of(
         new GenerationRoutes(gateway, maxBodyBytes, keepAlives),
         new AssistantChatRoutes(
@@ -454,7 +446,6 @@ public final class Inference implements Module {
 
   @Override
   public void close() {
-    streamTimers.shutdownNow();
     flushUsage();
     for (AutoCloseable engine : engines) {
       try {

@@ -1,15 +1,14 @@
 package io.engram.inference;
 
+import io.engram.platform.module.Job;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keep-alives of every open event stream, from one periodic task on the stream timer: each
+ * The keep-alives of every open event stream, from one job of the module's: each
  * look sends a comment line down the streams that have been silent for the interval. A stream
  * only joins and leaves a set; a timer task scheduled and cancelled per stream woke the timer
  * thread twice a stream and took a tenth of a streamed chat's CPU (docs/benchmarks.md, issue 43).
@@ -20,11 +19,16 @@ final class KeepAlives {
   private final Duration interval;
   private final Set<EventStream> open = ConcurrentHashMap.newKeySet();
 
-  /** Looks at the open streams every quarter of {@code interval} (every 100 ms at most often). */
-  KeepAlives(ScheduledExecutorService timer, Duration interval) {
+  KeepAlives(Duration interval) {
     this.interval = interval;
-    long period = Math.max(100, interval.toMillis() / 4);
-    timer.scheduleAtFixedRate(this::look, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Looks at the open streams every quarter of the interval (every 100 ms at most often). */
+  Job job() {
+    return Job.every(
+        Duration.ofMillis(Math.max(100, interval.toMillis() / 4)),
+        "send keep-alives down silent event streams",
+        this::look);
   }
 
   /** How long a stream may be silent before it gets a keep-alive. */

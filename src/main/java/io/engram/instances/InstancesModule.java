@@ -101,8 +101,13 @@ public final class InstancesModule implements Module {
   /** Storage bought beyond the plan is charged per day (hourly keeps each day's line current). */
   @Override
   public List<Job> jobs() {
-    return List.of(new Job(
-        "storage charges and retention", Duration.ofMinutes(1), Duration.ofHours(1), this::hourly));
+    return List.of(
+        new Job(
+            "storage charges and retention",
+            Duration.ofMinutes(1),
+            Duration.ofHours(1),
+            this::hourly),
+        storage.runner().leaseRenewal());
   }
 
   /** Storage charges, retention and due backups, now (the hourly job; tests call it). */

@@ -3,17 +3,17 @@ package io.engram.instances;
 import io.engram.objectstores.ObjectStoreException;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;
+import io.engram.platform.module.Job;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,8 +41,9 @@ public final class JobRunner implements AutoCloseable {
   private final Clock clock;
   private final String node = "node-" + UUID.randomUUID();
   private final Semaphore wake = new Semaphore(0);
-  private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
-      Thread.ofPlatform().name("storage-job-lease").daemon(true).factory());
+  /** The jobs running here, each with whether its lease is still this node's. */
+  private final Map<String, AtomicBoolean> leased = new ConcurrentHashMap<>();
+
   private volatile boolean closed;
   private Thread worker;
 
@@ -82,6 +83,25 @@ public final class JobRunner implements AutoCloseable {
     });
   }
 
+  /**
+   * Renews the lease of every job running here (the {@link #HEARTBEAT} job): one that another
+   * node took over meanwhile is told it is no longer this node's, and stops at its next item.
+   */
+  public Job leaseRenewal() {
+    return Job.every(
+        HEARTBEAT,
+        "renew the leases of the storage jobs running here",
+        () -> leased.forEach((id, mine) -> {
+          try {
+            if (!jobs.heartbeat(id, node, clock.millis() + LEASE.toMillis(), -1)) {
+              mine.set(false);
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("could not renew the lease of job {}: {}", id, e.toString());
+          }
+        }));
+  }
+
   /** A job was asked for: look now rather than at the next poll. */
   void nudge() {
     wake.release();
@@ -96,23 +116,11 @@ public final class JobRunner implements AutoCloseable {
     StorageJob job = jobs.get(claimed.get());
     // Written by the lease thread, read by this one.
     AtomicBoolean mine = new AtomicBoolean(true);
-    ScheduledFuture<?> lease = heartbeats.scheduleWithFixedDelay(
-        () -> {
-          try {
-            if (!jobs.heartbeat(job.id(), node, clock.millis() + LEASE.toMillis(), -1)) {
-              mine.set(false);
-            }
-          } catch (RuntimeException e) {
-            LOG.warn("could not renew the lease of job {}: {}", job.id(), e.toString());
-          }
-        },
-        HEARTBEAT.toMillis(),
-        HEARTBEAT.toMillis(),
-        TimeUnit.MILLISECONDS);
+    leased.put(job.id(), mine);
     try {
       run(organizations, job, mine);
     } finally {
-      lease.cancel(false);
+      leased.remove(job.id());
       if (jobs.get(job.id()).finished()) {
         FileStore.deleteTree(files.jobDir(job.instanceId(), job.id()));
       }
@@ -213,7 +221,6 @@ public final class JobRunner implements AutoCloseable {
   public void close() {
     closed = true;
     wake.release();
-    heartbeats.shutdownNow();
     Thread running = worker;
     if (running != null) {
       try {

@@ -2,7 +2,7 @@ package io.engram.instances;
 
 import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
-import io.engram.objectstores.Provider;
+import io.engram.objectstores.ObjectStoreProvider;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
@@ -41,7 +41,7 @@ final class ObjectStoreRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
-    for (Provider provider : Provider.values()) {
+    for (ObjectStoreProvider provider : ObjectStoreProvider.values()) {
       routes.post(
           "/v1/nano/{nano_id}/storage/" + provider.wireName(),
           InstanceAccess.admin(instances),
@@ -69,7 +69,7 @@ final class ObjectStoreRoutes implements RouteModule {
         });
   }
 
-  private void connect(Context ctx, Provider provider) {
+  private void connect(Context ctx, ObjectStoreProvider provider) {
     InstanceAccess access = access(ctx);
     JsonBody body = JsonBody.parse(ctx, MAX_BODY);
     ObjectStoreConnections.Connected connected = stores.connect(

@@ -15,12 +15,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.sql.ResultSetMetaData;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -117,8 +113,8 @@ public final class Snapshots {
       manifest.put("kind", kind);
       manifest.put("created_at", now.getEpochSecond());
       byte[] written = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest);
-      writeSynced(dir.resolve("manifest.json"), written);
-      syncDirectory(dir);
+      DurableFiles.writeSynced(dir.resolve("manifest.json"), written);
+      DurableFiles.syncDirectory(dir);
       verify(dir);
       long bytes = 0;
       for (JsonNode file : manifest.get("files")) {
@@ -131,7 +127,7 @@ public final class Snapshots {
           .bind("at", clock.millis())
           .bind("files", manifest.get("files").size())
           .bind("bytes", total)
-          .bind("sha", sha256(written))
+          .bind("sha", DurableFiles.sha256(written))
           .bind("id", id)
           .execute());
     } catch (IOException | RuntimeException e) {
@@ -159,7 +155,7 @@ public final class Snapshots {
       }
       for (StoredFile file : files.list(h, instanceId)) {
         Path link = dir.resolve("blobs").resolve(file.blob());
-        linkOrCopy(files.bytes(file), link);
+        DurableFiles.linkOrCopy(files.bytes(file), link);
         ObjectNode entry = fileList.addObject();
         entry.put("path", file.path());
         entry.put("blob", file.blob());
@@ -173,7 +169,7 @@ public final class Snapshots {
         ObjectNode entry = tables.addObject();
         entry.put("name", table.getKey());
         entry.put("rows", rows);
-        entry.put("sha256", fileSha256(out));
+        entry.put("sha256", DurableFiles.fileSha256(out));
       }
       return null;
     });
@@ -219,7 +215,7 @@ public final class Snapshots {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + out, e);
     } finally {
-      syncFile(out);
+      DurableFiles.syncFile(out);
     }
   }
 
@@ -227,7 +223,7 @@ public final class Snapshots {
   JsonNode verify(Path dir) throws IOException {
     JsonNode manifest = Json.read(Files.readString(dir.resolve("manifest.json")), JsonNode.class);
     for (JsonNode file : manifest.get("files")) {
-      if (!fileSha256(dir.resolve("blobs").resolve(file.get("blob").asText()))
+      if (!DurableFiles.fileSha256(dir.resolve("blobs").resolve(file.get("blob").asText()))
           .equals(file.get("sha256").asText())) {
         throw ApiException.conflict(
             "snapshot_corrupted",
@@ -235,7 +231,8 @@ public final class Snapshots {
       }
     }
     for (JsonNode table : manifest.get("tables")) {
-      if (!fileSha256(dir.resolve("tables").resolve(table.get("name").asText() + ".jsonl"))
+      if (!DurableFiles.fileSha256(
+              dir.resolve("tables").resolve(table.get("name").asText() + ".jsonl"))
           .equals(table.get("sha256").asText())) {
         throw ApiException.conflict(
             "snapshot_corrupted",
@@ -663,64 +660,5 @@ public final class Snapshots {
         .bind("at", clock.millis())
         .bind("id", id)
         .execute());
-  }
-
-  private static void linkOrCopy(Path source, Path target) {
-    try {
-      try {
-        Files.createLink(target, source);
-      } catch (UnsupportedOperationException | IOException e) {
-        // Another file system (a backup volume): a copy, synced.
-        Files.copy(source, target);
-        syncFile(target);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot keep " + source.getFileName(), e);
-    }
-  }
-
-  static String fileSha256(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      byte[] buffer = new byte[FileStore.BUFFER];
-      int read;
-      while ((read = in.read(buffer)) != -1) {
-        digest.update(buffer, 0, read);
-      }
-      return HexFormat.of().formatHex(digest.digest());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file, e);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static String sha256(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void writeSynced(Path file, byte[] bytes) throws IOException {
-    Files.write(file, bytes);
-    syncFile(file);
-  }
-
-  private static void syncFile(Path file) {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      channel.force(true);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot sync " + file, e);
-    }
-  }
-
-  private static void syncDirectory(Path dir) {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException e) {
-      // Some file systems cannot sync a directory: the files themselves are synced.
-    }
   }
 }

@@ -48,6 +48,7 @@ public final class Erasures {
   private static final int RECEIPT_IDS = 1_000;
 
   private final MemoryStore store;
+  private final MemoryHistory history;
   private final EventStore events;
   private final ChangeLog changeLog;
   private final MemoryIndex index;
@@ -59,6 +60,7 @@ public final class Erasures {
 
   Erasures(MemoryStores stores, MemoryIndex index, Clock clock) {
     this.store = stores.memories();
+    this.history = stores.history();
     this.events = stores.events();
     this.changeLog = stores.changeLog();
     this.index = index;
@@ -225,7 +227,7 @@ public final class Erasures {
       progress.transitions += store.erase(h, ids, at);
       List<Long> seqs = new ArrayList<>();
       for (MemoryRecord memory : page) {
-        store.recordTransition(
+        history.recordTransition(
             h,
             new Transition(
                 memory.id(),

@@ -14,6 +14,8 @@ import java.util.Map;
  */
 public final class MemoryControl {
   private final MemoryStore store;
+  private final MemoryHistory history;
+  private final MemorySettingsStore settingsStore;
   private final ChangeLog changeLog;
   private final MemoryIndex index;
   private final Embedder embedder;
@@ -22,10 +24,12 @@ public final class MemoryControl {
 
   public MemoryControl(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
     this.store = stores.memories();
+    this.history = stores.history();
+    this.settingsStore = stores.settings();
     this.changeLog = stores.changeLog();
     this.index = index;
     this.embedder = embedder;
-    this.changes = new StateChanges(store, changeLog);
+    this.changes = new StateChanges(stores);
     this.clock = clock;
   }
 
@@ -105,7 +109,7 @@ public final class MemoryControl {
             "concurrent_update", "Memory " + id + " changed while it was edited; read it again");
       }
       store.updateContent(h, edited, now);
-      store.recordTransition(
+      history.recordTransition(
           h,
           new Transition(
               id,
@@ -134,14 +138,14 @@ public final class MemoryControl {
   }
 
   /** The organization's memory settings; below a paid plan encodes write directly whatever it set. */
-  public MemoryStore.Settings settings(Organization org) {
-    return store.settings(org.id()).inForceFor(org);
+  public MemorySettingsStore.Settings settings(Organization org) {
+    return settingsStore.settings(org.id()).inForceFor(org);
   }
 
   /** Sets what the organization's encodes do with near duplicates (its owners and admins). */
   public NearDuplicates setNearDuplicates(Principal caller, NearDuplicates near) {
     requireManager(caller, "what encodes do with near duplicates");
-    store.setNearDuplicates(
+    settingsStore.setNearDuplicates(
         caller.orgId(),
         near,
         writeMode(caller.organization()),
@@ -154,7 +158,7 @@ public final class MemoryControl {
   public Map<MemoryKind, java.time.Duration> setTtlByKind(
       Principal caller, Map<MemoryKind, java.time.Duration> ttls) {
     requireManager(caller, "how long memories of each kind live");
-    store.setTtlByKind(
+    settingsStore.setTtlByKind(
         caller.orgId(),
         ttls,
         writeMode(caller.organization()),
@@ -179,7 +183,7 @@ public final class MemoryControl {
           "The candidate review path needs a paid plan; the "
               + caller.organization().plan().id() + " plan writes memories directly");
     }
-    store.setWriteMode(caller.orgId(), mode, caller.credentialId(), clock.instant());
+    settingsStore.setWriteMode(caller.orgId(), mode, caller.credentialId(), clock.instant());
     return mode;
   }
 }

@@ -16,6 +16,7 @@ import java.util.List;
  */
 public final class MemoryEvents {
   private final MemoryStore store;
+  private final MemoryHistory history;
   private final ChangeLog changeLog;
   private final EventStore events;
   private final Embedder embedder;
@@ -23,6 +24,7 @@ public final class MemoryEvents {
 
   public MemoryEvents(MemoryStores stores, Embedder embedder, Clock clock) {
     this.store = stores.memories();
+    this.history = stores.history();
     this.changeLog = stores.changeLog();
     this.events = stores.events();
     this.embedder = embedder;
@@ -84,8 +86,8 @@ public final class MemoryEvents {
       events.insert(h, event);
       for (MemoryRecord candidate : candidates) {
         store.insert(h, candidate);
-        store.recordUse(h, candidate.id(), UseKind.ENCODE, now, requestId);
-        store.recordTransition(
+        history.recordUse(h, candidate.id(), UseKind.ENCODE, now, requestId);
+        history.recordTransition(
             h,
             new Transition(
                 candidate.id(),

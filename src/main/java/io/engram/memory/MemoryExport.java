@@ -24,9 +24,11 @@ final class MemoryExport {
   record Request(MemoryStore.Filter filter, String after, long limit, boolean embeddings) {}
 
   private final MemoryStore store;
+  private final MemoryHistory history;
 
-  MemoryExport(MemoryStore store) {
-    this.store = store;
+  MemoryExport(MemoryStores stores) {
+    this.store = stores.memories();
+    this.history = stores.history();
   }
 
   /** Writes the export to {@code out}; how many memories it held. */
@@ -44,15 +46,15 @@ final class MemoryExport {
           .filter(m -> !m.text().equals(MemoryStore.ERASED_TEXT)) // nothing left to carry
           .filter(m -> MemoryReads.meets(request.filter().metadata(), m))
           .toList();
-      Map<String, List<Transition>> history =
-          store.transitions(kept.stream().map(MemoryRecord::id).toList());
+      Map<String, List<Transition>> transitions =
+          history.transitions(kept.stream().map(MemoryRecord::id).toList());
       for (MemoryRecord memory : kept) {
         if (count == request.limit()) {
           more = true;
           break;
         }
         out.write(Json.write(MemoryViews.exported(
-                memory, request.embeddings(), history.getOrDefault(memory.id(), List.of())))
+                memory, request.embeddings(), transitions.getOrDefault(memory.id(), List.of())))
             .getBytes(StandardCharsets.UTF_8));
         out.write('\n');
         count++;

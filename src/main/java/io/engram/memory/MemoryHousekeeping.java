@@ -20,7 +20,7 @@ final class MemoryHousekeeping {
     this.store = stores.memories();
     this.idempotencyKeys = stores.idempotencyKeys();
     this.index = index;
-    this.changes = new StateChanges(store, stores.changeLog());
+    this.changes = new StateChanges(stores);
     this.clock = clock;
   }
 

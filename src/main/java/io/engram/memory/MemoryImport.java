@@ -71,15 +71,16 @@ final class MemoryImport {
       long millis) {}
 
   private final MemoryStore store;
+  private final MemoryHistory history;
   private final ChangeLog changeLog;
   private final MemoryIndex index;
   private final Embedder embedder;
   private final Clock clock;
 
-  MemoryImport(
-      MemoryStore store, ChangeLog changeLog, MemoryIndex index, Embedder embedder, Clock clock) {
-    this.store = store;
-    this.changeLog = changeLog;
+  MemoryImport(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
+    this.store = stores.memories();
+    this.history = stores.history();
+    this.changeLog = stores.changeLog();
     this.index = index;
     this.embedder = embedder;
     this.clock = clock;
@@ -338,16 +339,16 @@ final class MemoryImport {
           continue;
         }
         store.insert(h, m);
-        store.recordUses(
+        history.recordUses(
             h,
             m.uses().recent().stream()
-                .map(use -> new MemoryStore.UseRow(m.id(), use.kind(), use.at(), requestId))
+                .map(use -> new MemoryHistory.UseRow(m.id(), use.kind(), use.at(), requestId))
                 .toList());
         Planned p = fresh.get(i);
         for (Transition before : p.line().history()) {
-          store.recordTransition(h, before.of(m.id()));
+          history.recordTransition(h, before.of(m.id()));
         }
-        store.recordTransition(
+        history.recordTransition(
             h,
             new Transition(
                 m.id(),

@@ -26,21 +26,25 @@ public final class MemoryMaintenance {
   public record Merge(Change survivor, Change absorbed) {}
 
   private final MemoryStore store;
+  private final MemoryHistory history;
+  private final ReflectionReads reads;
   private final MemoryIndex index;
   private final StateChanges changes;
   private final Clock clock;
 
-  MemoryMaintenance(MemoryStore store, MemoryIndex index, StateChanges changes, Clock clock) {
-    this.store = store;
+  MemoryMaintenance(MemoryStores stores, MemoryIndex index, Clock clock) {
+    this.store = stores.memories();
+    this.history = stores.history();
+    this.reads = new ReflectionReads(store.database());
     this.index = index;
-    this.changes = changes;
+    this.changes = new StateChanges(stores);
     this.clock = clock;
   }
 
   // ---- reads
 
-  public List<MemoryStore.SubjectCount> subjects(String orgId, Collection<MemoryState> states) {
-    return store.subjects(orgId, states);
+  public List<ReflectionReads.SubjectCount> subjects(String orgId, Collection<MemoryState> states) {
+    return reads.subjects(orgId, states);
   }
 
   public List<MemoryRecord> withSubjects(
@@ -49,7 +53,7 @@ public final class MemoryMaintenance {
       Collection<MemoryState> states,
       String afterId,
       int limit) {
-    return store.withSubjects(orgId, subjects, states, afterId, limit);
+    return reads.withSubjects(orgId, subjects, states, afterId, limit);
   }
 
   public Map<String, MemoryRecord> findAll(String orgId, Collection<String> ids) {
@@ -57,12 +61,14 @@ public final class MemoryMaintenance {
   }
 
   public void forEachVitals(
-      String orgId, MemoryState state, java.util.function.Consumer<MemoryStore.Vitals> consumer) {
-    store.forEachVitals(orgId, state, consumer);
+      String orgId,
+      MemoryState state,
+      java.util.function.Consumer<ReflectionReads.Vitals> consumer) {
+    reads.forEachVitals(orgId, state, consumer);
   }
 
   public Map<MemoryState, Long> countByState(String orgId) {
-    return store.countByState(orgId);
+    return reads.countByState(orgId);
   }
 
   /** The {@code k} durable memories nearest to this one that its boundary sees, on its subject. */
@@ -158,11 +164,11 @@ public final class MemoryMaintenance {
           now,
           found -> durable(found.orElse(null), absorbedId));
       change[0] = absorbed.change();
-      store.copyUses(h, absorbedId, survivorId);
+      history.copyUses(h, absorbedId, survivorId);
       store.updateConfidence(
           h, survivorId, Math.max(survivor.confidence(), absorbed.before().confidence()), now);
       recount(h, survivorId);
-      store.recordTransition(
+      history.recordTransition(
           h,
           note(
               survivorId,
@@ -201,10 +207,10 @@ public final class MemoryMaintenance {
           h, orgId, absorbedId, MemoryState.SUPPRESSED, MemoryState.DURABLE, control, author, now);
       change[0] = absorbed.change();
       MemoryRecord survivor = store.findForUpdate(h, orgId, survivorId).orElseThrow();
-      store.removeMergedUses(h, absorbedId, survivorId);
+      history.removeMergedUses(h, absorbedId, survivorId);
       store.updateConfidence(h, survivorId, survivorConfidence, now);
       recount(h, survivorId);
-      store.recordTransition(
+      history.recordTransition(
           h,
           note(
               survivorId,
@@ -257,7 +263,7 @@ public final class MemoryMaintenance {
         store.setReplacement(h, newerId, olderId, from);
         replaced[0] = changes.logged(h, newerId, now);
       }
-      store.recordTransition(
+      history.recordTransition(
           h,
           note(
               olderId,
@@ -310,7 +316,7 @@ public final class MemoryMaintenance {
             store.setReplacement(h, newerId, null, null);
             replaced[0] = changes.logged(h, newerId, now);
           });
-      store.recordTransition(
+      history.recordTransition(
           h,
           note(
               olderId,
@@ -338,7 +344,7 @@ public final class MemoryMaintenance {
 
   /** A memory's use summary and counters, recomputed from every use it has (its own and merged ones). */
   private void recount(Handle h, String memoryId) {
-    List<UseHistory.Use> all = store.uses(h, memoryId);
+    List<UseHistory.Use> all = history.uses(h, memoryId);
     long reinforcements =
         all.stream().filter(u -> u.kind() == UseKind.REINFORCE).count();
     long retrievals = all.stream().filter(u -> u.kind() == UseKind.RETRIEVAL).count();

@@ -164,8 +164,7 @@ public final class MemoryModule implements Module {
 
   /** What reflection may read and change in an organization's memory. */
   public MemoryMaintenance maintenance() {
-    return new MemoryMaintenance(
-        stores.memories(), index, new StateChanges(stores.memories(), stores.changeLog()), clock);
+    return new MemoryMaintenance(stores, index, clock);
   }
 
   /** Erasures of end users' (or one filter's) memories, with their receipts. */
@@ -185,8 +184,7 @@ public final class MemoryModule implements Module {
   @Override
   public void register(Routes routes) {
     MemoryTransferRoutes transfer = new MemoryTransferRoutes(
-        new MemoryExport(stores.memories()),
-        new MemoryImport(stores.memories(), stores.changeLog(), index, embedder, clock));
+        new MemoryExport(stores), new MemoryImport(stores, index, embedder, clock));
     new MemoryRoutes(
             new MemoryRoutes.Parts(reads, writes, events, control, transfer, erasures),
             notes,

@@ -18,6 +18,7 @@ import java.util.Set;
  */
 public final class MemoryReads implements AutoCloseable {
   private final MemoryStore store;
+  private final MemoryHistory history;
   private final EventStore events;
   private final MemoryIndex index;
   private final Embedder embedder;
@@ -26,10 +27,11 @@ public final class MemoryReads implements AutoCloseable {
 
   public MemoryReads(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
     this.store = stores.memories();
+    this.history = stores.history();
     this.events = stores.events();
     this.index = index;
     this.embedder = embedder;
-    this.uses = new UseRecorder(store);
+    this.uses = new UseRecorder(stores);
     this.clock = clock;
   }
 
@@ -79,8 +81,8 @@ public final class MemoryReads implements AutoCloseable {
     return new Provenance(
         memory,
         event,
-        store.transitions(memoryId),
-        store.useCount(memoryId, UseKind.ANSWER),
+        history.transitions(memoryId),
+        history.useCount(memoryId, UseKind.ANSWER),
         clock.instant());
   }
 

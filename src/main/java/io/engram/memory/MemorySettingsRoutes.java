@@ -151,7 +151,7 @@ public final class MemorySettingsRoutes implements RouteModule {
   private Map<String, Object> view(Principal caller, String message) {
     boolean paid = caller.organization().plan().isPaid();
     Map<String, Object> settings = new LinkedHashMap<>();
-    MemoryStore.Settings stored = memory.settings(caller.organization());
+    MemorySettingsStore.Settings stored = memory.settings(caller.organization());
     settings.put("writeMode", stored.writeMode().id());
     settings.put(
         "availableWriteModes",

@@ -1,6 +1,5 @@
 package io.engram.memory;
 
-import io.engram.platform.WireNames;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.sql.ResultSet;
@@ -27,7 +26,7 @@ import org.jdbi.v3.core.statement.Update;
  */
 public final class MemoryStore {
 
-  private static final RowMapper<MemoryRecord> MEMORY = (rs, ctx) -> new MemoryRecord(
+  static final RowMapper<MemoryRecord> MEMORY = (rs, ctx) -> new MemoryRecord(
       rs.getString("id"),
       rs.getString("org_id"),
       rs.getString("agent"),
@@ -58,7 +57,7 @@ public final class MemoryStore {
           rs.getString("supersedes")));
 
   /** The use columns of a memory's row: what activation reads. */
-  private static UseHistory useHistory(ResultSet rs) throws SQLException {
+  static UseHistory useHistory(ResultSet rs) throws SQLException {
     return new UseHistory(
         UseHistory.parseRecent(rs.getString("recent_uses")),
         rs.getLong("older_use_count"),
@@ -70,20 +69,6 @@ public final class MemoryStore {
     return new MemoryRecord.UseCounts(
         rs.getLong("reinforcement_count"), rs.getLong("retrieval_count"));
   }
-
-  private static final RowMapper<Transition> TRANSITION = (rs, ctx) -> new Transition(
-      rs.getString("memory_id"),
-      rs.getString("from_state") == null
-          ? null
-          : MemoryState.fromId(rs.getString("from_state")).orElseThrow(),
-      MemoryState.fromId(rs.getString("to_state")).orElseThrow(),
-      rs.getString("action"),
-      rs.getString("reason"),
-      rs.getString("actor"),
-      rs.getString("credential_id"),
-      rs.getString("user_id"),
-      rs.getString("request_id"),
-      Rows.instant(rs, "at"));
 
   /** Where another node may write uses (a shared database), how long a kept row is trusted. */
   private static final long SHARED_ROW_NANOS = 1_000_000_000L;
@@ -638,93 +623,6 @@ public final class MemoryStore {
     });
   }
 
-  // ---- reflection's reads and merges
-
-  /** How many memories one subject (null: no subject) has. */
-  public record SubjectCount(String subject, int count) {}
-
-  /** The distinct subjects of the organization's memories in these states, with counts. */
-  public List<SubjectCount> subjects(String orgId, Collection<MemoryState> states) {
-    return db.read(
-        h -> h.createQuery("SELECT subject, COUNT(*) AS n FROM memories WHERE org_id = :org"
-                + " AND state IN (<states>) GROUP BY subject")
-            .bind("org", orgId)
-            .bindList("states", states.stream().map(MemoryState::id).toList())
-            .map((rs, ctx) -> new SubjectCount(rs.getString("subject"), rs.getInt("n")))
-            .list());
-  }
-
-  /**
-   * The organization's memories in these states whose subject is one of {@code subjects} (null
-   * meaning "no subject"), after {@code afterId} in id order, at most {@code limit}.
-   */
-  public List<MemoryRecord> withSubjects(
-      String orgId,
-      Collection<String> subjects,
-      Collection<MemoryState> states,
-      String afterId,
-      int limit) {
-    List<String> named = subjects.stream().filter(java.util.Objects::nonNull).toList();
-    boolean none = subjects.contains(null);
-    String subjectCondition = named.isEmpty()
-        ? "subject IS NULL"
-        : none ? "(subject IN (<subjects>) OR subject IS NULL)" : "subject IN (<subjects>)";
-    return db.read(h -> {
-      var query = h.createQuery("SELECT * FROM memories WHERE org_id = :org AND " + subjectCondition
-              + " AND state IN (<states>) AND id > :after ORDER BY id LIMIT :limit")
-          .bind("org", orgId)
-          .bindList("states", states.stream().map(MemoryState::id).toList())
-          .bind("after", afterId == null ? "" : afterId)
-          .bind("limit", limit);
-      if (!named.isEmpty()) {
-        query.bindList("subjects", named);
-      }
-      return query.map(MEMORY).list();
-    });
-  }
-
-  /** What distributions need of one memory, without its text or vector. */
-  public record Vitals(MemoryState state, double confidence, Instant createdAt, UseHistory uses) {}
-
-  /** Streams the vitals of the organization's memories in one state (every state when null). */
-  public void forEachVitals(String orgId, MemoryState state, Consumer<Vitals> consumer) {
-    db.read(h -> {
-      h.createQuery(
-              "SELECT state, confidence, created_at, recent_uses, older_use_count, older_use_weight,"
-                  + " first_use_at FROM memories WHERE org_id = :org AND (:state IS NULL OR state = :state)")
-          .bind("org", orgId)
-          .bind("state", state == null ? null : state.id())
-          .setFetchSize(1_000)
-          .map((rs, ctx) -> new Vitals(
-              MemoryState.fromId(rs.getString("state")).orElseThrow(),
-              rs.getDouble("confidence"),
-              Rows.instant(rs, "created_at"),
-              new UseHistory(
-                  UseHistory.parseRecent(rs.getString("recent_uses")),
-                  rs.getLong("older_use_count"),
-                  rs.getDouble("older_use_weight"),
-                  Rows.instant(rs, "first_use_at"))))
-          .forEach(consumer);
-      return null;
-    });
-  }
-
-  /** How many of the organization's memories are in each state. */
-  public Map<MemoryState, Long> countByState(String orgId) {
-    return db.read(h -> {
-      Map<MemoryState, Long> counts = new java.util.EnumMap<>(MemoryState.class);
-      for (MemoryState state : MemoryState.values()) {
-        counts.put(state, 0L);
-      }
-      h.createQuery("SELECT state, COUNT(*) AS n FROM memories WHERE org_id = :org GROUP BY state")
-          .bind("org", orgId)
-          .map((rs, ctx) ->
-              Map.entry(MemoryState.fromId(rs.getString("state")).orElseThrow(), rs.getLong("n")))
-          .forEach(e -> counts.put(e.getKey(), e.getValue()));
-      return counts;
-    });
-  }
-
   public void updateConfidence(Handle h, String id, double confidence, Instant at) {
     forgetOnCommit(h, List.of(id));
     h.createUpdate("UPDATE memories SET confidence = :confidence, updated_at = :at WHERE id = :id")
@@ -732,213 +630,5 @@ public final class MemoryStore {
         .bind("at", at.toEpochMilli())
         .bind("id", id)
         .execute();
-  }
-
-  /** Every use of a memory, its own and those merged into it. */
-  public List<UseHistory.Use> uses(Handle h, String memoryId) {
-    return h.createQuery("SELECT kind, used_at FROM memory_uses WHERE memory_id = :id")
-        .bind("id", memoryId)
-        .map((rs, ctx) -> new UseHistory.Use(
-            WireNames.parse(UseKind.class, rs.getString("kind")).orElseThrow(),
-            Rows.instant(rs, "used_at")))
-        .list();
-  }
-
-  /** How many uses of this kind the memory has (its own and those merged into it). */
-  public long useCount(String memoryId, UseKind kind) {
-    return db.read(h -> h.createQuery(
-            "SELECT COUNT(*) FROM memory_uses WHERE memory_id = :id AND kind = :kind")
-        .bind("id", memoryId)
-        .bind("kind", kind.id())
-        .mapTo(Long.class)
-        .one());
-  }
-
-  /** Copies every use of {@code from} onto {@code to}, marked as merged from {@code from}. */
-  public int copyUses(Handle h, String from, String to) {
-    return h.createUpdate("""
-            INSERT INTO memory_uses (memory_id, kind, used_at, request_id, merged_from)
-            SELECT :to, kind, used_at, request_id, :from FROM memory_uses WHERE memory_id = :from""").bind("from", from).bind("to", to).execute();
-  }
-
-  /** Takes back the copies {@link #copyUses} made. */
-  public int removeMergedUses(Handle h, String from, String to) {
-    return h.createUpdate("DELETE FROM memory_uses WHERE memory_id = :to AND merged_from = :from")
-        .bind("from", from)
-        .bind("to", to)
-        .execute();
-  }
-
-  // ---- history
-
-  public void recordTransition(Handle h, Transition t) {
-    h.createUpdate("""
-            INSERT INTO memory_transitions (memory_id, from_state, to_state, action, reason, actor, credential_id,
-                                            user_id, request_id, at)
-            VALUES (:memory, :from, :to, :action, :reason, :actor, :credential, :user, :request, :at)""")
-        .bind("memory", t.memoryId())
-        .bind("from", t.from() == null ? null : t.from().id())
-        .bind("to", t.to().id())
-        .bind("action", t.action())
-        .bind("reason", t.reason())
-        .bind("actor", t.actor())
-        .bind("credential", t.credentialId())
-        .bind("user", t.userId())
-        .bind("request", t.requestId())
-        .bind("at", t.at().toEpochMilli())
-        .execute();
-  }
-
-  public List<Transition> transitions(String memoryId) {
-    return db.read(
-        h -> h.createQuery("SELECT * FROM memory_transitions WHERE memory_id = :id ORDER BY seq")
-            .bind("id", memoryId)
-            .map(TRANSITION)
-            .list());
-  }
-
-  /** The transitions of each of {@code ids}, in order: an export's page of provenance. */
-  public Map<String, List<Transition>> transitions(Collection<String> ids) {
-    if (ids.isEmpty()) {
-      return Map.of();
-    }
-    Map<String, List<Transition>> byMemory = new java.util.HashMap<>();
-    db.read(h -> h.createQuery(
-                "SELECT * FROM memory_transitions WHERE memory_id IN (<ids>) ORDER BY seq")
-            .bindList("ids", List.copyOf(ids))
-            .map(TRANSITION)
-            .list())
-        .forEach(
-            t -> byMemory.computeIfAbsent(t.memoryId(), id -> new ArrayList<>()).add(t));
-    return byMemory;
-  }
-
-  public void recordUse(Handle h, String memoryId, UseKind kind, Instant at, String requestId) {
-    recordUses(h, List.of(new UseRow(memoryId, kind, at, requestId)));
-  }
-
-  /** One use of a memory, as the audit table keeps it. */
-  public record UseRow(String memoryId, UseKind kind, Instant at, String requestId) {}
-
-  /** Appends these uses to the audit table, one batch of inserts. */
-  public void recordUses(Handle h, List<UseRow> uses) {
-    PreparedBatch batch = h.prepareBatch(
-        "INSERT INTO memory_uses (memory_id, kind, used_at, request_id) VALUES (:id, :kind, :at, :request)");
-    for (UseRow use : uses) {
-      batch
-          .bind("id", use.memoryId())
-          .bind("kind", use.kind().id())
-          .bind("at", use.at().toEpochMilli())
-          .bind("request", use.requestId())
-          .add();
-    }
-    batch.execute();
-  }
-
-  // ---- settings
-
-  /** An organization's memory settings: its write mode and what encodes do with near duplicates. */
-  public record Settings(
-      WriteMode writeMode,
-      NearDuplicates nearDuplicates,
-      Map<MemoryKind, java.time.Duration> ttlByKind) {
-    static final Settings DEFAULT =
-        new Settings(WriteMode.DIRECT, NearDuplicates.DEFAULT, Map.of());
-
-    /** As in force for the organization: below a paid plan encodes write directly whatever it set. */
-    public Settings inForceFor(io.engram.organizations.Organization org) {
-      return org.plan().isPaid() ? this : new Settings(WriteMode.DIRECT, nearDuplicates, ttlByKind);
-    }
-
-    /** When a memory of this kind written {@code now} expires by default; null: never. */
-    public Instant defaultExpiry(MemoryKind kind, Instant now) {
-      java.time.Duration ttl = ttlByKind.get(kind);
-      return ttl == null ? null : now.plus(ttl);
-    }
-  }
-
-  /** The stored {@code ttl_by_kind} JSON as durations (unknown kinds are skipped). */
-  private static Map<MemoryKind, java.time.Duration> ttls(String json) {
-    Map<MemoryKind, java.time.Duration> ttls = new java.util.EnumMap<>(MemoryKind.class);
-    if (json != null) {
-      io.engram.platform.json.Json.read(json, com.fasterxml.jackson.databind.JsonNode.class)
-          .properties()
-          .forEach(entry -> MemoryKind.fromId(entry.getKey())
-              .ifPresent(kind ->
-                  ttls.put(kind, java.time.Duration.ofSeconds(entry.getValue().asLong()))));
-    }
-    return Map.copyOf(ttls);
-  }
-
-  /** The organization's memory settings, in one read (the defaults until it set any). */
-  public Settings settings(String orgId) {
-    return db.read(h -> h.createQuery(
-                "SELECT write_mode, near_duplicates, near_duplicate_similarity, ttl_by_kind"
-                    + " FROM memory_settings WHERE org_id = :org")
-            .bind("org", orgId)
-            .map((rs, ctx) -> {
-              String action = rs.getString("near_duplicates");
-              double similarity = rs.getDouble("near_duplicate_similarity");
-              boolean similaritySet = !rs.wasNull(); // asked at once: wasNull is of the last read
-              return new Settings(
-                  WriteMode.fromId(rs.getString("write_mode")).orElse(WriteMode.DIRECT),
-                  new NearDuplicates(
-                      action == null
-                          ? NearDuplicates.Action.KEEP
-                          : NearDuplicates.Action.fromId(action).orElse(NearDuplicates.Action.KEEP),
-                      similaritySet ? similarity : NearDuplicates.DEFAULT_SIMILARITY),
-                  ttls(rs.getString("ttl_by_kind")));
-            })
-            .findOne())
-        .orElse(Settings.DEFAULT);
-  }
-
-  public void setNearDuplicates(
-      String orgId, NearDuplicates near, WriteMode mode, String updatedBy, Instant at) {
-    db.write(h -> h.createUpdate("""
-            INSERT INTO memory_settings (org_id, write_mode, near_duplicates, near_duplicate_similarity,
-                                         updated_at, updated_by)
-            VALUES (:org, :mode, :near, :similarity, :at, :by)
-            ON CONFLICT (org_id) DO UPDATE SET near_duplicates = :near,
-              near_duplicate_similarity = :similarity, updated_at = :at, updated_by = :by""")
-        .bind("org", orgId)
-        .bind("mode", mode.id())
-        .bind("near", near.action().id())
-        .bind("similarity", near.similarity())
-        .bind("at", at.toEpochMilli())
-        .bind("by", updatedBy)
-        .execute());
-  }
-
-  /** Sets the organization's default time to live per kind (a kind left out has none). */
-  public void setTtlByKind(
-      String orgId,
-      Map<MemoryKind, java.time.Duration> ttls,
-      WriteMode mode,
-      String updatedBy,
-      Instant at) {
-    Map<String, Long> json = new java.util.TreeMap<>();
-    ttls.forEach((kind, ttl) -> json.put(kind.id(), ttl.toSeconds()));
-    db.write(h -> h.createUpdate("""
-            INSERT INTO memory_settings (org_id, write_mode, ttl_by_kind, updated_at, updated_by)
-            VALUES (:org, :mode, :ttls, :at, :by)
-            ON CONFLICT (org_id) DO UPDATE SET ttl_by_kind = :ttls, updated_at = :at, updated_by = :by""")
-        .bind("org", orgId)
-        .bind("mode", mode.id())
-        .bind("ttls", io.engram.platform.json.Json.write(json))
-        .bind("at", at.toEpochMilli())
-        .bind("by", updatedBy)
-        .execute());
-  }
-
-  public void setWriteMode(String orgId, WriteMode mode, String updatedBy, Instant at) {
-    db.write(h -> h.createUpdate("""
-            INSERT INTO memory_settings (org_id, write_mode, updated_at, updated_by) VALUES (:org, :mode, :at, :by)
-            ON CONFLICT (org_id) DO UPDATE SET write_mode = :mode, updated_at = :at, updated_by = :by""")
-        .bind("org", orgId)
-        .bind("mode", mode.id())
-        .bind("at", at.toEpochMilli())
-        .bind("by", updatedBy)
-        .execute());
   }
 }

@@ -21,6 +21,8 @@ import org.jdbi.v3.core.Handle;
  */
 public final class MemoryWrites {
   private final MemoryStore store;
+  private final MemoryHistory history;
+  private final MemorySettingsStore settingsStore;
   private final ChangeLog changeLog;
   private final IdempotencyKeys idempotencyKeys;
   private final MemoryIndex index;
@@ -31,11 +33,13 @@ public final class MemoryWrites {
 
   public MemoryWrites(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
     this.store = stores.memories();
+    this.history = stores.history();
+    this.settingsStore = stores.settings();
     this.changeLog = stores.changeLog();
     this.idempotencyKeys = stores.idempotencyKeys();
     this.index = index;
     this.embedder = embedder;
-    this.changes = new StateChanges(store, changeLog);
+    this.changes = new StateChanges(stores);
     this.nearTwins = new NearTwins(store, index);
     this.clock = clock;
   }
@@ -67,8 +71,8 @@ public final class MemoryWrites {
         return replay.get();
       }
     }
-    MemoryStore.Settings settings =
-        store.settings(caller.orgId()).inForceFor(caller.organization());
+    MemorySettingsStore.Settings settings =
+        settingsStore.settings(caller.orgId()).inForceFor(caller.organization());
     MemoryState direct = settings.writeMode() == WriteMode.CANDIDATE_REVIEW
         ? MemoryState.CANDIDATE
         : MemoryState.DURABLE;
@@ -181,8 +185,8 @@ public final class MemoryWrites {
         replaced[0] = supersede(h, caller, scope, memory, requestId, now);
       }
       store.insert(h, memory);
-      store.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
-      store.recordTransition(
+      history.recordUse(h, memory.id(), UseKind.ENCODE, memory.uses().firstUseAt(), requestId);
+      history.recordTransition(
           h,
           new Transition(
               memory.id(),
@@ -245,7 +249,7 @@ public final class MemoryWrites {
               + old.validity().validFrom() + ")");
     }
     store.closeValidity(h, oldId, start, now);
-    store.recordTransition(
+    history.recordTransition(
         h,
         new Transition(
             oldId,

@@ -16,11 +16,13 @@ final class StateChanges {
   record Outcome(MemoryRecord before, MemoryRecord after, long change) {}
 
   private final MemoryStore store;
+  private final MemoryHistory history;
   private final ChangeLog changeLog;
 
-  StateChanges(MemoryStore store, ChangeLog changeLog) {
-    this.store = store;
-    this.changeLog = changeLog;
+  StateChanges(MemoryStores stores) {
+    this.store = stores.memories();
+    this.history = stores.history();
+    this.changeLog = stores.changeLog();
   }
 
   /**
@@ -64,7 +66,7 @@ final class StateChanges {
               + memory.state().id() + ", and " + action.id() + " applies to " + action.allowedFrom()
               + " memories");
     }
-    store.recordTransition(
+    history.recordTransition(
         h,
         new Transition(
             id,
@@ -79,7 +81,7 @@ final class StateChanges {
             now));
     long change = 0;
     if (action == MemoryAction.REINFORCE) {
-      store.recordUse(h, id, UseKind.REINFORCE, usedAt, actor.requestId());
+      history.recordUse(h, id, UseKind.REINFORCE, usedAt, actor.requestId());
       store.updateUses(
           h,
           id,
@@ -119,7 +121,7 @@ final class StateChanges {
           "Memory " + id + " is " + memory.state().id() + " now, not " + expected.id()
               + " as the change left it; undo it by hand if it is still wanted");
     }
-    store.recordTransition(
+    history.recordTransition(
         h,
         new Transition(
             id,

@@ -30,6 +30,7 @@ final class UseRecorder implements AutoCloseable {
   record PendingUse(String orgId, String memoryId, UseKind kind, Instant at, String requestId) {}
 
   private final MemoryStore store;
+  private final MemoryHistory history;
   private final BlockingQueue<PendingUse> queue = new LinkedBlockingQueue<>(CAPACITY);
   private final Object writing = new Object();
   private final Thread worker;
@@ -38,8 +39,9 @@ final class UseRecorder implements AutoCloseable {
   private volatile boolean running = true;
   private final AtomicLong dropped = new AtomicLong();
 
-  UseRecorder(MemoryStore store) {
-    this.store = store;
+  UseRecorder(MemoryStores stores) {
+    this.store = stores.memories();
+    this.history = stores.history();
     this.worker = Thread.ofPlatform().daemon().name("memory-use-recorder").start(this::run);
   }
 
@@ -119,7 +121,7 @@ final class UseRecorder implements AutoCloseable {
     byMemory.forEach((id, uses) -> orgOf.put(id, uses.getFirst().orgId()));
     store.database().write(h -> {
       Map<String, MemoryStore.Uses> updated = new LinkedHashMap<>();
-      List<MemoryStore.UseRow> rows = new ArrayList<>();
+      List<MemoryHistory.UseRow> rows = new ArrayList<>();
       Map<String, MemoryStore.Uses> read = store.usesForUpdate(h, orgOf);
       read.forEach((id, current) -> {
         UseHistory history = current.history();
@@ -132,12 +134,12 @@ final class UseRecorder implements AutoCloseable {
           } else {
             retrievals++;
           }
-          rows.add(new MemoryStore.UseRow(id, use.kind(), use.at(), use.requestId()));
+          rows.add(new MemoryHistory.UseRow(id, use.kind(), use.at(), use.requestId()));
         }
         updated.put(id, new MemoryStore.Uses(history, current.counts().plusRetrievals(retrievals)));
       });
       if (!rows.isEmpty()) {
-        store.recordUses(h, rows);
+        history.recordUses(h, rows);
         store.writeRecordedUses(h, read, updated);
       }
       return null;

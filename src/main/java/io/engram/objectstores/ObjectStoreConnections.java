@@ -32,7 +32,7 @@ public final class ObjectStoreConnections {
       String id,
       String orgId,
       String instanceId,
-      Provider provider,
+      ObjectStoreProvider provider,
       String bucket,
       Map<String, String> settings,
       Instant createdAt,
@@ -79,7 +79,7 @@ public final class ObjectStoreConnections {
    * naming the field at fault; one that cannot be reached is a 502.
    */
   public Connected connect(
-      String orgId, String instanceId, Provider provider, JsonBody body, String by) {
+      String orgId, String instanceId, ObjectStoreProvider provider, JsonBody body, String by) {
     StoreCredentials credentials = StoreCredentials.parse(provider, body);
     admit(orgId, credentials);
     try (ObjectStore store = credentials.open(endpoints)) {
@@ -209,7 +209,7 @@ public final class ObjectStoreConnections {
   }
 
   /** How a store's refusal is told to the client. */
-  public static ApiException refused(Provider provider, ObjectStoreException e) {
+  public static ApiException refused(ObjectStoreProvider provider, ObjectStoreException e) {
     String param = switch (provider) {
       case S3 -> e.kind() == Kind.NOT_FOUND ? "bucket" : "secret_access_key";
       case GCS -> e.kind() == Kind.NOT_FOUND ? "bucket" : "credentials";
@@ -224,7 +224,8 @@ public final class ObjectStoreConnections {
     };
   }
 
-  private Optional<Connection> find(Handle h, String instanceId, Provider provider, String bucket) {
+  private Optional<Connection> find(
+      Handle h, String instanceId, ObjectStoreProvider provider, String bucket) {
     return h.createQuery("""
             SELECT * FROM object_stores
             WHERE instance_id = :instance AND provider = :provider AND bucket = :bucket""")
@@ -248,7 +249,7 @@ public final class ObjectStoreConnections {
         rs.getString("id"),
         rs.getString("org_id"),
         rs.getString("instance_id"),
-        Provider.of(rs.getString("provider")).orElseThrow(),
+        ObjectStoreProvider.of(rs.getString("provider")).orElseThrow(),
         rs.getString("bucket"),
         strings(rs.getString("settings")),
         Instant.ofEpochMilli(rs.getLong("created_at")),

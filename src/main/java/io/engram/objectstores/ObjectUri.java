@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * character, at most 1,024 bytes, so an import cannot be steered outside what was named and an
  * export cannot write a name some store treats specially.
  */
-public record ObjectUri(Provider provider, String bucket, String key) {
+public record ObjectUri(ObjectStoreProvider provider, String bucket, String key) {
   private static final Pattern URI =
       Pattern.compile("^([a-z0-9]+)://([a-z0-9][a-z0-9._-]{1,61}[a-z0-9])(?:/(.*))?$");
   static final int MAX_KEY_BYTES = 1024;
@@ -25,7 +25,7 @@ public record ObjectUri(Provider provider, String bucket, String key) {
           param,
           "'" + param + "' is an object-store URI: s3://bucket/key, gs://... or azure://...");
     }
-    Provider provider = Provider.ofScheme(m.group(1))
+    ObjectStoreProvider provider = ObjectStoreProvider.ofScheme(m.group(1))
         .orElseThrow(() -> ApiException.badRequest(
             param, "'" + param + "' names no known store: the schemes are s3, gs and azure"));
     String key = m.group(3) == null ? "" : m.group(3);

@@ -21,11 +21,14 @@ import java.util.Set;
  * such a connection opens.
  */
 record StoreCredentials(
-    Provider provider, String bucket, Map<String, String> settings, Map<String, String> secret) {
+    ObjectStoreProvider provider,
+    String bucket,
+    Map<String, String> settings,
+    Map<String, String> secret) {
   private static final String GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
   private static final int MAX_SERVICE_ACCOUNT_BYTES = 16 * 1024;
 
-  static StoreCredentials parse(Provider provider, JsonBody body) {
+  static StoreCredentials parse(ObjectStoreProvider provider, JsonBody body) {
     return switch (provider) {
       case S3 -> s3(body);
       case GCS -> gcs(body);
@@ -42,7 +45,7 @@ record StoreCredentials(
     String keyId = field(body, "access_key_id", "^[A-Za-z0-9+/=_-]{3,128}$", "an access key id");
     String secret = field(body, "secret_access_key", "^\\S{1,256}$", "a secret access key");
     return new StoreCredentials(
-        Provider.S3,
+        ObjectStoreProvider.S3,
         bucket,
         Map.of("region", region, "access_key_id", mask(keyId)),
         Map.of("access_key_id", keyId, "secret_access_key", secret));
@@ -79,7 +82,7 @@ record StoreCredentials(
               + " private_key)");
     }
     return new StoreCredentials(
-        Provider.GCS,
+        ObjectStoreProvider.GCS,
         bucket,
         Map.of(
             "project_id", project, "client_email", account.get("client_email").asText()),
@@ -93,7 +96,10 @@ record StoreCredentials(
         field(body, "container", "^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$", "a container name");
     String key = field(body, "access_key", "^[A-Za-z0-9+/]{8,256}={0,2}$", "a base64 account key");
     return new StoreCredentials(
-        Provider.AZURE, container, Map.of("account_name", account), Map.of("access_key", key));
+        ObjectStoreProvider.AZURE,
+        container,
+        Map.of("account_name", account),
+        Map.of("access_key", key));
   }
 
   /**

@@ -162,14 +162,14 @@ final class ChangeApplier {
       memory.merge(orgId, p.relatedMemoryId(), p.memoryId(), reason, author, (h, merge) -> {
         Map<String, Object> after = Map.of(
             "absorbed",
-            Snapshots.of(merge.absorbed().after(), clock.instant()),
+            AuditView.of(merge.absorbed().after(), clock.instant()),
             "survivor",
-            Snapshots.of(merge.survivor().after(), clock.instant()));
+            AuditView.of(merge.survivor().after(), clock.instant()));
         Map<String, Object> before = Map.of(
             "absorbed",
-            Snapshots.of(merge.absorbed().before(), clock.instant()),
+            AuditView.of(merge.absorbed().before(), clock.instant()),
             "survivor",
-            Snapshots.of(merge.survivor().before(), clock.instant()));
+            AuditView.of(merge.survivor().before(), clock.instant()));
         store.insertEvent(
             h,
             event(
@@ -217,11 +217,11 @@ final class ChangeApplier {
                   p.memoryId(),
                   p.relatedMemoryId(),
                   p.reason(),
-                  Snapshots.of(change.before(), clock.instant()),
+                  AuditView.of(change.before(), clock.instant()),
                   p.after()),
               ReflectionEvent.Outcome.APPLIED,
               p.reason(),
-              Snapshots.of(change.after(), clock.instant())));
+              AuditView.of(change.after(), clock.instant())));
     });
   }
 

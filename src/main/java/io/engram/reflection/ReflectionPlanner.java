@@ -6,7 +6,7 @@ import io.engram.memory.MemoryMaintenance;
 import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemorySearch;
 import io.engram.memory.MemoryState;
-import io.engram.memory.MemoryStore;
+import io.engram.memory.ReflectionReads;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -75,7 +75,7 @@ final class ReflectionPlanner {
   Plan plan(String orgId) {
     Map<String, List<String>> subjects = new TreeMap<>();
     Map<String, Integer> sizes = new HashMap<>();
-    for (MemoryStore.SubjectCount subject : memory.subjects(orgId, LOADED)) {
+    for (ReflectionReads.SubjectCount subject : memory.subjects(orgId, LOADED)) {
       String key = subject.subject() == null ? "" : MemoryDocument.subjectKey(subject.subject());
       subjects.computeIfAbsent(key, k -> new ArrayList<>()).add(subject.subject());
       sizes.merge(key, subject.count(), Integer::sum);
@@ -355,7 +355,7 @@ final class ReflectionPlanner {
                       sim,
                       threshold,
                       survivor.id()),
-                  Map.of("absorbed", Snapshots.of(m, now), "survivor", Snapshots.of(survivor, now)),
+                  Map.of("absorbed", AuditView.of(m, now), "survivor", AuditView.of(survivor, now)),
                   Map.of(
                       "absorbed",
                       Map.of("state", MemoryState.SUPPRESSED.id(), "mergedInto", survivor.id()),
@@ -411,7 +411,7 @@ final class ReflectionPlanner {
         continue;
       }
       Pair best = corroboration.get(candidate.id());
-      Map<String, Object> before = Snapshots.of(candidate, now);
+      Map<String, Object> before = AuditView.of(candidate, now);
       if (best != null) {
         MemoryRecord durable = best.a() == candidate ? best.b() : best.a();
         proposals.add(new Proposal(
@@ -469,7 +469,7 @@ final class ReflectionPlanner {
     double then = Activation.normalized(Activation.baseLevel(m.uses(), since));
     boolean decayed = !m.uses().lastUsedAt().isAfter(since) && then < rules.activationThreshold();
     boolean flagged = staleFlags.containsKey(m.id());
-    Map<String, Object> before = Snapshots.of(m, now);
+    Map<String, Object> before = AuditView.of(m, now);
     if (decayed && rules.action() == ReflectionSettings.DecayAction.SUPPRESS) {
       proposals.add(new Proposal(
           ChangeKind.SUPPRESS,

@@ -34,7 +34,7 @@ class CapabilitySetValidatorRandomizedTest {
       CapabilityRegistry.load(List.of(new OrganizationAnalytics(null)));
   private static final CapabilitySetValidator VALIDATOR = new CapabilitySetValidator(REGISTRY);
 
-  private static JsonNode validValue(ConfigField field, Random random) {
+  private static JsonNode validValue(ConfigSchemaField field, Random random) {
     return switch (field.fieldType()) {
       case BOOLEAN -> Json.MAPPER.getNodeFactory().booleanNode(random.nextBoolean());
       case INTEGER, NUMBER -> {
@@ -57,7 +57,7 @@ class CapabilitySetValidatorRandomizedTest {
     };
   }
 
-  private static String validText(ConfigField field, Random random) {
+  private static String validText(ConfigSchemaField field, Random random) {
     if (field.allowed() != null) {
       return field.allowed().get(random.nextInt(field.allowed().size()));
     }
@@ -107,7 +107,7 @@ class CapabilitySetValidatorRandomizedTest {
         continue;
       }
       config.properties().forEach(entry -> {
-        ConfigField field = capability.config().get(entry.getKey());
+        ConfigSchemaField field = capability.config().get(entry.getKey());
         if (field == null || field.problem(entry.getValue()).isPresent()) {
           failing.add(id);
         }

@@ -3,6 +3,7 @@ package io.engram.memory.bench;
 import io.engram.memory.ChangeAuthor;
 import io.engram.memory.ChangeLog;
 import io.engram.memory.Embedder;
+import io.engram.memory.MemoryHistory;
 import io.engram.memory.MemoryKind;
 import io.engram.memory.MemoryRecord;
 import io.engram.memory.MemoryState;
@@ -140,6 +141,7 @@ public final class SeedMemories {
       Seeder seeder = new Seeder(
           database,
           new MemoryStore(database),
+          new MemoryHistory(database),
           new ChangeLog(database),
           embedder,
           pool,
@@ -158,6 +160,7 @@ public final class SeedMemories {
   private record Seeder(
       SqliteDatabase database,
       MemoryStore store,
+      MemoryHistory history,
       ChangeLog changeLog,
       Embedder embedder,
       ExecutorService pool,
@@ -278,7 +281,7 @@ public final class SeedMemories {
       database.write(h -> {
         for (MemoryRecord record : records) {
           store.insert(h, record);
-          store.recordUse(h, record.id(), UseKind.ENCODE, record.createdAt(), null);
+          history.recordUse(h, record.id(), UseKind.ENCODE, record.createdAt(), null);
           changeLog.append(h, record.id(), record.createdAt());
         }
         return null;

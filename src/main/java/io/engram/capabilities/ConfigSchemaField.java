@@ -28,7 +28,7 @@ import java.util.Optional;
   "maxItems",
   "enum"
 })
-public record ConfigField(
+public record ConfigSchemaField(
     @JsonIgnore String name,
     @JsonIgnore Type fieldType,
     boolean required,

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /** The object-store providers an instance connects, each with its route name and URI scheme. */
-public enum Provider {
+public enum ObjectStoreProvider {
   S3("s3", "s3"),
   GCS("gcs", "gs"),
   AZURE("azure", "azure");
@@ -12,7 +12,7 @@ public enum Provider {
   private final String wireName;
   private final String scheme;
 
-  Provider(String wireName, String scheme) {
+  ObjectStoreProvider(String wireName, String scheme) {
     this.wireName = wireName;
     this.scheme = scheme;
   }
@@ -25,11 +25,11 @@ public enum Provider {
     return scheme;
   }
 
-  public static Optional<Provider> ofScheme(String scheme) {
+  public static Optional<ObjectStoreProvider> ofScheme(String scheme) {
     return Arrays.stream(values()).filter(p -> p.scheme.equals(scheme)).findFirst();
   }
 
-  public static Optional<Provider> of(String wireName) {
+  public static Optional<ObjectStoreProvider> of(String wireName) {
     return Arrays.stream(values()).filter(p -> p.wireName.equals(wireName)).findFirst();
   }
 }

@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** What an audit shows of a memory before and after a change: its state, confidence, uses and activation. */
-final class Snapshots {
-  private Snapshots() {}
+final class AuditView {
+  private AuditView() {}
 
   static Map<String, Object> of(MemoryRecord m, Instant at) {
     Map<String, Object> view = new LinkedHashMap<>();
