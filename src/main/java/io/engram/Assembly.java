@@ -72,13 +72,13 @@ final class Assembly {
         services.configs(),
         connections,
         network.state()));
-    access.openInference(services.organizations()::find);
-    network.serving(services.organizationService(), services.configs(), maxBody);
+    access.findOrganizationsWith(services.organizations()::find);
+    network.serving(services.organizations(), services.configs(), maxBody);
     InstancesModule instances = opened.add(new InstancesModule(
         config,
         database,
         services.secrets(),
-        services.organizationService(),
+        services.organizations(),
         services.configs(),
         metrics.registry(),
         network.egress(),
@@ -104,7 +104,6 @@ final class Assembly {
         database,
         services.secrets(),
         services.organizations(),
-        services.organizationService(),
         services.configs(),
         connections,
         metrics,
@@ -115,7 +114,6 @@ final class Assembly {
         database,
         services.secrets(),
         services.assistants(),
-        services.organizationService(),
         services.reminders(),
         alerts,
         config.monitoring().alertInterval(),
@@ -126,7 +124,6 @@ final class Assembly {
     BudgetsModule budgets = opened.add(new BudgetsModule(
             database,
             services.cluster(),
-            services.organizationService(),
             services::holdsCredential,
             (org, id) ->
                 services.assistants().versionAt(org, id, clock.instant()).isPresent(),
@@ -174,7 +171,7 @@ final class Assembly {
         instances.services(),
         inference,
         services.configs(),
-        services.organizationService(),
+        services.organizations(),
         metrics.registry(),
         network.egress(),
         clock));

@@ -1,5 +1,6 @@
 package io.engram.access;
 
+import io.engram.organizations.Organization;
 import io.engram.platform.http.Caller;
 import io.engram.platform.http.Gate;
 import io.engram.platform.logging.OrganizationLogLevels;
@@ -9,6 +10,8 @@ import io.javalin.http.Context;
 import io.javalin.security.RouteRole;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.MDC;
 
 /**
@@ -29,6 +32,8 @@ import org.slf4j.MDC;
  */
 public final class AccessChain implements Gate {
   static final String PRINCIPAL = "engram.principal";
+  /** How a route finds an organization by id: {@link Access#organization}. */
+  static final String ORGANIZATIONS = "engram.organizations";
 
   /** One step: throws the request's refusal, or lets it through to the next. */
   @FunctionalInterface
@@ -96,6 +101,12 @@ public final class AccessChain implements Gate {
     this.openInference = principal;
   }
 
+  private volatile Function<String, Optional<Organization>> organizations = id -> Optional.empty();
+
+  void findOrganizationsWith(Function<String, Optional<Organization>> find) {
+    this.organizations = find;
+  }
+
   private static boolean carriesNoCredential(Context ctx) {
     return ctx.header("Authorization") == null
         && ctx.header(Authentication.API_KEY_HEADER) == null
@@ -128,5 +139,6 @@ public final class AccessChain implements Gate {
       step.apply(ctx, principal, requirement);
     }
     ctx.attribute(PRINCIPAL, principal);
+    ctx.attribute(ORGANIZATIONS, organizations);
   }
 }

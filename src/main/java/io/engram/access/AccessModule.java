@@ -81,7 +81,9 @@ public final class AccessModule implements Module {
    * network boundary and rate window as any other). The organization must exist: start-up stops
    * otherwise. Without ENGRAM_OPEN_ORGANIZATION only /metrics opens, as the log says.
    */
-  public void openInference(java.util.function.Function<String, Optional<Organization>> find) {
+  public void findOrganizationsWith(
+      java.util.function.Function<String, Optional<Organization>> find) {
+    chain.findOrganizationsWith(find);
     if (config.access().apiKeyRequired()) {
       return;
     }

@@ -2,7 +2,6 @@ package io.engram.access;
 
 import io.engram.organizations.Organization;
 import io.javalin.http.Context;
-import java.util.function.Function;
 
 /**
  * The organization of a management route's path and the caller managing it, on a route that
@@ -12,10 +11,10 @@ import java.util.function.Function;
  */
 public record ManagedOrganization(Principal principal, Organization organization) {
 
-  public static ManagedOrganization of(Context ctx, Function<String, Organization> organizations) {
+  public static ManagedOrganization of(Context ctx) {
     Principal principal = Access.caller(ctx);
     Organization org = principal.kind() == Principal.Kind.ACCOUNT
-        ? organizations.apply(ctx.pathParam("org_id"))
+        ? Access.organization(ctx, ctx.pathParam("org_id"))
         : principal.organization();
     return new ManagedOrganization(principal, org);
   }

@@ -2,7 +2,6 @@ package io.engram.actions;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.capabilities.AssistantService;
 import io.engram.capabilities.Capability;
 import io.engram.capabilities.CapabilityRegistry;
@@ -35,20 +34,17 @@ public final class ActionRoutes implements RouteModule {
   private final CapabilityExecutor executor;
   private final CapabilityRegistry registry;
   private final AssistantService assistants;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
   public ActionRoutes(
       ActionBridges bridges,
       CapabilityExecutor executor,
       AssistantService assistants,
-      OrganizationService organizations,
       long maxBodyBytes) {
     this.bridges = bridges;
     this.executor = executor;
     this.registry = assistants.registry();
     this.assistants = assistants;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -153,6 +149,6 @@ public final class ActionRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.actions;
 
-import io.engram.administration.OrganizationService;
 import io.engram.alerts.AlertsModule;
 import io.engram.capabilities.AssistantService;
 import io.engram.platform.crypto.SecretBox;
@@ -23,7 +22,6 @@ public final class ActionsModule implements Module {
   private final ActionBridges bridges;
   private final CapabilityExecutor executor;
   private final AssistantService assistants;
-  private final OrganizationService organizations;
   private final Reminders reminders;
   private final AlertsModule alerts;
   private final Duration reminderCheck;
@@ -33,7 +31,6 @@ public final class ActionsModule implements Module {
       Database database,
       SecretBox secrets,
       AssistantService assistants,
-      OrganizationService organizations,
       Reminders reminders,
       AlertsModule alerts,
       Duration reminderCheck,
@@ -53,7 +50,6 @@ public final class ActionsModule implements Module {
     // The execute route runs a bridged capability as a chat would (one rule for both).
     assistants.carryOutWith(executor);
     this.assistants = assistants;
-    this.organizations = organizations;
     this.reminders = reminders;
     this.alerts = alerts;
     this.reminderCheck = reminderCheck;
@@ -72,7 +68,7 @@ public final class ActionsModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new ActionRoutes(bridges, executor, assistants, organizations, maxBodyBytes).register(routes);
+    new ActionRoutes(bridges, executor, assistants, maxBodyBytes).register(routes);
   }
 
   @Override

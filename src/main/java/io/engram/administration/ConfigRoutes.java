@@ -48,11 +48,11 @@ public final class ConfigRoutes implements RouteModule {
   public void register(Routes routes) {
     routes
         .get(ORG + "/config", Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
+          ManagedOrganization managed = ManagedOrganization.of(ctx);
           show(ctx, managed, configs.effective(managed.organization()));
         })
         .patch(ORG + "/config", Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
+          ManagedOrganization managed = ManagedOrganization.of(ctx);
           EffectiveConfig updated = configs.update(
               managed.organization(),
               JsonBody.parseMergePatch(ctx, maxBodyBytes),
@@ -61,7 +61,7 @@ public final class ConfigRoutes implements RouteModule {
           show(ctx, managed, updated);
         })
         .get(ORG + "/audit", Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
+          ManagedOrganization managed = ManagedOrganization.of(ctx);
           int limit = QueryParams.integer(ctx, "limit", 50, 1, 500);
           Responses.json(
               ctx, ConfigViews.audit(audit.list(managed.orgId(), ctx.queryParam("before"), limit)));

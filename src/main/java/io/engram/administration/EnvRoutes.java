@@ -9,8 +9,10 @@ import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
 import io.engram.settings.EffectiveConfig;
+import io.engram.settings.EnvViews;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.settings.Variables;
+import io.engram.settings.VariablesBody;
 import io.javalin.http.Context;
 import java.util.Map;
 
@@ -38,19 +40,17 @@ public final class EnvRoutes implements RouteModule {
   public void register(Routes routes) {
     routes
         .get(ENV, Requires.organizationAdmin(), ctx -> {
-          ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
+          ManagedOrganization managed = ManagedOrganization.of(ctx);
           show(ctx, managed, configs.effective(managed.organization()));
         })
         .post(
             ENV,
             Requires.organizationAdmin(),
-            ctx -> set(
-                ctx, ManagedOrganization.of(ctx, organizations::get), Variables.Layer.ORGANIZATION))
+            ctx -> set(ctx, ManagedOrganization.of(ctx), Variables.Layer.ORGANIZATION))
         .delete(
             ENV + "/{VARIABLE_NAME}",
             Requires.organizationAdmin(),
-            ctx -> delete(
-                ctx, ManagedOrganization.of(ctx, organizations::get), Variables.Layer.ORGANIZATION))
+            ctx -> delete(ctx, ManagedOrganization.of(ctx), Variables.Layer.ORGANIZATION))
         .post(
             ENV + "/overrides",
             Requires.account(),

@@ -162,7 +162,7 @@ public final class OrganizationRoutes implements RouteModule {
   private record Admin(Principal principal, String orgId) {}
 
   private Admin adminOf(Context ctx) {
-    ManagedOrganization managed = ManagedOrganization.of(ctx, organizations::get);
+    ManagedOrganization managed = ManagedOrganization.of(ctx);
     return new Admin(managed.principal(), managed.orgId());
   }
 

@@ -148,9 +148,7 @@ public final class OrganizationService {
   }
 
   public Organization get(String orgId) {
-    return organizations
-        .find(orgId)
-        .orElseThrow(() -> ApiException.notFound("Organization not found"));
+    return organizations.get(orgId);
   }
 
   /** A page of organizations after the given id. */

@@ -2,7 +2,6 @@ package io.engram.alerts;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.QueryParams;
@@ -25,7 +24,6 @@ public final class AlertRoutes implements RouteModule {
   private final AlertStore alerts;
   private final AlertChannels channels;
   private final WebhookSender sender;
-  private final OrganizationService organizations;
   private final Clock clock;
   private final long maxBodyBytes;
 
@@ -33,13 +31,11 @@ public final class AlertRoutes implements RouteModule {
       AlertStore alerts,
       AlertChannels channels,
       WebhookSender sender,
-      OrganizationService organizations,
       Clock clock,
       long maxBodyBytes) {
     this.alerts = alerts;
     this.channels = channels;
     this.sender = sender;
-    this.organizations = organizations;
     this.clock = clock;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -122,6 +118,6 @@ public final class AlertRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.alerts;
 
-import io.engram.administration.OrganizationService;
 import io.engram.instances.Backups;
 import io.engram.instances.InstancesModule;
 import io.engram.instances.Retention;
@@ -37,7 +36,6 @@ public final class AlertsModule implements Module {
   private final AlertChannels channels;
   private final WebhookSender webhooks;
   private final AlertEvaluator evaluator;
-  private final OrganizationService organizations;
   private final EngramConfig config;
   private final Clock clock;
   private final List<ToLongFunction<String>> storedElsewhere = new CopyOnWriteArrayList<>();
@@ -47,7 +45,6 @@ public final class AlertsModule implements Module {
       Database database,
       SecretBox secrets,
       OrganizationStore organizationStore,
-      OrganizationService organizations,
       OrganizationConfigs configs,
       ConnectionOwners connections,
       HttpMetrics metrics,
@@ -55,7 +52,6 @@ public final class AlertsModule implements Module {
       Network network,
       Clock clock) {
     this.config = config;
-    this.organizations = organizations;
     this.clock = clock;
     this.store = new AlertStore(database);
     Optional<VolumeMeter> volume = VolumeMeter.of(config.storage().instancesDir());
@@ -200,8 +196,7 @@ public final class AlertsModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    new AlertRoutes(
-            store, channels, webhooks, organizations, clock, config.server().maxBodyBytes())
+    new AlertRoutes(store, channels, webhooks, clock, config.server().maxBodyBytes())
         .register(routes);
   }
 

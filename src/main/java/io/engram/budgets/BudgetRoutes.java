@@ -2,7 +2,6 @@ package io.engram.budgets;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
@@ -21,12 +20,10 @@ final class BudgetRoutes implements RouteModule {
   private static final String BUDGETS = "/v1/organizations/{org_id}/budgets";
 
   private final Budgets budgets;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
-  BudgetRoutes(Budgets budgets, OrganizationService organizations, long maxBodyBytes) {
+  BudgetRoutes(Budgets budgets, long maxBodyBytes) {
     this.budgets = budgets;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -91,6 +88,6 @@ final class BudgetRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.budgets;
 
-import io.engram.administration.OrganizationService;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
@@ -43,7 +42,6 @@ public final class BudgetsModule implements Module {
   public BudgetsModule(
       Database database,
       Cluster cluster,
-      OrganizationService organizations,
       BiPredicate<String, String> keyExists,
       BiPredicate<String, String> assistantExists,
       long maxBodyBytes,
@@ -56,7 +54,7 @@ public final class BudgetsModule implements Module {
         .<SpendCounters>map(redis -> new RedisSpendCounters(redis, ledger, local))
         .orElse(local);
     this.budgets = new Budgets(store, ledger, counters, keyExists, assistantExists);
-    this.routes = new BudgetRoutes(budgets, organizations, maxBodyBytes);
+    this.routes = new BudgetRoutes(budgets, maxBodyBytes);
     this.leases = new Leases(database, clock);
   }
 

@@ -1,9 +1,9 @@
 package io.engram.finetuning;
 
-import io.engram.administration.OrganizationService;
 import io.engram.finetuning.trainer.TorchRuntime;
 import io.engram.inference.Inference;
 import io.engram.instances.InstanceServices;
+import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
@@ -28,7 +28,7 @@ public final class FineTuningModule implements Module {
       InstanceServices storage,
       Inference inference,
       OrganizationConfigs configs,
-      OrganizationService organizations,
+      OrganizationStore organizations,
       MeterRegistry registry,
       Egress egress,
       Clock clock) {

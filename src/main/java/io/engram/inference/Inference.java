@@ -376,7 +376,7 @@ public final class Inference implements Module {
                 .map(gb -> OptionalInt.of(Integer.parseInt(gb)))
                 .orElse(OptionalInt.empty())),
         new EmbeddingRoutes(gateway, maxBodyBytes),
-        new RoutingRoutes(routing, organizations, maxBodyBytes),
+        new RoutingRoutes(routing, maxBodyBytes),
         new UsageRoutes(ledgers.usage(), gateway.limits(), access.windows(), organizations, clock),
         new RequestLogRoutes(ledgers.requests(), organizations),
         sockets);

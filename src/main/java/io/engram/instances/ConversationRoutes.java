@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
@@ -22,13 +21,10 @@ final class ConversationRoutes implements RouteModule {
 
   private final ConversationHistory history;
   private final InstanceStore instances;
-  private final OrganizationService organizations;
 
-  ConversationRoutes(
-      ConversationHistory history, InstanceStore instances, OrganizationService organizations) {
+  ConversationRoutes(ConversationHistory history, InstanceStore instances) {
     this.history = history;
     this.instances = instances;
-    this.organizations = organizations;
   }
 
   @Override
@@ -81,6 +77,6 @@ final class ConversationRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;
@@ -36,7 +35,6 @@ public final class FileRoutes implements RouteModule {
   private final FileStore files;
   private final StorageLog log;
   private final InstanceStore instances;
-  private final OrganizationService organizations;
   private final StoragePermissions permissions;
   private final Counter uploaded;
   private final Counter downloaded;
@@ -45,7 +43,6 @@ public final class FileRoutes implements RouteModule {
       FileStore files,
       StorageLog log,
       InstanceStore instances,
-      OrganizationService organizations,
       StoragePermissions permissions,
       MeterRegistry registry) {
     this.permissions = permissions;
@@ -60,7 +57,6 @@ public final class FileRoutes implements RouteModule {
     this.files = files;
     this.log = log;
     this.instances = instances;
-    this.organizations = organizations;
   }
 
   @Override
@@ -240,11 +236,11 @@ public final class FileRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 
   /** A file route: the organization's signed-in users reach it too, within their permissions. */
   private InstanceAccess fileAccess(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

@@ -4,7 +4,6 @@ import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requirement;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;
@@ -52,11 +51,11 @@ record InstanceAccess(Principal principal, Organization organization, Instance i
   }
 
   /** On a route that declared {@link #admin} or {@link #member}: who acts on which instance. */
-  static InstanceAccess of(Context ctx, OrganizationService organizations) {
+  static InstanceAccess of(Context ctx) {
     Principal principal = Access.caller(ctx);
     Instance instance = ctx.attribute(FOUND);
     Organization org = principal.kind() == Principal.Kind.ACCOUNT
-        ? organizations.get(instance.orgId())
+        ? Access.organization(ctx, instance.orgId())
         : principal.organization();
     return new InstanceAccess(principal, org, instance);
   }

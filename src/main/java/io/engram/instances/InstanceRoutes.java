@@ -2,9 +2,6 @@ package io.engram.instances;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.EnvViews;
-import io.engram.administration.OrganizationService;
-import io.engram.administration.VariablesBody;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;
@@ -15,7 +12,9 @@ import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.settings.EnvViews;
 import io.engram.settings.OrganizationConfigs;
+import io.engram.settings.VariablesBody;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -34,19 +33,13 @@ public final class InstanceRoutes implements RouteModule {
   private final InstanceStore instances;
   private final FileStore files;
   private final OrganizationConfigs configs;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
   public InstanceRoutes(
-      InstanceStore instances,
-      FileStore files,
-      OrganizationConfigs configs,
-      OrganizationService organizations,
-      long maxBodyBytes) {
+      InstanceStore instances, FileStore files, OrganizationConfigs configs, long maxBodyBytes) {
     this.instances = instances;
     this.files = files;
     this.configs = configs;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -195,10 +188,10 @@ public final class InstanceRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

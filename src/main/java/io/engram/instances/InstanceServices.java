@@ -1,10 +1,10 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;
+import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.UserStore;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
@@ -107,7 +107,7 @@ public record InstanceServices(
    * The hourly storage housekeeping: today's charges of every organization that bought storage
    * (idempotent), then every organization's retention policies.
    */
-  public void hourly(OrganizationService organizations, Backups.Outcomes outcomes) {
+  public void hourly(OrganizationStore organizations, Backups.Outcomes outcomes) {
     for (String orgId : billing.billed()) {
       billing.accrue(organizations.get(orgId), billing.today());
     }
@@ -127,17 +127,16 @@ public record InstanceServices(
     return new StorageErasure(history, snapshots);
   }
 
-  public List<RouteModule> routes(
-      OrganizationConfigs configs, OrganizationService organizations, long maxBodyBytes) {
+  public List<RouteModule> routes(OrganizationConfigs configs, long maxBodyBytes) {
     return List.of(
-        new InstanceRoutes(instances, files, configs, organizations, maxBodyBytes),
-        new FileRoutes(files, log, instances, organizations, permissions, registry),
-        new PermissionRoutes(permissions, users, instances, organizations, maxBodyBytes),
-        new SnapshotRoutes(snapshots, instances, organizations, maxBodyBytes),
-        new StorageRoutes(usage, billing, organizations, maxBodyBytes),
-        new RetentionRoutes(retention, stores, organizations, maxBodyBytes),
-        new ConversationRoutes(history, instances, organizations),
-        new ObjectStoreRoutes(stores, log, instances, organizations),
-        new StorageJobRoutes(jobs, runner, files, stores, permissions, instances, organizations));
+        new InstanceRoutes(instances, files, configs, maxBodyBytes),
+        new FileRoutes(files, log, instances, permissions, registry),
+        new PermissionRoutes(permissions, users, instances, maxBodyBytes),
+        new SnapshotRoutes(snapshots, instances, maxBodyBytes),
+        new StorageRoutes(usage, billing, maxBodyBytes),
+        new RetentionRoutes(retention, stores, maxBodyBytes),
+        new ConversationRoutes(history, instances),
+        new ObjectStoreRoutes(stores, log, instances),
+        new StorageJobRoutes(jobs, runner, files, stores, permissions, instances));
   }
 }

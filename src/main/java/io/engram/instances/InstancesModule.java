@@ -1,6 +1,6 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
+import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
 import io.engram.platform.http.RouteModule;
@@ -26,7 +26,7 @@ public final class InstancesModule implements Module {
   private static final Logger LOG = LoggerFactory.getLogger(InstancesModule.class);
 
   private final InstanceServices storage;
-  private final OrganizationService organizations;
+  private final OrganizationStore organizations;
   private final OrganizationConfigs configs;
   private final boolean soleNode;
   private final long maxBodyBytes;
@@ -36,7 +36,7 @@ public final class InstancesModule implements Module {
       EngramConfig config,
       Database database,
       SecretBox secrets,
-      OrganizationService organizations,
+      OrganizationStore organizations,
       OrganizationConfigs configs,
       MeterRegistry registry,
       Egress egress,
@@ -93,7 +93,7 @@ public final class InstancesModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    for (RouteModule module : storage.routes(configs, organizations, maxBodyBytes)) {
+    for (RouteModule module : storage.routes(configs, maxBodyBytes)) {
       module.register(routes);
     }
   }

@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectStoreProvider;
 import io.engram.organizations.InstanceStore;
@@ -26,17 +25,11 @@ final class ObjectStoreRoutes implements RouteModule {
   private final ObjectStoreConnections stores;
   private final StorageLog log;
   private final InstanceStore instances;
-  private final OrganizationService organizations;
 
-  ObjectStoreRoutes(
-      ObjectStoreConnections stores,
-      StorageLog log,
-      InstanceStore instances,
-      OrganizationService organizations) {
+  ObjectStoreRoutes(ObjectStoreConnections stores, StorageLog log, InstanceStore instances) {
     this.stores = stores;
     this.log = log;
     this.instances = instances;
-    this.organizations = organizations;
   }
 
   @Override
@@ -94,6 +87,6 @@ final class ObjectStoreRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.User;
 import io.engram.organizations.UserStore;
@@ -29,19 +28,13 @@ final class PermissionRoutes implements RouteModule {
   private final StoragePermissions permissions;
   private final UserStore users;
   private final InstanceStore instances;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
   PermissionRoutes(
-      StoragePermissions permissions,
-      UserStore users,
-      InstanceStore instances,
-      OrganizationService organizations,
-      long maxBodyBytes) {
+      StoragePermissions permissions, UserStore users, InstanceStore instances, long maxBodyBytes) {
     this.permissions = permissions;
     this.users = users;
     this.instances = instances;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -110,6 +103,6 @@ final class PermissionRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

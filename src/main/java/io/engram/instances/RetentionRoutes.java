@@ -2,7 +2,6 @@ package io.engram.instances;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -28,17 +27,11 @@ final class RetentionRoutes implements RouteModule {
 
   private final Retention retention;
   private final ObjectStoreConnections stores;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
-  RetentionRoutes(
-      Retention retention,
-      ObjectStoreConnections stores,
-      OrganizationService organizations,
-      long maxBodyBytes) {
+  RetentionRoutes(Retention retention, ObjectStoreConnections stores, long maxBodyBytes) {
     this.retention = retention;
     this.stores = stores;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -130,6 +123,6 @@ final class RetentionRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 }

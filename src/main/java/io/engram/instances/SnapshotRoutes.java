@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -22,17 +21,11 @@ final class SnapshotRoutes implements RouteModule {
 
   private final Snapshots snapshots;
   private final InstanceStore instances;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
-  SnapshotRoutes(
-      Snapshots snapshots,
-      InstanceStore instances,
-      OrganizationService organizations,
-      long maxBodyBytes) {
+  SnapshotRoutes(Snapshots snapshots, InstanceStore instances, long maxBodyBytes) {
     this.snapshots = snapshots;
     this.instances = instances;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -110,6 +103,6 @@ final class SnapshotRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

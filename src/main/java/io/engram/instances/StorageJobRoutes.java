@@ -1,6 +1,5 @@
 package io.engram.instances;
 
-import io.engram.administration.OrganizationService;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectUri;
 import io.engram.organizations.InstanceStore;
@@ -33,7 +32,6 @@ final class StorageJobRoutes implements RouteModule {
   private final ObjectStoreConnections stores;
   private final StoragePermissions permissions;
   private final InstanceStore instances;
-  private final OrganizationService organizations;
 
   StorageJobRoutes(
       StorageJobs jobs,
@@ -41,15 +39,13 @@ final class StorageJobRoutes implements RouteModule {
       FileStore files,
       ObjectStoreConnections stores,
       StoragePermissions permissions,
-      InstanceStore instances,
-      OrganizationService organizations) {
+      InstanceStore instances) {
     this.jobs = jobs;
     this.runner = runner;
     this.files = files;
     this.stores = stores;
     this.permissions = permissions;
     this.instances = instances;
-    this.organizations = organizations;
   }
 
   @Override
@@ -163,6 +159,6 @@ final class StorageJobRoutes implements RouteModule {
   }
 
   private InstanceAccess access(Context ctx, boolean files) {
-    return InstanceAccess.of(ctx, organizations);
+    return InstanceAccess.of(ctx);
   }
 }

@@ -3,7 +3,6 @@ package io.engram.instances;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
@@ -28,17 +27,11 @@ final class StorageRoutes implements RouteModule {
 
   private final StorageUsage usage;
   private final StorageBilling billing;
-  private final OrganizationService organizations;
   private final long maxBodyBytes;
 
-  StorageRoutes(
-      StorageUsage usage,
-      StorageBilling billing,
-      OrganizationService organizations,
-      long maxBodyBytes) {
+  StorageRoutes(StorageUsage usage, StorageBilling billing, long maxBodyBytes) {
     this.usage = usage;
     this.billing = billing;
-    this.organizations = organizations;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -149,6 +142,6 @@ final class StorageRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 }

@@ -1,6 +1,6 @@
 package io.engram.network;
 
-import io.engram.administration.OrganizationService;
+import io.engram.organizations.OrganizationStore;
 import io.engram.platform.http.ApiException;
 import io.engram.settings.OrganizationConfigs;
 import io.javalin.http.Context;
@@ -37,10 +37,10 @@ final class DomainCors implements Filter {
   private static final java.util.Set<String> READS = java.util.Set.of("GET", "HEAD", "OPTIONS");
 
   private final NetworkState state;
-  private final OrganizationService organizations;
+  private final OrganizationStore organizations;
   private final OrganizationConfigs configs;
 
-  DomainCors(NetworkState state, OrganizationService organizations, OrganizationConfigs configs) {
+  DomainCors(NetworkState state, OrganizationStore organizations, OrganizationConfigs configs) {
     this.state = state;
     this.organizations = organizations;
     this.configs = configs;

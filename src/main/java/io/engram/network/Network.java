@@ -1,7 +1,7 @@
 package io.engram.network;
 
-import io.engram.administration.OrganizationService;
 import io.engram.network.NetworkStore.Audit;
+import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.ConfigException;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;
@@ -169,7 +169,7 @@ public final class Network implements Module {
 
   /** The network routes. */
   public Network serving(
-      OrganizationService organizations, OrganizationConfigs configs, long maxBodyBytes) {
+      OrganizationStore organizations, OrganizationConfigs configs, long maxBodyBytes) {
     routes = new NetworkRoutes(this, organizations, configs, clock, maxBodyBytes);
     return this;
   }

@@ -6,8 +6,8 @@ import io.engram.access.Access;
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
-import io.engram.administration.OrganizationService;
 import io.engram.network.NetworkStore.Audit;
+import io.engram.organizations.OrganizationStore;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
@@ -38,14 +38,14 @@ final class NetworkRoutes implements RouteModule {
       new com.fasterxml.jackson.core.type.TypeReference<>() {};
 
   private final Network network;
-  private final OrganizationService organizations;
+  private final OrganizationStore organizations;
   private final OrganizationConfigs configs;
   private final Clock clock;
   private final long maxBodyBytes;
 
   NetworkRoutes(
       Network network,
-      OrganizationService organizations,
+      OrganizationStore organizations,
       OrganizationConfigs configs,
       Clock clock,
       long maxBodyBytes) {
@@ -362,7 +362,7 @@ final class NetworkRoutes implements RouteModule {
   }
 
   private ManagedOrganization managed(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations::get);
+    return ManagedOrganization.of(ctx);
   }
 
   private static Audit audit(Context ctx, ManagedOrganization managed) {

@@ -1,5 +1,6 @@
 package io.engram.organizations;
 
+import io.engram.platform.http.ApiException;
 import io.engram.store.Database;
 import io.engram.store.Rows;
 import java.util.List;
@@ -52,6 +53,11 @@ public final class OrganizationStore {
       AuditLog.append(h, audit);
       return null;
     });
+  }
+
+  /** The organization, or the 404 its routes answer for one that does not exist. */
+  public Organization get(String id) {
+    return find(id).orElseThrow(() -> ApiException.notFound("Organization not found"));
   }
 
   public Optional<Organization> find(String id) {

@@ -5,9 +5,6 @@ import io.engram.access.ManagedOrganization;
 import io.engram.access.Permission;
 import io.engram.access.Requirement;
 import io.engram.access.Requires;
-import io.engram.organizations.Organization;
-import io.engram.organizations.OrganizationStore;
-import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
@@ -29,13 +26,10 @@ public final class RoutingRoutes implements RouteModule {
   private static final String ORGANIZATION = "/v1/organizations/{org_id}";
 
   private final Routing routing;
-  private final Function<String, Organization> organizations;
   private final long maxBodyBytes;
 
-  public RoutingRoutes(Routing routing, OrganizationStore organizations, long maxBodyBytes) {
+  public RoutingRoutes(Routing routing, long maxBodyBytes) {
     this.routing = routing;
-    this.organizations = id ->
-        organizations.find(id).orElseThrow(() -> ApiException.notFound("Organization not found"));
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -52,7 +46,7 @@ public final class RoutingRoutes implements RouteModule {
   }
 
   private String organization(Context ctx) {
-    return ManagedOrganization.of(ctx, organizations).orgId();
+    return ManagedOrganization.of(ctx).orgId();
   }
 
   private void providers(

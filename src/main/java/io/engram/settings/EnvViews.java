@@ -1,9 +1,7 @@
-package io.engram.administration;
+package io.engram.settings;
 
 import io.engram.organizations.Organization;
 import io.engram.platform.config.VariableSpec;
-import io.engram.settings.EffectiveConfig;
-import io.engram.settings.VariableCatalog;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,7 +16,7 @@ public final class EnvViews {
    * Every variable in force, each with its layer, whether the organization may set it, whether a
    * change is live or needs a restart, and its type and range; secret-looking values masked.
    */
-  static Map<String, Object> list(Organization org, EffectiveConfig config, long version) {
+  public static Map<String, Object> list(Organization org, EffectiveConfig config, long version) {
     return list(org, config, version, Map.of());
   }
 

@@ -1,4 +1,4 @@
-package io.engram.administration;
+package io.engram.settings;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.http.ApiException;
@@ -10,7 +10,7 @@ import java.util.Set;
 
 /** The body of a request that sets environment variables: {@code {"variables": {NAME: "value"}}}. */
 public final class VariablesBody {
-  static final int MAX_PER_REQUEST = 100;
+  public static final int MAX_PER_REQUEST = 100;
 
   private VariablesBody() {}
 
