@@ -14,7 +14,10 @@ import io.engram.instances.DataClass;
 import io.engram.instances.InstancesModule;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryModule;
+import io.engram.memory.erasure.ErasureModule;
+import io.engram.memory.lucene.LuceneMemoryIndex;
 import io.engram.memory.solr.SolrMemoryIndex;
+import io.engram.memory.transfer.MemoryTransferModule;
 import io.engram.network.Network;
 import io.engram.operations.OperationsRoutes;
 import io.engram.platform.config.EngramConfig;
@@ -91,14 +94,15 @@ final class Assembly {
         clock,
         config.memoryIndex().solr()
             ? stores -> SolrMemoryIndex.open(config.memoryIndex(), stores, clock)
-            : MemoryModule.embedded(config, clock)));
+            : LuceneMemoryIndex.embedded(config, clock)));
+    MemoryTransferModule transfer = opened.add(new MemoryTransferModule(memory, clock));
+    ErasureModule erasure = opened.add(new ErasureModule(memory, maxBody, clock));
     instances.includeInSnapshots(memory.data(), new AssistantData(), new SettingsData());
     services.memoryHandlers().bind(memory);
     ReflectionModule reflection = opened.add(
         new ReflectionModule(database, memory, config.reflectionScheduler(), maxBody, clock));
     memory.explainProvenanceWith(reflection.service()::provenance);
-    memory.erasures().include(instances.services().erasure());
-    memory.erasures().include(reflection.service().erasure());
+    erasure.include(instances.services().erasure()).include(reflection.service().erasure());
     AlertsModule alerts = opened.add(new AlertsModule(
         config,
         database,
@@ -135,7 +139,7 @@ final class Assembly {
             config,
             database,
             memory.reads(),
-            memory.erasures(),
+            erasure,
             Embedder.shared(config.inference().modelCacheDir()),
             metrics.registry(),
             services.configs(),
@@ -181,6 +185,8 @@ final class Assembly {
         administration,
         access,
         opened.add(new CapabilitiesModule(services.assistants(), maxBody)),
+        transfer,
+        erasure,
         memory,
         reflection,
         actions,

@@ -26,8 +26,8 @@ import io.engram.inference.usage.UsageLedger;
 import io.engram.inference.usage.UsageRoutes;
 import io.engram.instances.ConversationHistory;
 import io.engram.memory.Embedder;
-import io.engram.memory.Erasures;
 import io.engram.memory.MemoryReads;
+import io.engram.memory.erasure.ErasureModule;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.cluster.Cluster;
 import io.engram.platform.config.ConfigException;
@@ -158,7 +158,7 @@ public final class Inference implements Module {
       EngramConfig config,
       Database database,
       MemoryReads memory,
-      Erasures erasures,
+      ErasureModule erasures,
       Embedder embedder,
       MeterRegistry registry,
       OrganizationConfigs configs,

@@ -14,7 +14,7 @@ public record ChangeAuthor(String credentialId, String userId, String requestId)
   }
 
   /** The caller's user, for a transition's record (null: a credential without one). */
-  static String userId(Principal caller) {
+  public static String userId(Principal caller) {
     return caller.user() == null ? null : caller.user().id();
   }
 

@@ -239,7 +239,7 @@ public final class Embedder {
     return buffer.array();
   }
 
-  static float[] fromBytes(byte[] bytes) {
+  public static float[] fromBytes(byte[] bytes) {
     float[] vector = new float[bytes.length / Float.BYTES];
     ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(vector);
     return vector;

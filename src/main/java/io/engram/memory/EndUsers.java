@@ -36,7 +36,7 @@ public final class EndUsers {
    * The boundary narrowed by a body's {@code userId} as well (which must agree with the query and
    * header when they name one too).
    */
-  static AgentScope withBody(AgentScope scope, Principal caller, JsonBody body) {
+  public static AgentScope withBody(AgentScope scope, Principal caller, JsonBody body) {
     return withNamed(scope, caller, exactId(body, USER_FIELD), USER_FIELD);
   }
 
@@ -96,7 +96,7 @@ public final class EndUsers {
   }
 
   /** The body's {@code sessionId}, checked; null when absent. */
-  static String session(JsonBody body) {
+  public static String session(JsonBody body) {
     return exactId(body, SESSION_FIELD);
   }
 

@@ -11,13 +11,13 @@ import java.util.regex.Pattern;
  * subjects that do not disagree ({@link #sameSubject}). "Acme's fiscal year starts in April." and
  * "acme's fiscal year starts in  April" are one memory; "Likes tea" about Ada and about Bob are two.
  */
-final class MemoryDigest {
+public final class MemoryDigest {
   private static final Pattern SPACES = Pattern.compile("\\s+");
   private static final Pattern FINAL_STOPS = Pattern.compile("[.!?。！？]+$");
 
   private MemoryDigest() {}
 
-  static String of(String text) {
+  public static String of(String text) {
     return Digests.sha256(normalized(text));
   }
 

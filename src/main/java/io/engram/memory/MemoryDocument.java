@@ -19,32 +19,32 @@ import org.apache.lucene.util.BytesRef;
  */
 public final class MemoryDocument {
   /** Bumped whenever the document layout changes: an index of another layout is rebuilt. */
-  static final String LAYOUT = "5";
+  public static final String LAYOUT = "5";
 
-  static final String ID = "id";
-  static final String ORG = "org";
-  static final String AGENT = "agent";
-  static final String END_USER = "end_user";
-  static final String VALID_FROM = "valid_from";
-  static final String VALID_UNTIL = "valid_until";
-  static final String EXPIRES_AT = "expires_at";
-  static final String SESSION = "session";
-  static final String SUBJECT = "subject";
-  static final String KIND = "kind";
-  static final String OCCURRED_AT = "occurred_at";
-  static final String TEXT = "text";
-  static final String VECTOR = "vector";
+  public static final String ID = "id";
+  public static final String ORG = "org";
+  public static final String AGENT = "agent";
+  public static final String END_USER = "end_user";
+  public static final String VALID_FROM = "valid_from";
+  public static final String VALID_UNTIL = "valid_until";
+  public static final String EXPIRES_AT = "expires_at";
+  public static final String SESSION = "session";
+  public static final String SUBJECT = "subject";
+  public static final String KIND = "kind";
+  public static final String OCCURRED_AT = "occurred_at";
+  public static final String TEXT = "text";
+  public static final String VECTOR = "vector";
   /** The agent field's value for organization-wide memories. */
-  static final String ORGANIZATION_WIDE = "-";
+  public static final String ORGANIZATION_WIDE = "-";
   /** The end user field's value for memories shared by every user (an id is never empty). */
-  static final String SHARED = "";
+  public static final String SHARED = "";
   /**
    * BM25 with k1 0.9 and b 0.4 (the usual values for short passages) rather than Lucene's 1.2 and
    * 0.75: memories are a sentence or two, and long ones should not be penalized much for length.
    * Chosen on LoCoMo; measured since on every development set with one left out, where no other
    * value carries to the set left out (docs/benchmarks.md). {@link RankingWeights} holds them.
    */
-  static final BM25Similarity SIMILARITY = new BM25Similarity(
+  public static final BM25Similarity SIMILARITY = new BM25Similarity(
       (float) RankingWeights.CURRENT.bm25K1(), (float) RankingWeights.CURRENT.bm25B());
 
   private MemoryDocument() {}
@@ -58,7 +58,7 @@ public final class MemoryDocument {
     return at == null ? open : at.toEpochMilli();
   }
 
-  static Document of(MemoryRecord memory) {
+  public static Document of(MemoryRecord memory) {
     Document doc = new Document();
     doc.add(new StringField(ID, memory.id(), Field.Store.YES));
     // Hits read their id from doc values: cheaper than decompressing stored fields per hit.

@@ -6,7 +6,7 @@ import java.util.Collection;
  * The retrieval index: derived data that holds exactly the durable memories, brought in line with
  * the database by {@link #sync} (which reads a memory's current row and writes or removes its
  * document, so applying a change twice or out of order is harmless). The memory change log says
- * what changed. Two engines: {@link LuceneMemoryIndex} (embedded, every node its own copy, the
+ * what changed. Two engines: {@code memory.lucene.LuceneMemoryIndex} (embedded, every node its own copy, the
  * default) and the Solr one in {@code io.engram.memory.solr} (one index shared by every node,
  * sharded by organization: {@code ENGRAM_MEMORY_INDEX=solr}).
  */

@@ -29,9 +29,9 @@ public record MemoryInput(
   public static final int MAX_METADATA_BYTES = 8_192;
   public static final double DEFAULT_CONFIDENCE = 1.0;
   /** A memory may be dated a little ahead of this server's clock, not more. */
-  static final long MAX_FUTURE_SECONDS = 300;
+  public static final long MAX_FUTURE_SECONDS = 300;
 
-  static final Set<String> FIELDS = Set.of(
+  public static final Set<String> FIELDS = Set.of(
       "text",
       "subject",
       "memoryKind",
@@ -90,7 +90,7 @@ public record MemoryInput(
     return new Validity(from, until, expires, supersedes);
   }
 
-  static MemoryKind kind(String id) {
+  public static MemoryKind kind(String id) {
     return MemoryKind.fromId(id)
         .orElseThrow(() -> ApiException.badRequest(
             "memoryKind",

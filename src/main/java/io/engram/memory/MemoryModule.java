@@ -32,7 +32,6 @@ public final class MemoryModule implements Module {
   private final MemoryEvents events;
   private final MemoryControl control;
   private final MemoryHousekeeping housekeeping;
-  private final Erasures erasures;
   private final EngramConfig.Server server;
   private final boolean sharedDatabase;
   private final Clock clock;
@@ -53,7 +52,7 @@ public final class MemoryModule implements Module {
     this.events = new MemoryEvents(stores, embedder, clock);
     this.control = new MemoryControl(stores, index, embedder, clock);
     this.housekeeping = new MemoryHousekeeping(stores, index, clock);
-    this.erasures = new Erasures(stores, index, clock);
+
     this.server = server;
     this.sharedDatabase = sharedDatabase;
     this.clock = clock;
@@ -115,15 +114,6 @@ public final class MemoryModule implements Module {
     MemoryIndex open(MemoryStores stores);
   }
 
-  /** The embedded Lucene index in the data directory (ENGRAM_MEMORY_INDEX=lucene, the default). */
-  public static IndexOpener embedded(EngramConfig config, Clock clock) {
-    return stores -> new LuceneMemoryIndex(
-        config.storage().dataDir().resolve("index").resolve("memory"),
-        stores.memories(),
-        stores.changeLog(),
-        clock);
-  }
-
   /**
    * With Redis, a node that writes a memory tells the others, which follow at once (milliseconds)
    * instead of at their next one-second poll. At most 20 catch-ups a second: each refreshes the
@@ -167,9 +157,18 @@ public final class MemoryModule implements Module {
     return new MemoryMaintenance(stores, index, clock);
   }
 
-  /** Erasures of end users' (or one filter's) memories, with their receipts. */
-  public Erasures erasures() {
-    return erasures;
+  /** The memory's stores, for the modules that stand on them (transfer, erasure). */
+  public MemoryStores stores() {
+    return stores;
+  }
+
+  /** The memory's index, kept current by whoever writes a memory. */
+  public MemoryIndex index() {
+    return index;
+  }
+
+  public Embedder embedder() {
+    return embedder;
   }
 
   MemoryHousekeeping housekeeping() {
@@ -183,10 +182,8 @@ public final class MemoryModule implements Module {
 
   @Override
   public void register(Routes routes) {
-    MemoryTransferRoutes transfer = new MemoryTransferRoutes(
-        new MemoryExport(stores), new MemoryImport(stores, index, embedder, clock));
     new MemoryRoutes(
-            new MemoryRoutes.Parts(reads, writes, events, control, transfer, erasures),
+            new MemoryRoutes.Parts(reads, writes, events, control),
             notes,
             server.maxBodyBytes(),
             clock)
@@ -212,8 +209,6 @@ public final class MemoryModule implements Module {
         Job.every(Duration.ofSeconds(5), "commit the memory index", index::commitIfChanged),
         // A failed index (a full disk closes Lucene's writer) reopens by itself once it can.
         Job.every(Duration.ofSeconds(1), "recover the memory index", index::recoverIfNeeded),
-        // An erasure whose node stopped before its receipt is taken over here.
-        Job.every(Duration.ofSeconds(5), "resume abandoned erasures", erasures::resumeAbandoned),
         // Retrieval never returns an expired memory; this tombstones it, with why, soon after.
         Job.every(Duration.ofSeconds(30), "tombstone expired memories", () -> {
           while (housekeeping.tombstoneExpired(200) == 200) {
@@ -241,7 +236,6 @@ public final class MemoryModule implements Module {
 
   @Override
   public void close() {
-    erasures.close(); // a running erasure stops here; its lease runs out and it is resumed
     reads.close();
     index.close();
   }

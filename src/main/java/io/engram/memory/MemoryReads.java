@@ -155,7 +155,7 @@ public final class MemoryReads implements AutoCloseable {
   }
 
   /** Whether a row's metadata meets the filters (the row, not the index, has the last word). */
-  static boolean meets(MetadataFilters filters, MemoryRecord memory) {
+  public static boolean meets(MetadataFilters filters, MemoryRecord memory) {
     return filters.isEmpty()
         || filters.matches(
             memory.metadataJson() == null

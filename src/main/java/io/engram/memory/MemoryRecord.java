@@ -208,7 +208,7 @@ public record MemoryRecord(
     return indexedText(subject, text);
   }
 
-  static String indexedText(String subject, String text) {
+  public static String indexedText(String subject, String text) {
     return subject == null ? text : subject + ": " + text;
   }
 

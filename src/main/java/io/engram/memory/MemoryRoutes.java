@@ -33,17 +33,19 @@ import java.util.regex.Pattern;
 public final class MemoryRoutes implements RouteModule {
   static final String ORGANIZATION_BASE = "/v1/memory";
   static final String AGENT_BASE = "/v1/memory/agents/{agent_slug}";
+
+  /**
+   * The memory API's bases, agent first: Javalin takes the first match, so /v1/memory/agents/x is
+   * agent x's, never a memory called "agents".
+   */
+  public static final List<String> BASES = List.of(AGENT_BASE, ORGANIZATION_BASE);
+
   private static final Pattern EVENT_TYPE = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$");
   private static final int MAX_PAGE = 200;
 
-  /** What the routes call: reads, writes, events, control, transfer and erasure. */
+  /** What the routes call: reads, writes, events and control. */
   record Parts(
-      MemoryReads reads,
-      MemoryWrites writes,
-      MemoryEvents events,
-      MemoryControl control,
-      MemoryTransferRoutes transfer,
-      Erasures erasures) {}
+      MemoryReads reads, MemoryWrites writes, MemoryEvents events, MemoryControl control) {}
 
   private final MemoryReads reads;
   private final MemoryWrites writes;
@@ -52,8 +54,6 @@ public final class MemoryRoutes implements RouteModule {
   private final ProvenanceNotes notes;
   private final long maxBodyBytes;
   private final Clock clock;
-  private final MemoryTransferRoutes transfer;
-  private final ErasureRoutes erasures;
 
   MemoryRoutes(Parts memory, ProvenanceNotes notes, long maxBodyBytes, Clock clock) {
     this.reads = memory.reads();
@@ -63,18 +63,13 @@ public final class MemoryRoutes implements RouteModule {
     this.notes = notes;
     this.maxBodyBytes = maxBodyBytes;
     this.clock = clock;
-    this.transfer = memory.transfer();
-    this.erasures = new ErasureRoutes(memory.erasures(), maxBodyBytes);
   }
 
   @Override
   public void register(Routes routes) {
-    // Agent routes first: Javalin takes the first match, so /v1/memory/agents/x is agent x's
-    // encode, never a memory called "agents".
-    for (String base : List.of(AGENT_BASE, ORGANIZATION_BASE)) {
-      // Before /{memory_id}: "export" is no memory's id.
-      transfer.register(routes, base);
-      erasures.register(routes, base);
+    // Export, import and erasure are served before these (their modules come first): "export"
+    // is no memory's id.
+    for (String base : BASES) {
       for (String verb : List.of("/retrieve", "/recall", "/search")) {
         // Searching is memory:read, or knowledge:read: search and nothing else of the memory.
         routes.post(
@@ -357,7 +352,7 @@ public final class MemoryRoutes implements RouteModule {
    * occurred ({@code occurredAfter} inclusive, {@code occurredBefore} exclusive), {@code
    * sessionId} and metadata {@code filters}.
    */
-  static MemoryStore.Filter filter(Context ctx, List<MemoryState> states) {
+  public static MemoryStore.Filter filter(Context ctx, List<MemoryState> states) {
     String kind = ctx.queryParam("memoryKind");
     Instant from = QueryParams.instant(ctx, "occurredAfter");
     Instant until = QueryParams.instant(ctx, "occurredBefore");
@@ -376,7 +371,7 @@ public final class MemoryRoutes implements RouteModule {
   }
 
   /** {@code state}: one or more states, comma-separated ({@code fallback} when absent). */
-  static List<MemoryState> states(Context ctx, String fallback) {
+  public static List<MemoryState> states(Context ctx, String fallback) {
     List<MemoryState> states = new ArrayList<>();
     for (String id :
         Objects.requireNonNullElse(ctx.queryParam("state"), fallback).split(",")) {
@@ -426,7 +421,7 @@ public final class MemoryRoutes implements RouteModule {
     return body;
   }
 
-  static AgentScope scope(Context ctx, Principal caller) {
+  public static AgentScope scope(Context ctx, Principal caller) {
     return AgentBoundary.of(ctx, caller, "agent_slug", "/v1/memory/agents/{agent_slug}/...");
   }
 

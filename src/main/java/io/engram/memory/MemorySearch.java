@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * Searches of the memory index: BM25 over the text and nearest neighbours over the embedding,
  * both within one organization, the agents a caller sees and the caller's filters, and a
- * memory's neighbours in time. Two engines answer them ({@link LuceneMemorySearch} embedded, the
+ * memory's neighbours in time. Two engines answer them ({@code memory.lucene.LuceneMemorySearch} embedded, the
  * Solr one in {@code io.engram.memory.solr}); both read the same documents and score alike, so
  * retrieval above them is one.
  */

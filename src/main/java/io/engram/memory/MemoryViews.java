@@ -54,7 +54,7 @@ public final class MemoryViews {
    * {@code embedding}) its vector with the model and the text it was computed from, so an import
    * on the same model keeps it instead of running the model again.
    */
-  static Map<String, Object> exported(
+  public static Map<String, Object> exported(
       MemoryRecord m, boolean embedding, List<Transition> transitions) {
     Map<String, Object> view = memory(m);
     view.put("transitions", transitions.stream().map(MemoryViews::transition).toList());

@@ -203,7 +203,7 @@ public final class MetadataFilters {
   }
 
   /** The conditions as one Lucene filter (null when there are none). */
-  Query query() {
+  public Query query() {
     if (conditions.isEmpty()) {
       return null;
     }

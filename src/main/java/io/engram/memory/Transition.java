@@ -20,7 +20,7 @@ public record Transition(
     Instant at) {
 
   /** The same transition, of memory {@code id} (an imported memory's history, under its id). */
-  Transition of(String id) {
+  public Transition of(String id) {
     return new Transition(id, from, to, action, reason, actor, credentialId, userId, requestId, at);
   }
 }

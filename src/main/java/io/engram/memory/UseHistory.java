@@ -13,7 +13,7 @@ import java.util.List;
  */
 public record UseHistory(
     List<Use> recent, long olderCount, double olderWeight, Instant firstUseAt) {
-  static final int RECENT = 16;
+  public static final int RECENT = 16;
 
   public record Use(UseKind kind, Instant at) {}
 

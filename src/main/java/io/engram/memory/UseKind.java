@@ -43,7 +43,7 @@ public enum UseKind {
     return weight > 0;
   }
 
-  static Optional<UseKind> fromId(String id) {
+  public static Optional<UseKind> fromId(String id) {
     return WireNames.parse(UseKind.class, id);
   }
 

@@ -51,7 +51,7 @@ class LayeringTest {
       List.of("alerts"),
       List.of("capabilities"),
       List.of("memory"),
-      List.of("memory.solr"),
+      List.of("memory.solr", "memory.lucene", "memory.transfer", "memory.erasure"),
       List.of("reflection"),
       List.of("actions"),
       List.of("budgets"),

@@ -2,6 +2,7 @@ package io.engram.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.engram.memory.lucene.LuceneMemoryIndex;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;
 import io.engram.organizations.Plan;

@@ -1,5 +1,16 @@
-package io.engram.memory;
+package io.engram.memory.lucene;
 
+import io.engram.memory.ChangeFollower;
+import io.engram.memory.ChangeLog;
+import io.engram.memory.Embedder;
+import io.engram.memory.MemoryAnalyzer;
+import io.engram.memory.MemoryDocument;
+import io.engram.memory.MemoryIndex;
+import io.engram.memory.MemoryModule;
+import io.engram.memory.MemoryRecord;
+import io.engram.memory.MemorySearch;
+import io.engram.memory.MemoryStore;
+import io.engram.platform.config.EngramConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -40,6 +51,16 @@ import org.slf4j.LoggerFactory;
  * from the database.
  */
 public final class LuceneMemoryIndex implements MemoryIndex {
+
+  /** The embedded Lucene index in the data directory (ENGRAM_MEMORY_INDEX=lucene, the default). */
+  public static MemoryModule.IndexOpener embedded(EngramConfig config, Clock clock) {
+    return stores -> new LuceneMemoryIndex(
+        config.storage().dataDir().resolve("index").resolve("memory"),
+        stores.memories(),
+        stores.changeLog(),
+        clock);
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(LuceneMemoryIndex.class);
   /** Changes logged this long before the last commit are replayed too: their index write may have been in flight. */
   static final Duration REPLAY_OVERLAP = Duration.ofMinutes(1);

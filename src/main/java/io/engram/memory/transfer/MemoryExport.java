@@ -1,5 +1,13 @@
-package io.engram.memory;
+package io.engram.memory.transfer;
 
+import io.engram.memory.AgentScope;
+import io.engram.memory.MemoryHistory;
+import io.engram.memory.MemoryReads;
+import io.engram.memory.MemoryRecord;
+import io.engram.memory.MemoryStore;
+import io.engram.memory.MemoryStores;
+import io.engram.memory.MemoryViews;
+import io.engram.memory.Transition;
 import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,10 +1,13 @@
-package io.engram.memory;
+package io.engram.memory.erasure;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
 import io.engram.access.Scope;
+import io.engram.memory.AgentScope;
+import io.engram.memory.EndUsers;
+import io.engram.memory.MemoryRoutes;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.Routes;

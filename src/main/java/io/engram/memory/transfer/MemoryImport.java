@@ -1,6 +1,18 @@
-package io.engram.memory;
+package io.engram.memory.transfer;
 
 import io.engram.access.Principal;
+import io.engram.memory.AgentScope;
+import io.engram.memory.ChangeAuthor;
+import io.engram.memory.ChangeLog;
+import io.engram.memory.Embedder;
+import io.engram.memory.MemoryDigest;
+import io.engram.memory.MemoryHistory;
+import io.engram.memory.MemoryIndex;
+import io.engram.memory.MemoryRecord;
+import io.engram.memory.MemoryState;
+import io.engram.memory.MemoryStore;
+import io.engram.memory.MemoryStores;
+import io.engram.memory.Transition;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ValidationError;

@@ -1,9 +1,11 @@
-package io.engram.memory;
+package io.engram.memory.transfer;
 
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
 import io.engram.access.Scope;
+import io.engram.memory.AgentScope;
+import io.engram.memory.MemoryRoutes;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;

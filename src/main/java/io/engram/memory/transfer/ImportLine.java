@@ -1,10 +1,22 @@
-package io.engram.memory;
+package io.engram.memory.transfer;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.AgentSlug;
 import io.engram.access.Principal;
+import io.engram.memory.AgentScope;
+import io.engram.memory.ChangeAuthor;
+import io.engram.memory.Embedder;
+import io.engram.memory.EndUsers;
+import io.engram.memory.MemoryInput;
+import io.engram.memory.MemoryRecord;
+import io.engram.memory.MemorySource;
+import io.engram.memory.MemoryState;
+import io.engram.memory.Transition;
+import io.engram.memory.UseHistory;
+import io.engram.memory.UseKind;
+import io.engram.memory.Validity;
 import io.engram.platform.Digests;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;

@@ -1,4 +1,4 @@
-package io.engram.memory;
+package io.engram.memory.erasure;
 
 import io.engram.store.Database;
 import io.engram.store.Rows;

@@ -1,4 +1,4 @@
-package io.engram.memory;
+package io.engram.memory.transfer;
 
 import java.io.Closeable;
 import java.io.IOException;

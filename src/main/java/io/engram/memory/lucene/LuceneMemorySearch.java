@@ -1,5 +1,9 @@
-package io.engram.memory;
+package io.engram.memory.lucene;
 
+import io.engram.memory.ActivationRanker;
+import io.engram.memory.MemoryAnalyzer;
+import io.engram.memory.MemoryDocument;
+import io.engram.memory.MemorySearch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

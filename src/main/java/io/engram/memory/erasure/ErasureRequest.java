@@ -1,6 +1,12 @@
-package io.engram.memory;
+package io.engram.memory.erasure;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.memory.AgentScope;
+import io.engram.memory.EndUsers;
+import io.engram.memory.MemoryInput;
+import io.engram.memory.MemoryState;
+import io.engram.memory.MemoryStore;
+import io.engram.memory.MetadataFilters;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.json.Json;
