@@ -20,17 +20,14 @@ import io.engram.memory.AgentScope;
 import io.engram.memory.Embedder;
 import io.engram.memory.EndUsers;
 import io.engram.organizations.Organization;
-import io.engram.organizations.Tier;
 import io.engram.platform.TokenCounter;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.json.Json;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The inference requests' service: resolves the model, refuses what it cannot carry, applies the
@@ -39,9 +36,6 @@ import java.util.regex.Pattern;
  * The routes only translate HTTP, SSE or WebSocket to and from these calls.
  */
 public final class Gateway {
-  /** WORKER_PROCESSES as a number of workers (compiled once: it is read on every generation). */
-  private static final Pattern WORKERS = Pattern.compile("\\d{1,3}");
-
   private static final String COMPLETIONS = "/v1/completions";
   private static final String EMBEDDINGS = "/v1/embeddings";
 
@@ -160,7 +154,8 @@ public final class Gateway {
         origin)) {
       Embedder.Embeddings embeddings = calls.embed(call, () -> {
         Embeds.Vectors vectors = ((Embeds) entry.engine())
-            .embed(inputs, dimensions, user, requestTimeout(config), caller.orgId());
+            .embed(
+                inputs, dimensions, user, EngineVariables.requestTimeout(config), caller.orgId());
         billedTokens.billed(caller.orgId(), model, estimate, vectors.tokens());
         return vectors;
       });
@@ -195,39 +190,6 @@ public final class Gateway {
   /** The organization's settings in force, looked up once a call (null: no organization). */
   private EffectiveConfig config(Principal caller) {
     return caller.organization() == null ? null : configs.effective(caller.organization());
-  }
-
-  /** REQUEST_TIMEOUT as in force for the organization: the longest wait for its model's answer. */
-  private static Duration requestTimeout(EffectiveConfig config) {
-    return config == null
-        ? null
-        : config
-            .variable("REQUEST_TIMEOUT")
-            .map(seconds -> Duration.ofSeconds(Long.parseLong(seconds)))
-            .orElse(null);
-  }
-
-  /**
-   * How many of an in-process model's workers the organization's generations may hold at once:
-   * WORKER_PROCESSES as in force for it, else by plan (1 on Spark and below, 2 from Seed, 4 from
-   * Scale, every worker on Dedicated), so one organization cannot take a shared model whole.
-   */
-  private static GenerationRequest.Share engineShare(EffectiveConfig config, Organization org) {
-    return new GenerationRequest.Share(config
-        .variable("WORKER_PROCESSES")
-        .filter(value -> WORKERS.matcher(value.strip()).matches())
-        .map(value -> Integer.parseInt(value.strip()))
-        .orElseGet(() -> planWorkers(org.plan().tier())));
-  }
-
-  static int planWorkers(Tier tier) {
-    if (tier.atLeast(Tier.DEDICATED)) {
-      return Integer.MAX_VALUE;
-    }
-    if (tier.atLeast(Tier.SCALE)) {
-      return 4;
-    }
-    return tier.atLeast(Tier.SEED) ? 2 : 1;
   }
 
   /**
@@ -286,7 +248,7 @@ public final class Gateway {
     ModelCatalog.Entry model = chatModel(caller, config, chat.model());
     ObjectNode asked = CarriedParameters.asked(chat);
     CarriedParameters.refuseWhatIsNotCarried(
-        model, asked, chat.sampling(), chat.messages(), dropsParameters(config));
+        model, asked, chat.sampling(), chat.messages(), EngineVariables.dropsParameters(config));
     int conversationTokens = PromptTokens.chat(chat.messages());
     boolean withMemory = options.memoryOn() && chat.memory().enabled();
     // The memory block takes what the context has left, never the reply's room.
@@ -324,10 +286,10 @@ public final class Gateway {
             chat.sampling(),
             chat.stream(),
             chat.user(),
-            requestTimeout(config),
+            EngineVariables.requestTimeout(config),
             asked,
             caller.orgId(),
-            engineShare(config, caller.organization())),
+            EngineVariables.engineShare(config, caller.organization())),
         conversationTokens,
         admission,
         requestId,
@@ -369,10 +331,10 @@ public final class Gateway {
             completion.sampling(),
             completion.stream(),
             completion.user(),
-            requestTimeout(config),
+            EngineVariables.requestTimeout(config),
             null,
             caller.orgId(),
-            engineShare(config, caller.organization())),
+            EngineVariables.engineShare(config, caller.organization())),
         promptTokens,
         admission,
         requestId,
@@ -398,14 +360,6 @@ public final class Gateway {
    */
   public Outcome generate(ModelCall call, TokenSink sink) {
     return calls.generate(call, sink);
-  }
-
-  /**
-   * The organization's DROP_PARAMS: parameters a provider's API cannot carry are left out rather
-   * than refused (as LiteLLM's drop_params); the in-process engine refuses them whatever it says.
-   */
-  private static boolean dropsParameters(EffectiveConfig config) {
-    return config != null && Boolean.parseBoolean(config.variable("DROP_PARAMS").orElse("false"));
   }
 
   /** The reply's room the context must keep: max_tokens, or one token when the caller left it out. */
