@@ -28,6 +28,7 @@ import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The inference requests' service: resolves the model, refuses what it cannot carry, applies the
@@ -87,31 +88,15 @@ public final class Gateway {
       List<String> inputs,
       String requestId) {
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    Origin origin = new Origin(EMBEDDINGS, null, null, null, calls.now());
-    try (ModelCall call = ModelCall.embeddings(
-        caller,
-        config(caller),
-        null,
-        model,
-        (int) estimate,
-        calls.admit(
-            caller,
-            model,
-            origin,
-            requestId,
-            () -> limits.admit(
-                caller,
-                atDoor,
-                InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
-                InferenceLimits.Spending.FREE)),
-        requestId,
-        origin)) {
-      Embedder.Embeddings embeddings = calls.embed(call, () -> {
-        Embedder.Embeddings counted = embedder.embedCounted(inputs);
-        return new Embeds.Vectors(counted.vectors(), counted.tokens(), null);
-      });
-      return new Embedded(embeddings, call.budget());
-    }
+    return embedded(
+        new EmbeddingCall(caller, config(caller), null, model, estimate, requestId),
+        atDoor,
+        InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
+        InferenceLimits.Spending.FREE,
+        () -> {
+          Embedder.Embeddings counted = embedder.embedCounted(inputs);
+          return new Embeds.Vectors(counted.vectors(), counted.tokens(), null);
+        });
   }
 
   /**
@@ -133,33 +118,53 @@ public final class Gateway {
     long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
     long expected = billedTokens.expected(caller.orgId(), model, estimate);
     EffectiveConfig config = config(caller);
+    return embedded(
+        new EmbeddingCall(caller, config, entry, model, estimate, requestId),
+        atDoor,
+        InferenceLimits.TokenDemand.exactly(expected),
+        new InferenceLimits.Spending(null, entry.pricing().costNanos(expected, 0)),
+        () -> {
+          Embeds.Vectors vectors = ((Embeds) entry.engine())
+              .embed(
+                  inputs, dimensions, user, EngineVariables.requestTimeout(config), caller.orgId());
+          billedTokens.billed(caller.orgId(), model, estimate, vectors.tokens());
+          return vectors;
+        });
+  }
+
+  /** Who asks which model to embed what the gateway counts as {@code estimate} tokens. */
+  private record EmbeddingCall(
+      Principal caller,
+      EffectiveConfig config,
+      ModelCatalog.Entry entry,
+      String model,
+      long estimate,
+      String requestId) {}
+
+  /** Admits an embeddings call at {@code demand} and {@code spending}, and runs it on {@code embed}. */
+  private Embedded embedded(
+      EmbeddingCall asked,
+      Optional<InferenceDoor.Pass> atDoor,
+      InferenceLimits.TokenDemand demand,
+      InferenceLimits.Spending spending,
+      Supplier<Embeds.Vectors> embed) {
+    Principal caller = asked.caller();
     Origin origin = new Origin(EMBEDDINGS, null, null, null, calls.now());
     try (ModelCall call = ModelCall.embeddings(
         caller,
-        config,
-        entry,
-        model,
-        (int) estimate,
+        asked.config(),
+        asked.entry(),
+        asked.model(),
+        (int) asked.estimate(),
         calls.admit(
             caller,
-            model,
+            asked.model(),
             origin,
-            requestId,
-            () -> limits.admit(
-                caller,
-                atDoor,
-                InferenceLimits.TokenDemand.exactly(expected),
-                new InferenceLimits.Spending(null, entry.pricing().costNanos(expected, 0)))),
-        requestId,
+            asked.requestId(),
+            () -> limits.admit(caller, atDoor, demand, spending)),
+        asked.requestId(),
         origin)) {
-      Embedder.Embeddings embeddings = calls.embed(call, () -> {
-        Embeds.Vectors vectors = ((Embeds) entry.engine())
-            .embed(
-                inputs, dimensions, user, EngineVariables.requestTimeout(config), caller.orgId());
-        billedTokens.billed(caller.orgId(), model, estimate, vectors.tokens());
-        return vectors;
-      });
-      return new Embedded(embeddings, call.budget());
+      return new Embedded(calls.embed(call, embed), call.budget());
     }
   }
 

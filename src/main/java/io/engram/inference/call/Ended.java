@@ -16,11 +16,7 @@ import io.engram.memory.Embedder;
  *     and what was delivered when the answer broke off or the client left, nothing when it failed
  *     before any output (a provider's failure is not the client's to pay) or came from the cache
  * @param costNanos what {@code charged} costs at the model's prices
- * @param deployment the deployment that answered ("" when none said, or from the cache)
- * @param attempts the deployments tried (0 from the cache)
- * @param engineStartedNanos when the engine was called (for a replay: when it was served)
- * @param engineEndedNanos when the engine's call returned
- * @param firstTokenNanos when the first piece of the answer came (0: none)
+ * @param run how the engine's call went (for a replay: served at once, by no deployment)
  * @param failure what the caller is thrown once every stage saw it (null unless failed or gone)
  */
 public record Ended(
@@ -29,11 +25,7 @@ public record Ended(
     Embedder.Embeddings embeddings,
     Generation.Usage charged,
     long costNanos,
-    String deployment,
-    int attempts,
-    long engineStartedNanos,
-    long engineEndedNanos,
-    long firstTokenNanos,
+    EngineRun run,
     RuntimeException failure) {
 
   public enum Kind {
@@ -41,6 +33,20 @@ public record Ended(
     REPLAYED,
     FAILED,
     CLIENT_GONE
+  }
+
+  /**
+   * The engine's call: the deployment that answered ("" when none said, or from the cache) after
+   * how many attempts (0 from the cache), when it was called and returned, and when the first
+   * piece of the answer came (0: none).
+   */
+  public record EngineRun(
+      String deployment, int attempts, long startedNanos, long endedNanos, long firstTokenNanos) {
+    /** A run that ends now. */
+    static EngineRun endingNow(
+        String deployment, int attempts, long startedNanos, long firstTokenNanos) {
+      return new EngineRun(deployment, attempts, startedNanos, System.nanoTime(), firstTokenNanos);
+    }
   }
 
   /** The status the log gives a call whose client left (nginx's, as proxies log it). */
@@ -51,30 +57,20 @@ public record Ended(
   /** An answer kept in the response cache, served at {@code servedNanos}: nothing charged. */
   static Ended replayed(Outcome outcome, long servedNanos) {
     return new Ended(
-        Kind.REPLAYED, outcome, null, NOTHING, 0, "", 0, servedNanos, servedNanos, 0, null);
+        Kind.REPLAYED,
+        outcome,
+        null,
+        NOTHING,
+        0,
+        new EngineRun("", 0, servedNanos, servedNanos, 0),
+        null);
   }
 
   /** A call that ended with {@code failure}, charged {@code used}. */
   static Ended failed(
-      RuntimeException failure,
-      Generation.Usage used,
-      long costNanos,
-      String deployment,
-      int attempts,
-      long engineStartedNanos,
-      long firstTokenNanos) {
-    return new Ended(
-        failure instanceof ClientGoneException ? Kind.CLIENT_GONE : Kind.FAILED,
-        null,
-        null,
-        used,
-        costNanos,
-        deployment,
-        attempts,
-        engineStartedNanos,
-        System.nanoTime(),
-        firstTokenNanos,
-        failure);
+      RuntimeException failure, Generation.Usage used, long costNanos, EngineRun run) {
+    Kind kind = failure instanceof ClientGoneException ? Kind.CLIENT_GONE : Kind.FAILED;
+    return new Ended(kind, null, null, used, costNanos, run, failure);
   }
 
   /** A call its engine answered, charged {@code charged} (a generation's or embeddings'). */
@@ -83,22 +79,8 @@ public record Ended(
       Embedder.Embeddings embeddings,
       Generation.Usage charged,
       long costNanos,
-      String deployment,
-      int attempts,
-      long engineStartedNanos,
-      long firstTokenNanos) {
-    return new Ended(
-        Kind.ANSWERED,
-        outcome,
-        embeddings,
-        charged,
-        costNanos,
-        deployment,
-        attempts,
-        engineStartedNanos,
-        System.nanoTime(),
-        firstTokenNanos,
-        null);
+      EngineRun run) {
+    return new Ended(Kind.ANSWERED, outcome, embeddings, charged, costNanos, run, null);
   }
 
   public boolean answered() {

@@ -42,27 +42,13 @@ final class EngineCall implements Chain.Answering {
           ? generation.usage()
           : new Generation.Usage(call.promptTokens(), TokenCounter.count(generation.text()));
       return Ended.answered(
-          new Outcome(generation, counted),
-          null,
-          counted,
-          cost(call, counted),
-          recording.deployment,
-          recording.attempts,
-          started,
-          recording.firstTokenNanos);
+          new Outcome(generation, counted), null, counted, cost(call, counted), recording.run());
     } catch (RuntimeException e) {
       Generation.Usage used = recording.delivered.isEmpty() && !(e instanceof ClientGoneException)
           ? new Generation.Usage(0, 0)
           : new Generation.Usage(
               call.promptTokens(), TokenCounter.count(recording.delivered.toString()));
-      Ended ended = Ended.failed(
-          e,
-          used,
-          cost(call, used),
-          recording.deployment,
-          recording.attempts,
-          started,
-          recording.firstTokenNanos);
+      Ended ended = Ended.failed(e, used, cost(call, used), recording.run());
       metrics.generation(model, ended.code(), System.nanoTime() - started);
       return ended;
     } finally {
@@ -108,6 +94,10 @@ final class EngineCall implements Chain.Answering {
       super(sink);
       this.model = model;
       this.started = started;
+    }
+
+    Ended.EngineRun run() {
+      return Ended.EngineRun.endingNow(deployment, attempts, started, firstTokenNanos);
     }
 
     @Override

@@ -107,17 +107,15 @@ public final class ModelCalls {
       Embeds.Vectors vectors = embed.get();
       int tokens = vectors.tokens() >= 0 ? vectors.tokens() : call.promptTokens();
       Generation.Usage used = new Generation.Usage(tokens, 0);
+      String deployment = vectors.deployment() == null ? "" : vectors.deployment();
       return Ended.answered(
           null,
           new Embedder.Embeddings(vectors.vectors(), tokens),
           used,
           EngineCall.cost(call, used),
-          vectors.deployment() == null ? "" : vectors.deployment(),
-          1,
-          started,
-          0);
+          Ended.EngineRun.endingNow(deployment, 1, started, 0));
     } catch (RuntimeException e) {
-      return Ended.failed(e, NOTHING, 0, "", 1, started, 0);
+      return Ended.failed(e, NOTHING, 0, Ended.EngineRun.endingNow("", 1, started, 0));
     }
   }
 }

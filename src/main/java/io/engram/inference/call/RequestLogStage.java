@@ -30,14 +30,14 @@ final class RequestLogStage implements Stage {
     boolean contents = call.config().switchedOn(ConfigField.REQUEST_LOG_CONTENTS);
     requests.add(new RequestRecord(
         who(call.caller(), origin, origin.recordId(call.requestId()), call.modelId()),
-        ended.deployment().isEmpty() ? null : ended.deployment(),
-        ended.attempts(),
+        ended.run().deployment().isEmpty() ? null : ended.run().deployment(),
+        ended.run().attempts(),
         ended.status(),
         ended.failure() == null ? null : ended.code(),
-        millis(ended.engineStartedNanos() - origin.startedNanos()),
-        ended.firstTokenNanos() == 0
+        millis(ended.run().startedNanos() - origin.startedNanos()),
+        ended.run().firstTokenNanos() == 0
             ? null
-            : millis(ended.firstTokenNanos() - ended.engineStartedNanos()),
+            : millis(ended.run().firstTokenNanos() - ended.run().startedNanos()),
         millis(System.nanoTime() - origin.startedNanos()),
         ended.charged().promptTokens(),
         ended.charged().completionTokens(),

@@ -35,7 +35,7 @@ final class SettlementStage implements Stage {
         caller.orgId(),
         caller.credentialId(),
         call.modelId(),
-        ended.deployment(),
+        ended.run().deployment(),
         charged,
         charged.total() == 0 ? 0 : call.memoryTokens(),
         ended.costNanos());
@@ -46,9 +46,9 @@ final class SettlementStage implements Stage {
         caller.orgId(),
         caller.credentialId(),
         call.modelId(),
-        ended.deployment(),
+        ended.run().deployment(),
         ended.failedByService(),
-        ended.engineEndedNanos() - ended.engineStartedNanos());
+        ended.run().endedNanos() - ended.run().startedNanos());
     return ended;
   }
 }

@@ -27,8 +27,8 @@ final class TraceStage implements Stage {
     } else {
       GatewaySpans.ended(
           call,
-          ended.deployment(),
-          ended.attempts(),
+          ended.run().deployment(),
+          ended.run().attempts(),
           ended.charged(),
           ended.costNanos(),
           ended.outcome() == null ? null : ended.outcome().generation().finishReason(),
