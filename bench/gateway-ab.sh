@@ -2,7 +2,8 @@
 # Two builds of Engram, memory off, in the same run: the gateway's added cost before and after a
 # change (issue 47: the house rebuilt must not slow the hot path). Each build serves the fake
 # upstream (bench/fake-upstream.mjs) in turn, same data directory and key, rounds interleaved
-# (A, B, A, B) so a slow minute of the machine falls on both. Results: docs/benchmarks.md.
+# (A, B, A, B) so a slow minute of the machine falls on both. Each line ends with the server's CPU
+# time per request in the measured run (cpu_us_per_request). Results: docs/benchmarks.md.
 #   [ROUNDS=2] [MEMORY=on] [BUDGET_B=on] [TRACES_B=on] bash bench/gateway-ab.sh <jar A> <jar B> [seconds per run, default 15]
 # BUDGET_B=on: build B's organization has a budget in money (docs/budgets.md) every chat is
 # reserved against and settled with (a build with budgets, against one without: issue 44).
@@ -46,6 +47,14 @@ for jar in "$JAR_A" "$JAR_B"; do
     seed_memories "$ORG" 10000
   fi
 done
+# The server's CPU time (user and system, in clock ticks) from /proc: what a request costs the
+# gateway whatever else the machine does, steadier than the throughput on two shared cores.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_per_request() { # before after "RESULT requests=N ..."
+  local requests
+  requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$3")
+  echo "cpu_us_per_request=$(( ($2 - $1) * 1000000 / $(getconf CLK_TCK) / requests ))"
+}
 LOAD=(MEMORY=off)
 [[ "${MEMORY:-off}" == on ]] && LOAD=(VARY=true)
 run() { # name jar
@@ -53,8 +62,11 @@ run() { # name jar
   KEY=${KEYS[$2]}
   # The JIT needs about half a minute of load before the throughput settles.
   env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d30s -s bench/chat.lua http://127.0.0.1:8000/v1/chat/completions >/dev/null
-  echo "$1 $(env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
-    http://127.0.0.1:8000/v1/chat/completions | grep RESULT)"
+  local cpu_before result
+  cpu_before=$(cpu_ticks "$ENGRAM")
+  result=$(env AUTH=$KEY "${LOAD[@]}" wrk -t1 -c16 -d${SECONDS_PER_RUN}s --latency -s bench/chat.lua \
+    http://127.0.0.1:8000/v1/chat/completions | grep RESULT)
+  echo "$1 $result $(cpu_per_request "$cpu_before" "$(cpu_ticks "$ENGRAM")" "$result")"
   if [[ "${TRACES_B:-off}" == on && "$2" == "$JAR_B" ]]; then
     echo "  spans: $(curl -sf http://127.0.0.1:8000/metrics -H "Authorization: Bearer $ENGRAM_ADMIN_KEY" \
       | grep '^engram_trace_spans_total' | tr '\n' ' ')"
