@@ -8,6 +8,7 @@ import io.engram.inference.engine.Sampling;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.AgentScope;
+import io.engram.platform.json.Json;
 import io.engram.settings.EffectiveConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -319,10 +320,10 @@ public final class ModelCall implements AutoCloseable {
     }
     if (request.isChat()) {
       List<ChatMessage> messages = request.messages();
-      return io.engram.platform.json.Json.write(
+      return Json.write(
           memory.isEmpty() ? messages : messages.subList(1, messages.size()));
     }
-    return io.engram.platform.json.Json.write(
+    return Json.write(
         List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
   }
 
