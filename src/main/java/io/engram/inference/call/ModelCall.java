@@ -320,11 +320,9 @@ public final class ModelCall implements AutoCloseable {
     }
     if (request.isChat()) {
       List<ChatMessage> messages = request.messages();
-      return Json.write(
-          memory.isEmpty() ? messages : messages.subList(1, messages.size()));
+      return Json.write(memory.isEmpty() ? messages : messages.subList(1, messages.size()));
     }
-    return Json.write(
-        List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
+    return Json.write(List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
   }
 
   @Override
