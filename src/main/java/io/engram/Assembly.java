@@ -10,7 +10,6 @@ import io.engram.capabilities.CapabilitiesModule;
 import io.engram.console.ConsoleModule;
 import io.engram.finetuning.FineTuningModule;
 import io.engram.inference.Inference;
-import io.engram.instances.DataClass;
 import io.engram.instances.InstancesModule;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryModule;
@@ -101,8 +100,8 @@ final class Assembly {
     services.memoryHandlers().bind(memory);
     ReflectionModule reflection = opened.add(
         new ReflectionModule(database, memory, config.reflectionScheduler(), maxBody, clock));
-    memory.explainProvenanceWith(reflection.service()::provenance);
-    erasure.include(instances.services().erasure()).include(reflection.service().erasure());
+    memory.explainProvenanceWith(reflection.provenanceNotes());
+    erasure.include(instances.erasure()).include(reflection.erasure());
     AlertsModule alerts = opened.add(new AlertsModule(
         config,
         database,
@@ -143,7 +142,7 @@ final class Assembly {
             Embedder.shared(config.inference().modelCacheDir()),
             metrics.registry(),
             services.configs(),
-            instances.services().history(),
+            instances.history(),
             network.egress(),
             services.cluster(),
             windows,
@@ -163,8 +162,7 @@ final class Assembly {
     alerts.countStorage(org -> inference.storedBytes(org).orElse(0));
     inference.alertProvidersThrough(alerts::providerMisconfigured);
     // The request log holds conversations: a policy that keeps conversations shorter keeps it so.
-    inference.shortenRequestLogBy(
-        org -> instances.services().retention().maxAge(org, DataClass.CONVERSATION_HISTORY));
+    inference.shortenRequestLogBy(instances::conversationsKeptFor);
     AdministrationModule administration = opened.add(new AdministrationModule(
             services.organizationService(), services.configs(), services.audit(), maxBody)
         .countInUse(org -> Map.of("connections", connections.open(org)))

@@ -10,11 +10,13 @@ import io.engram.platform.module.Module;
 import io.engram.platform.net.Egress;
 import io.engram.settings.OrganizationConfigs;
 import io.engram.store.Database;
+import io.engram.store.ErasureParticipant;
 import io.engram.store.OrganizationData;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +67,21 @@ public final class InstancesModule implements Module {
 
   public Retention retention() {
     return storage.retention();
+  }
+
+  /** What an erasure of memories must also reach here: conversations and files that hold them. */
+  public ErasureParticipant erasure() {
+    return storage.erasure();
+  }
+
+  /** The organizations' conversation history (the gateway keeps its exchanges there). */
+  public ConversationHistory history() {
+    return storage.history();
+  }
+
+  /** How long an organization's retention policies keep conversations (empty: as its plan). */
+  public Optional<Duration> conversationsKeptFor(String orgId) {
+    return storage.retention().maxAge(orgId, DataClass.CONVERSATION_HISTORY);
   }
 
   /** Where each automatic backup's outcome goes (the backup alert). */

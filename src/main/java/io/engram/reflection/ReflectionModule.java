@@ -1,10 +1,12 @@
 package io.engram.reflection;
 
 import io.engram.memory.MemoryModule;
+import io.engram.memory.ProvenanceNotes;
 import io.engram.platform.http.Routes;
 import io.engram.platform.module.Job;
 import io.engram.platform.module.Module;
 import io.engram.store.Database;
+import io.engram.store.ErasureParticipant;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -32,6 +34,16 @@ public final class ReflectionModule implements Module {
 
   public ReflectionService service() {
     return reflection;
+  }
+
+  /** What an erasure of memories must also reach here: reflection's runs and notes about them. */
+  public ErasureParticipant erasure() {
+    return reflection.erasure();
+  }
+
+  /** The notes a memory's provenance shows of what reflection did to it. */
+  public ProvenanceNotes provenanceNotes() {
+    return reflection::provenance;
   }
 
   @Override
