@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Access;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
+import io.engram.inference.engine.EngineException;
 import io.engram.inference.models.ModelCard;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.Embedder;
@@ -73,14 +74,20 @@ public final class EmbeddingRoutes implements RouteModule {
     } else {
       // A routed embedding model (its provider's embeddings API), or 404 naming what is served.
       Integer dimensions = body.optionalInt("dimensions", 1, 65_536).orElse(null);
-      embedded = gateway.embedRouted(
-          caller,
-          Access.inferenceSlot(ctx),
-          model,
-          inputs,
-          dimensions,
-          user,
-          HttpServer.requestId(ctx));
+      try {
+        embedded = gateway.embedRouted(
+            caller,
+            Access.inferenceSlot(ctx),
+            model,
+            inputs,
+            dimensions,
+            user,
+            HttpServer.requestId(ctx));
+      } catch (EngineException e) {
+        // The provider failed (its 5xx, a timeout, every deployment down): the client is told so
+        // in OpenAI's terms (502, 503, 504), never as Engram's own 500.
+        throw e.toApiException();
+      }
     }
     Embedder.Embeddings embeddings = embedded.embeddings();
     InferenceLimits.TokenBudget budget = embedded.budget();

@@ -178,6 +178,50 @@ class RequestLogTest extends UpstreamServerTest {
     assertThat(goneAfter(Duration.ofDays(4), purgeJob(), org, id)).isTrue();
   }
 
+  /**
+   * Embeddings run the same stages as every model call (issue 64): an answered call is kept with
+   * its deployment, tokens and cost, and a failed one with its status and error, charged nothing.
+   */
+  @Test
+  void embeddingsAreLoggedAsEveryModelCallIs() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    Http.Response embedded = embed(org, "[\"one\",\"two\"]");
+    assertThat(embedded.status()).as(embedded.text()).isEqualTo(200);
+    JsonNode record = request(org, embedded.header("X-Request-Id"));
+    assertThat(record.path("route").asText()).isEqualTo("/v1/embeddings");
+    assertThat(record.path("model").asText()).isEqualTo("embedder");
+    assertThat(record.path("status").asInt()).isEqualTo(200);
+    assertThat(record.path("error_code").isNull()).isTrue();
+    assertThat(record.path("deployment").asText()).startsWith("dep_");
+    assertThat(record.path("prompt_tokens").asInt()).isEqualTo(14);
+    assertThat(record.path("completion_tokens").asInt()).isZero();
+    assertThat(record.path("cost_usd").asDouble())
+        .isCloseTo(2 * PricedOrganization.EMBEDDING, within(1e-12));
+
+    upstream.script(FakeUpstream.Script.error(500, "{\"error\":{\"message\":\"down\"}}", null));
+    try {
+      Http.Response failed = embed(org, "\"three\"");
+      assertThat(failed.status()).as(failed.text()).isEqualTo(502); // the provider's, not ours
+      assertThat(failed.json().at("/error/type").asText()).isNotEqualTo("server_error");
+      JsonNode failure = request(org, failed.header("X-Request-Id"));
+      assertThat(failure.path("status").asInt()).isEqualTo(failed.status());
+      assertThat(failure.path("error_code").asText()).isNotEmpty();
+      assertThat(failure.path("prompt_tokens").asInt()).isZero();
+      assertThat(failure.path("cost_usd").asDouble()).isZero();
+    } finally {
+      upstream.script(FakeUpstream.Script.NORMAL);
+    }
+  }
+
+  private static Http.Response embed(PricedOrganization org, String input) {
+    return server
+        .http
+        .post("/v1/embeddings")
+        .bearer(org.key())
+        .json("{\"model\":\"embedder\",\"input\":" + input + "}")
+        .send();
+  }
+
   private void setPolicies(PricedOrganization org, String policy) {
     Http.Response set = server
         .http

@@ -4,6 +4,7 @@ import io.engram.inference.engine.ClientGoneException;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
 import io.engram.memory.Embedder;
+import io.engram.platform.http.ApiException;
 
 /**
  * How a model call ended, as every stage sees it: answered by its engine, replayed from the
@@ -97,8 +98,7 @@ public record Ended(
     return switch (kind) {
       case ANSWERED, REPLAYED -> 200;
       case CLIENT_GONE -> CLIENT_CLOSED;
-      case FAILED ->
-        failure instanceof EngineException engine ? engine.toApiException().status() : 500;
+      case FAILED -> refusal().status();
     };
   }
 
@@ -108,7 +108,18 @@ public record Ended(
       case ANSWERED, REPLAYED -> "completed";
       case CLIENT_GONE -> "client_gone";
       case FAILED ->
-        failure instanceof EngineException engine ? engine.failure().code() : "internal_error";
+        failure instanceof EngineException engine
+            ? engine.failure().code()
+            : refusal().code();
+    };
+  }
+
+  /** The failure as the client is answered: an engine's in its HTTP terms, an error as a 500. */
+  private ApiException refusal() {
+    return switch (failure) {
+      case EngineException engine -> engine.toApiException();
+      case ApiException refused -> refused;
+      default -> ApiException.internal();
     };
   }
 
