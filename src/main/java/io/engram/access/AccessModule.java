@@ -76,7 +76,11 @@ public final class AccessModule implements Module {
   }
 
   /**
-   * API_KEY_REQUIRED=false with ENGRAM_OPEN_ORGANIZATION: the inference routes answer a request
+   * How the chain finds an organization by id: every request carries the lookup, so a route finds
+   * the organization its path names through {@link Access#organization} ({@link
+   * ManagedOrganization}), the one way a route resolves one.
+   *
+   * <p>API_KEY_REQUIRED=false with ENGRAM_OPEN_ORGANIZATION: the inference routes answer a request
    * without a credential as that organization (a principal with inference:chat only, its limits,
    * network boundary and rate window as any other). The organization must exist: start-up stops
    * otherwise. Without ENGRAM_OPEN_ORGANIZATION only /metrics opens, as the log says.
