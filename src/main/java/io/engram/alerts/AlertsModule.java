@@ -1,8 +1,8 @@
 package io.engram.alerts;
 
-import io.engram.instances.Backups;
 import io.engram.instances.InstancesModule;
-import io.engram.instances.Retention;
+import io.engram.instances.retention.Retention;
+import io.engram.instances.snapshots.Backups;
 import io.engram.network.Network;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.EngramConfig;

@@ -6,7 +6,7 @@ import io.engram.access.Permission;
 import io.engram.access.Principal;
 import io.engram.access.Requires;
 import io.engram.finetuning.trainer.LlamaShape;
-import io.engram.instances.FileStore;
+import io.engram.instances.files.FileStore;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.FileBody;
 import io.engram.platform.http.HttpServer;

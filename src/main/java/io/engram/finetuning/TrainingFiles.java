@@ -1,10 +1,10 @@
 package io.engram.finetuning;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.engram.instances.FileStore;
 import io.engram.instances.InstanceServices;
-import io.engram.instances.StoragePath;
-import io.engram.instances.StoredFile;
+import io.engram.instances.files.FileStore;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoredFile;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;

@@ -24,7 +24,7 @@ import io.engram.inference.usage.RequestLog;
 import io.engram.inference.usage.RequestLogRoutes;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.inference.usage.UsageRoutes;
-import io.engram.instances.ConversationHistory;
+import io.engram.instances.storage.ConversationHistory;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryReads;
 import io.engram.memory.erasure.ErasureModule;

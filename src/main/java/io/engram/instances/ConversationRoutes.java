@@ -1,15 +1,14 @@
 package io.engram.instances;
 
+import io.engram.instances.storage.ConversationHistory;
+import io.engram.instances.storage.InstanceViews;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
-import io.engram.platform.json.Json;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * An instance's conversation history: {@code GET /v1/nano/{nano_id}/conversations} (newest first,
@@ -39,41 +38,24 @@ final class ConversationRoutes implements RouteModule {
           Responses.json(
               ctx,
               InstanceViews.page(
-                  page.stream().limit(limit).map(e -> view(e, false)).toList(), next));
+                  page.stream()
+                      .limit(limit)
+                      .map(e -> InstanceViews.exchange(e, false))
+                      .toList(),
+                  next));
         })
         .get(CONVERSATIONS + "/{conversation_id}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           Responses.json(
-              ctx, view(history.get(access.instanceId(), ctx.pathParam("conversation_id")), true));
+              ctx,
+              InstanceViews.exchange(
+                  history.get(access.instanceId(), ctx.pathParam("conversation_id")), true));
         })
         .delete(CONVERSATIONS + "/{conversation_id}", InstanceAccess.admin(instances), ctx -> {
           InstanceAccess access = access(ctx);
           history.delete(access.instanceId(), ctx.pathParam("conversation_id"));
           ctx.status(204);
         });
-  }
-
-  static Map<String, Object> view(ConversationHistory.Stored exchange, boolean whole) {
-    Map<String, Object> view = new LinkedHashMap<>();
-    view.put("object", "conversation.exchange");
-    view.put("id", exchange.id());
-    view.put("instance_id", exchange.instanceId());
-    view.put("created_at", InstanceViews.seconds(exchange.createdAt()));
-    ConversationHistory.Answered answered = exchange.answered();
-    view.put("model", answered.model());
-    view.put("credential_id", answered.credentialId());
-    view.put("request_id", answered.requestId());
-    Map<String, Object> usage = new LinkedHashMap<>();
-    usage.put("prompt_tokens", answered.promptTokens());
-    usage.put("completion_tokens", answered.completionTokens());
-    usage.put("memory_tokens", answered.memoryTokens());
-    view.put("usage", usage);
-    view.put("bytes", exchange.bytes());
-    if (whole) {
-      view.put("messages", Json.read(answered.messages(), Object.class));
-      view.put("answer", answered.answer());
-    }
-    return view;
   }
 
   private InstanceAccess access(Context ctx) {

@@ -1,5 +1,12 @@
 package io.engram.instances;
 
+import io.engram.instances.files.FileStore;
+import io.engram.instances.storage.ByteRange;
+import io.engram.instances.storage.InstanceViews;
+import io.engram.instances.storage.StorageLog;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoragePermissions;
+import io.engram.instances.storage.StoredFile;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.ErrorType;

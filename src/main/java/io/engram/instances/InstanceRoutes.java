@@ -2,6 +2,8 @@ package io.engram.instances;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
+import io.engram.instances.files.FileStore;
+import io.engram.instances.storage.InstanceViews;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;

@@ -1,5 +1,17 @@
 package io.engram.instances;
 
+import io.engram.instances.files.FileStore;
+import io.engram.instances.files.JobRunner;
+import io.engram.instances.files.JobTransfers;
+import io.engram.instances.files.StorageJobs;
+import io.engram.instances.retention.Retention;
+import io.engram.instances.snapshots.Backups;
+import io.engram.instances.snapshots.Snapshots;
+import io.engram.instances.storage.ConversationHistory;
+import io.engram.instances.storage.StorageBilling;
+import io.engram.instances.storage.StorageLog;
+import io.engram.instances.storage.StoragePermissions;
+import io.engram.instances.storage.StorageUsage;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.organizations.Instance;
 import io.engram.organizations.InstanceStore;

@@ -1,5 +1,10 @@
 package io.engram.instances;
 
+import io.engram.instances.retention.Retention;
+import io.engram.instances.snapshots.Backups;
+import io.engram.instances.storage.ConversationHistory;
+import io.engram.instances.storage.DataClass;
+import io.engram.instances.storage.StorageUsage;
 import io.engram.organizations.OrganizationStore;
 import io.engram.platform.config.EngramConfig;
 import io.engram.platform.crypto.SecretBox;

@@ -1,5 +1,7 @@
 package io.engram.instances;
 
+import io.engram.instances.storage.InstanceViews;
+import io.engram.instances.storage.StorageLog;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectStoreProvider;
 import io.engram.organizations.InstanceStore;

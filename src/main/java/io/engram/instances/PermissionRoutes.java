@@ -1,5 +1,7 @@
 package io.engram.instances;
 
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoragePermissions;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.User;
 import io.engram.organizations.UserStore;

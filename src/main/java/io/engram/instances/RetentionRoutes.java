@@ -2,6 +2,8 @@ package io.engram.instances;
 
 import io.engram.access.ManagedOrganization;
 import io.engram.access.Requires;
+import io.engram.instances.retention.Retention;
+import io.engram.instances.retention.RetentionPolicy;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;

@@ -1,5 +1,10 @@
 package io.engram.instances;
 
+import io.engram.instances.files.FileStore;
+import io.engram.instances.snapshots.Snapshot;
+import io.engram.instances.snapshots.Snapshots;
+import io.engram.instances.storage.InstanceViews;
+import io.engram.instances.storage.StoragePath;
 import io.engram.organizations.InstanceStore;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;

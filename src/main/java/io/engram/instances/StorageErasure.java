@@ -1,5 +1,7 @@
 package io.engram.instances;
 
+import io.engram.instances.snapshots.Snapshots;
+import io.engram.instances.storage.ConversationHistory;
 import io.engram.store.ErasureParticipant;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,13 @@
 package io.engram.instances;
 
+import io.engram.instances.files.FileStore;
+import io.engram.instances.files.JobPlans;
+import io.engram.instances.files.JobRunner;
+import io.engram.instances.files.StorageJob;
+import io.engram.instances.files.StorageJobs;
+import io.engram.instances.storage.InstanceViews;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoragePermissions;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectUri;
 import io.engram.organizations.InstanceStore;

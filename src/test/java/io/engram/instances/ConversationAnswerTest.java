@@ -2,6 +2,7 @@ package io.engram.instances;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.engram.instances.storage.ConversationHistory;
 import org.junit.jupiter.api.Test;
 
 /** An answer with NUL characters (an untrained local model writes some) can be kept on PostgreSQL. */

@@ -2,6 +2,8 @@ package io.engram.instances;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.engram.instances.storage.ConversationHistory;
+import io.engram.instances.storage.StorageUsage;
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;
 import io.engram.organizations.OrganizationStore;

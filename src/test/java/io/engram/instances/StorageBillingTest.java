@@ -3,6 +3,7 @@ package io.engram.instances;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.instances.storage.StorageBilling;
 import io.engram.support.Http;
 import io.engram.support.MutableClock;
 import io.engram.support.TestServer;

@@ -67,7 +67,7 @@ class QueryBatchingTest {
   @Test
   void storageCountsEachVectorAtTheModelsSize() {
     assertThat(embedder.embed("hello")).hasSize(Embedder.DIMENSIONS);
-    assertThat(io.engram.instances.StorageUsage.VECTOR_BYTES)
+    assertThat(io.engram.instances.storage.StorageUsage.VECTOR_BYTES)
         .isEqualTo((long) Embedder.DIMENSIONS * Float.BYTES);
   }
 

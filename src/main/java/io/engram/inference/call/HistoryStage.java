@@ -1,6 +1,6 @@
 package io.engram.inference.call;
 
-import io.engram.instances.ConversationHistory;
+import io.engram.instances.storage.ConversationHistory;
 
 /**
  * Keeps each answered exchange (an engine's or the cache's) in the organization's conversation

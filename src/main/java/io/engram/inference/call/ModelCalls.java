@@ -6,7 +6,7 @@ import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.TokenSink;
 import io.engram.inference.usage.RequestLog;
 import io.engram.inference.usage.UsageLedger;
-import io.engram.instances.ConversationHistory;
+import io.engram.instances.storage.ConversationHistory;
 import io.engram.memory.Embedder;
 import io.engram.memory.MemoryReads;
 import io.engram.platform.http.ApiException;

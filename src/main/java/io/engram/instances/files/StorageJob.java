@@ -1,5 +1,6 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
+import io.engram.instances.storage.InstanceViews;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -56,7 +57,7 @@ public record StorageJob(
     return status.equals("succeeded") || status.equals("failed") || status.equals("cancelled");
   }
 
-  Map<String, Object> toView() {
+  public Map<String, Object> toView() {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("id", id);
     view.put("object", "storage.job");

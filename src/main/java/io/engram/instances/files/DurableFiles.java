@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,10 +16,10 @@ import java.util.HexFormat;
  * the file system can), hard-linked where the volume allows (else copied and synced), and
  * checked by their SHA-256.
  */
-final class DurableFiles {
+public final class DurableFiles {
   private DurableFiles() {}
 
-  static void linkOrCopy(Path source, Path target) {
+  public static void linkOrCopy(Path source, Path target) {
     try {
       try {
         Files.createLink(target, source);
@@ -33,7 +33,7 @@ final class DurableFiles {
     }
   }
 
-  static String fileSha256(Path file) {
+  public static String fileSha256(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       byte[] buffer = new byte[FileStore.BUFFER];
@@ -49,7 +49,7 @@ final class DurableFiles {
     }
   }
 
-  static String sha256(byte[] bytes) {
+  public static String sha256(byte[] bytes) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     } catch (NoSuchAlgorithmException e) {
@@ -57,12 +57,12 @@ final class DurableFiles {
     }
   }
 
-  static void writeSynced(Path file, byte[] bytes) throws IOException {
+  public static void writeSynced(Path file, byte[] bytes) throws IOException {
     Files.write(file, bytes);
     syncFile(file);
   }
 
-  static void syncFile(Path file) {
+  public static void syncFile(Path file) {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.force(true);
     } catch (IOException e) {
@@ -70,7 +70,7 @@ final class DurableFiles {
     }
   }
 
-  static void syncDirectory(Path dir) {
+  public static void syncDirectory(Path dir) {
     try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
       channel.force(true);
     } catch (IOException e) {

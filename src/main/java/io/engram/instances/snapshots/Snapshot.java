@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.snapshots;
 
 import java.time.Instant;
 

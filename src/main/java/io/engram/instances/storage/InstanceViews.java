@@ -1,16 +1,17 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.organizations.Instance;
+import io.engram.platform.json.Json;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** The JSON of instances, their files and their storage log. */
-final class InstanceViews {
+public final class InstanceViews {
   private InstanceViews() {}
 
-  static Map<String, Object> instance(Instance instance, boolean restartRequired) {
+  public static Map<String, Object> instance(Instance instance, boolean restartRequired) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "instance");
     view.put("id", instance.id());
@@ -25,7 +26,7 @@ final class InstanceViews {
     return view;
   }
 
-  static Map<String, Object> file(StoredFile file) {
+  public static Map<String, Object> file(StoredFile file) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "storage.file");
     view.put("instance_id", file.instanceId());
@@ -39,7 +40,7 @@ final class InstanceViews {
     return view;
   }
 
-  static Map<String, Object> logEntry(StorageLog.Entry entry) {
+  public static Map<String, Object> logEntry(StorageLog.Entry entry) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "storage.log_entry");
     view.put("id", entry.id());
@@ -54,7 +55,7 @@ final class InstanceViews {
   }
 
   /** A page of a list: {@code next} is the cursor of the following page, null on the last one. */
-  static Map<String, Object> page(List<?> data, String next) {
+  public static Map<String, Object> page(List<?> data, String next) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "list");
     view.put("data", data);
@@ -63,7 +64,31 @@ final class InstanceViews {
     return view;
   }
 
-  static Long seconds(Instant at) {
+  public static Long seconds(Instant at) {
     return at == null ? null : at.getEpochSecond();
+  }
+
+  /** One exchange of a conversation history: its usage, and with {@code whole} its messages. */
+  public static Map<String, Object> exchange(ConversationHistory.Stored exchange, boolean whole) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("object", "conversation.exchange");
+    view.put("id", exchange.id());
+    view.put("instance_id", exchange.instanceId());
+    view.put("created_at", seconds(exchange.createdAt()));
+    ConversationHistory.Answered answered = exchange.answered();
+    view.put("model", answered.model());
+    view.put("credential_id", answered.credentialId());
+    view.put("request_id", answered.requestId());
+    Map<String, Object> usage = new LinkedHashMap<>();
+    usage.put("prompt_tokens", answered.promptTokens());
+    usage.put("completion_tokens", answered.completionTokens());
+    usage.put("memory_tokens", answered.memoryTokens());
+    view.put("usage", usage);
+    view.put("bytes", exchange.bytes());
+    if (whole) {
+      view.put("messages", Json.read(answered.messages(), Object.class));
+      view.put("answer", answered.answer());
+    }
+    return view;
   }
 }

@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -10,16 +10,16 @@ import java.util.regex.Pattern;
  * file is sent, as the RFC allows; so is a number too long for any file); a range that starts
  * past the end is unsatisfiable (416).
  */
-record ByteRange(long first, long last) {
+public record ByteRange(long first, long last) {
   // At most 18 digits: every such number fits a long (19 may not, and would fail the parse).
   private static final Pattern ONE = Pattern.compile("^bytes=(\\d{0,18})-(\\d{0,18})$");
 
-  long length() {
+  public long length() {
     return last - first + 1;
   }
 
   /** The range asked for in a file of {@code size} bytes; empty: send it all. */
-  static Optional<ByteRange> parse(String header, long size) throws Unsatisfiable {
+  public static Optional<ByteRange> parse(String header, long size) throws Unsatisfiable {
     if (header == null) {
       return Optional.empty();
     }
@@ -46,7 +46,7 @@ record ByteRange(long first, long last) {
   }
 
   /** The range cannot be served from this file (416, with the file's size). */
-  static final class Unsatisfiable extends Exception {
+  public static final class Unsatisfiable extends Exception {
     private static final long serialVersionUID = 1L;
 
     Unsatisfiable() {

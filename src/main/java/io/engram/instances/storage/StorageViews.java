@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /** The spec's storage usage object: GB as decimal numbers, adapters counted, and the limits. */
-final class StorageViews {
+public final class StorageViews {
   private StorageViews() {}
 
-  static Map<String, Object> usage(StorageUsage.Usage usage, StorageUsage.Limits limits) {
+  public static Map<String, Object> usage(StorageUsage.Usage usage, StorageUsage.Limits limits) {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("object", "storage.usage");
     view.put("training_data_gb", gb(usage.of(DataClass.TRAINING_DATA)));

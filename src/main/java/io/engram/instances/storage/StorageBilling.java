@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
@@ -131,7 +131,7 @@ public final class StorageBilling {
   }
 
   /** The day's price of {@code quantity} at a monthly {@code price}, in micro-dollars. */
-  static long dayAmountMicros(BigDecimal quantity, BigDecimal monthlyPrice, LocalDate day) {
+  public static long dayAmountMicros(BigDecimal quantity, BigDecimal monthlyPrice, LocalDate day) {
     return quantity
         .multiply(monthlyPrice)
         .multiply(BigDecimal.valueOf(1_000_000))

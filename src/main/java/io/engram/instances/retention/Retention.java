@@ -1,5 +1,12 @@
-package io.engram.instances;
+package io.engram.instances.retention;
 
+import io.engram.instances.files.FileStore;
+import io.engram.instances.storage.ConversationHistory;
+import io.engram.instances.storage.DataClass;
+import io.engram.instances.storage.StorageLog;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StorageUsage;
+import io.engram.instances.storage.StoredFile;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.organizations.Organization;
 import io.engram.platform.http.ApiException;

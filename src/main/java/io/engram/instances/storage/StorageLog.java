@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.platform.Ids;
 import io.engram.store.Database;

@@ -1,6 +1,7 @@
-package io.engram.instances;
+package io.engram.instances.retention;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.instances.storage.DataClass;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectUri;
 import io.engram.platform.http.ApiException;
@@ -144,7 +145,7 @@ public record RetentionPolicy(
     return pattern == null || matcher(pattern).matches(java.nio.file.Path.of(pathInClass));
   }
 
-  Map<String, Object> toView() {
+  public Map<String, Object> toView() {
     Map<String, Object> view = new LinkedHashMap<>();
     view.put("type", type.wireName());
     putIf(view, "max_age_days", maxAgeDays);

@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import java.util.Arrays;
 import java.util.Locale;

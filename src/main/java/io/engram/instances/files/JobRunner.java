@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
 import io.engram.objectstores.ObjectStoreException;
 import io.engram.organizations.Organization;
@@ -47,7 +47,7 @@ public final class JobRunner implements AutoCloseable {
   private volatile boolean closed;
   private Thread worker;
 
-  JobRunner(
+  public JobRunner(
       StorageJobs jobs,
       JobTransfers transfers,
       FileStore files,
@@ -61,7 +61,7 @@ public final class JobRunner implements AutoCloseable {
   }
 
   /** Starts the worker; {@code soleNode}: no other node can hold a lease (SQLite). */
-  synchronized void start(Function<String, Organization> organizations, boolean soleNode) {
+  public synchronized void start(Function<String, Organization> organizations, boolean soleNode) {
     if (soleNode) {
       int resumed = jobs.releaseAll();
       if (resumed > 0) {
@@ -103,7 +103,7 @@ public final class JobRunner implements AutoCloseable {
   }
 
   /** A job was asked for: look now rather than at the next poll. */
-  void nudge() {
+  public void nudge() {
     wake.release();
   }
 

@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
@@ -24,13 +24,13 @@ public final class StorageJobs {
   private final Database db;
   private final Clock clock;
 
-  StorageJobs(Database db, Clock clock) {
+  public StorageJobs(Database db, Clock clock) {
     this.db = db;
     this.clock = clock;
   }
 
   /** Records a planned job, queued; the organization's allowance is checked first for inbound. */
-  StorageJob submit(
+  public StorageJob submit(
       Organization org,
       String instanceId,
       StorageJob.Kind kind,

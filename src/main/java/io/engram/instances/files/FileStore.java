@@ -1,5 +1,10 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
+import io.engram.instances.storage.DataClass;
+import io.engram.instances.storage.StorageLog;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StorageUsage;
+import io.engram.instances.storage.StoredFile;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
@@ -251,7 +256,8 @@ public final class FileStore {
   }
 
   /** Deletes the file, logged as {@code action} (a client's delete, or retention's). */
-  void delete(Organization org, String instanceId, StoragePath path, Actor actor, String action) {
+  public void delete(
+      Organization org, String instanceId, StoragePath path, Actor actor, String action) {
     StoredFile file = get(instanceId, path);
     int deleted = db.write(h -> {
       int rows = h.createUpdate(
@@ -310,7 +316,7 @@ public final class FileStore {
   }
 
   /** Every file of the organization's instances in one data class (retention reads them). */
-  List<StoredFile> ofClass(String orgId, DataClass dataClass) {
+  public List<StoredFile> ofClass(String orgId, DataClass dataClass) {
     return db.read(h -> h.createQuery(
             "SELECT * FROM storage_files WHERE org_id = :org AND data_class = :class")
         .bind("org", orgId)
@@ -320,7 +326,7 @@ public final class FileStore {
   }
 
   /** Every file of an instance, read inside the caller's transaction (a snapshot's). */
-  List<StoredFile> list(Handle h, String instanceId) {
+  public List<StoredFile> list(Handle h, String instanceId) {
     return h.createQuery("SELECT * FROM storage_files WHERE instance_id = :instance ORDER BY path")
         .bind("instance", instanceId)
         .map(FILE)
@@ -523,7 +529,7 @@ public final class FileStore {
     }
   }
 
-  static void deleteTree(Path dir) {
+  public static void deleteTree(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }

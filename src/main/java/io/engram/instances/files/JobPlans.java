@@ -1,5 +1,7 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoredFile;
 import io.engram.objectstores.ObjectStore;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectStoreException;
@@ -15,9 +17,9 @@ import java.util.List;
  * missing source, a store not connected or a job too big for the allowance is the request's 4xx,
  * not a job that fails later.
  */
-final class JobPlans {
+public final class JobPlans {
   /** One file to carry: source (a path or an object key), destination, size. */
-  record Planned(String source, String destination, long bytes) {}
+  public record Planned(String source, String destination, long bytes) {}
 
   /** The most files one job carries. */
   static final int MAX_ITEMS = 10_000;
@@ -25,7 +27,7 @@ final class JobPlans {
   private JobPlans() {}
 
   /** An import: one object, or every object under a prefix into a folder. */
-  static List<Planned> ofImport(
+  public static List<Planned> ofImport(
       ObjectStoreConnections stores, String instanceId, ObjectUri source, String destination) {
     List<Planned> planned = new ArrayList<>();
     try (ObjectStore store = stores.open(instanceId, source, "source")) {
@@ -61,7 +63,8 @@ final class JobPlans {
   }
 
   /** An export: one file, or every file under a folder, to an object or under a prefix. */
-  static List<Planned> ofExport(FileStore files, String instanceId, String source, ObjectUri to) {
+  public static List<Planned> ofExport(
+      FileStore files, String instanceId, String source, ObjectUri to) {
     if (source.endsWith("/") && !to.isPrefix()) {
       throw ApiException.badRequest(
           "destination", "A folder goes under a prefix: end the destination with '/'");
@@ -81,7 +84,7 @@ final class JobPlans {
   }
 
   /** A copy between instances: one file, or a folder into a folder. */
-  static List<Planned> ofCopy(
+  public static List<Planned> ofCopy(
       FileStore files, String instanceId, String source, String destination) {
     List<Planned> planned = new ArrayList<>();
     if (source.endsWith("/")) {

@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.organizations.InstanceStore;
 import io.engram.organizations.Organization;
@@ -268,10 +268,10 @@ public final class ConversationHistory {
   }
 
   /** An exchange as retention sees it: where, when, how big. */
-  record Kept(String id, String instanceId, Instant createdAt, long bytes) {}
+  public record Kept(String id, String instanceId, Instant createdAt, long bytes) {}
 
   /** Every exchange the organization keeps, without their text. */
-  List<Kept> forRetention(String orgId) {
+  public List<Kept> forRetention(String orgId) {
     return db.read(h -> h.createQuery(
             "SELECT id, instance_id, created_at, bytes FROM conversation_exchanges "
                 + "WHERE org_id = :org")
@@ -285,7 +285,7 @@ public final class ConversationHistory {
   }
 
   /** Deletes every exchange of an organization's end user (an erasure); how many. */
-  int deleteOf(String orgId, String endUser) {
+  public int deleteOf(String orgId, String endUser) {
     return db.write(h -> h.createUpdate(
             "DELETE FROM conversation_exchanges WHERE org_id = :org AND end_user_id = :user")
         .bind("org", orgId)

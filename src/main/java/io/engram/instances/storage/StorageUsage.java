@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.organizations.Limit;
 import io.engram.organizations.Organization;
@@ -88,7 +88,7 @@ public final class StorageUsage {
   }
 
   /** Bytes the organization holds that count against its allowance (the write path's check). */
-  long used(Handle h, String orgId) {
+  public long used(Handle h, String orgId) {
     long files = files(h, orgId).values().stream().mapToLong(Long::longValue).sum();
     return files + vectorBytes(h, orgId);
   }

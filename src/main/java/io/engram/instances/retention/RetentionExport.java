@@ -1,5 +1,10 @@
-package io.engram.instances;
+package io.engram.instances.retention;
 
+import io.engram.instances.files.FileStore;
+import io.engram.instances.storage.ConversationHistory;
+import io.engram.instances.storage.DataClass;
+import io.engram.instances.storage.InstanceViews;
+import io.engram.instances.storage.StoredFile;
 import io.engram.objectstores.ObjectStore;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectUri;
@@ -50,7 +55,7 @@ final class RetentionExport implements AutoCloseable {
     String base = (prefix.isPrefix() ? prefix.key() : prefix.key() + "/") + item.instanceId() + "/";
     if (item.type() == DataClass.CONVERSATION_HISTORY) {
       byte[] json = Json.write(
-              ConversationRoutes.view(history.get(item.instanceId(), item.name()), true))
+              InstanceViews.exchange(history.get(item.instanceId(), item.name()), true))
           .getBytes(StandardCharsets.UTF_8);
       Path temp = Files.createTempFile("engram-retention", ".json");
       try {

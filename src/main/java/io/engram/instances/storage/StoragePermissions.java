@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.access.Principal;
 import io.engram.organizations.User;
@@ -28,7 +28,7 @@ public final class StoragePermissions {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    static Access of(String wireName) {
+    public static Access of(String wireName) {
       for (Access access : values()) {
         if (access.wireName().equals(wireName)) {
           return access;

@@ -1,5 +1,8 @@
-package io.engram.instances;
+package io.engram.instances.files;
 
+import io.engram.instances.storage.StorageLog;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoredFile;
 import io.engram.objectstores.ObjectStore;
 import io.engram.objectstores.ObjectStoreConnections;
 import io.engram.objectstores.ObjectUri;
@@ -23,7 +26,7 @@ import java.util.OptionalLong;
  * export wrote into the object's metadata (and its size always), an upload's size and checksum
  * as the store then describes the object, a copy's checksum against its source's.
  */
-final class JobTransfers {
+public final class JobTransfers {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobTransfers.class);
   /** A download records how far it got every this many bytes, fsynced first. */
   static final long MARK_EVERY = 8L * 1024 * 1024;
@@ -54,7 +57,7 @@ final class JobTransfers {
   private final ObjectStoreConnections stores;
   private final StorageLog log;
 
-  JobTransfers(FileStore files, ObjectStoreConnections stores, StorageLog log) {
+  public JobTransfers(FileStore files, ObjectStoreConnections stores, StorageLog log) {
     this.files = files;
     this.stores = stores;
     this.log = log;

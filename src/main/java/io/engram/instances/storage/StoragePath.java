@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.storage;
 
 import io.engram.platform.http.ApiException;
 import java.nio.charset.StandardCharsets;

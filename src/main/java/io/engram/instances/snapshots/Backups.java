@@ -1,4 +1,4 @@
-package io.engram.instances;
+package io.engram.instances.snapshots;
 
 import io.engram.organizations.Organization;
 import io.engram.store.Database;

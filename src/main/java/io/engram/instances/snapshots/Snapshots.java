@@ -1,8 +1,12 @@
-package io.engram.instances;
+package io.engram.instances.snapshots;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.instances.files.DurableFiles;
+import io.engram.instances.files.FileStore;
+import io.engram.instances.storage.StoragePath;
+import io.engram.instances.storage.StoredFile;
 import io.engram.organizations.Organization;
 import io.engram.platform.Ids;
 import io.engram.platform.http.ApiException;
