@@ -32,6 +32,7 @@ public final class MemoryModule implements Module {
   private final MemoryEvents events;
   private final MemoryControl control;
   private final MemoryHousekeeping housekeeping;
+  private final MemoryMaintenance maintenance;
   private final EngramConfig.Server server;
   private final boolean sharedDatabase;
   private final Clock clock;
@@ -52,6 +53,7 @@ public final class MemoryModule implements Module {
     this.events = new MemoryEvents(stores, embedder, clock);
     this.control = new MemoryControl(stores, index, embedder, clock);
     this.housekeeping = new MemoryHousekeeping(stores, index, clock);
+    this.maintenance = new MemoryMaintenance(stores, index, clock);
 
     this.server = server;
     this.sharedDatabase = sharedDatabase;
@@ -154,7 +156,7 @@ public final class MemoryModule implements Module {
 
   /** What reflection may read and change in an organization's memory. */
   public MemoryMaintenance maintenance() {
-    return new MemoryMaintenance(stores, index, clock);
+    return maintenance;
   }
 
   /** The memory's stores, for the modules that stand on them (transfer, erasure). */

@@ -1,10 +1,10 @@
 package io.engram.inference.call;
 
 import io.engram.inference.engine.GenAiSpans;
-import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.tracing.Traces;
+import io.engram.settings.ConfigField;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import java.util.List;
@@ -65,41 +65,32 @@ public final class GatewaySpans {
   }
 
   /**
-   * How the request ended: tokens charged, why the model stopped (null: it did not finish), which
+   * How the call ended: tokens charged, why the model stopped (none: it did not finish), which
    * deployment answered in how many attempts, the cache, the cost, the memories; with the
-   * messages and the answer when {@code contents} (the organization's {@code traces.contents}).
+   * messages and the answer where the organization let contents into its traces.
    */
-  static void ended(
-      ModelCall call,
-      String deployment,
-      int attempts,
-      Generation.Usage used,
-      long costNanos,
-      String finishReason,
-      java.util.function.BooleanSupplier contents,
-      Supplier<String> sent,
-      String answer) {
-    Span span = Traces.request();
-    if (!span.isRecording()) {
-      return;
-    }
-    GenAiSpans.answered(span, finishReason, used);
-    if (deployment != null && !deployment.isEmpty()) {
+  static void ended(Span span, ModelCall call, Ended ended) {
+    GenAiSpans.answered(
+        span,
+        ended.outcome() == null ? null : ended.outcome().generation().finishReason(),
+        ended.charged());
+    String deployment = ended.run().deployment();
+    if (!deployment.isEmpty()) {
       span.setAttribute(GenAiSpans.DEPLOYMENT, deployment);
     }
-    span.setAttribute(ATTEMPTS, (long) attempts);
+    span.setAttribute(ATTEMPTS, (long) ended.run().attempts());
     if (call.cache().status() != null) {
       span.setAttribute(CACHE, call.cache().status());
     }
-    span.setAttribute(COST, costNanos / NANOS_PER_DOLLAR);
+    span.setAttribute(COST, ended.costNanos() / NANOS_PER_DOLLAR);
     if (!call.memory().isEmpty()) {
       span.setAttribute(MEMORY_IDS, call.memoryIds());
       span.setAttribute(MEMORY_TOKENS, (long) call.memoryTokens());
     }
-    if (contents.getAsBoolean()) {
-      span.setAttribute(GenAiSpans.INPUT_MESSAGES, sent.get());
-      if (answer != null) {
-        span.setAttribute(GenAiSpans.OUTPUT_MESSAGES, answer);
+    if (call.config() != null && call.config().switchedOn(ConfigField.TRACES_CONTENTS)) {
+      span.setAttribute(GenAiSpans.INPUT_MESSAGES, call.sent());
+      if (ended.answer() != null) {
+        span.setAttribute(GenAiSpans.OUTPUT_MESSAGES, ended.answer());
       }
     }
   }

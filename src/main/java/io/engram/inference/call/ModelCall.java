@@ -50,6 +50,7 @@ public final class ModelCall implements AutoCloseable {
   private int promptTokens;
   private MemoryContext.Injection memory = MemoryContext.Injection.NONE;
   private Caching cache = Caching.OFF;
+  private String sent;
 
   private ModelCall(
       Kind kind,
@@ -76,7 +77,7 @@ public final class ModelCall implements AutoCloseable {
     this.memoryAsk = memoryAsk;
     this.cacheMode = cacheMode;
     this.promptTokens = promptTokens;
-    this.request = request == null ? null : withSampling(request, resolved(promptTokens));
+    this.request = request == null ? null : request.withSampling(resolved(promptTokens));
   }
 
   /**
@@ -154,17 +155,7 @@ public final class ModelCall implements AutoCloseable {
         config,
         model,
         modelId,
-        new GenerationRequest(
-            request.model(),
-            List.copyOf(messages),
-            null,
-            request.sampling(),
-            request.stream(),
-            request.user(),
-            request.timeout(),
-            tooling,
-            request.orgId(),
-            request.share()),
+        request.withMessages(List.copyOf(messages), tooling),
         grown,
         admission,
         requestId,
@@ -185,18 +176,9 @@ public final class ModelCall implements AutoCloseable {
       return;
     }
     promptTokens += injection.tokens() + PromptTokens.PER_MESSAGE;
-    GenerationRequest withMemory = new GenerationRequest(
-        request.model(),
-        injection.applyTo(request.messages()),
-        null,
-        request.sampling(),
-        request.stream(),
-        request.user(),
-        request.timeout(),
-        request.tooling(),
-        request.orgId(),
-        request.share());
-    request = withSampling(withMemory, resolved(promptTokens));
+    request = request
+        .withMessages(injection.applyTo(request.messages()), request.tooling())
+        .withSampling(resolved(promptTokens));
   }
 
   void cache(Caching caching) {
@@ -215,20 +197,6 @@ public final class ModelCall implements AutoCloseable {
     long max = Math.min(admission.longestReply(), model.card().contextLength() - prompt);
     max = Math.min(max, admission.permit().replyAllowance());
     return asked.withMaxTokens((int) Math.max(1, max));
-  }
-
-  private static GenerationRequest withSampling(GenerationRequest request, Sampling sampling) {
-    return new GenerationRequest(
-        request.model(),
-        request.messages(),
-        request.prompt(),
-        sampling,
-        request.stream(),
-        request.user(),
-        request.timeout(),
-        request.tooling(),
-        request.orgId(),
-        request.share());
   }
 
   public Kind kind() {
@@ -313,16 +281,19 @@ public final class ModelCall implements AutoCloseable {
     return memory.unavailable();
   }
 
-  /** The client's messages (not the memory block Engram added) or prompt, as JSON. */
+  /**
+   * The client's messages (not the memory block Engram added) or prompt, as JSON: written once a
+   * call, for the history, the request log and the trace that keep it.
+   */
   String sent() {
-    if (request == null) {
-      return null;
+    if (sent == null && request != null) {
+      List<ChatMessage> messages = request.isChat()
+          ? request.messages()
+          : List.of(new ChatMessage(ChatMessage.USER, request.prompt()));
+      sent = Json.write(
+          memory.isEmpty() || !request.isChat() ? messages : messages.subList(1, messages.size()));
     }
-    if (request.isChat()) {
-      List<ChatMessage> messages = request.messages();
-      return Json.write(memory.isEmpty() ? messages : messages.subList(1, messages.size()));
-    }
-    return Json.write(List.of(new ChatMessage(ChatMessage.USER, request.prompt())));
+    return sent;
   }
 
   @Override

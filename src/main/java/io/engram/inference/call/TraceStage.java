@@ -1,7 +1,6 @@
 package io.engram.inference.call;
 
 import io.engram.platform.tracing.Traces;
-import io.engram.settings.ConfigField;
 import io.opentelemetry.api.trace.Span;
 
 /**
@@ -25,16 +24,7 @@ final class TraceStage implements Stage {
     if (call.kind() == ModelCall.Kind.EMBEDDINGS) {
       GatewaySpans.embedded(call.modelId(), ended.charged().promptTokens());
     } else {
-      GatewaySpans.ended(
-          call,
-          ended.run().deployment(),
-          ended.run().attempts(),
-          ended.charged(),
-          ended.costNanos(),
-          ended.outcome() == null ? null : ended.outcome().generation().finishReason(),
-          () -> call.config() != null && call.config().switchedOn(ConfigField.TRACES_CONTENTS),
-          call::sent,
-          ended.answer());
+      GatewaySpans.ended(span, call, ended);
     }
     if (ended.failedByService()) {
       Traces.failed(span, ended.code(), ended.failure().getMessage());

@@ -43,6 +43,18 @@ public record GenerationRequest(
         model, messages, prompt, sampling, stream, user, attemptTimeout, tooling, orgId, share);
   }
 
+  /** The same request with another sampling (max_tokens filled in). */
+  public GenerationRequest withSampling(Sampling resolved) {
+    return new GenerationRequest(
+        model, messages, prompt, resolved, stream, user, timeout, tooling, orgId, share);
+  }
+
+  /** The same chat with other messages and tooling (the memory block ahead, a tool loop's step). */
+  public GenerationRequest withMessages(List<ChatMessage> other, ObjectNode otherTooling) {
+    return new GenerationRequest(
+        model, other, prompt, sampling, stream, user, timeout, otherTooling, orgId, share);
+  }
+
   public boolean isChat() {
     return prompt == null;
   }
