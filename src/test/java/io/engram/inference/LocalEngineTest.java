@@ -30,10 +30,14 @@ class LocalEngineTest {
   static String token;
   static String key;
 
+  /** The demo model's weights (seed 42), whose greedy reply to "hi" never draws an end token. */
+  static final String GREEDY_TO_THE_END = "tiny-greedy";
+
   @BeforeAll
   static void start() throws IOException {
     Path models = Files.createTempDirectory("engram-models");
     TinyModel.write(models, 7);
+    TinyModel.write(models, GREEDY_TO_THE_END, 42, TinyModel.Shape.DEFAULT);
     server = TestServer.builder()
         .env("MODEL_CACHE_DIR", models.toString())
         .env("DEFAULT_MODEL", TinyModel.ID)
@@ -196,6 +200,31 @@ class LocalEngineTest {
               .collect(java.util.stream.Collectors.joining()))
           .isEqualTo(whole.getFirst().get("content").asText());
     }
+  }
+
+  /**
+   * Greedy decoding of the untrained model never draws an end token: the reply runs to the end of
+   * the context and stops there, as "length", with a null cap on either route read as no cap.
+   */
+  @Test
+  void aReplyThatRunsToTheEndOfTheContextStopsThere() {
+    Http.Response completion = server.http.post("/v1/completions")
+        .bearer(key)
+        .json("{\"model\":\"" + GREEDY_TO_THE_END + "\",\"prompt\":\"hi\",\"temperature\":0,"
+            + "\"max_tokens\":null}")
+        .send();
+    assertThat(completion.status()).as(completion.text()).isEqualTo(200);
+    assertThat(completion.json().at("/choices/0/finish_reason").asText()).isEqualTo("length");
+    JsonNode usage = completion.json().get("usage");
+    assertThat(usage.get("total_tokens").asInt()).isLessThanOrEqualTo(2048);
+    // A context token calls the default model only: the second model is the API key's.
+    Http.Response chat = server.http.post("/v1/chat/completions")
+        .bearer(key)
+        .json(chat("hi", "\"temperature\":0,\"max_completion_tokens\":null")
+            .replace(TinyModel.ID, GREEDY_TO_THE_END))
+        .send();
+    assertThat(chat.status()).as(chat.text()).isEqualTo(200);
+    assertThat(chat.json().at("/choices/0/finish_reason").asText()).isEqualTo("length");
   }
 
   @Test

@@ -46,6 +46,14 @@ public final class LocalEngine implements Engine, AutoCloseable {
 
   private static final Field KV_CACHE = kvCacheField();
 
+  /**
+   * Positions at the end of the model's context the engine does not use. jlama's rotary table has
+   * exactly {@code contextLength} positions, but its grouped-query attention reads a head's width
+   * past the position it is at: a reply that ran to the last two positions failed with "Index
+   * 16384 out of bounds for length 16384" (a 500, seen with greedy decoding of the demo model).
+   */
+  static final int ROPE_MARGIN = 2;
+
   private final Path directory;
   private final AtomicInteger running = new AtomicInteger();
   private final AtomicInteger peak = new AtomicInteger();
@@ -232,7 +240,7 @@ public final class LocalEngine implements Engine, AutoCloseable {
         * m.getConfig().numberOfLayers
         * m.getConfig().kvLength
         * m.getWorkingDType().size();
-    int context = capacity.servableContext(m.getConfig().contextLength, perToken);
+    int context = capacity.servableContext(m.getConfig().contextLength - ROPE_MARGIN, perToken);
     if (prompt.length >= context) {
       throw new EngineException(
           EngineException.Failure.REJECTED,
