@@ -275,14 +275,6 @@ public final class Requires {
     return slotted(inference());
   }
 
-  /**
-   * A route that runs a model on the extended surface only (completions, embeddings): an API key
-   * with {@code inference} (or admin), let in as {@link #runsModel} lets in.
-   */
-  public static Requirement runsModelWithKey() {
-    return slotted(permission(Permission.INFERENCE));
-  }
-
   private static Requirement slotted(Requirement who) {
     return new Marked(who, Requirement.Counting.INFERENCE_SLOT, who.servesInference());
   }

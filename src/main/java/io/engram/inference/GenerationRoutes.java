@@ -51,7 +51,7 @@ public final class GenerationRoutes implements RouteModule {
     routes
         .post("/v1/chat/completions", Requires.runsModel(), this::chat)
         .post(AGENT_CHAT, Requires.runsModel(), this::chat)
-        .post("/v1/completions", Requires.runsModelWithKey(), this::completion);
+        .post("/v1/completions", Requires.runsModel(), this::completion);
   }
 
   private void chat(Context ctx) {
