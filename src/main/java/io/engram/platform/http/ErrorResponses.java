@@ -9,10 +9,26 @@ public final class ErrorResponses {
 
   private ErrorResponses() {}
 
+  /**
+   * The longest wait a client should sleep through before retrying by itself. The official
+   * OpenAI and Anthropic SDKs honour a Retry-After up to a minute; a longer one (a budget that
+   * renews tomorrow, the hour's tokens) some of them honoured too, sleeping for hours inside one
+   * call.
+   */
+  public static final long LONGEST_CLIENT_WAIT_SECONDS = 60;
+
+  /** Read by both SDK families: {@code false} forbids their automatic retry of this answer. */
+  public static final String SHOULD_RETRY = "x-should-retry";
+
   public static void write(Context ctx, ApiException e) {
     ctx.status(e.status());
     if (e.retryAfterSeconds() != null) {
+      // The wait stays truthful; past what a client should block on, it is told not to retry
+      // by itself, so the caller gets the refusal now and decides.
       ctx.header("Retry-After", String.valueOf(e.retryAfterSeconds()));
+      if (e.retryAfterSeconds() > LONGEST_CLIENT_WAIT_SECONDS) {
+        ctx.header(SHOULD_RETRY, "false");
+      }
     }
     Responses.json(ctx, body(RouteFamily.of(ctx.path()), e));
   }

@@ -38,6 +38,8 @@ public final class HttpServer {
   private static final Pattern CONTROL_IN_PATH =
       Pattern.compile("%(?:[01][0-9a-fA-F]|7[fF])|[\\x00-\\x1f\\x7f]");
   private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
+  /** The response header Anthropic's SDKs read a request's id from. */
+  static final String ANTHROPIC_REQUEST_ID = "request-id";
   private static final String STARTED_AT = "engram.startedAt";
   private static final String REQUEST_ID = "engram.requestId";
 
@@ -124,7 +126,8 @@ public final class HttpServer {
    * modules declared they set.
    */
   private static List<String> exposed(Set<String> moduleHeaders) {
-    Set<String> exposed = new LinkedHashSet<>(List.of("X-Request-Id", "Retry-After"));
+    Set<String> exposed = new LinkedHashSet<>(List.of(
+        "X-Request-Id", ANTHROPIC_REQUEST_ID, "Retry-After", ErrorResponses.SHOULD_RETRY));
     exposed.addAll(moduleHeaders);
     return List.copyOf(exposed);
   }
@@ -139,6 +142,9 @@ public final class HttpServer {
     MDC.put("request_id", requestId);
     ctx.attribute(REQUEST_ID, requestId);
     ctx.header("X-Request-Id", requestId);
+    if (RouteFamily.of(ctx.path()) == RouteFamily.ANTHROPIC) {
+      ctx.header(ANTHROPIC_REQUEST_ID, requestId); // where Anthropic's SDKs read it (request_id)
+    }
     refuseLongUri(ctx);
     refuseControlCharacters(ctx);
     Cors.refuse(ctx);
