@@ -125,3 +125,11 @@ test('errors reach the client as Anthropic errors', async () => {
     (error) => error instanceof Anthropic.NotFoundError,
   );
 });
+
+test('count_tokens through the SDK: the gateway counts for a model whose provider cannot', async () => {
+  const { data: count, response } = await withKey.messages.countTokens({
+    model, system: 'Be brief.', messages: [{ role: 'user', content: 'Say hello' }],
+  }).withResponse();
+  assert.ok(count.input_tokens > 0);
+  assert.equal(response.headers.get('x-engram-token-count'), 'gateway');
+});

@@ -1,5 +1,6 @@
 package io.engram.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.InferenceDoor;
 import io.engram.access.Principal;
@@ -28,6 +29,7 @@ import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 
 /**
@@ -231,6 +233,41 @@ public final class Gateway {
     return chatModel(caller, config(caller), requestedModel)
         .engine()
         .carries("tools", Json.MAPPER.nullNode());
+  }
+
+  /**
+   * A chat's input tokens before any is generated: counted by the provider of the deployment its
+   * model would go to, where that provider's API counts, else by the gateway as admission does
+   * (the messages and the tools). The memory block a chat adds is not in it: it depends on the
+   * question and is reported on the answer (X-Engram-Memory-Tokens).
+   */
+  public TokenCount countTokens(Principal caller, ChatRequest chat) {
+    EffectiveConfig config = config(caller);
+    ModelCatalog.Entry model = chatModel(caller, config, chat.model());
+    ObjectNode asked = CarriedParameters.asked(chat);
+    OptionalInt counted = model.engine().countTokens(new GenerationRequest(
+        model.engineModel(),
+        chat.messages(),
+        null,
+        chat.sampling(),
+        false,
+        chat.user(),
+        EngineVariables.requestTimeout(config),
+        asked,
+        caller.orgId(),
+        EngineVariables.engineShare(config, caller.organization())));
+    if (counted.isPresent()) {
+      return new TokenCount(counted.getAsInt(), TokenCount.PROVIDER);
+    }
+    JsonNode tools = asked == null ? null : asked.get("tools");
+    int toolTokens = tools == null ? 0 : TokenCounter.count(tools.toString());
+    return new TokenCount(PromptTokens.chat(chat.messages()) + toolTokens, TokenCount.GATEWAY);
+  }
+
+  /** Input tokens and who counted them: {@link #PROVIDER} or {@link #GATEWAY}. */
+  public record TokenCount(int inputTokens, String countedBy) {
+    public static final String PROVIDER = "provider";
+    public static final String GATEWAY = "gateway";
   }
 
   /**

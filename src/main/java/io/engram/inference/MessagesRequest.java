@@ -33,20 +33,15 @@ final class MessagesRequest {
       "metadata",
       "memory");
 
+  /** What {@code POST /v1/messages/count_tokens} takes: the input, nothing of generation. */
+  private static final Set<String> COUNTED_FIELDS =
+      Set.of("model", "messages", "system", "tools", "tool_choice");
+
   private MessagesRequest() {}
 
   static ChatRequest parse(JsonBody body) {
-    for (var names = body.node().fieldNames(); names.hasNext(); ) {
-      String name = names.next();
-      if (!FIELDS.contains(name)) {
-        throw ChatRequest.unsupported(
-            name,
-            "'" + name + "' is not supported on /v1/messages; it takes "
-                + String.join(", ", FIELDS.stream().sorted().toList()));
-      }
-    }
-    ObjectNode chat = Json.MAPPER.createObjectNode();
-    chat.put("model", body.requiredString("model", ChatRequest.MAX_MODEL_ID));
+    allowOnly(body, FIELDS, "/v1/messages");
+    ObjectNode chat = input(body);
     chat.put(
         "max_tokens",
         body.optionalInt("max_tokens", 1, Integer.MAX_VALUE)
@@ -54,22 +49,61 @@ final class MessagesRequest {
     body.optionalNumber("temperature", 0, 1)
         .ifPresent(t -> chat.set("temperature", body.get("temperature")));
     body.optionalNumber("top_p", 0, 1).ifPresent(p -> chat.set("top_p", body.get("top_p")));
-    if (body.has("stop_sequences")) {
-      chat.set("stop", body.get("stop_sequences"));
+    JsonNode stops = body.get("stop_sequences");
+    if (stops != null) {
+      // An array of strings, white space kept ("\n\nHuman:"); the chat's checks then apply.
+      if (!stops.isArray() || !stops.valueStream().allMatch(JsonNode::isTextual)) {
+        throw ApiException.badRequest(
+            "stop_sequences", "'stop_sequences' must be an array of strings");
+      }
+      chat.set("stop", stops);
     }
     body.optionalBoolean("stream").ifPresent(stream -> chat.put("stream", stream));
     if (body.has("memory")) {
       chat.set("memory", body.get("memory"));
     }
-    JsonNode user = body.get("metadata") == null ? null : body.get("metadata").get("user_id");
-    if (user != null && !user.isNull()) {
-      chat.set("user", user);
+    body.optionalObject("metadata").ifPresent(metadata -> {
+      JsonNode user = metadata.get("user_id");
+      if (user != null && !user.isNull() && !user.isTextual()) {
+        throw ApiException.badRequest("metadata.user_id", "'metadata.user_id' must be a string");
+      }
+      if (user != null && !user.isNull()) {
+        chat.set("user", user);
+      }
+    });
+    return ChatRequest.parse(JsonBody.received(chat));
+  }
+
+  /** A count_tokens request as the chat it counts (its reply's limit is no part of the count). */
+  static ChatRequest parseCounted(JsonBody body) {
+    allowOnly(body, COUNTED_FIELDS, "/v1/messages/count_tokens");
+    ObjectNode chat = input(body);
+    chat.put("max_tokens", 1);
+    chat.put("memory", false);
+    return ChatRequest.parse(JsonBody.received(chat));
+  }
+
+  private static void allowOnly(JsonBody body, Set<String> fields, String route) {
+    for (var names = body.node().fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!fields.contains(name)) {
+        throw ChatRequest.unsupported(
+            name,
+            "'" + name + "' is not supported on " + route + "; it takes "
+                + String.join(", ", fields.stream().sorted().toList()));
+      }
     }
+  }
+
+  /** The model, the system text, the turns and the tools, as the chat's. */
+  private static ObjectNode input(JsonBody body) {
+    ObjectNode chat = Json.MAPPER.createObjectNode();
+    chat.put("model", body.requiredString("model", ChatRequest.MAX_MODEL_ID));
     ArrayNode messages = chat.putArray("messages");
     system(body.get("system"), messages);
     turns(body.get("messages"), messages);
     tools(body, chat);
-    return ChatRequest.parse(JsonBody.received(chat));
+    return chat;
   }
 
   private static void system(JsonNode system, ArrayNode messages) {

@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
  */
 final class MessagesRoutes implements RouteModule {
   private static final Logger LOG = LoggerFactory.getLogger(MessagesRoutes.class);
+  static final String COUNT_TOKENS = "/v1/messages/count_tokens";
+  /** Who counted: {@code provider} (the model's provider's API) or {@code gateway}. */
+  static final String COUNTED_BY = "X-Engram-Token-Count";
 
   private final Gateway gateway;
   private final long maxBodyBytes;
@@ -54,7 +57,26 @@ final class MessagesRoutes implements RouteModule {
 
   @Override
   public void register(Routes routes) {
+    routes.exposeHeaders(COUNTED_BY);
     routes.post("/v1/messages", Requires.runsModel(), this::create);
+    routes.post(COUNT_TOKENS, Requires.inference(), this::countTokens);
+  }
+
+  /**
+   * Anthropic's token count: {@code {"input_tokens": n}}, by the provider of the deployment the
+   * model would go to where its API counts, else by the gateway; {@value #COUNTED_BY} says which.
+   */
+  private void countTokens(Context ctx) {
+    Principal caller = Access.caller(ctx);
+    ChatRequest chat = MessagesRequest.parseCounted(JsonBody.parseOpenAi(ctx, maxBodyBytes));
+    Gateway.TokenCount count;
+    try {
+      count = gateway.countTokens(caller, chat);
+    } catch (EngineException e) {
+      throw e.toApiException();
+    }
+    ctx.header(COUNTED_BY, count.countedBy());
+    Responses.json(ctx, Map.of("input_tokens", count.inputTokens()));
   }
 
   private void create(Context ctx) {

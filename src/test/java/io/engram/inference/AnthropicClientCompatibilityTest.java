@@ -32,7 +32,7 @@ class AnthropicClientCompatibilityTest {
           server.token(orgId, null, "inference:chat"),
           "ENGRAM_MODEL",
           GatewayFixture.MODEL);
-      NodeSuite.run("anthropic-compat.test.mjs", env).assertPassed(7);
+      NodeSuite.run("anthropic-compat.test.mjs", env).assertPassed(8);
     }
   }
 }

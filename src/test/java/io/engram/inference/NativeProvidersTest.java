@@ -231,6 +231,51 @@ class NativeProvidersTest {
     }
   }
 
+  /**
+   * {@code POST /v1/messages/count_tokens}: Anthropic's count where the model's deployment is on
+   * Anthropic (the fake's count, which the gateway's tokenizer never gives), the gateway's own
+   * where its provider does not count; which one in X-Engram-Token-Count.
+   */
+  @Test
+  void tokensAreCountedByTheProviderWhereItCountsElseByTheGateway() {
+    String body = """
+        {"model":"%s","system":"Be brief.","messages":[{"role":"user","content":"Weather in Lyon?"}],
+         "tools":[{"name":"weather","input_schema":{"type":"object"}}]}""";
+    Http.Response byAnthropic = server.http.post("/v1/messages/count_tokens")
+        .header("x-api-key", key)
+        .json(body.formatted("claude-chat"))
+        .send();
+    assertThat(byAnthropic.status()).as(byAnthropic.text()).isEqualTo(200);
+    assertThat(byAnthropic.header("X-Engram-Token-Count")).isEqualTo("provider");
+    JsonNode asked = anthropic.lastRequest();
+    assertThat(asked.has("max_tokens")).isFalse();
+    assertThat(asked.path("system").asText()).isEqualTo("Be brief.");
+    assertThat(byAnthropic.json().get("input_tokens").asInt())
+        .isEqualTo(FakeAnthropic.countOf(asked));
+    assertThat(byAnthropic.header("request-id")).startsWith("req_");
+
+    Http.Response byGateway = server.http.post("/v1/messages/count_tokens")
+        .header("x-api-key", key)
+        .json(body.formatted("gemini-chat"))
+        .send();
+    assertThat(byGateway.status()).as(byGateway.text()).isEqualTo(200);
+    assertThat(byGateway.header("X-Engram-Token-Count")).isEqualTo("gateway");
+    assertThat(byGateway.json().get("input_tokens").asInt()).isBetween(10, 100);
+
+    Http.Response generationField = server.http.post("/v1/messages/count_tokens")
+        .header("x-api-key", key)
+        .json(body.formatted("claude-chat").replace("\"system\"", "\"max_tokens\":5,\"system\""))
+        .send();
+    assertThat(generationField.status()).isEqualTo(400);
+    assertThat(generationField.json().at("/error/param").asText()).isEqualTo("max_tokens");
+    Http.Response unknown = server.http.post("/v1/messages/count_tokens")
+        .header("x-api-key", key)
+        .json(body.formatted("no-such-model"))
+        .send();
+    assertThat(unknown.status()).isEqualTo(404);
+    assertThat(unknown.json().at("/error/type").asText()).isEqualTo("not_found_error");
+  }
+
   @Test
   void geminiAnswersWholeAndStreamed() {
     Http.Response answer =

@@ -2,7 +2,9 @@ package io.engram.support;
 
 import com.anthropic.core.ObjectMappers;
 import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCountTokensParams;
 import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.MessageTokensCount;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -70,6 +72,10 @@ public final class FakeAnthropic extends FakeProvider {
               + "\"has_more\":false,\"first_id\":\"claude-test\",\"last_id\":\"claude-test\"}");
       return;
     }
+    if (exchange.getRequestMethod().equals("POST") && path.equals("/v1/messages/count_tokens")) {
+      countTokens(exchange);
+      return;
+    }
     if (!exchange.getRequestMethod().equals("POST") || !path.equals("/v1/messages")) {
       error(exchange, 404, "not_found_error", "no route " + path);
       return;
@@ -102,6 +108,39 @@ public final class FakeAnthropic extends FakeProvider {
       message.putObject("usage").put("input_tokens", inputTokens(body)).put("output_tokens", 4);
       send(exchange, 200, answered(message, Message.class));
     }
+  }
+
+  /**
+   * {@code POST /v1/messages/count_tokens}: the message's input without what only generation takes
+   * (no {@code max_tokens}, sampling or {@code stream}), held to the SDK's {@code
+   * MessageCountTokensParams}; answers {@link #countOf} the body, a count the gateway's tokenizer
+   * never gives.
+   */
+  private void countTokens(HttpExchange exchange) throws IOException {
+    JsonNode body = received(exchange);
+    String wrong = null;
+    for (var names = body.fieldNames(); names.hasNext() && wrong == null; ) {
+      String name = names.next();
+      if (!Set.of("model", "messages", "system", "tools", "tool_choice", "thinking")
+          .contains(name)) {
+        wrong = name + ": Extra inputs are not permitted";
+      }
+    }
+    if (wrong == null) {
+      wrong = typed(body, MessageCountTokensParams.Body.class);
+    }
+    if (wrong != null) {
+      refused(wrong);
+      error(exchange, 400, "invalid_request_error", wrong);
+      return;
+    }
+    ObjectNode count = Json.MAPPER.createObjectNode().put("input_tokens", countOf(body));
+    send(exchange, 200, answered(count, MessageTokensCount.class));
+  }
+
+  /** What this fake counts a count_tokens body as: 1,000 and a token a character of its input. */
+  public static int countOf(JsonNode body) {
+    return 1_000 + body.path("messages").toString().length() + body.path("tools").toString().length();
   }
 
   /** Why the request does not follow the API, or null. */

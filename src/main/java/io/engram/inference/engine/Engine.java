@@ -57,6 +57,16 @@ public interface Engine {
   }
 
   /**
+   * The request's input tokens as the model's provider counts them, where its API counts (empty:
+   * it cannot, and the gateway's own count stands). Nothing is generated.
+   *
+   * @throws EngineException when the provider could not be asked
+   */
+  default java.util.OptionalInt countTokens(GenerationRequest request) {
+    return java.util.OptionalInt.empty();
+  }
+
+  /**
    * Whether the engine's model runs on another server (a provider), not in this process; such a
    * model can be fine-tuned by an upstream trainer.
    */

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * Anthropic's Messages API ({@code POST /v1/messages}), spoken for OpenAI's chat: the system
@@ -64,6 +65,28 @@ public final class AnthropicEngine extends ProviderEngine {
       case IMAGES -> true; // base64 and URL image sources
       default -> false;
     };
+  }
+
+  /**
+   * Anthropic's own count ({@code POST /v1/messages/count_tokens}): the message as it would be
+   * sent, without what only generation takes (the reply's limit, sampling, streaming).
+   */
+  @Override
+  public OptionalInt countTokens(GenerationRequest request) {
+    ObjectNode sent = body(request);
+    ObjectNode counted = Json.MAPPER.createObjectNode();
+    for (String field : List.of("model", "system", "messages", "tools", "tool_choice")) {
+      if (sent.has(field)) {
+        counted.set(field, sent.get(field));
+      }
+    }
+    JsonNode answer = postJson(
+        baseUrl.getRawPath() + "messages/count_tokens", wholeHeaders, counted, timeoutOf(request));
+    JsonNode tokens = answer.path("input_tokens");
+    if (!tokens.canConvertToInt() || tokens.asInt() < 0) {
+      throw malformed("the token count has no input_tokens");
+    }
+    return OptionalInt.of(tokens.asInt());
   }
 
   /** The provider's model names ({@code GET /v1/models}). */

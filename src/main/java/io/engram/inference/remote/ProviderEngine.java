@@ -265,6 +265,11 @@ public abstract class ProviderEngine implements Engine, Embeds, AutoCloseable {
     }
   }
 
+  /** A POST whose JSON answer is read whole (a token count), within {@code wait}. */
+  JsonNode postJson(String target, String[] headers, ObjectNode body, Duration wait) {
+    return callJson("POST", target, headers, bytes(body), wait);
+  }
+
   /** A GET whose JSON answer is read whole (a provider's model list). */
   JsonNode getJson(String target, String[] headers) {
     return callJson("GET", target, headers, new byte[0], null);

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
@@ -133,6 +134,19 @@ final class RoutedEngine implements Engine, Embeds {
             .engine
             .embed(texts, dimensions, user, share == null ? whole : share, orgId)
             .answeredBy(target.id));
+  }
+
+  /**
+   * The count of the deployment a generation would go to now (routed as one: the firewall, rests
+   * and fallbacks), or empty where that deployment's API does not count.
+   */
+  @Override
+  public OptionalInt countTokens(GenerationRequest request) {
+    return route(
+        request.orgId(),
+        timeoutOf(request.timeout()),
+        (target, share, attempts) ->
+            target.engine.countTokens(share == null ? request : request.within(share)));
   }
 
   /** One attempt on one deployment; {@code share} is its time (null: the request's whole). */
