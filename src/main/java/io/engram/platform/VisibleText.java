@@ -15,6 +15,15 @@ public final class VisibleText {
     return text.codePoints().noneMatch(VisibleText::isVisible);
   }
 
+  /**
+   * Whether every character of {@code text} is visible: what a name people read, type and compare
+   * (a model's id) may hold. White space, control and format characters (a bidirectional override
+   * such as U+202E shows a name other than the one stored) and unassigned code points are not.
+   */
+  public static boolean isAllVisible(String text) {
+    return text.codePoints().allMatch(VisibleText::isVisible);
+  }
+
   private static boolean isVisible(int codePoint) {
     return switch (Character.getType(codePoint)) {
       case Character.UPPERCASE_LETTER,

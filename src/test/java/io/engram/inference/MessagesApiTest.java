@@ -59,12 +59,19 @@ class MessagesApiTest {
     for (String[] refused : new String[][] {
       {"\"top_k\":5,", "top_k"},
       {"\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},", "thinking"},
+      // Types the schema refuses are refused by name, as on the other routes.
+      {"\"stop_sequences\":\"x\",", "stop_sequences"},
+      {"\"stop_sequences\":[7],", "stop_sequences"},
+      {"\"metadata\":\"x\",", "metadata"},
+      {"\"metadata\":7,", "metadata"},
+      {"\"metadata\":[\"u\"],", "metadata"},
+      {"\"metadata\":{\"user_id\":7},", "metadata.user_id"},
     }) {
       Http.Response answer = messages(
           gateway.key,
           "{" + refused[0]
               + "\"model\":\"engram-chat\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
-      assertThat(answer.status()).isEqualTo(400);
+      assertThat(answer.status()).as(refused[0]).isEqualTo(400);
       assertThat(answer.json().at("/error/param").asText()).isEqualTo(refused[1]);
     }
     // Malformed tools and tool choices are 400s naming the field, never a 500.

@@ -383,6 +383,32 @@ class RoutingTest {
     }
   }
 
+  /** A name that shows other than it is stored (a bidi override, a zero-width space) is refused. */
+  @Test
+  void modelNamesHoldOnlyVisibleCharacters() {
+    String provider = provider("visible", first, "");
+    for (String[] bad : new String[][] {
+      {"é😀\u202e", "ok", "id"}, {"a\u200bb", "ok", "id"}, {"two words", "ok", "id"},
+      {"fine", "up\u202estream", "deployments[0].model"}
+    }) {
+      String body = "{\"id\":\"" + bad[0] + "\",\"deployments\":[{\"provider_id\":\"" + provider
+          + "\",\"model\":\"" + bad[1] + "\"}]}";
+      Http.Response refused = post("/models", body);
+      assertThat(refused.status()).as(body).isEqualTo(400);
+      assertThat(refused.json().at("/error/param").asText()).isEqualTo(bad[2]);
+      Http.Response server = RoutingTest.server
+          .http
+          .post("/v1/admin/models")
+          .bearer(TestServer.ADMIN_KEY)
+          .json(body)
+          .send();
+      assertThat(server.status()).as(body).isEqualTo(400);
+    }
+    Http.Response accented = post("/models", "{\"id\":\"modèle-😀\",\"deployments\":"
+        + "[{\"provider_id\":\"" + provider + "\",\"model\":\"m\"}]}");
+    assertThat(accented.status()).as(accented.text()).isEqualTo(201);
+  }
+
   @Test
   void theServersModelsAreEveryOrganizationsUnlessItHidesThem() {
     Http.Response provider = server

@@ -3,6 +3,7 @@ package io.engram.inference.routing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.platform.Ids;
+import io.engram.platform.VisibleText;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.JsonBody;
 import io.engram.platform.json.Json;
@@ -433,6 +434,17 @@ public final class Routing {
     return headers;
   }
 
+  /** A model's name as clients type and read it: only visible characters (no bidi override). */
+  private static String visibleName(String name, String field) {
+    if (!VisibleText.isAllVisible(name)) {
+      throw ApiException.badRequest(
+          field,
+          "'" + field + "' may hold only visible characters: no white space, control or format"
+              + " characters (such as a zero-width space or a bidirectional override)");
+    }
+    return name;
+  }
+
   private RoutedModel model(
       String id,
       String scope,
@@ -440,7 +452,7 @@ public final class Routing {
       List<RoutedModel.Deployment> current,
       long created,
       long updated) {
-    String modelId = body.requiredString("id", MAX_MODEL_ID);
+    String modelId = visibleName(body.requiredString("id", MAX_MODEL_ID), "id");
     String typeName = body.optionalString("type", 16).orElse("chat");
     RoutedModel.Type type = switch (typeName) {
       case "chat" -> RoutedModel.Type.CHAT;
@@ -520,7 +532,7 @@ public final class Routing {
       deployments.add(new RoutedModel.Deployment(
           id,
           providerId,
-          d.requiredString("model", MAX_MODEL_ID),
+          visibleName(d.requiredString("model", MAX_MODEL_ID), where + ".model"),
           d.optionalInt("weight", 0, 1000).orElse(1),
           d.optionalInt("priority", 0, 100).orElse(0)));
     }

@@ -12,9 +12,9 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The answers the servlet container gives before a request reaches a route, in the JSON error
- * shapes of the routes instead of Jetty's HTML page. A request line Jetty cannot parse at all
- * leaves it no path ({@code /badMessage}): that answer is in the /v1 shape. An encoded NUL in the
- * path is not such a case ({@link EngramConnector}).
+ * shapes of the routes instead of Jetty's HTML page. A request line Jetty cannot parse leaves it
+ * no path ({@code /badMessage}): its family is then the one {@link EngramConnector} read from the
+ * line's first bytes ({@link EngramConnector#FAMILY}), else the /v1 shape.
  */
 final class ContainerErrors extends ErrorHandler {
 
@@ -43,9 +43,12 @@ final class ContainerErrors extends ErrorHandler {
             code == 400 ? "invalid_request" : "http_" + code,
             message == null || message.isBlank() ? ErrorResponses.title(code) : message,
             null);
+    Object peeked = request.getConnectionMetaData().getAttribute(EngramConnector.FAMILY);
     String path = request.getHttpURI().getPath();
-    Map<String, Object> body =
-        ErrorResponses.body(RouteFamily.of(path == null ? "/" : path), error);
+    RouteFamily family = peeked instanceof RouteFamily read
+        ? read
+        : RouteFamily.of(path == null ? "/" : path);
+    Map<String, Object> body = ErrorResponses.body(family, error);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.write(
         true, ByteBuffer.wrap(Json.write(body).getBytes(StandardCharsets.UTF_8)), callback);

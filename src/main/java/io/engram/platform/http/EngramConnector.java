@@ -1,5 +1,8 @@
 package io.engram.platform.http;
 
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
@@ -57,6 +60,34 @@ final class EngramConnector {
     return path.replace("%00", "%01") + (query < 0 ? "" : target.substring(query));
   }
 
+  /**
+   * The connection attribute holding the {@link RouteFamily} of the request line being parsed, read
+   * from its first bytes before Jetty parses it: a request Jetty refuses before it has a path (a
+   * URI longer than it parses, a path above the root) still gets its family's error shape.
+   */
+  static final String FAMILY = "engram.routeFamily";
+
+  /** The family of the request line at the start of {@code buffer}, or null when none shows yet. */
+  static RouteFamily familyOf(ByteBuffer buffer) {
+    int at = buffer.position();
+    int end = buffer.limit();
+    while (at < end && (buffer.get(at) == '\r' || buffer.get(at) == '\n')) {
+      at++;
+    }
+    while (at < end && buffer.get(at) != ' ') {
+      at++; // the method
+    }
+    StringBuilder path = new StringBuilder();
+    for (at++; at < end && path.length() < 32; at++) {
+      byte b = buffer.get(at);
+      if (b == ' ' || b == '?' || b == '\r' || b == '\n') {
+        break;
+      }
+      path.append((char) b);
+    }
+    return path.isEmpty() || path.charAt(0) != '/' ? null : RouteFamily.of(path.toString());
+  }
+
   private static final class NulAwareHttp extends HttpConnectionFactory {
     NulAwareHttp(HttpConfiguration config) {
       super(config);
@@ -69,6 +100,42 @@ final class EngramConnector {
         protected HttpStreamOverHTTP1 newHttpStream(
             String method, String target, HttpVersion version) {
           return super.newHttpStream(method, withoutEncodedNul(target), version);
+        }
+
+        /**
+         * The handler Jetty's constructor made just before it asks for the parser: the parser
+         * must report to that one (the connection reads its failure). No initializer: it is set
+         * while the superclass constructs.
+         */
+        private RequestHandler handler;
+
+        @Override
+        protected RequestHandler newRequestHandler() {
+          handler = super.newRequestHandler();
+          return handler;
+        }
+
+        @Override
+        protected HttpParser newHttpParser(HttpCompliance compliance) {
+          HttpConnection self = this;
+          HttpParser parser = new HttpParser(
+              handler, getHttpConfiguration().getRequestHeaderSize(), compliance) {
+            @Override
+            public boolean parseNext(ByteBuffer buffer) {
+              if (getState() == State.START && buffer.hasRemaining()) {
+                RouteFamily family = familyOf(buffer);
+                if (family == null) {
+                  self.removeAttribute(FAMILY);
+                } else {
+                  self.setAttribute(FAMILY, family);
+                }
+              }
+              return super.parseNext(buffer);
+            }
+          };
+          parser.setHeaderCacheSize(getHttpConfiguration().getHeaderCacheSize());
+          parser.setHeaderCacheCaseSensitive(getHttpConfiguration().isHeaderCacheCaseSensitive());
+          return parser;
         }
       };
       connection.setTransferEncodingChunkMaxLength(getTransferEncodingChunkMaxLength());

@@ -122,12 +122,19 @@ public final class ErrorResponses {
       case 404 -> "Not found";
       case 405 -> "Method not allowed";
       case 409 -> "Conflict";
+      case 408 -> "Request timeout";
       case 412 -> "Precondition failed";
       case 413 -> "Payload too large";
+      case 414 -> "URI too long";
+      case 422 -> "Unprocessable request";
+      case 431 -> "Request headers too large";
       case 415 -> "Unsupported media type";
       case 429 -> "Too many requests";
       case 501 -> "Not implemented";
+      case 502 -> "Bad gateway";
       case 503 -> "Service unavailable";
+      case 504 -> "Gateway timeout";
+      case 507 -> "Insufficient storage";
       default -> "Internal server error";
     };
   }
