@@ -46,6 +46,12 @@ public record ChatRequest(
    */
   static final Set<String> ECHOED = Set.of("refusal", "annotations", "parsed", "audio");
 
+  /** The same chat with other sampling (its reply's limit lowered, say). */
+  public ChatRequest withSampling(Sampling changed) {
+    return new ChatRequest(
+        model, messages, changed, stream, includeUsage, user, memory, tooling, passedOn);
+  }
+
   public static final int MAX_MODEL_ID = 256;
   public static final int MAX_USER = 256;
 

@@ -21,6 +21,13 @@ public record CompletionRequest(
     String user) {
   public static final int MAX_PROMPT = 1_000_000;
 
+  /** The same completion with other sampling (its reply's limit lowered, say). */
+  CompletionRequest withSampling(Sampling changed) {
+    return changed == sampling
+        ? this
+        : new CompletionRequest(model, prompt, changed, stream, includeUsage, user);
+  }
+
   static final Set<String> FIELDS = ChatRequest.fields(
       "model",
       "prompt",

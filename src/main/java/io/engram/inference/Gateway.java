@@ -245,17 +245,19 @@ public final class Gateway {
     EffectiveConfig config = config(caller);
     ModelCatalog.Entry model = chatModel(caller, config, chat.model());
     ObjectNode asked = CarriedParameters.asked(chat);
-    OptionalInt counted = model.engine().countTokens(new GenerationRequest(
-        model.engineModel(),
-        chat.messages(),
-        null,
-        chat.sampling(),
-        false,
-        chat.user(),
-        EngineVariables.requestTimeout(config),
-        asked,
-        caller.orgId(),
-        EngineVariables.engineShare(config, caller.organization())));
+    OptionalInt counted = model
+        .engine()
+        .countTokens(new GenerationRequest(
+            model.engineModel(),
+            chat.messages(),
+            null,
+            chat.sampling(),
+            false,
+            chat.user(),
+            EngineVariables.requestTimeout(config),
+            asked,
+            caller.orgId(),
+            EngineVariables.engineShare(config, caller.organization())));
     if (counted.isPresent()) {
       return new TokenCount(counted.getAsInt(), TokenCount.PROVIDER);
     }

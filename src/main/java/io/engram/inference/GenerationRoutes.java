@@ -5,15 +5,19 @@ import io.engram.access.Principal;
 import io.engram.access.Requires;
 import io.engram.inference.call.CacheMode;
 import io.engram.inference.call.ModelCall;
+import io.engram.inference.engine.Sampling;
 import io.engram.memory.AgentBoundary;
 import io.engram.memory.AgentScope;
 import io.engram.platform.http.ApiException;
 import io.engram.platform.http.HttpServer;
 import io.engram.platform.http.JsonBody;
+import io.engram.platform.http.RouteFamily;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.settings.ConfigField;
 import io.javalin.http.Context;
 import java.util.Locale;
+import java.util.OptionalInt;
 
 /**
  * The generation routes: chat completions (organization and agent boundary) and text completions,
@@ -27,6 +31,8 @@ public final class GenerationRoutes implements RouteModule {
   public static final String MEMORY_IDS_HEADER = "X-Engram-Memory-Ids";
 
   public static final String MEMORY_TOKENS_HEADER = "X-Engram-Memory-Tokens";
+  /** The max_tokens asked and what it was lowered to: {@code from=4096; to=1024}. */
+  static final String CLAMPED_HEADER = "X-Engram-Max-Tokens-Clamped";
   /**
    * {@code unavailable} when memory was asked for but its index could not be reached: the answer
    * was made without memory (rather than the request refused).
@@ -46,7 +52,11 @@ public final class GenerationRoutes implements RouteModule {
   @Override
   public void register(Routes routes) {
     routes.exposeHeaders(
-        MEMORY_IDS_HEADER, MEMORY_TOKENS_HEADER, MEMORY_STATUS_HEADER, CacheMode.HEADER);
+        MEMORY_IDS_HEADER,
+        MEMORY_TOKENS_HEADER,
+        MEMORY_STATUS_HEADER,
+        CacheMode.HEADER,
+        CLAMPED_HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
     routes
         .post("/v1/chat/completions", Requires.runsModel(), this::chat)
@@ -70,7 +80,9 @@ public final class GenerationRoutes implements RouteModule {
 
   private void completion(Context ctx) {
     Principal caller = Access.caller(ctx);
-    CompletionRequest completion = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
+    CompletionRequest parsed = CompletionRequest.parse(JsonBody.parseOpenAi(ctx, maxBodyBytes));
+    CompletionRequest completion =
+        parsed.withSampling(withinTokensPerRequest(ctx, gateway, caller, parsed.sampling()));
     try (ModelCall prepared = gateway.prepareCompletion(
         caller,
         Access.inferenceSlot(ctx),
@@ -96,6 +108,35 @@ public final class GenerationRoutes implements RouteModule {
   }
 
   /**
+   * The chat with its max_tokens lowered to quotas.max_tokens_per_request where it asks more and
+   * its organization lowers such requests on this route (quotas.clamp_max_tokens, and
+   * quotas.clamp_messages_max_tokens for /v1/messages), said in {@link #CLAMPED_HEADER}; as it
+   * came otherwise (admission then refuses what is above the limit).
+   */
+  private static ChatRequest withinTokensPerRequest(
+      Context ctx, Gateway gateway, Principal caller, ChatRequest chat) {
+    Sampling sampling = withinTokensPerRequest(ctx, gateway, caller, chat.sampling());
+    return sampling == chat.sampling() ? chat : chat.withSampling(sampling);
+  }
+
+  private static Sampling withinTokensPerRequest(
+      Context ctx, Gateway gateway, Principal caller, Sampling sampling) {
+    Integer asked = sampling.maxTokens();
+    if (asked == null || caller.organization() == null) {
+      return sampling;
+    }
+    ConfigField clamp = RouteFamily.of(ctx.path()) == RouteFamily.ANTHROPIC
+        ? ConfigField.CLAMP_MESSAGES_MAX_TOKENS
+        : ConfigField.CLAMP_MAX_TOKENS;
+    OptionalInt lowered = gateway.limits().clampedMaxTokens(caller.organization(), asked, clamp);
+    if (lowered.isEmpty()) {
+      return sampling;
+    }
+    ctx.header(CLAMPED_HEADER, "from=" + asked + "; to=" + lowered.getAsInt());
+    return sampling.clampedTo(lowered.getAsInt());
+  }
+
+  /**
    * A chat admitted and put inside the organization's memory for a route that answers it, with
    * the memory's headers ({@link #MEMORY_IDS_HEADER}, {@link #MEMORY_TOKENS_HEADER}) set.
    */
@@ -110,7 +151,7 @@ public final class GenerationRoutes implements RouteModule {
         caller,
         Access.inferenceSlot(ctx),
         scope,
-        chat,
+        withinTokensPerRequest(ctx, gateway, caller, chat),
         new Gateway.ChatOptions(
             memoryHeader(ctx), CacheMode.of(ctx.header(CacheMode.HEADER)), assistantId, ctx.path()),
         HttpServer.requestId(ctx));

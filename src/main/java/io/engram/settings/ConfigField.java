@@ -14,6 +14,16 @@ import java.util.Optional;
 public enum ConfigField {
   MAX_CONCURRENT_REQUESTS("quotas", "max_concurrent_requests", Kind.COUNT, "requests"),
   MAX_TOKENS_PER_REQUEST("quotas", "max_tokens_per_request", Kind.COUNT, "tokens"),
+  /**
+   * Whether a max_tokens above max_tokens_per_request is lowered to it (said in a response header)
+   * instead of refused, on the OpenAI-style routes (off: a 400, as OpenAI refuses it).
+   */
+  CLAMP_MAX_TOKENS("quotas", "clamp_max_tokens", Kind.SWITCH, null),
+  /**
+   * The same on /v1/messages, on by default: Anthropic's clients must send max_tokens and send
+   * their own default (4,096 for the AI SDK), which a smaller quota would refuse on every call.
+   */
+  CLAMP_MESSAGES_MAX_TOKENS("quotas", "clamp_messages_max_tokens", Kind.SWITCH, null),
   ALLOWED_IPS("network", "allowed_ips", Kind.CIDR_LIST, "IPv4 CIDR"),
   MAX_CONNECTIONS("network", "max_connections", Kind.COUNT, "connections"),
   CONNECTION_TIMEOUT("network", "connection_timeout", Kind.SECONDS, "seconds"),
@@ -150,8 +160,9 @@ public enum ConfigField {
             64,
             MAX_CONTEXT_TOKENS);
       case MEMORY_RELEVANCE_FLOOR -> new Bounds(RELEVANCE_FLOOR, Source.SYSTEM, 0, 1L);
-      case CACHE_ENABLED, REQUEST_LOG_CONTENTS, TRACES_CONTENTS ->
+      case CACHE_ENABLED, REQUEST_LOG_CONTENTS, TRACES_CONTENTS, CLAMP_MAX_TOKENS ->
         new Bounds(false, Source.SYSTEM, 0, null);
+      case CLAMP_MESSAGES_MAX_TOKENS -> new Bounds(true, Source.SYSTEM, 0, null);
       case CACHE_TTL_SECONDS -> new Bounds(CACHE_TTL, Source.SYSTEM, 1, MAX_CACHE_TTL);
     };
   }

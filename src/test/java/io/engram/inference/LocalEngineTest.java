@@ -208,7 +208,9 @@ class LocalEngineTest {
    */
   @Test
   void aReplyThatRunsToTheEndOfTheContextStopsThere() {
-    Http.Response completion = server.http.post("/v1/completions")
+    Http.Response completion = server
+        .http
+        .post("/v1/completions")
         .bearer(key)
         .json("{\"model\":\"" + GREEDY_TO_THE_END + "\",\"prompt\":\"hi\",\"temperature\":0,"
             + "\"max_tokens\":null}")
@@ -218,7 +220,9 @@ class LocalEngineTest {
     JsonNode usage = completion.json().get("usage");
     assertThat(usage.get("total_tokens").asInt()).isLessThanOrEqualTo(2048);
     // A context token calls the default model only: the second model is the API key's.
-    Http.Response chat = server.http.post("/v1/chat/completions")
+    Http.Response chat = server
+        .http
+        .post("/v1/chat/completions")
         .bearer(key)
         .json(chat("hi", "\"temperature\":0,\"max_completion_tokens\":null")
             .replace(TinyModel.ID, GREEDY_TO_THE_END))

@@ -40,7 +40,9 @@ class LongWaitsTest {
 
       String free = server.createOrganization("free");
       String hourKey = server.apiKey(free, 1000, "inference");
-      Http.Response hour = server.http.post("/v1/chat/completions")
+      Http.Response hour = server
+          .http
+          .post("/v1/chat/completions")
           .bearer(hourKey)
           .json(GatewayFixture.body("word ".repeat(HOUR_PROMPT_WORDS), "\"memory\":false"))
           .send();
@@ -61,12 +63,18 @@ class LongWaitsTest {
       NodeSuite.run(
               "long-waits.test.mjs",
               Map.of(
-                  "ENGRAM_ROOT", "http://127.0.0.1:" + server.engram.port(),
-                  "ENGRAM_BUDGET_KEY", spent.key(),
-                  "ENGRAM_BUDGET_MODEL", "priced",
-                  "ENGRAM_HOUR_KEY", hourKey,
-                  "ENGRAM_HOUR_MODEL", GatewayFixture.MODEL,
-                  "ENGRAM_HOUR_PROMPT_WORDS", String.valueOf(HOUR_PROMPT_WORDS)))
+                  "ENGRAM_ROOT",
+                  "http://127.0.0.1:" + server.engram.port(),
+                  "ENGRAM_BUDGET_KEY",
+                  spent.key(),
+                  "ENGRAM_BUDGET_MODEL",
+                  "priced",
+                  "ENGRAM_HOUR_KEY",
+                  hourKey,
+                  "ENGRAM_HOUR_MODEL",
+                  GatewayFixture.MODEL,
+                  "ENGRAM_HOUR_PROMPT_WORDS",
+                  String.valueOf(HOUR_PROMPT_WORDS)))
           .assertPassed(4);
     }
   }

@@ -241,7 +241,9 @@ class NativeProvidersTest {
     String body = """
         {"model":"%s","system":"Be brief.","messages":[{"role":"user","content":"Weather in Lyon?"}],
          "tools":[{"name":"weather","input_schema":{"type":"object"}}]}""";
-    Http.Response byAnthropic = server.http.post("/v1/messages/count_tokens")
+    Http.Response byAnthropic = server
+        .http
+        .post("/v1/messages/count_tokens")
         .header("x-api-key", key)
         .json(body.formatted("claude-chat"))
         .send();
@@ -254,7 +256,9 @@ class NativeProvidersTest {
         .isEqualTo(FakeAnthropic.countOf(asked));
     assertThat(byAnthropic.header("request-id")).startsWith("req_");
 
-    Http.Response byGateway = server.http.post("/v1/messages/count_tokens")
+    Http.Response byGateway = server
+        .http
+        .post("/v1/messages/count_tokens")
         .header("x-api-key", key)
         .json(body.formatted("gemini-chat"))
         .send();
@@ -262,13 +266,17 @@ class NativeProvidersTest {
     assertThat(byGateway.header("X-Engram-Token-Count")).isEqualTo("gateway");
     assertThat(byGateway.json().get("input_tokens").asInt()).isBetween(10, 100);
 
-    Http.Response generationField = server.http.post("/v1/messages/count_tokens")
+    Http.Response generationField = server
+        .http
+        .post("/v1/messages/count_tokens")
         .header("x-api-key", key)
         .json(body.formatted("claude-chat").replace("\"system\"", "\"max_tokens\":5,\"system\""))
         .send();
     assertThat(generationField.status()).isEqualTo(400);
     assertThat(generationField.json().at("/error/param").asText()).isEqualTo("max_tokens");
-    Http.Response unknown = server.http.post("/v1/messages/count_tokens")
+    Http.Response unknown = server
+        .http
+        .post("/v1/messages/count_tokens")
         .header("x-api-key", key)
         .json(body.formatted("no-such-model"))
         .send();

@@ -76,6 +76,51 @@ class OrganizationConfigEnforcementTest {
         .isEqualTo(200);
   }
 
+  /**
+   * Above quotas.max_tokens_per_request, /v1/messages lowers max_tokens by default (Anthropic's
+   * clients must send one: the AI SDK sends 4,096), the OpenAI-style routes refuse; each way is an
+   * organization's switch, and a lowered request says so in X-Engram-Max-Tokens-Clamped.
+   */
+  @Test
+  void aMaxTokensAboveTheQuotaIsLoweredWhereTheOrganizationSaysElseRefused() {
+    String message = "{\"model\":\"" + GatewayFixture.MODEL + "\",\"max_tokens\":4096,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    configure("{\"quotas\":{\"max_tokens_per_request\":1024}}");
+    try {
+      Http.Response lowered = messages(message);
+      assertThat(lowered.status()).as(lowered.text()).isEqualTo(200);
+      assertThat(lowered.header("X-Engram-Max-Tokens-Clamped")).isEqualTo("from=4096; to=1024");
+      assertThat(gateway.upstream.lastRequest().get("max_tokens").asInt()).isEqualTo(1024);
+
+      String chat = GatewayFixture.body("hi", "\"max_completion_tokens\":4096");
+      Http.Response refused = gateway.chat(gateway.token, chat).send();
+      assertThat(refused.status()).isEqualTo(400);
+      assertThat(refused.header("X-Engram-Max-Tokens-Clamped")).isNull();
+
+      configure("{\"quotas\":{\"clamp_max_tokens\":true,\"clamp_messages_max_tokens\":false}}");
+      Http.Response chatLowered = gateway.chat(gateway.token, chat).send();
+      assertThat(chatLowered.status()).as(chatLowered.text()).isEqualTo(200);
+      assertThat(chatLowered.header("X-Engram-Max-Tokens-Clamped")).isEqualTo("from=4096; to=1024");
+      assertThat(gateway.upstream.lastRequest().get("max_completion_tokens").asInt())
+          .isEqualTo(1024);
+      Http.Response messageRefused = messages(message);
+      assertThat(messageRefused.status()).isEqualTo(400);
+      assertThat(messageRefused.json().at("/error/param").asText()).isEqualTo("max_tokens");
+    } finally {
+      configure("{\"quotas\":null}");
+    }
+  }
+
+  private static Http.Response messages(String json) {
+    return gateway
+        .server
+        .http
+        .post("/v1/messages")
+        .bearer(gateway.key)
+        .json(json)
+        .send();
+  }
+
   @Test
   void concurrentRequestsFollowTheOrganizationsSetting() throws Exception {
     configure("{\"quotas\":{\"max_concurrent_requests\":1}}");

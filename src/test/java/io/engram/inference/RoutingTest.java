@@ -388,7 +388,9 @@ class RoutingTest {
   void modelNamesHoldOnlyVisibleCharacters() {
     String provider = provider("visible", first, "");
     for (String[] bad : new String[][] {
-      {"é😀\u202e", "ok", "id"}, {"a\u200bb", "ok", "id"}, {"two words", "ok", "id"},
+      {"é😀\u202e", "ok", "id"},
+      {"a\u200bb", "ok", "id"},
+      {"two words", "ok", "id"},
       {"fine", "up\u202estream", "deployments[0].model"}
     }) {
       String body = "{\"id\":\"" + bad[0] + "\",\"deployments\":[{\"provider_id\":\"" + provider
@@ -404,8 +406,10 @@ class RoutingTest {
           .send();
       assertThat(server.status()).as(body).isEqualTo(400);
     }
-    Http.Response accented = post("/models", "{\"id\":\"modèle-😀\",\"deployments\":"
-        + "[{\"provider_id\":\"" + provider + "\",\"model\":\"m\"}]}");
+    Http.Response accented = post(
+        "/models",
+        "{\"id\":\"modèle-😀\",\"deployments\":" + "[{\"provider_id\":\"" + provider
+            + "\",\"model\":\"m\"}]}");
     assertThat(accented.status()).as(accented.text()).isEqualTo(201);
   }
 

@@ -56,8 +56,7 @@ class NumericFieldsTest {
           "/v1/responses",
           "{\"model\":\"" + TinyModel.ID + "\",\"input\":\"hi\",\"max_output_tokens\":16,"
               + "\"memory\":false}"),
-      new Operation(
-          "/v1/embeddings", "{\"model\":\"all-minilm-l6-v2\",\"input\":\"hi\"}"),
+      new Operation("/v1/embeddings", "{\"model\":\"all-minilm-l6-v2\",\"input\":\"hi\"}"),
       new Operation("/v1/memory/retrieve", "{\"query\":\"fiscal year\"}"),
       new Operation("/v1/memory", "{\"text\":\"The office opens at nine\"}"));
 
@@ -98,11 +97,11 @@ class NumericFieldsTest {
     assertThat(checked).isGreaterThanOrEqualTo(15);
   }
 
-  private static void expect(
-      Operation operation, String field, JsonNode value, boolean mustPass) {
+  private static void expect(Operation operation, String field, JsonNode value, boolean mustPass) {
     ObjectNode body = Json.read(operation.body(), ObjectNode.class);
     body.set(field, value);
-    Http.Response response = server.http.post(operation.path()).bearer(key).json(Json.write(body)).send();
+    Http.Response response =
+        server.http.post(operation.path()).bearer(key).json(Json.write(body)).send();
     String what = "%s %s -> %s".formatted(operation.path(), body, response.text());
     if (mustPass) {
       assertThat(response.status()).as(what).isBetween(200, 299);
@@ -129,11 +128,11 @@ class NumericFieldsTest {
   }
 
   private static JsonNode requestSchema(String path) {
-    JsonNode schema = openApi
-        .path("paths")
-        .path(path)
-        .at("/post/requestBody/content/application~1json/schema");
-    assertThat(schema.isMissingNode()).as("POST %s's schema in /openapi.json", path).isFalse();
+    JsonNode schema =
+        openApi.path("paths").path(path).at("/post/requestBody/content/application~1json/schema");
+    assertThat(schema.isMissingNode())
+        .as("POST %s's schema in /openapi.json", path)
+        .isFalse();
     return schema;
   }
 

@@ -140,7 +140,9 @@ public final class FakeAnthropic extends FakeProvider {
 
   /** What this fake counts a count_tokens body as: 1,000 and a token a character of its input. */
   public static int countOf(JsonNode body) {
-    return 1_000 + body.path("messages").toString().length() + body.path("tools").toString().length();
+    return 1_000
+        + body.path("messages").toString().length()
+        + body.path("tools").toString().length();
   }
 
   /** Why the request does not follow the API, or null. */

@@ -127,6 +127,21 @@ public record Sampling(
     return value.asLong();
   }
 
+  /**
+   * The same with the reply's limit lowered to {@code tokens}, as the client had sent it: the
+   * field it used (max_tokens or max_completion_tokens) carries the new value to an upstream.
+   */
+  public Sampling clampedTo(int tokens) {
+    ObjectNode sent = asSent.deepCopy();
+    for (String field : List.of("max_tokens", "max_completion_tokens")) {
+      if (sent.has(field)) {
+        sent.put(field, tokens);
+      }
+    }
+    return new Sampling(
+        tokens, temperature, topP, frequencyPenalty, presencePenalty, stop, seed, sent);
+  }
+
   public Sampling withMaxTokens(int tokens) {
     return new Sampling(
         tokens, temperature, topP, frequencyPenalty, presencePenalty, stop, seed, asSent);

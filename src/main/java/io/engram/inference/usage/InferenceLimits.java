@@ -204,6 +204,19 @@ public final class InferenceLimits implements InferenceDoor {
     return configs.effective(org).count(ConfigField.MAX_TOKENS_PER_REQUEST);
   }
 
+  /**
+   * What a reply asked {@code asked} tokens long is lowered to when its organization lowers such a
+   * request to quotas.max_tokens_per_request instead of refusing it (the switch {@code clamp});
+   * empty when the request is within the limit or the organization refuses it.
+   */
+  public java.util.OptionalInt clampedMaxTokens(Organization org, int asked, ConfigField clamp) {
+    EffectiveConfig config = configs.effective(org);
+    long limit = config.count(ConfigField.MAX_TOKENS_PER_REQUEST);
+    return asked > limit && config.switchedOn(clamp)
+        ? java.util.OptionalInt.of((int) limit)
+        : java.util.OptionalInt.empty();
+  }
+
   public void checkTokensPerRequest(Organization org, int maxTokens, String param) {
     EffectiveConfig.Setting setting =
         configs.effective(org).setting(ConfigField.MAX_TOKENS_PER_REQUEST);

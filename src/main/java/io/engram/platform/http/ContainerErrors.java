@@ -45,9 +45,8 @@ final class ContainerErrors extends ErrorHandler {
             null);
     Object peeked = request.getConnectionMetaData().getAttribute(EngramConnector.FAMILY);
     String path = request.getHttpURI().getPath();
-    RouteFamily family = peeked instanceof RouteFamily read
-        ? read
-        : RouteFamily.of(path == null ? "/" : path);
+    RouteFamily family =
+        peeked instanceof RouteFamily read ? read : RouteFamily.of(path == null ? "/" : path);
     Map<String, Object> body = ErrorResponses.body(family, error);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.write(

@@ -118,21 +118,21 @@ final class EngramConnector {
         @Override
         protected HttpParser newHttpParser(HttpCompliance compliance) {
           HttpConnection self = this;
-          HttpParser parser = new HttpParser(
-              handler, getHttpConfiguration().getRequestHeaderSize(), compliance) {
-            @Override
-            public boolean parseNext(ByteBuffer buffer) {
-              if (getState() == State.START && buffer.hasRemaining()) {
-                RouteFamily family = familyOf(buffer);
-                if (family == null) {
-                  self.removeAttribute(FAMILY);
-                } else {
-                  self.setAttribute(FAMILY, family);
+          HttpParser parser =
+              new HttpParser(handler, getHttpConfiguration().getRequestHeaderSize(), compliance) {
+                @Override
+                public boolean parseNext(ByteBuffer buffer) {
+                  if (getState() == State.START && buffer.hasRemaining()) {
+                    RouteFamily family = familyOf(buffer);
+                    if (family == null) {
+                      self.removeAttribute(FAMILY);
+                    } else {
+                      self.setAttribute(FAMILY, family);
+                    }
+                  }
+                  return super.parseNext(buffer);
                 }
-              }
-              return super.parseNext(buffer);
-            }
-          };
+              };
           parser.setHeaderCacheSize(getHttpConfiguration().getHeaderCacheSize());
           parser.setHeaderCacheCaseSensitive(getHttpConfiguration().isHeaderCacheCaseSensitive());
           return parser;

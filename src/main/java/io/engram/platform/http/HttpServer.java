@@ -40,6 +40,7 @@ public final class HttpServer {
   private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
   /** The response header Anthropic's SDKs read a request's id from. */
   static final String ANTHROPIC_REQUEST_ID = "request-id";
+
   private static final String STARTED_AT = "engram.startedAt";
   private static final String REQUEST_ID = "engram.requestId";
 
@@ -126,8 +127,8 @@ public final class HttpServer {
    * modules declared they set.
    */
   private static List<String> exposed(Set<String> moduleHeaders) {
-    Set<String> exposed = new LinkedHashSet<>(List.of(
-        "X-Request-Id", ANTHROPIC_REQUEST_ID, "Retry-After", ErrorResponses.SHOULD_RETRY));
+    Set<String> exposed = new LinkedHashSet<>(
+        List.of("X-Request-Id", ANTHROPIC_REQUEST_ID, "Retry-After", ErrorResponses.SHOULD_RETRY));
     exposed.addAll(moduleHeaders);
     return List.copyOf(exposed);
   }
