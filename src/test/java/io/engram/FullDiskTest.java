@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
+import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
 import java.io.IOException;
@@ -54,9 +55,12 @@ class FullDiskTest {
     String token;
     String nano;
     Path ballast = dataDir.getParent().resolve("ballast");
-    try (TestServer server = start(dataDir)) {
+    try (FakeUpstream upstream = new FakeUpstream();
+        TestServer server = start(dataDir, upstream);
+        Chats chats = new Chats(server)) {
       org = server.createOrganization("growth");
       token = server.token(org, null, "memory:write", "memory:read");
+      String chatToken = server.token(org, null, "inference:chat", "memory:read");
       nano = server
           .asOperator(server.http.get("/v1/organizations/" + org + "/instances"))
           .json()
@@ -123,7 +127,10 @@ class FullDiskTest {
         refused.add("While the index is out");
       }
 
-      // Space returns: within seconds the index has recovered and writes are found again.
+      // Space returns: within seconds the index has recovered and writes are found again. Chats
+      // go on all the while: the index is closed and reopened under them.
+      chats.start(chatToken);
+      Thread.sleep(500);
       Files.delete(ballast);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       int ready = 0;
@@ -141,9 +148,10 @@ class FullDiskTest {
       Set<String> live = ids(server, token);
       assertThat(live).containsAll(acknowledged);
       assertThat(texts(server, token)).doesNotContainAnyElementsOf(refused);
+      chats.assertNeverFailed();
     }
     // Restarted: every acknowledged write is there, no refused one.
-    try (TestServer again = start(dataDir)) {
+    try (TestServer again = start(dataDir, null)) {
       Set<String> live = ids(again, token);
       assertThat(live).containsAll(acknowledged);
       assertThat(texts(again, token)).doesNotContainAnyElementsOf(refused);
@@ -151,13 +159,84 @@ class FullDiskTest {
     }
   }
 
-  private TestServer start(Path dataDir) throws IOException {
-    return TestServer.builder()
+  private TestServer start(Path dataDir, FakeUpstream upstream) throws IOException {
+    TestServer.Builder builder = TestServer.builder()
         .dataDir(dataDir)
         .env("MODEL_CACHE_DIR", scratch.resolve("models").toString())
         .env("LOG_FILE_PATH", scratch.resolve("app.log").toString())
-        .env("RATE_LIMIT_REQUESTS", "1000000")
-        .start();
+        .env("RATE_LIMIT_REQUESTS", "1000000");
+    if (upstream != null) {
+      builder
+          .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
+          .env("ENGRAM_UPSTREAM_MODEL", "upstream-model")
+          .env("DEFAULT_MODEL", CHAT_MODEL);
+    }
+    return builder.start();
+  }
+
+  private static final String CHAT_MODEL = "engram-chat";
+
+  /**
+   * Chats with memory on, on /v1/chat/completions and /v1/messages in turn, sent without pause
+   * from before the fill until space has returned and the index has reopened: none may fail with
+   * a 500. One whose memory cannot be read is answered without it and says so; one whose history
+   * the full disk cannot keep is a 507.
+   */
+  private static final class Chats implements AutoCloseable {
+    private final TestServer server;
+    private final java.util.concurrent.ExecutorService threads =
+        java.util.concurrent.Executors.newFixedThreadPool(2);
+    private final java.util.concurrent.atomic.AtomicBoolean running =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    private final java.util.Queue<String> failures =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger answered =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    Chats(TestServer server) {
+      this.server = server;
+    }
+
+    void start(String token) {
+      for (String path : java.util.List.of("/v1/chat/completions", "/v1/messages")) {
+        threads.submit(() -> {
+          while (running.get()) {
+            Http.Response chat = server
+                .http
+                .post(path)
+                .bearer(token)
+                .json("{\"model\":\"" + CHAT_MODEL + "\",\"max_tokens\":8,\"messages\":"
+                    + "[{\"role\":\"user\",\"content\":\"What happened during the fill?\"}]}")
+                .send();
+            if (chat.status() == 200) {
+              answered.incrementAndGet();
+            } else if (chat.status() != 507 && chat.status() != 503) {
+              failures.add(path + " -> " + chat.status() + " " + chat.text());
+            }
+          }
+          return null;
+        });
+      }
+    }
+
+    void assertNeverFailed() {
+      close();
+      assertThat(failures)
+          .as("chats that failed otherwise than for the full disk")
+          .isEmpty();
+      assertThat(answered.get()).as("chats answered").isPositive();
+    }
+
+    @Override
+    public void close() {
+      running.set(false);
+      threads.shutdown();
+      try {
+        threads.awaitTermination(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Readiness once it is no longer 200, or 200 after 8 s. */

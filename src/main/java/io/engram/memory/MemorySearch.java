@@ -83,6 +83,16 @@ public interface MemorySearch {
    */
   String INDEX_UNAVAILABLE = "memory_index_unavailable";
 
+  /** A search the index could not answer now: 503 {@link #INDEX_UNAVAILABLE}, retry shortly. */
+  static io.engram.platform.http.ApiException unavailable() {
+    return io.engram.platform.http.ApiException.of(
+        503,
+        io.engram.platform.http.ErrorType.SERVER_ERROR,
+        INDEX_UNAVAILABLE,
+        "The memory index cannot be reached; nothing was searched. Try again shortly.",
+        2L);
+  }
+
   /** More memories in the lenders' windows than this: each lender is looked up on its own. */
   int NEIGHBOURHOOD = 500;
 

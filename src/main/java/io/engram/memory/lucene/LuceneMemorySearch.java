@@ -5,7 +5,6 @@ import io.engram.memory.MemoryAnalyzer;
 import io.engram.memory.MemoryDocument;
 import io.engram.memory.MemorySearch;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +35,10 @@ import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.util.BytesRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link MemorySearch} on the embedded Lucene index: BM25 over the text and nearest neighbours over
@@ -44,6 +46,8 @@ import org.apache.lucene.util.BytesRef;
  * It reads what {@link LuceneMemoryIndex} last refreshed.
  */
 final class LuceneMemorySearch implements MemorySearch {
+  private static final Logger LOG = LoggerFactory.getLogger(LuceneMemorySearch.class);
+
   /** The index's current searchers (replaced when the index reopens after a failure). */
   private final java.util.function.Supplier<SearcherManager> searchers;
 
@@ -317,19 +321,35 @@ final class LuceneMemorySearch implements MemorySearch {
     T on(IndexSearcher searcher) throws IOException;
   }
 
+  /**
+   * Runs {@code work} on a searcher of the index as it stands. The index is reopened after a
+   * failure (a full disk): a search that took the searchers just before they were closed runs
+   * again on the new ones; while the index has none open, or cannot be read, the search is 503
+   * {@link MemorySearch#INDEX_UNAVAILABLE} (a chat then goes on without memory and says so).
+   */
   private <T> T withSearcher(SearcherWork<T> work) {
-    try {
+    for (int attempt = 0; ; attempt++) {
       SearcherManager manager = searchers.get();
-      IndexSearcher searcher = manager.acquire();
       try {
-        return work.on(searcher);
-      } finally {
-        manager.release(searcher);
+        IndexSearcher searcher = manager.acquire();
+        try {
+          return work.on(searcher);
+        } finally {
+          manager.release(searcher);
+        }
+      } catch (AlreadyClosedException e) {
+        if (attempt >= REOPEN_RETRIES || searchers.get() == manager) {
+          throw MemorySearch.unavailable();
+        }
+      } catch (IOException e) {
+        LOG.warn("memory index search failed: {}", e.toString());
+        throw MemorySearch.unavailable();
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("memory index search failed", e);
     }
   }
+
+  /** How many times a search follows the index to its newly opened searchers. */
+  private static final int REOPEN_RETRIES = 3;
 
   /**
    * The hits' memory ids, in the hits' order, from the id's doc values (no stored fields read).

@@ -304,12 +304,7 @@ final class SolrMemorySearch implements MemorySearch {
   }
 
   static io.engram.platform.http.ApiException unavailable(SolrConnection.Unavailable e) {
-    return io.engram.platform.http.ApiException.of(
-        503,
-        io.engram.platform.http.ErrorType.SERVER_ERROR,
-        UNAVAILABLE,
-        "The memory index cannot be reached; nothing was searched. Try again shortly.",
-        2L);
+    return MemorySearch.unavailable();
   }
 
   private static List<Hit> hits(JsonNode answer) {
