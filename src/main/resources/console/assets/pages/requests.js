@@ -77,5 +77,5 @@ async function story(main, org, id) {
     h('h2', {}, 'Messages and answer'),
     r.messages == null
       ? h('p', { class: 'help' }, 'Not kept: turn on request_log.contents in the configuration to keep them (sealed at rest).')
-      : h('div', {}, h('h3', {}, 'Messages'), h('pre', {}, r.messages), h('h3', {}, 'Answer'), h('pre', {}, r.answer || '')));
+      : h('div', {}, h('h3', {}, 'Messages'), h('pre', {}, typeof r.messages === 'string' ? r.messages : JSON.stringify(r.messages, null, 2)), h('h3', {}, 'Answer'), h('pre', {}, r.answer || '')));
 }

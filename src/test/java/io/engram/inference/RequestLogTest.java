@@ -86,7 +86,11 @@ class RequestLogTest extends UpstreamServerTest {
     org.configure("{\"request_log\":{\"contents\":true}}");
     Http.Response answer = org.chat();
     JsonNode record = request(org, answer.header("X-Request-Id"));
-    assertThat(record.path("messages").asText()).contains("hello");
+    // The client's messages as it sent them: an array of its objects, nothing of Engram's.
+    assertThat(record.path("messages").isArray()).as(record.toString()).isTrue();
+    assertThat(record.at("/messages/0/role").asText()).isEqualTo("user");
+    assertThat(record.at("/messages/0/content").asText()).isEqualTo("hello");
+    assertThat(record.path("messages").toString()).doesNotContain("tooling");
     assertThat(record.path("answer").asText()).isEqualTo("Hello from the upstream.");
     // The list leaves contents out.
     assertThat(list(org, "").at("/data/0").has("messages")).isFalse();

@@ -290,8 +290,10 @@ public final class ModelCall implements AutoCloseable {
       List<ChatMessage> messages = request.isChat()
           ? request.messages()
           : List.of(new ChatMessage(ChatMessage.USER, request.prompt()));
+      // In the client's own shape (role, content, tool fields), not the gateway's record.
       sent = Json.write(
-          memory.isEmpty() || !request.isChat() ? messages : messages.subList(1, messages.size()));
+          (memory.isEmpty() || !request.isChat() ? messages : messages.subList(1, messages.size()))
+              .stream().map(ChatMessage::toJson).toList());
     }
     return sent;
   }

@@ -1,6 +1,7 @@
 package io.engram.inference.engine;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.platform.json.Json;
 
 /**
  * One message of a conversation, as the engines receive it: role system, user, assistant or tool.
@@ -16,5 +17,17 @@ public record ChatMessage(String role, String content, ObjectNode tooling) {
 
   public ChatMessage(String role, String content) {
     this(role, content, null);
+  }
+
+  /**
+   * The message in the client's (OpenAI's) shape: its role and content, with its tool fields and
+   * content parts (which stand in for the text) as the client sent them.
+   */
+  public ObjectNode toJson() {
+    ObjectNode message = Json.MAPPER.createObjectNode().put("role", role).put("content", content);
+    if (tooling != null) {
+      message.setAll(tooling);
+    }
+    return message;
   }
 }

@@ -2,7 +2,6 @@ package io.engram.inference.remote;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.EngineException;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.GenerationRequest;
@@ -155,12 +154,7 @@ public final class RemoteEngine extends ProviderEngine {
     body.put("model", modelOf(request));
     if (request.isChat()) {
       var messages = body.putArray("messages");
-      for (ChatMessage m : request.messages()) {
-        ObjectNode message = messages.addObject().put("role", m.role()).put("content", m.content());
-        if (m.tooling() != null) {
-          message.setAll(m.tooling());
-        }
-      }
+      request.messages().forEach(m -> messages.add(m.toJson()));
     } else {
       body.put("prompt", request.prompt());
     }

@@ -7,6 +7,7 @@ import io.engram.platform.http.QueryParams;
 import io.engram.platform.http.Responses;
 import io.engram.platform.http.RouteModule;
 import io.engram.platform.http.Routes;
+import io.engram.platform.json.Json;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -113,9 +114,24 @@ public final class RequestLogRoutes implements RouteModule {
     r.memories().forEach(m -> memories.add(Map.of("id", m.id(), "score", m.score())));
     view.put("memories", memories);
     if (whole) {
-      view.put("messages", r.messages());
+      view.put("messages", messages(r.messages()));
       view.put("answer", r.answer());
     }
     return view;
+  }
+
+  /**
+   * The kept messages as JSON (an array of the client's messages); a record written before they
+   * were kept in that shape, or one that does not parse, as the text it holds.
+   */
+  private static Object messages(String kept) {
+    if (kept == null) {
+      return null;
+    }
+    try {
+      return Json.read(kept, com.fasterxml.jackson.databind.JsonNode.class);
+    } catch (RuntimeException e) {
+      return kept;
+    }
   }
 }
