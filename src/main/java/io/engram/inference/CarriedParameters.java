@@ -1,12 +1,12 @@
 package io.engram.inference;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.inference.engine.Carrying;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.Sampling;
 import io.engram.inference.models.ModelCatalog;
 import io.engram.platform.http.ApiException;
-import io.engram.platform.json.Json;
 import java.util.List;
 
 /**
@@ -27,7 +27,12 @@ final class CarriedParameters {
     return chat.tooling() == null ? all : all.setAll(chat.tooling());
   }
 
-  /** A 400 unsupported_parameter naming the first thing the model's engine cannot carry out. */
+  /**
+   * A 400 unsupported_parameter naming the first thing the model's engine cannot carry out. A
+   * routed model carries what one of its deployments can; each deployment is then asked when it is
+   * about to be tried (RoutedEngine), and one that cannot is passed over, or sent the request
+   * without it where the organization drops such parameters.
+   */
   static void refuseWhatIsNotCarried(
       ModelCatalog.Entry model,
       ObjectNode asked,
@@ -35,25 +40,7 @@ final class CarriedParameters {
       List<ChatMessage> messages,
       boolean dropsParameters) {
     Engine engine = model.engine();
-    String param = firstNotCarried(engine, sampling.asSent());
-    if (param == null) {
-      param = firstNotCarried(engine, asked);
-    }
-    if (param == null
-        && messages.stream()
-            .anyMatch(m -> m.tooling() != null
-                && (m.tooling().has("tool_calls") || m.tooling().has("tool_call_id")))
-        && !engine.carries("tools", Json.MAPPER.nullNode())) {
-      param = "messages";
-    }
-    for (int i = 0; param == null && i < messages.size(); i++) {
-      ObjectNode tooling = messages.get(i).tooling();
-      if (tooling != null
-          && tooling.has(ChatRequest.PARTS)
-          && !engine.carries(Engine.IMAGES, tooling.get(ChatRequest.PARTS))) {
-        param = "messages[" + i + "].content";
-      }
-    }
+    String param = Carrying.firstNotCarried(engine, sampling, asked, messages);
     if (param == null || engine.callsOut() && dropsParameters) {
       return;
     }
@@ -62,8 +49,8 @@ final class CarriedParameters {
           "unsupported_parameter",
           param,
           "The model '" + model.card().id() + "' cannot carry out '" + param + "' at this value "
-              + "on its provider's API; leave it out, or set the organization's DROP_PARAMS "
-              + "variable to true to have such parameters dropped");
+              + "on any of its deployments' provider APIs; leave it out, or set the "
+              + "organization's DROP_PARAMS variable to true to have such parameters dropped");
     }
     throw ApiException.invalid(
         "unsupported_parameter",
@@ -73,16 +60,5 @@ final class CarriedParameters {
             + "only as json_object, gives one choice without log probabilities or logit bias, "
             + "and takes no other parameter than the sampling ones); use a model served by a "
             + "provider");
-  }
-
-  private static String firstNotCarried(Engine engine, ObjectNode fields) {
-    if (fields != null) {
-      for (var field : fields.properties()) {
-        if (!engine.carries(field.getKey(), field.getValue())) {
-          return field.getKey();
-        }
-      }
-    }
-    return null;
   }
 }

@@ -257,7 +257,8 @@ public final class Gateway {
             EngineVariables.requestTimeout(config),
             asked,
             caller.orgId(),
-            EngineVariables.engineShare(config, caller.organization())));
+            EngineVariables.engineShare(config, caller.organization()),
+            EngineVariables.dropsParameters(config)));
     if (counted.isPresent()) {
       return new TokenCount(counted.getAsInt(), TokenCount.PROVIDER);
     }
@@ -333,7 +334,8 @@ public final class Gateway {
             EngineVariables.requestTimeout(config),
             asked,
             caller.orgId(),
-            EngineVariables.engineShare(config, caller.organization())),
+            EngineVariables.engineShare(config, caller.organization()),
+            EngineVariables.dropsParameters(config)),
         conversationTokens,
         admission,
         requestId,
@@ -378,7 +380,8 @@ public final class Gateway {
             EngineVariables.requestTimeout(config),
             null,
             caller.orgId(),
-            EngineVariables.engineShare(config, caller.organization())),
+            EngineVariables.engineShare(config, caller.organization()),
+            EngineVariables.dropsParameters(config)),
         promptTokens,
         admission,
         requestId,

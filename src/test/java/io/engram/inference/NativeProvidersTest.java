@@ -45,6 +45,11 @@ class NativeProvidersTest {
     model("claude-chat", claude, "claude-test", null);
     model("gemini-chat", google, "gemini-test", null);
     model("claude-then-gemini", claude, "claude-test", google);
+    Http.Response both = post("/models", """
+        {"id":"vision-claude-then-gemini","capabilities":{"vision":true},"deployments":[
+         {"provider_id":"%s","model":"claude-test"},
+         {"provider_id":"%s","model":"gemini-test","priority":1}]}""".formatted(claude, google));
+    assertThat(both.status()).as(both.text()).isEqualTo(201);
     for (String[] vision : new String[][] {
       {"claude-vision", claude, "claude-test"}, {"gemini-vision", google, "gemini-test"}
     }) {
@@ -338,6 +343,52 @@ class NativeProvidersTest {
   static final String PICTURE = """
       [{"role":"user","content":[{"type":"text","text":"What is this?"},
         {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}]""";
+
+  /**
+   * A routed model carries what one of its deployments can: each deployment is asked when its
+   * turn comes, one that cannot carry the request is passed over for the next (a seed goes to
+   * Gemini, not refused because Anthropic comes first), and when none can, the 400 names the part
+   * and every deployment; with DROP_PARAMS the first deployment gets the request without it.
+   */
+  @Test
+  void eachDeploymentIsAskedWhetherItCarriesTheRequestWhenItsTurnComes() {
+    int toAnthropic = anthropic.requests().size();
+    Http.Response seeded = chat("claude-then-gemini", ASK, ",\"seed\":7,\"temperature\":1.5");
+    assertThat(seeded.status()).as(seeded.text()).isEqualTo(200);
+    assertThat(anthropic.requests()).hasSize(toAnthropic);
+    assertThat(gemini.lastRequest().at("/generationConfig/seed").asInt()).isEqualTo(7);
+    assertThat(seeded.header("X-Engram-Attempts")).isEqualTo("1");
+
+    Http.Response plain = chat("claude-then-gemini", ASK, ",\"temperature\":0.5");
+    assertThat(plain.status()).as(plain.text()).isEqualTo(200);
+    assertThat(anthropic.requests()).hasSize(toAnthropic + 1);
+
+    // An image by URL only Anthropic reads, a seed only Gemini takes: neither can have both.
+    String both =
+        PICTURE.replace("data:image/png;base64,iVBORw0KGgo=", "https://images.example/cat.png");
+    Http.Response none = chat("vision-claude-then-gemini", both, ",\"seed\":7");
+    assertThat(none.status()).as(none.text()).isEqualTo(400);
+    assertThat(none.json().at("/error/code").asText()).isEqualTo("unsupported_parameter");
+    assertThat(none.json().at("/error/message").asText())
+        .contains("cannot carry 'seed'")
+        .contains("cannot carry 'messages[0].content'")
+        .contains("on the provider 'claude'")
+        .contains("on the provider 'google'");
+    assertThat(anthropic.requests()).hasSize(toAnthropic + 1);
+    Http.Response drop = post("/env", "{\"variables\":{\"DROP_PARAMS\":\"true\"}}");
+    assertThat(drop.status()).as(drop.text()).isEqualTo(200);
+    try {
+      Http.Response dropped = chat("vision-claude-then-gemini", both, ",\"seed\":7");
+      assertThat(dropped.status()).as(dropped.text()).isEqualTo(200);
+      assertThat(anthropic.lastRequest().has("seed")).isFalse();
+    } finally {
+      server
+          .http
+          .delete("/v1/organizations/" + org + "/env/DROP_PARAMS")
+          .bearer(admin)
+          .send();
+    }
+  }
 
   @Test
   void imagesReachOnlyModelsDeclaredToReadThem() {

@@ -26,7 +26,8 @@ public final class LocalChats {
             null,
             null,
             null,
-            GenerationRequest.Share.WHOLE),
+            GenerationRequest.Share.WHOLE,
+            false),
         new TokenSink() {
           @Override
           public void begin() {}

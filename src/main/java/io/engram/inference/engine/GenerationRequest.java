@@ -16,6 +16,8 @@ import java.util.List;
  * null when the request has none. {@code orgId} is the organization the request runs for (null:
  * none, such as a trainer's check): an engine that calls out admits each call through its
  * outbound firewall. {@code share} is what of an in-process engine the organization may hold.
+ * {@code dropsUnsupported}: the organization's DROP_PARAMS; a provider's API that cannot carry a
+ * part of the request is then sent the request without it, else it is not sent the request.
  */
 public record GenerationRequest(
     String model,
@@ -27,7 +29,8 @@ public record GenerationRequest(
     Duration timeout,
     ObjectNode tooling,
     String orgId,
-    Share share) {
+    Share share,
+    boolean dropsUnsupported) {
 
   /**
    * An organization's share of an in-process engine: how many of a model's workers
@@ -40,19 +43,49 @@ public record GenerationRequest(
   /** The same request with another timeout: one attempt's share of the request's time. */
   public GenerationRequest within(Duration attemptTimeout) {
     return new GenerationRequest(
-        model, messages, prompt, sampling, stream, user, attemptTimeout, tooling, orgId, share);
+        model,
+        messages,
+        prompt,
+        sampling,
+        stream,
+        user,
+        attemptTimeout,
+        tooling,
+        orgId,
+        share,
+        dropsUnsupported);
   }
 
   /** The same request with another sampling (max_tokens filled in). */
   public GenerationRequest withSampling(Sampling resolved) {
     return new GenerationRequest(
-        model, messages, prompt, resolved, stream, user, timeout, tooling, orgId, share);
+        model,
+        messages,
+        prompt,
+        resolved,
+        stream,
+        user,
+        timeout,
+        tooling,
+        orgId,
+        share,
+        dropsUnsupported);
   }
 
   /** The same chat with other messages and tooling (the memory block ahead, a tool loop's step). */
   public GenerationRequest withMessages(List<ChatMessage> other, ObjectNode otherTooling) {
     return new GenerationRequest(
-        model, other, prompt, sampling, stream, user, timeout, otherTooling, orgId, share);
+        model,
+        other,
+        prompt,
+        sampling,
+        stream,
+        user,
+        timeout,
+        otherTooling,
+        orgId,
+        share,
+        dropsUnsupported);
   }
 
   public boolean isChat() {

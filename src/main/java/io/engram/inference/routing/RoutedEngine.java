@@ -1,6 +1,7 @@
 package io.engram.inference.routing;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.inference.engine.Carrying;
 import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Engine;
 import io.engram.inference.engine.EngineException;
@@ -18,11 +19,14 @@ import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 
 /**
  * A routed model: each request goes to one of its deployments, picked within the first priority
@@ -81,8 +85,9 @@ final class RoutedEngine implements Engine, Embeds {
 
   /**
    * What the model's operator declared it can do (tools and tool messages when it calls tools, a
-   * JSON schema output when it follows one), and what every deployment's provider API carries: a
-   * request any of them could be sent to must be one each can answer.
+   * JSON schema output when it follows one), and what one of its deployments' provider APIs
+   * carries: the decision for each deployment is made when it is about to be tried ({@link
+   * #generate}).
    */
   @Override
   public boolean carries(String field, JsonNode value) {
@@ -99,27 +104,70 @@ final class RoutedEngine implements Engine, Embeds {
     }
     for (List<Target> group : groups) {
       for (Target target : group) {
-        if (!target.engine.carries(field, value)) {
-          return false;
+        if (target.engine.carries(field, value)) {
+          return true;
         }
       }
     }
-    return true;
+    return false;
   }
 
+  /**
+   * Generates on the deployments in routing order. One whose provider's API cannot carry a part
+   * of this request (Anthropic and a seed, say) is passed over for the next, or, where the
+   * organization drops such parameters (DROP_PARAMS), sent the request without it; when none is
+   * left that could take it, a 400 names the part and the deployments.
+   */
   @Override
   public Generation generate(GenerationRequest request, TokenSink sink) {
-    return route(request.orgId(), timeoutOf(request.timeout()), (target, share, attempts) -> {
-      Attempt attempt = new Attempt(sink, target.id, attempts);
-      try {
-        return target.engine.generate(share == null ? request : request.within(share), attempt);
-      } catch (EngineException e) {
-        if (attempt.begun && request.stream()) {
-          throw new Committed(e); // the client has the stream's start: never replayed
+    Map<Target, String> passedOver = new LinkedHashMap<>();
+    if (!request.dropsUnsupported()) {
+      for (List<Target> group : groups) {
+        for (Target target : group) {
+          String param = Carrying.firstNotCarried(target.engine, request);
+          if (param != null) {
+            passedOver.put(target, param);
+          }
         }
-        throw e;
       }
-    });
+      refuseWhenNoneCarries(passedOver);
+    }
+    return route(
+        request.orgId(),
+        timeoutOf(request.timeout()),
+        passedOver.keySet(),
+        (target, share, attempts) -> {
+          Attempt attempt = new Attempt(sink, target.id, attempts);
+          try {
+            return target.engine.generate(share == null ? request : request.within(share), attempt);
+          } catch (EngineException e) {
+            if (attempt.begun && request.stream()) {
+              throw new Committed(e); // the client has the stream's start: never replayed
+            }
+            throw e;
+          }
+        });
+  }
+
+  /** A 400 when every deployment of the model was passed over for what the request asks. */
+  private void refuseWhenNoneCarries(Map<Target, String> passedOver) {
+    int deployments = groups.stream().mapToInt(List::size).sum();
+    if (passedOver.isEmpty() || passedOver.size() < deployments) {
+      return;
+    }
+    String param = passedOver.values().iterator().next();
+    throw ApiException.invalid(
+        "unsupported_parameter",
+        param,
+        "No deployment of the model '" + model.model() + "' can carry out this request on its "
+            + "provider's API: "
+            + passedOver.entrySet().stream()
+                .map(e -> e.getKey().id + " on the provider '" + e.getKey().providerName
+                    + "' cannot carry '"
+                    + e.getValue() + "'")
+                .collect(Collectors.joining(", "))
+            + "; leave it out, or set the organization's DROP_PARAMS variable to true to have "
+            + "such parameters dropped");
   }
 
   /** An embedding model's vectors, routed as a generation is. */
@@ -130,6 +178,7 @@ final class RoutedEngine implements Engine, Embeds {
     return route(
         orgId,
         whole,
+        Set.of(),
         (target, share, attempts) -> target
             .engine
             .embed(texts, dimensions, user, share == null ? whole : share, orgId)
@@ -145,6 +194,7 @@ final class RoutedEngine implements Engine, Embeds {
     return route(
         request.orgId(),
         timeoutOf(request.timeout()),
+        Set.of(),
         (target, share, attempts) ->
             target.engine.countTokens(share == null ? request : request.within(share)));
   }
@@ -165,12 +215,16 @@ final class RoutedEngine implements Engine, Embeds {
     }
   }
 
-  private <T> T route(String orgId, Duration timeout, Call<T> call) {
+  /**
+   * Runs {@code call} on the deployments in routing order until one answers; {@code passedOver}
+   * are not tried at all (they cannot carry the request).
+   */
+  private <T> T route(String orgId, Duration timeout, Set<Target> passedOver, Call<T> call) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    Set<Target> tried = new HashSet<>();
+    Set<Target> tried = new HashSet<>(passedOver);
     // Not tried again in this request: the firewall blocks it, it refused the key or it asked
-    // the gateway to slow down.
-    Set<Target> spent = new HashSet<>();
+    // the gateway to slow down (and those passed over).
+    Set<Target> spent = new HashSet<>(passedOver);
     List<String> failures = new ArrayList<>();
     RuntimeException last = null;
     int attempts = 0;
