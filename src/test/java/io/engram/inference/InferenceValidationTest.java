@@ -189,14 +189,23 @@ class InferenceValidationTest {
         .chat(io.engram.support.TestServer.ADMIN_KEY, GatewayFixture.body("Hi", ""))
         .send();
     assertThat(operator.status()).isEqualTo(403);
-    // Text completions and embeddings are the extended surface: API keys only.
+    // Text completions take what chat takes: a context token with inference:chat (as
+    // docs/auth.md says), not one without it.
     Http.Response tokenCompletion = gateway
         .server
         .http
         .post("/v1/completions")
         .bearer(gateway.token)
-        .json("{\"model\":\"engram-chat\",\"prompt\":\"x\"}")
+        .json("{\"model\":\"engram-chat\",\"prompt\":\"x\",\"max_tokens\":4}")
         .send();
-    assertThat(tokenCompletion.status()).isEqualTo(403);
+    assertThat(tokenCompletion.status()).as(tokenCompletion.text()).isEqualTo(200);
+    Http.Response refused = gateway
+        .server
+        .http
+        .post("/v1/completions")
+        .bearer(memoryOnly)
+        .json("{\"model\":\"engram-chat\",\"prompt\":\"x\",\"max_tokens\":4}")
+        .send();
+    assertThat(refused.status()).isEqualTo(403);
   }
 }
