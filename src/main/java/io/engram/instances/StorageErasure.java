@@ -35,8 +35,9 @@ final class StorageErasure implements ErasureParticipant {
   }
 
   @Override
-  public List<Holding> stillHolding(String orgId, Instant before) {
+  public List<Holding> stillHolding(String orgId, Instant since, Instant before) {
     return snapshots.holding(orgId, before).stream()
+        .filter(s -> !s.createdAt().isBefore(since))
         .map(s -> new Holding("snapshots", s.id(), s.createdAt(), s.expiresAt()))
         .toList();
   }

@@ -599,6 +599,48 @@ public final class MemoryStore {
         .execute();
   }
 
+  /**
+   * What an erasure removed that is there again, by table, each with the erased memories it
+   * belongs to: a transition with a reason other than the erasure's own ({@code keptReason}), a
+   * business event that staged one of them with its text, a replay of an encode that holds it.
+   * Empty lists when nothing is.
+   */
+  public Map<String, List<String>> leftBehind(
+      String orgId, Collection<String> ids, String keptReason) {
+    Map<String, List<String>> left = new java.util.LinkedHashMap<>();
+    if (ids.isEmpty()) {
+      return left;
+    }
+    List<String> list = List.copyOf(ids);
+    return db.read(h -> {
+      left.put(
+          "memory_transitions",
+          h.createQuery("SELECT DISTINCT memory_id FROM memory_transitions WHERE memory_id IN"
+                  + " (<ids>) AND reason IS NOT NULL AND reason <> :kept ORDER BY memory_id")
+              .bindList("ids", list)
+              .bind("kept", keptReason)
+              .mapTo(String.class)
+              .list());
+      left.put(
+          "business_events",
+          h.createQuery("SELECT DISTINCT m.id FROM memories m JOIN business_events e"
+                  + " ON e.id = m.event_id AND e.org_id = m.org_id WHERE m.org_id = :org"
+                  + " AND m.id IN (<ids>) AND e.text <> '' ORDER BY m.id")
+              .bind("org", orgId)
+              .bindList("ids", list)
+              .mapTo(String.class)
+              .list());
+      left.put(
+          "memory_idempotency",
+          h.createQuery("SELECT DISTINCT memory_id FROM memory_idempotency WHERE memory_id IN"
+                  + " (<ids>) ORDER BY memory_id")
+              .bindList("ids", list)
+              .mapTo(String.class)
+              .list());
+      return left;
+    });
+  }
+
   /** The organization of each of {@code ids} that names a memory, by id (in any organization). */
   public Map<String, String> organizationsOf(Handle h, Collection<String> ids) {
     if (ids.isEmpty()) {

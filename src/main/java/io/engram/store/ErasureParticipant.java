@@ -25,8 +25,11 @@ public interface ErasureParticipant {
   /** Removes the target's data from this store. */
   List<Removed> erase(Target target);
 
-  /** Copies of the organization's data made before {@code before} that still hold it. */
-  default List<Holding> stillHolding(String orgId, Instant before) {
+  /**
+   * Copies of the organization's data made between {@code since} (the first erased memory was
+   * made: an older copy cannot hold any) and {@code before} (the erasure) that still hold it.
+   */
+  default List<Holding> stillHolding(String orgId, Instant since, Instant before) {
     return List.of();
   }
 }

@@ -69,6 +69,7 @@ final class ErasureRoutes {
     view.put("digestMatches", check.digestMatches());
     view.put("memoriesChecked", check.memoriesChecked());
     view.put("holdingContent", check.holdingContent());
+    view.put("leftBehind", check.leftBehind());
     view.put("stillIndexed", check.stillIndexed());
     Responses.json(ctx, view);
   }

@@ -204,8 +204,11 @@ public final class Erasures {
       }
       Instant completed = clock.instant();
       List<ErasureParticipant.Holding> holding = new ArrayList<>();
+      Instant since = firstMade(row.orgId(), erased);
       for (ErasureParticipant participant : participants) {
-        holding.addAll(participant.stillHolding(row.orgId(), row.requestedAt()));
+        if (since != null) { // nothing erased: no copy holds any of it
+          holding.addAll(participant.stillHolding(row.orgId(), since, row.requestedAt()));
+        }
       }
       erasures.complete(
           row.id(), Json.write(receipt(row, erased, removed, holding, completed)), completed);
@@ -245,7 +248,7 @@ public final class Erasures {
                 memory.state(),
                 MemoryState.TOMBSTONED,
                 "erase",
-                "erasure " + row.id(),
+                reasonOf(row.id()),
                 null,
                 row.credentialId(),
                 null,
@@ -330,10 +333,34 @@ public final class Erasures {
       boolean digestMatches,
       int memoriesChecked,
       List<String> holdingContent,
+      Map<String, List<String>> leftBehind,
       List<String> stillIndexed) {
     boolean verified() {
-      return digestMatches && holdingContent.isEmpty() && stillIndexed.isEmpty();
+      return digestMatches
+          && holdingContent.isEmpty()
+          && leftBehind.values().stream().allMatch(List::isEmpty)
+          && stillIndexed.isEmpty();
     }
+  }
+
+  /** When the first of the erased memories was made; null when none was erased. */
+  private Instant firstMade(String orgId, List<String> erased) {
+    Instant first = null;
+    for (int from = 0; from < erased.size(); from += PAGE) {
+      for (MemoryRecord memory : store
+          .findAll(orgId, erased.subList(from, Math.min(erased.size(), from + PAGE)))
+          .values()) {
+        if (first == null || memory.createdAt().isBefore(first)) {
+          first = memory.createdAt();
+        }
+      }
+    }
+    return first;
+  }
+
+  /** The reason of the transition an erasure records on each memory it erased (kept). */
+  private static String reasonOf(String erasureId) {
+    return "erasure " + erasureId;
   }
 
   /**
@@ -362,8 +389,18 @@ public final class Erasures {
               || m.metadataJson() != null)
           .forEach(m -> holding.add(m.id()));
     }
+    Map<String, List<String>> leftBehind = new LinkedHashMap<>();
+    for (int from = 0; from < erased.size(); from += PAGE) {
+      store
+          .leftBehind(
+              row.orgId(),
+              erased.subList(from, Math.min(erased.size(), from + PAGE)),
+              reasonOf(row.id()))
+          .forEach((table, ids) ->
+              leftBehind.computeIfAbsent(table, t -> new ArrayList<>()).addAll(ids));
+    }
     List<String> indexed = List.copyOf(index.search().indexed(erased));
-    return new Verification(digestMatches, erased.size(), holding, indexed);
+    return new Verification(digestMatches, erased.size(), holding, leftBehind, indexed);
   }
 
   /** Stops starting new work; running jobs end with the process (and are resumed elsewhere). */
