@@ -28,7 +28,7 @@ class McpClientTest {
           server.token(org, null, "memory:read"),
           "ENGRAM_AGENT_TOKEN",
           server.token(org, List.of("sales"), "memory:read", "memory:write"));
-      NodeSuite.run("mcp.test.mjs", env).assertPassed(4);
+      NodeSuite.run("mcp.test.mjs", env).assertPassed(5);
     }
   }
 
