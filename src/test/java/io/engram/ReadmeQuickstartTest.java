@@ -123,7 +123,7 @@ class ReadmeQuickstartTest {
       blocks.add(block.group(1));
     }
     String body = String.join("\n", blocks);
-    assertThat(body).contains(README_PORT, README_UPSTREAM, "./engram serve &");
+    assertThat(body).contains(README_PORT, README_UPSTREAM, "./engram serve", "& SERVER=$!");
     String main = ServerProcess.mainCommand().stream()
         .map(ReadmeQuickstartTest::quoted)
         .collect(Collectors.joining(" ", "ENGRAM_MAIN=(", ")\n"));

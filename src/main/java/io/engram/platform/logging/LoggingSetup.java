@@ -55,6 +55,9 @@ public final class LoggingSetup {
     // The tokenizer library probes for a GPU on every start and warns that there is none: expected
     // on a CPU server.
     context.getLogger("ai.djl.util.cuda").setLevel(Level.ERROR);
+    // The in-process engine's library warns on its first generation that its native build is not
+    // on the class path: the Java vector operations it uses instead are the ones chosen here.
+    context.getLogger("com.github.tjake.jlama.tensor.operations").setLevel(Level.ERROR);
     // Azure's JDK HTTP adapter warns on every upload that the JDK sets Content-Length itself
     // (which it does, correctly): one line per request that tells an operator nothing.
     context.getLogger("com.azure.core.http.jdk.httpclient.JdkHttpClient").setLevel(Level.ERROR);
