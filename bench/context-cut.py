@@ -48,7 +48,7 @@ def infer(conversation):
     return "friendsqa" if conversation.startswith("friends") else "realmem"
 
 
-def block(top, gate, ratio, limit, similar=0.0):
+def block(top, gate, ratio, limit, similar=0.0, floor=0.0):
     top = top[:limit]
     if not top or top[0]["score"] < gate:
         return [], 0
@@ -58,7 +58,7 @@ def block(top, gate, ratio, limit, similar=0.0):
     tokens = HEADER_TOKENS
     kept = []
     for m in top:
-        if m["score"] < ratio * best:
+        if m["score"] < ratio * best or m["score"] < floor:
             break
         if tokens + m["tokens"] > BUDGET:
             continue
@@ -67,15 +67,15 @@ def block(top, gate, ratio, limit, similar=0.0):
     return kept, (tokens if kept else 0)
 
 
-def measure(rows, gate, ratio, limit, similar):
+def measure(rows, gate, ratio, limit, similar, floor=0.0):
     own = [r for r in rows if not r["foreign"]]
     foreign = [r for r in rows if r["foreign"]]
     found, sizes = 0, []
     for r in own:
-        kept, tokens = block(r["top"], gate, ratio, limit, similar)
+        kept, tokens = block(r["top"], gate, ratio, limit, similar, floor)
         found += bool(set(kept) & set(r["evidence"]))
         sizes.append(tokens)
-    injected = sum(bool(block(r["top"], gate, ratio, limit, similar)[0]) for r in foreign)
+    injected = sum(bool(block(r["top"], gate, ratio, limit, similar, floor)[0]) for r in foreign)
     sizes.sort()
     return {
         "evidence": found / len(own),
@@ -121,5 +121,45 @@ def main():
         print(row(s, f"{best} chosen on all", table[(s, *best)]))
 
 
+# MODE=members: a floor each memory of the block must pass besides the best one's gate (issue 65):
+# an absolute score (FLOORS), or a share of the best (RATIOS). Chosen with one set left out: among
+# the cuts whose evidence in the block drops by at most MAX_DROP from the shipped one (gate 0.55,
+# ten memories, no floor of their own) on every set it is chosen on, the one with the smallest mean
+# median block; then scored on the set left out.
+FLOORS = [float(x) for x in os.environ.get(
+    "FLOORS", "0,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55").split(",")]
+MAX_DROP = float(os.environ.get("MAX_DROP", "0.01"))
+SHIPPED = (0.55, 0.0, 10, 0.0, 0.0)
+
+
+def members():
+    rows = defaultdict(list)
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        rows[r.get("set") or infer(r["conversation"])].append(r)
+    sets = sorted(rows)
+    grid = [(0.55, q, 10, 0.0, f) for q in RATIOS for f in FLOORS]
+    table = {(s, *c): measure(rows[s], *c) for s in sets for c in grid + [SHIPPED]}
+
+    def choose(on):
+        allowed = [c for c in grid
+                   if all(table[(s, *c)]["evidence"] >= table[(s, *SHIPPED)]["evidence"] - MAX_DROP
+                          for s in on)]
+        return min(allowed, key=lambda c: (statistics.mean(table[(s, *c)]["median"] for s in on),
+                                           c[1], c[4]))
+
+    print(f"members' floor; evidence may drop by {MAX_DROP} on each set chosen on\n")
+    print("| set | cut (ratio of the best, floor) | evidence in block | median / p90 tokens | foreign questions with a block |")
+    print("|---|---|---|---|---|")
+    for s in sets:
+        print(row(s, "shipped: gate 0.55, ten", table[(s, *SHIPPED)]))
+    for out in sets:
+        best = choose([s for s in sets if s != out])
+        print(row(out, f"({best[1]}, {best[4]}) chosen without {out}", table[(out, *best)]))
+    best = choose(sets)
+    for s in sets:
+        print(row(s, f"({best[1]}, {best[4]}) chosen on all", table[(s, *best)]))
+
+
 if __name__ == "__main__":
-    main()
+    members() if os.environ.get("MODE") == "members" else main()

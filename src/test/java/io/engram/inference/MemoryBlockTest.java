@@ -55,13 +55,60 @@ class MemoryBlockTest {
     assertThat(injected(related).getFirst()).isEqualTo(idOf(SHOWROOM.getFirst()));
   }
 
+  /**
+   * Each memory of the block passes a floor of its own, not only the best one: in a small
+   * organization whose memories are about different things, a question about one of them gets
+   * that one, not the rest that happen to be the only other candidates (the console once showed
+   * six of seven injected, scores 0.782 down to 0.059).
+   */
+  @Test
+  void aSmallOrganizationAskedAboutOneMemoryInjectsThatOneAlone() {
+    String org = gateway.server.createOrganization("seed");
+    String token = gateway.server.token(org, null, "inference:chat", "memory:write");
+    List<String> facts = List.of(
+        "Acme's fiscal year starts in April.",
+        "The office cat is called Pixel.",
+        "Parking passes are renewed every January.",
+        "The support hotline is open until eight in the evening.",
+        "Our logo is teal and orange.",
+        "The quarterly offsite is in Porto this year.",
+        "Payroll runs on the twenty-fifth of each month.");
+    List<String> ids = new ArrayList<>();
+    for (String fact : facts) {
+      Http.Response written = gateway
+          .server
+          .http
+          .post("/v1/memory")
+          .bearer(token)
+          .json(Json.write(Map.of("text", fact)))
+          .send();
+      assertThat(written.status()).as(written.text()).isEqualTo(201);
+      ids.add(written.json().get("id").asText());
+    }
+    Http.Response answer = gateway
+        .chat(token, GatewayFixture.body("When does Acme's fiscal year start?", ""))
+        .send();
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    assertThat(injected(answer)).containsExactly(ids.getFirst());
+  }
+
   @Test
   void theBlockHoldsTheBestMemoriesUpToTheLimitInRankOrder() {
     String question = "Who manages the showroom, and where do visitors park?";
-    List<String> ranked =
-        retrieve(question).stream().map(m -> m.get("id").asText()).toList();
-    assertThat(injected(chat(question, "")))
-        .isEqualTo(ranked.subList(0, Math.min(ContextCut.LIMIT, ranked.size())));
+    List<JsonNode> retrieved = retrieve(question);
+    List<String> ranked = retrieved.stream().map(m -> m.get("id").asText()).toList();
+    // The leading run that passes each memory's own floor: both memories the question asks about.
+    double least = Math.max(
+        ContextCut.MEMBER_FLOOR,
+        ContextCut.SHARE_OF_BEST * retrieved.getFirst().get("score").asDouble());
+    List<String> passing = retrieved.stream()
+        .takeWhile(m -> m.get("score").asDouble() >= least)
+        .map(m -> m.get("id").asText())
+        .toList();
+    assertThat(passing)
+        .contains(idOf(SHOWROOM.get(3)), idOf(SHOWROOM.get(4)))
+        .hasSizeLessThan(SHOWROOM.size());
+    assertThat(injected(chat(question, ""))).isEqualTo(passing);
     assertThat(injected(chat(question, "\"memory\":{\"limit\":2}")))
         .isEqualTo(ranked.subList(0, 2));
   }
