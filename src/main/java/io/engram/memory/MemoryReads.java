@@ -69,8 +69,22 @@ public final class MemoryReads implements AutoCloseable {
   public MemoryRecord get(Principal caller, AgentScope scope, String memoryId) {
     return store
         .find(caller.orgId(), memoryId)
-        .filter(m -> scope.sees(m))
+        .filter(m -> scope.sees(m) || erasedReadWithoutUser(caller, scope, m))
         .orElseThrow(() -> MemoryReads.notFound(memoryId, scope));
+  }
+
+  /**
+   * An erased end user's memory read by id without naming the user, by a credential bound to no
+   * end user: it answers as it does with the user named (its tombstone, which holds nothing of
+   * theirs), so whether an id answers 404 or 200 does not depend on guessing the user.
+   */
+  private static boolean erasedReadWithoutUser(
+      Principal caller, AgentScope scope, MemoryRecord memory) {
+    return scope.user() == null
+        && caller.endUser() == null
+        && memory.endUser() != null
+        && MemoryStore.ERASED_TEXT.equals(memory.text())
+        && new AgentScope(scope.agent(), memory.endUser()).sees(memory);
   }
 
   public Provenance provenance(Principal caller, AgentScope scope, String memoryId) {

@@ -245,6 +245,11 @@ class ErasureAcrossNodesTest {
                 200)
             .json();
         assertThat(byId.get("text").asText()).isEmpty();
+        // Without the user named, the same answer: an erased memory's id is not a 404 that a
+        // guessed userId turns into a 200.
+        JsonNode withoutUser =
+            ok(node.http.get("/v1/memory/" + adas.get(1)).bearer(token), 200).json();
+        assertThat(withoutUser).isEqualTo(byId);
         assertThat(Json.write(ok(
                     node.http
                         .get("/v1/memory/" + adas.get(1) + "/provenance")
