@@ -2,7 +2,6 @@ package io.engram.inference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.NodeSuite;
 import io.engram.support.PricedOrganization;
@@ -23,13 +22,9 @@ class LongWaitsTest {
 
   @Test
   void refusalsThatWaitLongerThanAClientShouldBlockAreNotRetriedByTheSdks() throws Exception {
-    try (FakeUpstream upstream = new FakeUpstream();
-        TestServer server = TestServer.builder()
-            .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
-            .env("ENGRAM_UPSTREAM_MODEL", GatewayFixture.UPSTREAM_MODEL)
-            .env("DEFAULT_MODEL", GatewayFixture.MODEL)
-            .start()) {
-      PricedOrganization spent = PricedOrganization.create(server, "growth", upstream);
+    try (GatewayFixture gateway = new GatewayFixture("growth", Map.of())) {
+      TestServer server = gateway.server;
+      PricedOrganization spent = PricedOrganization.create(server, "growth", gateway.upstream);
       spent.budget("{\"scope\":\"organization\",\"period\":\"month\",\"limit\":0.001}");
       Http.Response refused = spent.chat();
       assertThat(refused.status()).as(refused.text()).isEqualTo(429);
