@@ -267,12 +267,6 @@ public final class Gateway {
     return new TokenCount(PromptTokens.chat(chat.messages()) + toolTokens, TokenCount.GATEWAY);
   }
 
-  /** Input tokens and who counted them: {@link #PROVIDER} or {@link #GATEWAY}. */
-  public record TokenCount(int inputTokens, String countedBy) {
-    public static final String PROVIDER = "provider";
-    public static final String GATEWAY = "gateway";
-  }
-
   /**
    * A chat ready for its engine: admitted (holding the slot {@code atDoor} brought, if any), its
    * memory retrieved and injected. {@code requestId} goes with it into every record it leaves;

@@ -69,7 +69,7 @@ final class MessagesRoutes implements RouteModule {
   private void countTokens(Context ctx) {
     Principal caller = Access.caller(ctx);
     ChatRequest chat = MessagesRequest.parseCounted(JsonBody.parseOpenAi(ctx, maxBodyBytes));
-    Gateway.TokenCount count;
+    TokenCount count;
     try {
       count = gateway.countTokens(caller, chat);
     } catch (EngineException e) {
