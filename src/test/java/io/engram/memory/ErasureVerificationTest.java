@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code POST /v1/memory/erasures/{id}/verify} answers false whenever what it vouches for does not
- * hold: a receipt altered, content back in a memory row, a reason back on a transition, a document
- * back in the index; and true again once it holds. The receipt lists the snapshots that may hold
+ * hold: a receipt altered, content back in a memory row, a reason back on a transition, the text
+ * back on the event that staged a memory, a replay of its encode, a document back in the index;
+ * and true again once it holds. The receipt lists the snapshots that may hold
  * the erased memories, not one taken before any of them existed.
  */
 class ErasureVerificationTest {
@@ -87,6 +88,28 @@ class ErasureVerificationTest {
       tamper(server, "UPDATE memory_transitions SET reason = NULL WHERE memory_id = ?", memory);
       assertThat(verify(server, token, erasure).get("verified").asBoolean()).isTrue();
 
+      // The event that staged a memory, holding its text again; a replay of its encode.
+      tamper(
+          server,
+          "INSERT INTO business_events (id, org_id, type, source, text, staging, received_at)"
+              + " VALUES ('evt_tampered', ?, 'note', 'test', 'The vault code is 4471', '{}', 0)",
+          org);
+      tamper(server, "UPDATE memories SET event_id = 'evt_tampered' WHERE id = ?", memory);
+      tamper(
+          server,
+          "INSERT INTO memory_idempotency (org_id, credential_id, idempotency_key, request_hash,"
+              + " memory_id, response, created_at, expires_at)"
+              + " VALUES (?, 'cred', 'key', 'hash', ?, '{}', 0, 0)",
+          org,
+          memory);
+      JsonNode rows = verify(server, token, erasure);
+      assertThat(rows.get("verified").asBoolean()).isFalse();
+      assertThat(rows.at("/leftBehind/business_events").toString()).contains(memory);
+      assertThat(rows.at("/leftBehind/memory_idempotency").toString()).contains(memory);
+      tamper(server, "UPDATE business_events SET text = '' WHERE id = ?", "evt_tampered");
+      tamper(server, "DELETE FROM memory_idempotency WHERE memory_id = ?", memory);
+      assertThat(verify(server, token, erasure).get("verified").asBoolean()).isTrue();
+
       server.engram.memory().index().added(kept);
       server.engram.memory().index().refresh();
       JsonNode indexed = verify(server, token, erasure);
@@ -125,10 +148,12 @@ class ErasureVerificationTest {
   }
 
   /** Changes the database behind the server's back, as a faulty tool or an intruder could. */
-  private static void tamper(TestServer server, String sql, String id) throws SQLException {
+  private static void tamper(TestServer server, String sql, String... values) throws SQLException {
     try (Connection connection = DriverManager.getConnection(server.jdbcUrl());
         PreparedStatement statement = connection.prepareStatement(sql)) {
-      statement.setString(1, id);
+      for (int i = 0; i < values.length; i++) {
+        statement.setString(i + 1, values[i]);
+      }
       assertThat(statement.executeUpdate()).as(sql).isPositive();
     }
   }
