@@ -244,9 +244,10 @@ class NativeProvidersTest {
   }
 
   /**
-   * {@code POST /v1/messages/count_tokens}: Anthropic's count where the model's deployment is on
-   * Anthropic (the fake's count, which the gateway's tokenizer never gives), the gateway's own
-   * where its provider does not count; which one in X-Engram-Token-Count.
+   * {@code POST /v1/messages/count_tokens}: Anthropic's or Gemini's own count where the model's
+   * deployment is on them (the fakes' counts, which the gateway's tokenizer never gives), said in
+   * X-Engram-Token-Count (the gateway's own count, for an OpenAI-compatible provider, is in
+   * compat/anthropic-compat.test.mjs).
    */
   @Test
   void tokensAreCountedByTheProviderWhereItCountsElseByTheGateway() {
@@ -268,15 +269,18 @@ class NativeProvidersTest {
         .isEqualTo(FakeAnthropic.countOf(asked));
     assertThat(byAnthropic.header("request-id")).startsWith("req_");
 
-    Http.Response byGateway = server
+    Http.Response byGemini = server
         .http
         .post("/v1/messages/count_tokens")
         .header("x-api-key", key)
         .json(body.formatted("gemini-chat"))
         .send();
-    assertThat(byGateway.status()).as(byGateway.text()).isEqualTo(200);
-    assertThat(byGateway.header("X-Engram-Token-Count")).isEqualTo("gateway");
-    assertThat(byGateway.json().get("input_tokens").asInt()).isBetween(10, 100);
+    assertThat(byGemini.status()).as(byGemini.text()).isEqualTo(200);
+    assertThat(byGemini.header("X-Engram-Token-Count")).isEqualTo("provider");
+    JsonNode counted = gemini.lastRequest();
+    assertThat(counted.at("/generateContentRequest/systemInstruction").isMissingNode())
+        .isFalse();
+    assertThat(byGemini.json().get("input_tokens").asInt()).isEqualTo(FakeGemini.countOf(counted));
 
     Http.Response generationField = server
         .http

@@ -33,6 +33,7 @@ import java.util.regex.Pattern;
  */
 public final class FakeGemini extends FakeProvider {
   public static final List<String> PIECES = List.of("Hello", " from", " Gemini", ".");
+  private static final Pattern COUNT = Pattern.compile("/v1beta/models/([^/:]+):countTokens");
   private static final Pattern GENERATE =
       Pattern.compile("/v1beta/models/([^/:]+):(generateContent|streamGenerateContent)");
   private static final Set<String> FIELDS = Set.of(
@@ -84,6 +85,11 @@ public final class FakeGemini extends FakeProvider {
               + "\"supportedGenerationMethods\":[\"generateContent\"]}]}");
       return;
     }
+    Matcher counting = COUNT.matcher(path);
+    if (exchange.getRequestMethod().equals("POST") && counting.matches()) {
+      countTokens(exchange, counting.group(1));
+      return;
+    }
     Matcher generate = GENERATE.matcher(path);
     if (!exchange.getRequestMethod().equals("POST") || !generate.matches()) {
       error(exchange, 404, "NOT_FOUND", "no route " + path);
@@ -115,6 +121,46 @@ public final class FakeGemini extends FakeProvider {
     } else {
       send(exchange, 200, Json.write(response(body, List.of(part), true)));
     }
+  }
+
+  /**
+   * {@code models/{model}:countTokens}, as its reference has it: {@code contents}, or a whole
+   * {@code generateContentRequest} naming the same model; answers {@code totalTokens}, {@link
+   * #countOf} the request (a count the gateway's tokenizer never gives).
+   */
+  private void countTokens(HttpExchange exchange, String model) throws IOException {
+    JsonNode body = received(exchange);
+    JsonNode request = body.path("generateContentRequest");
+    String wrong = null;
+    for (var names = body.fieldNames(); names.hasNext() && wrong == null; ) {
+      String name = names.next();
+      if (!name.equals("contents") && !name.equals("generateContentRequest")) {
+        wrong = "Invalid JSON payload received. Unknown name \"" + name + "\"";
+      }
+    }
+    if (wrong == null && request.isObject()) {
+      if (!request.path("model").asText().equals("models/" + model)) {
+        wrong = "generateContentRequest.model must be models/" + model;
+      } else {
+        ObjectNode rest = ((ObjectNode) request).deepCopy();
+        rest.remove("model");
+        wrong = check(rest);
+      }
+    }
+    if (wrong == null && !(request.isObject() ? request : body).path("contents").isArray()) {
+      wrong = "contents is required";
+    }
+    if (wrong != null) {
+      refused(wrong);
+      error(exchange, 400, "INVALID_ARGUMENT", wrong);
+      return;
+    }
+    send(exchange, 200, "{\"totalTokens\":" + countOf(body) + "}");
+  }
+
+  /** What this fake counts a countTokens body as: 2,000 and a token a character of it. */
+  public static int countOf(JsonNode body) {
+    return 2_000 + body.toString().length();
   }
 
   private static String check(JsonNode body) {

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * Google's Gemini API ({@code models/{model}:generateContent}, and {@code :streamGenerateContent}
@@ -113,6 +114,34 @@ public final class GeminiEngine extends ProviderEngine {
   @Override
   String providerName() {
     return "gcp.gemini";
+  }
+
+  /**
+   * Gemini's own count ({@code models/{model}:countTokens}) of the request as it would be sent:
+   * its contents with the system instruction and tools, as a whole generate request.
+   */
+  @Override
+  public OptionalInt countTokens(GenerationRequest request) {
+    ObjectNode sent = body(request);
+    ObjectNode asked = Json.MAPPER.createObjectNode();
+    ObjectNode whole =
+        asked.putObject("generateContentRequest").put("model", "models/" + modelOf(request));
+    for (String field : List.of("contents", "systemInstruction", "tools", "toolConfig")) {
+      if (sent.has(field)) {
+        whole.set(field, sent.get(field));
+      }
+    }
+    String model = URLEncoder.encode(modelOf(request), StandardCharsets.UTF_8);
+    JsonNode answer = postJson(
+        baseUrl.getRawPath() + "models/" + model + ":countTokens",
+        apiHeaders,
+        asked,
+        timeoutOf(request));
+    JsonNode tokens = answer.path("totalTokens");
+    if (!tokens.canConvertToInt() || tokens.asInt() < 0) {
+      throw malformed("the token count has no totalTokens");
+    }
+    return OptionalInt.of(tokens.asInt());
   }
 
   @Override
