@@ -81,9 +81,14 @@ export function formError() {
   return h('p', { class: 'error form-error', role: 'alert', tabindex: '-1' });
 }
 
+/** What a submit handler returns when it leaves the page: the form stays busy until it is gone. */
+export const LEAVING = Symbol('leaving');
+
 /**
  * Runs a submit once at a time: the buttons are disabled and the form marked busy until the
- * server answers, so a double click sends one request. The form keeps what was typed on error.
+ * server answers (or, when the handler returns LEAVING, for good: a double click's second click
+ * landing after a fast answer would otherwise submit again before the next page loads). The form
+ * keeps what was typed on error.
  */
 export function onSubmit(form, handler) {
   let busy = false;
@@ -96,15 +101,14 @@ export function onSubmit(form, handler) {
     form.setAttribute('aria-busy', 'true');
     clearErrors(form);
     try {
-      await handler(event);
+      if ((await handler(event)) === LEAVING) return;
     } catch (error) {
-      if (error.status === 401) return;
+      if (error.status === 401) return; // signing in again: the page is going
       showError(form, error);
-    } finally {
-      busy = false;
-      buttons.forEach((b) => { b.disabled = false; });
-      form.removeAttribute('aria-busy');
     }
+    busy = false;
+    buttons.forEach((b) => { b.disabled = false; });
+    form.removeAttribute('aria-busy');
   });
 }
 

@@ -1,7 +1,7 @@
 // Assistants: the organization's list, and a form to create one.
 import { send, get } from '../api.js';
 import { h, fill, table, when } from '../dom.js';
-import { field, formError, onSubmit, valueOf } from '../forms.js';
+import { LEAVING, field, formError, onSubmit, valueOf } from '../forms.js';
 
 const TYPES = [
   { value: 'org_shared', label: 'Shared by the organization' },
@@ -46,6 +46,7 @@ function createForm(context) {
       name: valueOf(name).trim(), type: valueOf(type),
     });
     location.assign(`/console/assistants/${encodeURIComponent(created.assistant._id)}`);
+    return LEAVING;
   });
   return form;
 }

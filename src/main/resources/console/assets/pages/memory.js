@@ -3,7 +3,7 @@
 // An agent narrows every view to that agent's memory (/v1/memory/agents/{slug}).
 import { get, send, freshKey } from '../api.js';
 import { h, fill, table, when } from '../dom.js';
-import { confirmAction, field, formError, notify, onAction, onSubmit } from '../forms.js';
+import { LEAVING, confirmAction, field, formError, notify, onAction, onSubmit } from '../forms.js';
 
 const KINDS = ['fact', 'preference', 'event', 'instruction', 'procedure', 'observation'];
 const STATES = ['durable', 'candidate', 'suppressed', 'tombstoned'];
@@ -141,6 +141,7 @@ function rememberSection(agent) {
     if (subject.input.value.trim()) body.subject = subject.input.value.trim();
     const memory = await send('POST', base(agent), body, { idempotencyKey: key });
     location.assign(link(`/m/${encodeURIComponent(memory.id)}`, agent));
+    return LEAVING;
   });
   return h('section', {}, form);
 }
