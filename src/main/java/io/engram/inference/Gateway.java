@@ -245,26 +245,36 @@ public final class Gateway {
     EffectiveConfig config = config(caller);
     ModelCatalog.Entry model = chatModel(caller, config, chat.model());
     ObjectNode asked = CarriedParameters.asked(chat);
-    OptionalInt counted = model
-        .engine()
-        .countTokens(new GenerationRequest(
-            model.engineModel(),
-            chat.messages(),
-            null,
-            chat.sampling(),
-            false,
-            chat.user(),
-            EngineVariables.requestTimeout(config),
-            asked,
-            caller.orgId(),
-            EngineVariables.engineShare(config, caller.organization()),
-            EngineVariables.dropsParameters(config)));
+    OptionalInt counted =
+        model.engine().countTokens(engineRequest(caller, config, model, chat, asked, false));
     if (counted.isPresent()) {
       return new TokenCount(counted.getAsInt(), TokenCount.PROVIDER);
     }
     JsonNode tools = asked == null ? null : asked.get("tools");
     int toolTokens = tools == null ? 0 : TokenCounter.count(tools.toString());
     return new TokenCount(PromptTokens.chat(chat.messages()) + toolTokens, TokenCount.GATEWAY);
+  }
+
+  /** The chat as its model's engine is asked it, under the organization's settings in force. */
+  private static GenerationRequest engineRequest(
+      Principal caller,
+      EffectiveConfig config,
+      ModelCatalog.Entry model,
+      ChatRequest chat,
+      ObjectNode asked,
+      boolean stream) {
+    return new GenerationRequest(
+        model.engineModel(),
+        chat.messages(),
+        null,
+        chat.sampling(),
+        stream,
+        chat.user(),
+        EngineVariables.requestTimeout(config),
+        asked,
+        caller.orgId(),
+        EngineVariables.engineShare(config, caller.organization()),
+        EngineVariables.dropsParameters(config));
   }
 
   /**
@@ -318,18 +328,7 @@ public final class Gateway {
         caller,
         config,
         model,
-        new GenerationRequest(
-            model.engineModel(),
-            chat.messages(),
-            null,
-            chat.sampling(),
-            chat.stream(),
-            chat.user(),
-            EngineVariables.requestTimeout(config),
-            asked,
-            caller.orgId(),
-            EngineVariables.engineShare(config, caller.organization()),
-            EngineVariables.dropsParameters(config)),
+        engineRequest(caller, config, model, chat, asked, chat.stream()),
         conversationTokens,
         admission,
         requestId,

@@ -254,12 +254,7 @@ class NativeProvidersTest {
     String body = """
         {"model":"%s","system":"Be brief.","messages":[{"role":"user","content":"Weather in Lyon?"}],
          "tools":[{"name":"weather","input_schema":{"type":"object"}}]}""";
-    Http.Response byAnthropic = server
-        .http
-        .post("/v1/messages/count_tokens")
-        .header("x-api-key", key)
-        .json(body.formatted("claude-chat"))
-        .send();
+    Http.Response byAnthropic = countTokens(body.formatted("claude-chat"));
     assertThat(byAnthropic.status()).as(byAnthropic.text()).isEqualTo(200);
     assertThat(byAnthropic.header("X-Engram-Token-Count")).isEqualTo("provider");
     JsonNode asked = anthropic.lastRequest();
@@ -269,12 +264,7 @@ class NativeProvidersTest {
         .isEqualTo(FakeAnthropic.countOf(asked));
     assertThat(byAnthropic.header("request-id")).startsWith("req_");
 
-    Http.Response byGemini = server
-        .http
-        .post("/v1/messages/count_tokens")
-        .header("x-api-key", key)
-        .json(body.formatted("gemini-chat"))
-        .send();
+    Http.Response byGemini = countTokens(body.formatted("gemini-chat"));
     assertThat(byGemini.status()).as(byGemini.text()).isEqualTo(200);
     assertThat(byGemini.header("X-Engram-Token-Count")).isEqualTo("provider");
     JsonNode counted = gemini.lastRequest();
@@ -282,22 +272,22 @@ class NativeProvidersTest {
         .isFalse();
     assertThat(byGemini.json().get("input_tokens").asInt()).isEqualTo(FakeGemini.countOf(counted));
 
-    Http.Response generationField = server
-        .http
-        .post("/v1/messages/count_tokens")
-        .header("x-api-key", key)
-        .json(body.formatted("claude-chat").replace("\"system\"", "\"max_tokens\":5,\"system\""))
-        .send();
+    Http.Response generationField = countTokens(
+        body.formatted("claude-chat").replace("\"system\"", "\"max_tokens\":5,\"system\""));
     assertThat(generationField.status()).isEqualTo(400);
     assertThat(generationField.json().at("/error/param").asText()).isEqualTo("max_tokens");
-    Http.Response unknown = server
+    Http.Response unknown = countTokens(body.formatted("no-such-model"));
+    assertThat(unknown.status()).isEqualTo(404);
+    assertThat(unknown.json().at("/error/type").asText()).isEqualTo("not_found_error");
+  }
+
+  private static Http.Response countTokens(String body) {
+    return server
         .http
         .post("/v1/messages/count_tokens")
         .header("x-api-key", key)
-        .json(body.formatted("no-such-model"))
+        .json(body)
         .send();
-    assertThat(unknown.status()).isEqualTo(404);
-    assertThat(unknown.json().at("/error/type").asText()).isEqualTo("not_found_error");
   }
 
   @Test

@@ -292,19 +292,15 @@ final class SolrMemorySearch implements MemorySearch {
     try {
       return solr.postJson(collection.get() + "/select", Map.of(), body);
     } catch (SolrConnection.Unavailable e) {
-      throw unavailable(e);
+      throw MemorySearch.unavailable();
     } catch (SolrConnection.Refused e) {
       // No collection behind the alias yet (Solr was away when this node started, and the
       // recovery that creates it has not run): the index is not there, which is a 503 too.
       if (e.status == 404) {
-        throw unavailable(new SolrConnection.Unavailable(e.getMessage(), e));
+        throw MemorySearch.unavailable();
       }
       throw e;
     }
-  }
-
-  static io.engram.platform.http.ApiException unavailable(SolrConnection.Unavailable e) {
-    return MemorySearch.unavailable();
   }
 
   private static List<Hit> hits(JsonNode answer) {
