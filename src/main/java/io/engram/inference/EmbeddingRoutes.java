@@ -38,11 +38,11 @@ public final class EmbeddingRoutes implements RouteModule {
   static final Set<String> FIELDS =
       Set.of("model", "input", "encoding_format", "dimensions", "user");
 
-  private final Gateway gateway;
+  private final EmbeddingGateway service;
   private final long maxBodyBytes;
 
-  public EmbeddingRoutes(Gateway gateway, long maxBodyBytes) {
-    this.gateway = gateway;
+  public EmbeddingRoutes(EmbeddingGateway service, long maxBodyBytes) {
+    this.service = service;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -66,16 +66,16 @@ public final class EmbeddingRoutes implements RouteModule {
     List<String> inputs = inputs(body.get("input"));
     boolean base64 = encoding(body);
     String user = body.optionalString("user", ChatRequest.MAX_USER).orElse(null);
-    Gateway.Embedded embedded;
+    EmbeddingGateway.Embedded embedded;
     if (local) {
       body.optionalInt("dimensions", Embedder.DIMENSIONS, Embedder.DIMENSIONS);
-      embedded = gateway.embed(
+      embedded = service.embed(
           caller, Access.inferenceSlot(ctx), MODEL_ID, inputs, HttpServer.requestId(ctx));
     } else {
       // A routed embedding model (its provider's embeddings API), or 404 naming what is served.
       Integer dimensions = body.optionalInt("dimensions", 1, 65_536).orElse(null);
       try {
-        embedded = gateway.embedRouted(
+        embedded = service.embedRouted(
             caller,
             Access.inferenceSlot(ctx),
             model,

@@ -10,7 +10,6 @@ import io.engram.inference.call.ModelCalls;
 import io.engram.inference.call.Origin;
 import io.engram.inference.call.Outcome;
 import io.engram.inference.call.PromptTokens;
-import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.Sampling;
 import io.engram.inference.engine.TokenSink;
@@ -18,7 +17,6 @@ import io.engram.inference.models.ModelCatalog;
 import io.engram.inference.usage.BilledTokens;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.memory.AgentScope;
-import io.engram.memory.Embedder;
 import io.engram.memory.EndUsers;
 import io.engram.organizations.Organization;
 import io.engram.platform.TokenCounter;
@@ -27,20 +25,18 @@ import io.engram.platform.json.Json;
 import io.engram.settings.ConfigField;
 import io.engram.settings.EffectiveConfig;
 import io.engram.settings.OrganizationConfigs;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.function.Supplier;
 
 /**
- * The inference requests' service: resolves the model, refuses what it cannot carry, applies the
+ * The generations' service (embeddings have theirs: {@link EmbeddingGateway}): resolves the model,
+ * refuses what it cannot carry, applies the
  * plan's limits and budgets, and hands the admitted call to its stages ({@link ModelCalls}): the
  * memory block, the response cache, usage and budget settlement, the request log and the trace.
  * The routes only translate HTTP, SSE or WebSocket to and from these calls.
  */
 public final class Gateway {
   private static final String COMPLETIONS = "/v1/completions";
-  private static final String EMBEDDINGS = "/v1/embeddings";
 
   /**
    * How a chat is run beyond what its body says: memory, the cache, the assistant it speaks as,
@@ -48,26 +44,22 @@ public final class Gateway {
    */
   public record ChatOptions(boolean memoryOn, CacheMode cache, String assistantId, String route) {}
 
-  /** Vectors of the inputs and the hour's budget after them (null when the plan has none). */
-  public record Embedded(Embedder.Embeddings embeddings, InferenceLimits.TokenBudget budget) {}
-
   private final ModelCatalog catalog;
-  private final Embedder embedder;
   private final InferenceLimits limits;
   private final OrganizationConfigs configs;
   private final ModelCalls calls;
-  private final BilledTokens billedTokens = new BilledTokens();
+  private final BilledTokens billedTokens;
 
   Gateway(
       ModelCatalog catalog,
       InferenceLimits limits,
       OrganizationConfigs configs,
-      Embedder embedder,
-      ModelCalls calls) {
+      ModelCalls calls,
+      BilledTokens billedTokens) {
+    this.billedTokens = billedTokens;
     this.catalog = catalog;
     this.limits = limits;
     this.configs = configs;
-    this.embedder = embedder;
     this.calls = calls;
   }
 
@@ -77,97 +69,6 @@ public final class Gateway {
 
   public InferenceLimits limits() {
     return limits;
-  }
-
-  /**
-   * Embeds the inputs on the in-process model. Embedding tokens are tokens: they count against the
-   * plan's hourly budget and concurrency too, reserved as the gateway counts them.
-   */
-  public Embedded embed(
-      Principal caller,
-      Optional<InferenceDoor.Pass> atDoor,
-      String model,
-      List<String> inputs,
-      String requestId) {
-    long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    return embedded(
-        new EmbeddingCall(caller, config(caller), null, model, estimate, requestId),
-        atDoor,
-        InferenceLimits.TokenDemand.exactly(Math.max(1, estimate)),
-        InferenceLimits.Spending.FREE,
-        () -> {
-          Embedder.Embeddings counted = embedder.embedCounted(inputs);
-          return new Embeds.Vectors(counted.vectors(), counted.tokens(), null);
-        });
-  }
-
-  /**
-   * Embeds the inputs on a routed embedding model: admitted at what its provider is expected to
-   * bill and charged what it billed (the gateway's count when it gives none), recorded under the
-   * deployment that answered, with the model's cost.
-   */
-  public Embedded embedRouted(
-      Principal caller,
-      Optional<InferenceDoor.Pass> atDoor,
-      String model,
-      List<String> inputs,
-      Integer dimensions,
-      String user,
-      String requestId) {
-    ModelCatalog.Entry entry = catalog
-        .routedEmbedding(caller.orgId(), model)
-        .orElseThrow(() -> ModelCatalog.notFound(model));
-    long estimate = inputs.stream().mapToLong(TokenCounter::count).sum();
-    long expected = billedTokens.expected(caller.orgId(), model, estimate);
-    EffectiveConfig config = config(caller);
-    return embedded(
-        new EmbeddingCall(caller, config, entry, model, estimate, requestId),
-        atDoor,
-        InferenceLimits.TokenDemand.exactly(expected),
-        new InferenceLimits.Spending(null, entry.pricing().costNanos(expected, 0)),
-        () -> {
-          Embeds.Vectors vectors = ((Embeds) entry.engine())
-              .embed(
-                  inputs, dimensions, user, EngineVariables.requestTimeout(config), caller.orgId());
-          billedTokens.billed(caller.orgId(), model, estimate, vectors.tokens());
-          return vectors;
-        });
-  }
-
-  /** Who asks which model to embed what the gateway counts as {@code estimate} tokens. */
-  private record EmbeddingCall(
-      Principal caller,
-      EffectiveConfig config,
-      ModelCatalog.Entry entry,
-      String model,
-      long estimate,
-      String requestId) {}
-
-  /** Admits an embeddings call at {@code demand} and {@code spending}, and runs it on {@code embed}. */
-  private Embedded embedded(
-      EmbeddingCall asked,
-      Optional<InferenceDoor.Pass> atDoor,
-      InferenceLimits.TokenDemand demand,
-      InferenceLimits.Spending spending,
-      Supplier<Embeds.Vectors> embed) {
-    Principal caller = asked.caller();
-    Origin origin = new Origin(EMBEDDINGS, null, null, null, calls.now());
-    try (ModelCall call = ModelCall.embeddings(
-        caller,
-        asked.config(),
-        asked.entry(),
-        asked.model(),
-        (int) asked.estimate(),
-        calls.admit(
-            caller,
-            asked.model(),
-            origin,
-            asked.requestId(),
-            () -> limits.admit(caller, atDoor, demand, spending)),
-        asked.requestId(),
-        origin)) {
-      return new Embedded(calls.embed(call, embed), call.budget());
-    }
   }
 
   /** A model by client-facing id as the caller's organization sees it, or 404 in OpenAI's words. */
@@ -429,12 +330,19 @@ public final class Gateway {
     long longest = sampling.maxTokens() != null
         ? sampling.maxTokens()
         : defaultMaxTokens(org, model.card().contextLength(), promptTokens);
+    // The prompt and memory are reserved at what the model's answers charge for them.
+    InferenceLimits.TokenDemand demand = new InferenceLimits.TokenDemand(
+        promptTokens,
+        reserved,
+        longest,
+        memoryTokens,
+        billedTokens.ratio(org.id(), model.card().id()));
     InferenceLimits.Permit permit = limits.admit(
         caller,
         atDoor,
-        new InferenceLimits.TokenDemand(promptTokens, reserved, longest, memoryTokens),
+        demand,
         new InferenceLimits.Spending(
-            assistantId, model.pricing().costNanos(promptTokens + memoryTokens, longest)));
+            assistantId, model.pricing().costNanos(demand.inputsCharged(), longest)));
     return new ModelCall.Admission(longest, permit);
   }
 

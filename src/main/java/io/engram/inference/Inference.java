@@ -19,6 +19,7 @@ import io.engram.inference.models.ModelUploads;
 import io.engram.inference.routing.Router;
 import io.engram.inference.routing.Routing;
 import io.engram.inference.routing.RoutingRoutes;
+import io.engram.inference.usage.BilledTokens;
 import io.engram.inference.usage.InferenceLimits;
 import io.engram.inference.usage.RequestLog;
 import io.engram.inference.usage.RequestLogRoutes;
@@ -79,7 +80,7 @@ public final class Inference implements Module {
   private final Gateway gateway;
   private final Ledgers ledgers;
   private final ModelUploads uploads;
-  private final Embedder embedder;
+  private final EmbeddingGateway embeddings;
   private final List<AutoCloseable> engines;
   /** Every open event stream's keep-alives, from one task on the stream timer. */
   private final KeepAlives keepAlives;
@@ -96,7 +97,7 @@ public final class Inference implements Module {
       Gateway gateway,
       Ledgers ledgers,
       ModelUploads uploads,
-      Embedder embedder,
+      EmbeddingGateway embeddings,
       List<AutoCloseable> engines,
       Duration keepAlive,
       EngramConfig.WebSocketSettings webSockets,
@@ -107,7 +108,7 @@ public final class Inference implements Module {
     this.gateway = gateway;
     this.ledgers = ledgers;
     this.uploads = uploads;
-    this.embedder = embedder;
+    this.embeddings = embeddings;
     this.engines = engines;
     this.webSockets = webSockets;
     this.configs = configs;
@@ -263,18 +264,16 @@ public final class Inference implements Module {
     erasures.include(erasure);
     InferenceLimits limits = InferenceLimits.open(usage, configs, slots, windows, cluster, spend);
     InferenceMetrics metrics = new InferenceMetrics(registry);
-    Gateway gateway = new Gateway(
-        catalog,
-        limits,
-        configs,
-        embedder,
-        new ModelCalls(memory, cache, requests, usage, history, egress, metrics));
+    // What a model charges for inputs is learned from every call's answer and reserved at by both.
+    BilledTokens billed = new BilledTokens();
+    ModelCalls calls =
+        new ModelCalls(memory, cache, requests, usage, history, egress, metrics, billed);
     return new Inference(
         routing,
-        gateway,
+        new Gateway(catalog, limits, configs, calls, billed),
         new Ledgers(usage, requests, history, cache, metrics),
         uploads,
-        embedder,
+        new EmbeddingGateway(catalog, limits, configs, embedder, calls, billed),
         engines,
         Duration.ofSeconds(config.inference().streamKeepAliveSeconds()),
         config.inference().webSockets(),
@@ -375,7 +374,7 @@ public final class Inference implements Module {
                 .variable("MAX_MODEL_SIZE_GB")
                 .map(gb -> OptionalInt.of(Integer.parseInt(gb)))
                 .orElse(OptionalInt.empty())),
-        new EmbeddingRoutes(gateway, maxBodyBytes),
+        new EmbeddingRoutes(embeddings, maxBodyBytes),
         new RoutingRoutes(routing, maxBodyBytes),
         new UsageRoutes(ledgers.usage(), gateway.limits(), access.windows(), organizations, clock),
         new RequestLogRoutes(ledgers.requests(), organizations),

@@ -117,7 +117,7 @@ public class OrganizationConfigBenchmark {
     try (InferenceLimits.Permit permit = limits.admit(
         caller,
         java.util.Optional.empty(),
-        InferenceLimits.TokenDemand.exactly(1), // a request has a token at least
+        InferenceLimits.TokenDemand.exactly(1, 1.0), // a request has a token at least
         InferenceLimits.Spending.FREE)) {
       // taken and given back, as a request does
     }

@@ -3,6 +3,8 @@ package io.engram.budgets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.engram.inference.call.PromptTokens;
+import io.engram.inference.engine.ChatMessage;
 import io.engram.platform.cluster.RedisConnection;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
@@ -13,6 +15,7 @@ import io.engram.support.TestServer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -78,6 +81,85 @@ class BudgetsAcrossNodesTest {
       assertThat(org.chat(org.key(), "/v1/chat/completions", second.http).status())
           .isEqualTo(429);
     }
+  }
+
+  /**
+   * A provider that charges half as much again for every prompt as the gateway counts: the nodes
+   * reserve prompts at what the model's answers charged (twice the count before their first), so
+   * thirty clients on three nodes, each sending prompts of every length until refused, spend the
+   * budget to within one request and never pass it by more than one request's cost.
+   */
+  @Test
+  void aProviderThatChargesMoreThanTheGatewayCountsPassesABudgetByAtMostOneRequest()
+      throws Exception {
+    String redisUrl = TestDatabases.redisUrl();
+    upstream.chargePromptsAt(1.5);
+    try (TestServer first =
+            TestServer.builder().postgres().env("REDIS_URL", redisUrl).start();
+        TestServer second =
+            TestServer.builder().sharing(first).env("REDIS_URL", redisUrl).start();
+        TestServer third =
+            TestServer.builder().sharing(first).env("REDIS_URL", redisUrl).start()) {
+      PricedOrganization org = PricedOrganization.create(first, "scale", upstream);
+      org.addMetered();
+      // About eighteen requests: the first thirty, sent at once, reach it before any answer came.
+      double limit = 2.0;
+      String budget =
+          org.budget("{\"scope\":\"organization\",\"period\":\"day\",\"limit\":" + limit + "}");
+      ServerProcess.sleep(1_500); // the other nodes follow the models and budgets within a second
+      List<TestServer> nodes = List.of(first, second, third);
+      List<Future<Integer>> clients = new ArrayList<>();
+      try (ExecutorService pool = Executors.newFixedThreadPool(30)) {
+        for (int i = 0; i < 30; i++) {
+          Http node = nodes.get(i % 3).http;
+          Random random = new Random(i);
+          clients.add(pool.submit(() -> {
+            // Until refused: each request a prompt of 5 to 150 words.
+            for (int sent = 0; ; sent++) {
+              Http.Response answer = metered(org, node, 5 + random.nextInt(146));
+              if (answer.status() != 200) {
+                assertThat(answer.text()).contains("budget_exceeded");
+                return sent;
+              }
+            }
+          }));
+        }
+      }
+      int answered = 0;
+      for (Future<Integer> client : clients) {
+        answered += client.get();
+      }
+      // What is left after every client was refused: a short prompt's worth at most.
+      while (metered(org, first.http, 5).status() == 200) {
+        answered++;
+      }
+      ServerProcess.sleep(1_500); // every node wrote its spend
+      double spent = org.get(budget).path("spent").asDouble();
+      // The longest prompt: 150 words and their framing, charged half as much again, and the reply.
+      double longest = metered(org, first.http, 150).status() == 429
+          ? Math.ceil(1.5 * (PromptTokens.chat(List.of(prompt(150))))) * 1e-3 + 5e-3
+          : Double.NaN;
+      assertThat(answered).isGreaterThan(10);
+      assertThat(spent)
+          .as("spent %s of %s in %d answers", spent, limit, answered)
+          .isLessThanOrEqualTo(limit + longest)
+          .isGreaterThan(limit - longest);
+    } finally {
+      upstream.chargePromptsAt(0);
+    }
+  }
+
+  private static ChatMessage prompt(int words) {
+    return new ChatMessage(ChatMessage.USER, "word ".repeat(words).strip());
+  }
+
+  private static Http.Response metered(PricedOrganization org, Http node, int words) {
+    return node.post("/v1/chat/completions")
+        .bearer(org.key())
+        .json(
+            "{\"model\":\"metered\",\"max_tokens\":5,\"memory\":false,\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"" + prompt(words).content() + "\"}]}")
+        .send();
   }
 
   @Test

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.engram.inference.call.PromptTokens;
+import io.engram.inference.engine.ChatMessage;
+import io.engram.platform.TokenCounter;
 import io.engram.platform.json.Json;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -124,6 +127,7 @@ public final class FakeUpstream implements AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile Script script = Script.NORMAL;
   private volatile boolean parrot;
+  private volatile double promptCharge;
 
   public FakeUpstream() {
     try {
@@ -225,6 +229,26 @@ public final class FakeUpstream implements AutoCloseable {
     return "I do not know.";
   }
 
+  /**
+   * Charges every prompt {@code ratio} times what the gateway counts for it (0: a word a token),
+   * rounded up, as a provider whose tokenizer counts more than cl100k_base does.
+   */
+  public void chargePromptsAt(double ratio) {
+    this.promptCharge = ratio;
+  }
+
+  /** A chat's messages or a completion's prompt as the gateway counts them, times {@code ratio}. */
+  private static int charged(JsonNode body, double ratio) {
+    List<ChatMessage> messages = new java.util.ArrayList<>();
+    body.path("messages")
+        .forEach(m -> messages.add(
+            new ChatMessage(m.path("role").asText(), m.path("content").asText())));
+    int counted = body.has("messages")
+        ? PromptTokens.chat(messages)
+        : TokenCounter.count(body.path("prompt").asText(""));
+    return (int) Math.ceil(counted * ratio);
+  }
+
   public List<JsonNode> requests() {
     return List.copyOf(requests);
   }
@@ -280,7 +304,7 @@ public final class FakeUpstream implements AutoCloseable {
         return;
       }
       String model = body.path("model").asText();
-      int promptTokens = words(body);
+      int promptTokens = promptCharge > 0 ? charged(body, promptCharge) : words(body);
       if (chat && callsATool(body)) {
         answerWithToolCall(exchange, body, model, promptTokens);
         return;

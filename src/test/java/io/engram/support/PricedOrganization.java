@@ -59,6 +59,25 @@ public record PricedOrganization(Http http, String id, String admin, String key)
         .send();
   }
 
+  /**
+   * Adds "metered" on the organization's provider: its prompts and replies priced alike, $1,000 per
+   * million tokens, so what a provider charges for a prompt shows in the cost.
+   */
+  public void addMetered() {
+    String providerId = http.get("/v1/organizations/" + id + "/providers")
+        .bearer(admin)
+        .send()
+        .json()
+        .path("data")
+        .path(0)
+        .path("id")
+        .asText();
+    created("/models", """
+        {"id":"metered","context_length":4096,"retries":0,
+         "pricing":{"input_per_million":1000,"output_per_million":1000},
+         "deployments":[{"provider_id":"%s","model":"upstream-model"}]}""".formatted(providerId));
+  }
+
   public Http.Response chat() {
     return chat(key, "/v1/chat/completions");
   }

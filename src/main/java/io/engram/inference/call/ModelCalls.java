@@ -4,6 +4,7 @@ import io.engram.access.Principal;
 import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.TokenSink;
+import io.engram.inference.usage.BilledTokens;
 import io.engram.inference.usage.RequestLog;
 import io.engram.inference.usage.UsageLedger;
 import io.engram.instances.storage.ConversationHistory;
@@ -43,12 +44,13 @@ public final class ModelCalls {
       UsageLedger usage,
       ConversationHistory history,
       Egress egress,
-      InferenceMetrics metrics) {
+      InferenceMetrics metrics,
+      BilledTokens billedTokens) {
     this.requestLog = new RequestLogStage(requests);
     this.stages = List.of(
         new TraceStage(),
         requestLog,
-        new SettlementStage(usage, metrics),
+        new SettlementStage(usage, metrics, billedTokens),
         new HistoryStage(history),
         new MemoryContext(memory),
         new CacheStage(cache, metrics));

@@ -46,20 +46,42 @@ public final class InferenceLimits implements InferenceDoor {
 
   /**
    * What a request asks of the hourly budget: its prompt (what it sends, without the memory block),
-   * the least reply it can do with and the longest it could use, and the most memory it could take.
+   * the least reply it can do with and the longest it could use, and the most memory it could take,
+   * the prompt and the memory as the gateway counts them; they are charged at {@code inputRatio}
+   * times that ({@link BilledTokens}), the reply in the model's own tokens, as max_tokens bounds it.
    */
-  public record TokenDemand(long promptTokens, long leastReply, long longestReply, long memory) {
-    /** An embedding or a request whose tokens are all known up front. */
-    public static TokenDemand exactly(long tokens) {
-      return new TokenDemand(tokens, 0, 0, 0);
+  public record TokenDemand(
+      long promptTokens, long leastReply, long longestReply, long memory, double inputRatio) {
+    /** A request whose tokens are all known up front, charged at {@code inputRatio} of them. */
+    public static TokenDemand exactly(long tokens, double inputRatio) {
+      return new TokenDemand(tokens, 0, 0, 0, inputRatio);
+    }
+
+    /** The prompt as it will be charged (at least one token). */
+    public long promptCharged() {
+      return Math.max(1, BilledTokens.atRatio(promptTokens, inputRatio));
+    }
+
+    /** The prompt with the most memory it could take, as they will be charged. */
+    public long inputsCharged() {
+      return promptCharged() + memoryCharged();
+    }
+
+    long memoryCharged() {
+      return BilledTokens.atRatio(memory, inputRatio);
     }
 
     long need() {
-      return promptTokens + leastReply;
+      return promptCharged() + leastReply;
     }
 
     long want() {
-      return promptTokens + longestReply + memory;
+      return promptCharged() + longestReply + memoryCharged();
+    }
+
+    /** The memory block's tokens, as the gateway counts them, that {@code charged} tokens hold. */
+    long memoryHeldBy(long charged) {
+      return inputRatio <= 0 ? charged : (long) Math.floor(charged / inputRatio + 1e-9);
     }
   }
 
@@ -299,13 +321,13 @@ public final class InferenceLimits implements InferenceDoor {
     }
     // Within the grant, memory comes before the reply's longest length, as it does in the context.
     long beyondNeed = admission.granted() - demand.need();
-    long memory = Math.min(demand.memory(), beyondNeed);
+    long memory = Math.min(demand.memoryCharged(), beyondNeed);
     long reply = demand.leastReply() + beyondNeed - memory;
     return new Permit(
         admission,
         held,
         new TokenBudget(hourly.value(), admission.remaining(), admission.resetSeconds()),
-        memory,
+        demand.memoryHeldBy(memory),
         reply);
   }
 
