@@ -1,18 +1,17 @@
 package io.engram;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
+import io.engram.support.SmallDisk;
+import io.engram.support.TestDatabases;
 import io.engram.support.TestServer;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,24 +36,109 @@ class FullDiskTest {
 
   @Test
   void aFullDiskRefusesWhatItCannotKeepAndTheServerRecoversWhenSpaceReturns() throws Exception {
-    Path disk = scratch.resolve("disk");
-    Files.createDirectories(disk);
-    mountTmpfs(disk);
-    try {
-      run(disk.resolve("data"));
-    } finally {
-      new ProcessBuilder("umount", "-l", disk.toString()).inheritIO().start().waitFor();
+    try (SmallDisk disk = SmallDisk.mount(scratch.resolve("disk"), TMPFS_MB)) {
+      run(disk, disk.dir().resolve("data"));
     }
   }
 
-  private void run(Path dataDir) throws Exception {
+  /**
+   * PostgreSQL whose database lives on a small tmpfs (a tablespace of the local server): a memory
+   * write, an organization or a key the database cannot keep answers 507 and leaves nothing
+   * behind, in the table or in the index; chats go on; once space returns the next writes pass, and
+   * every acknowledged write is there and no refused one.
+   */
+  @Test
+  void aFullDiskUnderPostgresRefusesWhatItCannotKeepAndPassesWhenSpaceReturns() throws Exception {
+    // The database server's own user must reach the tablespace: not under a private temp dir.
+    Path mountPoint = Files.createTempDirectory(Path.of("/tmp"), "engram-pg-disk");
+    Files.setPosixFilePermissions(
+        mountPoint, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    String name = "engram_full_" + Long.toHexString(System.nanoTime());
+    try (SmallDisk disk = SmallDisk.mount(mountPoint, 40).ownedBy("postgres")) {
+      String url = TestDatabases.onTablespace(name, disk.dir());
+      try (FakeUpstream upstream = new FakeUpstream();
+          TestServer server = startOn(url, upstream);
+          Chats chats = new Chats(server)) {
+        String org = server.createOrganization("growth");
+        String token = server.token(org, null, "memory:write", "memory:read");
+        Set<String> acknowledged = new HashSet<>();
+        Set<String> refused = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+          Http.Response before = remember(server, token, "Before the fill " + i);
+          assertThat(before.status()).as(before.text()).isEqualTo(201);
+          acknowledged.add(before.json().get("id").asText());
+        }
+        chats.start(server.token(org, null, "inference:chat", "memory:read"));
+        disk.fill();
+        int refusals = 0;
+        for (int i = 0; i < 400 && refusals < 20; i++) {
+          String text = "During the fill " + i + " " + "x".repeat(2000);
+          Http.Response written = remember(server, token, text);
+          assertThat(written.status()).as(written.text()).isIn(201, 507);
+          if (written.status() == 201) {
+            acknowledged.add(written.json().get("id").asText());
+          } else {
+            assertThat(written.json().at("/error/code").asText()).isEqualTo("insufficient_storage");
+            refused.add(text);
+            refusals++;
+          }
+        }
+        assertThat(refusals).as("writes refused on a full disk").isPositive();
+        // An organization and a key are stored in the same database: refused alike, or kept.
+        Http.Response created = server.asOperator(
+            server.http.post("/v1/organizations").json("{\"name\":\"No room\",\"plan\":\"seed\"}"));
+        assertThat(created.status()).as(created.text()).isIn(201, 507);
+        Http.Response key = server.asOperator(server
+            .http
+            .post("/v1/organizations/" + org + "/api-keys")
+            .json("{\"name\":\"no room\",\"permissions\":[\"inference\"]}"));
+        assertThat(key.status()).as(key.text()).isIn(201, 507);
+
+        disk.empty();
+        for (int i = 0; i < 10; i++) {
+          Http.Response after = remember(server, token, "After the fill " + i);
+          assertThat(after.status()).as(after.text()).isEqualTo(201);
+          acknowledged.add(after.json().get("id").asText());
+        }
+        assertThat(retrieved(server, token, "After the fill 7")).isNotEmpty();
+        assertThat(ids(server, token)).containsAll(acknowledged);
+        assertThat(texts(server, token)).doesNotContainAnyElementsOf(refused);
+        for (String text : refused.stream().limit(3).toList()) {
+          assertThat(retrieved(server, token, text)).as("in the index: " + text).isEmpty();
+        }
+        chats.assertNeverFailed();
+        // Usage the full disk could not write waited for room: every answered chat is counted.
+        server.engram.inference().flushUsage();
+        Http.Response usage =
+            server.asOperator(server.http.get("/v1/organizations/" + org + "/usage"));
+        assertThat(usage.json().at("/totals/requests").asInt())
+            .isGreaterThanOrEqualTo(chats.answered.get());
+      } finally {
+        TestDatabases.dropWithTablespace(name);
+      }
+    } finally {
+      Files.deleteIfExists(mountPoint);
+    }
+  }
+
+  private TestServer startOn(String databaseUrl, FakeUpstream upstream) throws IOException {
+    return TestServer.builder()
+        .env("DATABASE_URL", databaseUrl)
+        .env("ENGRAM_SECRET_KEY", "7e57".repeat(16))
+        .env("RATE_LIMIT_REQUESTS", "1000000")
+        .env("ENGRAM_UPSTREAM_URL", upstream.baseUrl())
+        .env("ENGRAM_UPSTREAM_MODEL", "upstream-model")
+        .env("DEFAULT_MODEL", CHAT_MODEL)
+        .start();
+  }
+
+  private void run(SmallDisk disk, Path dataDir) throws Exception {
     Files.createDirectories(dataDir);
     Set<String> acknowledged = new HashSet<>();
     Set<String> refused = new HashSet<>();
     String org;
     String token;
     String nano;
-    Path ballast = dataDir.getParent().resolve("ballast");
     try (FakeUpstream upstream = new FakeUpstream();
         TestServer server = start(dataDir, upstream);
         Chats chats = new Chats(server)) {
@@ -74,7 +158,7 @@ class FullDiskTest {
       assertThat(checks.at("/iops_alerts/status").asText()).isEqualTo("unavailable");
       assertThat(checks.at("/iops_alerts/reason").asText()).contains("tmpfs");
 
-      fill(ballast);
+      disk.fill();
       // Writes until full and past it: each is either kept and acknowledged, or refused with 507
       // (never a 500, never a 400 that blames the client).
       int refusals = 0;
@@ -107,14 +191,11 @@ class FullDiskTest {
       // and the fill, a little room is made for one more write, and the disk filled again.)
       Http.Response readiness = awaitNotReady(server);
       for (int round = 0; round < 3 && readiness.status() == 200; round++) {
-        try (var file =
-            java.nio.channels.FileChannel.open(ballast, java.nio.file.StandardOpenOption.WRITE)) {
-          file.truncate(Math.max(0, file.size() - 2 * 1024 * 1024));
-        }
+        disk.free(2 * 1024 * 1024);
         Http.Response one = remember(server, token, "Room for one " + round);
         assertThat(one.status()).as(one.text()).isEqualTo(201);
         acknowledged.add(one.json().get("id").asText());
-        fill(ballast);
+        disk.fill();
         readiness = awaitNotReady(server);
       }
       assertThat(readiness.status()).as(readiness.text()).isEqualTo(503);
@@ -131,7 +212,7 @@ class FullDiskTest {
       // go on all the while: the index is closed and reopened under them.
       chats.start(chatToken);
       Thread.sleep(500);
-      Files.delete(ballast);
+      disk.empty();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       int ready = 0;
       while (System.nanoTime() < deadline
@@ -250,32 +331,6 @@ class FullDiskTest {
     return readiness;
   }
 
-  /** Writes zeros until the file system refuses a byte more (appending to what is there). */
-  private static void fill(Path ballast) throws IOException {
-    byte[] block = new byte[64 * 1024];
-    try (OutputStream out = Files.newOutputStream(
-        ballast,
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND)) {
-      while (true) {
-        out.write(block);
-      }
-    } catch (IOException full) {
-      assertThat(String.valueOf(full.getMessage())).containsIgnoringCase("space");
-    }
-    // Smaller pieces, until not even 512 bytes fit.
-    byte[] small = new byte[512];
-    try (OutputStream out =
-        Files.newOutputStream(ballast, java.nio.file.StandardOpenOption.APPEND)) {
-      while (true) {
-        out.write(small);
-        out.flush();
-      }
-    } catch (IOException full) {
-      // full
-    }
-  }
-
   private static Http.Response remember(TestServer server, String token, String text) {
     return server
         .http
@@ -325,26 +380,5 @@ class FullDiskTest {
       cursor = next == null || next.isNull() ? null : next.asText();
     } while (cursor != null);
     return all;
-  }
-
-  /**
-   * A tmpfs of {@link #TMPFS_MB} MB at {@code dir}: the test runs as root here and in CI (which
-   * makes network namespaces the same way); elsewhere it is skipped with the reason, never in CI.
-   */
-  private static void mountTmpfs(Path dir) throws Exception {
-    Process mount = new ProcessBuilder(
-            "mount", "-t", "tmpfs", "-o", "size=" + TMPFS_MB + "m", "tmpfs", dir.toString())
-        .redirectErrorStream(true)
-        .start();
-    boolean done = mount.waitFor(Duration.ofSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
-    String output = new String(mount.getInputStream().readAllBytes());
-    boolean mounted = done && mount.exitValue() == 0;
-    if (!mounted && "true".equalsIgnoreCase(System.getenv("CI"))) {
-      throw new IllegalStateException("CI needs to mount a small tmpfs (as root): " + output);
-    }
-    assumeTrue(
-        mounted,
-        () -> "cannot mount a tmpfs here (" + output.strip()
-            + "); the full-disk test needs root and runs in CI");
   }
 }

@@ -73,6 +73,32 @@ public final class TestDatabases {
     return url;
   }
 
+  /**
+   * A new database {@code name} of the local server whose tables all live in {@code dir} (a
+   * tablespace of the same name, the directory owned by the server's user): its JDBC URL.
+   */
+  public static String onTablespace(String name, java.nio.file.Path dir) {
+    try (Connection connection = DriverManager.getConnection(BASE_URL);
+        Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLESPACE " + name + " LOCATION '" + dir + "'");
+      statement.execute("CREATE DATABASE " + name + " TABLESPACE " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not make database " + name + " in " + dir, e);
+    }
+    return BASE_URL.replaceFirst("/[^/?]+\\?", "/" + name + "?");
+  }
+
+  /** Drops a database made by {@link #onTablespace} and its tablespace. */
+  public static void dropWithTablespace(String name) {
+    try (Connection connection = DriverManager.getConnection(BASE_URL);
+        Statement statement = connection.createStatement()) {
+      statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+      statement.execute("DROP TABLESPACE IF EXISTS " + name);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not drop database " + name, e);
+    }
+  }
+
   /** Drops a schema made by {@link #freshPostgresUrl()}. */
   public static void drop(String url) {
     String schema = url.substring(url.indexOf("currentSchema=") + "currentSchema=".length());
