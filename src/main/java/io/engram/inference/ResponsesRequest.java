@@ -36,6 +36,12 @@ record ResponsesRequest(
     JsonNode metadata,
     MemoryOptions memory,
     ObjectNode tooling) {
+  /** The chat's names of the fields a Responses request renames, to the names it sent them as. */
+  static final java.util.Map<String, String> AS_SENT = java.util.Map.of(
+      "response_format", "text.format",
+      "reasoning_effort", "reasoning.effort",
+      "verbosity", "text.verbosity",
+      "max_tokens", "max_output_tokens");
 
   static final Set<String> FIELDS = Set.of(
       "model",

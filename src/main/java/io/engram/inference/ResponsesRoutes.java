@@ -106,7 +106,15 @@ public final class ResponsesRoutes implements RouteModule {
         request.tooling(),
         null);
     AgentScope scope = AgentBoundary.of(ctx, caller, "agentSlug", "/v1/responses");
-    try (ModelCall prepared = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null)) {
+    ModelCall call;
+    try {
+      call = GenerationRoutes.prepared(ctx, gateway, caller, scope, chat, null);
+    } catch (ApiException refused) {
+      // Refused as the chat it became: named as the client sent it (text.format, not
+      // response_format).
+      throw refused.renamed(ResponsesRequest.AS_SENT);
+    }
+    try (ModelCall prepared = call) {
       TokenHeaders.write(ctx, prepared.budget());
       ResponseObjects.Ids ids =
           ResponseObjects.Ids.create(prepared.model().card().id());

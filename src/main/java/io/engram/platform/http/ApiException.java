@@ -31,6 +31,26 @@ public final class ApiException extends RuntimeException {
     this.validationErrors = validationErrors == null ? List.of() : List.copyOf(validationErrors);
   }
 
+  /**
+   * The same refusal naming the field as its client sent it, where a route translated its request
+   * into another's ({@code names}: the translated name to the client's): the parameter, and the
+   * name quoted in the message. Itself when its parameter was not renamed.
+   */
+  public ApiException renamed(java.util.Map<String, String> names) {
+    String sent = param == null ? null : names.get(param);
+    if (sent == null) {
+      return this;
+    }
+    return new ApiException(
+        status,
+        type,
+        code,
+        getMessage().replace("'" + param + "'", "'" + sent + "'"),
+        sent,
+        retryAfterSeconds,
+        validationErrors);
+  }
+
   public static ApiException badRequest(String param, String message) {
     return new ApiException(
         400, ErrorType.INVALID_REQUEST_ERROR, "invalid_request", message, param, null, null);
