@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
 import io.engram.store.SqliteDatabase;
+import io.engram.support.BesideTheRest;
 import io.engram.support.Http;
 import io.engram.support.ServerProcess;
 import io.engram.support.TestServer;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The memory index is derived from the database: a killed server loses no acknowledged memory, and
  * on start the index catches up from the change log, or is rebuilt when it is missing.
  */
+@BesideTheRest
 class MemoryDurabilityTest {
   @TempDir
   Path dataDir;

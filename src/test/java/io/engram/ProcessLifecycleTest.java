@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
+import io.engram.support.BesideTheRest;
 import io.engram.support.Http;
 import io.engram.support.ServerProcess;
 import io.engram.support.TestServer;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What only a real process shows: start-up refusal, JSON logs, kill -9 durability, graceful stop. */
+@BesideTheRest
 class ProcessLifecycleTest {
 
   @TempDir

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.platform.json.Json;
+import io.engram.support.BesideTheRest;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
@@ -52,6 +53,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@BesideTheRest
 class ThreeNodesBehindHaproxyTest {
   private static final String ORG_ROUTE = "/v1/organizations/{org_id}";
   private static final HttpClient STREAMS =

@@ -1,5 +1,6 @@
 package io.engram.cluster;
 
+import io.engram.support.BesideTheRest;
 import io.engram.support.SolrCluster;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
  * nodes, reflection, Redis outage and a node killed, with every write indexed once, by the node
  * that made it.
  */
+@BesideTheRest
 class ThreeNodesOnSolrBehindHaproxyTest extends ThreeNodesBehindHaproxyTest {
   private SolrCluster solr;
 

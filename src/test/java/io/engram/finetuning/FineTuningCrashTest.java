@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.engram.inference.local.TinyModel;
+import io.engram.support.BesideTheRest;
 import io.engram.support.Http;
 import io.engram.support.MultipartForm;
 import io.engram.support.ServerProcess;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * kill -9 while a job trains: after the restart the job resumes from its newest checkpoint (its
  * steps go on from there, not from 1), finishes, and its model is served.
  */
+@BesideTheRest
 class FineTuningCrashTest {
   @TempDir
   Path dataDir;

@@ -17,12 +17,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * 1,000 streams that the client abandons midway leave nothing behind: no generation still
  * running, no upstream request still open, no concurrency slot held, no platform thread and no
  * file descriptor (socket) more than before. Numbers are printed for docs/benchmarks.md.
  */
+@Isolated // counts the whole JVM's threads, descriptors or database statements
 class AbortedStreamsLeakTest {
   private static final int STREAMS = 1_000;
   private static final int CONCURRENCY = 16;

@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The hot path's guard (issue 43): what a chat makes the database do while the client waits, read
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * batches; a feature that adds one lookup to every chat fails here. With memory on, nothing either
  * once the candidates' rows were read: retrieval keeps them, and its uses are written in batches.
  */
+@Isolated // counts the whole JVM's threads, descriptors or database statements
 class HotPathStatementsTest {
   @RegisterExtension
   static final GatewayFixture gateway = new GatewayFixture("seed", Map.of());

@@ -2,6 +2,7 @@ package io.engram.instances;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.engram.support.BesideTheRest;
 import io.engram.support.ServerProcess;
 import io.engram.support.TestServer;
 import java.io.OutputStream;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * kill -9 in the middle of an upload that replaces a file: after the restart the old file is
  * there whole, nothing of the cut upload is left, and the file can be written again.
  */
+@BesideTheRest
 class StorageCrashTest {
   @TempDir
   Path dataDir;

@@ -3,6 +3,7 @@ package io.engram.memory.solr;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.BesideTheRest;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.ServerProcess;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * on without memory; an existing deployment moves from the embedded index by starting with
  * ENGRAM_MEMORY_INDEX=solr.
  */
+@BesideTheRest
 class SolrMemoryIndexTest {
   static SolrCluster solr;
   static FakeUpstream upstream;
