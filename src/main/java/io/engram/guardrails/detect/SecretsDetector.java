@@ -1,0 +1,108 @@
+package io.engram.guardrails.detect;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Credentials by their published formats: OpenAI, Anthropic, AWS (access key ids, and a secret
+ * access key where it is named), GitHub, Slack, Stripe and Google API keys, private key blocks,
+ * JSON Web Tokens, and connection strings that carry a password. Each format has a prefix or a
+ * shape ordinary text does not; a 40-character secret access key has neither, so it is taken only
+ * beside its name.
+ */
+public final class SecretsDetector implements Detector {
+  private static final String TOKEN_END = "(?![A-Za-z0-9_-])";
+
+  private static final List<PatternRule> RULES = List.of(
+      PatternRule.of(
+          "anthropic_key",
+          "(?<![\\w-])sk-ant-[a-z]{3,8}\\d{2}-[A-Za-z0-9_-]{32,200}" + TOKEN_END,
+          220),
+      PatternRule.of(
+              "openai_key",
+              "(?<![\\w-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,200}" + TOKEN_END,
+              220)
+          .checkedBy(text -> !text.startsWith("sk-ant-") && mixed(text.substring(3))),
+      PatternRule.of(
+          "aws_access_key",
+          "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])",
+          20),
+      PatternRule.of(
+              "aws_secret_key",
+              "(?i:aws.{0,20}?secret.{0,20}?|secret_access_key.{0,5}?)[=:\"' ]{1,4}"
+                  + "(?-i:[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+              90)
+          .checkedBy(text -> mixed(text.substring(text.length() - 40))),
+      PatternRule.of(
+          "github_token",
+          "(?<![\\w])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})"
+              + "(?![A-Za-z0-9_])",
+          260),
+      PatternRule.of(
+          "slack_token",
+          "(?<![\\w-])(?:xox[abposr]-[A-Za-z0-9-]{10,200}"
+              + "|https://hooks\\.slack\\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,})"
+              + TOKEN_END,
+          220),
+      PatternRule.of(
+          "stripe_key",
+          "(?<![\\w])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{20,250}(?![A-Za-z0-9])",
+          260),
+      PatternRule.of("google_api_key", "(?<![\\w-])AIza[0-9A-Za-z_-]{35}" + TOKEN_END, 39),
+      PatternRule.of(
+          "private_key",
+          "-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+              + "[A-Za-z0-9+/=\\s:,-]{0,8000}?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+              + "|$)",
+          8100),
+      PatternRule.of(
+          "jwt",
+          "(?<![\\w-])eyJ[A-Za-z0-9_-]{8,4000}\\.eyJ[A-Za-z0-9_-]{8,8000}\\.[A-Za-z0-9_-]{16,1000}"
+              + TOKEN_END,
+          13000),
+      PatternRule.of(
+              "connection_string",
+              "(?<![\\w+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/@\"'<>]{0,100}:[^\\s@/\"'<>]{1,200}@"
+                  + "[A-Za-z0-9.\\[\\]-]{1,253}",
+              590)
+          .checkedBy(SecretsDetector::passwordInUrl));
+
+  /** Every kind this detector names its findings. */
+  public static final List<String> KINDS = RULES.stream().map(PatternRule::kind).toList();
+
+  @Override
+  public List<Finding> find(String text) {
+    List<Finding> found = new ArrayList<>();
+    RULES.forEach(rule -> rule.findIn(text, found));
+    return Findings.disjoint(found);
+  }
+
+  @Override
+  public int longestMatch() {
+    return 13_000;
+  }
+
+  /**
+   * Letters and digits both, as generated keys have: "sk-the-rest-of-the-sentence" is prose, a
+   * 20-character run of one case without a digit is a word.
+   */
+  private static boolean mixed(String text) {
+    boolean digit = false;
+    boolean letter = false;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      digit |= Character.isDigit(c);
+      letter |= Character.isLetter(c);
+    }
+    return digit && letter;
+  }
+
+  /** A password that is not a placeholder ({@code <password>}, {@code ****}, {@code ${PASS}}). */
+  private static boolean passwordInUrl(String text) {
+    String rest = text.substring(text.indexOf("://") + 3);
+    String password = rest.substring(rest.indexOf(':') + 1, rest.lastIndexOf('@'));
+    return !password.isBlank()
+        && !Pattern.matches("\\*+|x+|X+|\\$\\{?\\w+}?|%\\w+%|password|pass|pwd|secret", password);
+  }
+}
