@@ -40,6 +40,7 @@ class LayeringTest {
           "platform.tracing"),
       List.of("platform.http"),
       List.of("platform.module"),
+      List.of("guardrails.detect"),
       List.of("store"),
       List.of("organizations"),
       List.of("settings"),
