@@ -2,6 +2,7 @@ package io.engram;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.engram.support.BesideTheRest;
 import io.engram.support.FakeUpstream;
 import io.engram.support.ServerProcess;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * --fail-with-body} (an HTTP error fails the step and shows its body) and {@code jq} gets {@code -e}
  * (a missing field fails too).
  */
+@BesideTheRest
 class ReadmeQuickstartTest {
   private static final Path README = Path.of("README.md");
   private static final Pattern BASH_BLOCK = Pattern.compile("(?ms)^```bash\\n(.*?)^```");

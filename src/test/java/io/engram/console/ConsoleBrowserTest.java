@@ -3,6 +3,7 @@ package io.engram.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.BesideTheRest;
 import io.engram.support.Browser;
 import io.engram.support.Http;
 import io.engram.support.ServerTest;
@@ -30,6 +31,7 @@ import org.openqa.selenium.support.ui.Select;
  * A/AA rules with no serious violation. Screenshots of each page go to target/console-screenshots
  * (docs/console/ keeps the committed ones: docs/console.md says how to refresh them).
  */
+@BesideTheRest
 class ConsoleBrowserTest extends ServerTest {
   static final String PASSWORD = "a long passphrase for the console";
   static final String PAYLOAD =

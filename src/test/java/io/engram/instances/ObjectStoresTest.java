@@ -3,6 +3,7 @@ package io.engram.instances;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.BesideTheRest;
 import io.engram.support.Http;
 import io.engram.support.ObjectStoreEmulators;
 import io.engram.support.TestServer;
@@ -27,6 +28,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * imports run as jobs whose bytes arrive whole (checksums compared); retention exports before it
  * deletes, and a failed export keeps the item and raises the retention-violation alert.
  */
+@BesideTheRest
 class ObjectStoresTest {
   private static TestServer server;
   private static S3Client s3;

@@ -3,6 +3,7 @@ package io.engram.instances;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.engram.support.BesideTheRest;
 import io.engram.support.Http;
 import io.engram.support.ObjectStoreEmulators;
 import io.engram.support.ServerProcess;
@@ -31,6 +32,7 @@ import software.amazon.awssdk.services.s3.S3Configuration;
  * goes on from the byte it had reached (not from zero), and the file that lands is the object,
  * byte for byte.
  */
+@BesideTheRest
 class StorageJobResumeTest {
   private static final int SIZE = 200 * 1024 * 1024;
 
