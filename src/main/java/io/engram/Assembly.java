@@ -9,6 +9,7 @@ import io.engram.capabilities.AssistantData;
 import io.engram.capabilities.CapabilitiesModule;
 import io.engram.console.ConsoleModule;
 import io.engram.finetuning.FineTuningModule;
+import io.engram.guardrails.GuardrailsModule;
 import io.engram.inference.Inference;
 import io.engram.instances.InstancesModule;
 import io.engram.memory.Embedder;
@@ -94,6 +95,9 @@ final class Assembly {
         config.memoryIndex().solr()
             ? stores -> SolrMemoryIndex.open(config.memoryIndex(), stores, clock)
             : LuceneMemoryIndex.embedded(config, clock)));
+    GuardrailsModule guardrails =
+        opened.add(new GuardrailsModule(database, metrics.registry(), maxBody, clock));
+    memory.writes().screenWith(guardrails.guardrails()::memoryWrite);
     MemoryTransferModule transfer = opened.add(new MemoryTransferModule(memory, clock));
     ErasureModule erasure = opened.add(new ErasureModule(memory, maxBody, clock));
     instances.includeInSnapshots(memory.data(), new AssistantData(), new SettingsData());
@@ -148,6 +152,7 @@ final class Assembly {
             windows,
             services.secrets(),
             budgets.budgets(),
+            guardrails.guardrails(),
             clock))
         .serving(
             access,
@@ -190,6 +195,7 @@ final class Assembly {
         actions,
         inference,
         budgets,
+        guardrails,
         instances,
         alerts,
         fineTuning));

@@ -73,6 +73,21 @@ public final class Requires {
   }
 
   /**
+   * Reading what the path's organization's owners and admins manage: as {@link
+   * #organizationAdmin}, and also a signed-in member of it in any role.
+   */
+  public static Requirement organizationMember() {
+    Requirement admin = organizationAdmin();
+    return (ctx, caller) -> {
+      if (caller.kind() == Principal.Kind.SESSION
+          && ctx.pathParam("org_id").equals(caller.orgId())) {
+        return;
+      }
+      admin.check(ctx, caller);
+    };
+  }
+
+  /**
    * Managing one kind of thing of the path's organization: as {@link #organizationAdmin}, and
    * also an API key (or a signed-in person) of that organization with {@code permission}, such as
    * {@code models} for its models.

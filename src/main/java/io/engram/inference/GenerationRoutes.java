@@ -39,6 +39,9 @@ public final class GenerationRoutes implements RouteModule {
    */
   public static final String MEMORY_STATUS_HEADER = "X-Engram-Memory-Status";
 
+  /** The guardrails that fired on the request: id, phase, action and kinds of each, comma-separated. */
+  public static final String GUARDRAILS_HEADER = "X-Engram-Guardrails";
+
   private final Gateway gateway;
   private final long maxBodyBytes;
   private final ChatResponder responder;
@@ -55,6 +58,7 @@ public final class GenerationRoutes implements RouteModule {
         MEMORY_IDS_HEADER,
         MEMORY_TOKENS_HEADER,
         MEMORY_STATUS_HEADER,
+        GUARDRAILS_HEADER,
         CacheMode.HEADER,
         CLAMPED_HEADER);
     routes.exposeHeaders(TokenHeaders.NAMES.toArray(String[]::new));
@@ -90,6 +94,7 @@ public final class GenerationRoutes implements RouteModule {
         CacheMode.of(ctx.header(CacheMode.HEADER)),
         HttpServer.requestId(ctx))) {
       cacheHeader(ctx, prepared);
+      guardrailsHeader(ctx, prepared);
       responder.respond(
           ctx,
           prepared,
@@ -156,12 +161,26 @@ public final class GenerationRoutes implements RouteModule {
             memoryHeader(ctx), CacheMode.of(ctx.header(CacheMode.HEADER)), assistantId, ctx.path()),
         HttpServer.requestId(ctx));
     cacheHeader(ctx, prepared);
+    guardrailsHeader(ctx, prepared);
     ctx.header(MEMORY_IDS_HEADER, String.join(",", prepared.memoryIds()));
     ctx.header(MEMORY_TOKENS_HEADER, String.valueOf(prepared.memoryTokens()));
     if (prepared.memoryUnavailable()) {
       ctx.header(MEMORY_STATUS_HEADER, "unavailable");
     }
     return prepared;
+  }
+
+  /** Tells the guardrails that fired on the call's input, when some did. */
+  static void guardrailsHeader(Context ctx, ModelCall prepared) {
+    if (!prepared.guardrails().isEmpty()) {
+      ctx.header(
+          GUARDRAILS_HEADER,
+          String.join(
+              ", ",
+              prepared.guardrails().stream()
+                  .map(io.engram.guardrails.Screening.Firing::told)
+                  .toList()));
+    }
   }
 
   /** {@code X-Engram-Memory: off} turns memory off; {@code on} (the default) leaves it to the body. */

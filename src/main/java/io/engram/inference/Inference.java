@@ -4,6 +4,7 @@ import io.engram.access.AccessModule;
 import io.engram.actions.CapabilityExecutor;
 import io.engram.budgets.SpendGate;
 import io.engram.capabilities.AssistantService;
+import io.engram.guardrails.Guardrails;
 import io.engram.inference.call.InferenceMetrics;
 import io.engram.inference.call.ModelCalls;
 import io.engram.inference.call.ResponseCache;
@@ -169,6 +170,7 @@ public final class Inference implements Module {
       RateLimiter windows,
       io.engram.platform.crypto.SecretBox secrets,
       SpendGate spend,
+      Guardrails guardrails,
       Clock clock) {
     ConcurrencySlots slots = RateLimits.slots(cluster, config.cluster().slotLease());
     long started = clock.instant().getEpochSecond();
@@ -266,8 +268,8 @@ public final class Inference implements Module {
     InferenceMetrics metrics = new InferenceMetrics(registry);
     // What a model charges for inputs is learned from every call's answer and reserved at by both.
     BilledTokens billed = new BilledTokens();
-    ModelCalls calls =
-        new ModelCalls(memory, cache, requests, usage, history, egress, metrics, billed);
+    ModelCalls calls = new ModelCalls(
+        memory, cache, requests, usage, history, egress, metrics, billed, guardrails);
     return new Inference(
         routing,
         new Gateway(catalog, limits, configs, calls, billed),

@@ -25,6 +25,13 @@ public record MemoryInput(
     String session,
     Validity validity) {
   public static final int MAX_TEXT = 8_000;
+
+  /** The same memory with another text (redacted by a guardrail before it is stored). */
+  public MemoryInput withText(String other) {
+    return new MemoryInput(
+        other, subject, kind, confidence, metadataJson, occurredAt, session, validity);
+  }
+
   public static final int MAX_SUBJECT = 200;
   public static final int MAX_METADATA_BYTES = 8_192;
   public static final double DEFAULT_CONFIDENCE = 1.0;

@@ -175,6 +175,30 @@ public record MemoryRecord(
     return with(written.history(), written.counts(), embedding);
   }
 
+  /** This memory as a guardrail lets it into a chat: its text redacted. */
+  public MemoryRecord withText(String redacted) {
+    return new MemoryRecord(
+        id,
+        orgId,
+        agent,
+        endUser,
+        session,
+        redacted,
+        subject,
+        kind,
+        confidence,
+        metadataJson,
+        state,
+        origin,
+        occurredAt,
+        createdAt,
+        updatedAt,
+        uses,
+        counts,
+        embedding,
+        validity);
+  }
+
   /** This memory without its vector, for lists held longer than the search that needed it. */
   public MemoryRecord withoutEmbedding() {
     return with(uses, counts, null);

@@ -44,6 +44,23 @@ public final class MemoryWrites {
     this.clock = clock;
   }
 
+  /**
+   * What the organization's policies make of a memory's text before it is stored: the text to
+   * store (redacted, say), or an exception that refuses the write (the guardrails').
+   */
+  public interface WriteScreen {
+    WriteScreen NONE = (caller, text) -> text;
+
+    String screened(Principal caller, String text);
+  }
+
+  private volatile WriteScreen screen = WriteScreen.NONE;
+
+  /** Every write's text goes through {@code screen} first (the organization's guardrails). */
+  public void screenWith(WriteScreen screen) {
+    this.screen = screen;
+  }
+
   /** How long an Idempotency-Key is remembered after its first use. */
   public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
 
@@ -59,9 +76,12 @@ public final class MemoryWrites {
   public Encoded encode(
       Principal caller,
       AgentScope scope,
-      MemoryInput input,
+      MemoryInput written,
       String idempotencyKey,
       String requestId) {
+    // The organization's guardrails first: a blocked write leaves nothing, a redacted one is
+    // stored (and deduplicated, and keyed for idempotency) as redacted.
+    MemoryInput input = written.withText(screen.screened(caller, written.text()));
     Instant now = clock.instant();
     String hash =
         idempotencyKey == null ? null : Digests.sha256(Json.write(input.canonical(scope)));
@@ -430,7 +450,15 @@ public final class MemoryWrites {
             null,
             session,
             Validity.NONE);
-        written.add(encode(caller, scope, input, null, requestId).memory());
+        try {
+          written.add(encode(caller, scope, input, null, requestId).memory());
+        } catch (ApiException refused) {
+          // A proposal a guardrail blocks is not stored; the others are, so an extraction never
+          // ends half written with an error.
+          if (!"guardrail_blocked".equals(refused.code())) {
+            throw refused;
+          }
+        }
       }
     }
     return new Extraction(proposals, written, known);

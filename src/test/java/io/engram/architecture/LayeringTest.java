@@ -47,6 +47,7 @@ class LayeringTest {
       List.of("access"),
       List.of("administration"),
       List.of("network"),
+      List.of("guardrails"),
       List.of("objectstores"),
       List.of("instances.storage"),
       List.of("instances.files"),

@@ -1,6 +1,9 @@
 package io.engram.inference.call;
 
 import io.engram.access.Principal;
+import io.engram.guardrails.Guardrails;
+import io.engram.guardrails.Phase;
+import io.engram.guardrails.Screening;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.usage.RequestRecord;
 import io.engram.memory.ActivationRanker;
@@ -97,9 +100,11 @@ public final class MemoryContext implements Stage {
   private static final AttributeKey<Long> TOKENS = GatewaySpans.MEMORY_TOKENS;
 
   private final MemoryReads memory;
+  private final Guardrails guardrails;
 
-  MemoryContext(MemoryReads memory) {
+  MemoryContext(MemoryReads memory, Guardrails guardrails) {
     this.memory = memory;
+    this.guardrails = guardrails;
   }
 
   @Override
@@ -192,7 +197,7 @@ public final class MemoryContext implements Stage {
     }
     List<ActivationRanker.Ranked> kept = ContextCut.apply(retrieval.results(), relevanceFloor);
     List<MemoryRecord> ranked =
-        kept.stream().map(ActivationRanker.Ranked::memory).toList();
+        screened(caller, kept.stream().map(ActivationRanker.Ranked::memory).toList());
     ContextBlock.Assembled block = ContextBlock.assemble(ranked, ContextMode.FULL, tokenBudget);
     if (block.included() == 0) {
       return Injection.NONE;
@@ -206,6 +211,31 @@ public final class MemoryContext implements Stage {
         .map(r -> new RequestRecord.UsedMemory(r.memory().id(), r.score()))
         .toList();
     return new Injection(block.systemBlock(), block.tokens(), injected, query, scored, false);
+  }
+
+  /**
+   * The memories as the organization's memory_injection guardrails let them into a chat: one a
+   * guardrail blocks is left out (one end user's stored text cannot instruct the model in
+   * another's chat), one it redacts goes in redacted.
+   */
+  private List<MemoryRecord> screened(Principal caller, List<MemoryRecord> ranked) {
+    if (!guardrails.any(caller.orgId(), Phase.MEMORY_INJECTION)) {
+      return ranked;
+    }
+    Guardrails.Who who =
+        Guardrails.Who.writing(caller.credentialId(), caller.kind() == Principal.Kind.API_KEY);
+    List<MemoryRecord> let = new ArrayList<>(ranked.size());
+    for (MemoryRecord record : ranked) {
+      Screening screened = guardrails.screen(
+          caller.orgId(),
+          Phase.MEMORY_INJECTION,
+          who,
+          List.of(new Screening.Text(record.text(), false)));
+      if (!screened.blocked()) {
+        let.add(screened.fired() ? record.withText(screened.texts().get(0)) : record);
+      }
+    }
+    return let;
   }
 
   /** The latest user turn, with the one before it when the latest is short; the tail if too long. */

@@ -2,6 +2,7 @@ package io.engram.inference.call;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
+import io.engram.guardrails.Screening;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.GenerationRequest;
 import io.engram.inference.engine.Sampling;
@@ -50,6 +51,7 @@ public final class ModelCall implements AutoCloseable {
   private int promptTokens;
   private MemoryContext.Injection memory = MemoryContext.Injection.NONE;
   private Caching cache = Caching.OFF;
+  private List<Screening.Firing> guardrails = List.of();
   private String sent;
 
   private ModelCall(
@@ -179,6 +181,17 @@ public final class ModelCall implements AutoCloseable {
     request = request
         .withMessages(injection.applyTo(request.messages()), request.tooling())
         .withSampling(resolved(promptTokens));
+  }
+
+  /** What the input's guardrails fired, and the input as they let it go on. */
+  void screened(List<Screening.Firing> fired, GenerationRequest input) {
+    guardrails = List.copyOf(fired);
+    request = input;
+  }
+
+  /** The guardrails that fired on this call so far (the X-Engram-Guardrails header). */
+  public List<Screening.Firing> guardrails() {
+    return guardrails;
   }
 
   void cache(Caching caching) {

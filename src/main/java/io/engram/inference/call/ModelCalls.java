@@ -1,6 +1,7 @@
 package io.engram.inference.call;
 
 import io.engram.access.Principal;
+import io.engram.guardrails.Guardrails;
 import io.engram.inference.engine.Embeds;
 import io.engram.inference.engine.Generation;
 import io.engram.inference.engine.TokenSink;
@@ -45,14 +46,16 @@ public final class ModelCalls {
       ConversationHistory history,
       Egress egress,
       InferenceMetrics metrics,
-      BilledTokens billedTokens) {
+      BilledTokens billedTokens,
+      Guardrails guardrails) {
     this.requestLog = new RequestLogStage(requests);
     this.stages = List.of(
         new TraceStage(),
         requestLog,
         new SettlementStage(usage, metrics, billedTokens),
         new HistoryStage(history),
-        new MemoryContext(memory),
+        new GuardrailStage(guardrails),
+        new MemoryContext(memory, guardrails),
         new CacheStage(cache, metrics));
     this.engine = new EngineCall(egress, metrics);
   }

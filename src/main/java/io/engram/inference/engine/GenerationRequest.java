@@ -88,6 +88,22 @@ public record GenerationRequest(
         dropsUnsupported);
   }
 
+  /** The same completion with another prompt (redacted by a guardrail). */
+  public GenerationRequest withPrompt(String other) {
+    return new GenerationRequest(
+        model,
+        messages,
+        other,
+        sampling,
+        stream,
+        user,
+        timeout,
+        tooling,
+        orgId,
+        share,
+        dropsUnsupported);
+  }
+
   public boolean isChat() {
     return prompt == null;
   }

@@ -1,0 +1,102 @@
+package io.engram.guardrails;
+
+import io.engram.guardrails.detect.Finding;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What an organization's guardrails of one phase made of some texts: the texts as they go on
+ * (redacted where a guardrail redacts), every guardrail that fired with the kinds it found (never
+ * the text), and the one that blocks, if any. Redaction gives each distinct value a typed
+ * placeholder numbered per kind ({@code [EMAIL_1]}, {@code [EMAIL_2]}), the same value the same
+ * placeholder across the texts of one request.
+ */
+public record Screening(List<String> texts, List<Firing> firings, Firing blockedBy) {
+  /** One guardrail that fired, where, what it did, and the kinds of what it found. */
+  public record Firing(Guardrail guardrail, Phase phase, Set<String> kinds) {
+    public Action action() {
+      return guardrail.action();
+    }
+
+    /** As the X-Engram-Guardrails header tells it: id, phase, action and kinds. */
+    public String told() {
+      return guardrail.id() + ";phase=" + phase.id() + ";action=" + action().id() + ";kinds="
+          + String.join(" ", kinds);
+    }
+  }
+
+  /** A text to screen, and whether it is the user's own turn (injection checks skip those). */
+  public record Text(String text, boolean usersOwn) {}
+
+  public boolean blocked() {
+    return blockedBy != null;
+  }
+
+  public boolean fired() {
+    return !firings.isEmpty();
+  }
+
+  /** Runs {@code guardrails} (each covering the phase and the request) over {@code texts}. */
+  static Screening of(Phase phase, List<Guardrail> guardrails, List<Text> texts) {
+    List<String> current = new ArrayList<>(texts.size());
+    texts.forEach(t -> current.add(t.text()));
+    List<Firing> firings = new ArrayList<>();
+    Placeholders placeholders = new Placeholders();
+    for (Guardrail guardrail : guardrails) {
+      boolean injection = guardrail.check() instanceof Check.PromptInjection;
+      Set<String> kinds = new TreeSet<>();
+      for (int i = 0; i < current.size(); i++) {
+        if (injection && texts.get(i).usersOwn()) {
+          continue;
+        }
+        List<Finding> found = guardrail.detector().find(current.get(i));
+        if (found.isEmpty()) {
+          continue;
+        }
+        found.forEach(f -> kinds.add(kindOf(f.kind())));
+        if (guardrail.action() == Action.REDACT) {
+          current.set(i, placeholders.redact(current.get(i), found));
+        }
+      }
+      if (!kinds.isEmpty()) {
+        Firing firing = new Firing(guardrail, phase, kinds);
+        firings.add(firing);
+        if (guardrail.action() == Action.BLOCK) {
+          return new Screening(List.copyOf(current), List.copyOf(firings), firing);
+        }
+      }
+    }
+    return new Screening(List.copyOf(current), List.copyOf(firings), null);
+  }
+
+  /** An organization's term or pattern is told as its kind, not as which one: "term", "pattern". */
+  private static String kindOf(String kind) {
+    return kind.replaceFirst("_\\d+$", "");
+  }
+
+  /** Typed placeholders, one per distinct value and kind, numbered in order of appearance. */
+  private static final class Placeholders {
+    private final Map<String, String> byValue = new HashMap<>();
+    private final Map<String, Integer> counts = new HashMap<>();
+
+    String redact(String text, List<Finding> found) {
+      StringBuilder out = new StringBuilder(text.length());
+      int at = 0;
+      for (Finding finding : found) {
+        out.append(text, at, finding.start());
+        String label = kindOf(finding.kind()).toUpperCase(Locale.ROOT);
+        String value = text.substring(finding.start(), finding.end());
+        out.append(byValue.computeIfAbsent(
+            label + '\u0000' + value,
+            key -> "[" + label + "_" + counts.merge(label, 1, Integer::sum) + "]"));
+        at = finding.end();
+      }
+      return out.append(text, at, text.length()).toString();
+    }
+  }
+}
