@@ -103,8 +103,12 @@ public final class Browser implements AutoCloseable {
 
   public <T> T until(Function<WebDriver, T> condition) {
     // A page that redraws replaces its elements: one found a moment ago may be gone; look again.
+    // Chromium says so as a stale element, or, when the node went between two commands of one
+    // read, as "Node with given id does not belong to the document": a plain WebDriverException.
+    // A condition that never holds still fails after the wait, with the last of these as cause.
     return new WebDriverWait(driver, Duration.ofSeconds(15))
         .ignoring(StaleElementReferenceException.class)
+        .ignoring(org.openqa.selenium.WebDriverException.class)
         .until(condition);
   }
 
