@@ -48,7 +48,9 @@ public final class InjectionDetector implements Detector {
         KIND,
         Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
         text -> true,
-        200);
+        200,
+        text -> true,
+        text -> List.of(new int[] {0, text.length()}));
   }
 
   @Override

@@ -46,32 +46,37 @@ public final class PiiDetector implements Detector {
     rules.put(
         EMAIL,
         List.of(PatternRule.of(
-            EMAIL,
-            "(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
-                + "(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){1,8}[A-Za-z]{2,24}"
-                + "(?![A-Za-z0-9-])",
-            320)));
+                EMAIL,
+                "(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
+                    + "(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){1,8}[A-Za-z]{2,24}"
+                    + "(?![A-Za-z0-9-])",
+                320)
+            .within(PatternRule.around("@", 64, 260))));
     rules.put(
         PAYMENT_CARD,
         List.of(PatternRule.of(PAYMENT_CARD, "(?<![\\d-])(?:\\d[ -]?){12,18}\\d(?![\\d-])", 40)
-            .checkedBy(PiiDetector::paymentCard)));
+            .checkedBy(PiiDetector::paymentCard)
+            .within(PatternRule.digitRuns(13))));
     rules.put(
         US_SSN,
         List.of(PatternRule.of(
-            US_SSN,
-            "(?<![\\d-])(?!000|666|9\\d\\d)\\d{3}([- ])(?!00)\\d{2}\\1(?!0000)\\d{4}(?![\\d-])",
-            11)));
+                US_SSN,
+                "(?<![\\d-])(?!000|666|9\\d\\d)\\d{3}([- ])(?!00)\\d{2}\\1(?!0000)\\d{4}(?![\\d-])",
+                11)
+            .within(PatternRule.digitRuns(9))));
     rules.put(
         PHONE,
         List.of(
             // E.164 as written: a plus, the country code, groups with at most one separator.
             PatternRule.of(PHONE, "(?<![\\w+])\\+[1-9](?:[ .-]?\\(?\\d{1,4}\\)?){2,7}(?![\\w])", 24)
-                .checkedBy(text -> between(PatternRule.digits(text), 8, 15)),
+                .checkedBy(text -> between(PatternRule.digits(text), 8, 15))
+                .within(PatternRule.digitRuns(8)),
             // North American: (415) 555-0134, 415-555-0134, 415.555.0134.
             PatternRule.of(
-                PHONE,
-                "(?<![\\w.+-])(?<!\\d[ -])(?:\\(\\d{3}\\) ?|\\d{3}[.-])\\d{3}[.-]\\d{4}(?![\\w-])",
-                14),
+                    PHONE,
+                    "(?<![\\w.+-])(?<!\\d[ -])(?:\\(\\d{3}\\) ?|\\d{3}[.-])\\d{3}[.-]\\d{4}(?![\\w-])",
+                    14)
+                .within(PatternRule.digitRuns(10)),
             // A trunk prefix 0 and grouped digits: 06 12 34 56 78, 020 7946 0958, 030/1234567.
             PatternRule.of(
                     PHONE,
@@ -79,19 +84,24 @@ public final class PiiDetector implements Detector {
                     24)
                 .checkedBy(text -> between(PatternRule.digits(text), 9, 12)
                     // the shape of a social security number is not taken for a phone
-                    && !text.matches("\\d{3}-\\d{2}-\\d{4}"))));
+                    && !text.matches("\\d{3}-\\d{2}-\\d{4}"))
+                .within(PatternRule.digitRuns(9))));
     rules.put(
         IP_ADDRESS,
         List.of(
             PatternRule.of(
-                IP_ADDRESS,
-                "(?<![\\w.])" + OCTET + "(?:\\." + OCTET + "){3}(?!\\.?\\d)(?![\\w])",
-                15),
+                    IP_ADDRESS,
+                    "(?<![\\w.])" + OCTET + "(?:\\." + OCTET + "){3}(?!\\.?\\d)(?![\\w])",
+                    15)
+                .within(PatternRule.digitRuns(4)),
             PatternRule.of(
                     IP_ADDRESS,
                     "(?<![\\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\\w:])",
                     39)
-                .checkedBy(PiiDetector::ipv6)));
+                .checkedBy(PiiDetector::ipv6)
+                // "::", or the seven colons of a full address
+                .onlyWhere(text ->
+                    text.contains("::") || text.chars().filter(c -> c == ':').count() >= 7)));
     return rules;
   }
 

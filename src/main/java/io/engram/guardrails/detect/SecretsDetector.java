@@ -2,7 +2,9 @@ package io.engram.guardrails.detect;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Credentials by their published formats: OpenAI, Anthropic, AWS (access key ids, and a secret
@@ -14,59 +16,82 @@ import java.util.regex.Pattern;
 public final class SecretsDetector implements Detector {
   private static final String TOKEN_END = "(?![A-Za-z0-9_-])";
 
-  private static final List<PatternRule> RULES = List.of(
-      PatternRule.of(
-          "anthropic_key",
-          "(?<![\\w-])sk-ant-[a-z]{3,8}\\d{2}-[A-Za-z0-9_-]{32,200}" + TOKEN_END,
-          220),
-      PatternRule.of(
-              "openai_key",
-              "(?<![\\w-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,200}" + TOKEN_END,
-              220)
-          .checkedBy(text -> !text.startsWith("sk-ant-") && mixed(text.substring(3))),
-      PatternRule.of(
-          "aws_access_key",
-          "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])",
-          20),
-      PatternRule.of(
-              "aws_secret_key",
-              "(?i:aws.{0,20}?secret.{0,20}?|secret_access_key.{0,5}?)[=:\"' ]{1,4}"
-                  + "(?-i:[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-              90)
-          .checkedBy(text -> mixed(text.substring(text.length() - 40))),
-      PatternRule.of(
+  /**
+   * What each kind's every match holds, looked for before its pattern runs (most texts hold none):
+   * a published prefix, the name beside an AWS secret key, a URL's scheme separator.
+   */
+  private static final java.util.Map<String, Predicate<String>> HOLDS = java.util.Map.ofEntries(
+      java.util.Map.entry("anthropic_key", PatternRule.holding("sk-ant-")),
+      java.util.Map.entry("openai_key", PatternRule.holding("sk-")),
+      java.util.Map.entry("aws_access_key", PatternRule.holding("AKIA", "ASIA", "ABIA", "ACCA")),
+      java.util.Map.entry(
+          "aws_secret_key", text -> text.toLowerCase(java.util.Locale.ROOT).contains("secret")),
+      java.util.Map.entry(
           "github_token",
-          "(?<![\\w])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})"
-              + "(?![A-Za-z0-9_])",
-          260),
-      PatternRule.of(
-          "slack_token",
-          "(?<![\\w-])(?:xox[abposr]-[A-Za-z0-9-]{10,200}"
-              + "|https://hooks\\.slack\\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,})"
-              + TOKEN_END,
-          220),
-      PatternRule.of(
-          "stripe_key",
-          "(?<![\\w])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{20,250}(?![A-Za-z0-9])",
-          260),
-      PatternRule.of("google_api_key", "(?<![\\w-])AIza[0-9A-Za-z_-]{35}" + TOKEN_END, 39),
-      PatternRule.of(
-          "private_key",
-          "-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
-              + "[A-Za-z0-9+/=\\s:,-]{0,8000}?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
-              + "|$)",
-          8100),
-      PatternRule.of(
-          "jwt",
-          "(?<![\\w-])eyJ[A-Za-z0-9_-]{8,4000}\\.eyJ[A-Za-z0-9_-]{8,8000}\\.[A-Za-z0-9_-]{16,1000}"
-              + TOKEN_END,
-          13000),
-      PatternRule.of(
-              "connection_string",
-              "(?<![\\w+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/@\"'<>]{0,100}:[^\\s@/\"'<>]{1,200}@"
-                  + "[A-Za-z0-9.\\[\\]-]{1,253}",
-              590)
-          .checkedBy(SecretsDetector::passwordInUrl));
+          PatternRule.holding("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+      java.util.Map.entry("slack_token", PatternRule.holding("xox", "hooks.slack.com")),
+      java.util.Map.entry("stripe_key", PatternRule.holding("_live_", "_test_")),
+      java.util.Map.entry("google_api_key", PatternRule.holding("AIza")),
+      java.util.Map.entry("private_key", PatternRule.holding("PRIVATE KEY")),
+      java.util.Map.entry("jwt", PatternRule.holding("eyJ")),
+      java.util.Map.entry(
+          "connection_string", text -> text.contains("://") && text.indexOf('@') >= 0));
+
+  private static final List<PatternRule> RULES = Stream.of(
+          PatternRule.of(
+              "anthropic_key",
+              "(?<![\\w-])sk-ant-[a-z]{3,8}\\d{2}-[A-Za-z0-9_-]{32,200}" + TOKEN_END,
+              220),
+          PatternRule.of(
+                  "openai_key",
+                  "(?<![\\w-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,200}" + TOKEN_END,
+                  220)
+              .checkedBy(text -> !text.startsWith("sk-ant-") && mixed(text.substring(3))),
+          PatternRule.of(
+              "aws_access_key",
+              "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])",
+              20),
+          PatternRule.of(
+                  "aws_secret_key",
+                  "(?i:aws.{0,20}?secret.{0,20}?|secret_access_key.{0,5}?)[=:\"' ]{1,4}"
+                      + "(?-i:[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+                  90)
+              .checkedBy(text -> mixed(text.substring(text.length() - 40))),
+          PatternRule.of(
+              "github_token",
+              "(?<![\\w])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})"
+                  + "(?![A-Za-z0-9_])",
+              260),
+          PatternRule.of(
+              "slack_token",
+              "(?<![\\w-])(?:xox[abposr]-[A-Za-z0-9-]{10,200}"
+                  + "|https://hooks\\.slack\\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,})"
+                  + TOKEN_END,
+              220),
+          PatternRule.of(
+              "stripe_key",
+              "(?<![\\w])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{20,250}(?![A-Za-z0-9])",
+              260),
+          PatternRule.of("google_api_key", "(?<![\\w-])AIza[0-9A-Za-z_-]{35}" + TOKEN_END, 39),
+          PatternRule.of(
+              "private_key",
+              "-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+                  + "[A-Za-z0-9+/=\\s:,-]{0,8000}?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+                  + "|$)",
+              8100),
+          PatternRule.of(
+              "jwt",
+              "(?<![\\w-])eyJ[A-Za-z0-9_-]{8,4000}\\.eyJ[A-Za-z0-9_-]{8,8000}\\.[A-Za-z0-9_-]{16,1000}"
+                  + TOKEN_END,
+              13000),
+          PatternRule.of(
+                  "connection_string",
+                  "(?<![\\w+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/@\"'<>]{0,100}:[^\\s@/\"'<>]{1,200}@"
+                      + "[A-Za-z0-9.\\[\\]-]{1,253}",
+                  590)
+              .checkedBy(SecretsDetector::passwordInUrl))
+      .map(rule -> rule.onlyWhere(HOLDS.get(rule.kind())))
+      .toList();
 
   /** Every kind this detector names its findings. */
   public static final List<String> KINDS = RULES.stream().map(PatternRule::kind).toList();
