@@ -26,7 +26,7 @@ final class GuardrailStore {
         .bind("id", guardrail.id())
         .bind("org", guardrail.orgId())
         .bind("name", guardrail.name())
-        .bind("spec", Json.write(GuardrailViews.spec(guardrail)))
+        .bind("spec", Json.write(GuardrailViews.spec(guardrail.spec())))
         .bind("created", guardrail.createdAt())
         .bind("changed", guardrail.updatedAt())
         .execute());
@@ -40,7 +40,7 @@ final class GuardrailStore {
             .bind("id", guardrail.id())
             .bind("org", guardrail.orgId())
             .bind("name", guardrail.name())
-            .bind("spec", Json.write(GuardrailViews.spec(guardrail)))
+            .bind("spec", Json.write(GuardrailViews.spec(guardrail.spec())))
             .bind("changed", guardrail.updatedAt())
             .execute())
         == 1;
@@ -79,17 +79,10 @@ final class GuardrailStore {
   }
 
   private static Guardrail guardrail(ResultSet rs) throws SQLException {
-    GuardrailSpec spec = GuardrailSpec.parse(Json.read(rs.getString("spec"), ObjectNode.class));
     return Guardrail.of(
         rs.getString("id"),
         rs.getString("org_id"),
-        spec.name(),
-        spec.appliesTo(),
-        spec.check(),
-        spec.action(),
-        spec.restore(),
-        spec.scope(),
-        spec.enabled(),
+        GuardrailSpec.parse(Json.read(rs.getString("spec"), ObjectNode.class)),
         rs.getLong("created_at"),
         rs.getLong("changed_at"));
   }

@@ -125,18 +125,7 @@ public final class Guardrails {
           "An organization has at most " + MOST + " guardrails; delete one first");
     }
     long now = clock.millis();
-    Guardrail created = Guardrail.of(
-        Ids.newId("grd", now),
-        orgId,
-        spec.name(),
-        spec.appliesTo(),
-        spec.check(),
-        spec.action(),
-        spec.restore(),
-        spec.scope(),
-        spec.enabled(),
-        now,
-        now);
+    Guardrail created = Guardrail.of(Ids.newId("grd", now), orgId, spec, now, now);
     store.insert(created);
     reload();
     return created;
@@ -145,7 +134,7 @@ public final class Guardrails {
   /** The stored guardrail with {@code patch} merged in (RFC 7396), checked again as a whole. */
   Guardrail update(String orgId, String id, ObjectNode patch) {
     Guardrail current = get(orgId, id);
-    ObjectNode merged = GuardrailViews.spec(current);
+    ObjectNode merged = GuardrailViews.spec(current.spec());
     patch.properties().forEach(field -> {
       if (field.getValue().isNull()) {
         merged.remove(field.getKey());
@@ -153,17 +142,10 @@ public final class Guardrails {
         merged.set(field.getKey(), field.getValue());
       }
     });
-    GuardrailSpec spec = GuardrailSpec.parse(merged);
     Guardrail updated = Guardrail.of(
         id,
         orgId,
-        spec.name(),
-        spec.appliesTo(),
-        spec.check(),
-        spec.action(),
-        spec.restore(),
-        spec.scope(),
-        spec.enabled(),
+        GuardrailSpec.parse(merged),
         current.createdAt(),
         Math.max(clock.millis(), current.updatedAt() + 1));
     if (!store.update(updated)) {

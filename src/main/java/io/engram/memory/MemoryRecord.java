@@ -177,26 +177,7 @@ public record MemoryRecord(
 
   /** This memory as a guardrail lets it into a chat: its text redacted. */
   public MemoryRecord withText(String redacted) {
-    return new MemoryRecord(
-        id,
-        orgId,
-        agent,
-        endUser,
-        session,
-        redacted,
-        subject,
-        kind,
-        confidence,
-        metadataJson,
-        state,
-        origin,
-        occurredAt,
-        createdAt,
-        updatedAt,
-        uses,
-        counts,
-        embedding,
-        validity);
+    return with(redacted, uses, counts, embedding);
   }
 
   /** This memory without its vector, for lists held longer than the search that needed it. */
@@ -205,13 +186,18 @@ public record MemoryRecord(
   }
 
   private MemoryRecord with(UseHistory newUses, UseCounts newCounts, float[] newEmbedding) {
+    return with(text, newUses, newCounts, newEmbedding);
+  }
+
+  private MemoryRecord with(
+      String newText, UseHistory newUses, UseCounts newCounts, float[] newEmbedding) {
     return new MemoryRecord(
         id,
         orgId,
         agent,
         endUser,
         session,
-        text,
+        newText,
         subject,
         kind,
         confidence,

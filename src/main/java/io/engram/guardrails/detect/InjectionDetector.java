@@ -1,6 +1,5 @@
 package io.engram.guardrails.detect;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -55,9 +54,7 @@ public final class InjectionDetector implements Detector {
 
   @Override
   public List<Finding> find(String text) {
-    List<Finding> found = new ArrayList<>();
-    RULES.forEach(rule -> rule.findIn(text, found));
-    return Findings.disjoint(found);
+    return PatternRule.findAll(RULES, text);
   }
 
   @Override

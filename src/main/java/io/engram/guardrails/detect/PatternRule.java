@@ -120,6 +120,13 @@ record PatternRule(
     };
   }
 
+  /** Every rule's findings in {@code text}, made disjoint. */
+  static List<Finding> findAll(List<PatternRule> rules, String text) {
+    List<Finding> found = new ArrayList<>();
+    rules.forEach(rule -> rule.findIn(text, found));
+    return Findings.disjoint(found);
+  }
+
   void findIn(String text, List<Finding> into) {
     if (!may.test(text)) {
       return;
