@@ -137,6 +137,14 @@ class OrganizationIsolationTest {
               theirs,
               "budgets",
               "{\"scope\":\"organization\",\"period\":\"day\",\"limit\":5}"));
+      theirIds.put(
+          "guardrail_id",
+          created(
+              server,
+              theirs,
+              "guardrails",
+              "{\"name\":\"theirs\",\"applies_to\":[\"input\"],\"check\":{\"type\":\"secrets\"},"
+                  + "\"action\":\"block\"}"));
       // Checked once now: with the test clock standing still, no later check changes the record.
       assertThat(server
               .asOperator(server
@@ -225,7 +233,8 @@ class OrganizationIsolationTest {
         "/vpc-peering",
         "/private-endpoint",
         "/instances",
-        "/storage")) {
+        "/storage",
+        "/guardrails")) {
       Http.Response response =
           server.asOperator(server.http.get("/v1/organizations/" + org + part));
       all.append(part)
