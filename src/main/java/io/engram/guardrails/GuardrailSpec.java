@@ -23,7 +23,6 @@ public record GuardrailSpec(
     Set<Phase> appliesTo,
     Check check,
     Action action,
-    boolean restore,
     GuardrailScope scope,
     boolean enabled) {
 
@@ -50,8 +49,7 @@ public record GuardrailSpec(
     Action action = enumValue(body.get("action"), "action", "block, redact or flag")
         .flatMap(Action::fromId)
         .orElseThrow(() -> ApiException.badRequest("action", "'action' is block, redact or flag"));
-    boolean restore = bool(body.get("restore"), "restore", false);
-    if (restore) {
+    if (bool(body.get("restore"), "restore", false)) {
       throw ApiException.invalid(
           "unsupported_parameter",
           "restore",
@@ -63,7 +61,6 @@ public record GuardrailSpec(
         phases,
         check,
         action,
-        false,
         scope(body.get("scope")),
         bool(body.get("enabled"), "enabled", true));
   }

@@ -71,6 +71,14 @@ final class GuardrailStore {
         .list());
   }
 
+  /** How many guardrails the organization has. */
+  int count(String orgId) {
+    return database.read(h -> h.createQuery("SELECT COUNT(*) FROM guardrails WHERE org_id = :org")
+        .bind("org", orgId)
+        .mapTo(Integer.class)
+        .one());
+  }
+
   Version version() {
     return database.read(h -> h.createQuery(
             "SELECT COUNT(*) AS n, COALESCE(MAX(changed_at), 0) AS last FROM guardrails")

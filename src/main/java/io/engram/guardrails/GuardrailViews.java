@@ -27,7 +27,8 @@ final class GuardrailViews {
       case Check.Secrets secrets -> {}
       case Check.PromptInjection injection -> {}
     }
-    spec.put("action", written.action().id()).put("restore", written.restore());
+    // restore is refused until it is enforced (GuardrailSpec): every guardrail has it off.
+    spec.put("action", written.action().id()).put("restore", false);
     GuardrailScope scope = written.scope();
     ObjectNode scoped = spec.putObject("scope");
     strings(scoped.putArray("api_keys"), scope.apiKeys());

@@ -118,7 +118,7 @@ public final class Guardrails {
   }
 
   Guardrail create(String orgId, GuardrailSpec spec) {
-    if (store.all().stream().filter(g -> g.orgId().equals(orgId)).count() >= MOST) {
+    if (store.count(orgId) >= MOST) {
       throw ApiException.invalid(
           "too_many_guardrails",
           null,

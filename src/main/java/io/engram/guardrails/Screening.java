@@ -76,8 +76,12 @@ public record Screening(List<String> texts, List<Firing> firings, Firing blocked
 
   /** An organization's term or pattern is told as its kind, not as which one: "term", "pattern". */
   private static String kindOf(String kind) {
-    return kind.replaceFirst("_\\d+$", "");
+    return WHICH_ONE.matcher(kind).replaceFirst("");
   }
+
+  /** The index a term's or a pattern's kind ends with ({@code term_3}). */
+  private static final java.util.regex.Pattern WHICH_ONE =
+      java.util.regex.Pattern.compile("_\\d+$");
 
   /** Typed placeholders, one per distinct value and kind, numbered in order of appearance. */
   private static final class Placeholders {

@@ -43,22 +43,12 @@ public final class InjectionDetector implements Detector {
           + "unfiltered|jailbroken|uncensored)"));
 
   private static PatternRule rule(String regex) {
-    return new PatternRule(
-        KIND,
-        Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
-        text -> true,
-        200,
-        text -> true,
-        text -> List.of(new int[] {0, text.length()}));
+    return PatternRule.of(
+        KIND, Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE));
   }
 
   @Override
   public List<Finding> find(String text) {
     return PatternRule.findAll(RULES, text);
-  }
-
-  @Override
-  public int longestMatch() {
-    return 200;
   }
 }

@@ -17,19 +17,21 @@ record PatternRule(
     String kind,
     Pattern pattern,
     Predicate<String> valid,
-    int longest,
     Predicate<String> may,
     Function<String, List<int[]>> windows) {
   private static final Function<String, List<int[]>> WHOLE =
       text -> List.of(new int[] {0, text.length()});
 
-  static PatternRule of(String kind, String regex, int longest) {
-    return new PatternRule(
-        kind, Pattern.compile(regex), text -> true, longest, text -> true, WHOLE);
+  static PatternRule of(String kind, String regex) {
+    return of(kind, Pattern.compile(regex));
+  }
+
+  static PatternRule of(String kind, Pattern pattern) {
+    return new PatternRule(kind, pattern, text -> true, text -> true, WHOLE);
   }
 
   PatternRule checkedBy(Predicate<String> check) {
-    return new PatternRule(kind, pattern, check, longest, may, windows);
+    return new PatternRule(kind, pattern, check, may, windows);
   }
 
   /**
@@ -37,7 +39,7 @@ record PatternRule(
    * seen through transparent bounds so the pattern's look-arounds see the text around it.
    */
   PatternRule within(Function<String, List<int[]>> spans) {
-    return new PatternRule(kind, pattern, valid, longest, may, spans);
+    return new PatternRule(kind, pattern, valid, may, spans);
   }
 
   /**
@@ -93,7 +95,7 @@ record PatternRule(
    * starts, an indexOf a fraction of that, and most texts hold no candidate at all.
    */
   PatternRule onlyWhere(Predicate<String> test) {
-    return new PatternRule(kind, pattern, valid, longest, test, windows);
+    return new PatternRule(kind, pattern, valid, test, windows);
   }
 
   /** A test that passes a text holding one of {@code literals}. */

@@ -27,6 +27,9 @@ public final class PiiDetector implements Detector {
   public static final List<String> ENTITIES =
       List.of(EMAIL, PAYMENT_CARD, IBAN, US_SSN, PHONE, IP_ADDRESS);
 
+  /** The shape of a US social security number, which a national phone number is not taken for. */
+  private static final Pattern SSN_SHAPE = Pattern.compile("\\d{3}-\\d{2}-\\d{4}");
+
   private static final String OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 
   private static final Map<String, List<PatternRule>> RULES = rules();
@@ -49,55 +52,47 @@ public final class PiiDetector implements Detector {
                 EMAIL,
                 "(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
                     + "(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){1,8}[A-Za-z]{2,24}"
-                    + "(?![A-Za-z0-9-])",
-                320)
+                    + "(?![A-Za-z0-9-])")
             .within(PatternRule.around("@", 64, 260))));
     rules.put(
         PAYMENT_CARD,
-        List.of(PatternRule.of(PAYMENT_CARD, "(?<![\\d-])(?:\\d[ -]?){12,18}\\d(?![\\d-])", 40)
+        List.of(PatternRule.of(PAYMENT_CARD, "(?<![\\d-])(?:\\d[ -]?){12,18}\\d(?![\\d-])")
             .checkedBy(PiiDetector::paymentCard)
             .within(PatternRule.digitRuns(13))));
     rules.put(
         US_SSN,
         List.of(PatternRule.of(
                 US_SSN,
-                "(?<![\\d-])(?!000|666|9\\d\\d)\\d{3}([- ])(?!00)\\d{2}\\1(?!0000)\\d{4}(?![\\d-])",
-                11)
+                "(?<![\\d-])(?!000|666|9\\d\\d)\\d{3}([- ])(?!00)\\d{2}\\1(?!0000)\\d{4}(?![\\d-])")
             .within(PatternRule.digitRuns(9))));
     rules.put(
         PHONE,
         List.of(
             // E.164 as written: a plus, the country code, groups with at most one separator.
-            PatternRule.of(PHONE, "(?<![\\w+])\\+[1-9](?:[ .-]?\\(?\\d{1,4}\\)?){2,7}(?![\\w])", 24)
+            PatternRule.of(PHONE, "(?<![\\w+])\\+[1-9](?:[ .-]?\\(?\\d{1,4}\\)?){2,7}(?![\\w])")
                 .checkedBy(text -> between(PatternRule.digits(text), 8, 15))
                 .within(PatternRule.digitRuns(8)),
             // North American: (415) 555-0134, 415-555-0134, 415.555.0134.
             PatternRule.of(
                     PHONE,
-                    "(?<![\\w.+-])(?<!\\d[ -])(?:\\(\\d{3}\\) ?|\\d{3}[.-])\\d{3}[.-]\\d{4}(?![\\w-])",
-                    14)
+                    "(?<![\\w.+-])(?<!\\d[ -])(?:\\(\\d{3}\\) ?|\\d{3}[.-])\\d{3}[.-]\\d{4}(?![\\w-])")
                 .within(PatternRule.digitRuns(10)),
             // A trunk prefix 0 and grouped digits: 06 12 34 56 78, 020 7946 0958, 030/1234567.
             PatternRule.of(
-                    PHONE,
-                    "(?<![\\w.+/-])(?<!\\d[ -])0\\d{1,4}(?:[ /-]\\d{2,8}){1,4}(?![\\w/-])",
-                    24)
+                    PHONE, "(?<![\\w.+/-])(?<!\\d[ -])0\\d{1,4}(?:[ /-]\\d{2,8}){1,4}(?![\\w/-])")
                 .checkedBy(text -> between(PatternRule.digits(text), 9, 12)
                     // the shape of a social security number is not taken for a phone
-                    && !text.matches("\\d{3}-\\d{2}-\\d{4}"))
+                    && !SSN_SHAPE.matcher(text).matches())
                 .within(PatternRule.digitRuns(9))));
     rules.put(
         IP_ADDRESS,
         List.of(
             PatternRule.of(
                     IP_ADDRESS,
-                    "(?<![\\w.])" + OCTET + "(?:\\." + OCTET + "){3}(?!\\.?\\d)(?![\\w])",
-                    15)
+                    "(?<![\\w.])" + OCTET + "(?:\\." + OCTET + "){3}(?!\\.?\\d)(?![\\w])")
                 .within(PatternRule.digitRuns(4)),
             PatternRule.of(
-                    IP_ADDRESS,
-                    "(?<![\\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\\w:])",
-                    39)
+                    IP_ADDRESS, "(?<![\\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\\w:])")
                 .checkedBy(PiiDetector::ipv6)
                 // "::", or the seven colons of a full address
                 .onlyWhere(text ->
@@ -119,11 +114,6 @@ public final class PiiDetector implements Detector {
       }
     }
     return Findings.disjoint(found);
-  }
-
-  @Override
-  public int longestMatch() {
-    return 320;
   }
 
   private static void ibans(String text, List<Finding> into) {
@@ -167,7 +157,9 @@ public final class PiiDetector implements Detector {
     if (text.contains(" ") && text.contains("-")) {
       return false;
     }
-    String digits = text.replaceAll("[ -]", "");
+    StringBuilder kept = new StringBuilder(text.length());
+    text.chars().filter(c -> c != ' ' && c != '-').forEach(c -> kept.append((char) c));
+    String digits = kept.toString();
     // Written without separators, a card is 15 (American Express) or 16 digits: a longer or
     // shorter run is an order or tracking number far more often than one of the rare lengths.
     boolean grouped = digits.length() != text.length();

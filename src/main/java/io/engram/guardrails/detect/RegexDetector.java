@@ -14,9 +14,6 @@ public final class RegexDetector implements Detector {
   /** The longest pattern an organization may write, in characters. */
   public static final int MAX_PATTERN_CHARS = 1_000;
 
-  /** The most characters one finding of an organization's pattern may hold in a stream's check. */
-  public static final int LONGEST_MATCH = 1_000;
-
   private final List<Pattern> patterns;
 
   private RegexDetector(List<Pattern> patterns) {
@@ -62,10 +59,5 @@ public final class RegexDetector implements Detector {
       }
     }
     return Findings.disjoint(found);
-  }
-
-  @Override
-  public int longestMatch() {
-    return LONGEST_MATCH;
   }
 }

@@ -1,6 +1,5 @@
 package io.engram.guardrails.detect;
 
-import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,21 +10,14 @@ import java.util.List;
  */
 public final class TermsDetector implements Detector {
   private final List<String> terms;
-  private final int longest;
 
   public TermsDetector(List<String> terms) {
     this.terms = terms.stream().map(TermsDetector::folded).toList();
-    this.longest = terms.stream().mapToInt(String::length).max().orElse(1);
   }
 
   @Override
   public List<Finding> find(String text) {
     String folded = folded(text);
-    // Case folding keeps the length of the text for the scripts it changes (NFC, then lower case
-    // per character), so offsets in the folded text are offsets in the text.
-    if (folded.length() != text.length()) {
-      folded = text;
-    }
     List<Finding> found = new ArrayList<>();
     for (int t = 0; t < terms.size(); t++) {
       String term = terms.get(t);
@@ -39,20 +31,18 @@ public final class TermsDetector implements Detector {
     return Findings.disjoint(found);
   }
 
-  @Override
-  public int longestMatch() {
-    return longest;
-  }
-
   private static boolean boundary(String text, int index) {
     return index < 0 || index >= text.length() || !Character.isLetterOrDigit(text.charAt(index));
   }
 
+  /**
+   * Lower case a character at a time: the folded text keeps the text's length, so an offset in
+   * one is the same offset in the other (String.toLowerCase may change the length, "İ" for one).
+   */
   private static String folded(String text) {
-    String composed = Normalizer.normalize(text, Normalizer.Form.NFC);
-    StringBuilder lower = new StringBuilder(composed.length());
-    for (int i = 0; i < composed.length(); i++) {
-      lower.append(Character.toLowerCase(composed.charAt(i)));
+    StringBuilder lower = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      lower.append(Character.toLowerCase(text.charAt(i)));
     }
     return lower.toString();
   }

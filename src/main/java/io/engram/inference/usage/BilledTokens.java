@@ -73,7 +73,7 @@ public final class BilledTokens {
   }
 
   /** The tokens to admit and reserve for inputs the gateway counts {@code counted}. */
-  public long expected(String orgId, String model, long counted) {
+  long expected(String orgId, String model, long counted) {
     return Math.max(1, atRatio(counted, ratio(orgId, model)));
   }
 
