@@ -60,7 +60,10 @@ final class GuardrailStage implements Stage {
       throw Guardrails.blocked(screened.blockedBy());
     }
     if (screened.fired()) {
-      call.screened(screened.firings(), redacted(request, screened.texts()));
+      // Only a redaction changes the request; flags leave it as sent.
+      boolean redacts = screened.firings().stream()
+          .anyMatch(f -> f.action() == io.engram.guardrails.Action.REDACT);
+      call.screened(screened.firings(), redacts ? redacted(request, screened.texts()) : request);
     }
   }
 
