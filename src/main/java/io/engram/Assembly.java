@@ -165,6 +165,17 @@ final class Assembly {
             tracing.tracer(),
             clock);
     alerts.countStorage(org -> inference.storedBytes(org).orElse(0));
+    guardrails.guardrails().alertTo(new io.engram.guardrails.Guardrails.BlockAlerts() {
+      @Override
+      public void blocked(String orgId, String message) {
+        alerts.guardrailBlocked(orgId, message);
+      }
+
+      @Override
+      public void cleared(String orgId) {
+        alerts.guardrailsQuiet(orgId);
+      }
+    });
     inference.alertProvidersThrough(alerts::providerMisconfigured);
     // The request log holds conversations: a policy that keeps conversations shorter keeps it so.
     inference.shortenRequestLogBy(instances::conversationsKeptFor);

@@ -126,6 +126,15 @@ public final class AlertEvaluator {
     apply(orgId, kind, new AlertRules.Condition(holds, value, 0, message));
   }
 
+  /**
+   * A condition told as events (a guardrail's block): the firing alert of the kind, if any, ends
+   * without a notice, and a new one fires and is notified.
+   */
+  public synchronized void renew(String orgId, AlertKind kind, double value, String message) {
+    alerts.resolve(orgId, kind, clock.instant());
+    apply(orgId, kind, new AlertRules.Condition(true, value, 0, message));
+  }
+
   private void apply(String orgId, AlertKind kind, AlertRules.Condition condition) {
     Optional<Alert> changed = condition.holds()
         ? alerts.fire(

@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The spec's eight monitoring alerts, and four of Engram's own (certificate expiry, a provider
- * misconfigured, a budget at 80 % and at 100 % of its limit). Each is evaluated from a measurement the server takes
+ * The spec's eight monitoring alerts, and five of Engram's own (certificate expiry, a provider
+ * misconfigured, a budget at 80 % and at 100 % of its limit, a guardrail's block). Each is evaluated from a measurement the server takes
  * ({@link AlertRules}); those whose measurement belongs to instance storage (IOPS, backups,
  * retention) fire once that storage exists.
  */
@@ -29,7 +29,12 @@ public enum AlertKind {
   /** Engram's own: a budget of the organization has spent 80 % of its limit (docs/budgets.md). */
   BUDGET_NEARLY_SPENT,
   /** Engram's own: a budget of the organization has spent its limit; requests it covers fail. */
-  BUDGET_SPENT;
+  BUDGET_SPENT,
+  /**
+   * Engram's own: one of the organization's guardrails blocked a request, an answer or a memory
+   * (docs/guardrails.md); told at most once an hour per guardrail, resolved an hour after the last.
+   */
+  GUARDRAIL_BLOCKED;
 
   public String id() {
     return name().toLowerCase(Locale.ROOT);

@@ -146,6 +146,21 @@ public final class AlertsModule implements Module {
         message);
   }
 
+  /**
+   * A guardrail of the organization blocked something (told by the guardrails at most once an
+   * hour per guardrail): each is a new guardrail_blocked alert, so its channels hear of each
+   * guardrail, not only the first.
+   */
+  public void guardrailBlocked(String orgId, String message) {
+    evaluator.renew(orgId, AlertKind.GUARDRAIL_BLOCKED, 1, message);
+  }
+
+  /** No guardrail of the organization blocked for an hour: its alert resolves. */
+  public void guardrailsQuiet(String orgId) {
+    evaluator.report(
+        orgId, AlertKind.GUARDRAIL_BLOCKED, false, 0, "No guardrail blocked for an hour");
+  }
+
   /** Counts what another domain keeps for an organization (bytes) against its storage alert. */
   public AlertsModule countStorage(ToLongFunction<String> bytesByOrganization) {
     storedElsewhere.add(bytesByOrganization);

@@ -23,6 +23,7 @@ public record GuardrailSpec(
     Set<Phase> appliesTo,
     Check check,
     Action action,
+    boolean restore,
     GuardrailScope scope,
     boolean enabled) {
 
@@ -38,7 +39,7 @@ public record GuardrailSpec(
 
   /** The phases enforced today: the others are refused by name rather than stored unenforced. */
   static final Set<Phase> ENFORCED =
-      EnumSet.of(Phase.INPUT, Phase.MEMORY_WRITE, Phase.MEMORY_INJECTION);
+      EnumSet.of(Phase.INPUT, Phase.OUTPUT, Phase.MEMORY_WRITE, Phase.MEMORY_INJECTION);
 
   /** Reads a whole guardrail (a create, or a stored one with a patch merged in). */
   public static GuardrailSpec parse(ObjectNode body) {
@@ -49,18 +50,19 @@ public record GuardrailSpec(
     Action action = enumValue(body.get("action"), "action", "block, redact or flag")
         .flatMap(Action::fromId)
         .orElseThrow(() -> ApiException.badRequest("action", "'action' is block, redact or flag"));
-    if (bool(body.get("restore"), "restore", false)) {
-      throw ApiException.invalid(
-          "unsupported_parameter",
-          "restore",
-          "'restore' (originals back in the answer) is not enforced by this version yet; "
-              + "leave it out or false");
+    boolean restore = bool(body.get("restore"), "restore", false);
+    if (restore && (action != Action.REDACT || !phases.contains(Phase.INPUT))) {
+      // The originals come back in the answer to the client that sent them: only what an input
+      // redaction hid from the provider has an original to give back.
+      throw ApiException.badRequest(
+          "restore", "'restore' is for a guardrail that redacts ('action': 'redact') the input");
     }
     return new GuardrailSpec(
         name,
         phases,
         check,
         action,
+        restore,
         scope(body.get("scope")),
         bool(body.get("enabled"), "enabled", true));
   }

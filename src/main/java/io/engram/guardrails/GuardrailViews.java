@@ -27,8 +27,7 @@ final class GuardrailViews {
       case Check.Secrets secrets -> {}
       case Check.PromptInjection injection -> {}
     }
-    // restore is refused until it is enforced (GuardrailSpec): every guardrail has it off.
-    spec.put("action", written.action().id()).put("restore", false);
+    spec.put("action", written.action().id()).put("restore", written.restore());
     GuardrailScope scope = written.scope();
     ObjectNode scoped = spec.putObject("scope");
     strings(scoped.putArray("api_keys"), scope.apiKeys());
@@ -44,6 +43,29 @@ final class GuardrailViews {
     view.setAll(spec(guardrail.spec()));
     return view.put("created_at", guardrail.createdAt() / 1000)
         .put("updated_at", guardrail.updatedAt() / 1000);
+  }
+
+  /** A preview: per phase, each guardrail that fired, the one that blocks, the text as let on. */
+  static ObjectNode preview(List<Guardrails.Preview> previews) {
+    ObjectNode view = Json.MAPPER.createObjectNode().put("object", "guardrail_preview");
+    ArrayNode phases = view.putArray("phases");
+    for (Guardrails.Preview preview : previews) {
+      Screening screened = preview.screening();
+      ObjectNode phase = phases.addObject().put("phase", preview.phase().id());
+      ArrayNode fired = phase.putArray("fired");
+      for (Screening.Firing firing : screened.firings()) {
+        ObjectNode one = fired
+            .addObject()
+            .put("guardrail_id", firing.guardrail().id())
+            .put("name", firing.guardrail().name())
+            .put("action", firing.action().id());
+        strings(one.putArray("kinds"), List.copyOf(firing.kinds()));
+      }
+      phase.put(
+          "blocked_by", screened.blocked() ? screened.blockedBy().guardrail().id() : null);
+      phase.put("text", screened.blocked() ? null : screened.texts().get(0));
+    }
+    return view;
   }
 
   private static void strings(ArrayNode into, List<String> values) {

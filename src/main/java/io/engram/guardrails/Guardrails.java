@@ -7,8 +7,12 @@ import io.engram.platform.http.ApiException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 
 /**
@@ -21,6 +25,24 @@ public final class Guardrails {
   /** The most guardrails one organization may have. */
   static final int MOST = 100;
 
+  /** The response header that tells which guardrails fired on the request. */
+  public static final String HEADER = "X-Engram-Guardrails";
+
+  /**
+   * Where the request this thread serves hears what fired on its memory writes (its response's
+   * header): set around each HTTP request ({@link GuardrailRoutes}), absent on background work.
+   */
+  private static final ThreadLocal<java.util.function.Consumer<List<Screening.Firing>>> TOLD =
+      new ThreadLocal<>();
+
+  static void tellTo(java.util.function.Consumer<List<Screening.Firing>> teller) {
+    if (teller == null) {
+      TOLD.remove();
+    } else {
+      TOLD.set(teller);
+    }
+  }
+
   /** Who a screened request is: covered by a guardrail's scope or not. */
   public record Who(String credentialId, boolean apiKey, String assistantId, String model) {
     /** A request with no model (a memory write). */
@@ -29,11 +51,39 @@ public final class Guardrails {
     }
   }
 
+  /**
+   * Where an organization hears that its guardrails block: {@code blocked} fires its
+   * guardrail_blocked alert (the message names the guardrail), {@code cleared} resolves it.
+   */
+  public interface BlockAlerts {
+    BlockAlerts NONE = new BlockAlerts() {
+      @Override
+      public void blocked(String orgId, String message) {}
+
+      @Override
+      public void cleared(String orgId) {}
+    };
+
+    void blocked(String orgId, String message);
+
+    void cleared(String orgId);
+  }
+
+  /** A guardrail's block is told at most this often; the alert clears this long after the last. */
+  static final Duration ALERT_EVERY = Duration.ofHours(1);
+
   private final GuardrailStore store;
   private final MeterRegistry registry;
   private final Clock clock;
   private volatile Map<String, List<Guardrail>> byOrganization = Map.of();
   private volatile GuardrailStore.Version seen;
+  private volatile BlockAlerts alerts = BlockAlerts.NONE;
+  /** When each guardrail's block was last told (this node's). */
+  private final Map<String, Long> toldAt = new ConcurrentHashMap<>();
+  /** Each organization's last block, while its alert is firing. */
+  private final Map<String, Long> lastBlock = new ConcurrentHashMap<>();
+  /** Blocks to tell, off the request's thread (the alert is a write): told by {@link #follow}. */
+  private final Queue<Screening.Firing> toTell = new ConcurrentLinkedQueue<>();
 
   Guardrails(GuardrailStore store, MeterRegistry registry, Clock clock) {
     this.store = store;
@@ -42,27 +92,63 @@ public final class Guardrails {
     reload();
   }
 
+  /** Tells the organization's guardrail_blocked alerts to {@code alerts}. */
+  public void alertTo(BlockAlerts alerts) {
+    this.alerts = alerts;
+  }
+
   /** The guardrails of the phase that cover {@code who} run over {@code texts}. */
   public Screening screen(String orgId, Phase phase, Who who, List<Screening.Text> texts) {
-    List<Guardrail> covering = byOrganization.getOrDefault(orgId, List.of()).stream()
+    return screen(orgId, phase, who, texts, new Placeholders());
+  }
+
+  /** As {@link #screen}, with the conversation's placeholders (numbered across its texts). */
+  public Screening screen(
+      String orgId, Phase phase, Who who, List<Screening.Text> texts, Placeholders placeholders) {
+    List<Guardrail> covering = covering(orgId, phase, who);
+    if (covering.isEmpty()) {
+      return new Screening(texts.stream().map(Screening.Text::text).toList(), List.of(), null);
+    }
+    Screening screened = Screening.of(phase, covering, texts, placeholders);
+    screened.firings().forEach(this::count);
+    return screened;
+  }
+
+  /**
+   * The output guardrails covering {@code who}, over an answer as it comes; null when none does.
+   * Redactions take their placeholders from the conversation's.
+   */
+  public AnswerScreen answer(String orgId, Who who, Placeholders placeholders) {
+    List<Guardrail> covering = covering(orgId, Phase.OUTPUT, who);
+    return covering.isEmpty() ? null : new AnswerScreen(covering, placeholders, this::count);
+  }
+
+  private List<Guardrail> covering(String orgId, Phase phase, Who who) {
+    return byOrganization.getOrDefault(orgId, List.of()).stream()
         .filter(g -> g.enabled() && g.appliesTo().contains(phase))
         .filter(
             g -> g.scope().covers(who.credentialId(), who.apiKey(), who.assistantId(), who.model()))
         .toList();
-    if (covering.isEmpty()) {
-      return new Screening(texts.stream().map(Screening.Text::text).toList(), List.of(), null);
+  }
+
+  /** A firing in the metric; a block told as the organization's alert (at most hourly). */
+  private void count(Screening.Firing firing) {
+    Counter.builder("engram_guardrail_total")
+        .description("Guardrails that fired, by guardrail, phase and action")
+        .tag("guardrail", firing.guardrail().id())
+        .tag("phase", firing.phase().id())
+        .tag("action", firing.action().id())
+        .register(registry)
+        .increment();
+    if (firing.action() == Action.BLOCK) {
+      long now = clock.millis();
+      lastBlock.put(firing.guardrail().orgId(), now);
+      Long told = toldAt.get(firing.guardrail().id());
+      if (told == null || now - told >= ALERT_EVERY.toMillis()) {
+        toldAt.put(firing.guardrail().id(), now);
+        toTell.add(firing);
+      }
     }
-    Screening screened = Screening.of(phase, covering, texts);
-    for (Screening.Firing firing : screened.firings()) {
-      Counter.builder("engram_guardrail_total")
-          .description("Guardrails that fired, by guardrail, phase and action")
-          .tag("guardrail", firing.guardrail().id())
-          .tag("phase", phase.id())
-          .tag("action", firing.action().id())
-          .register(registry)
-          .increment();
-    }
-    return screened;
   }
 
   /**
@@ -78,6 +164,10 @@ public final class Guardrails {
         Phase.MEMORY_WRITE,
         Who.writing(caller.credentialId(), caller.kind() == Principal.Kind.API_KEY),
         List.of(new Screening.Text(text, false)));
+    java.util.function.Consumer<List<Screening.Firing>> teller = TOLD.get();
+    if (teller != null && screened.fired()) {
+      teller.accept(screened.firings());
+    }
     if (screened.blocked()) {
       throw blocked(screened.blockedBy());
     }
@@ -101,6 +191,33 @@ public final class Guardrails {
               case MEMORY_INJECTION -> "memory's injection";
             }
             + ": it found " + String.join(", ", firing.kinds()));
+  }
+
+  /** What one phase's guardrails made of a previewed text. */
+  public record Preview(Phase phase, Screening screening) {}
+
+  /**
+   * What the organization's enabled guardrails of {@code only} (every phase when empty) would make
+   * of {@code text}, whoever sends it (scopes aside); nothing is counted or told. The text is read
+   * as not the user's own, so injection checks run on it too.
+   */
+  List<Preview> preview(String orgId, java.util.Optional<Phase> only, String text) {
+    List<Preview> previews = new java.util.ArrayList<>();
+    for (Phase phase : Phase.values()) {
+      if (only.isPresent() && only.get() != phase) {
+        continue;
+      }
+      List<Guardrail> covering = byOrganization.getOrDefault(orgId, List.of()).stream()
+          .filter(g -> g.enabled() && g.appliesTo().contains(phase))
+          .toList();
+      if (!covering.isEmpty()) {
+        previews.add(new Preview(
+            phase,
+            Screening.of(
+                phase, covering, List.of(new Screening.Text(text, false)), new Placeholders())));
+      }
+    }
+    return previews;
   }
 
   /** Whether the organization has a guardrail of the phase that is on (a cheap test first). */
@@ -162,11 +279,33 @@ public final class Guardrails {
     reload();
   }
 
-  /** Reads the guardrails again when any node changed one since the last look (every second). */
+  /**
+   * Reads the guardrails again when any node changed one since the last look (every second);
+   * tells the blocks since, and clears the alert of an organization an hour past its last block.
+   */
   void follow() {
     if (!store.version().equals(seen)) {
       reload();
     }
+    for (Screening.Firing firing = toTell.poll(); firing != null; firing = toTell.poll()) {
+      Guardrail guardrail = firing.guardrail();
+      alerts.blocked(
+          guardrail.orgId(),
+          "The guardrail " + guardrail.id() + " ('" + guardrail.name() + "') blocked "
+              + switch (firing.phase()) {
+                case INPUT -> "a request's input";
+                case OUTPUT -> "a model's answer";
+                case MEMORY_WRITE -> "a memory write";
+                case MEMORY_INJECTION -> "a memory from a chat";
+              }
+              + " (" + String.join(", ", firing.kinds()) + "); told at most once an hour");
+    }
+    long now = clock.millis();
+    lastBlock.forEach((orgId, at) -> {
+      if (now - at >= ALERT_EVERY.toMillis() && lastBlock.remove(orgId, at)) {
+        alerts.cleared(orgId);
+      }
+    });
   }
 
   private synchronized void reload() {

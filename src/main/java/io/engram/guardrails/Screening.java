@@ -2,10 +2,7 @@ package io.engram.guardrails;
 
 import io.engram.guardrails.detect.Finding;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -30,6 +27,11 @@ public record Screening(List<String> texts, List<Firing> firings, Firing blocked
     }
   }
 
+  /** Firings as the X-Engram-Guardrails header tells them, comma-separated. */
+  public static String told(List<Firing> firings) {
+    return String.join(", ", firings.stream().map(Firing::told).toList());
+  }
+
   /** A text to screen, and whether it is the user's own turn (injection checks skip those). */
   public record Text(String text, boolean usersOwn) {}
 
@@ -42,11 +44,11 @@ public record Screening(List<String> texts, List<Firing> firings, Firing blocked
   }
 
   /** Runs {@code guardrails} (each covering the phase and the request) over {@code texts}. */
-  static Screening of(Phase phase, List<Guardrail> guardrails, List<Text> texts) {
+  static Screening of(
+      Phase phase, List<Guardrail> guardrails, List<Text> texts, Placeholders placeholders) {
     List<String> current = new ArrayList<>(texts.size());
     texts.forEach(t -> current.add(t.text()));
     List<Firing> firings = new ArrayList<>();
-    Placeholders placeholders = new Placeholders();
     for (Guardrail guardrail : guardrails) {
       boolean injection = guardrail.check() instanceof Check.PromptInjection;
       Set<String> kinds = new TreeSet<>();
@@ -60,7 +62,8 @@ public record Screening(List<String> texts, List<Firing> firings, Firing blocked
         }
         found.forEach(f -> kinds.add(kindOf(f.kind())));
         if (guardrail.action() == Action.REDACT) {
-          current.set(i, placeholders.redact(current.get(i), found));
+          current.set(
+              i, placeholders.redact(current.get(i), found, guardrail.spec().restore()));
         }
       }
       if (!kinds.isEmpty()) {
@@ -75,32 +78,11 @@ public record Screening(List<String> texts, List<Firing> firings, Firing blocked
   }
 
   /** An organization's term or pattern is told as its kind, not as which one: "term", "pattern". */
-  private static String kindOf(String kind) {
+  static String kindOf(String kind) {
     return WHICH_ONE.matcher(kind).replaceFirst("");
   }
 
   /** The index a term's or a pattern's kind ends with ({@code term_3}). */
   private static final java.util.regex.Pattern WHICH_ONE =
       java.util.regex.Pattern.compile("_\\d+$");
-
-  /** Typed placeholders, one per distinct value and kind, numbered in order of appearance. */
-  private static final class Placeholders {
-    private final Map<String, String> byValue = new HashMap<>();
-    private final Map<String, Integer> counts = new HashMap<>();
-
-    String redact(String text, List<Finding> found) {
-      StringBuilder out = new StringBuilder(text.length());
-      int at = 0;
-      for (Finding finding : found) {
-        out.append(text, at, finding.start());
-        String label = kindOf(finding.kind()).toUpperCase(Locale.ROOT);
-        String value = text.substring(finding.start(), finding.end());
-        out.append(byValue.computeIfAbsent(
-            label + '\u0000' + value,
-            key -> "[" + label + "_" + counts.merge(label, 1, Integer::sum) + "]"));
-        at = finding.end();
-      }
-      return out.append(text, at, text.length()).toString();
-    }
-  }
 }

@@ -40,6 +40,8 @@ final class ChatResponder {
       } catch (EngineException e) {
         LOG.warn("generation failed: {}", e.getMessage());
         throw e.toApiException();
+      } finally {
+        GenerationRoutes.guardrailsHeader(ctx, prepared); // with the answer's, once screened
       }
       Responses.json(
           ctx,

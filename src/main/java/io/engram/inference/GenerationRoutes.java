@@ -40,7 +40,7 @@ public final class GenerationRoutes implements RouteModule {
   public static final String MEMORY_STATUS_HEADER = "X-Engram-Memory-Status";
 
   /** The guardrails that fired on the request: id, phase, action and kinds of each, comma-separated. */
-  public static final String GUARDRAILS_HEADER = "X-Engram-Guardrails";
+  public static final String GUARDRAILS_HEADER = io.engram.guardrails.Guardrails.HEADER;
 
   private final Gateway gateway;
   private final long maxBodyBytes;
@@ -173,13 +173,7 @@ public final class GenerationRoutes implements RouteModule {
   /** Tells the guardrails that fired on the call's input, when some did. */
   static void guardrailsHeader(Context ctx, ModelCall prepared) {
     if (!prepared.guardrails().isEmpty()) {
-      ctx.header(
-          GUARDRAILS_HEADER,
-          String.join(
-              ", ",
-              prepared.guardrails().stream()
-                  .map(io.engram.guardrails.Screening.Firing::told)
-                  .toList()));
+      ctx.header(GUARDRAILS_HEADER, io.engram.guardrails.Screening.told(prepared.guardrails()));
     }
   }
 

@@ -96,6 +96,8 @@ final class MessagesRoutes implements RouteModule {
         outcome = gateway.generate(prepared, DeploymentHeaders.around(ctx, Quiet.SINK));
       } catch (EngineException e) {
         throw e.toApiException();
+      } finally {
+        GenerationRoutes.guardrailsHeader(ctx, prepared); // with the answer's, once screened
       }
       ObjectNode message = message(id, model);
       ArrayNode content = message.putArray("content");

@@ -127,6 +127,8 @@ public final class ResponsesRoutes implements RouteModule {
         } catch (EngineException e) {
           LOG.warn("generation failed: {}", e.getMessage());
           throw e.toApiException();
+        } finally {
+          GenerationRoutes.guardrailsHeader(ctx, prepared); // with the answer's, once screened
         }
         Responses.json(
             ctx,

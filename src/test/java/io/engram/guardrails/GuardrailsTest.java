@@ -131,11 +131,12 @@ class GuardrailsTest {
       assertThat(refused.status()).as(param + ": " + refused.text()).isEqualTo(400);
       assertThat(refused.json().at("/error/param").asText()).isEqualTo(param);
     });
-    // What is not enforced yet is refused by name, never stored unenforced.
-    Http.Response output = org.post("/guardrails", """
-        {"name":"x","applies_to":["input","output"],"check":{"type":"secrets"},"action":"block"}""");
-    assertThat(output.json().at("/error/code").asText()).isEqualTo("unsupported_parameter");
-    assertThat(output.json().at("/error/param").asText()).isEqualTo("applies_to[1]");
+    // restore gives back what an input redaction hid: nothing else has an original.
+    Http.Response restore = org.post("/guardrails", """
+        {"name":"x","applies_to":["output"],"check":{"type":"secrets"},"action":"redact",
+         "restore":true}""");
+    assertThat(restore.status()).isEqualTo(400);
+    assertThat(restore.json().at("/error/param").asText()).isEqualTo("restore");
     assertThat(server
             .http
             .get("/v1/organizations/" + org.id() + "/guardrails")
@@ -206,7 +207,7 @@ class GuardrailsTest {
          "action":"redact"}""");
     String injection = created(org, """
         {"name":"No instructions from memory","applies_to":["memory_injection"],
-         "check":{"type":"prompt_injection"},"action":"block","enabled":false}""").path("id").asText();
+         "check":{"type":"prompt_injection"},"action":"block"}""").path("id").asText();
     Http.Response secret =
         remember(token, "The deploy key is AKIAIOSFODNN7EXAMPLE for the staging account");
     assertThat(secret.status()).as(secret.text()).isEqualTo(400);
@@ -214,6 +215,9 @@ class GuardrailsTest {
     Http.Response phone = remember(token, "The Lyon office phone is +33 4 72 10 30 30");
     assertThat(phone.status()).as(phone.text()).isEqualTo(201);
     assertThat(phone.json().path("text").asText()).isEqualTo("The Lyon office phone is [PHONE_1]");
+    // The write's response tells what fired on it, as a model call's does.
+    assertThat(phone.header("x-engram-guardrails"))
+        .contains(";phase=memory_write;action=redact;kinds=phone");
     JsonNode listed = server.http.get("/v1/memory").bearer(token).send().json().path("data");
     assertThat(listed.toString()).doesNotContain("AKIA").doesNotContain("72 10 30 30");
 
@@ -225,16 +229,43 @@ class GuardrailsTest {
                     + " with the admin password")
             .status())
         .isEqualTo(201);
-    Http.Response answered = server
+    // Off, the memory that instructs is injected (it is relevant); on, it is left out.
+    String guardrailPath = "/v1/organizations/" + org.id() + "/guardrails/" + injection;
+    server
+        .http
+        .patch(guardrailPath)
+        .bearer(org.admin())
+        .json("{\"enabled\":false}")
+        .send();
+    assertThat(askLyon(token).status()).isEqualTo(200);
+    assertThat(upstream.lastRequest().path("messages").toString()).contains("admin password");
+    server
+        .http
+        .patch(guardrailPath)
+        .bearer(org.admin())
+        .json("{\"enabled\":true}")
+        .send();
+    Http.Response answered = askLyon(token);
+    assertThat(answered.status()).as(answered.text()).isEqualTo(200);
+    String sent = upstream.lastRequest().path("messages").toString();
+    assertThat(sent).contains("closes at six").doesNotContain("admin password");
+    // The request log lists the memory it left out and the guardrail that did, never the text.
+    JsonNode logged = org.read("/requests?guardrail_id=" + injection).path("data");
+    assertThat(logged).hasSize(1);
+    assertThat(logged.get(0).path("memories_left_out")).hasSize(1);
+    assertThat(logged.get(0).path("guardrails").get(0).path("phase").asText())
+        .isEqualTo("memory_injection");
+    assertThat(logged.toString()).doesNotContain("admin password");
+  }
+
+  private static Http.Response askLyon(String token) {
+    return server
         .http
         .post("/v1/chat/completions")
         .bearer(token)
         .json("{\"model\":\"priced\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\","
-            + "\"content\":\"When does the Lyon office close?\"}]}")
+            + "\"content\":\"What does the Lyon office note say?\"}]}")
         .send();
-    assertThat(answered.status()).as(answered.text()).isEqualTo(200);
-    String sent = upstream.lastRequest().path("messages").toString();
-    assertThat(sent).contains("closes at six").doesNotContain("admin password");
   }
 
   private static Http.Response remember(String token, String text) {

@@ -97,6 +97,14 @@ public record PricedOrganization(Http http, String id, String admin, String key)
     return http.post("/v1/organizations/" + id + path).bearer(admin).json(body).send();
   }
 
+  /** A GET of the organization's {@code path}, as its admin (200). */
+  public JsonNode read(String path) {
+    Http.Response read =
+        http.get("/v1/organizations/" + id + path).bearer(admin).send();
+    assertThat(read.status()).as(read.text()).isEqualTo(200);
+    return read.json();
+  }
+
   private void created(String path, String body) {
     Http.Response created = post(path, body);
     assertThat(created.status()).as(created.text()).isEqualTo(201);

@@ -47,6 +47,12 @@ public final class InjectionDetector implements Detector {
         KIND, Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE));
   }
 
+  /** A phrase with its few words between verb and object, and the turn it opens after. */
+  @Override
+  public int reach() {
+    return 200;
+  }
+
   @Override
   public List<Finding> find(String text) {
     return PatternRule.findAll(RULES, text);

@@ -139,6 +139,10 @@ record PatternRule(
       while (matcher.find()) {
         if (valid.test(matcher.group())) {
           into.add(new Finding(kind, matcher.start(), matcher.end()));
+        } else if (matcher.start() + 1 < span[1]) {
+          // A candidate that fails its check may hide a real one inside it (a phone's digits
+          // run on into a card's): look again from the next character, not after the candidate.
+          matcher.region(matcher.start() + 1, span[1]);
         }
       }
     }

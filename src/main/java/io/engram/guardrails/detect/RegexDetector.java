@@ -47,6 +47,18 @@ public final class RegexDetector implements Detector {
     }
   }
 
+  /**
+   * An organization's pattern may match any length: in a streamed answer, its matches are caught
+   * when they span at most this many characters (docs/guardrails.md); a whole answer is screened
+   * whole.
+   */
+  public static final int STREAMED_REACH = 256;
+
+  @Override
+  public int reach() {
+    return STREAMED_REACH;
+  }
+
   @Override
   public List<Finding> find(String text) {
     List<Finding> found = new ArrayList<>();

@@ -88,6 +88,16 @@ public final class SecretsDetector implements Detector {
   /** Every kind this detector names its findings. */
   public static final List<String> KINDS = RULES.stream().map(PatternRule::kind).toList();
 
+  /**
+   * The longest bounded key, a connection string with its password and host (588), and the
+   * boundaries around it. A JSON web token or a private key block may run longer: once their
+   * pattern matches up to the end of what has come, that match is held whole until it ends.
+   */
+  @Override
+  public int reach() {
+    return 600;
+  }
+
   @Override
   public List<Finding> find(String text) {
     return PatternRule.findAll(RULES, text);

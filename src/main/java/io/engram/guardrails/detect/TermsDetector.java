@@ -15,6 +15,12 @@ public final class TermsDetector implements Detector {
     this.terms = terms.stream().map(TermsDetector::folded).toList();
   }
 
+  /** The longest term and a boundary character on each side. */
+  @Override
+  public int reach() {
+    return terms.stream().mapToInt(String::length).max().orElse(0) + 2;
+  }
+
   @Override
   public List<Finding> find(String text) {
     String folded = folded(text);

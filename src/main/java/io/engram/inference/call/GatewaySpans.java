@@ -27,6 +27,12 @@ public final class GatewaySpans {
   static final AttributeKey<String> ASSISTANT = AttributeKey.stringKey("engram.assistant.id");
   static final AttributeKey<String> AGENT = AttributeKey.stringKey("engram.agent");
   static final AttributeKey<Boolean> STREAM = AttributeKey.booleanKey("engram.stream");
+  /** Each guardrail that fired: {@code id:phase:action} (never what it found). */
+  static final AttributeKey<List<String>> GUARDRAILS =
+      AttributeKey.stringArrayKey("engram.guardrails");
+
+  static final AttributeKey<List<String>> LEFT_OUT =
+      AttributeKey.stringArrayKey("engram.memory.left_out");
 
   private static final double NANOS_PER_DOLLAR = 1e9;
 
@@ -87,11 +93,28 @@ public final class GatewaySpans {
       span.setAttribute(MEMORY_IDS, call.memoryIds());
       span.setAttribute(MEMORY_TOKENS, (long) call.memoryTokens());
     }
+    guardrails(span, call);
     if (call.config() != null && call.config().switchedOn(ConfigField.TRACES_CONTENTS)) {
       span.setAttribute(GenAiSpans.INPUT_MESSAGES, call.sent());
       if (ended.answer() != null) {
         span.setAttribute(GenAiSpans.OUTPUT_MESSAGES, ended.answer());
       }
+    }
+  }
+
+  /** The guardrails that fired on the call and the memories they left out, when any did. */
+  static void guardrails(Span span, ModelCall call) {
+    List<io.engram.guardrails.Screening.Firing> fired = call.guardrails();
+    if (!fired.isEmpty() && span.isRecording()) {
+      span.setAttribute(
+          GUARDRAILS,
+          fired.stream()
+              .map(f ->
+                  f.guardrail().id() + ":" + f.phase().id() + ":" + f.action().id())
+              .toList());
+    }
+    if (!call.leftOutMemories().isEmpty() && span.isRecording()) {
+      span.setAttribute(LEFT_OUT, call.leftOutMemories());
     }
   }
 

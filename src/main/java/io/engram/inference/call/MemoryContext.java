@@ -112,13 +112,12 @@ public final class MemoryContext implements Stage {
     ModelCall.MemoryAsk ask = call.memoryAsk();
     if (ask != null) {
       call.inject(retrieve(
-          call.caller(),
+          call,
           ask.scope(),
           call.request().messages(),
           ask.limit(),
           (int) Math.min(ask.room(), call.permit().memoryAllowance()),
-          ask.floor(),
-          call.requestId()));
+          ask.floor()));
     }
   }
 
@@ -139,13 +138,12 @@ public final class MemoryContext implements Stage {
   }
 
   private Injection retrieve(
-      Principal caller,
+      ModelCall call,
       AgentScope scope,
       List<ChatMessage> messages,
       int limit,
       int tokenBudget,
-      double relevanceFloor,
-      String requestId) {
+      double relevanceFloor) {
     String query = query(messages);
     // A conversation whose user turns hold no visible text has nothing to look up: no memory.
     if (VisibleText.isEmpty(query) || tokenBudget < RetrievalRequest.MIN_CONTEXT_TOKENS) {
@@ -153,8 +151,7 @@ public final class MemoryContext implements Stage {
     }
     Span span = Traces.span("memory");
     try {
-      Injection injection =
-          inject(caller, scope, query, limit, tokenBudget, relevanceFloor, requestId, span);
+      Injection injection = inject(call, scope, query, limit, tokenBudget, relevanceFloor, span);
       if (span.isRecording()) {
         span.setAttribute(INJECTED, (long) injection.records().size());
         span.setAttribute(INJECTED_IDS, injection.memoryIds());
@@ -179,14 +176,15 @@ public final class MemoryContext implements Stage {
 
   /** The memory's answer to the query, cut by the floor and written within the token budget. */
   private Injection inject(
-      Principal caller,
+      ModelCall call,
       AgentScope scope,
       String query,
       int limit,
       int tokenBudget,
       double relevanceFloor,
-      String requestId,
       Span span) {
+    Principal caller = call.caller();
+    String requestId = call.requestId();
     RetrievalRequest request = RetrievalRequest.forConversation(query, limit, tokenBudget);
     MemoryReads.Retrieval retrieval = memory.retrieve(caller, scope, request, requestId);
     if (span.isRecording()) {
@@ -197,7 +195,7 @@ public final class MemoryContext implements Stage {
     }
     List<ActivationRanker.Ranked> kept = ContextCut.apply(retrieval.results(), relevanceFloor);
     List<MemoryRecord> ranked =
-        screened(caller, kept.stream().map(ActivationRanker.Ranked::memory).toList());
+        screened(call, kept.stream().map(ActivationRanker.Ranked::memory).toList());
     ContextBlock.Assembled block = ContextBlock.assemble(ranked, ContextMode.FULL, tokenBudget);
     if (block.included() == 0) {
       return Injection.NONE;
@@ -216,22 +214,25 @@ public final class MemoryContext implements Stage {
   /**
    * The memories as the organization's memory_injection guardrails let them into a chat: one a
    * guardrail blocks is left out (one end user's stored text cannot instruct the model in
-   * another's chat), one it redacts goes in redacted.
+   * another's chat), and the call notes it left out; one it redacts goes in redacted.
    */
-  private List<MemoryRecord> screened(Principal caller, List<MemoryRecord> ranked) {
-    if (!guardrails.any(caller.orgId(), Phase.MEMORY_INJECTION)) {
+  private List<MemoryRecord> screened(ModelCall call, List<MemoryRecord> ranked) {
+    if (!guardrails.any(call.caller().orgId(), Phase.MEMORY_INJECTION)) {
       return ranked;
     }
-    Guardrails.Who who =
-        Guardrails.Who.writing(caller.credentialId(), caller.kind() == Principal.Kind.API_KEY);
+    Guardrails.Who who = GuardrailStage.who(call);
     List<MemoryRecord> let = new ArrayList<>(ranked.size());
     for (MemoryRecord record : ranked) {
       Screening screened = guardrails.screen(
-          caller.orgId(),
+          call.caller().orgId(),
           Phase.MEMORY_INJECTION,
           who,
-          List.of(new Screening.Text(record.text(), false)));
-      if (!screened.blocked()) {
+          List.of(new Screening.Text(record.text(), false)),
+          call.placeholders());
+      call.fired(screened.firings());
+      if (screened.blocked()) {
+        call.leftOut(record.id());
+      } else {
         let.add(screened.fired() ? record.withText(screened.texts().get(0)) : record);
       }
     }

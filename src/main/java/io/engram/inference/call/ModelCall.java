@@ -2,6 +2,7 @@ package io.engram.inference.call;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.engram.access.Principal;
+import io.engram.guardrails.Placeholders;
 import io.engram.guardrails.Screening;
 import io.engram.inference.engine.ChatMessage;
 import io.engram.inference.engine.GenerationRequest;
@@ -51,7 +52,13 @@ public final class ModelCall implements AutoCloseable {
   private int promptTokens;
   private MemoryContext.Injection memory = MemoryContext.Injection.NONE;
   private Caching cache = Caching.OFF;
-  private List<Screening.Firing> guardrails = List.of();
+  private final List<Screening.Firing> guardrails = new ArrayList<>();
+  private final List<String> leftOut = new ArrayList<>();
+  /** The conversation's placeholders: one numbering across its steps and its answer. */
+  private Placeholders placeholders = new Placeholders();
+  /** How many of the request's messages the input guardrails have seen (a step's are new). */
+  private int screenedMessages;
+
   private String sent;
 
   private ModelCall(
@@ -165,6 +172,8 @@ public final class ModelCall implements AutoCloseable {
         null,
         CacheMode.OFF);
     next.memory = memory;
+    next.placeholders = placeholders;
+    next.screenedMessages = request.messages().size();
     return next;
   }
 
@@ -185,13 +194,63 @@ public final class ModelCall implements AutoCloseable {
 
   /** What the input's guardrails fired, and the input as they let it go on. */
   void screened(List<Screening.Firing> fired, GenerationRequest input) {
-    guardrails = List.copyOf(fired);
+    fired(fired);
     request = input;
   }
 
-  /** The guardrails that fired on this call so far (the X-Engram-Guardrails header). */
-  public List<Screening.Firing> guardrails() {
-    return guardrails;
+  /** The input guardrails have seen every message the call holds now. */
+  void screenedAll() {
+    screenedMessages = request.isChat() ? request.messages().size() : 1;
+  }
+
+  /** How many of the request's messages the input guardrails have seen. */
+  int screenedMessages() {
+    return screenedMessages;
+  }
+
+  /**
+   * Guardrails that fired on the call, in any phase: one that fires again (on another memory, in
+   * another piece) adds the kinds it found to its firing.
+   */
+  synchronized void fired(List<Screening.Firing> fired) {
+    for (Screening.Firing firing : fired) {
+      int same = -1;
+      for (int i = 0; i < guardrails.size(); i++) {
+        Screening.Firing kept = guardrails.get(i);
+        if (kept.guardrail().id().equals(firing.guardrail().id())
+            && kept.phase() == firing.phase()) {
+          same = i;
+        }
+      }
+      if (same < 0) {
+        guardrails.add(firing);
+      } else {
+        java.util.Set<String> kinds =
+            new java.util.TreeSet<>(guardrails.get(same).kinds());
+        kinds.addAll(firing.kinds());
+        guardrails.set(same, new Screening.Firing(firing.guardrail(), firing.phase(), kinds));
+      }
+    }
+  }
+
+  /** A memory the memory_injection guardrails left out of the chat. */
+  synchronized void leftOut(String memoryId) {
+    leftOut.add(memoryId);
+  }
+
+  /** The guardrails that fired on this call so far (the X-Engram-Guardrails header, the log). */
+  public synchronized List<Screening.Firing> guardrails() {
+    return List.copyOf(guardrails);
+  }
+
+  /** The memories the memory_injection guardrails left out (the request log lists them). */
+  public synchronized List<String> leftOutMemories() {
+    return List.copyOf(leftOut);
+  }
+
+  /** The conversation's placeholders: what its redactions made, and what they may give back. */
+  public Placeholders placeholders() {
+    return placeholders;
   }
 
   void cache(Caching caching) {

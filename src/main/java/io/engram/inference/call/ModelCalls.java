@@ -69,7 +69,7 @@ public final class ModelCalls {
     try {
       return GatewaySpans.limits(admit);
     } catch (ApiException refused) {
-      requestLog.refused(caller, modelId, origin, requestId, refused);
+      requestLog.refused(caller, modelId, origin, requestId, refused, List.of());
       throw refused;
     }
   }
@@ -79,16 +79,40 @@ public final class ModelCalls {
     return requestLog.now();
   }
 
-  /** Lets each stage fill the call in (the memory block, then the cache's verdict), in order. */
+  /**
+   * Lets each stage fill the call in (the memory block, then the cache's verdict), in order; a
+   * refusal on the way (an input guardrail's block, a context the memory block overflows) is kept
+   * in the request log with the guardrails that fired before the client gets it.
+   */
   public void prepare(ModelCall call) {
-    for (Stage stage : stages) {
-      stage.prepare(call);
+    try {
+      for (Stage stage : stages) {
+        stage.prepare(call);
+      }
+    } catch (ApiException refused) {
+      GatewaySpans.guardrails(io.engram.platform.tracing.Traces.request(), call);
+      requestLog.refused(
+          call.caller(),
+          call.modelId(),
+          call.origin(),
+          call.origin().recordId(call.requestId()),
+          refused,
+          call.guardrails());
+      throw refused;
     }
   }
 
-  /** Runs a chat or completion on its engine, delivering to {@code sink}. */
+  /**
+   * Runs a chat or completion on its engine, delivering to {@code sink}; where a {@code restore}
+   * guardrail redacted the input, the client gets its originals back at the very edge.
+   */
   public Outcome generate(ModelCall call, TokenSink sink) {
-    return run(call, sink, engine).outcome();
+    java.util.Map<String, String> originals = call.placeholders().restorable();
+    if (originals.isEmpty()) {
+      return run(call, sink, engine).outcome();
+    }
+    RestoringSink restoring = new RestoringSink(sink, originals);
+    return restoring.finish(run(call, restoring, engine).outcome());
   }
 
   /** Runs an embeddings call on {@code embed}: the in-process model or the provider's API. */

@@ -1,10 +1,12 @@
 package io.engram.inference.call;
 
 import io.engram.access.Principal;
+import io.engram.guardrails.Screening;
 import io.engram.inference.usage.RequestLog;
 import io.engram.inference.usage.RequestRecord;
 import io.engram.platform.http.ApiException;
 import io.engram.settings.ConfigField;
+import java.util.List;
 
 /**
  * Keeps each call's record in its organization's request log (never waited for): who sent it,
@@ -46,7 +48,9 @@ final class RequestLogStage implements Stage {
         call.cache().status(),
         call.memory().scored(),
         contents ? call.sent() : null,
-        contents ? ended.answer() : null));
+        contents ? ended.answer() : null,
+        guardrailed(call.guardrails()),
+        call.leftOutMemories()));
     return ended;
   }
 
@@ -54,15 +58,33 @@ final class RequestLogStage implements Stage {
     return requests.now();
   }
 
-  /** Keeps a refusal before any work: a limit's or a budget's status and code. */
-  void refused(Principal caller, String modelId, Origin origin, String requestId, ApiException e) {
+  /**
+   * Keeps a refusal before any work: a limit's or a budget's status and code, or an input
+   * guardrail's block with the guardrails that fired.
+   */
+  void refused(
+      Principal caller,
+      String modelId,
+      Origin origin,
+      String requestId,
+      ApiException e,
+      List<Screening.Firing> fired) {
     if (caller.organization() != null) {
       requests.add(RequestRecord.refused(
           who(caller, origin, requestId, modelId),
           e.status(),
           e.code(),
-          millis(System.nanoTime() - origin.startedNanos())));
+          millis(System.nanoTime() - origin.startedNanos()),
+          guardrailed(fired)));
     }
+  }
+
+  /** The firings as the log keeps them: ids, phases, actions and kinds, never the text. */
+  private static List<RequestRecord.Guardrailed> guardrailed(List<Screening.Firing> fired) {
+    return fired.stream()
+        .map(f -> new RequestRecord.Guardrailed(
+            f.guardrail().id(), f.phase().id(), f.action().id(), List.copyOf(f.kinds())))
+        .toList();
   }
 
   private static long millis(long nanos) {

@@ -63,7 +63,8 @@ public final class RequestLogRoutes implements RouteModule {
         ctx.queryParam("error_code"),
         cache,
         millis(ctx, "since"),
-        millis(ctx, "until"));
+        millis(ctx, "until"),
+        ctx.queryParam("guardrail_id"));
     // One more than asked says whether another page follows.
     List<RequestRecord> found = log.list(orgId, filter, ctx.queryParam("after"), limit + 1);
     boolean more = found.size() > limit;
@@ -113,6 +114,15 @@ public final class RequestLogRoutes implements RouteModule {
     List<Map<String, Object>> memories = new ArrayList<>();
     r.memories().forEach(m -> memories.add(Map.of("id", m.id(), "score", m.score())));
     view.put("memories", memories);
+    List<Map<String, Object>> guardrails = new ArrayList<>();
+    r.guardrails()
+        .forEach(g -> guardrails.add(Map.of(
+            "guardrail_id", g.guardrailId(),
+            "phase", g.phase(),
+            "action", g.action(),
+            "kinds", g.kinds())));
+    view.put("guardrails", guardrails);
+    view.put("memories_left_out", r.memoriesLeftOut());
     if (whole) {
       view.put("messages", messages(r.messages()));
       view.put("answer", r.answer());

@@ -15,6 +15,9 @@ import java.util.Optional;
 final class RequestLogStore {
   private static final TypeReference<List<RequestRecord.UsedMemory>> MEMORIES =
       new TypeReference<>() {};
+  private static final TypeReference<List<RequestRecord.Guardrailed>> GUARDRAILS =
+      new TypeReference<>() {};
+  private static final TypeReference<List<String>> IDS = new TypeReference<>() {};
 
   /** What a listing may be narrowed to; null fields narrow nothing. */
   record Filter(
@@ -24,7 +27,8 @@ final class RequestLogStore {
       String errorCode,
       String cache,
       Long since,
-      Long until) {}
+      Long until,
+      String guardrailId) {}
 
   private final Database database;
   private final SecretBox secrets;
@@ -76,11 +80,11 @@ final class RequestLogStore {
           INSERT INTO request_log (id, org_id, at, route, credential_id, assistant_id, agent,
             end_user_id, model, deployment, attempts, status, error_code, queue_ms, first_token_ms, total_ms,
             prompt_tokens, completion_tokens, memory_tokens, cost_nanos, cache, memories,
-            messages_sealed, answer_sealed)
+            messages_sealed, answer_sealed, guardrails, memories_left_out)
           VALUES (:id, :org, :at, :route, :credential, :assistant, :agent, :endUser, :model,
             :deployment,
             :attempts, :status, :error, :queue, :first, :total, :prompt, :completion, :memory,
-            :cost, :cache, :memories, :messages, :answer)
+            :cost, :cache, :memories, :messages, :answer, :guardrails, :leftOut)
           ON CONFLICT (id) DO NOTHING""");
       for (RequestRecord r : records) {
         batch
@@ -108,6 +112,8 @@ final class RequestLogStore {
             .bind("memories", Json.write(r.memories()))
             .bind("messages", r.messages() == null ? null : secrets.seal(r.messages()))
             .bind("answer", r.answer() == null ? null : secrets.seal(r.answer()))
+            .bind("guardrails", Json.write(r.guardrails()))
+            .bind("leftOut", Json.write(r.memoriesLeftOut()))
             .add();
       }
       batch.execute();
@@ -138,6 +144,13 @@ final class RequestLogStore {
     narrow(sql, bound, "cache = :cache", "cache", filter.cache());
     narrow(sql, bound, "at >= :since", "since", filter.since());
     narrow(sql, bound, "at < :until", "until", filter.until());
+    // The guardrails column is JSON: a guardrail's id appears quoted.
+    narrow(
+        sql,
+        bound,
+        "guardrails LIKE :guardrail",
+        "guardrail",
+        filter.guardrailId() == null ? null : "%\"" + filter.guardrailId() + "\"%");
     narrow(
         sql,
         bound,
@@ -207,6 +220,8 @@ final class RequestLogStore {
         rs.getString("cache"),
         Json.read(rs.getString("memories"), MEMORIES),
         messages == null ? null : secrets.open(messages),
-        answer == null ? null : secrets.open(answer));
+        answer == null ? null : secrets.open(answer),
+        Json.read(rs.getString("guardrails"), GUARDRAILS),
+        Json.read(rs.getString("memories_left_out"), IDS));
   }
 }

@@ -13,6 +13,8 @@ import java.util.List;
  * @param cache hit, miss, or null when the cache was not consulted
  * @param messages the client's messages as JSON (without Engram's memory block), or null
  * @param answer the answer's text, or null
+ * @param guardrails the guardrails that fired on it, in any phase
+ * @param memoriesLeftOut the memories its memory_injection guardrails left out of the chat
  */
 public record RequestRecord(
     Who who,
@@ -30,7 +32,17 @@ public record RequestRecord(
     String cache,
     List<UsedMemory> memories,
     String messages,
-    String answer) {
+    String answer,
+    List<Guardrailed> guardrails,
+    List<String> memoriesLeftOut) {
+
+  public RequestRecord {
+    guardrails = guardrails == null ? List.of() : List.copyOf(guardrails);
+    memoriesLeftOut = memoriesLeftOut == null ? List.of() : List.copyOf(memoriesLeftOut);
+  }
+
+  /** A guardrail that fired: in which phase, what it did, the kinds it found (never the text). */
+  public record Guardrailed(String guardrailId, String phase, String action, List<String> kinds) {}
 
   /**
    * Which request it was and who sent it: its id (the X-Request-Id), organization, start (epoch
@@ -50,9 +62,30 @@ public record RequestRecord(
   /** A memory that went into the request's prompt, and the score it was ranked by. */
   public record UsedMemory(String id, double score) {}
 
-  /** A request refused before any work (a limit's or a budget's {@code status} and code). */
-  public static RequestRecord refused(Who who, int status, String errorCode, long totalMs) {
+  /**
+   * A request refused before any work (a limit's, a budget's or an input guardrail's {@code
+   * status} and code), with the guardrails that fired on it.
+   */
+  public static RequestRecord refused(
+      Who who, int status, String errorCode, long totalMs, List<Guardrailed> guardrails) {
     return new RequestRecord(
-        who, null, 0, status, errorCode, 0, null, totalMs, 0, 0, 0, 0, null, List.of(), null, null);
+        who,
+        null,
+        0,
+        status,
+        errorCode,
+        0,
+        null,
+        totalMs,
+        0,
+        0,
+        0,
+        0,
+        null,
+        List.of(),
+        null,
+        null,
+        guardrails,
+        List.of());
   }
 }

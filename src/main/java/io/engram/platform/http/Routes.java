@@ -79,6 +79,12 @@ public final class Routes {
     return List.copyOf(filters);
   }
 
+  /** What runs after every request's route (clears what a {@link #before} handler set). */
+  public Routes after(Handler handler) {
+    javalin.after(handler);
+    return this;
+  }
+
   /** A check every request passes before its route (such as the custom domain's state). */
   public Routes before(Handler handler) {
     javalin.before(handler);
