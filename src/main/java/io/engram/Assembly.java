@@ -95,8 +95,8 @@ final class Assembly {
         config.memoryIndex().solr()
             ? stores -> SolrMemoryIndex.open(config.memoryIndex(), stores, clock)
             : LuceneMemoryIndex.embedded(config, clock)));
-    GuardrailsModule guardrails =
-        opened.add(new GuardrailsModule(database, metrics.registry(), maxBody, clock));
+    GuardrailsModule guardrails = opened.add(
+        new GuardrailsModule(database, network.egress(), metrics.registry(), maxBody, clock));
     memory.writes().screenWith(guardrails.guardrails()::memoryWrite);
     MemoryTransferModule transfer = opened.add(new MemoryTransferModule(memory, clock));
     ErasureModule erasure = opened.add(new ErasureModule(memory, maxBody, clock));

@@ -138,7 +138,7 @@ public final class AnswerScreen {
       if (first) {
         counted.accept(firing);
       }
-      if (guardrail.action() == Action.BLOCK) {
+      if (firing.action() == Action.BLOCK) {
         blockedBy = firing;
         return null;
       }

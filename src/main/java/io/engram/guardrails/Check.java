@@ -93,4 +93,34 @@ public sealed interface Check {
       return new InjectionDetector();
     }
   }
+
+  /** An organization's JSON Schema (2020-12) the text must be a valid document of. */
+  record JsonSchema(com.fasterxml.jackson.databind.node.ObjectNode schema) implements Check {
+    @Override
+    public String type() {
+      return "json_schema";
+    }
+
+    @Override
+    public Detector detector() {
+      return io.engram.guardrails.detect.JsonSchemaDetector.compile(schema);
+    }
+  }
+
+  /**
+   * The organization's own check over HTTP ({@link Webhooks}): {@code timeoutMs} to answer, and
+   * whether a webhook that cannot answer blocks ({@code on_error: block}) or lets the text pass.
+   */
+  record Webhook(java.net.URI url, int timeoutMs, boolean blockOnError) implements Check {
+    @Override
+    public String type() {
+      return "webhook";
+    }
+
+    /** A webhook needs the server's client and firewall: built by {@link Webhooks}. */
+    @Override
+    public Detector detector() {
+      throw new IllegalStateException("a webhook's detector is built by Webhooks");
+    }
+  }
 }

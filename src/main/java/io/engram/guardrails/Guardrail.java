@@ -16,9 +16,24 @@ public record Guardrail(
     long updatedAt,
     Detector detector) {
 
+  /** A guardrail whose check runs in process (every type but webhook). */
   public static Guardrail of(
       String id, String orgId, GuardrailSpec spec, long createdAt, long updatedAt) {
     return new Guardrail(id, orgId, spec, createdAt, updatedAt, spec.check().detector());
+  }
+
+  /** A guardrail of any type: a webhook's check calls out through {@code webhooks}. */
+  static Guardrail of(
+      String id,
+      String orgId,
+      GuardrailSpec spec,
+      long createdAt,
+      long updatedAt,
+      Webhooks webhooks) {
+    Detector detector = spec.check() instanceof Check.Webhook webhook
+        ? webhooks.detector(id, orgId, webhook)
+        : spec.check().detector();
+    return new Guardrail(id, orgId, spec, createdAt, updatedAt, detector);
   }
 
   public String name() {

@@ -2,6 +2,7 @@ package io.engram.guardrails;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.guardrails.detect.JsonSchemaDetector;
 import io.engram.guardrails.detect.PiiDetector;
 import io.engram.guardrails.detect.RegexDetector;
 import io.engram.platform.VisibleText;
@@ -36,6 +37,8 @@ public record GuardrailSpec(
   private static final int MAX_TERM = 200;
   private static final int MAX_PATTERNS = 50;
   private static final int MAX_SCOPE_IDS = 100;
+  /** How long a webhook has to answer when the guardrail does not say. */
+  static final int DEFAULT_TIMEOUT_MS = 1_000;
 
   /** The phases enforced today: the others are refused by name rather than stored unenforced. */
   static final Set<Phase> ENFORCED =
@@ -50,6 +53,10 @@ public record GuardrailSpec(
     Action action = enumValue(body.get("action"), "action", "block, redact or flag")
         .flatMap(Action::fromId)
         .orElseThrow(() -> ApiException.badRequest("action", "'action' is block, redact or flag"));
+    if (action == Action.REDACT && check instanceof Check.JsonSchema) {
+      throw ApiException.badRequest(
+          "action", "A json_schema check judges the whole text: its action is block or flag");
+    }
     boolean restore = bool(body.get("restore"), "restore", false);
     if (restore && (action != Action.REDACT || !phases.contains(Phase.INPUT))) {
       // The originals come back in the answer to the client that sent them: only what an input
@@ -131,18 +138,70 @@ public record GuardrailSpec(
         }
         yield new Check.Regex(patterns);
       }
-      case "json_schema", "webhook" ->
-        throw ApiException.invalid(
-            "unsupported_parameter",
-            "check.type",
-            "'" + type + "' checks are not enforced by this version yet: pii, secrets, terms, "
-                + "regex and prompt_injection are");
+      case "json_schema" -> {
+        unknownFields(check, Set.of("type", "schema"), "check.");
+        if (!(check.get("schema") instanceof ObjectNode schema)) {
+          throw ApiException.badRequest("check.schema", "'check.schema' is a JSON Schema object");
+        }
+        try {
+          JsonSchemaDetector.compile(schema);
+        } catch (JsonSchemaDetector.InvalidSchema e) {
+          throw ApiException.badRequest(
+              "check.schema", "'check.schema' is not a JSON Schema (2020-12): " + e.getMessage());
+        }
+        yield new Check.JsonSchema(schema.deepCopy());
+      }
+      case "webhook" -> {
+        unknownFields(check, Set.of("type", "url", "timeout_ms", "on_error"), "check.");
+        yield new Check.Webhook(
+            webhookUrl(check.get("url")),
+            timeoutMs(check.get("timeout_ms")),
+            enumValue(check.get("on_error"), "check.on_error", "allow or block")
+                .map(onError -> switch (onError) {
+                  case "allow" -> false;
+                  case "block" -> true;
+                  default ->
+                    throw ApiException.badRequest(
+                        "check.on_error", "'check.on_error' is allow or block");
+                })
+                .orElse(true));
+      }
       default ->
         throw ApiException.badRequest(
             "check.type",
             "'check.type' is pii, secrets, terms, regex, prompt_injection, json_schema or "
                 + "webhook, not '" + type + "'");
     };
+  }
+
+  private static java.net.URI webhookUrl(JsonNode value) {
+    String url = text(value, "check.url", 2048);
+    try {
+      java.net.URI uri = new java.net.URI(url);
+      if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+          && uri.getHost() != null
+          && uri.getUserInfo() == null) {
+        return uri;
+      }
+    } catch (java.net.URISyntaxException e) {
+      // said below
+    }
+    throw ApiException.badRequest(
+        "check.url", "'check.url' is an http or https URL with a host (and no credentials in it)");
+  }
+
+  private static int timeoutMs(JsonNode value) {
+    if (value == null || value.isNull()) {
+      return DEFAULT_TIMEOUT_MS;
+    }
+    if (!value.canConvertToInt()
+        || !value.isIntegralNumber()
+        || value.asInt() < 50
+        || value.asInt() > 10_000) {
+      throw ApiException.badRequest(
+          "check.timeout_ms", "'check.timeout_ms' is an integer from 50 to 10000");
+    }
+    return value.asInt();
   }
 
   private static List<String> entities(JsonNode value) {

@@ -15,7 +15,10 @@ final class GuardrailStore {
 
   private final Database database;
 
-  GuardrailStore(Database database) {
+  private final Webhooks webhooks;
+
+  GuardrailStore(Database database, Webhooks webhooks) {
+    this.webhooks = webhooks;
     this.database = database;
   }
 
@@ -86,12 +89,13 @@ final class GuardrailStore {
         .one());
   }
 
-  private static Guardrail guardrail(ResultSet rs) throws SQLException {
+  private Guardrail guardrail(ResultSet rs) throws SQLException {
     return Guardrail.of(
         rs.getString("id"),
         rs.getString("org_id"),
         GuardrailSpec.parse(Json.read(rs.getString("spec"), ObjectNode.class)),
         rs.getLong("created_at"),
-        rs.getLong("changed_at"));
+        rs.getLong("changed_at"),
+        webhooks);
   }
 }

@@ -26,6 +26,12 @@ final class GuardrailViews {
       case Check.Regex regex -> strings(checked.putArray("patterns"), regex.patterns());
       case Check.Secrets secrets -> {}
       case Check.PromptInjection injection -> {}
+      case Check.JsonSchema schema -> checked.set("schema", schema.schema().deepCopy());
+      case Check.Webhook webhook ->
+        checked
+            .put("url", webhook.url().toString())
+            .put("timeout_ms", webhook.timeoutMs())
+            .put("on_error", webhook.blockOnError() ? "block" : "allow");
     }
     spec.put("action", written.action().id()).put("restore", written.restore());
     GuardrailScope scope = written.scope();

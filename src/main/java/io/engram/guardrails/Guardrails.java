@@ -85,8 +85,11 @@ public final class Guardrails {
   /** Blocks to tell, off the request's thread (the alert is a write): told by {@link #follow}. */
   private final Queue<Screening.Firing> toTell = new ConcurrentLinkedQueue<>();
 
-  Guardrails(GuardrailStore store, MeterRegistry registry, Clock clock) {
+  private final Webhooks webhooks;
+
+  Guardrails(GuardrailStore store, Webhooks webhooks, MeterRegistry registry, Clock clock) {
     this.store = store;
+    this.webhooks = webhooks;
     this.registry = registry;
     this.clock = clock;
     reload();
@@ -241,8 +244,9 @@ public final class Guardrails {
           null,
           "An organization has at most " + MOST + " guardrails; delete one first");
     }
+    reachable(orgId, spec);
     long now = clock.millis();
-    Guardrail created = Guardrail.of(Ids.newId("grd", now), orgId, spec, now, now);
+    Guardrail created = Guardrail.of(Ids.newId("grd", now), orgId, spec, now, now, webhooks);
     store.insert(created);
     reload();
     return created;
@@ -259,17 +263,33 @@ public final class Guardrails {
         merged.set(field.getKey(), field.getValue());
       }
     });
+    GuardrailSpec spec = GuardrailSpec.parse(merged);
+    reachable(orgId, spec);
     Guardrail updated = Guardrail.of(
         id,
         orgId,
-        GuardrailSpec.parse(merged),
+        spec,
         current.createdAt(),
-        Math.max(clock.millis(), current.updatedAt() + 1));
+        Math.max(clock.millis(), current.updatedAt() + 1),
+        webhooks);
     if (!store.update(updated)) {
       throw notFound(id);
     }
     reload();
     return updated;
+  }
+
+  /** A webhook's URL must be one the organization's outbound rules let it reach: 400 otherwise. */
+  private void reachable(String orgId, GuardrailSpec spec) {
+    if (spec.check() instanceof Check.Webhook webhook) {
+      try {
+        webhooks.admit(orgId, webhook.url());
+      } catch (io.engram.platform.net.OutboundBlocked e) {
+        throw ApiException.badRequest(
+            "check.url",
+            "'check.url' is outside the organization's outbound rules: " + e.getMessage());
+      }
+    }
   }
 
   void delete(String orgId, String id) {

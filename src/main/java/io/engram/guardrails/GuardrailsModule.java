@@ -19,8 +19,14 @@ public final class GuardrailsModule implements Module {
   private final GuardrailRoutes routes;
 
   public GuardrailsModule(
-      Database database, MeterRegistry registry, long maxBodyBytes, Clock clock) {
-    this.guardrails = new Guardrails(new GuardrailStore(database), registry, clock);
+      Database database,
+      io.engram.platform.net.Egress egress,
+      MeterRegistry registry,
+      long maxBodyBytes,
+      Clock clock) {
+    Webhooks webhooks = new Webhooks(egress, registry);
+    this.guardrails =
+        new Guardrails(new GuardrailStore(database, webhooks), webhooks, registry, clock);
     this.routes = new GuardrailRoutes(guardrails, maxBodyBytes);
   }
 

@@ -16,8 +16,9 @@ import java.util.TreeSet;
 public record Screening(List<String> texts, List<Firing> firings, Firing blockedBy) {
   /** One guardrail that fired, where, what it did, and the kinds of what it found. */
   public record Firing(Guardrail guardrail, Phase phase, Set<String> kinds) {
+    /** The guardrail's action; a block where its webhook could not answer and blocks then. */
     public Action action() {
-      return guardrail.action();
+      return kinds.contains(Webhooks.UNAVAILABLE) ? Action.BLOCK : guardrail.action();
     }
 
     /** As the X-Engram-Guardrails header tells it: id, phase, action and kinds. */
@@ -69,7 +70,7 @@ public record Screening(List<String> texts, List<Firing> firings, Firing blocked
       if (!kinds.isEmpty()) {
         Firing firing = new Firing(guardrail, phase, kinds);
         firings.add(firing);
-        if (guardrail.action() == Action.BLOCK) {
+        if (firing.action() == Action.BLOCK) {
           return new Screening(List.copyOf(current), List.copyOf(firings), firing);
         }
       }
