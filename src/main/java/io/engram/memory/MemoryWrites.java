@@ -61,6 +61,11 @@ public final class MemoryWrites {
     this.screen = screen;
   }
 
+  /** A memory's text as the screen lets it be stored (the import's lines pass it too). */
+  public String screened(Principal caller, String text) {
+    return screen.screened(caller, text);
+  }
+
   /** How long an Idempotency-Key is remembered after its first use. */
   public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
 
@@ -81,7 +86,7 @@ public final class MemoryWrites {
       String requestId) {
     // The organization's guardrails first: a blocked write leaves nothing, a redacted one is
     // stored (and deduplicated, and keyed for idempotency) as redacted.
-    MemoryInput input = written.withText(screen.screened(caller, written.text()));
+    MemoryInput input = written.withText(screened(caller, written.text()));
     Instant now = clock.instant();
     String hash =
         idempotencyKey == null ? null : Digests.sha256(Json.write(input.canonical(scope)));

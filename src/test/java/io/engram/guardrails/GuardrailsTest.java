@@ -258,6 +258,49 @@ class GuardrailsTest {
     assertThat(logged.toString()).doesNotContain("admin password");
   }
 
+  @Test
+  void anImportPassesTheSameMemoryWriteGuardrailsLineByLine() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    String token = server.token(
+        org.id(), null, "memory:write", "memory:read", "memory:control", "inference:chat");
+    String block = created(org, """
+        {"name":"No secrets in memory","applies_to":["memory_write"],"check":{"type":"secrets"},
+         "action":"block"}""").path("id").asText();
+    created(org, """
+        {"name":"Mask emails","applies_to":["memory_write"],"check":{"type":"pii","entities":["email"]},
+         "action":"redact"}""");
+    String lines = String.join(
+        "\n",
+        "{\"text\":\"The Berlin office manager is ana@example.com\"}",
+        "{\"text\":\"Deploy with AKIAIOSFODNN7EXAMPLE on staging\"}",
+        "{\"text\":\"The Berlin office opens at nine\"}");
+    Http.Response stopped = server
+        .http
+        .post("/v1/memory/import")
+        .bearer(token)
+        .body("application/x-ndjson", lines)
+        .send();
+    assertThat(stopped.status()).as(stopped.text()).isEqualTo(400);
+    assertThat(stopped.text()).contains("line 2", block).doesNotContain("AKIA");
+    assertThat(server.http.get("/v1/memory").bearer(token).send().json().path("data"))
+        .isEmpty();
+    Http.Response skipped = server
+        .http
+        .post("/v1/memory/import?onError=skip")
+        .bearer(token)
+        .body("application/x-ndjson", lines)
+        .send();
+    assertThat(skipped.status()).as(skipped.text()).isEqualTo(200);
+    assertThat(skipped.json().path("imported").asInt()).isEqualTo(2);
+    assertThat(skipped.json().at("/errors/0/param").asText()).isEqualTo("line 2.text");
+    String stored =
+        server.http.get("/v1/memory").bearer(token).send().json().path("data").toString();
+    assertThat(stored)
+        .contains("[EMAIL_1]", "opens at nine")
+        .doesNotContain("ana@example.com")
+        .doesNotContain("AKIA");
+  }
+
   private static Http.Response askLyon(String token) {
     return server
         .http

@@ -88,8 +88,15 @@ final class MemoryImport {
   private final MemoryIndex index;
   private final Embedder embedder;
   private final Clock clock;
+  private final io.engram.memory.MemoryWrites.WriteScreen screen;
 
-  MemoryImport(MemoryStores stores, MemoryIndex index, Embedder embedder, Clock clock) {
+  MemoryImport(
+      MemoryStores stores,
+      MemoryIndex index,
+      Embedder embedder,
+      io.engram.memory.MemoryWrites.WriteScreen screen,
+      Clock clock) {
+    this.screen = screen;
     this.store = stores.memories();
     this.history = stores.history();
     this.changeLog = stores.changeLog();
@@ -173,6 +180,7 @@ final class MemoryImport {
           if (!line.isBlank()
               && ImportLine.parse(line, number, caller, scope, requestId, now) != null) {
             memories++;
+            kept = screened(caller, line, number);
           }
         } catch (ApiException e) {
           if (e.status() == 403) {
@@ -212,6 +220,30 @@ final class MemoryImport {
               + " writes them");
     }
     return new Checked(number, rejected, mistakes);
+  }
+
+  /**
+   * The line as the organization's memory_write guardrails let it be imported: its text redacted
+   * (and its exported vector dropped, computed again from what is stored), or a mistake of the
+   * line naming the guardrail that blocks it.
+   */
+  private String screened(Principal caller, String line, int number) {
+    com.fasterxml.jackson.databind.node.ObjectNode node = io.engram.platform.json.Json.read(
+        line, com.fasterxml.jackson.databind.node.ObjectNode.class);
+    String text = node.path("text").asText();
+    String screenedText;
+    try {
+      screenedText = screen.screened(caller, text);
+    } catch (ApiException blocked) {
+      throw blocked.withMessage(
+          "line " + number + ": " + blocked.getMessage(), ImportLine.lineParam(number, "text"));
+    }
+    if (screenedText.equals(text)) {
+      return line;
+    }
+    node.put("text", screenedText);
+    node.remove("embedding");
+    return io.engram.platform.json.Json.write(node);
   }
 
   private Summary write(

@@ -17,7 +17,8 @@ public final class MemoryTransferModule implements Module {
   public MemoryTransferModule(MemoryModule memory, Clock clock) {
     this.routes = new MemoryTransferRoutes(
         new MemoryExport(memory.stores()),
-        new MemoryImport(memory.stores(), memory.index(), memory.embedder(), clock));
+        new MemoryImport(
+            memory.stores(), memory.index(), memory.embedder(), memory.writes()::screened, clock));
   }
 
   @Override
