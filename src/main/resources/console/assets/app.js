@@ -10,6 +10,7 @@ const PAGES = {
   reflection: () => import('./pages/reflection.js'),
   usage: () => import('./pages/usage.js'),
   requests: () => import('./pages/requests.js'),
+  guardrails: () => import('./pages/guardrails.js'),
   settings: () => import('./pages/settings.js'),
 };
 

@@ -291,6 +291,32 @@ class ConsoleBrowserTest extends ServerTest {
   }
 
   @Test
+  void aGuardrailAddedOnItsPageHoldsAndATextTriedShowsWhatItWouldDo() {
+    browser.go("/console/guardrails");
+    signIn("owner@console.example");
+    browser.field("Name").sendKeys("Mask emails in the console");
+    new org.openqa.selenium.support.ui.Select(browser.field("Action")).selectByValue("redact");
+    browser.field("Entities (one a line; none: all)").sendKeys("email");
+    browser.button("Add guardrail").click();
+    browser.text(By.cssSelector("main table"), "Mask emails in the console");
+    // Stored and in force: an API client's view of the organization's guardrails says so.
+    String key = server.apiKey(org, 1000, "admin");
+    assertThat(http.get("/v1/organizations/" + org + "/guardrails")
+            .bearer(key)
+            .send()
+            .json()
+            .at("/data/0/check/entities/0")
+            .asText())
+        .isEqualTo("email");
+    browser.field("Text").sendKeys("Write to ana@example.com today");
+    browser.button("Try").click();
+    browser.text(
+        By.xpath("//table[caption='What would fire, by phase']"), "Write to [EMAIL_1] today");
+    browser.button("Turn off").click();
+    browser.text(By.cssSelector("main table"), "no");
+  }
+
+  @Test
   void theConfigurationShowsTheServersBoundAtTheFieldThenSavesAndIsEnforced() {
     browser.go("/console/settings/configuration");
     signIn("owner@console.example");
@@ -430,6 +456,7 @@ class ConsoleBrowserTest extends ServerTest {
     pages.put("reflection", "/console/reflection");
     pages.put("usage", "/console/usage");
     pages.put("requests", "/console/requests");
+    pages.put("guardrails", "/console/guardrails");
     pages.put("settings", "/console/settings");
     pages.put("configuration", "/console/settings/configuration");
     pages.put("alerts", "/console/settings/alerts");
