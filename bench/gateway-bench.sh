@@ -78,6 +78,23 @@ done
 curl -s -D - -o /dev/null http://127.0.0.1:8000/v1/chat/completions -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
   -d '{"model":"fake-model","messages":[{"role":"user","content":"What did Dana ask about the enterprise plan for Acme?"}]}' \
   | grep -i 'x-engram-memory' | sed 's/^/memory on: /'
+# Guardrails (issue 66): the same chat with a 4 KB prompt, the organization's input and output
+# guardrails (personal data and secrets, redact) off and on in turns; the difference is what they add.
+echo "# guardrails: a 4 KB prompt, memory off, without and with pii + secrets on input and output"
+LONG=$(for i in $(seq 1 60); do printf 'We shipped 1204 units in Q3 and the margin held at 31.5 percent, said the team. '; done | head -c 4096)
+guardrail() { curl -sf -X POST "http://127.0.0.1:8000/v1/organizations/$ORG/guardrails" -H "$AUTH" -H 'Content-Type: application/json' \
+  -d "{\"name\":\"bench $1\",\"applies_to\":[\"input\",\"output\"],\"check\":{\"type\":\"$1\"},\"action\":\"redact\"}" | json id; }
+switch_guardrails() { for id in $GUARD_PII $GUARD_KEYS; do curl -sf -o /dev/null -X PATCH "http://127.0.0.1:8000/v1/organizations/$ORG/guardrails/$id" \
+  -H "$AUTH" -H 'Content-Type: application/json' -d "{\"enabled\":$1}"; done; }
+GUARD_PII=$(guardrail pii)
+GUARD_KEYS=$(guardrail secrets)
+for round in 1 2 3; do
+  switch_guardrails false
+  load "engram-4kb   " http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off "QUERY=$LONG"
+  switch_guardrails true
+  load "engram-guards" http://127.0.0.1:8000/v1/chat/completions AUTH=$KEY MEMORY=off "QUERY=$LONG"
+done
+switch_guardrails false
 echo "# streamed, time to first chunk, 5000 requests at concurrency 16"
 for round in 1 2; do
   echo "direct      $(node bench/first-chunk.mjs http://127.0.0.1:9100/v1 5000 16)"

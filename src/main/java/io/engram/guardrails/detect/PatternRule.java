@@ -90,6 +90,33 @@ record PatternRule(
   }
 
   /**
+   * The spans around each occurrence of any of {@code literals}: {@code before} characters ahead
+   * (from where a match starts to its literal), {@code after} on (the longest match past it).
+   */
+  static Function<String, List<int[]>> aroundAny(int before, int after, String... literals) {
+    return text -> {
+      List<int[]> found = new ArrayList<>();
+      for (String literal : literals) {
+        for (int at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + 1)) {
+          found.add(new int[] {
+            Math.max(0, at - before), Math.min(text.length(), at + literal.length() + after)
+          });
+        }
+      }
+      found.sort(java.util.Comparator.comparingInt(span -> span[0]));
+      List<int[]> spans = new ArrayList<>();
+      for (int[] span : found) {
+        if (!spans.isEmpty() && spans.getLast()[1] >= span[0]) {
+          spans.getLast()[1] = Math.max(spans.getLast()[1], span[1]);
+        } else {
+          spans.add(span);
+        }
+      }
+      return spans;
+    };
+  }
+
+  /**
    * Runs the pattern only over a text that passes {@code test}, a cheap look for what every
    * match holds (a literal, enough digits): a regex costs some 25 ns a character wherever it
    * starts, an indexOf a fraction of that, and most texts hold no candidate at all.
