@@ -31,7 +31,8 @@ import org.openjdk.jmh.infra.Blackhole;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class GuardrailDetectorsBenchmark {
-  private static final List<String> SENTENCES = List.of(
+  /** Everyday chat, with numbers of every shape that is not personal data. */
+  public static final List<String> SENTENCES = List.of(
       "Could you summarise the meeting notes from Tuesday and list the open action items?",
       "We shipped 1,204 units in Q3, up 12% on last year, and the margin held at 31.5%.",
       "The deployment on version 4.2.1 failed at 10:42 because the migration timed out.",
@@ -46,17 +47,23 @@ public class GuardrailDetectorsBenchmark {
   private final PiiDetector pii = new PiiDetector(Set.of());
   private final SecretsDetector secrets = new SecretsDetector();
 
+  /** {@code length} characters of {@link #SENTENCES} in random order. */
+  public static String everyday(Random random, int length) {
+    StringBuilder built = new StringBuilder();
+    while (built.length() < length) {
+      built.append(SENTENCES.get(random.nextInt(SENTENCES.size()))).append(' ');
+    }
+    return built.substring(0, length);
+  }
+
   @Setup
   public void setUp() {
     Random random = new Random(7);
-    StringBuilder built = new StringBuilder();
-    while (built.length() < 4096) {
-      built.append(SENTENCES.get(random.nextInt(SENTENCES.size()))).append(' ');
-      if (text.equals("with-findings") && built.length() > 1000 && built.length() < 1100) {
-        built
-            .append("Mail jane.doe@example.com, card 4111 1111 1111 1111, key ")
-            .append("sk-proj-a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ012345. ");
-      }
+    String built = everyday(random, 4096);
+    if (text.equals("with-findings")) {
+      built = built.substring(0, 1050)
+          + "Mail jane.doe@example.com, card 4111 1111 1111 1111, key "
+          + "sk-proj-a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ012345. " + built.substring(1050);
     }
     prompt = built.substring(0, 4096);
   }

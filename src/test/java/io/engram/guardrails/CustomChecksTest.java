@@ -8,14 +8,12 @@ import io.engram.platform.json.Json;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -26,16 +24,12 @@ import org.junit.jupiter.api.Test;
  * outside the organization's outbound rules, a schema that is not one, or one that reaches
  * outside itself: 400 naming the field.
  */
-class CustomChecksTest {
-  static FakeUpstream upstream;
-  static TestServer server;
+class CustomChecksTest extends GuardrailServerTest {
   static HttpServer webhook;
   static final List<JsonNode> received = new CopyOnWriteArrayList<>();
 
   @BeforeAll
-  static void start() throws Exception {
-    upstream = new FakeUpstream();
-    server = TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start();
+  static void startWebhook() throws Exception {
     webhook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     // Finds the word "bluebird" (the organization's code name) wherever it is; slow on "wait".
     webhook.createContext("/check", exchange -> {
@@ -68,15 +62,8 @@ class CustomChecksTest {
   }
 
   @AfterAll
-  static void stop() {
+  static void stopWebhook() {
     webhook.stop(0);
-    server.close();
-    upstream.close();
-  }
-
-  @AfterEach
-  void answerNormally() {
-    upstream.script(FakeUpstream.Script.NORMAL);
   }
 
   private static void sleep(long millis) {
@@ -89,22 +76,6 @@ class CustomChecksTest {
 
   private static String url() {
     return "http://127.0.0.1:" + webhook.getAddress().getPort() + "/check";
-  }
-
-  private static Http.Response chat(PricedOrganization org, String text, boolean stream) {
-    return server
-        .http
-        .post("/v1/chat/completions")
-        .bearer(org.key())
-        .json("{\"model\":\"priced\",\"memory\":false,\"stream\":" + stream + ",\"messages\":"
-            + "[{\"role\":\"user\",\"content\":" + Json.write(text) + "}]}")
-        .send();
-  }
-
-  private static String created(PricedOrganization org, String body) {
-    Http.Response created = org.post("/guardrails", body);
-    assertThat(created.status()).as(created.text()).isEqualTo(201);
-    return created.json().path("id").asText();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.engram.guardrails;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.engram.bench.GuardrailDetectorsBenchmark;
 import io.engram.platform.json.Json;
 import java.util.List;
 import java.util.Random;
@@ -29,14 +30,6 @@ import org.openjdk.jmh.infra.Blackhole;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class GuardrailCallBenchmark {
-  private static final List<String> SENTENCES = List.of(
-      "Could you summarise the meeting notes from Tuesday and list the open action items?",
-      "We shipped 1,204 units in Q3, up 12% on last year, and the margin held at 31.5%.",
-      "The deployment on version 4.2.1 failed at 10:42 because the migration timed out.",
-      "Please draft a friendly reply to the customer explaining the delay of 3-5 days.",
-      "My flight LH1234 leaves gate B22 at 7:15, can you remind me an hour before?",
-      "Translate the following paragraph into Spanish, keeping the product names as they are.");
-
   private List<Guardrail> input;
   private List<Guardrail> output;
   private String prompt;
@@ -55,14 +48,6 @@ public class GuardrailCallBenchmark {
         0);
   }
 
-  private static String text(Random random, int length) {
-    StringBuilder built = new StringBuilder();
-    while (built.length() < length) {
-      built.append(SENTENCES.get(random.nextInt(SENTENCES.size()))).append(' ');
-    }
-    return built.substring(0, length);
-  }
-
   @Setup
   public void setUp() {
     input = List.of(
@@ -70,8 +55,8 @@ public class GuardrailCallBenchmark {
     output = List.of(
         guardrail("grd_out_pii", "output", "pii"), guardrail("grd_out_keys", "output", "secrets"));
     Random random = new Random(7);
-    prompt = text(random, 4096);
-    answer = text(random, 1024);
+    prompt = GuardrailDetectorsBenchmark.everyday(random, 4096);
+    answer = GuardrailDetectorsBenchmark.everyday(random, 1024);
     pieces = new java.util.ArrayList<>();
     for (int at = 0; at < answer.length(); at += 4) {
       pieces.add(answer.substring(at, Math.min(answer.length(), at + 4)));

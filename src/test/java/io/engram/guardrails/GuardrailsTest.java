@@ -3,13 +3,9 @@ package io.engram.guardrails;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,22 +13,7 @@ import org.junit.jupiter.api.Test;
  * policies' routes (who may write and read, every bad field named), and each phase enforced today
  * (input, memory_write, memory_injection) with each action.
  */
-class GuardrailsTest {
-  static FakeUpstream upstream;
-  static TestServer server;
-
-  @BeforeAll
-  static void start() {
-    upstream = new FakeUpstream();
-    server = TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-    upstream.close();
-  }
-
+class GuardrailsTest extends GuardrailServerTest {
   private static Http.Response chat(PricedOrganization org, String path, String text) {
     return server
         .http
@@ -43,7 +24,7 @@ class GuardrailsTest {
         .send();
   }
 
-  private static JsonNode created(PricedOrganization org, String body) {
+  private static JsonNode createdGuardrail(PricedOrganization org, String body) {
     Http.Response created = org.post("/guardrails", body);
     assertThat(created.status()).as(created.text()).isEqualTo(201);
     return created.json();
@@ -53,7 +34,7 @@ class GuardrailsTest {
   void ownersAndAdminsWriteMembersReadAndAnotherOrganizationSeesNothing() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
     PricedOrganization other = PricedOrganization.create(server, "growth", upstream);
-    JsonNode guardrail = created(org, """
+    JsonNode guardrail = createdGuardrail(org, """
         {"name":"No cards","applies_to":["input"],"check":{"type":"pii","entities":["payment_card"]},
          "action":"block"}""");
     String path = "/v1/organizations/" + org.id() + "/guardrails";
@@ -150,7 +131,7 @@ class GuardrailsTest {
   @Test
   void aBlockedInputReachesNoProviderAndNamesTheGuardrailNotTheText() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
-    String id = created(org, """
+    String id = createdGuardrail(org, """
         {"name":"No cards","applies_to":["input"],"check":{"type":"pii","entities":["payment_card"]},
          "action":"block"}""").path("id").asText();
     int before = upstream.requests().size();
@@ -173,10 +154,10 @@ class GuardrailsTest {
   @Test
   void aRedactedInputReachesTheProviderWithPlaceholdersAndAFlagPassesAsSent() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
-    String redact = created(org, """
+    String redact = createdGuardrail(org, """
         {"name":"Mask contacts","applies_to":["input"],"check":{"type":"pii","entities":["email"]},
          "action":"redact"}""").path("id").asText();
-    String flag = created(org, """
+    String flag = createdGuardrail(org, """
         {"name":"Project words","applies_to":["input"],"check":{"type":"terms","terms":["Falcon"]},
          "action":"flag"}""").path("id").asText();
     Http.Response answered = chat(
@@ -199,13 +180,13 @@ class GuardrailsTest {
   void memoryWritesAreBlockedOrStoredRedactedAndAMemoryThatInstructsIsLeftOutOfChats() {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
     String token = server.token(org.id(), null, "memory:write", "memory:read", "inference:chat");
-    created(org, """
+    createdGuardrail(org, """
         {"name":"No secrets in memory","applies_to":["memory_write"],"check":{"type":"secrets"},
          "action":"block"}""");
-    created(org, """
+    createdGuardrail(org, """
         {"name":"Mask phones","applies_to":["memory_write"],"check":{"type":"pii","entities":["phone"]},
          "action":"redact"}""");
-    String injection = created(org, """
+    String injection = createdGuardrail(org, """
         {"name":"No instructions from memory","applies_to":["memory_injection"],
          "check":{"type":"prompt_injection"},"action":"block"}""").path("id").asText();
     Http.Response secret =
@@ -263,10 +244,10 @@ class GuardrailsTest {
     PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
     String token = server.token(
         org.id(), null, "memory:write", "memory:read", "memory:control", "inference:chat");
-    String block = created(org, """
+    String block = createdGuardrail(org, """
         {"name":"No secrets in memory","applies_to":["memory_write"],"check":{"type":"secrets"},
          "action":"block"}""").path("id").asText();
-    created(org, """
+    createdGuardrail(org, """
         {"name":"Mask emails","applies_to":["memory_write"],"check":{"type":"pii","entities":["email"]},
          "action":"redact"}""");
     String lines = String.join(

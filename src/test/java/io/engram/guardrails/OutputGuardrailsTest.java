@@ -3,16 +3,10 @@ package io.engram.guardrails;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.engram.platform.json.Json;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.PricedOrganization;
-import io.engram.support.TestServer;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,52 +18,9 @@ import org.junit.jupiter.api.Test;
  * request log (never the text), the preview tells what would fire, and a block raises the
  * organization's guardrail_blocked alert.
  */
-class OutputGuardrailsTest {
-  static FakeUpstream upstream;
-  static TestServer server;
-
-  @BeforeAll
-  static void start() {
-    upstream = new FakeUpstream();
-    server = TestServer.builder().env("RATE_LIMIT_REQUESTS", "1000000").start();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-    upstream.close();
-  }
-
-  @AfterEach
-  void answerNormally() {
-    upstream.script(FakeUpstream.Script.NORMAL);
-  }
-
-  private static Http.Response chat(PricedOrganization org, String text, boolean stream) {
-    return server
-        .http
-        .post("/v1/chat/completions")
-        .bearer(org.key())
-        .json("{\"model\":\"priced\",\"memory\":false,\"stream\":" + stream + ",\"messages\":"
-            + "[{\"role\":\"user\",\"content\":" + Json.write(text) + "}]}")
-        .send();
-  }
-
-  private static String created(PricedOrganization org, String body) {
-    Http.Response created = org.post("/guardrails", body);
-    assertThat(created.status()).as(created.text()).isEqualTo(201);
-    return created.json().path("id").asText();
-  }
-
-  /** The data payloads of an SSE answer, [DONE] excluded. */
+class OutputGuardrailsTest extends GuardrailServerTest {
   private static List<JsonNode> chunks(Http.Response stream) {
-    List<JsonNode> chunks = new ArrayList<>();
-    for (String line : stream.text().split("\n")) {
-      if (line.startsWith("data: ") && !line.equals("data: [DONE]")) {
-        chunks.add(Json.read(line.substring(6), JsonNode.class));
-      }
-    }
-    return chunks;
+    return io.engram.support.Sse.chunks(stream.text());
   }
 
   private static String content(List<JsonNode> chunks) {

@@ -7,7 +7,6 @@ import io.engram.platform.json.Json;
 import io.engram.support.FakeUpstream;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -75,20 +74,11 @@ final class GatewayFixture implements AutoCloseable, AfterAllCallback, AfterEach
 
   /** The data lines of an SSE body, in order ("[DONE]" included). */
   static List<String> events(String body) {
-    List<String> data = new ArrayList<>();
-    for (String line : body.split("\n")) {
-      if (line.startsWith("data: ")) {
-        data.add(line.substring(6));
-      }
-    }
-    return data;
+    return io.engram.support.Sse.events(body);
   }
 
   static List<JsonNode> chunks(String body) {
-    return events(body).stream()
-        .filter(d -> !d.equals("[DONE]"))
-        .map(d -> Json.read(d, JsonNode.class))
-        .toList();
+    return io.engram.support.Sse.chunks(body);
   }
 
   @Override

@@ -8,7 +8,6 @@ import io.engram.support.FakeAnthropic;
 import io.engram.support.FakeGemini;
 import io.engram.support.Http;
 import io.engram.support.TestServer;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -118,13 +117,7 @@ class NativeProvidersTest {
 
   /** The data payloads of an SSE answer, [DONE] excluded. */
   private static List<JsonNode> chunks(Http.Response stream) {
-    List<JsonNode> chunks = new ArrayList<>();
-    for (String line : stream.text().split("\n")) {
-      if (line.startsWith("data: ") && !line.equals("data: [DONE]")) {
-        chunks.add(Json.read(line.substring(6), JsonNode.class));
-      }
-    }
-    return chunks;
+    return io.engram.support.Sse.chunks(stream.text());
   }
 
   private static String streamedText(Http.Response stream) {

@@ -122,8 +122,10 @@ public final class PiiDetector implements Detector {
   }
 
   private static void ibans(String text, List<Finding> into) {
-    for (int start = 0; start + 4 <= text.length(); start++) {
+    int start = 0;
+    while (start + 4 <= text.length()) {
       if (!ibanStart(text, start)) {
+        start++;
         continue;
       }
       // Walked to the country's length, spaces allowed between characters: a longer run after it
@@ -147,7 +149,7 @@ public final class PiiDetector implements Detector {
           break;
         }
       }
-      start += 3; // the next start is after these four characters
+      start += 4; // the next start is after these four characters
     }
   }
 

@@ -71,20 +71,10 @@ final class ScreenedSink extends ForwardingSink {
     }
   }
 
-  /** Several choices never reach a screened call (refused when it is prepared): the first's text. */
+  /** Several choices never reach a screened call (refused when it is prepared): the first's. */
   @Override
   public void choice(JsonNode choice) {
-    if (choice.path("index").asInt(0) != 0) {
-      return;
-    }
-    JsonNode content = choice.path("delta").path("content");
-    if (content.isTextual() && !content.asText().isEmpty()) {
-      text(content.asText());
-    }
-    JsonNode deltas = choice.path("delta").get("tool_calls");
-    if (deltas != null && deltas.isArray()) {
-      toolCalls(deltas);
-    }
+    TokenSink.firstChoice(this, choice);
   }
 
   /**

@@ -42,16 +42,21 @@ public interface TokenSink {
    * delivered as usual (and the routes refuse those fields by name).
    */
   default void choice(JsonNode choice) {
+    firstChoice(this, choice);
+  }
+
+  /** Delivers to {@code sink} the first choice's text and tool calls of a relayed chunk. */
+  static void firstChoice(TokenSink sink, JsonNode choice) {
     if (choice.path("index").asInt(0) != 0) {
       return;
     }
     JsonNode content = choice.path("delta").path("content");
     if (content.isTextual() && !content.asText().isEmpty()) {
-      text(content.asText());
+      sink.text(content.asText());
     }
     JsonNode calls = choice.path("delta").get("tool_calls");
     if (calls != null && calls.isArray() && !calls.isEmpty()) {
-      toolCalls(calls);
+      sink.toolCalls(calls);
     }
   }
 }
