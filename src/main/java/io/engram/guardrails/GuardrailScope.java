@@ -22,13 +22,17 @@ public record GuardrailScope(
   /**
    * Whether a request of {@code credentialId} (an API key when {@code apiKey}, else a context
    * token; null for none), as {@code assistantId} (null: none), on {@code model} (null: not a model
-   * call, such as a memory write) is covered.
+   * call, such as a memory write) is covered. Assistants and models narrow model calls only: a
+   * memory write is covered by its credential alone; a chat not as an assistant is not covered by
+   * a guardrail that names assistants.
    */
   public boolean covers(String credentialId, boolean apiKey, String assistantId, String model) {
-    boolean credentials =
-        apiKeys.isEmpty() && tokens.isEmpty() || (apiKey ? apiKeys : tokens).contains(credentialId);
-    return credentials
-        && (assistants.isEmpty() || assistants.contains(assistantId))
-        && (models.isEmpty() || model == null || models.contains(model));
+    boolean credentials = apiKeys.isEmpty() && tokens.isEmpty()
+        || (credentialId != null && (apiKey ? apiKeys : tokens).contains(credentialId));
+    if (!credentials || model == null) {
+      return credentials;
+    }
+    return (assistants.isEmpty() || (assistantId != null && assistants.contains(assistantId)))
+        && (models.isEmpty() || models.contains(model));
   }
 }

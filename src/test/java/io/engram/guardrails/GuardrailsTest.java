@@ -282,6 +282,32 @@ class GuardrailsTest extends GuardrailServerTest {
         .doesNotContain("AKIA");
   }
 
+  @Test
+  void aGuardrailCoversOnlyTheAssistantsAndModelsItsScopeNames() {
+    PricedOrganization org = PricedOrganization.create(server, "growth", upstream);
+    Http.Response assistantCreated = server
+        .http
+        .post("/api/assistants")
+        .bearer(org.admin())
+        .json("{\"name\":\"Desk\",\"type\":\"org_shared\"}")
+        .send();
+    assertThat(assistantCreated.status()).as(assistantCreated.text()).isEqualTo(201);
+    String assistant = assistantCreated.json().at("/assistant/_id").asText();
+    createdGuardrail(org, """
+        {"name":"The desk keeps no emails","applies_to":["input"],
+         "check":{"type":"pii","entities":["email"]},"action":"block",
+         "scope":{"assistants":["%s"]}}""".formatted(assistant));
+    createdGuardrail(org, """
+        {"name":"Another model's rule","applies_to":["input"],"check":{"type":"secrets"},
+         "action":"block","scope":{"models":["some-other-model"]}}""");
+    String mail = "Write to ana@example.com, key AKIAIOSFODNN7EXAMPLE";
+    assertThat(
+            chat(org, "/v1/assistants/" + assistant + "/chat/completions", mail).status())
+        .isEqualTo(400);
+    // Outside the assistant, and on a model the other rule does not name, both pass.
+    assertThat(chat(org, "/v1/chat/completions", mail).status()).isEqualTo(200);
+  }
+
   private static Http.Response askLyon(String token) {
     return server
         .http
